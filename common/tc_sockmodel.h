@@ -1,0 +1,280 @@
+/*
+ * tc_sockmodel.h: the SockModel wire protocol spoken between a simulated
+ * node (btl_swf, test clients) and the simulator (swfsim).
+ *
+ * This is the ONE definition of the wire format, the request codes, the
+ * reply layouts and the limits for both sides.  docs/sockmodel.md is the
+ * prose version; keep them in step.  Header-only: everything is static
+ * inline and depends on libc only.
+ *
+ * Summary:
+ *   - connect, send a 4-byte hello (requested rank, 99999 = any), read a
+ *     4-byte answer (the rank, or SOCKMODEL_RANK_REFUSED).  The answer is
+ *     sent only once all N nodes have connected (the run has started).
+ *   - every command is 6 x uint32 in network byte order:
+ *       request, param[0..3], consumetime        (24 bytes)
+ *     SEND is followed by param[2] bytes of payload.
+ *   - every reply is 8 x uint32 in network byte order:
+ *       code, status, arg[0..3], clock_hi, clock_lo   (32 bytes)
+ *     a RECV* reply is followed by arg[2] bytes of payload.
+ *   - SEND and CONSUMETIME have no reply; every other request has
+ *     exactly one.  Any malformed command makes the simulator log a
+ *     reason and close the connection.
+ */
+
+#ifndef TC_SOCKMODEL_H
+#define TC_SOCKMODEL_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+/* Protocol revision of this header (not sent on the wire). */
+#define SOCKMODEL_PROTOCOL_VERSION 1
+
+/* ---- framing ---------------------------------------------------------- */
+
+#define SOCKMODEL_HELLO_BYTES   4u    /* client -> server: requested rank */
+#define SOCKMODEL_WELCOME_BYTES 4u    /* server -> client: assigned rank */
+#define SOCKMODEL_CMD_WORDS     6u
+#define SOCKMODEL_CMD_BYTES     (SOCKMODEL_CMD_WORDS * 4u)    /* 24 */
+#define SOCKMODEL_REPLY_WORDS   8u
+#define SOCKMODEL_REPLY_BYTES   (SOCKMODEL_REPLY_WORDS * 4u)  /* 32 */
+
+/* ---- handshake values ------------------------------------------------- */
+
+#define SOCKMODEL_RANK_ANY      99999u        /* "give me any free rank" */
+#define SOCKMODEL_RANK_REFUSED  0xFFFFFFFFu   /* welcome: connection refused */
+
+/* ---- limits ----------------------------------------------------------- */
+
+/* Largest SEND payload the simulator accepts unless started with
+ * --max-msg; the value in force is returned by SIZE (arg[1]). */
+#define SOCKMODEL_MAX_MSG_DEFAULT  (64u * 1024u * 1024u)
+/* --max-msg may not exceed this. */
+#define SOCKMODEL_MAX_MSG_LIMIT    (1024u * 1024u * 1024u)
+/* Largest number of simulated nodes (--nodes). */
+#define SOCKMODEL_MAX_NODES        4096u
+/* Upper bound of a WAITING_START wait in microseconds; larger values are
+ * clamped, so a wait always ends. */
+#define SOCKMODEL_WAIT_MAX_US      10000000u
+/* Most barriers a run can create with BARRIER_INIT. */
+#define SOCKMODEL_MAX_BARRIERS     1024u
+
+/* ---- request codes (command word 0) ----------------------------------- */
+
+enum sockmodel_request {
+    SOCKMODEL_FINISH        = 1,   /* reply, then the server closes      */
+    SOCKMODEL_SIZE          = 2,   /* reply arg0=nodes arg1=max_msg arg2=model */
+    SOCKMODEL_RANK          = 3,   /* reply arg0=rank                    */
+    SOCKMODEL_CONSUMETIME   = 4,   /* p0=cycles; no reply                */
+    SOCKMODEL_SEND          = 5,   /* p0=dest p1=tag p2=len; payload; no reply */
+    SOCKMODEL_RECV          = 6,   /* blocking; reply + payload          */
+    SOCKMODEL_RECVFROM      = 7,   /* p0=src; blocking; reply + payload  */
+    SOCKMODEL_RECVTAG       = 8,   /* p0=tag; blocking; reply + payload  */
+    SOCKMODEL_PROBE         = 9,   /* reply FOUND(src,tag,len) or NONE   */
+    SOCKMODEL_PROBEFROM     = 10,  /* p0=src                             */
+    SOCKMODEL_PROBETAG      = 11,  /* p0=tag                             */
+    SOCKMODEL_BARRIER_INIT  = 12,  /* p0=participants (0=all); reply arg0=id */
+    SOCKMODEL_BARRIER_ENTER = 13,  /* p0=id; blocking; reply arg0=id arg1=round */
+    SOCKMODEL_WAITING_START = 14,  /* p0=timeout_us; reply FOUND/EXPIRED/STOPPED */
+    SOCKMODEL_WAITING_STOP  = 15   /* reply OK (after any pending WAITING_START reply) */
+};
+
+#define SOCKMODEL_REQUEST_MIN SOCKMODEL_FINISH
+#define SOCKMODEL_REQUEST_MAX SOCKMODEL_WAITING_STOP
+
+/* ---- reply status (reply word 1) -------------------------------------- */
+
+enum sockmodel_status {
+    SOCKMODEL_ST_OK      = 0,  /* request done                              */
+    SOCKMODEL_ST_FOUND   = 1,  /* PROBE*/WAITING_START: a message is queued  */
+    SOCKMODEL_ST_NONE    = 2,  /* PROBE*: nothing queued                     */
+    SOCKMODEL_ST_EXPIRED = 3,  /* WAITING_START: the timeout passed          */
+    SOCKMODEL_ST_STOPPED = 4   /* WAITING_START: ended by WAITING_STOP       */
+};
+
+/* ---- simulation models (SIZE reply arg2) ------------------------------ */
+
+enum sockmodel_model {
+    SOCKMODEL_MODEL_SIMPEL = 0,
+    SOCKMODEL_MODEL_TORUS  = 1
+};
+
+/* Indices into sockmodel_reply_t.arg for message information
+ * (RECV*, PROBE*, WAITING_START with FOUND). */
+#define SOCKMODEL_ARG_SRC 0
+#define SOCKMODEL_ARG_TAG 1
+#define SOCKMODEL_ARG_LEN 2
+
+/* ---- decoded forms ---------------------------------------------------- */
+
+typedef struct sockmodel_cmd {
+    uint32_t request;
+    uint32_t param[4];
+    uint32_t consumetime;    /* cycles of CPU time since the last command */
+} sockmodel_cmd_t;
+
+typedef struct sockmodel_reply {
+    uint32_t code;           /* the request code this answers */
+    uint32_t status;         /* enum sockmodel_status */
+    uint32_t arg[4];
+    uint64_t clock_ns;       /* the node's simulated clock (0 in simpel) */
+} sockmodel_reply_t;
+
+/* ---- codec ------------------------------------------------------------ */
+
+static inline void sockmodel_put32(unsigned char *p, uint32_t v)
+{
+    uint32_t n = htonl(v);
+    memcpy(p, &n, 4);
+}
+
+static inline uint32_t sockmodel_get32(const unsigned char *p)
+{
+    uint32_t n;
+    memcpy(&n, p, 4);
+    return ntohl(n);
+}
+
+/* Returns 1 when code is a known request. */
+static inline int sockmodel_request_valid(uint32_t code)
+{
+    return code >= SOCKMODEL_REQUEST_MIN && code <= SOCKMODEL_REQUEST_MAX;
+}
+
+static inline const char *sockmodel_request_name(uint32_t code)
+{
+    static const char *const names[] = {
+        "?", "FINISH", "SIZE", "RANK", "CONSUMETIME", "SEND", "RECV",
+        "RECVFROM", "RECVTAG", "PROBE", "PROBEFROM", "PROBETAG",
+        "BARRIER_INIT", "BARRIER_ENTER", "WAITING_START", "WAITING_STOP"
+    };
+    return sockmodel_request_valid(code) ? names[code] : "UNKNOWN";
+}
+
+static inline const char *sockmodel_status_name(uint32_t status)
+{
+    static const char *const names[] = {
+        "OK", "FOUND", "NONE", "EXPIRED", "STOPPED"
+    };
+    return status <= SOCKMODEL_ST_STOPPED ? names[status] : "UNKNOWN";
+}
+
+/* Fill a command; unused parameters are zero. */
+static inline void sockmodel_cmd_make(sockmodel_cmd_t *cmd, uint32_t request,
+                                      uint32_t p0, uint32_t p1, uint32_t p2,
+                                      uint32_t p3, uint32_t consumetime)
+{
+    cmd->request = request;
+    cmd->param[0] = p0;
+    cmd->param[1] = p1;
+    cmd->param[2] = p2;
+    cmd->param[3] = p3;
+    cmd->consumetime = consumetime;
+}
+
+static inline void sockmodel_cmd_encode(unsigned char buf[SOCKMODEL_CMD_BYTES],
+                                        const sockmodel_cmd_t *cmd)
+{
+    sockmodel_put32(buf + 0, cmd->request);
+    sockmodel_put32(buf + 4, cmd->param[0]);
+    sockmodel_put32(buf + 8, cmd->param[1]);
+    sockmodel_put32(buf + 12, cmd->param[2]);
+    sockmodel_put32(buf + 16, cmd->param[3]);
+    sockmodel_put32(buf + 20, cmd->consumetime);
+}
+
+static inline void sockmodel_cmd_decode(sockmodel_cmd_t *cmd,
+                                        const unsigned char buf[SOCKMODEL_CMD_BYTES])
+{
+    cmd->request = sockmodel_get32(buf + 0);
+    cmd->param[0] = sockmodel_get32(buf + 4);
+    cmd->param[1] = sockmodel_get32(buf + 8);
+    cmd->param[2] = sockmodel_get32(buf + 12);
+    cmd->param[3] = sockmodel_get32(buf + 16);
+    cmd->consumetime = sockmodel_get32(buf + 20);
+}
+
+static inline void sockmodel_reply_encode(unsigned char buf[SOCKMODEL_REPLY_BYTES],
+                                          const sockmodel_reply_t *r)
+{
+    sockmodel_put32(buf + 0, r->code);
+    sockmodel_put32(buf + 4, r->status);
+    sockmodel_put32(buf + 8, r->arg[0]);
+    sockmodel_put32(buf + 12, r->arg[1]);
+    sockmodel_put32(buf + 16, r->arg[2]);
+    sockmodel_put32(buf + 20, r->arg[3]);
+    sockmodel_put32(buf + 24, (uint32_t) (r->clock_ns >> 32));
+    sockmodel_put32(buf + 28, (uint32_t) (r->clock_ns & 0xFFFFFFFFu));
+}
+
+static inline void sockmodel_reply_decode(sockmodel_reply_t *r,
+                                          const unsigned char buf[SOCKMODEL_REPLY_BYTES])
+{
+    r->code = sockmodel_get32(buf + 0);
+    r->status = sockmodel_get32(buf + 4);
+    r->arg[0] = sockmodel_get32(buf + 8);
+    r->arg[1] = sockmodel_get32(buf + 12);
+    r->arg[2] = sockmodel_get32(buf + 16);
+    r->arg[3] = sockmodel_get32(buf + 20);
+    r->clock_ns = ((uint64_t) sockmodel_get32(buf + 24) << 32)
+                  | (uint64_t) sockmodel_get32(buf + 28);
+}
+
+/* A reply carries a payload of arg[2] bytes exactly when it answers a
+ * RECV, RECVFROM or RECVTAG. */
+static inline int sockmodel_reply_has_payload(const sockmodel_reply_t *r)
+{
+    return (SOCKMODEL_RECV == r->code || SOCKMODEL_RECVFROM == r->code ||
+            SOCKMODEL_RECVTAG == r->code) && SOCKMODEL_ST_OK == r->status;
+}
+
+/*
+ * Validate a decoded command against the run's node count and message
+ * limit, exactly as the simulator does.  Returns NULL when the command
+ * is well formed, otherwise a short reason (the simulator then logs it
+ * and drops the client).  Clients may call it to catch their own bugs.
+ */
+static inline const char *sockmodel_cmd_check(const sockmodel_cmd_t *cmd,
+                                              uint32_t nodes, uint32_t max_msg)
+{
+    switch (cmd->request) {
+    case SOCKMODEL_SEND:
+        if (cmd->param[0] >= nodes) {
+            return "SEND to a node that does not exist";
+        }
+        if (cmd->param[2] > max_msg) {
+            return "SEND larger than the message limit";
+        }
+        return NULL;
+    case SOCKMODEL_RECVFROM:
+    case SOCKMODEL_PROBEFROM:
+        if (cmd->param[0] >= nodes) {
+            return "source node does not exist";
+        }
+        return NULL;
+    case SOCKMODEL_BARRIER_INIT:
+        if (cmd->param[0] > nodes) {
+            return "barrier with more participants than nodes";
+        }
+        return NULL;
+    case SOCKMODEL_FINISH:
+    case SOCKMODEL_SIZE:
+    case SOCKMODEL_RANK:
+    case SOCKMODEL_CONSUMETIME:
+    case SOCKMODEL_RECV:
+    case SOCKMODEL_RECVTAG:
+    case SOCKMODEL_PROBE:
+    case SOCKMODEL_PROBETAG:
+    case SOCKMODEL_BARRIER_ENTER:   /* the id is checked against the table */
+    case SOCKMODEL_WAITING_START:   /* the timeout is clamped, never refused */
+    case SOCKMODEL_WAITING_STOP:
+        return NULL;
+    default:
+        return "unknown request code";
+    }
+}
+
+#endif /* TC_SOCKMODEL_H */
