@@ -89,7 +89,7 @@ enum sockmodel_request {
 
 enum sockmodel_status {
     SOCKMODEL_ST_OK      = 0,  /* request done                              */
-    SOCKMODEL_ST_FOUND   = 1,  /* PROBE*/WAITING_START: a message is queued  */
+    SOCKMODEL_ST_FOUND   = 1,  /* PROBE, WAITING_START: a message is queued */
     SOCKMODEL_ST_NONE    = 2,  /* PROBE*: nothing queued                     */
     SOCKMODEL_ST_EXPIRED = 3,  /* WAITING_START: the timeout passed          */
     SOCKMODEL_ST_STOPPED = 4   /* WAITING_START: ended by WAITING_STOP       */
