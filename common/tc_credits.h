@@ -1,0 +1,120 @@
+/*
+ * tc_credits.h: credit-based flow control for control messages, the
+ * algorithm of MPI-BIP (section 3.5) with its per-peer software FIFO of
+ * sends waiting for credit (section 3.4). Pure logic, no I/O: the BTL
+ * calls these functions around its own sends and receives.
+ *
+ * Per peer j, process i keeps
+ *   C = C(i->j): control messages i may still send to j (starts at N),
+ *   B = B(i<-j): messages received from j whose slots i has not yet
+ *                returned.
+ * Sending a control message decrements C, puts B in the message header
+ * ("piggy-backed credits") and resets B. Receiving a control message adds
+ * its header credits to C and increments B. When B reaches N-1 a
+ * credit-only control message must be sent. The last credit is reserved
+ * for that message: an ordinary send needs C >= 2, a credit-only one
+ * C >= 1; hence N >= 2. Ordinary sends that find C <= 1 (or an
+ * earlier send still waiting) go to the FIFO and leave it in order.
+ *
+ * Typical BTL use:
+ *   send:    if (0 == tc_credits_try_send(cr, &hdr->credits)) post(frag);
+ *            else tc_credits_defer(cr, &frag->link);
+ *   receive: tc_credits_received(cr, hdr->credits);   (every control
+ *            message, credit-only ones included)
+ *            while ((it = tc_credits_next_ready(cr, &c))) post(it, c);
+ *            if (tc_credits_need_credit_only(cr) &&
+ *                0 == tc_credits_take_credit_only(cr, &c)) post_credit_msg(c);
+ * Not thread safe: one peer's account is used under the endpoint's lock.
+ */
+#ifndef TC_CREDITS_H
+#define TC_CREDITS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tc_common.h"
+#include "tc_list.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tc_credits_stats {
+    uint64_t sent;             /* ordinary control messages sent */
+    uint64_t credit_only_sent; /* forced credit-only messages sent */
+    uint64_t received;         /* control messages received */
+    uint64_t deferred;         /* sends that had to wait in the FIFO */
+} tc_credits_stats_t;
+
+typedef struct tc_credits {
+    uint32_t n;      /* N: slots the peer reserves for us, >= 2 */
+    uint32_t c;      /* C(me -> peer) */
+    uint32_t b;      /* B(me <- peer) */
+    tc_list_t fifo;  /* sends waiting for credit, oldest first */
+    tc_credits_stats_t stats;
+} tc_credits_t;
+
+/* Start an account with N credits (C = N, B = 0, empty FIFO).
+ * Returns 0, or -EINVAL if n < 2. */
+int tc_credits_init(tc_credits_t *cr, uint32_t n);
+
+/* Ordinary control message. If the FIFO is empty and C >= 2: consume one
+ * credit, store the credits to piggy-back (B) in *piggyback, reset B and
+ * return 0. Otherwise return -EAGAIN and change nothing: the caller queues
+ * the send with tc_credits_defer(). */
+int tc_credits_try_send(tc_credits_t *cr, uint32_t *piggyback);
+
+/* Queue a send that could not go (FIFO order is preserved). */
+void tc_credits_defer(tc_credits_t *cr, tc_list_item_t *item);
+
+/* Next queued send that may go now: if the FIFO is not empty and C >= 2,
+ * pop its head, consume a credit, store B in *piggyback, reset B, and
+ * return the item. Otherwise NULL. Call in a loop after credits arrived. */
+tc_list_item_t *tc_credits_next_ready(tc_credits_t *cr, uint32_t *piggyback);
+
+/* Undo a send accounted by try_send/next_ready/take_credit_only that the
+ * device refused after all: give the credit back and restore B. If item
+ * is not NULL it goes back to the head of the FIFO. */
+void tc_credits_cancel(tc_credits_t *cr, tc_list_item_t *item, uint32_t piggyback);
+
+/* A control message (of any kind) arrived carrying `credits` in its
+ * header: C += credits, B += 1. Returns 0, or -EPROTO (nothing changed)
+ * if the peer returned more credits than it can owe us or sent more
+ * messages than we granted it (C would exceed N or B would exceed N). */
+int tc_credits_received(tc_credits_t *cr, uint32_t credits);
+
+/* True when a credit-only message must be sent now: B >= N-1 and the
+ * reserved credit is available (C >= 1). */
+bool tc_credits_need_credit_only(const tc_credits_t *cr);
+
+/* Account for a credit-only message: needs C >= 1 and B >= 1; consumes
+ * the credit, stores B in *piggyback and resets B. Returns 0 or -EAGAIN. */
+int tc_credits_take_credit_only(tc_credits_t *cr, uint32_t *piggyback);
+
+static inline uint32_t tc_credits_available(const tc_credits_t *cr)
+{
+    return cr->c;
+}
+
+static inline uint32_t tc_credits_owed(const tc_credits_t *cr)
+{
+    return cr->b;
+}
+
+static inline size_t tc_credits_queued(const tc_credits_t *cr)
+{
+    return tc_list_size(&cr->fifo);
+}
+
+/* Release the account. Items still in the FIFO are not touched: the
+ * caller drains them first (tc_credits_drain) if it owns memory there. */
+void tc_credits_fini(tc_credits_t *cr);
+
+/* Pop any queued send regardless of credit (teardown, del_procs). */
+tc_list_item_t *tc_credits_drain(tc_credits_t *cr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TC_CREDITS_H */

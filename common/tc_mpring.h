@@ -1,0 +1,106 @@
+/*
+ * tc_mpring.h: bounded multi-producer / single-consumer queue of
+ * fixed-size slots (BIP's static receive queue, shared by every sender).
+ *
+ * Vyukov's bounded queue: slot i starts with sequence i. A producer reads
+ * the shared enqueue position pos, checks that slot pos % n has sequence
+ * pos (free for this lap), claims the position with a compare-and-swap on
+ * the enqueue position, writes the payload, then stores sequence pos + 1
+ * with release semantics. The consumer waits for sequence pos + 1 in its
+ * slot, reads, and frees the slot for the next lap by storing pos + n.
+ * Sequence < pos means full. No locks: a producer that dies between claim
+ * and publish stalls the queue at that slot (the consumer then sees
+ * -EAGAIN forever; the job is dead anyway).
+ *
+ * Memory layout (formatted in place, typically inside a shared segment):
+ *   cache line 0: magic, version, nslots, slot_size
+ *   cache line 1: enqueue position (producers, atomic CAS)
+ *   cache line 2: dequeue position (written by the consumer, informative)
+ *   slots: TC_MPRING_STRIDE(slot_size) bytes each: uint64 seq | uint32 len
+ *          | uint32 tag (the sender's id, by convention) | payload
+ * The consumer keeps its position and the geometry in private memory and
+ * validates every sequence and length it reads.
+ */
+#ifndef TC_MPRING_H
+#define TC_MPRING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tc_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TC_MPRING_MAGIC   0x74634d50u /* "tcMP" */
+#define TC_MPRING_VERSION 1u
+
+typedef struct tc_mpring_slot_hdr {
+    uint64_t seq;
+    uint32_t len;
+    uint32_t tag;
+} tc_mpring_slot_hdr_t;
+
+typedef struct tc_mpring_hdr {
+    uint32_t magic;
+    uint32_t version;
+    uint32_t nslots;
+    uint32_t slot_size;
+    uint8_t pad0_[TC_CACHELINE - 16];
+    uint64_t enqueue_pos;
+    uint8_t pad1_[TC_CACHELINE - 8];
+    uint64_t dequeue_pos;
+    uint8_t pad2_[TC_CACHELINE - 8];
+} tc_mpring_hdr_t;
+
+#define TC_MPRING_STRIDE(slot_size) \
+    TC_ALIGN_UP((size_t) sizeof(tc_mpring_slot_hdr_t) + (size_t) (slot_size), (size_t) TC_CACHELINE)
+
+/* Bytes needed (0 if nslots is not a power of two >= 2 or slot_size 0). */
+size_t tc_mpring_size(uint32_t nslots, uint32_t slot_size);
+
+/* Initialise in place (mem 64-byte aligned). 0 or -EINVAL. */
+int tc_mpring_format(void *mem, size_t memlen, uint32_t nslots, uint32_t slot_size);
+
+/* A producer's (or the consumer's) view of a formatted queue. */
+typedef struct tc_mpring {
+    tc_mpring_hdr_t *hdr;
+    uint8_t *slots;
+    uint32_t nslots;
+    uint32_t slot_size;
+    size_t stride;
+    uint64_t tail;      /* consumer only: next position to read */
+    uint64_t reserved;  /* producer: claimed position (valid if has_reserved) */
+    bool has_reserved;
+} tc_mpring_t;
+
+/* Attach to a formatted queue; the header must match the expected
+ * geometry. Returns 0, -EINVAL or -EPROTO. Use one tc_mpring_t per
+ * producer thread/process and one for the consumer. */
+int tc_mpring_attach(tc_mpring_t *q, void *mem, size_t memlen,
+                     uint32_t nslots, uint32_t slot_size);
+
+/* Producer, zero-copy: claim a slot (-EAGAIN when full), write up to
+ * slot_size bytes into *payload, then publish. One reservation at a time
+ * per tc_mpring_t. */
+int tc_mpring_reserve(tc_mpring_t *q, void **payload);
+int tc_mpring_publish(tc_mpring_t *q, uint32_t len, uint32_t tag);
+
+/* Producer, copying. -EAGAIN when full, -EMSGSIZE if len > slot_size. */
+int tc_mpring_push(tc_mpring_t *q, const void *data, uint32_t len, uint32_t tag);
+
+/* Consumer (only one): next message in place; 0, -EAGAIN (empty), or
+ * -EPROTO (corrupt slot). Valid until tc_mpring_release(). */
+int tc_mpring_peek(tc_mpring_t *q, const void **payload, uint32_t *len, uint32_t *tag);
+void tc_mpring_release(tc_mpring_t *q);
+
+/* Consumer, copying; -EMSGSIZE (message stays) if bufsize is too small. */
+int tc_mpring_pop(tc_mpring_t *q, void *buf, size_t bufsize, uint32_t *len, uint32_t *tag);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TC_MPRING_H */
