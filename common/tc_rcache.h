@@ -17,8 +17,11 @@
  *   used are deregistered first when a bound is exceeded.
  * - tc_rcache_invalidate() is called when memory is freed or unmapped:
  *   every registration overlapping the range leaves the tree at once (never
- *   returned by a lookup again) and is deregistered now if unused, or when
- *   its last reference drops. tc_rcache_hook.c connects this to Open MPI's
+ *   returned by a lookup again). An unused one is deregistered at the next
+ *   call into the cache (invalidate itself may run inside free/munmap,
+ *   where neither the provider nor free() may be called), or right away
+ *   with tc_rcache_release_pending(); one still in use is deregistered
+ *   when its last reference drops. tc_rcache_hook.c connects this to Open MPI's
  *   memory release hooks (opal_mem_hooks_register_release).
  * - Provider callbacks and malloc/free are never called with the cache's
  *   lock held, so a provider may itself free memory (and re-enter
@@ -75,7 +78,7 @@ typedef struct tc_rcache_stats {
     uint64_t hits;          /* get() served by an existing registration */
     uint64_t misses;        /* get() that registered */
     uint64_t registrations; /* provider reg calls that succeeded */
-    uint64_t deregistrations;
+    uint64_t deregistrations; /* provider dereg calls */
     uint64_t evictions;     /* deregistered because of an LRU bound */
     uint64_t invalidations; /* registrations ended by invalidate() */
     size_t cached;          /* registrations in the tree */
@@ -111,8 +114,13 @@ void tc_rcache_retain(tc_rcache_t *cache, tc_rcache_reg_t *reg);
 void tc_rcache_put(tc_rcache_t *cache, tc_rcache_reg_t *reg);
 
 /* Memory [addr, addr+len) is going away (free, munmap, ...). Safe to call
- * from a memory hook. Returns the number of registrations invalidated. */
+ * from a memory hook: it neither allocates nor calls the provider. Returns
+ * the number of registrations invalidated. */
 size_t tc_rcache_invalidate(tc_rcache_t *cache, const void *addr, size_t len);
+
+/* Deregister now the registrations that invalidate() left pending (every
+ * get/find/put/flush also does it). Not from inside a memory hook. */
+void tc_rcache_release_pending(tc_rcache_t *cache);
 
 /* Deregister every unused registration (e.g. on memory pressure). */
 void tc_rcache_flush(tc_rcache_t *cache);

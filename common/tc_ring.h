@@ -93,7 +93,9 @@ typedef struct tc_ring_consumer {
 /* Attach the producer side to a formatted ring. nslots and slot_size are
  * what the producer expects (agreed out of band); the header must match.
  * `consumed` points to the counter the consumer publishes into (8-byte
- * aligned; its current value is the start position, normally 0).
+ * aligned). Both sides start at position 0; the consumer zeroes the
+ * counter in tc_ring_consumer_init, and a value that goes backwards or
+ * beyond what was produced is ignored.
  * Returns 0 or -EPROTO (header mismatch) / -EINVAL. */
 int tc_ring_producer_init(tc_ring_producer_t *p, void *mem, size_t memlen,
                           uint32_t nslots, uint32_t slot_size,

@@ -1,0 +1,204 @@
+/*
+ * tc_mpring.c: bounded multi-producer / single-consumer queue after
+ * Vyukov (see tc_mpring.h for the layout and the protocol).
+ */
+#include <string.h>
+
+#include "tc_mpring.h"
+
+static bool tc_mpring_geometry_ok(uint32_t nslots, uint32_t slot_size)
+{
+    return nslots >= 2 && 0 == (nslots & (nslots - 1)) && slot_size > 0 &&
+           slot_size <= (1u << 30) && nslots <= (1u << 24);
+}
+
+size_t tc_mpring_size(uint32_t nslots, uint32_t slot_size)
+{
+    if (!tc_mpring_geometry_ok(nslots, slot_size)) {
+        return 0;
+    }
+    return sizeof(tc_mpring_hdr_t) + (size_t) nslots * TC_MPRING_STRIDE(slot_size);
+}
+
+static inline tc_mpring_slot_hdr_t *tc_mpring_slot(const tc_mpring_t *q, uint64_t pos)
+{
+    return (tc_mpring_slot_hdr_t *) (q->slots + (size_t) (pos & (q->nslots - 1)) * q->stride);
+}
+
+int tc_mpring_format(void *mem, size_t memlen, uint32_t nslots, uint32_t slot_size)
+{
+    size_t need = tc_mpring_size(nslots, slot_size);
+    size_t stride = TC_MPRING_STRIDE(slot_size);
+    tc_mpring_hdr_t *hdr = mem;
+    uint8_t *slots;
+
+    if (NULL == mem || 0 == need || memlen < need ||
+        0 != ((uintptr_t) mem & (TC_CACHELINE - 1))) {
+        return -EINVAL;
+    }
+    slots = (uint8_t *) mem + sizeof(tc_mpring_hdr_t);
+    for (uint32_t i = 0; i < nslots; i++) {
+        tc_mpring_slot_hdr_t *s = (tc_mpring_slot_hdr_t *) (slots + (size_t) i * stride);
+        /* Slot i is free for position i. */
+        __atomic_store_n(&s->seq, (uint64_t) i, __ATOMIC_RELAXED);
+        s->len = 0;
+        s->tag = 0;
+    }
+    __atomic_store_n(&hdr->enqueue_pos, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&hdr->dequeue_pos, 0, __ATOMIC_RELAXED);
+    hdr->nslots = nslots;
+    hdr->slot_size = slot_size;
+    hdr->version = TC_MPRING_VERSION;
+    __atomic_store_n(&hdr->magic, TC_MPRING_MAGIC, __ATOMIC_RELEASE);
+    return 0;
+}
+
+int tc_mpring_attach(tc_mpring_t *q, void *mem, size_t memlen,
+                     uint32_t nslots, uint32_t slot_size)
+{
+    tc_mpring_hdr_t *hdr = mem;
+    size_t need = tc_mpring_size(nslots, slot_size);
+
+    if (NULL == mem || 0 == need || memlen < need ||
+        0 != ((uintptr_t) mem & (TC_CACHELINE - 1))) {
+        return -EINVAL;
+    }
+    if (TC_MPRING_MAGIC != __atomic_load_n(&hdr->magic, __ATOMIC_ACQUIRE) ||
+        TC_MPRING_VERSION != hdr->version || nslots != hdr->nslots ||
+        slot_size != hdr->slot_size) {
+        return -EPROTO;
+    }
+    q->hdr = hdr;
+    q->slots = (uint8_t *) mem + sizeof(tc_mpring_hdr_t);
+    q->nslots = nslots;
+    q->slot_size = slot_size;
+    q->stride = TC_MPRING_STRIDE(slot_size);
+    q->tail = __atomic_load_n(&hdr->dequeue_pos, __ATOMIC_ACQUIRE);
+    q->reserved = 0;
+    q->has_reserved = false;
+    return 0;
+}
+
+int tc_mpring_reserve(tc_mpring_t *q, void **payload)
+{
+    uint64_t pos;
+
+    if (q->has_reserved) {
+        return -EINVAL;
+    }
+    pos = __atomic_load_n(&q->hdr->enqueue_pos, __ATOMIC_RELAXED);
+    for (;;) {
+        tc_mpring_slot_hdr_t *s = tc_mpring_slot(q, pos);
+        uint64_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+        int64_t diff = (int64_t) (seq - pos);
+
+        if (0 == diff) {
+            /* Free for this lap: claim the position. On failure pos holds
+             * the current value and we look again. */
+            if (__atomic_compare_exchange_n(&q->hdr->enqueue_pos, &pos, pos + 1, true,
+                                            __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+                q->reserved = pos;
+                q->has_reserved = true;
+                *payload = (uint8_t *) s + sizeof(*s);
+                return 0;
+            }
+        } else if (diff < 0) {
+            /* The slot still holds the message of the previous lap. */
+            return -EAGAIN;
+        } else {
+            /* Another producer claimed pos meanwhile. */
+            pos = __atomic_load_n(&q->hdr->enqueue_pos, __ATOMIC_RELAXED);
+        }
+    }
+}
+
+int tc_mpring_publish(tc_mpring_t *q, uint32_t len, uint32_t tag)
+{
+    tc_mpring_slot_hdr_t *s;
+
+    if (!q->has_reserved) {
+        return -EINVAL;
+    }
+    if (len > q->slot_size) {
+        return -EMSGSIZE;
+    }
+    s = tc_mpring_slot(q, q->reserved);
+    s->len = len;
+    s->tag = tag;
+    __atomic_store_n(&s->seq, q->reserved + 1, __ATOMIC_RELEASE);
+    q->has_reserved = false;
+    return 0;
+}
+
+int tc_mpring_push(tc_mpring_t *q, const void *data, uint32_t len, uint32_t tag)
+{
+    void *payload;
+    int rc;
+
+    if (len > q->slot_size) {
+        return -EMSGSIZE;
+    }
+    rc = tc_mpring_reserve(q, &payload);
+    if (0 != rc) {
+        return rc;
+    }
+    if (len > 0) {
+        memcpy(payload, data, len);
+    }
+    return tc_mpring_publish(q, len, tag);
+}
+
+int tc_mpring_peek(tc_mpring_t *q, const void **payload, uint32_t *len, uint32_t *tag)
+{
+    tc_mpring_slot_hdr_t *s = tc_mpring_slot(q, q->tail);
+    uint64_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+    uint32_t l;
+
+    if (seq != q->tail + 1) {
+        /* Free (seq == tail) or claimed but not yet published: empty. */
+        if (seq == q->tail) {
+            return -EAGAIN;
+        }
+        return -EPROTO;
+    }
+    l = __atomic_load_n(&s->len, __ATOMIC_RELAXED);
+    if (l > q->slot_size) {
+        return -EPROTO;
+    }
+    *payload = (const uint8_t *) s + sizeof(*s);
+    *len = l;
+    if (NULL != tag) {
+        *tag = __atomic_load_n(&s->tag, __ATOMIC_RELAXED);
+    }
+    return 0;
+}
+
+void tc_mpring_release(tc_mpring_t *q)
+{
+    tc_mpring_slot_hdr_t *s = tc_mpring_slot(q, q->tail);
+
+    /* Free the slot for the producer of the next lap. */
+    __atomic_store_n(&s->seq, q->tail + q->nslots, __ATOMIC_RELEASE);
+    q->tail++;
+    __atomic_store_n(&q->hdr->dequeue_pos, q->tail, __ATOMIC_RELAXED);
+}
+
+int tc_mpring_pop(tc_mpring_t *q, void *buf, size_t bufsize, uint32_t *len, uint32_t *tag)
+{
+    const void *payload;
+    uint32_t l;
+    int rc = tc_mpring_peek(q, &payload, &l, tag);
+
+    if (0 != rc) {
+        return rc;
+    }
+    if (l > bufsize) {
+        return -EMSGSIZE;
+    }
+    if (l > 0) {
+        memcpy(buf, payload, l);
+    }
+    *len = l;
+    tc_mpring_release(q);
+    return 0;
+}
