@@ -1,0 +1,144 @@
+/*
+ * btl_swf.h: component, module and endpoint structures of the SWORDFISH
+ * BTL, which carries ob1's fragments as SockModel messages through a
+ * network simulator (swfsim), and the functions shared between its files.
+ */
+#ifndef MCA_BTL_SWF_H
+#define MCA_BTL_SWF_H
+
+#include "opal_config.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "opal/class/opal_free_list.h"
+#include "opal/class/opal_object.h"
+#include "opal/mca/btl/btl.h"
+#include "opal/mca/btl/base/base.h"
+#include "opal/util/proc.h"
+
+#include "btl_swf_conn.h"
+
+BEGIN_C_DECLS
+
+struct mca_btl_swf_module_t;
+
+/* One peer: the simulated node that carries its traffic. */
+struct mca_btl_base_endpoint_t {
+    opal_object_t super;
+    struct mca_btl_swf_module_t *module;
+    opal_proc_t *proc;
+    uint32_t node;
+};
+typedef struct mca_btl_base_endpoint_t mca_btl_base_endpoint_t;
+typedef mca_btl_base_endpoint_t mca_btl_swf_endpoint_t;
+OBJ_CLASS_DECLARATION(mca_btl_swf_endpoint_t);
+
+typedef struct mca_btl_swf_module_t {
+    mca_btl_base_module_t super;
+    swf_conn_t conn;
+    bool connected;
+    /* set once the connection failed: every later call fails fast */
+    bool failed;
+    /* guards against re-entering progress from a receive callback */
+    bool in_progress;
+    /* probe/wait strategy state */
+    unsigned idle_probes;
+    int wait_ms;
+    /* endpoints indexed by simulated node number */
+    mca_btl_swf_endpoint_t **endpoints;
+    uint32_t num_nodes;
+    /* one receive buffer, large enough for the biggest fragment */
+    unsigned char *rx_buf;
+    size_t rx_buf_size;
+    mca_btl_base_module_error_cb_fn_t error_cb;
+    /* statistics for the verbose output at finalize */
+    uint64_t frags_sent, frags_recv, bytes_sent, bytes_recv;
+    uint64_t waits, wait_timeouts;
+} mca_btl_swf_module_t;
+
+typedef struct mca_btl_swf_component_t {
+    mca_btl_base_component_3_0_0_t super;
+
+    /* MCA parameters */
+    char *server;             /* HOST:PORT of a running simulator, or NULL */
+    char *model;              /* model of the private simulator */
+    char *simulator;          /* swfsim executable for the private simulator */
+    char *simulator_config;   /* --config file for the private simulator */
+    char *simulator_report;   /* --report file for the private simulator */
+    int probe_count;          /* probes before a progress call waits */
+    int wait_step_ms;         /* wait grows by this much per idle wait */
+    int wait_max_ms;          /* upper bound of one wait */
+    double cycle_ns;          /* simulated cycle length */
+    double consume_scale;     /* CPU time to simulated time factor */
+    int connect_timeout;      /* seconds to wait for the simulator */
+    int reply_timeout;        /* seconds one blocking read/write may take */
+    int verbose;
+
+    /* state */
+    int output;               /* opal_output stream for verbose messages */
+    mca_btl_swf_module_t *module;
+    opal_free_list_t eager_frags;
+    opal_free_list_t max_frags;
+    bool frags_ready;
+
+    /* the private simulator, when this process started it */
+    pid_t sim_pid;
+    char *port_file;
+    bool port_file_owner;
+} mca_btl_swf_component_t;
+
+OPAL_MODULE_DECLSPEC extern mca_btl_swf_component_t mca_btl_swf_component;
+extern mca_btl_swf_module_t mca_btl_swf_module;
+
+/* btl_swf_module.c */
+int mca_btl_swf_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                          struct opal_proc_t **procs,
+                          struct mca_btl_base_endpoint_t **peers,
+                          struct opal_bitmap_t *reachable);
+int mca_btl_swf_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                          struct opal_proc_t **procs,
+                          struct mca_btl_base_endpoint_t **peers);
+int mca_btl_swf_finalize(struct mca_btl_base_module_t *btl);
+int mca_btl_swf_register_error(struct mca_btl_base_module_t *btl,
+                               mca_btl_base_module_error_cb_fn_t cbfunc);
+void mca_btl_swf_dump(struct mca_btl_base_module_t *btl,
+                      struct mca_btl_base_endpoint_t *endpoint, int verbose);
+
+/* btl_swf_send.c */
+mca_btl_base_descriptor_t *mca_btl_swf_alloc(struct mca_btl_base_module_t *btl,
+                                             struct mca_btl_base_endpoint_t *endpoint,
+                                             uint8_t order, size_t size, uint32_t flags);
+int mca_btl_swf_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des);
+mca_btl_base_descriptor_t *mca_btl_swf_prepare_src(struct mca_btl_base_module_t *btl,
+                                                   struct mca_btl_base_endpoint_t *endpoint,
+                                                   struct opal_convertor_t *convertor,
+                                                   uint8_t order, size_t reserve,
+                                                   size_t *size, uint32_t flags);
+int mca_btl_swf_send(struct mca_btl_base_module_t *btl,
+                     struct mca_btl_base_endpoint_t *endpoint,
+                     struct mca_btl_base_descriptor_t *descriptor,
+                     mca_btl_base_tag_t tag);
+int mca_btl_swf_sendi(struct mca_btl_base_module_t *btl,
+                      struct mca_btl_base_endpoint_t *endpoint,
+                      struct opal_convertor_t *convertor,
+                      void *header, size_t header_size, size_t payload_size,
+                      uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
+                      mca_btl_base_descriptor_t **descriptor);
+
+/* btl_swf_recv.c */
+int mca_btl_swf_component_progress(void);
+
+/* btl_swf_launch.c: the private simulator */
+int mca_btl_swf_launch_start(uint32_t nodes);
+int mca_btl_swf_launch_wait_port(char **host, int *port);
+void mca_btl_swf_launch_stop(void);
+
+/* btl_swf_component.c: a broken connection ends the job with a clear error */
+void mca_btl_swf_fatal(mca_btl_swf_module_t *module, const char *what);
+void mca_btl_swf_show_help(const char *topic, ...);
+
+END_C_DECLS
+
+#endif /* MCA_BTL_SWF_H */

@@ -1,0 +1,411 @@
+/*
+ * btl_swf_component.c: the btl_swf component: MCA parameters, init
+ * (private simulator or external server, connection, rank handshake,
+ * modex), close, and the fatal-error path for a lost simulator.
+ */
+
+#include "opal_config.h"
+
+#include <arpa/inet.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "opal/mca/base/mca_base_var.h"
+#include "opal/mca/btl/base/base.h"
+#include "opal/mca/pmix/pmix.h"
+#include "opal/runtime/opal.h"
+#include "opal/util/output.h"
+#include "opal/util/proc.h"
+#include "opal/util/show_help.h"
+
+#include "btl_swf.h"
+#include "btl_swf_frag.h"
+#include "btl_swf_hdr.h"
+
+#ifndef SWFSIM_INSTALLED_PATH
+#define SWFSIM_INSTALLED_PATH "swfsim"
+#endif
+
+#define SWF_HELP_FILE "help-mpi-btl-swf.txt"
+
+static int mca_btl_swf_component_register(void);
+static int mca_btl_swf_component_open(void);
+static int mca_btl_swf_component_close(void);
+static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
+                                                          bool enable_progress_threads,
+                                                          bool enable_mpi_threads);
+
+mca_btl_swf_component_t mca_btl_swf_component = {
+    .super = {
+        .btl_version = {
+            MCA_BTL_DEFAULT_VERSION("swf"),
+            .mca_open_component = mca_btl_swf_component_open,
+            .mca_close_component = mca_btl_swf_component_close,
+            .mca_register_component_params = mca_btl_swf_component_register,
+        },
+        .btl_data = {
+            .param_field = MCA_BASE_METADATA_PARAM_NONE,
+        },
+        .btl_init = mca_btl_swf_component_init,
+        .btl_progress = mca_btl_swf_component_progress,
+    },
+};
+
+/* ---- parameters ----------------------------------------------------- */
+
+static void swf_reg_string(const char *name, const char *desc, mca_base_var_info_lvl_t lvl,
+                           char **storage, const char *def)
+{
+    *storage = (char *) def;
+    (void) mca_base_component_var_register(&mca_btl_swf_component.super.btl_version, name, desc,
+                                           MCA_BASE_VAR_TYPE_STRING, NULL, 0,
+                                           MCA_BASE_VAR_FLAG_SETTABLE, lvl,
+                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+static void swf_reg_int(const char *name, const char *desc, mca_base_var_info_lvl_t lvl,
+                        int *storage, int def)
+{
+    *storage = def;
+    (void) mca_base_component_var_register(&mca_btl_swf_component.super.btl_version, name, desc,
+                                           MCA_BASE_VAR_TYPE_INT, NULL, 0,
+                                           MCA_BASE_VAR_FLAG_SETTABLE, lvl,
+                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+static void swf_reg_double(const char *name, const char *desc, mca_base_var_info_lvl_t lvl,
+                           double *storage, double def)
+{
+    *storage = def;
+    (void) mca_base_component_var_register(&mca_btl_swf_component.super.btl_version, name, desc,
+                                           MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0,
+                                           MCA_BASE_VAR_FLAG_SETTABLE, lvl,
+                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+static int mca_btl_swf_component_register(void)
+{
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+    mca_btl_swf_module_t *m = &mca_btl_swf_module;
+
+    swf_reg_string("server",
+                   "Address HOST:PORT of a running SockModel simulator (swfsim) that every "
+                   "process of the job connects to. Empty (default): the job starts a private "
+                   "simulator on this host and ends it at finalize",
+                   OPAL_INFO_LVL_3, &c->server, NULL);
+    swf_reg_string("model",
+                   "Model of the private simulator: simpel (no simulated time, messages go "
+                   "straight to the destination) or torus (the timed ATOLL-like 2D torus)",
+                   OPAL_INFO_LVL_3, &c->model, "simpel");
+    swf_reg_string("simulator", "The swfsim executable started as the private simulator",
+                   OPAL_INFO_LVL_4, &c->simulator, SWFSIM_INSTALLED_PATH);
+    swf_reg_string("simulator_config",
+                   "Configuration file passed to the private simulator with --config "
+                   "(torus dimensions, bandwidth, cycle, router delay); empty: its defaults",
+                   OPAL_INFO_LVL_4, &c->simulator_config, NULL);
+    swf_reg_string("simulator_report",
+                   "JSON report file the private simulator writes at its end (--report); "
+                   "empty: no report and no summary",
+                   OPAL_INFO_LVL_4, &c->simulator_report, NULL);
+    swf_reg_int("probe_count",
+                "Number of consecutive idle progress calls that PROBE the simulator before "
+                "progress switches to WAITING_START with a timeout",
+                OPAL_INFO_LVL_5, &c->probe_count, 3);
+    swf_reg_int("wait_step_ms",
+                "WAITING_START timeout added per idle wait in milliseconds (the wait grows "
+                "with every wait that ends without a message)",
+                OPAL_INFO_LVL_5, &c->wait_step_ms, 1);
+    swf_reg_int("wait_max_ms", "Upper bound of one WAITING_START timeout in milliseconds",
+                OPAL_INFO_LVL_5, &c->wait_max_ms, 100);
+    swf_reg_double("cycle_ns",
+                   "Length of one simulated cycle in nanoseconds, used to convert CPU time "
+                   "between commands into consumetime (keep it equal to the simulator's cycle)",
+                   OPAL_INFO_LVL_5, &c->cycle_ns, 4.0);
+    swf_reg_double("consume_scale",
+                   "Factor applied to the CPU time between two commands before it is reported "
+                   "as consumetime (0 disables consumetime; 0.5 models a CPU twice as fast)",
+                   OPAL_INFO_LVL_5, &c->consume_scale, 1.0);
+    swf_reg_int("connect_timeout",
+                "Seconds to wait for the private simulator's port file, for the connection "
+                "and for the simulator to start the run (all nodes connected)",
+                OPAL_INFO_LVL_5, &c->connect_timeout, 120);
+    swf_reg_int("reply_timeout",
+                "Seconds one read or write on the simulator connection may block before the "
+                "simulator is declared hung and the job ends (0: no bound; a dead simulator "
+                "is always detected at once)",
+                OPAL_INFO_LVL_5, &c->reply_timeout, 600);
+    swf_reg_int("verbose", "Verbosity of btl_swf's diagnostic output (0: none, 5: setup, "
+                "10: per message)", OPAL_INFO_LVL_9, &c->verbose, 0);
+
+    /* defaults for the generic BTL parameters: a simulated network that
+     * carries whole messages, send/receive only */
+    m->super.btl_exclusivity = MCA_BTL_EXCLUSIVITY_DEFAULT;
+    m->super.btl_eager_limit = 32 * 1024;
+    m->super.btl_rndv_eager_limit = 32 * 1024;
+    m->super.btl_max_send_size = 256 * 1024;
+    m->super.btl_rdma_pipeline_send_length = 256 * 1024;
+    m->super.btl_rdma_pipeline_frag_size = 256 * 1024;
+    m->super.btl_min_rdma_pipeline_size = 0;
+    m->super.btl_flags = MCA_BTL_FLAGS_SEND;
+    m->super.btl_latency = 100;
+    m->super.btl_bandwidth = 250;   /* ATOLL's link: 250 MB/s */
+    return mca_btl_base_param_register(&c->super.btl_version, &m->super);
+}
+
+/* ---- help ----------------------------------------------------------- */
+
+void mca_btl_swf_show_help(const char *topic, ...)
+{
+    va_list ap;
+
+    va_start(ap, topic);
+    (void) opal_show_vhelp(SWF_HELP_FILE, topic, true, ap);
+    va_end(ap);
+}
+
+static int mca_btl_swf_component_open(void)
+{
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+
+    c->output = opal_output_open(NULL);
+    opal_output_set_verbosity(c->output, c->verbose);
+    c->module = NULL;
+    c->sim_pid = 0;
+    c->port_file = NULL;
+    c->port_file_owner = false;
+    c->frags_ready = false;
+    /* the help text is ours, not Open MPI's: tell show_help where it is */
+#ifdef MCA_BTL_SWF_HELP_DIR
+    (void) opal_show_help_add_dir(MCA_BTL_SWF_HELP_DIR);
+#endif
+#ifdef MCA_BTL_SWF_SRCDIR
+    (void) opal_show_help_add_dir(MCA_BTL_SWF_SRCDIR);
+#endif
+    return OPAL_SUCCESS;
+}
+
+static int mca_btl_swf_component_close(void)
+{
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+
+    /* normally done by finalize; this covers a failed init */
+    mca_btl_swf_launch_stop();
+    if (c->output >= 0) {
+        opal_output_close(c->output);
+        c->output = -1;
+    }
+    return OPAL_SUCCESS;
+}
+
+/* ---- init ----------------------------------------------------------- */
+
+/* True when the btl selection names swf (the user asked for it). A
+ * private simulator is started only then: an installed component must not
+ * start simulators for jobs that never wanted one. */
+static bool swf_explicitly_requested(void)
+{
+    const char **value = NULL;
+    const char *p;
+    int idx;
+
+    idx = mca_base_var_find("opal", "btl", NULL, NULL);
+    if (idx < 0 || OPAL_SUCCESS != mca_base_var_get_value(idx, &value, NULL, NULL) ||
+        NULL == value || NULL == *value) {
+        return false;
+    }
+    p = *value;
+    if ('^' == *p) {
+        return false;
+    }
+    while ('\0' != *p) {
+        size_t n = strcspn(p, ",");
+
+        if (3 == n && 0 == strncmp(p, "swf", 3)) {
+            return true;
+        }
+        p += n;
+        if (',' == *p) {
+            p++;
+        }
+    }
+    return false;
+}
+
+static int swf_job_size(uint32_t *size)
+{
+    opal_process_name_t wildcard;
+    uint32_t *ptr = size;
+    int rc;
+
+    wildcard.jobid = OPAL_PROC_MY_NAME.jobid;
+    wildcard.vpid = OPAL_VPID_WILDCARD;
+    OPAL_MODEX_RECV_VALUE(rc, OPAL_PMIX_JOB_SIZE, &wildcard, &ptr, OPAL_UINT32);
+    return rc;
+}
+
+static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
+                                                          bool enable_progress_threads,
+                                                          bool enable_mpi_threads)
+{
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+    mca_btl_swf_module_t *m = &mca_btl_swf_module;
+    mca_btl_base_module_t **btls;
+    char host[256], *sim_host = NULL;
+    uint32_t my_rank = OPAL_PROC_MY_NAME.vpid, job_size = 0, node_be;
+    int port = 0, rc;
+    bool requested = swf_explicitly_requested();
+    bool private_sim = (NULL == c->server || '\0' == c->server[0]);
+
+    (void) enable_progress_threads;
+    (void) enable_mpi_threads;
+    *num_btls = 0;
+    opal_output_set_verbosity(c->output, c->verbose);
+
+    if (private_sim && !requested) {
+        opal_output_verbose(5, c->output,
+                            "btl:swf: not selected (no btl_swf_server and btl does not name swf)");
+        return NULL;
+    }
+    if (OPAL_SUCCESS != swf_job_size(&job_size) || 0 == job_size) {
+        opal_output_verbose(1, c->output, "btl:swf: job size unknown, disqualifying");
+        return NULL;
+    }
+    if (job_size > SOCKMODEL_MAX_NODES) {
+        mca_btl_swf_show_help("too many nodes", opal_process_info.nodename, (int) job_size,
+                              (int) SOCKMODEL_MAX_NODES);
+        return NULL;
+    }
+
+    if (private_sim) {
+        /* one private simulator per job: every rank must share this host */
+        if ((uint32_t) opal_process_info.num_local_peers + 1 != job_size) {
+            if (0 == my_rank) {
+                mca_btl_swf_show_help("not one host", (int) job_size,
+                                      opal_process_info.num_local_peers + 1,
+                                      opal_process_info.nodename);
+            }
+            return NULL;
+        }
+        if (0 == opal_process_info.my_local_rank) {
+            if (OPAL_SUCCESS != mca_btl_swf_launch_start(job_size)) {
+                return NULL;
+            }
+        }
+        if (OPAL_SUCCESS != mca_btl_swf_launch_wait_port(&sim_host, &port)) {
+            mca_btl_swf_launch_stop();
+            return NULL;
+        }
+        snprintf(host, sizeof(host), "%s", sim_host);
+        free(sim_host);
+    } else if (0 != swf_conn_parse_address(c->server, host, sizeof(host), &port)) {
+        mca_btl_swf_show_help("bad server address", opal_process_info.nodename, c->server);
+        return NULL;
+    }
+
+    swf_conn_init(&m->conn, c->cycle_ns, c->consume_scale,
+                  c->reply_timeout > 0 ? c->reply_timeout * 1000 : 0);
+    opal_output_verbose(5, c->output, "btl:swf: rank %u connecting to %s:%d", my_rank, host, port);
+    rc = swf_conn_connect(&m->conn, host, port, my_rank, c->connect_timeout * 1000);
+    if (0 == rc) {
+        rc = swf_conn_size(&m->conn);
+    }
+    if (0 != rc) {
+        mca_btl_swf_show_help("connect failed", opal_process_info.nodename, (int) my_rank, host, port,
+                              m->conn.error);
+        swf_conn_close(&m->conn);
+        mca_btl_swf_launch_stop();
+        return NULL;
+    }
+    if (m->conn.nodes < job_size) {
+        char why[160];
+
+        snprintf(why, sizeof(why), "the simulator has %u nodes, the job has %u processes",
+                 m->conn.nodes, job_size);
+        mca_btl_swf_show_help("connect failed", opal_process_info.nodename, (int) my_rank, host, port,
+                              why);
+        swf_conn_close(&m->conn);
+        mca_btl_swf_launch_stop();
+        return NULL;
+    }
+    m->connected = true;
+    m->failed = false;
+    m->in_progress = false;
+    m->num_nodes = m->conn.nodes;
+    m->idle_probes = 0;
+    m->wait_ms = c->wait_step_ms > 0 ? c->wait_step_ms : 1;
+
+    /* the simulator carries whole messages up to its limit */
+    if (m->super.btl_max_send_size > m->conn.max_msg) {
+        m->super.btl_max_send_size = m->conn.max_msg;
+    }
+    if (m->super.btl_eager_limit > m->super.btl_max_send_size) {
+        m->super.btl_eager_limit = m->super.btl_max_send_size;
+    }
+    if (m->super.btl_rndv_eager_limit > m->super.btl_eager_limit) {
+        m->super.btl_rndv_eager_limit = m->super.btl_eager_limit;
+    }
+    /* send/receive only: no RDMA, whatever the user set */
+    m->super.btl_flags &= ~(MCA_BTL_FLAGS_RDMA | MCA_BTL_FLAGS_ATOMIC_OPS |
+                            MCA_BTL_FLAGS_ATOMIC_FOPS | MCA_BTL_FLAGS_SEND_INPLACE);
+    m->super.btl_flags |= MCA_BTL_FLAGS_SEND;
+    (void) mca_btl_base_param_verify(&m->super);
+
+    m->rx_buf_size = m->super.btl_max_send_size > 0 ? m->super.btl_max_send_size : 1;
+    m->rx_buf = malloc(m->rx_buf_size);
+    m->endpoints = calloc(m->num_nodes, sizeof(*m->endpoints));
+    btls = malloc(sizeof(*btls));
+    if (NULL == m->rx_buf || NULL == m->endpoints || NULL == btls ||
+        OPAL_SUCCESS != mca_btl_swf_frag_lists_init(m)) {
+        free(btls);
+        goto fail;
+    }
+
+    node_be = htonl(m->conn.rank);
+    OPAL_MODEX_SEND(rc, OPAL_PMIX_GLOBAL, &c->super.btl_version, &node_be, sizeof(node_be));
+    if (OPAL_SUCCESS != rc) {
+        free(btls);
+        goto fail;
+    }
+
+    opal_output_verbose(5, c->output,
+                        "btl:swf: rank %u is node %u of %u (model %s, largest message %u, "
+                        "eager %zu, max send %zu)", my_rank, m->conn.rank, m->conn.nodes,
+                        SOCKMODEL_MODEL_TORUS == m->conn.model ? "torus" : "simpel",
+                        m->conn.max_msg, m->super.btl_eager_limit, m->super.btl_max_send_size);
+    c->module = m;
+    btls[0] = &m->super;
+    *num_btls = 1;
+    return btls;
+
+fail:
+    mca_btl_swf_frag_lists_fini();
+    free(m->rx_buf);
+    m->rx_buf = NULL;
+    free(m->endpoints);
+    m->endpoints = NULL;
+    (void) swf_conn_finish(&m->conn);
+    m->connected = false;
+    mca_btl_swf_launch_stop();
+    return NULL;
+}
+
+/* ---- fatal errors --------------------------------------------------- */
+
+void mca_btl_swf_fatal(mca_btl_swf_module_t *m, const char *what)
+{
+    if (m->failed) {
+        return;
+    }
+    m->failed = true;
+    mca_btl_swf_show_help("connection lost", opal_process_info.nodename,
+                          (int) OPAL_PROC_MY_NAME.vpid, what, m->conn.error);
+    swf_conn_close(&m->conn);
+    if (NULL != m->error_cb) {
+        /* ob1 aborts the job: no process waits for a simulator that is gone */
+        m->error_cb(&m->super, MCA_BTL_ERROR_FLAGS_FATAL, NULL,
+                    "btl_swf lost its connection to the simulator");
+    }
+}

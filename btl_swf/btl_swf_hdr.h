@@ -1,0 +1,36 @@
+/*
+ * btl_swf_hdr.h: what btl_swf puts on the SockModel wire.
+ *
+ * A fragment is one SockModel SEND: destination = the peer's simulated
+ * node (its MPI rank), payload = the fragment's bytes exactly as ob1 laid
+ * them out, tag = a 24-bit marker plus ob1's 8-bit active-message tag.
+ * The marker lets the receiver refuse messages that some other SockModel
+ * client sent to its node. There is no header inside the payload: the
+ * simulator already carries source, tag and length.
+ *
+ * The modex publishes one uint32_t in network byte order: the node number.
+ */
+#ifndef MCA_BTL_SWF_HDR_H
+#define MCA_BTL_SWF_HDR_H
+
+#include <stdint.h>
+
+#define MCA_BTL_SWF_TAG_MARKER 0x53574600u   /* "SWF\0" */
+#define MCA_BTL_SWF_TAG_MASK   0xFFFFFF00u
+
+static inline uint32_t mca_btl_swf_tag_encode(uint8_t am_tag)
+{
+    return MCA_BTL_SWF_TAG_MARKER | (uint32_t) am_tag;
+}
+
+/* 1 and *am_tag when wire_tag came from btl_swf, 0 otherwise. */
+static inline int mca_btl_swf_tag_decode(uint32_t wire_tag, uint8_t *am_tag)
+{
+    if (MCA_BTL_SWF_TAG_MARKER != (wire_tag & MCA_BTL_SWF_TAG_MASK)) {
+        return 0;
+    }
+    *am_tag = (uint8_t) (wire_tag & 0xFFu);
+    return 1;
+}
+
+#endif /* MCA_BTL_SWF_HDR_H */

@@ -1,0 +1,196 @@
+/*
+ * btl_swf_module.c: the btl_swf module: its function table, peers
+ * (add_procs/del_procs, one endpoint per simulated node, self included),
+ * the error callback, dump and finalize (FINISH, then reap the private
+ * simulator).
+ */
+
+#include "opal_config.h"
+
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opal/class/opal_bitmap.h"
+#include "opal/mca/pmix/pmix.h"
+#include "opal/util/output.h"
+#include "opal/util/proc.h"
+
+#include "btl_swf.h"
+#include "btl_swf_frag.h"
+
+static void mca_btl_swf_endpoint_construct(mca_btl_swf_endpoint_t *ep)
+{
+    ep->module = NULL;
+    ep->proc = NULL;
+    ep->node = 0;
+}
+
+OBJ_CLASS_INSTANCE(mca_btl_swf_endpoint_t, opal_object_t, mca_btl_swf_endpoint_construct, NULL);
+
+mca_btl_swf_module_t mca_btl_swf_module = {
+    .super = {
+        .btl_component = &mca_btl_swf_component.super,
+        .btl_add_procs = mca_btl_swf_add_procs,
+        .btl_del_procs = mca_btl_swf_del_procs,
+        .btl_finalize = mca_btl_swf_finalize,
+        .btl_alloc = mca_btl_swf_alloc,
+        .btl_free = mca_btl_swf_free,
+        .btl_prepare_src = mca_btl_swf_prepare_src,
+        .btl_send = mca_btl_swf_send,
+        .btl_sendi = mca_btl_swf_sendi,
+        .btl_dump = mca_btl_swf_dump,
+        .btl_register_error = mca_btl_swf_register_error,
+    },
+};
+
+/* The simulated node of proc, from its modex entry (our own directly). */
+static int swf_proc_node(opal_proc_t *proc, uint32_t *node)
+{
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+    uint32_t *data = NULL;
+    size_t size = 0;
+    int rc;
+
+    if (proc == opal_proc_local_get()) {
+        *node = c->module->conn.rank;
+        return OPAL_SUCCESS;
+    }
+    OPAL_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &data, &size);
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    if (NULL == data || sizeof(uint32_t) != size) {
+        free(data);
+        return OPAL_ERR_BAD_PARAM;
+    }
+    *node = ntohl(*data);
+    free(data);
+    return OPAL_SUCCESS;
+}
+
+int mca_btl_swf_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                          struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,
+                          struct opal_bitmap_t *reachable)
+{
+    mca_btl_swf_module_t *m = (mca_btl_swf_module_t *) btl;
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+    size_t i;
+
+    if (m->failed) {
+        return OPAL_ERROR;
+    }
+    for (i = 0; i < nprocs; i++) {
+        opal_proc_t *proc = procs[i];
+        mca_btl_swf_endpoint_t *ep;
+        uint32_t node;
+
+        /* only our own job's processes have nodes in our simulation */
+        if (proc->proc_name.jobid != OPAL_PROC_MY_NAME.jobid) {
+            continue;
+        }
+        if (OPAL_SUCCESS != swf_proc_node(proc, &node)) {
+            opal_output_verbose(5, c->output, "btl:swf: no modex entry for %s, not reachable",
+                                OPAL_NAME_PRINT(proc->proc_name));
+            continue;
+        }
+        if (node >= m->num_nodes) {
+            opal_output_verbose(1, c->output, "btl:swf: %s claims node %u of %u, not reachable",
+                                OPAL_NAME_PRINT(proc->proc_name), node, m->num_nodes);
+            continue;
+        }
+        ep = m->endpoints[node];
+        if (NULL == ep) {
+            ep = OBJ_NEW(mca_btl_swf_endpoint_t);
+            if (NULL == ep) {
+                return OPAL_ERR_OUT_OF_RESOURCE;
+            }
+            ep->module = m;
+            ep->proc = proc;
+            ep->node = node;
+            m->endpoints[node] = ep;
+        }
+        peers[i] = ep;
+        if (NULL != reachable) {
+            opal_bitmap_set_bit(reachable, (int) i);
+        }
+        opal_output_verbose(10, c->output, "btl:swf: %s is node %u",
+                            OPAL_NAME_PRINT(proc->proc_name), node);
+    }
+    return OPAL_SUCCESS;
+}
+
+int mca_btl_swf_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                          struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers)
+{
+    /* endpoints live until finalize: a node stays in the simulation */
+    (void) btl;
+    (void) nprocs;
+    (void) procs;
+    (void) peers;
+    return OPAL_SUCCESS;
+}
+
+int mca_btl_swf_register_error(struct mca_btl_base_module_t *btl,
+                               mca_btl_base_module_error_cb_fn_t cbfunc)
+{
+    ((mca_btl_swf_module_t *) btl)->error_cb = cbfunc;
+    return OPAL_SUCCESS;
+}
+
+void mca_btl_swf_dump(struct mca_btl_base_module_t *btl,
+                      struct mca_btl_base_endpoint_t *endpoint, int verbose)
+{
+    mca_btl_swf_module_t *m = (mca_btl_swf_module_t *) btl;
+
+    (void) verbose;
+    opal_output(0, "btl:swf: node %u of %u%s: sent %llu frags (%llu bytes), received %llu "
+                "(%llu bytes), %llu waits (%llu expired), %llu commands, %llu cycles reported, "
+                "clock %llu ns%s%u",
+                m->conn.rank, m->num_nodes, m->failed ? " (connection lost)" : "",
+                (unsigned long long) m->frags_sent, (unsigned long long) m->bytes_sent,
+                (unsigned long long) m->frags_recv, (unsigned long long) m->bytes_recv,
+                (unsigned long long) m->waits, (unsigned long long) m->wait_timeouts,
+                (unsigned long long) m->conn.commands,
+                (unsigned long long) m->conn.cycles_reported,
+                (unsigned long long) m->conn.clock_ns,
+                NULL != endpoint ? ", endpoint node " : "",
+                NULL != endpoint ? endpoint->node : 0);
+}
+
+int mca_btl_swf_finalize(struct mca_btl_base_module_t *btl)
+{
+    mca_btl_swf_module_t *m = (mca_btl_swf_module_t *) btl;
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+    uint32_t i;
+    int rc;
+
+    if (m->connected && !m->failed) {
+        if (c->verbose >= 5) {
+            mca_btl_swf_dump(btl, NULL, 0);
+        }
+        rc = swf_conn_finish(&m->conn);
+        if (0 != rc) {
+            opal_output_verbose(1, c->output, "btl:swf: FINISH failed: %s", m->conn.error);
+        }
+    } else {
+        swf_conn_close(&m->conn);
+    }
+    m->connected = false;
+    if (NULL != m->endpoints) {
+        for (i = 0; i < m->num_nodes; i++) {
+            if (NULL != m->endpoints[i]) {
+                OBJ_RELEASE(m->endpoints[i]);
+            }
+        }
+        free(m->endpoints);
+        m->endpoints = NULL;
+    }
+    free(m->rx_buf);
+    m->rx_buf = NULL;
+    mca_btl_swf_frag_lists_fini();
+    /* the launcher reaps its simulator, which exits after the last FINISH */
+    mca_btl_swf_launch_stop();
+    c->module = NULL;
+    return OPAL_SUCCESS;
+}

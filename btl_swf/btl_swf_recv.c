@@ -1,0 +1,116 @@
+/*
+ * btl_swf_recv.c: progress and delivery. The simulator's time only moves
+ * when nodes talk to it, so progress must ask: it PROBEs a few times and
+ * then parks in WAITING_START with a timeout that grows with every idle
+ * wait (the SWORDFISH report's strategy). A queued message is fetched
+ * with RECV into one reusable buffer and handed to the active-message
+ * callback of its tag.
+ */
+
+#include "opal_config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "opal/util/output.h"
+
+#include "btl_swf.h"
+#include "btl_swf_hdr.h"
+
+/* RECV the message announced by info and hand it to its callback.
+ * 1 when delivered, 0 when dropped, -1 after a fatal error. */
+static int swf_deliver(mca_btl_swf_module_t *m, const swf_msg_info_t *announced)
+{
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+    const mca_btl_active_message_callback_t *reg;
+    mca_btl_base_descriptor_t des;
+    mca_btl_base_segment_t seg;
+    swf_msg_info_t info;
+    uint8_t am_tag;
+    int len;
+
+    if (announced->len > m->rx_buf_size) {
+        /* a peer can never produce this: the stream is not ours */
+        snprintf(m->conn.error, sizeof(m->conn.error),
+                 "a queued message of %u bytes from node %u exceeds the largest fragment (%zu)",
+                 announced->len, announced->src, m->rx_buf_size);
+        mca_btl_swf_fatal(m, "receiving a message");
+        return -1;
+    }
+    len = swf_conn_recv(&m->conn, m->rx_buf, m->rx_buf_size, &info);
+    if (len < 0) {
+        mca_btl_swf_fatal(m, "receiving a message");
+        return -1;
+    }
+    if (!mca_btl_swf_tag_decode(info.tag, &am_tag)) {
+        opal_output_verbose(1, c->output,
+                            "btl:swf: dropped a %d-byte message from node %u with foreign tag 0x%08x",
+                            len, info.src, info.tag);
+        return 0;
+    }
+    reg = mca_btl_base_active_message_trigger + am_tag;
+    if (OPAL_UNLIKELY(NULL == reg->cbfunc)) {
+        opal_output_verbose(1, c->output,
+                            "btl:swf: dropped a %d-byte message from node %u for unregistered tag %u",
+                            len, info.src, (unsigned) am_tag);
+        return 0;
+    }
+    m->frags_recv++;
+    m->bytes_recv += (uint64_t) len;
+    opal_output_verbose(10, c->output, "btl:swf: %d bytes from node %u, tag %u", len, info.src,
+                        (unsigned) am_tag);
+
+    seg.seg_addr.pval = m->rx_buf;
+    seg.seg_len = (uint64_t) len;
+    memset(&des, 0, sizeof(des));
+    des.des_segments = &seg;
+    des.des_segment_count = 1;
+    reg->cbfunc(&m->super, am_tag, &des, reg->cbdata);
+    return 1;
+}
+
+int mca_btl_swf_component_progress(void)
+{
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+    mca_btl_swf_module_t *m = c->module;
+    swf_msg_info_t info;
+    int rc, count = 0;
+
+    if (NULL == m || !m->connected || m->failed || m->in_progress) {
+        return 0;
+    }
+    /* a callback may send, but must not re-enter a command exchange */
+    m->in_progress = true;
+
+    if (m->idle_probes < (unsigned) c->probe_count) {
+        rc = swf_conn_probe(&m->conn, &info);
+        if (0 == rc) {
+            m->idle_probes++;
+        }
+    } else {
+        int wait_max = c->wait_max_ms > 0 ? c->wait_max_ms : 1;
+
+        if (m->wait_ms > wait_max) {
+            m->wait_ms = wait_max;
+        }
+        m->waits++;
+        rc = swf_conn_wait(&m->conn, (uint32_t) m->wait_ms * 1000u, &info);
+        if (0 == rc) {
+            m->wait_timeouts++;
+            /* idle again: wait longer next time, up to the bound */
+            m->wait_ms += c->wait_step_ms > 0 ? c->wait_step_ms : 1;
+        }
+    }
+
+    if (rc < 0) {
+        mca_btl_swf_fatal(m, "progress (PROBE/WAITING_START)");
+    } else if (rc > 0) {
+        m->idle_probes = 0;
+        m->wait_ms = c->wait_step_ms > 0 ? c->wait_step_ms : 1;
+        if (swf_deliver(m, &info) > 0) {
+            count = 1;
+        }
+    }
+    m->in_progress = false;
+    return count;
+}
