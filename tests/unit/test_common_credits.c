@@ -1,0 +1,337 @@
+/*
+ * test_common_credits.c: unit tests of tc_credits, MPI-BIP's credit
+ * algorithm: exhaustion and the forced credit-only message, the reserved
+ * last credit, FIFO order under exhaustion, bad credit values, and a
+ * two-peer simulation that checks the slot invariant and delivery order.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tc_credits.h"
+
+typedef struct req {
+    tc_list_item_t link;
+    int id;
+} req_t;
+
+static void test_init_rejects_small_n(void **state)
+{
+    tc_credits_t cr;
+    (void) state;
+
+    assert_int_equal(tc_credits_init(&cr, 0), -EINVAL);
+    assert_int_equal(tc_credits_init(&cr, 1), -EINVAL);
+    assert_int_equal(tc_credits_init(&cr, 2), 0);
+    assert_int_equal(tc_credits_available(&cr), 2);
+    assert_int_equal(tc_credits_owed(&cr), 0);
+}
+
+/* N-1 ordinary sends use every credit but the reserved one; the receiver
+ * reaches B = N-1 and must force a credit-only message that refills C. */
+static void test_exhaustion_and_forced_return(void **state)
+{
+    const uint32_t n = 4;
+    tc_credits_t i_to_j, j_to_i;
+    uint32_t pb[8], back;
+    (void) state;
+
+    tc_credits_init(&i_to_j, n);
+    tc_credits_init(&j_to_i, n);
+    for (uint32_t k = 0; k < n - 1; k++) {
+        assert_int_equal(tc_credits_try_send(&i_to_j, &pb[k]), 0);
+        assert_int_equal(pb[k], 0);
+    }
+    assert_int_equal(tc_credits_available(&i_to_j), 1);
+    /* Exhausted: the last credit is reserved for credit-only messages. */
+    assert_int_equal(tc_credits_try_send(&i_to_j, &pb[7]), -EAGAIN);
+    assert_int_equal(tc_credits_available(&i_to_j), 1);
+
+    for (uint32_t k = 0; k < n - 1; k++) {
+        assert_false(tc_credits_need_credit_only(&j_to_i));
+        assert_int_equal(tc_credits_received(&j_to_i, pb[k]), 0);
+    }
+    assert_int_equal(tc_credits_owed(&j_to_i), n - 1);
+    assert_true(tc_credits_need_credit_only(&j_to_i));
+    assert_int_equal(tc_credits_take_credit_only(&j_to_i, &back), 0);
+    assert_int_equal(back, n - 1);
+    assert_int_equal(tc_credits_owed(&j_to_i), 0);
+    assert_int_equal(tc_credits_available(&j_to_i), n - 1);
+    assert_false(tc_credits_need_credit_only(&j_to_i));
+    assert_int_equal(j_to_i.stats.credit_only_sent, 1);
+
+    /* i gets its credits back (and now owes j one slot). */
+    assert_int_equal(tc_credits_received(&i_to_j, back), 0);
+    assert_int_equal(tc_credits_available(&i_to_j), n);
+    assert_int_equal(tc_credits_owed(&i_to_j), 1);
+    /* The next ordinary message piggy-backs that credit. */
+    assert_int_equal(tc_credits_try_send(&i_to_j, &pb[0]), 0);
+    assert_int_equal(pb[0], 1);
+    assert_int_equal(tc_credits_owed(&i_to_j), 0);
+}
+
+/* N = 2: a single ordinary message in flight, the second credit is only
+ * ever used by a credit-only message. */
+static void test_reserved_last_credit(void **state)
+{
+    tc_credits_t cr;
+    uint32_t pb;
+    (void) state;
+
+    tc_credits_init(&cr, 2);
+    /* Nothing owed: no credit-only message possible or needed. */
+    assert_int_equal(tc_credits_take_credit_only(&cr, &pb), -EAGAIN);
+    assert_int_equal(tc_credits_try_send(&cr, &pb), 0);
+    assert_int_equal(tc_credits_try_send(&cr, &pb), -EAGAIN);
+    /* A message arrives from the peer carrying no credit: B = 1 = N-1. */
+    assert_int_equal(tc_credits_received(&cr, 0), 0);
+    assert_true(tc_credits_need_credit_only(&cr));
+    /* Ordinary sends still wait, the credit-only message may go. */
+    assert_int_equal(tc_credits_try_send(&cr, &pb), -EAGAIN);
+    assert_int_equal(tc_credits_take_credit_only(&cr, &pb), 0);
+    assert_int_equal(pb, 1);
+    assert_int_equal(tc_credits_available(&cr), 0);
+    /* No credit at all now, even for a credit-only message. */
+    assert_int_equal(tc_credits_received(&cr, 0), 0);
+    assert_false(tc_credits_need_credit_only(&cr));
+    assert_int_equal(tc_credits_take_credit_only(&cr, &pb), -EAGAIN);
+    /* The peer returns both slots. */
+    assert_int_equal(tc_credits_received(&cr, 2), 0);
+    assert_int_equal(tc_credits_available(&cr), 2);
+    assert_true(tc_credits_need_credit_only(&cr));
+    assert_int_equal(tc_credits_try_send(&cr, &pb), 0);
+    assert_int_equal(pb, 2);
+}
+
+/* Under exhaustion sends queue up and leave strictly in order; a new send
+ * never overtakes queued ones even when a credit is free. */
+static void test_fifo_order_under_exhaustion(void **state)
+{
+    const uint32_t n = 3;
+    tc_credits_t cr;
+    req_t reqs[20];
+    int expect = 0, sent_now = 0;
+    uint32_t pb;
+    tc_list_item_t *it;
+    (void) state;
+
+    tc_credits_init(&cr, n);
+    for (int k = 0; k < 20; k++) {
+        reqs[k].id = k;
+        if (0 == tc_credits_try_send(&cr, &pb)) {
+            assert_int_equal(k, expect);
+            expect++;
+            sent_now++;
+        } else {
+            tc_credits_defer(&cr, &reqs[k].link);
+        }
+    }
+    assert_int_equal(sent_now, n - 1);
+    assert_int_equal(tc_credits_queued(&cr), 20 - (n - 1));
+    assert_null(tc_credits_next_ready(&cr, &pb));
+
+    /* Credits trickle back one at a time. */
+    while (tc_credits_queued(&cr) > 0) {
+        assert_int_equal(tc_credits_received(&cr, 1), 0);
+        /* A fresh send must queue behind the waiting ones. */
+        assert_int_equal(tc_credits_try_send(&cr, &pb), -EAGAIN);
+        while (NULL != (it = tc_credits_next_ready(&cr, &pb))) {
+            req_t *r = TC_CONTAINER_OF(it, req_t, link);
+            assert_int_equal(r->id, expect);
+            expect++;
+        }
+    }
+    assert_int_equal(expect, 20);
+    assert_int_equal(cr.stats.deferred, 20 - (n - 1));
+
+    /* cancel puts an item back at the head and restores the account. */
+    tc_credits_received(&cr, 1);
+    tc_credits_defer(&cr, &reqs[0].link);
+    tc_credits_defer(&cr, &reqs[1].link);
+    {
+        uint32_t before_c = tc_credits_available(&cr), before_b = tc_credits_owed(&cr);
+        it = tc_credits_next_ready(&cr, &pb);
+        assert_ptr_equal(it, &reqs[0].link);
+        tc_credits_cancel(&cr, it, pb);
+        assert_int_equal(tc_credits_available(&cr), before_c);
+        assert_int_equal(tc_credits_owed(&cr), before_b);
+        assert_ptr_equal(tc_credits_drain(&cr), &reqs[0].link);
+        assert_ptr_equal(tc_credits_drain(&cr), &reqs[1].link);
+        assert_null(tc_credits_drain(&cr));
+    }
+    tc_credits_fini(&cr);
+}
+
+/* Credit values from the wire are checked against what we can be owed. */
+static void test_bogus_credits_rejected(void **state)
+{
+    tc_credits_t cr;
+    uint32_t pb;
+    (void) state;
+
+    tc_credits_init(&cr, 4);
+    /* Nothing sent yet: the peer owes us nothing. */
+    assert_int_equal(tc_credits_received(&cr, 1), -EPROTO);
+    assert_int_equal(tc_credits_owed(&cr), 0);
+    tc_credits_try_send(&cr, &pb);
+    tc_credits_try_send(&cr, &pb);
+    assert_int_equal(tc_credits_received(&cr, 3), -EPROTO);
+    assert_int_equal(tc_credits_received(&cr, 0xffffffffu), -EPROTO);
+    assert_int_equal(tc_credits_received(&cr, 2), 0);
+    assert_int_equal(tc_credits_available(&cr), 4);
+    /* A peer that sends more than N messages without our credits. */
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(tc_credits_received(&cr, 0), 0);
+    }
+    assert_int_equal(tc_credits_received(&cr, 0), -EPROTO);
+}
+
+/* ---- two-peer simulation ---- */
+
+#define SIM_MSGS 400
+#define SIM_QMAX 64
+
+typedef struct sim_msg {
+    int app_id;       /* -1: credit-only */
+    uint32_t credits;
+} sim_msg_t;
+
+typedef struct sim_peer {
+    tc_credits_t cr;            /* my account towards the other peer */
+    req_t reqs[SIM_MSGS];
+    int next_app;               /* next application message to submit */
+    int next_expected;          /* next application id I must receive */
+    sim_msg_t wire[SIM_QMAX];   /* messages in flight to the other peer */
+    int wire_head, wire_count;
+} sim_peer_t;
+
+static void sim_post(sim_peer_t *from, int app_id, uint32_t credits)
+{
+    assert_true(from->wire_count < SIM_QMAX);
+    from->wire[(from->wire_head + from->wire_count) % SIM_QMAX] =
+        (sim_msg_t) {.app_id = app_id, .credits = credits};
+    from->wire_count++;
+}
+
+/* The peer's receive queue holds at most N of my messages. */
+static void sim_check_invariant(sim_peer_t *a, sim_peer_t *b, uint32_t n)
+{
+    uint32_t returning = 0;
+    for (int k = 0; k < b->wire_count; k++) {
+        returning += b->wire[(b->wire_head + k) % SIM_QMAX].credits;
+    }
+    /* C(a->b) + in flight a->b + B(b<-a) + credits in flight b->a == N */
+    assert_int_equal(tc_credits_available(&a->cr) + (uint32_t) a->wire_count +
+                         tc_credits_owed(&b->cr) + returning, n);
+}
+
+static void sim_progress_sends(sim_peer_t *p)
+{
+    tc_list_item_t *it;
+    uint32_t pb;
+
+    while (NULL != (it = tc_credits_next_ready(&p->cr, &pb))) {
+        sim_post(p, TC_CONTAINER_OF(it, req_t, link)->id, pb);
+    }
+    if (tc_credits_need_credit_only(&p->cr)) {
+        assert_int_equal(tc_credits_take_credit_only(&p->cr, &pb), 0);
+        sim_post(p, -1, pb);
+    }
+}
+
+static void sim_deliver_one(sim_peer_t *from, sim_peer_t *to)
+{
+    sim_msg_t m = from->wire[from->wire_head];
+    from->wire_head = (from->wire_head + 1) % SIM_QMAX;
+    from->wire_count--;
+    assert_int_equal(tc_credits_received(&to->cr, m.credits), 0);
+    if (m.app_id >= 0) {
+        assert_int_equal(m.app_id, to->next_expected);
+        to->next_expected++;
+    }
+    sim_progress_sends(to);
+}
+
+static void sim_submit(sim_peer_t *p)
+{
+    uint32_t pb;
+    req_t *r = &p->reqs[p->next_app];
+
+    r->id = p->next_app++;
+    if (0 == tc_credits_try_send(&p->cr, &pb)) {
+        sim_post(p, r->id, pb);
+    } else {
+        tc_credits_defer(&p->cr, &r->link);
+    }
+}
+
+static void run_sim(uint32_t n, unsigned seed)
+{
+    sim_peer_t *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+    long steps = 0;
+    uint64_t credit_only;
+
+    srand(seed);
+    tc_credits_init(&a->cr, n);
+    tc_credits_init(&b->cr, n);
+    while (a->next_expected < SIM_MSGS || b->next_expected < SIM_MSGS) {
+        int action = rand() % 4;
+        if (0 == action && a->next_app < SIM_MSGS) {
+            sim_submit(a);
+        } else if (1 == action && b->next_app < SIM_MSGS) {
+            sim_submit(b);
+        } else if (2 == action && a->wire_count > 0) {
+            sim_deliver_one(a, b);
+        } else if (3 == action && b->wire_count > 0) {
+            sim_deliver_one(b, a);
+        }
+        sim_check_invariant(a, b, n);
+        sim_check_invariant(b, a, n);
+        /* Liveness: the algorithm never deadlocks, so this is generous. */
+        assert_true(++steps < 1000000);
+    }
+    /* For N >= 3 the exchange of credit-only messages dies out. */
+    credit_only = a->cr.stats.credit_only_sent + b->cr.stats.credit_only_sent;
+    while (a->wire_count > 0 || b->wire_count > 0) {
+        if (a->wire_count > 0) {
+            sim_deliver_one(a, b);
+        }
+        if (b->wire_count > 0) {
+            sim_deliver_one(b, a);
+        }
+        assert_true(++steps < 1000000);
+    }
+    assert_int_equal(tc_credits_queued(&a->cr), 0);
+    assert_int_equal(tc_credits_queued(&b->cr), 0);
+    assert_true(a->cr.stats.credit_only_sent + b->cr.stats.credit_only_sent <= credit_only + 2);
+    free(a);
+    free(b);
+}
+
+static void test_two_peer_simulation(void **state)
+{
+    (void) state;
+    for (uint32_t n = 3; n <= 8; n++) {
+        for (unsigned seed = 1; seed <= 5; seed++) {
+            run_sim(n, seed * 7919u + n);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_init_rejects_small_n),
+        cmocka_unit_test(test_exhaustion_and_forced_return),
+        cmocka_unit_test(test_reserved_last_credit),
+        cmocka_unit_test(test_fifo_order_under_exhaustion),
+        cmocka_unit_test(test_bogus_credits_rejected),
+        cmocka_unit_test(test_two_peer_simulation),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
