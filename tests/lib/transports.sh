@@ -1,0 +1,185 @@
+# transports.sh: shell helpers shared by tests/mpi/run and bench/run (bash).
+#
+# They find the build tree, collect the components built there into a
+# private component directory (copies, never symlinks), build the mpirun
+# command line (run-as-root, oversubscription, component path), and load a
+# transport's settings from tests/btl.d/NAME.conf (format: docs/testing.md).
+#
+# Source this file, then call tr_init "$script_dir"; call tr_cleanup on exit.
+
+# Directories, set by tr_init.
+TR_SRCDIR=""        # top of the source tree (holds tests/btl.d)
+TR_BUILDDIR=""      # top of the build tree (holds */.libs/mca_*.so)
+TR_TMPDIR=""        # private scratch directory, removed by tr_cleanup
+TR_COMPDIR=""       # the private component directory inside TR_TMPDIR
+TR_SYSCOMPDIR=""    # Open MPI's own component directory
+TR_COMPPATH=""      # value for mca_base_component_path
+TR_TREE_COMPONENTS=()  # framework_name of each component found in the tree
+TR_TREE_BTLS=()        # names of the BTL components found in the tree
+TR_NCORES=1
+
+tr_die() {
+    echo "$(basename "$0"): $*" >&2
+    exit 2
+}
+
+tr_note() {
+    echo "$(basename "$0"): $*" >&2
+}
+
+# tr_init SCRIPT_DIR: SCRIPT_DIR is tests/mpi or bench, in the source tree
+# (the script's own directory). TRANSPORTS_SRCDIR and TRANSPORTS_BUILDDIR
+# override the guesses; make check sets both.
+tr_init() {
+    local here="$1"
+
+    TR_SRCDIR="${TRANSPORTS_SRCDIR:-$(cd "$here/../.." 2>/dev/null && pwd)}"
+    if [ -z "${TRANSPORTS_SRCDIR:-}" ] && [ ! -d "$TR_SRCDIR/tests/btl.d" ]; then
+        TR_SRCDIR="$(cd "$here/.." && pwd)"
+    fi
+    TR_BUILDDIR="${TRANSPORTS_BUILDDIR:-}"
+    if [ -z "$TR_BUILDDIR" ]; then
+        # In-tree build: the script's tree is the build tree. Otherwise the
+        # caller must say where the build tree is.
+        TR_BUILDDIR="$TR_SRCDIR"
+        if [ ! -f "$TR_BUILDDIR/config.status" ] && [ -f ./config.status ]; then
+            TR_BUILDDIR="$(pwd)"
+        fi
+    fi
+    [ -d "$TR_BUILDDIR" ] || tr_die "build tree $TR_BUILDDIR not found"
+    TR_BUILDDIR="$(cd "$TR_BUILDDIR" && pwd)"
+
+    TR_NCORES="$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)"
+    TR_TMPDIR="$(mktemp -d "${TMPDIR:-/tmp}/transports.XXXXXX")" ||
+        tr_die "cannot create a temporary directory"
+    chmod 700 "$TR_TMPDIR"
+    TR_COMPDIR="$TR_TMPDIR/components"
+    mkdir "$TR_COMPDIR"
+    tr_find_system_components
+    tr_collect_components
+}
+
+tr_cleanup() {
+    if [ -n "$TR_TMPDIR" ] && [ -d "$TR_TMPDIR" ]; then
+        rm -rf "$TR_TMPDIR"
+    fi
+    TR_TMPDIR=""
+}
+
+# Open MPI's own component directory, from ompi_info (falls back to the
+# pkglibdir of mpicc's library directory). Only an existing directory will
+# do: a missing one on the path stops the component scan.
+tr_find_system_components() {
+    local dir=""
+
+    dir="$(ompi_info --parsable --path pkglibdir 2>/dev/null |
+           sed -n 's/^path:pkglibdir://p' | head -n 1)"
+    if [ -z "$dir" ] || [ ! -d "$dir" ]; then
+        local libdir
+        libdir="$(ompi_info --parsable --path libdir 2>/dev/null |
+                  sed -n 's/^path:libdir://p' | head -n 1)"
+        for cand in "$libdir/openmpi3" "$libdir/openmpi"; do
+            if [ -n "$libdir" ] && [ -d "$cand" ]; then
+                dir="$cand"
+                break
+            fi
+        done
+    fi
+    [ -n "$dir" ] && [ -d "$dir" ] ||
+        tr_die "cannot find Open MPI's component directory (is ompi_info installed?)"
+    TR_SYSCOMPDIR="$dir"
+}
+
+# Copies every component built in the tree (*/.libs/mca_*.so, one level
+# below the top and also inside nested component dirs) into TR_COMPDIR.
+tr_collect_components() {
+    local so base name
+
+    TR_TREE_COMPONENTS=()
+    TR_TREE_BTLS=()
+    shopt -s nullglob
+    for so in "$TR_BUILDDIR"/*/.libs/mca_*.so "$TR_BUILDDIR"/*/*/.libs/mca_*.so; do
+        # A dangling symlink in the component dir would stop the scan.
+        [ -f "$so" ] || continue
+        base="$(basename "$so")"
+        if [ -e "$TR_COMPDIR/$base" ]; then
+            tr_note "warning: $base found twice in the build tree, using the first"
+            continue
+        fi
+        cp -L "$so" "$TR_COMPDIR/$base" || tr_die "cannot copy $so"
+        name="${base#mca_}"
+        name="${name%.so}"
+        TR_TREE_COMPONENTS+=("$name")
+        case "$name" in
+            btl_*) TR_TREE_BTLS+=("${name#btl_}") ;;
+        esac
+    done
+    shopt -u nullglob
+    TR_COMPPATH="$TR_COMPDIR:$TR_SYSCOMPDIR"
+}
+
+# The default list of transports: vader, tcp, each BTL built in the tree,
+# and each extra configuration NAME-*.conf that a built BTL ships.
+tr_default_btls() {
+    local list="vader tcp" b conf
+
+    for b in "${TR_TREE_BTLS[@]}"; do
+        list="$list $b"
+        for conf in "$TR_SRCDIR"/tests/btl.d/"$b"-*.conf; do
+            [ -f "$conf" ] || continue
+            conf="$(basename "$conf" .conf)"
+            list="$list $conf"
+        done
+    done
+    echo "$list"
+}
+
+# tr_load_btl NAME: sets BTL_NAME, BTL_SELECT, BTL_KIND, BTL_MCA_ARGS,
+# BTL_NP_MAX and the functions btl_setup/btl_teardown from
+# tests/btl.d/NAME.conf, or defaults when there is no such file. The
+# fragment runs in this shell with BTL_NAME, TR_SRCDIR, TR_BUILDDIR,
+# TR_COMPDIR and BTL_TMPDIR (a private scratch dir for this transport) set.
+tr_load_btl() {
+    local name="$1" conf
+
+    BTL_NAME="$name"
+    BTL_SELECT="self,$name"
+    BTL_KIND="host"
+    BTL_MCA_ARGS=()
+    BTL_NP_MAX=""
+    BTL_TMPDIR="$TR_TMPDIR/btl-$name"
+    mkdir -p "$BTL_TMPDIR"
+    btl_setup() { :; }
+    btl_teardown() { :; }
+    conf="$TR_SRCDIR/tests/btl.d/$name.conf"
+    if [ -f "$conf" ]; then
+        # shellcheck disable=SC1090
+        . "$conf" || tr_die "error in $conf"
+    fi
+    case "$BTL_KIND" in
+        host|network) ;;
+        *) tr_die "$conf: BTL_KIND must be host or network, not '$BTL_KIND'" ;;
+    esac
+}
+
+# tr_mpirun_args NP: fills the array TR_MPIRUN with mpirun and its options
+# for NP ranks over the loaded transport (run tr_load_btl first).
+tr_mpirun_args() {
+    local np="$1"
+
+    TR_MPIRUN=(mpirun -np "$np")
+    if [ "$(id -u)" -eq 0 ]; then
+        TR_MPIRUN+=(--allow-run-as-root)
+    fi
+    if [ "$np" -gt "$TR_NCORES" ]; then
+        TR_MPIRUN+=(--oversubscribe)
+    fi
+    TR_MPIRUN+=(--mca mca_base_component_path "$TR_COMPPATH")
+    TR_MPIRUN+=(--mca btl "$BTL_SELECT")
+    TR_MPIRUN+=("${BTL_MCA_ARGS[@]}")
+}
+
+# tr_split LIST: comma- or space-separated list to one word per line.
+tr_split() {
+    echo "$1" | tr ', ' '\n\n' | sed '/^$/d'
+}
