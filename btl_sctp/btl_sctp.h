@@ -1,0 +1,97 @@
+/*
+ * btl_sctp.h: the btl/sctp component and module.
+ *
+ * One module per process, over one one-to-many SCTP socket (kernel or
+ * user stack, see btl_sctp_sock.h) bound to every allowed interface.
+ */
+#ifndef MCA_BTL_SCTP_H
+#define MCA_BTL_SCTP_H
+
+#include "opal_config.h"
+
+#include "opal/class/opal_free_list.h"
+#include "opal/class/opal_list.h"
+#include "opal/mca/btl/btl.h"
+#include "opal/mca/btl/base/base.h"
+
+#include "btl_sctp_sock.h"
+
+BEGIN_C_DECLS
+
+typedef struct mca_btl_sctp_component_t {
+    mca_btl_base_component_3_0_0_t super;
+
+    /* parameters */
+    int stack_param;          /* auto, kernel, user */
+    char *if_include;
+    char *if_exclude;
+    int num_streams;
+    int sndbuf;
+    int rcvbuf;
+    int nodelay;
+    int mtu;
+    int crc32c;
+    int probe_ms;
+    int path_timeout_ms;
+    int rto_min_ms;
+    int max_retrans;
+    int sctp_port;
+    int prio_streams;
+    int free_list_num;
+    int free_list_max;
+    int free_list_inc;
+    int verbose;
+
+    /* state */
+    int output;               /* opal_output stream */
+    int stack;                /* the stack in use */
+    btl_sctp_sock_t *sock;
+    struct mca_btl_sctp_module_t *module;
+    opal_free_list_t eager_frags;
+    opal_free_list_t max_frags;
+    opal_list_t endpoints;
+    opal_list_t pending_eps;  /* endpoints with queued fragments */
+    int finalizing;
+    int explicit_request;     /* sctp named in the btl list */
+} mca_btl_sctp_component_t;
+
+OPAL_MODULE_DECLSPEC extern mca_btl_sctp_component_t mca_btl_sctp_component;
+
+typedef struct mca_btl_sctp_module_t {
+    mca_btl_base_module_t super;
+    mca_btl_base_module_error_cb_fn_t error_cb;
+} mca_btl_sctp_module_t;
+
+extern mca_btl_sctp_module_t mca_btl_sctp_module;
+
+int mca_btl_sctp_component_progress(void);
+
+int mca_btl_sctp_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                           struct opal_proc_t **procs,
+                           struct mca_btl_base_endpoint_t **peers, opal_bitmap_t *reachable);
+int mca_btl_sctp_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                           struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers);
+int mca_btl_sctp_finalize(struct mca_btl_base_module_t *btl);
+mca_btl_base_descriptor_t *mca_btl_sctp_alloc(struct mca_btl_base_module_t *btl,
+                                              struct mca_btl_base_endpoint_t *endpoint,
+                                              uint8_t order, size_t size, uint32_t flags);
+int mca_btl_sctp_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des);
+mca_btl_base_descriptor_t *mca_btl_sctp_prepare_src(struct mca_btl_base_module_t *btl,
+                                                    struct mca_btl_base_endpoint_t *endpoint,
+                                                    struct opal_convertor_t *convertor,
+                                                    uint8_t order, size_t reserve,
+                                                    size_t *size, uint32_t flags);
+int mca_btl_sctp_send(struct mca_btl_base_module_t *btl,
+                      struct mca_btl_base_endpoint_t *endpoint,
+                      struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag);
+int mca_btl_sctp_register_error(struct mca_btl_base_module_t *btl,
+                                mca_btl_base_module_error_cb_fn_t cbfunc);
+void mca_btl_sctp_dump(struct mca_btl_base_module_t *btl,
+                       struct mca_btl_base_endpoint_t *endpoint, int verbose);
+
+/* receive path, called from progress */
+void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg);
+
+END_C_DECLS
+
+#endif /* MCA_BTL_SCTP_H */

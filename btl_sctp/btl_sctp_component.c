@@ -1,0 +1,484 @@
+/*
+ * btl_sctp_component.c: parameters, stack selection, interface binding,
+ * modex publication and the progress function of btl/sctp.
+ */
+#include "opal_config.h"
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "opal/mca/base/mca_base_var.h"
+#include "opal/mca/pmix/pmix.h"
+#include "opal/util/argv.h"
+#include "opal/util/output.h"
+#include "opal/util/show_help.h"
+
+#include "btl_sctp.h"
+#include "btl_sctp_endpoint.h"
+#include "btl_sctp_frag.h"
+#include "btl_sctp_hdr.h"
+
+static int mca_btl_sctp_component_register(void);
+static int mca_btl_sctp_component_open(void);
+static int mca_btl_sctp_component_close(void);
+static mca_btl_base_module_t **mca_btl_sctp_component_init(int *num_btls,
+                                                           bool enable_progress_threads,
+                                                           bool enable_mpi_threads);
+
+mca_btl_sctp_component_t mca_btl_sctp_component = {
+    .super = {
+        .btl_version = {
+            MCA_BTL_DEFAULT_VERSION("sctp"),
+            .mca_open_component = mca_btl_sctp_component_open,
+            .mca_close_component = mca_btl_sctp_component_close,
+            .mca_register_component_params = mca_btl_sctp_component_register,
+        },
+        .btl_data = {
+            .param_field = MCA_BASE_METADATA_PARAM_CHECKPOINT,
+        },
+        .btl_init = mca_btl_sctp_component_init,
+        .btl_progress = mca_btl_sctp_component_progress,
+    },
+};
+
+static const mca_base_var_enum_value_t stack_values[] = {
+    {BTL_SCTP_STACK_AUTO, "auto"},
+    {BTL_SCTP_STACK_KERNEL, "kernel"},
+    {BTL_SCTP_STACK_USER, "user"},
+    {0, NULL},
+};
+
+static void reg_int(const char *name, const char *desc, int *storage, int level)
+{
+    (void) mca_base_component_var_register(&mca_btl_sctp_component.super.btl_version, name, desc,
+                                           MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, level,
+                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+static void reg_string(const char *name, const char *desc, char **storage, int level)
+{
+    (void) mca_base_component_var_register(&mca_btl_sctp_component.super.btl_version, name, desc,
+                                           MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, level,
+                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+static int mca_btl_sctp_component_register(void)
+{
+    mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
+    mca_base_var_enum_t *stack_enum = NULL;
+    btl_sctp_sock_config_t def;
+
+    btl_sctp_sock_config_default(&def, BTL_SCTP_STACK_USER);
+
+    c->stack_param = BTL_SCTP_STACK_AUTO;
+    (void) mca_base_var_enum_create("btl_sctp_stack", stack_values, &stack_enum);
+    (void) mca_base_component_var_register(
+        &c->super.btl_version, "stack",
+        "SCTP stack: auto (kernel SCTP when the kernel has it, else usrsctp), kernel "
+        "(libsctp), user (usrsctp over UDP, driven by the BTL's progress)",
+        MCA_BASE_VAR_TYPE_INT, stack_enum, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->stack_param);
+    OBJ_RELEASE(stack_enum);
+
+    c->if_include = NULL;
+    reg_string("if_include",
+               "Comma-separated interfaces (names or a.b.c.d/n) to bind and advertise; "
+               "mutually exclusive with if_exclude",
+               &c->if_include, OPAL_INFO_LVL_1);
+    c->if_exclude = NULL;
+    reg_string("if_exclude",
+               "Comma-separated interfaces (names or a.b.c.d/n) not to use; default: none, "
+               "so that loopback carries a single-host job",
+               &c->if_exclude, OPAL_INFO_LVL_1);
+    c->num_streams = def.num_streams;
+    reg_int("num_streams",
+            "SCTP streams per association: stream 0 for control and eager traffic, the "
+            "others for bulk fragments (1: everything on stream 0)",
+            &c->num_streams, OPAL_INFO_LVL_4);
+    c->sndbuf = def.sndbuf;
+    reg_int("sndbuf", "Socket send buffer in bytes", &c->sndbuf, OPAL_INFO_LVL_4);
+    c->rcvbuf = def.rcvbuf;
+    reg_int("rcvbuf", "Socket receive buffer in bytes", &c->rcvbuf, OPAL_INFO_LVL_4);
+    c->nodelay = 1;
+    reg_int("nodelay", "Set SCTP_NODELAY (send small messages at once)", &c->nodelay,
+            OPAL_INFO_LVL_4);
+    c->mtu = 0;
+    reg_int("mtu",
+            "User stack: largest SCTP packet per UDP datagram (0: 65000 when every "
+            "address is loopback, else 1472)",
+            &c->mtu, OPAL_INFO_LVL_5);
+    c->crc32c = 0;
+    reg_int("crc32c",
+            "User stack: compute and check SCTP's CRC32c (0: rely on the UDP checksum, "
+            "which is cheaper; must be equal in every process)",
+            &c->crc32c, OPAL_INFO_LVL_5);
+    c->probe_ms = def.probe_ms;
+    reg_int("path_probe_ms", "User stack: interval of path probes per peer, ms",
+            &c->probe_ms, OPAL_INFO_LVL_5);
+    c->path_timeout_ms = def.path_timeout_ms;
+    reg_int("path_timeout_ms",
+            "User stack: a path without a probe answer for this long is dead, ms",
+            &c->path_timeout_ms, OPAL_INFO_LVL_5);
+    c->rto_min_ms = def.rto_min_ms;
+    reg_int("rto_min_ms", "Minimum retransmission timeout, ms", &c->rto_min_ms,
+            OPAL_INFO_LVL_5);
+    c->max_retrans = def.max_retrans;
+    reg_int("max_retrans",
+            "Retransmissions after which an association is aborted (the peer is dead)",
+            &c->max_retrans, OPAL_INFO_LVL_5);
+    c->sctp_port = def.sctp_port;
+    reg_int("port", "User stack: SCTP port inside the AF_CONN stack", &c->sctp_port,
+            OPAL_INFO_LVL_6);
+    c->prio_streams = 1;
+    reg_int("stream_priority",
+            "Serve stream 0 before the bulk streams and interleave messages (I-DATA) "
+            "when the stack supports it",
+            &c->prio_streams, OPAL_INFO_LVL_5);
+    c->free_list_num = 8;
+    reg_int("free_list_num", "Initial fragments per free list", &c->free_list_num,
+            OPAL_INFO_LVL_9);
+    c->free_list_max = -1;
+    reg_int("free_list_max", "Most fragments per free list (-1: unlimited)",
+            &c->free_list_max, OPAL_INFO_LVL_9);
+    c->free_list_inc = 32;
+    reg_int("free_list_inc", "Fragments added when a free list grows", &c->free_list_inc,
+            OPAL_INFO_LVL_9);
+    c->verbose = 0;
+    reg_int("verbose", "Verbosity of btl/sctp (0-100)", &c->verbose, OPAL_INFO_LVL_9);
+
+    mca_btl_sctp_module.super.btl_exclusivity = MCA_BTL_EXCLUSIVITY_LOW;
+    mca_btl_sctp_module.super.btl_eager_limit = 64 * 1024;
+    mca_btl_sctp_module.super.btl_rndv_eager_limit = 64 * 1024;
+    mca_btl_sctp_module.super.btl_max_send_size = 256 * 1024;
+    mca_btl_sctp_module.super.btl_latency = 100;
+    mca_btl_sctp_module.super.btl_bandwidth = 100;
+    mca_btl_sctp_module.super.btl_flags = MCA_BTL_FLAGS_SEND;
+    return mca_btl_base_param_register(&c->super.btl_version, &mca_btl_sctp_module.super);
+}
+
+static int mca_btl_sctp_component_open(void)
+{
+    mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
+
+    c->output = opal_output_open(NULL);
+    opal_output_set_verbosity(c->output, c->verbose);
+    c->sock = NULL;
+    c->module = NULL;
+    c->finalizing = 0;
+    OBJ_CONSTRUCT(&c->eager_frags, opal_free_list_t);
+    OBJ_CONSTRUCT(&c->max_frags, opal_free_list_t);
+    OBJ_CONSTRUCT(&c->endpoints, opal_list_t);
+    OBJ_CONSTRUCT(&c->pending_eps, opal_list_t);
+#ifdef MCA_BTL_SCTP_HELP_DIR
+    (void) opal_show_help_add_dir(MCA_BTL_SCTP_HELP_DIR);
+#endif
+#ifdef MCA_BTL_SCTP_SRC_HELP_DIR
+    (void) opal_show_help_add_dir(MCA_BTL_SCTP_SRC_HELP_DIR);
+#endif
+    return OPAL_SUCCESS;
+}
+
+static int mca_btl_sctp_component_close(void)
+{
+    mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
+
+    if (NULL != c->sock) {
+        btl_sctp_sock_close(c->sock);
+        c->sock = NULL;
+    }
+    OBJ_DESTRUCT(&c->pending_eps);
+    OBJ_DESTRUCT(&c->endpoints);
+    OBJ_DESTRUCT(&c->eager_frags);
+    OBJ_DESTRUCT(&c->max_frags);
+    opal_output_close(c->output);
+    return OPAL_SUCCESS;
+}
+
+/* Was sctp named in the btl selection (not as an exclusion)? Only then
+ * does a failure to start deserve a message. */
+static int sctp_requested_explicitly(void)
+{
+    const char **value = NULL;
+    int idx = mca_base_var_find("opal", "btl", NULL, NULL);
+    char **list;
+    int found = 0;
+
+    if (idx < 0 || OPAL_SUCCESS != mca_base_var_get_value(idx, &value, NULL, NULL)
+        || NULL == value || NULL == value[0] || '^' == value[0][0]) {
+        return 0;
+    }
+    list = opal_argv_split(value[0], ',');
+    for (int i = 0; NULL != list && NULL != list[i]; ++i) {
+        if (0 == strcmp(list[i], "sctp")) {
+            found = 1;
+        }
+    }
+    opal_argv_free(list);
+    return found;
+}
+
+/* Does an interface (name, address) match one entry of a comma list of
+ * names or a.b.c.d/n? */
+static int if_matches(const char *list, const char *name, uint32_t ip)
+{
+    char **items = opal_argv_split(list, ',');
+    int hit = 0;
+
+    for (int i = 0; NULL != items && NULL != items[i] && !hit; ++i) {
+        char *slash = strchr(items[i], '/');
+        if (NULL != slash) {
+            struct in_addr net;
+            int prefix = atoi(slash + 1);
+            *slash = '\0';
+            if (1 == inet_pton(AF_INET, items[i], &net) && prefix >= 0 && prefix <= 32) {
+                uint32_t mask = 0 == prefix ? 0 : htonl(~0u << (32 - prefix));
+                hit = (ip & mask) == (net.s_addr & mask);
+            }
+        } else {
+            hit = 0 == strcmp(items[i], name);
+        }
+    }
+    opal_argv_free(items);
+    return hit;
+}
+
+static int prefix_len(uint32_t mask_net)
+{
+    uint32_t m = ntohl(mask_net);
+    int n = 0;
+    while (m & 0x80000000u) {
+        ++n;
+        m <<= 1;
+    }
+    return n;
+}
+
+/* The IPv4 addresses of every allowed interface that is up. */
+static int collect_addrs(btl_sctp_sock_addr_t *addrs, int max, char *why, size_t whylen)
+{
+    mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
+    struct ifaddrs *ifa = NULL;
+    int n = 0;
+
+    if (NULL != c->if_include && '\0' != c->if_include[0] && NULL != c->if_exclude
+        && '\0' != c->if_exclude[0]) {
+        snprintf(why, whylen, "btl_sctp_if_include and btl_sctp_if_exclude are both set");
+        return -1;
+    }
+    if (0 != getifaddrs(&ifa)) {
+        snprintf(why, whylen, "getifaddrs failed");
+        return -1;
+    }
+    for (struct ifaddrs *i = ifa; NULL != i && n < max; i = i->ifa_next) {
+        uint32_t ip;
+        if (NULL == i->ifa_addr || AF_INET != i->ifa_addr->sa_family || !(i->ifa_flags & IFF_UP)) {
+            continue;
+        }
+        ip = ((struct sockaddr_in *) i->ifa_addr)->sin_addr.s_addr;
+        if (NULL != c->if_include && '\0' != c->if_include[0]) {
+            if (!if_matches(c->if_include, i->ifa_name, ip)) {
+                continue;
+            }
+        } else if (NULL != c->if_exclude && '\0' != c->if_exclude[0]
+                   && if_matches(c->if_exclude, i->ifa_name, ip)) {
+            continue;
+        }
+        addrs[n].ip = ip;
+        addrs[n].port = 0;
+        addrs[n].prefix = (uint16_t) (NULL != i->ifa_netmask
+                                          ? prefix_len(((struct sockaddr_in *) i->ifa_netmask)
+                                                           ->sin_addr.s_addr)
+                                          : 32);
+        opal_output_verbose(10, c->output, "btl:sctp: using %s %s/%d", i->ifa_name,
+                            inet_ntoa(((struct sockaddr_in *) i->ifa_addr)->sin_addr),
+                            addrs[n].prefix);
+        ++n;
+    }
+    freeifaddrs(ifa);
+    if (0 == n) {
+        snprintf(why, whylen, "no IPv4 interface is up and allowed by btl_sctp_if_include/"
+                              "btl_sctp_if_exclude");
+        return -1;
+    }
+    return n;
+}
+
+static void disqualify(const char *why)
+{
+    mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
+    opal_output_verbose(5, c->output, "btl:sctp: disabled: %s", why);
+    if (c->explicit_request) {
+        opal_show_help("help-mpi-btl-sctp.txt", "unavailable", true, opal_process_info.nodename,
+                       why);
+    }
+}
+
+static int publish_modex(void)
+{
+    mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
+    btl_sctp_sock_addr_t addrs[BTL_SCTP_SOCK_MAX_ADDRS];
+    char buf[sizeof(mca_btl_sctp_modex_t)
+             + BTL_SCTP_SOCK_MAX_ADDRS * sizeof(mca_btl_sctp_modex_addr_t)];
+    mca_btl_sctp_modex_t *m = (mca_btl_sctp_modex_t *) buf;
+    int n = btl_sctp_sock_local_addrs(c->sock, addrs, BTL_SCTP_SOCK_MAX_ADDRS);
+    int rc;
+
+    memset(buf, 0, sizeof(buf));
+    m->version = MCA_BTL_SCTP_MODEX_VERSION;
+    m->stack = (uint8_t) c->stack;
+    m->naddrs = (uint8_t) n;
+    m->crc32c = (uint8_t) (c->crc32c ? 1 : 0);
+    m->sctp_port = (uint16_t) c->sctp_port;
+    m->num_streams = (uint16_t) c->num_streams;
+    for (int i = 0; i < n; ++i) {
+        m->addrs[i].ip = addrs[i].ip;
+        m->addrs[i].port = addrs[i].port;
+    }
+    OPAL_MODEX_SEND(rc, OPAL_PMIX_GLOBAL, &c->super.btl_version, buf,
+                    sizeof(*m) + (size_t) n * sizeof(mca_btl_sctp_modex_addr_t));
+    return rc;
+}
+
+static mca_btl_base_module_t **mca_btl_sctp_component_init(int *num_btls,
+                                                           bool enable_progress_threads,
+                                                           bool enable_mpi_threads)
+{
+    mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
+    mca_btl_base_module_t **btls;
+    btl_sctp_sock_addr_t addrs[BTL_SCTP_SOCK_MAX_ADDRS];
+    btl_sctp_sock_config_t cfg;
+    char why[512] = "", why2[256] = "";
+    size_t max_payload;
+    int naddrs, rc;
+    (void) enable_progress_threads;
+    (void) enable_mpi_threads;
+
+    *num_btls = 0;
+    c->explicit_request = sctp_requested_explicitly();
+
+    /* the stack */
+    c->stack = c->stack_param;
+    if (BTL_SCTP_STACK_AUTO == c->stack) {
+        if (0 == btl_sctp_sock_probe(BTL_SCTP_STACK_KERNEL, why, sizeof(why))) {
+            c->stack = BTL_SCTP_STACK_KERNEL;
+        } else if (0 == btl_sctp_sock_probe(BTL_SCTP_STACK_USER, why2, sizeof(why2))) {
+            c->stack = BTL_SCTP_STACK_USER;
+        } else {
+            size_t l = strlen(why);
+            snprintf(why + l, sizeof(why) - l, "; %s", why2);
+            disqualify(why);
+            return NULL;
+        }
+    } else if (0 != btl_sctp_sock_probe(c->stack, why, sizeof(why))) {
+        disqualify(why);
+        return NULL;
+    }
+    if (c->num_streams < 1 || c->num_streams > 1024) {
+        disqualify("btl_sctp_num_streams must be between 1 and 1024");
+        return NULL;
+    }
+
+    if (OPAL_SUCCESS != mca_btl_base_param_verify(&mca_btl_sctp_module.super)) {
+        return NULL;
+    }
+    max_payload = mca_btl_sctp_module.super.btl_max_send_size;
+    if (mca_btl_sctp_module.super.btl_eager_limit > max_payload) {
+        max_payload = mca_btl_sctp_module.super.btl_eager_limit;
+    }
+
+    naddrs = collect_addrs(addrs, BTL_SCTP_SOCK_MAX_ADDRS, why, sizeof(why));
+    if (naddrs < 1) {
+        disqualify(why);
+        return NULL;
+    }
+    btl_sctp_sock_config_default(&cfg, c->stack);
+    cfg.sctp_port = c->sctp_port;
+    cfg.num_streams = c->num_streams;
+    cfg.sndbuf = c->sndbuf;
+    cfg.rcvbuf = c->rcvbuf;
+    cfg.nodelay = c->nodelay;
+    cfg.mtu = c->mtu;
+    cfg.crc32c = c->crc32c;
+    cfg.probe_ms = c->probe_ms;
+    cfg.path_timeout_ms = c->path_timeout_ms;
+    cfg.rto_min_ms = c->rto_min_ms;
+    cfg.max_retrans = c->max_retrans;
+    cfg.prio_streams = c->prio_streams;
+    cfg.max_msg = max_payload + MCA_BTL_SCTP_HDR_SIZE;
+    if ((size_t) cfg.sndbuf < 2 * cfg.max_msg || (size_t) cfg.rcvbuf < 2 * cfg.max_msg) {
+        disqualify("btl_sctp_sndbuf and btl_sctp_rcvbuf must hold two fragments of "
+                   "btl_sctp_max_send_size");
+        return NULL;
+    }
+    rc = btl_sctp_sock_open(&c->sock, &cfg, addrs, naddrs, why, sizeof(why));
+    if (0 != rc) {
+        disqualify(why);
+        return NULL;
+    }
+
+    rc = opal_free_list_init(&c->eager_frags, sizeof(mca_btl_sctp_frag_t), opal_cache_line_size,
+                             OBJ_CLASS(mca_btl_sctp_frag_t),
+                             mca_btl_sctp_module.super.btl_eager_limit + MCA_BTL_SCTP_HDR_SIZE,
+                             opal_cache_line_size, c->free_list_num, c->free_list_max,
+                             c->free_list_inc, NULL, 0, NULL, mca_btl_sctp_frag_init,
+                             &c->eager_frags);
+    if (OPAL_SUCCESS == rc) {
+        rc = opal_free_list_init(&c->max_frags, sizeof(mca_btl_sctp_frag_t),
+                                 opal_cache_line_size, OBJ_CLASS(mca_btl_sctp_frag_t),
+                                 max_payload + MCA_BTL_SCTP_HDR_SIZE, opal_cache_line_size,
+                                 c->free_list_num, c->free_list_max, c->free_list_inc, NULL, 0,
+                                 NULL, mca_btl_sctp_frag_init, &c->max_frags);
+    }
+    if (OPAL_SUCCESS != rc || OPAL_SUCCESS != publish_modex()) {
+        btl_sctp_sock_close(c->sock);
+        c->sock = NULL;
+        disqualify("out of memory or modex failure at initialisation");
+        return NULL;
+    }
+
+    btls = (mca_btl_base_module_t **) malloc(sizeof(mca_btl_base_module_t *));
+    if (NULL == btls) {
+        return NULL;
+    }
+    c->module = &mca_btl_sctp_module;
+    btls[0] = &mca_btl_sctp_module.super;
+    *num_btls = 1;
+    opal_output_verbose(5, c->output, "btl:sctp: %s stack, %d address(es), %d streams",
+                        BTL_SCTP_STACK_KERNEL == c->stack ? "kernel" : "user", naddrs,
+                        c->num_streams);
+    return btls;
+}
+
+int mca_btl_sctp_component_progress(void)
+{
+    mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
+    static int busy = 0;
+    btl_sctp_sock_msg_t msg;
+    int count = 0;
+
+    if (NULL == c->sock || busy) {
+        return 0;
+    }
+    busy = 1;
+    (void) btl_sctp_sock_progress(c->sock);
+    for (int i = 0; i < 64; ++i) {
+        int rc = btl_sctp_sock_recv(c->sock, &msg);
+        if (rc <= 0) {
+            if (rc < 0) {
+                opal_output_verbose(1, c->output, "btl:sctp: receive error %d dropped", rc);
+            }
+            break;
+        }
+        mca_btl_sctp_recv_msg(&msg);
+        ++count;
+    }
+    if (!opal_list_is_empty(&c->pending_eps)) {
+        count += mca_btl_sctp_endpoint_flush_all();
+    }
+    busy = 0;
+    return count;
+}

@@ -1,0 +1,168 @@
+/*
+ * btl_sctp_endpoint.c: sending on an endpoint, the software send queues,
+ * and the failure of a peer.
+ */
+#include "opal_config.h"
+
+#include <errno.h>
+
+#include "opal/util/output.h"
+#include "opal/util/proc.h"
+#include "opal/util/show_help.h"
+
+#include "btl_sctp.h"
+#include "btl_sctp_endpoint.h"
+
+static void mca_btl_sctp_endpoint_construct(mca_btl_sctp_endpoint_t *ep)
+{
+    ep->proc = NULL;
+    ep->peer = NULL;
+    OBJ_CONSTRUCT(&ep->pending_ctrl, opal_list_t);
+    OBJ_CONSTRUCT(&ep->pending_bulk, opal_list_t);
+    OBJ_CONSTRUCT(&ep->pending_item, opal_list_item_t);
+    ep->on_pending = 0;
+    ep->state = MCA_BTL_SCTP_EP_OK;
+    ep->used = 0;
+    ep->num_streams = 1;
+    ep->next_bulk = 0;
+}
+
+static void mca_btl_sctp_endpoint_destruct(mca_btl_sctp_endpoint_t *ep)
+{
+    OBJ_DESTRUCT(&ep->pending_ctrl);
+    OBJ_DESTRUCT(&ep->pending_bulk);
+    OBJ_DESTRUCT(&ep->pending_item);
+}
+
+OBJ_CLASS_INSTANCE(mca_btl_sctp_endpoint_t, opal_list_item_t, mca_btl_sctp_endpoint_construct,
+                   mca_btl_sctp_endpoint_destruct);
+
+/* Completion of a fragment the socket took after send() returned 0. */
+static void frag_complete(mca_btl_sctp_frag_t *frag, int status)
+{
+    mca_btl_base_descriptor_t *des = &frag->base;
+    int owned = des->des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP;
+
+    if (NULL != des->des_cbfunc) {
+        des->des_cbfunc(&mca_btl_sctp_module.super, frag->endpoint, des, status);
+    }
+    if (owned) {
+        mca_btl_sctp_frag_return(frag);
+    }
+}
+
+static int frag_push(mca_btl_sctp_endpoint_t *ep, mca_btl_sctp_frag_t *frag)
+{
+    return btl_sctp_sock_send(mca_btl_sctp_component.sock, ep->peer, frag->stream, frag->hdr,
+                              MCA_BTL_SCTP_HDR_SIZE + frag->segment.seg_len);
+}
+
+static void mark_pending(mca_btl_sctp_endpoint_t *ep)
+{
+    if (!ep->on_pending) {
+        ep->on_pending = 1;
+        opal_list_append(&mca_btl_sctp_component.pending_eps, &ep->pending_item);
+    }
+}
+
+int mca_btl_sctp_endpoint_send(mca_btl_sctp_endpoint_t *ep, mca_btl_sctp_frag_t *frag)
+{
+    opal_list_t *queue = 0 == frag->stream ? &ep->pending_ctrl : &ep->pending_bulk;
+    int rc;
+
+    if (MCA_BTL_SCTP_EP_FAILED == ep->state) {
+        return OPAL_ERR_UNREACH;
+    }
+    ep->used = 1;
+    frag->endpoint = ep;
+    if (opal_list_is_empty(queue)) {
+        rc = frag_push(ep, frag);
+        if (0 == rc) {
+            return 1;
+        }
+        if (-EAGAIN != rc) {
+            mca_btl_sctp_endpoint_failed(ep, "the socket refused a message");
+            return OPAL_ERR_UNREACH;
+        }
+    }
+    opal_list_append(queue, (opal_list_item_t *) frag);
+    mark_pending(ep);
+    return 0;
+}
+
+/* Control first, in order; then bulk. Stops at the first -EAGAIN. */
+static int endpoint_flush(mca_btl_sctp_endpoint_t *ep)
+{
+    opal_list_t *queues[2] = {&ep->pending_ctrl, &ep->pending_bulk};
+    int sent = 0;
+
+    for (int q = 0; q < 2; ++q) {
+        while (!opal_list_is_empty(queues[q])) {
+            mca_btl_sctp_frag_t *frag = (mca_btl_sctp_frag_t *) opal_list_get_first(queues[q]);
+            int rc = frag_push(ep, frag);
+            if (-EAGAIN == rc) {
+                return sent;
+            }
+            (void) opal_list_remove_first(queues[q]);
+            if (0 != rc) {
+                frag_complete(frag, OPAL_ERR_UNREACH);
+                mca_btl_sctp_endpoint_failed(ep, "the socket refused a message");
+                return sent;
+            }
+            frag_complete(frag, OPAL_SUCCESS);
+            ++sent;
+        }
+    }
+    return sent;
+}
+
+int mca_btl_sctp_endpoint_flush_all(void)
+{
+    opal_list_t *eps = &mca_btl_sctp_component.pending_eps;
+    opal_list_item_t *item, *next;
+    int sent = 0;
+
+    for (item = opal_list_get_first(eps); item != opal_list_get_end(eps); item = next) {
+        mca_btl_sctp_endpoint_t *ep = (mca_btl_sctp_endpoint_t *)
+            ((char *) item - offsetof(mca_btl_sctp_endpoint_t, pending_item));
+        next = opal_list_get_next(item);
+        sent += endpoint_flush(ep);
+        if (opal_list_is_empty(&ep->pending_ctrl) && opal_list_is_empty(&ep->pending_bulk)
+            && ep->on_pending) {
+            opal_list_remove_item(eps, item);
+            ep->on_pending = 0;
+        }
+    }
+    return sent;
+}
+
+void mca_btl_sctp_endpoint_failed(mca_btl_sctp_endpoint_t *ep, const char *why)
+{
+    mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
+    opal_list_t *queues[2] = {&ep->pending_ctrl, &ep->pending_bulk};
+
+    if (MCA_BTL_SCTP_EP_FAILED == ep->state) {
+        return;
+    }
+    ep->state = MCA_BTL_SCTP_EP_FAILED;
+    if (ep->on_pending) {
+        opal_list_remove_item(&c->pending_eps, &ep->pending_item);
+        ep->on_pending = 0;
+    }
+    for (int q = 0; q < 2; ++q) {
+        opal_list_item_t *item;
+        while (NULL != (item = opal_list_remove_first(queues[q]))) {
+            frag_complete((mca_btl_sctp_frag_t *) item, OPAL_ERR_UNREACH);
+        }
+    }
+    if (c->finalizing) {
+        return;
+    }
+    opal_show_help("help-mpi-btl-sctp.txt", "peer lost", true, opal_process_info.nodename,
+                   NULL != ep->proc ? opal_get_proc_hostname(ep->proc) : "unknown",
+                   NULL != ep->proc ? OPAL_NAME_PRINT(ep->proc->proc_name) : "unknown", why);
+    if (NULL != mca_btl_sctp_module.error_cb) {
+        mca_btl_sctp_module.error_cb(&mca_btl_sctp_module.super, MCA_BTL_ERROR_FLAGS_FATAL,
+                                     ep->proc, "btl/sctp: association to the peer lost");
+    }
+}

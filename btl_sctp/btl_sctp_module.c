@@ -1,0 +1,423 @@
+/*
+ * btl_sctp_module.c: the module functions of btl/sctp: peers (modex,
+ * reachability), descriptors, send with the stream mapping, the receive
+ * path, and finalize.
+ */
+#include "opal_config.h"
+
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "opal/class/opal_bitmap.h"
+#include "opal/datatype/opal_convertor.h"
+#include "opal/mca/pmix/pmix.h"
+#include "opal/util/output.h"
+#include "opal/util/proc.h"
+#include "opal/util/show_help.h"
+
+#include "btl_sctp.h"
+#include "btl_sctp_endpoint.h"
+#include "btl_sctp_frag.h"
+#include "btl_sctp_hdr.h"
+
+mca_btl_sctp_module_t mca_btl_sctp_module = {
+    .super = {
+        .btl_component = &mca_btl_sctp_component.super,
+        .btl_add_procs = mca_btl_sctp_add_procs,
+        .btl_del_procs = mca_btl_sctp_del_procs,
+        .btl_finalize = mca_btl_sctp_finalize,
+        .btl_alloc = mca_btl_sctp_alloc,
+        .btl_free = mca_btl_sctp_free,
+        .btl_prepare_src = mca_btl_sctp_prepare_src,
+        .btl_send = mca_btl_sctp_send,
+        .btl_dump = mca_btl_sctp_dump,
+        .btl_register_error = mca_btl_sctp_register_error,
+    },
+    .error_cb = NULL,
+};
+
+/* Build an endpoint from the peer's modex entry; NULL when unreachable. */
+static mca_btl_sctp_endpoint_t *endpoint_create(opal_proc_t *proc)
+{
+    mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
+    mca_btl_sctp_modex_t *m = NULL;
+    btl_sctp_sock_addr_t addrs[BTL_SCTP_SOCK_MAX_ADDRS];
+    mca_btl_sctp_endpoint_t *ep;
+    size_t size = 0;
+    int rc, n = 0;
+    int local = OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags);
+
+    OPAL_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &m, &size);
+    if (OPAL_SUCCESS != rc || NULL == m) {
+        return NULL; /* the peer has no sctp */
+    }
+    /* every length read from the modex is checked before use */
+    if (size < sizeof(*m) || MCA_BTL_SCTP_MODEX_VERSION != m->version
+        || m->naddrs > BTL_SCTP_SOCK_MAX_ADDRS
+        || size < sizeof(*m) + (size_t) m->naddrs * sizeof(mca_btl_sctp_modex_addr_t)) {
+        opal_output_verbose(1, c->output, "btl:sctp: malformed modex entry from %s",
+                            OPAL_NAME_PRINT(proc->proc_name));
+        free(m);
+        return NULL;
+    }
+    if (m->stack != c->stack || (BTL_SCTP_STACK_USER == c->stack && m->crc32c != (c->crc32c ? 1 : 0))) {
+        opal_output_verbose(1, c->output, "btl:sctp: %s uses another stack or checksum mode",
+                            OPAL_NAME_PRINT(proc->proc_name));
+        free(m);
+        return NULL;
+    }
+    for (int i = 0; i < m->naddrs; ++i) {
+        /* another host's loopback is not the peer */
+        if (!local && 127 == (ntohl(m->addrs[i].ip) >> 24)) {
+            continue;
+        }
+        addrs[n].ip = m->addrs[i].ip;
+        addrs[n].port = m->addrs[i].port;
+        addrs[n].prefix = 0;
+        ++n;
+    }
+    if (0 == n) {
+        free(m);
+        return NULL;
+    }
+    ep = OBJ_NEW(mca_btl_sctp_endpoint_t);
+    if (NULL == ep) {
+        free(m);
+        return NULL;
+    }
+    ep->proc = proc;
+    ep->num_streams = (uint16_t) (m->num_streams < c->num_streams ? m->num_streams
+                                                                   : c->num_streams);
+    if (0 == ep->num_streams) {
+        ep->num_streams = 1;
+    }
+    rc = btl_sctp_sock_peer_add(c->sock, addrs, n, m->sctp_port, ep, &ep->peer);
+    free(m);
+    if (0 != rc) {
+        OBJ_RELEASE(ep);
+        return NULL;
+    }
+    opal_list_append(&c->endpoints, &ep->super);
+    return ep;
+}
+
+int mca_btl_sctp_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                           struct opal_proc_t **procs,
+                           struct mca_btl_base_endpoint_t **peers, opal_bitmap_t *reachable)
+{
+    opal_proc_t *me = opal_proc_local_get();
+    (void) btl;
+
+    for (size_t i = 0; i < nprocs; ++i) {
+        if (procs[i] == me || NULL != peers[i]) {
+            continue;
+        }
+        peers[i] = endpoint_create(procs[i]);
+        if (NULL != peers[i] && NULL != reachable) {
+            opal_bitmap_set_bit(reachable, (int) i);
+        }
+    }
+    return OPAL_SUCCESS;
+}
+
+static void endpoint_destroy(mca_btl_sctp_endpoint_t *ep)
+{
+    mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
+    opal_list_item_t *item;
+
+    if (ep->on_pending) {
+        opal_list_remove_item(&c->pending_eps, &ep->pending_item);
+        ep->on_pending = 0;
+    }
+    while (NULL != (item = opal_list_remove_first(&ep->pending_ctrl))) {
+        mca_btl_sctp_frag_return((mca_btl_sctp_frag_t *) item);
+    }
+    while (NULL != (item = opal_list_remove_first(&ep->pending_bulk))) {
+        mca_btl_sctp_frag_return((mca_btl_sctp_frag_t *) item);
+    }
+    btl_sctp_sock_peer_remove(c->sock, ep->peer);
+    ep->peer = NULL;
+    opal_list_remove_item(&c->endpoints, &ep->super);
+    OBJ_RELEASE(ep);
+}
+
+int mca_btl_sctp_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                           struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers)
+{
+    (void) btl;
+    (void) procs;
+    for (size_t i = 0; i < nprocs; ++i) {
+        if (NULL != peers[i]) {
+            endpoint_destroy(peers[i]);
+        }
+    }
+    return OPAL_SUCCESS;
+}
+
+static mca_btl_sctp_frag_t *frag_for(size_t size)
+{
+    mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
+    if (size <= mca_btl_sctp_module.super.btl_eager_limit) {
+        return mca_btl_sctp_frag_alloc(&c->eager_frags);
+    }
+    if (size <= mca_btl_sctp_module.super.btl_max_send_size) {
+        return mca_btl_sctp_frag_alloc(&c->max_frags);
+    }
+    return NULL;
+}
+
+mca_btl_base_descriptor_t *mca_btl_sctp_alloc(struct mca_btl_base_module_t *btl,
+                                              struct mca_btl_base_endpoint_t *endpoint,
+                                              uint8_t order, size_t size, uint32_t flags)
+{
+    mca_btl_sctp_frag_t *frag = frag_for(size);
+    (void) btl;
+    (void) order;
+
+    if (NULL == frag) {
+        return NULL;
+    }
+    frag->segment.seg_len = size;
+    frag->endpoint = endpoint;
+    frag->base.des_flags = flags;
+    frag->base.order = MCA_BTL_NO_ORDER;
+    frag->base.des_cbfunc = NULL;
+    frag->base.des_cbdata = NULL;
+    return &frag->base;
+}
+
+int mca_btl_sctp_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des)
+{
+    (void) btl;
+    mca_btl_sctp_frag_return((mca_btl_sctp_frag_t *) des);
+    return OPAL_SUCCESS;
+}
+
+/* Pack reserve bytes of room plus up to *size bytes of data into one
+ * fragment: the stack needs one contiguous buffer per message. */
+mca_btl_base_descriptor_t *mca_btl_sctp_prepare_src(struct mca_btl_base_module_t *btl,
+                                                    struct mca_btl_base_endpoint_t *endpoint,
+                                                    struct opal_convertor_t *convertor,
+                                                    uint8_t order, size_t reserve,
+                                                    size_t *size, uint32_t flags)
+{
+    mca_btl_sctp_frag_t *frag;
+    struct iovec iov;
+    uint32_t iov_count = 1;
+    size_t max_data = *size;
+    (void) btl;
+    (void) order;
+
+    if (reserve + max_data > mca_btl_sctp_module.super.btl_max_send_size) {
+        max_data = mca_btl_sctp_module.super.btl_max_send_size - reserve;
+    }
+    frag = frag_for(reserve + max_data);
+    if (NULL == frag) {
+        return NULL;
+    }
+    iov.iov_base = (char *) frag->segment.seg_addr.pval + reserve;
+    iov.iov_len = max_data;
+    if (opal_convertor_pack(convertor, &iov, &iov_count, &max_data) < 0) {
+        mca_btl_sctp_frag_return(frag);
+        return NULL;
+    }
+    *size = max_data;
+    frag->segment.seg_len = reserve + max_data;
+    frag->endpoint = endpoint;
+    frag->base.des_flags = flags;
+    frag->base.order = MCA_BTL_NO_ORDER;
+    frag->base.des_cbfunc = NULL;
+    frag->base.des_cbdata = NULL;
+    return &frag->base;
+}
+
+/* Stream mapping: PML fragments above the eager limit (ob1's FRAG data,
+ * placed by offset) round-robin over streams 1..n-1; everything else on
+ * stream 0, which keeps the order of matching and control messages. */
+static uint16_t choose_stream(mca_btl_sctp_endpoint_t *ep, mca_btl_base_tag_t tag, size_t len)
+{
+    if (ep->num_streams > 1 && MCA_BTL_TAG_PML == tag
+        && len > mca_btl_sctp_module.super.btl_eager_limit) {
+        uint16_t s = (uint16_t) (1 + ep->next_bulk);
+        ep->next_bulk = (uint16_t) ((ep->next_bulk + 1) % (ep->num_streams - 1));
+        return s;
+    }
+    return 0;
+}
+
+int mca_btl_sctp_send(struct mca_btl_base_module_t *btl,
+                      struct mca_btl_base_endpoint_t *endpoint,
+                      struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag)
+{
+    mca_btl_sctp_frag_t *frag = (mca_btl_sctp_frag_t *) descriptor;
+    int rc;
+
+    frag->hdr->hdr_type = MCA_BTL_SCTP_HDR_DATA;
+    frag->hdr->hdr_tag = tag;
+    frag->hdr->hdr_pad = 0;
+    frag->hdr->hdr_size = htonl((uint32_t) frag->segment.seg_len);
+    frag->stream = choose_stream(endpoint, tag, frag->segment.seg_len);
+    rc = mca_btl_sctp_endpoint_send(endpoint, frag);
+    if (1 == rc) {
+        int owned = descriptor->des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP;
+        if ((descriptor->des_flags & MCA_BTL_DES_SEND_ALWAYS_CALLBACK)
+            && NULL != descriptor->des_cbfunc) {
+            descriptor->des_cbfunc(btl, endpoint, descriptor, OPAL_SUCCESS);
+        }
+        if (owned) {
+            mca_btl_sctp_frag_return(frag);
+        }
+        return 1;
+    }
+    return rc; /* 0: queued, completion from progress; <0: error */
+}
+
+void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg)
+{
+    mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
+    mca_btl_sctp_endpoint_t *ep = (mca_btl_sctp_endpoint_t *) msg->cookie;
+    mca_btl_sctp_hdr_t hdr;
+
+    if (NULL == ep) {
+        opal_output_verbose(1, c->output, "btl:sctp: %s from an unknown peer dropped",
+                            BTL_SCTP_SOCK_DATA == msg->kind ? "message" : "event");
+        return;
+    }
+    switch (msg->kind) {
+    case BTL_SCTP_SOCK_UP:
+        opal_output_verbose(20, c->output, "btl:sctp: association to %s up",
+                            OPAL_NAME_PRINT(ep->proc->proc_name));
+        return;
+    case BTL_SCTP_SOCK_CLOSED:
+        if (MCA_BTL_SCTP_EP_OK == ep->state) {
+            ep->state = MCA_BTL_SCTP_EP_BYE;
+        }
+        return;
+    case BTL_SCTP_SOCK_LOST:
+        if (MCA_BTL_SCTP_EP_OK == ep->state && !c->finalizing) {
+            mca_btl_sctp_endpoint_failed(ep, "the SCTP association was aborted (the peer "
+                                             "died or every path to it failed)");
+        }
+        return;
+    default:
+        break;
+    }
+    if (msg->len < MCA_BTL_SCTP_HDR_SIZE) {
+        opal_output_verbose(1, c->output, "btl:sctp: runt message (%zu bytes) dropped",
+                            msg->len);
+        return;
+    }
+    memcpy(&hdr, msg->data, sizeof(hdr));
+    if (MCA_BTL_SCTP_HDR_BYE == hdr.hdr_type) {
+        if (MCA_BTL_SCTP_EP_OK == ep->state) {
+            ep->state = MCA_BTL_SCTP_EP_BYE;
+        }
+        return;
+    }
+    if (MCA_BTL_SCTP_HDR_DATA != hdr.hdr_type
+        || ntohl(hdr.hdr_size) != msg->len - MCA_BTL_SCTP_HDR_SIZE) {
+        opal_output_verbose(1, c->output,
+                            "btl:sctp: malformed message (type %u, size %u of %zu) dropped",
+                            hdr.hdr_type, ntohl(hdr.hdr_size), msg->len);
+        return;
+    }
+    {
+        mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger
+                                                 + hdr.hdr_tag;
+        mca_btl_base_segment_t seg;
+        mca_btl_base_descriptor_t des;
+
+        if (NULL == reg->cbfunc) {
+            opal_output_verbose(1, c->output, "btl:sctp: message for unused tag %u dropped",
+                                hdr.hdr_tag);
+            return;
+        }
+        memset(&des, 0, sizeof(des));
+        seg.seg_addr.pval = (char *) msg->data + MCA_BTL_SCTP_HDR_SIZE;
+        seg.seg_len = msg->len - MCA_BTL_SCTP_HDR_SIZE;
+        des.des_segments = &seg;
+        des.des_segment_count = 1;
+        reg->cbfunc(&mca_btl_sctp_module.super, hdr.hdr_tag, &des, reg->cbdata);
+    }
+}
+
+/* Tell every peer we used that we are leaving, so that the closing of
+ * our association is not taken for a failure, then let the queues drain. */
+static void say_goodbye(void)
+{
+    mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
+    opal_list_item_t *item;
+
+    OPAL_LIST_FOREACH (item, &c->endpoints, opal_list_item_t) {
+        mca_btl_sctp_endpoint_t *ep = (mca_btl_sctp_endpoint_t *) item;
+        mca_btl_sctp_frag_t *frag;
+        if (!ep->used || MCA_BTL_SCTP_EP_FAILED == ep->state) {
+            continue;
+        }
+        frag = mca_btl_sctp_frag_alloc(&c->eager_frags);
+        if (NULL == frag) {
+            continue;
+        }
+        frag->hdr->hdr_type = MCA_BTL_SCTP_HDR_BYE;
+        frag->hdr->hdr_tag = 0;
+        frag->hdr->hdr_pad = 0;
+        frag->hdr->hdr_size = 0;
+        frag->segment.seg_len = 0;
+        frag->stream = 0;
+        frag->base.des_flags = MCA_BTL_DES_FLAGS_BTL_OWNERSHIP;
+        frag->base.des_cbfunc = NULL;
+        if (1 == mca_btl_sctp_endpoint_send(ep, frag)) {
+            mca_btl_sctp_frag_return(frag);
+        }
+    }
+    for (int i = 0; i < 100000 && !opal_list_is_empty(&c->pending_eps); ++i) {
+        (void) btl_sctp_sock_progress(c->sock);
+        (void) mca_btl_sctp_endpoint_flush_all();
+    }
+}
+
+int mca_btl_sctp_finalize(struct mca_btl_base_module_t *btl)
+{
+    mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
+    opal_list_item_t *item;
+    (void) btl;
+
+    if (NULL == c->sock) {
+        return OPAL_SUCCESS;
+    }
+    say_goodbye();
+    c->finalizing = 1;
+    while (NULL != (item = opal_list_get_first(&c->endpoints))
+           && item != opal_list_get_end(&c->endpoints)) {
+        endpoint_destroy((mca_btl_sctp_endpoint_t *) item);
+    }
+    btl_sctp_sock_close(c->sock);
+    c->sock = NULL;
+    return OPAL_SUCCESS;
+}
+
+int mca_btl_sctp_register_error(struct mca_btl_base_module_t *btl,
+                                mca_btl_base_module_error_cb_fn_t cbfunc)
+{
+    (void) btl;
+    mca_btl_sctp_module.error_cb = cbfunc;
+    return OPAL_SUCCESS;
+}
+
+void mca_btl_sctp_dump(struct mca_btl_base_module_t *btl,
+                       struct mca_btl_base_endpoint_t *endpoint, int verbose)
+{
+    mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
+    (void) btl;
+    (void) verbose;
+    if (NULL != endpoint && NULL != endpoint->peer) {
+        int alive = 0;
+        int n = btl_sctp_sock_paths(c->sock, endpoint->peer, &alive);
+        opal_output(c->output, "btl:sctp: endpoint %s: state %d, %d path(s), %d alive, "
+                               "active %d, ctrl queue %zu, bulk queue %zu",
+                    OPAL_NAME_PRINT(endpoint->proc->proc_name), endpoint->state, n, alive,
+                    btl_sctp_sock_active_path(c->sock, endpoint->peer),
+                    opal_list_get_size(&endpoint->pending_ctrl),
+                    opal_list_get_size(&endpoint->pending_bulk));
+    }
+}

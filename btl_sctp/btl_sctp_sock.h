@@ -1,0 +1,165 @@
+/*
+ * btl_sctp_sock.h: the small socket layer under btl/sctp.
+ *
+ * Two stacks implement it: `kernel` (libsctp, one one-to-many
+ * SOCK_SEQPACKET socket) and `user` (usrsctp without its threads, driven
+ * from our progress function, packets carried over our own UDP sockets
+ * through AF_CONN). The BTL sees only this API: one socket per process,
+ * peers added from modex addresses, messages sent on a stream, messages
+ * and association events received with the peer's cookie.
+ *
+ * Errors follow libtransports_common: 0 or a negative errno value
+ * (-EAGAIN: the socket buffer is full, try again from progress).
+ * No Open MPI header here, so the layer is unit-testable alone.
+ */
+#ifndef BTL_SCTP_SOCK_H
+#define BTL_SCTP_SOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    BTL_SCTP_STACK_AUTO = 0,
+    BTL_SCTP_STACK_KERNEL = 1,
+    BTL_SCTP_STACK_USER = 2
+};
+
+/* Most addresses one process binds and advertises (one per interface). */
+#define BTL_SCTP_SOCK_MAX_ADDRS 8
+
+/* One IPv4 address. ip and port in network byte order; mask (host order
+ * prefix length) only for local addresses, to pick the path's source. */
+typedef struct btl_sctp_sock_addr {
+    uint32_t ip;
+    uint16_t port; /* user: UDP port; kernel: SCTP port */
+    uint16_t prefix;
+} btl_sctp_sock_addr_t;
+
+typedef struct btl_sctp_sock_config {
+    int stack;          /* BTL_SCTP_STACK_KERNEL or _USER (not AUTO) */
+    int sctp_port;      /* user: SCTP port inside the AF_CONN stack */
+    int num_streams;    /* outbound and inbound streams per association */
+    int sndbuf;         /* socket send buffer, bytes */
+    int rcvbuf;         /* socket receive buffer, bytes */
+    int nodelay;        /* disable Nagle-like bundling delay */
+    int mtu;            /* user: largest SCTP packet in one UDP datagram */
+    int crc32c;         /* user: 1 compute CRC32c, 0 rely on UDP checksum */
+    int probe_ms;       /* user: path probe interval */
+    int path_timeout_ms;/* user: path dead after this long without an ack */
+    int rto_min_ms;     /* retransmission timeout bounds */
+    int rto_max_ms;
+    int rto_initial_ms;
+    int max_retrans;    /* association aborts after this many retransmits */
+    size_t max_msg;     /* largest message the BTL sends (sizes buffers) */
+    int prio_streams;   /* 1: stream 0 served before the others */
+} btl_sctp_sock_config_t;
+
+/* Fill cfg with defaults suitable for loopback and a LAN. */
+void btl_sctp_sock_config_default(btl_sctp_sock_config_t *cfg, int stack);
+
+typedef struct btl_sctp_sock btl_sctp_sock_t;
+typedef struct btl_sctp_peer btl_sctp_peer_t;
+
+enum {
+    BTL_SCTP_SOCK_DATA = 0,  /* a message: data, len, stream */
+    BTL_SCTP_SOCK_UP = 1,    /* association with the peer is up */
+    BTL_SCTP_SOCK_LOST = 2,  /* association aborted or could not start */
+    BTL_SCTP_SOCK_CLOSED = 3 /* the peer shut the association down */
+};
+
+typedef struct btl_sctp_sock_msg {
+    int kind;           /* BTL_SCTP_SOCK_DATA, _UP, _LOST, _CLOSED */
+    void *cookie;       /* the peer's cookie; NULL: unknown sender */
+    uint16_t stream;
+    void *data;         /* valid until the next recv on this socket */
+    size_t len;
+} btl_sctp_sock_msg_t;
+
+/* Is this stack usable on this host? 0 or -errno, reason in why. */
+int btl_sctp_sock_probe(int stack, char *why, size_t whylen);
+
+/* Open the process's one socket bound to the given local addresses.
+ * On failure returns -errno and writes a reason into why. */
+int btl_sctp_sock_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
+                       const btl_sctp_sock_addr_t *local, int nlocal,
+                       char *why, size_t whylen);
+
+void btl_sctp_sock_close(btl_sctp_sock_t *s);
+
+/* The bound addresses with their ports, to publish in the modex. */
+int btl_sctp_sock_local_addrs(btl_sctp_sock_t *s, btl_sctp_sock_addr_t *addrs, int max);
+
+int btl_sctp_sock_stack(const btl_sctp_sock_t *s);
+
+/* Register a peer by its advertised addresses. The association is set
+ * up lazily by the first send. cookie comes back with each message.
+ * sctp_port: the peer's SCTP port (user stack; kernel ports are in addrs). */
+int btl_sctp_sock_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs,
+                           int naddrs, int sctp_port, void *cookie,
+                           btl_sctp_peer_t **out);
+
+void btl_sctp_sock_peer_remove(btl_sctp_sock_t *s, btl_sctp_peer_t *p);
+
+/* Send one message on a stream. 0: taken (copied into the stack);
+ * -EAGAIN: no room now; other negative: the peer is unreachable. */
+int btl_sctp_sock_send(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
+                       const void *buf, size_t len);
+
+/* Drive the stack (user: read UDP, run timers, probe paths). Returns the
+ * number of packets handled. The kernel stack does nothing here. */
+int btl_sctp_sock_progress(btl_sctp_sock_t *s);
+
+/* Take the next message or event: 1 got one, 0 nothing, <0 error. */
+int btl_sctp_sock_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg);
+
+/* Paths to a peer and how many are alive now (user stack probes them;
+ * the kernel stack reports its association's addresses). */
+int btl_sctp_sock_paths(btl_sctp_sock_t *s, btl_sctp_peer_t *p, int *alive);
+
+/* Index of the path the user stack sends on now (-1: all, none alive). */
+int btl_sctp_sock_active_path(btl_sctp_sock_t *s, btl_sctp_peer_t *p);
+
+/* ---- for the implementations ---- */
+typedef struct btl_sctp_sock_ops {
+    int (*open)(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
+                const btl_sctp_sock_addr_t *local, int nlocal, char *why, size_t whylen);
+    void (*close)(btl_sctp_sock_t *s);
+    int (*local_addrs)(btl_sctp_sock_t *s, btl_sctp_sock_addr_t *addrs, int max);
+    int (*peer_add)(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, int naddrs,
+                    int sctp_port, void *cookie, btl_sctp_peer_t **out);
+    void (*peer_remove)(btl_sctp_sock_t *s, btl_sctp_peer_t *p);
+    int (*send)(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream, const void *buf,
+                size_t len);
+    int (*progress)(btl_sctp_sock_t *s);
+    int (*recv)(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg);
+    int (*paths)(btl_sctp_sock_t *s, btl_sctp_peer_t *p, int *alive);
+    int (*active_path)(btl_sctp_sock_t *s, btl_sctp_peer_t *p);
+} btl_sctp_sock_ops_t;
+
+/* Every implementation's socket starts with this. */
+struct btl_sctp_sock {
+    const btl_sctp_sock_ops_t *ops;
+    int stack;
+};
+
+extern const btl_sctp_sock_ops_t btl_sctp_sock_user_ops;   /* NULL ops when not built */
+extern const btl_sctp_sock_ops_t btl_sctp_sock_kernel_ops;
+int btl_sctp_sock_user_probe(char *why, size_t whylen);
+int btl_sctp_sock_kernel_probe(char *why, size_t whylen);
+
+/* Key for address hashes: ip and port in one 64-bit value. */
+static inline uint64_t btl_sctp_sock_addr_key(uint32_t ip, uint16_t port)
+{
+    return ((uint64_t) ip << 16) | port;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BTL_SCTP_SOCK_H */

@@ -1,0 +1,849 @@
+/*
+ * btl_sctp_sock_user.c: the `user` stack of the socket layer.
+ *
+ * usrsctp runs without its threads (usrsctp_init_nothreads) and is driven
+ * from btl_sctp_sock_progress: we read our UDP sockets and hand each
+ * packet to usrsctp_conninput, and we run usrsctp_handle_timers with the
+ * elapsed milliseconds. The stack uses AF_CONN addresses; the address
+ * pointer of an association is our btl_sctp_peer_t, so a message's
+ * sender is known without any lookup, and the output callback sends the
+ * packet over UDP to that peer.
+ *
+ * Multihoming lives below SCTP: a peer has one UDP path per advertised
+ * address. Paths are probed (a 12-byte probe, answered by an ack); the
+ * output callback sends on the first path whose ack is recent, or on all
+ * paths when none is known to be alive. When a path dies, SCTP's own
+ * retransmissions carry the lost packets over the next live path. The
+ * association itself sees one AF_CONN address: usrsctp does not carry
+ * AF_CONN addresses in INIT, so SCTP-level multihoming is not possible.
+ */
+#include "tc_config.h"
+
+#if TC_HAVE_USRSCTP
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <usrsctp.h>
+
+#include "btl_sctp_sock.h"
+#include "tc_hash.h"
+
+/* Not in every usrsctp.h, known to the library since 0.9.4. */
+#ifndef SCTP_INTERLEAVING_SUPPORTED
+#define SCTP_INTERLEAVING_SUPPORTED 0x00001206
+#endif
+
+/* Our own UDP datagrams between peers start with two zero bytes, which
+ * no SCTP packet does (source port 0 is invalid). */
+#define USER_PROBE_LEN 12
+enum { USER_PROBE = 1, USER_PROBE_ACK = 2 };
+
+typedef struct user_path {
+    int lidx;                /* index of our UDP socket */
+    struct sockaddr_in to;   /* the peer's UDP address on this path */
+    uint64_t last_ack_ms;    /* last probe ack (0: never) */
+    uint64_t last_probe_ms;
+} user_path_t;
+
+typedef struct user_sock user_sock_t;
+
+struct btl_sctp_peer {
+    user_sock_t *sock;
+    void *cookie;
+    struct sockaddr_conn sconn;  /* the peer's AF_CONN address: points at us */
+    int npaths;
+    user_path_t paths[BTL_SCTP_SOCK_MAX_ADDRS];
+    int active;                  /* path in use, -1: send on all */
+    int probing;                 /* started once the peer is used */
+    sctp_assoc_t assoc_id;
+    int has_assoc;
+};
+
+struct user_sock {
+    btl_sctp_sock_t base;
+    btl_sctp_sock_config_t cfg;
+    struct socket *so;
+    int nudp;
+    int udp_fd[BTL_SCTP_SOCK_MAX_ADDRS];
+    btl_sctp_sock_addr_t local[BTL_SCTP_SOCK_MAX_ADDRS];
+    tc_hash_t by_addr;           /* UDP ip:port -> peer */
+    tc_hash_t by_assoc;          /* association id -> peer */
+    btl_sctp_peer_t **peers;     /* for probing */
+    int npeers, maxpeers;
+    uint64_t last_ms;
+    unsigned char *pkt;          /* one UDP datagram */
+    unsigned char *msg;          /* one received message */
+    size_t msg_size;
+    size_t pkt_size;
+};
+
+static int user_stack_refs = 0;
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+static int path_alive(const btl_sctp_peer_t *p, int i, uint64_t now)
+{
+    return 0 != p->paths[i].last_ack_ms
+           && now - p->paths[i].last_ack_ms <= (uint64_t) p->sock->cfg.path_timeout_ms;
+}
+
+/* The first live path in advertised order: both sides prefer the same
+ * path and fail back to it when it returns. */
+static void choose_path(btl_sctp_peer_t *p, uint64_t now)
+{
+    p->active = -1;
+    for (int i = 0; i < p->npaths; ++i) {
+        if (path_alive(p, i, now)) {
+            p->active = i;
+            return;
+        }
+    }
+}
+
+static void path_send(user_sock_t *us, const user_path_t *path, const void *buf, size_t len)
+{
+    /* A full UDP buffer or a dead route loses the packet: SCTP retransmits. */
+    (void) sendto(us->udp_fd[path->lidx], buf, len, MSG_DONTWAIT,
+                  (const struct sockaddr *) &path->to, sizeof(path->to));
+}
+
+/* usrsctp's output callback: addr is the peer (our AF_CONN address). */
+static int user_output(void *addr, void *buffer, size_t length, uint8_t tos, uint8_t set_df)
+{
+    btl_sctp_peer_t *p = (btl_sctp_peer_t *) addr;
+    (void) tos;
+    (void) set_df;
+
+    if (NULL == p || NULL == p->sock) {
+        return 0;
+    }
+    p->probing = 1;
+    if (p->active >= 0) {
+        path_send(p->sock, &p->paths[p->active], buffer, length);
+    } else {
+        for (int i = 0; i < p->npaths; ++i) {
+            path_send(p->sock, &p->paths[i], buffer, length);
+        }
+    }
+    return 0;
+}
+
+int btl_sctp_sock_user_probe(char *why, size_t whylen)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0) {
+        snprintf(why, whylen, "cannot open a UDP socket for usrsctp: %s", strerror(errno));
+        return -errno;
+    }
+    close(fd);
+    return 0;
+}
+
+static int set_opt(user_sock_t *us, int level, int name, const void *val, socklen_t len,
+                   const char *what, char *why, size_t whylen)
+{
+    if (usrsctp_setsockopt(us->so, level, name, val, len) < 0) {
+        int err = errno;
+        snprintf(why, whylen, "usrsctp setsockopt %s: %s", what, strerror(err));
+        return -err;
+    }
+    return 0;
+}
+
+static void set_udp_buf(int fd, int opt_force, int opt, int size)
+{
+    /* Root may exceed net.core.[rw]mem_max; others get what is allowed. */
+    if (setsockopt(fd, SOL_SOCKET, opt_force, &size, sizeof(size)) < 0) {
+        (void) setsockopt(fd, SOL_SOCKET, opt, &size, sizeof(size));
+    }
+}
+
+static void user_close(btl_sctp_sock_t *s);
+
+static int user_configure(user_sock_t *us, char *why, size_t whylen)
+{
+    const btl_sctp_sock_config_t *cfg = &us->cfg;
+    struct sctp_initmsg init;
+    struct sctp_assoc_value av;
+    struct sctp_paddrparams pp;
+    struct sctp_rtoinfo rto;
+    struct sctp_assocparams ap;
+    struct sctp_event ev;
+    int one = 1, rc;
+    uint16_t events[] = {SCTP_ASSOC_CHANGE, SCTP_SHUTDOWN_EVENT};
+
+    memset(&init, 0, sizeof(init));
+    init.sinit_num_ostreams = (uint16_t) cfg->num_streams;
+    init.sinit_max_instreams = (uint16_t) cfg->num_streams;
+    init.sinit_max_attempts = 8;
+    if ((rc = set_opt(us, IPPROTO_SCTP, SCTP_INITMSG, &init, sizeof(init), "SCTP_INITMSG", why,
+                      whylen))) {
+        return rc;
+    }
+    if ((rc = set_opt(us, SOL_SOCKET, SO_SNDBUF, &cfg->sndbuf, sizeof(int), "SO_SNDBUF", why,
+                      whylen))
+        || (rc = set_opt(us, SOL_SOCKET, SO_RCVBUF, &cfg->rcvbuf, sizeof(int), "SO_RCVBUF", why,
+                         whylen))
+        || (rc = set_opt(us, IPPROTO_SCTP, SCTP_RECVRCVINFO, &one, sizeof(one),
+                         "SCTP_RECVRCVINFO", why, whylen))) {
+        return rc;
+    }
+    if (cfg->nodelay
+        && (rc = set_opt(us, IPPROTO_SCTP, SCTP_NODELAY, &one, sizeof(one), "SCTP_NODELAY", why,
+                         whylen))) {
+        return rc;
+    }
+    memset(&ev, 0, sizeof(ev));
+    ev.se_assoc_id = SCTP_FUTURE_ASSOC;
+    ev.se_on = 1;
+    for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); ++i) {
+        ev.se_type = events[i];
+        if ((rc = set_opt(us, IPPROTO_SCTP, SCTP_EVENT, &ev, sizeof(ev), "SCTP_EVENT", why,
+                          whylen))) {
+            return rc;
+        }
+    }
+    /* The whole message goes to the application at once: a partial
+     * delivery only for messages larger than the BTL ever sends. */
+    {
+        uint32_t pd = (uint32_t) cfg->rcvbuf;
+        (void) usrsctp_setsockopt(us->so, IPPROTO_SCTP, SCTP_PARTIAL_DELIVERY_POINT, &pd,
+                                  sizeof(pd));
+    }
+    memset(&pp, 0, sizeof(pp));
+    pp.spp_assoc_id = SCTP_FUTURE_ASSOC;
+    pp.spp_flags = SPP_PMTUD_DISABLE | SPP_HB_ENABLE;
+    pp.spp_pathmtu = (uint32_t) cfg->mtu;
+    pp.spp_hbinterval = 1000;
+    if ((rc = set_opt(us, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp, sizeof(pp),
+                      "SCTP_PEER_ADDR_PARAMS (path MTU)", why, whylen))) {
+        return rc;
+    }
+    memset(&rto, 0, sizeof(rto));
+    rto.srto_assoc_id = SCTP_FUTURE_ASSOC;
+    rto.srto_initial = (uint32_t) cfg->rto_initial_ms;
+    rto.srto_min = (uint32_t) cfg->rto_min_ms;
+    rto.srto_max = (uint32_t) cfg->rto_max_ms;
+    (void) usrsctp_setsockopt(us->so, IPPROTO_SCTP, SCTP_RTOINFO, &rto, sizeof(rto));
+    memset(&ap, 0, sizeof(ap));
+    ap.sasoc_assoc_id = SCTP_FUTURE_ASSOC;
+    ap.sasoc_asocmaxrxt = (uint16_t) cfg->max_retrans;
+    (void) usrsctp_setsockopt(us->so, IPPROTO_SCTP, SCTP_ASSOCINFO, &ap, sizeof(ap));
+    if (cfg->prio_streams) {
+        /* Stream 0 (control, eager) before the bulk streams; I-DATA lets a
+         * small message pass between the chunks of a large one. */
+        int level = 2;
+        memset(&av, 0, sizeof(av));
+        av.assoc_id = SCTP_FUTURE_ASSOC;
+        av.assoc_value = SCTP_SS_PRIORITY;
+        (void) usrsctp_setsockopt(us->so, IPPROTO_SCTP, SCTP_PLUGGABLE_SS, &av, sizeof(av));
+        (void) usrsctp_setsockopt(us->so, IPPROTO_SCTP, SCTP_FRAGMENT_INTERLEAVE, &level,
+                                  sizeof(level));
+        av.assoc_value = 1;
+        (void) usrsctp_setsockopt(us->so, IPPROTO_SCTP, SCTP_INTERLEAVING_SUPPORTED, &av,
+                                  sizeof(av));
+    }
+    return 0;
+}
+
+static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
+                     const btl_sctp_sock_addr_t *local, int nlocal, char *why, size_t whylen)
+{
+    user_sock_t *us = calloc(1, sizeof(*us));
+    struct sockaddr_conn sc;
+    int rc, all_loopback = 1;
+
+    if (NULL == us) {
+        return -ENOMEM;
+    }
+    us->cfg = *cfg;
+    for (int i = 0; i < BTL_SCTP_SOCK_MAX_ADDRS; ++i) {
+        us->udp_fd[i] = -1;
+    }
+    if (0 != tc_hash_init(&us->by_addr, 64) || 0 != tc_hash_init(&us->by_assoc, 64)) {
+        free(us);
+        return -ENOMEM;
+    }
+    for (int i = 0; i < nlocal; ++i) {
+        struct sockaddr_in sin;
+        socklen_t slen = sizeof(sin);
+        int fd = socket(AF_INET, SOCK_DGRAM, 0);
+        if (fd < 0) {
+            rc = -errno;
+            snprintf(why, whylen, "UDP socket: %s", strerror(errno));
+            goto fail;
+        }
+        us->udp_fd[us->nudp] = fd;
+        memset(&sin, 0, sizeof(sin));
+        sin.sin_family = AF_INET;
+        sin.sin_addr.s_addr = local[i].ip;
+        sin.sin_port = local[i].port;
+        if (bind(fd, (struct sockaddr *) &sin, sizeof(sin)) < 0
+            || getsockname(fd, (struct sockaddr *) &sin, &slen) < 0) {
+            char ip[INET_ADDRSTRLEN];
+            rc = -errno;
+            inet_ntop(AF_INET, &local[i].ip, ip, sizeof(ip));
+            snprintf(why, whylen, "bind UDP %s: %s", ip, strerror(errno));
+            goto fail;
+        }
+        set_udp_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, cfg->rcvbuf);
+        set_udp_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, cfg->sndbuf);
+        us->local[us->nudp] = local[i];
+        us->local[us->nudp].port = sin.sin_port;
+        if ((ntohl(local[i].ip) >> 24) != 127) {
+            all_loopback = 0;
+        }
+        us->nudp++;
+    }
+    if (0 == us->cfg.mtu) {
+        /* Loopback carries 64 KiB datagrams; elsewhere assume Ethernet. */
+        us->cfg.mtu = all_loopback ? 65000 : 1500 - 28;
+    }
+    us->pkt_size = 65536;
+    us->msg_size = cfg->max_msg + 4096;
+    us->pkt = malloc(us->pkt_size);
+    us->msg = malloc(us->msg_size);
+    if (NULL == us->pkt || NULL == us->msg) {
+        rc = -ENOMEM;
+        goto fail;
+    }
+
+    if (0 == user_stack_refs++) {
+        usrsctp_init_nothreads(0, user_output, NULL);
+        usrsctp_sysctl_set_sctp_ecn_enable(0);
+        usrsctp_sysctl_set_sctp_asconf_enable(0);
+        usrsctp_sysctl_set_sctp_auto_asconf(0);
+        usrsctp_sysctl_set_sctp_default_frag_interleave(cfg->prio_streams ? 2 : 1);
+        usrsctp_sysctl_set_sctp_rto_min_default((uint32_t) cfg->rto_min_ms);
+        usrsctp_sysctl_set_sctp_rto_max_default((uint32_t) cfg->rto_max_ms);
+        usrsctp_sysctl_set_sctp_rto_initial_default((uint32_t) cfg->rto_initial_ms);
+        usrsctp_sysctl_set_sctp_init_rto_max_default((uint32_t) cfg->rto_max_ms);
+        usrsctp_sysctl_set_sctp_delayed_sack_time_default(10);
+        if (cfg->crc32c) {
+            usrsctp_disable_crc32c_offload();
+        } else {
+            usrsctp_enable_crc32c_offload();
+        }
+    }
+    us->so = usrsctp_socket(AF_CONN, SOCK_SEQPACKET, IPPROTO_SCTP, NULL, NULL, 0, NULL);
+    if (NULL == us->so) {
+        rc = -errno;
+        snprintf(why, whylen, "usrsctp_socket(AF_CONN, SOCK_SEQPACKET): %s", strerror(errno));
+        --user_stack_refs;
+        if (0 == user_stack_refs) {
+            (void) usrsctp_finish();
+        }
+        goto fail;
+    }
+    usrsctp_set_non_blocking(us->so, 1);
+    if ((rc = user_configure(us, why, whylen))) {
+        goto fail_so;
+    }
+    memset(&sc, 0, sizeof(sc));
+    sc.sconn_family = AF_CONN;
+    sc.sconn_port = htons((uint16_t) cfg->sctp_port);
+    sc.sconn_addr = NULL; /* every registered AF_CONN address */
+    if (usrsctp_bind(us->so, (struct sockaddr *) &sc, sizeof(sc)) < 0
+        || usrsctp_listen(us->so, 1) < 0) {
+        rc = -errno;
+        snprintf(why, whylen, "usrsctp bind/listen on SCTP port %d: %s", cfg->sctp_port,
+                 strerror(errno));
+        goto fail_so;
+    }
+    us->last_ms = now_ms();
+    *out = &us->base;
+    return 0;
+
+fail_so:
+    *out = &us->base;
+    user_close(&us->base);
+    *out = NULL;
+    return rc;
+fail:
+    for (int i = 0; i < us->nudp; ++i) {
+        close(us->udp_fd[i]);
+    }
+    if (us->udp_fd[us->nudp] >= 0) {
+        close(us->udp_fd[us->nudp]);
+    }
+    tc_hash_fini(&us->by_addr);
+    tc_hash_fini(&us->by_assoc);
+    free(us->pkt);
+    free(us->msg);
+    free(us);
+    return rc;
+}
+
+static int user_local_addrs(btl_sctp_sock_t *s, btl_sctp_sock_addr_t *addrs, int max)
+{
+    user_sock_t *us = (user_sock_t *) s;
+    int n = us->nudp < max ? us->nudp : max;
+    memcpy(addrs, us->local, (size_t) n * sizeof(*addrs));
+    return n;
+}
+
+static int prefix_match(uint32_t a, uint32_t b, int prefix)
+{
+    uint32_t mask = 0 == prefix ? 0 : htonl(~0u << (32 - prefix));
+    return (a & mask) == (b & mask);
+}
+
+/* A path per remote address, from the local socket in its subnet
+ * (loopback to loopback); addresses no local socket can reach are skipped. */
+static int user_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, int naddrs,
+                         int sctp_port, void *cookie, btl_sctp_peer_t **out)
+{
+    user_sock_t *us = (user_sock_t *) s;
+    btl_sctp_peer_t *p = calloc(1, sizeof(*p));
+
+    if (NULL == p) {
+        return -ENOMEM;
+    }
+    p->sock = us;
+    p->cookie = cookie;
+    p->active = -1;
+    for (int r = 0; r < naddrs; ++r) {
+        int remote_lo = (ntohl(addrs[r].ip) >> 24) == 127;
+        int lidx = -1;
+        for (int l = 0; l < us->nudp && lidx < 0; ++l) {
+            int local_lo = (ntohl(us->local[l].ip) >> 24) == 127;
+            if (remote_lo ? local_lo
+                          : (!local_lo && prefix_match(addrs[r].ip, us->local[l].ip,
+                                                       us->local[l].prefix))) {
+                lidx = l;
+            }
+        }
+        if (lidx < 0) {
+            continue;
+        }
+        user_path_t *path = &p->paths[p->npaths++];
+        path->lidx = lidx;
+        path->to.sin_family = AF_INET;
+        path->to.sin_addr.s_addr = addrs[r].ip;
+        path->to.sin_port = addrs[r].port;
+    }
+    if (0 == p->npaths) {
+        free(p);
+        return -EHOSTUNREACH;
+    }
+    if (us->npeers == us->maxpeers) {
+        int nmax = us->maxpeers ? 2 * us->maxpeers : 16;
+        btl_sctp_peer_t **np = realloc(us->peers, (size_t) nmax * sizeof(*np));
+        if (NULL == np) {
+            free(p);
+            return -ENOMEM;
+        }
+        us->peers = np;
+        us->maxpeers = nmax;
+    }
+    for (int i = 0; i < p->npaths; ++i) {
+        if (0 != tc_hash_put(&us->by_addr,
+                             btl_sctp_sock_addr_key(p->paths[i].to.sin_addr.s_addr,
+                                                    p->paths[i].to.sin_port),
+                             p)) {
+            for (int j = 0; j < i; ++j) {
+                tc_hash_remove(&us->by_addr,
+                               btl_sctp_sock_addr_key(p->paths[j].to.sin_addr.s_addr,
+                                                      p->paths[j].to.sin_port),
+                               NULL);
+            }
+            free(p);
+            return -ENOMEM;
+        }
+    }
+    us->peers[us->npeers++] = p;
+    p->sconn.sconn_family = AF_CONN;
+    p->sconn.sconn_port = htons((uint16_t) sctp_port);
+    p->sconn.sconn_addr = p;
+    usrsctp_register_address(p);
+    *out = p;
+    return 0;
+}
+
+static void user_peer_remove(btl_sctp_sock_t *s, btl_sctp_peer_t *p)
+{
+    user_sock_t *us = (user_sock_t *) s;
+    /* The association may still send (SHUTDOWN, ABORT) through this
+     * AF_CONN address: keep the memory until the socket closes, only stop
+     * routing packets and messages to it. */
+    for (int i = 0; i < p->npaths; ++i) {
+        tc_hash_remove(&us->by_addr,
+                       btl_sctp_sock_addr_key(p->paths[i].to.sin_addr.s_addr,
+                                              p->paths[i].to.sin_port),
+                       NULL);
+    }
+    if (p->has_assoc) {
+        tc_hash_remove(&us->by_assoc, (uint64_t) p->assoc_id, NULL);
+        p->has_assoc = 0;
+    }
+    p->cookie = NULL;
+}
+
+static void remember_assoc(user_sock_t *us, btl_sctp_peer_t *p, sctp_assoc_t id)
+{
+    if (p->has_assoc && p->assoc_id == id) {
+        return;
+    }
+    if (p->has_assoc) {
+        tc_hash_remove(&us->by_assoc, (uint64_t) p->assoc_id, NULL);
+    }
+    p->assoc_id = id;
+    p->has_assoc = 1;
+    (void) tc_hash_put(&us->by_assoc, (uint64_t) id, p);
+}
+
+static void set_stream_prio(user_sock_t *us, sctp_assoc_t id)
+{
+    struct sctp_stream_value sv;
+    if (!us->cfg.prio_streams) {
+        return;
+    }
+    for (int i = 0; i < us->cfg.num_streams; ++i) {
+        memset(&sv, 0, sizeof(sv));
+        sv.assoc_id = id;
+        sv.stream_id = (uint16_t) i;
+        sv.stream_value = 0 == i ? 0 : 1;
+        (void) usrsctp_setsockopt(us->so, IPPROTO_SCTP, SCTP_SS_VALUE, &sv, sizeof(sv));
+    }
+}
+
+static int user_send(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream, const void *buf,
+                     size_t len)
+{
+    user_sock_t *us = (user_sock_t *) s;
+    struct sctp_sendv_spa spa;
+    ssize_t n;
+
+    memset(&spa, 0, sizeof(spa));
+    spa.sendv_flags = SCTP_SEND_SNDINFO_VALID;
+    spa.sendv_sndinfo.snd_sid = stream;
+    p->probing = 1;
+    n = usrsctp_sendv(us->so, buf, len, (struct sockaddr *) &p->sconn, 1, &spa, sizeof(spa),
+                      SCTP_SENDV_SPA, 0);
+    if (n < 0) {
+        if (EWOULDBLOCK == errno || EAGAIN == errno || ENOBUFS == errno) {
+            return -EAGAIN;
+        }
+        return -errno;
+    }
+    if (!p->has_assoc) {
+        sctp_assoc_t id = usrsctp_getassocid(us->so, (struct sockaddr *) &p->sconn);
+        if (0 != id) {
+            remember_assoc(us, p, id);
+            set_stream_prio(us, id);
+        }
+    }
+    return 0;
+}
+
+static void probe_send(user_sock_t *us, btl_sctp_peer_t *p, int i, int kind, uint32_t seq)
+{
+    unsigned char b[USER_PROBE_LEN];
+    uint32_t n;
+    memset(b, 0, sizeof(b));
+    b[2] = (unsigned char) kind;
+    n = htonl(seq);
+    memcpy(b + 4, &n, 4);
+    n = htonl((uint32_t) i);
+    memcpy(b + 8, &n, 4);
+    path_send(us, &p->paths[i], b, sizeof(b));
+}
+
+static void probe_paths(user_sock_t *us, uint64_t now)
+{
+    for (int k = 0; k < us->npeers; ++k) {
+        btl_sctp_peer_t *p = us->peers[k];
+        if (!p->probing || NULL == p->cookie) {
+            continue;
+        }
+        for (int i = 0; i < p->npaths; ++i) {
+            if (now - p->paths[i].last_probe_ms >= (uint64_t) us->cfg.probe_ms) {
+                p->paths[i].last_probe_ms = now;
+                probe_send(us, p, i, USER_PROBE, (uint32_t) now);
+            }
+        }
+        choose_path(p, now);
+    }
+}
+
+static int user_progress(btl_sctp_sock_t *s)
+{
+    user_sock_t *us = (user_sock_t *) s;
+    uint64_t now = now_ms();
+    int handled = 0;
+
+    for (int l = 0; l < us->nudp; ++l) {
+        for (int burst = 0; burst < 64; ++burst) {
+            struct sockaddr_in from;
+            socklen_t flen = sizeof(from);
+            void *v;
+            ssize_t n = recvfrom(us->udp_fd[l], us->pkt, us->pkt_size, MSG_DONTWAIT,
+                                 (struct sockaddr *) &from, &flen);
+            if (n < 0) {
+                break;
+            }
+            ++handled;
+            if (!tc_hash_get(&us->by_addr,
+                             btl_sctp_sock_addr_key(from.sin_addr.s_addr, from.sin_port), &v)) {
+                continue; /* not from a peer we know: drop */
+            }
+            btl_sctp_peer_t *p = (btl_sctp_peer_t *) v;
+            if (n >= 2 && 0 == us->pkt[0] && 0 == us->pkt[1]) {
+                uint32_t idx;
+                if (USER_PROBE_LEN != n) {
+                    continue;
+                }
+                if (USER_PROBE == us->pkt[2]) {
+                    /* answer on the path it came in on: same socket, same address */
+                    us->pkt[2] = USER_PROBE_ACK;
+                    (void) sendto(us->udp_fd[l], us->pkt, USER_PROBE_LEN, MSG_DONTWAIT,
+                                  (struct sockaddr *) &from, sizeof(from));
+                } else if (USER_PROBE_ACK == us->pkt[2]) {
+                    memcpy(&idx, us->pkt + 8, 4);
+                    idx = ntohl(idx);
+                    if (idx < (uint32_t) p->npaths
+                        && p->paths[idx].to.sin_addr.s_addr == from.sin_addr.s_addr
+                        && p->paths[idx].to.sin_port == from.sin_port) {
+                        p->paths[idx].last_ack_ms = now;
+                        if (p->active < 0 || (int) idx < p->active) {
+                            choose_path(p, now);
+                        }
+                    }
+                }
+                continue;
+            }
+            p->probing = 1;
+            usrsctp_conninput(p, us->pkt, (size_t) n, 0);
+        }
+    }
+    if (now != us->last_ms) {
+        usrsctp_handle_timers((uint32_t) (now - us->last_ms));
+        us->last_ms = now;
+        probe_paths(us, now);
+    }
+    return handled;
+}
+
+static btl_sctp_peer_t *peer_of_assoc(user_sock_t *us, sctp_assoc_t id)
+{
+    void *v;
+    struct sockaddr *addrs = NULL;
+    btl_sctp_peer_t *p = NULL;
+
+    if (tc_hash_get(&us->by_assoc, (uint64_t) id, &v)) {
+        return (btl_sctp_peer_t *) v;
+    }
+    if (usrsctp_getpaddrs(us->so, id, &addrs) > 0 && NULL != addrs) {
+        if (AF_CONN == addrs->sa_family) {
+            p = (btl_sctp_peer_t *) ((struct sockaddr_conn *) addrs)->sconn_addr;
+        }
+        usrsctp_freepaddrs(addrs);
+    }
+    if (NULL != p) {
+        remember_assoc(us, p, id);
+    }
+    return p;
+}
+
+static int user_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
+{
+    user_sock_t *us = (user_sock_t *) s;
+
+    for (;;) {
+        struct sockaddr_conn from;
+        socklen_t flen = sizeof(from);
+        struct sctp_rcvinfo rcv;
+        socklen_t ilen = sizeof(rcv);
+        unsigned int itype = 0;
+        int flags = 0;
+        ssize_t n;
+
+        memset(&rcv, 0, sizeof(rcv));
+        memset(&from, 0, sizeof(from));
+        n = usrsctp_recvv(us->so, us->msg, us->msg_size, (struct sockaddr *) &from, &flen, &rcv,
+                          &ilen, &itype, &flags);
+        if (n < 0) {
+            if (EWOULDBLOCK == errno || EAGAIN == errno) {
+                return 0;
+            }
+            return -errno;
+        }
+        if (flags & MSG_NOTIFICATION) {
+            union sctp_notification *sn = (union sctp_notification *) us->msg;
+            btl_sctp_peer_t *p;
+            if ((size_t) n < sizeof(sn->sn_header)) {
+                continue;
+            }
+            if (SCTP_ASSOC_CHANGE == sn->sn_header.sn_type
+                && (size_t) n >= sizeof(struct sctp_assoc_change)) {
+                struct sctp_assoc_change *ac = &sn->sn_assoc_change;
+                p = peer_of_assoc(us, ac->sac_assoc_id);
+                memset(msg, 0, sizeof(*msg));
+                msg->cookie = NULL != p ? p->cookie : NULL;
+                switch (ac->sac_state) {
+                case SCTP_COMM_UP:
+                case SCTP_RESTART:
+                    set_stream_prio(us, ac->sac_assoc_id);
+                    msg->kind = BTL_SCTP_SOCK_UP;
+                    return 1;
+                case SCTP_COMM_LOST:
+                case SCTP_CANT_STR_ASSOC:
+                    msg->kind = BTL_SCTP_SOCK_LOST;
+                    if (NULL != p && p->has_assoc) {
+                        tc_hash_remove(&us->by_assoc, (uint64_t) p->assoc_id, NULL);
+                        p->has_assoc = 0;
+                    }
+                    return 1;
+                case SCTP_SHUTDOWN_COMP:
+                    msg->kind = BTL_SCTP_SOCK_CLOSED;
+                    if (NULL != p && p->has_assoc) {
+                        tc_hash_remove(&us->by_assoc, (uint64_t) p->assoc_id, NULL);
+                        p->has_assoc = 0;
+                    }
+                    return 1;
+                default:
+                    continue;
+                }
+            }
+            if (SCTP_SHUTDOWN_EVENT == sn->sn_header.sn_type
+                && (size_t) n >= sizeof(struct sctp_shutdown_event)) {
+                p = peer_of_assoc(us, sn->sn_shutdown_event.sse_assoc_id);
+                memset(msg, 0, sizeof(*msg));
+                msg->cookie = NULL != p ? p->cookie : NULL;
+                msg->kind = BTL_SCTP_SOCK_CLOSED;
+                return 1;
+            }
+            continue;
+        }
+        if (!(flags & MSG_EOR)) {
+            /* larger than any message the BTL sends: drop the rest of it */
+            do {
+                flags = 0;
+                n = usrsctp_recvv(us->so, us->msg, us->msg_size, NULL, NULL, NULL, NULL, NULL,
+                                  &flags);
+            } while (n > 0 && !(flags & MSG_EOR));
+            return -EMSGSIZE;
+        }
+        memset(msg, 0, sizeof(*msg));
+        msg->kind = BTL_SCTP_SOCK_DATA;
+        msg->cookie = NULL;
+        if (AF_CONN == from.sconn_family && NULL != from.sconn_addr) {
+            btl_sctp_peer_t *p = (btl_sctp_peer_t *) from.sconn_addr;
+            msg->cookie = p->cookie;
+            if (!p->has_assoc && SCTP_RECVV_RCVINFO == itype) {
+                remember_assoc(us, p, rcv.rcv_assoc_id);
+            }
+        }
+        msg->stream = SCTP_RECVV_RCVINFO == itype ? rcv.rcv_sid : 0;
+        msg->data = us->msg;
+        msg->len = (size_t) n;
+        return 1;
+    }
+}
+
+static int user_paths(btl_sctp_sock_t *s, btl_sctp_peer_t *p, int *alive)
+{
+    uint64_t now = now_ms();
+    int n = 0;
+    (void) s;
+    for (int i = 0; i < p->npaths; ++i) {
+        n += path_alive(p, i, now) ? 1 : 0;
+    }
+    if (NULL != alive) {
+        *alive = n;
+    }
+    return p->npaths;
+}
+
+static int user_active_path(btl_sctp_sock_t *s, btl_sctp_peer_t *p)
+{
+    (void) s;
+    return p->active;
+}
+
+static int peer_drained(user_sock_t *us, btl_sctp_peer_t *p)
+{
+    struct sctp_status st;
+    socklen_t len = sizeof(st);
+
+    if (!p->has_assoc) {
+        return 1;
+    }
+    memset(&st, 0, sizeof(st));
+    st.sstat_assoc_id = p->assoc_id;
+    if (usrsctp_getsockopt(us->so, IPPROTO_SCTP, SCTP_STATUS, &st, &len) < 0) {
+        return 1; /* association gone */
+    }
+    return 0 == st.sstat_unackdata && 0 == st.sstat_penddata;
+}
+
+static void user_close(btl_sctp_sock_t *s)
+{
+    user_sock_t *us = (user_sock_t *) s;
+
+    if (NULL != us->so) {
+        struct linger lg = {1, 0};
+        uint64_t start = now_ms();
+        /* Let queued data reach the peers (bounded), then close abortively:
+         * a graceful SHUTDOWN would need both stacks driven after exit. */
+        for (int k = 0; k < us->npeers && now_ms() - start < 2000;) {
+            if (peer_drained(us, us->peers[k])) {
+                ++k;
+            } else {
+                user_progress(s);
+            }
+        }
+        (void) usrsctp_setsockopt(us->so, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+        usrsctp_close(us->so);
+        us->so = NULL;
+        for (int i = 0; i < us->npeers; ++i) {
+            usrsctp_deregister_address(us->peers[i]);
+        }
+        if (0 == --user_stack_refs) {
+            /* timers of freed associations may need a tick to go away */
+            for (int tries = 0; tries < 100 && 0 != usrsctp_finish(); ++tries) {
+                usrsctp_handle_timers(10);
+            }
+        }
+    }
+    for (int i = 0; i < us->npeers; ++i) {
+        free(us->peers[i]);
+    }
+    free(us->peers);
+    for (int i = 0; i < us->nudp; ++i) {
+        close(us->udp_fd[i]);
+    }
+    tc_hash_fini(&us->by_addr);
+    tc_hash_fini(&us->by_assoc);
+    free(us->pkt);
+    free(us->msg);
+    free(us);
+}
+
+const btl_sctp_sock_ops_t btl_sctp_sock_user_ops = {
+    .open = user_open,
+    .close = user_close,
+    .local_addrs = user_local_addrs,
+    .peer_add = user_peer_add,
+    .peer_remove = user_peer_remove,
+    .send = user_send,
+    .progress = user_progress,
+    .recv = user_recv,
+    .paths = user_paths,
+    .active_path = user_active_path,
+};
+
+#endif /* TC_HAVE_USRSCTP */

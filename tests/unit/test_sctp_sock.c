@@ -1,0 +1,269 @@
+/*
+ * test_sctp_sock.c: unit tests of btl/sctp's socket layer.
+ *
+ * Two sockets of the user stack in one process (two SCTP ports, one
+ * usrsctp instance, each with its own UDP sockets on loopback), driven
+ * alternately: lazy association setup, patterned messages both ways,
+ * streams, and head-of-line blocking (a small message on stream 0 passes
+ * megabytes of bulk data queued on another stream). The kernel stack's
+ * tests skip with a message when the kernel has no SCTP.
+ */
+#include "tc_config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "btl_sctp_sock.h"
+
+#define BULK_LEN (128 * 1024)
+#define SMALL_LEN 40
+
+typedef struct pair {
+    btl_sctp_sock_t *a, *b;
+    btl_sctp_peer_t *a_to_b, *b_to_a;
+    int cookie_a, cookie_b; /* addresses are the cookies */
+} pair_t;
+
+static void fill(unsigned char *buf, size_t len, unsigned seed)
+{
+    for (size_t i = 0; i < len; ++i) {
+        buf[i] = (unsigned char) (seed * 131u + i * 7u + (i >> 9));
+    }
+}
+
+static int check(const unsigned char *buf, size_t len, unsigned seed)
+{
+    for (size_t i = 0; i < len; ++i) {
+        if (buf[i] != (unsigned char) (seed * 131u + i * 7u + (i >> 9))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int open_pair(pair_t *pr, int stack, int prio, int port_base)
+{
+    btl_sctp_sock_config_t cfg;
+    btl_sctp_sock_addr_t lo = {htonl(INADDR_LOOPBACK), 0, 8};
+    btl_sctp_sock_addr_t addr_a[BTL_SCTP_SOCK_MAX_ADDRS], addr_b[BTL_SCTP_SOCK_MAX_ADDRS];
+    char why[256] = "";
+    int na, nb, rc;
+
+    memset(pr, 0, sizeof(*pr));
+    btl_sctp_sock_config_default(&cfg, stack);
+    cfg.prio_streams = prio;
+    cfg.sctp_port = port_base;
+    cfg.max_msg = BULK_LEN + 64;
+    rc = btl_sctp_sock_open(&pr->a, &cfg, &lo, 1, why, sizeof(why));
+    if (0 != rc) {
+        print_message("open a: %s\n", why);
+        return rc;
+    }
+    cfg.sctp_port = port_base + 1;
+    rc = btl_sctp_sock_open(&pr->b, &cfg, &lo, 1, why, sizeof(why));
+    if (0 != rc) {
+        print_message("open b: %s\n", why);
+        return rc;
+    }
+    na = btl_sctp_sock_local_addrs(pr->a, addr_a, BTL_SCTP_SOCK_MAX_ADDRS);
+    nb = btl_sctp_sock_local_addrs(pr->b, addr_b, BTL_SCTP_SOCK_MAX_ADDRS);
+    assert_int_equal(na, 1);
+    assert_int_equal(nb, 1);
+    assert_int_not_equal(addr_a[0].port, 0);
+    assert_int_equal(0, btl_sctp_sock_peer_add(pr->a, addr_b, nb, port_base + 1, &pr->cookie_b,
+                                               &pr->a_to_b));
+    assert_int_equal(0, btl_sctp_sock_peer_add(pr->b, addr_a, na, port_base, &pr->cookie_a,
+                                               &pr->b_to_a));
+    return 0;
+}
+
+static void close_pair(pair_t *pr)
+{
+    btl_sctp_sock_close(pr->a);
+    btl_sctp_sock_close(pr->b);
+}
+
+/* Drive both sockets until one data message arrives at `to`. */
+static int pump_recv(pair_t *pr, btl_sctp_sock_t *to, btl_sctp_sock_msg_t *msg)
+{
+    for (long i = 0; i < 20000000; ++i) {
+        int rc = btl_sctp_sock_recv(to, msg);
+        if (rc < 0) {
+            return rc;
+        }
+        if (1 == rc && BTL_SCTP_SOCK_DATA == msg->kind) {
+            return 1;
+        }
+        if (0 == rc) {
+            btl_sctp_sock_progress(pr->a);
+            btl_sctp_sock_progress(pr->b);
+        }
+    }
+    return 0;
+}
+
+static void test_user_pingpong(void **state)
+{
+    pair_t pr;
+    unsigned char buf[SMALL_LEN + 4096];
+    btl_sctp_sock_msg_t msg;
+    (void) state;
+
+    assert_int_equal(0, open_pair(&pr, BTL_SCTP_STACK_USER, 1, 5901));
+    for (unsigned round = 0; round < 50; ++round) {
+        size_t len = 1 + (round * 97) % sizeof(buf);
+        uint16_t sid = (uint16_t) (round % 8);
+        fill(buf, len, round);
+        assert_int_equal(0, btl_sctp_sock_send(pr.a, pr.a_to_b, sid, buf, len));
+        assert_int_equal(1, pump_recv(&pr, pr.b, &msg));
+        assert_ptr_equal(msg.cookie, &pr.cookie_a);
+        assert_int_equal(msg.stream, sid);
+        assert_int_equal(msg.len, len);
+        assert_true(check(msg.data, len, round));
+        fill(buf, len, round + 1000);
+        assert_int_equal(0, btl_sctp_sock_send(pr.b, pr.b_to_a, sid, buf, len));
+        assert_int_equal(1, pump_recv(&pr, pr.a, &msg));
+        assert_ptr_equal(msg.cookie, &pr.cookie_b);
+        assert_int_equal(msg.len, len);
+        assert_true(check(msg.data, len, round + 1000));
+    }
+    {
+        int alive = 0;
+        assert_int_equal(1, btl_sctp_sock_paths(pr.a, pr.a_to_b, &alive));
+    }
+    close_pair(&pr);
+}
+
+/* Queue as much bulk data on stream 1 as the socket takes, then one small
+ * message on stream 0; return how many bulk bytes arrived before it. */
+static size_t bulk_before_small(int prio, uint16_t bulk_sid, int port_base, size_t *queued)
+{
+    pair_t pr;
+    btl_sctp_sock_msg_t msg;
+    unsigned char *bulk = malloc(BULK_LEN);
+    unsigned char small[SMALL_LEN];
+    size_t before = 0, got_bulk = 0;
+    int nbulk = 0, small_seen = 0;
+
+    assert_non_null(bulk);
+    assert_int_equal(0, open_pair(&pr, BTL_SCTP_STACK_USER, prio, port_base));
+    /* set the association up first so that the whole test is steady state */
+    fill(small, SMALL_LEN, 1);
+    assert_int_equal(0, btl_sctp_sock_send(pr.a, pr.a_to_b, 0, small, SMALL_LEN));
+    assert_int_equal(1, pump_recv(&pr, pr.b, &msg));
+
+    for (nbulk = 0; nbulk < 24; ++nbulk) {
+        fill(bulk, BULK_LEN, 100 + (unsigned) nbulk);
+        if (0 != btl_sctp_sock_send(pr.a, pr.a_to_b, bulk_sid, bulk, BULK_LEN)) {
+            break;
+        }
+    }
+    assert_true(nbulk >= 8);
+    fill(small, SMALL_LEN, 7);
+    assert_int_equal(0, btl_sctp_sock_send(pr.a, pr.a_to_b, 0, small, SMALL_LEN));
+    *queued = (size_t) nbulk * BULK_LEN;
+
+    while (got_bulk < (size_t) nbulk || !small_seen) {
+        assert_int_equal(1, pump_recv(&pr, pr.b, &msg));
+        if (SMALL_LEN == msg.len) {
+            assert_int_equal(msg.stream, 0);
+            assert_true(check(msg.data, SMALL_LEN, 7));
+            small_seen = 1;
+            before = got_bulk * BULK_LEN;
+        } else {
+            assert_int_equal(msg.stream, bulk_sid);
+            assert_int_equal(msg.len, BULK_LEN);
+            /* a stream keeps its order */
+            assert_true(check(msg.data, BULK_LEN, 100 + (unsigned) got_bulk));
+            ++got_bulk;
+        }
+    }
+    close_pair(&pr);
+    free(bulk);
+    return before;
+}
+
+static void test_user_head_of_line(void **state)
+{
+    size_t queued = 0, q_rr = 0, q_one = 0, before_prio, before_rr, before_one;
+    (void) state;
+
+    before_prio = bulk_before_small(1, 1, 5911, &queued);
+    print_message("head-of-line: bulk on stream 1, stream 0 first: %zu of %zu bulk bytes "
+                  "arrived before the small message\n", before_prio, queued);
+    before_rr = bulk_before_small(0, 1, 5921, &q_rr);
+    print_message("head-of-line: bulk on stream 1, round-robin streams: %zu of %zu\n",
+                  before_rr, q_rr);
+    before_one = bulk_before_small(1, 0, 5931, &q_one);
+    print_message("head-of-line: everything on stream 0 (old btl/sctp): %zu of %zu\n",
+                  before_one, q_one);
+    /* at most what was already on the wire when the small one was queued */
+    assert_true(before_prio <= BULK_LEN);
+    assert_true(before_rr <= 2 * BULK_LEN);
+    /* one stream is one ordered queue: the small message waits for all */
+    assert_int_equal(before_one, q_one);
+}
+
+static void test_kernel_stack(void **state)
+{
+    char why[256] = "";
+    (void) state;
+    if (0 != btl_sctp_sock_probe(BTL_SCTP_STACK_KERNEL, why, sizeof(why))) {
+        print_message("SKIP kernel stack: %s\n", why);
+        skip();
+    }
+    {
+        pair_t pr;
+        btl_sctp_sock_msg_t msg;
+        unsigned char buf[1000];
+        assert_int_equal(0, open_pair(&pr, BTL_SCTP_STACK_KERNEL, 1, 0));
+        for (unsigned round = 0; round < 20; ++round) {
+            fill(buf, sizeof(buf), round);
+            assert_int_equal(0, btl_sctp_sock_send(pr.a, pr.a_to_b, (uint16_t) (round % 4),
+                                                   buf, sizeof(buf)));
+            assert_int_equal(1, pump_recv(&pr, pr.b, &msg));
+            assert_ptr_equal(msg.cookie, &pr.cookie_a);
+            assert_int_equal(msg.len, sizeof(buf));
+            assert_true(check(msg.data, sizeof(buf), round));
+        }
+        close_pair(&pr);
+    }
+}
+
+static void test_bad_config(void **state)
+{
+    btl_sctp_sock_config_t cfg;
+    btl_sctp_sock_t *s = NULL;
+    btl_sctp_sock_addr_t lo = {htonl(INADDR_LOOPBACK), 0, 8};
+    char why[256] = "";
+    (void) state;
+
+    btl_sctp_sock_config_default(&cfg, BTL_SCTP_STACK_USER);
+    cfg.num_streams = 0;
+    assert_int_equal(-EINVAL, btl_sctp_sock_open(&s, &cfg, &lo, 1, why, sizeof(why)));
+    assert_null(s);
+    btl_sctp_sock_config_default(&cfg, BTL_SCTP_STACK_USER);
+    assert_int_equal(-EINVAL, btl_sctp_sock_open(&s, &cfg, &lo, 0, why, sizeof(why)));
+    cfg.stack = 99;
+    assert_int_equal(-ENOSYS, btl_sctp_sock_open(&s, &cfg, &lo, 1, why, sizeof(why)));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_config),
+        cmocka_unit_test(test_user_pingpong),
+        cmocka_unit_test(test_user_head_of_line),
+        cmocka_unit_test(test_kernel_stack),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
