@@ -1,0 +1,187 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_sci.h: component and module structures of btl_sci, the BTL over SCI
+ * remote-write segments (CHEMPI's SCI device), and the functions the
+ * component's files share.
+ */
+
+#ifndef MCA_BTL_SCI_H
+#define MCA_BTL_SCI_H
+
+#include "opal_config.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "opal/class/opal_free_list.h"
+#include "opal/class/opal_list.h"
+#include "opal/mca/btl/btl.h"
+#include "opal/mca/btl/base/base.h"
+#include "opal/mca/btl/base/btl_base_error.h"
+#include "opal/util/output.h"
+
+#include "sci_device.h"
+#include "tc_rcache.h"
+#include "btl_sci_hdr.h"
+
+BEGIN_C_DECLS
+
+struct mca_btl_sci_atomic_op;
+
+/* what travels in ob1's headers for a registration: the device handle */
+struct mca_btl_base_registration_handle_t {
+    sci_mem_handle_t sci;
+};
+
+/* a registration as the module keeps it: the wire part first */
+typedef struct mca_btl_sci_reg {
+    mca_btl_base_registration_handle_t handle;
+    tc_rcache_reg_t *reg;
+} mca_btl_sci_reg_t;
+
+typedef struct mca_btl_sci_component {
+    mca_btl_base_component_3_0_0_t super;
+
+    /* MCA parameters */
+    unsigned int ring_slots;       /* slots per peer ring (power of two) */
+    unsigned int slot_size;        /* payload bytes per slot */
+    unsigned int dma_threshold;    /* smaller put/get are copied by CPU */
+    unsigned int segment_size;     /* size of each per-peer segment (0: just enough) */
+    unsigned int poll_batch;       /* messages per peer per progress call */
+    unsigned int credit_batch;     /* slots returned per Completed write */
+    unsigned int idle_polls;       /* empty polls before a peer goes to the doorbell */
+    unsigned int sweep_interval;   /* progress calls between sweeps of idle peers */
+    unsigned int free_list_max;
+    int verbose;
+    int output;
+
+    /* device */
+    sci_desc_t *sd;
+    sci_dma_queue_t *dq;
+    bool dma_ok;
+    uint32_t node_id;
+    int local_rank;
+    int num_local;                 /* node-local processes, including us */
+
+    /* one local segment per node-local peer (index: local rank), and our doorbell */
+    sci_local_segment_t **lsegs;
+    sci_local_segment_t *doorbell_seg;
+    volatile uint8_t *doorbell;
+
+    /* endpoints by local rank; the active ones are polled every call */
+    struct mca_btl_base_endpoint_t *endpoints;
+    struct mca_btl_base_endpoint_t **active;
+    int num_active;
+    struct mca_btl_base_endpoint_t **connected;   /* sweep list */
+    int num_connected;
+    unsigned int progress_calls;
+    int num_unconnected;           /* peers added but not connected yet */
+
+    opal_list_t pending_endpoints; /* endpoints with deferred sends */
+    opal_list_t completed_frags;   /* sends done, callback still owed */
+    opal_mutex_t done_lock;        /* protects completed_frags */
+    opal_mutex_t lock;             /* protects pending_endpoints */
+
+    opal_free_list_t frags;
+
+    /* registration cache over sci_register_memory */
+    tc_rcache_t *rcache;
+
+    /* pending atomics, addressed by index+generation from the wire */
+    struct mca_btl_sci_atomic_op *aops;
+    unsigned int num_aops;
+    opal_list_t free_aops;
+
+    bool warned_unreachable;
+} mca_btl_sci_component_t;
+
+OPAL_MODULE_DECLSPEC extern mca_btl_sci_component_t mca_btl_sci_component;
+
+typedef struct mca_btl_sci_module {
+    mca_btl_base_module_t super;
+    bool initialized;
+    mca_btl_base_module_error_cb_fn_t error_cb;
+} mca_btl_sci_module_t;
+
+extern mca_btl_sci_module_t mca_btl_sci_module;
+
+/* slot payload the protocol uses (ring slot size) */
+#define MCA_BTL_SCI_SLOT_PAYLOAD() (mca_btl_sci_component.slot_size)
+
+/* module operations (one file per concern) */
+int mca_btl_sci_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                          struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,
+                          struct opal_bitmap_t *reachable);
+int mca_btl_sci_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                          struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers);
+int mca_btl_sci_finalize(struct mca_btl_base_module_t *btl);
+
+mca_btl_base_descriptor_t *mca_btl_sci_alloc(struct mca_btl_base_module_t *btl,
+                                             struct mca_btl_base_endpoint_t *endpoint,
+                                             uint8_t order, size_t size, uint32_t flags);
+int mca_btl_sci_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des);
+mca_btl_base_descriptor_t *mca_btl_sci_prepare_src(struct mca_btl_base_module_t *btl,
+                                                   struct mca_btl_base_endpoint_t *endpoint,
+                                                   struct opal_convertor_t *convertor,
+                                                   uint8_t order, size_t reserve, size_t *size,
+                                                   uint32_t flags);
+
+int mca_btl_sci_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                     struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag);
+int mca_btl_sci_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                      struct opal_convertor_t *convertor, void *header, size_t header_size,
+                      size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
+                      mca_btl_base_descriptor_t **descriptor);
+
+int mca_btl_sci_put(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                    void *local_address, uint64_t remote_address,
+                    struct mca_btl_base_registration_handle_t *local_handle,
+                    struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
+                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc,
+                    void *cbcontext, void *cbdata);
+int mca_btl_sci_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                    void *local_address, uint64_t remote_address,
+                    struct mca_btl_base_registration_handle_t *local_handle,
+                    struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
+                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc,
+                    void *cbcontext, void *cbdata);
+struct mca_btl_base_registration_handle_t *mca_btl_sci_register_mem(struct mca_btl_base_module_t *btl,
+                                                                    struct mca_btl_base_endpoint_t *endpoint,
+                                                                    void *base, size_t size, uint32_t flags);
+int mca_btl_sci_deregister_mem(struct mca_btl_base_module_t *btl,
+                               struct mca_btl_base_registration_handle_t *handle);
+int mca_btl_sci_rcache_init(void);
+void mca_btl_sci_rcache_fini(void);
+
+int mca_btl_sci_atomic_op(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                          uint64_t remote_address, struct mca_btl_base_registration_handle_t *remote_handle,
+                          mca_btl_base_atomic_op_t op, uint64_t operand, int flags, int order,
+                          mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata);
+int mca_btl_sci_atomic_fop(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                           void *local_address, uint64_t remote_address,
+                           struct mca_btl_base_registration_handle_t *local_handle,
+                           struct mca_btl_base_registration_handle_t *remote_handle,
+                           mca_btl_base_atomic_op_t op, uint64_t operand, int flags, int order,
+                           mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata);
+int mca_btl_sci_atomic_cswap(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                             void *local_address, uint64_t remote_address,
+                             struct mca_btl_base_registration_handle_t *local_handle,
+                             struct mca_btl_base_registration_handle_t *remote_handle,
+                             uint64_t compare, uint64_t value, int flags, int order,
+                             mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata);
+int mca_btl_sci_atomic_init(void);
+void mca_btl_sci_atomic_fini(void);
+/* target and initiator halves, called by progress for ring messages */
+void mca_btl_sci_atomic_handle_req(struct mca_btl_base_endpoint_t *ep, const void *payload, uint32_t len);
+void mca_btl_sci_atomic_handle_rsp(struct mca_btl_base_endpoint_t *ep, const void *payload, uint32_t len);
+
+/* progress helpers */
+int mca_btl_sci_component_progress(void);
+void mca_btl_sci_fatal_peer(struct mca_btl_base_endpoint_t *ep, const char *why);
+
+/* true when only self and sci were asked for (misuse is reported then) */
+bool mca_btl_sci_only_sci_requested(void);
+
+END_C_DECLS
+
+#endif /* MCA_BTL_SCI_H */

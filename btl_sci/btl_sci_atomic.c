@@ -1,0 +1,351 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_sci_atomic.c: btl_atomic_op/fop/cswap, emulated at the target.  SCI
+ * (and CMA) has no remote atomic, so the initiator writes a request into
+ * the target's ring; the target checks the address against its own
+ * registrations, applies the operation with a CPU atomic (hence coherent
+ * with the target's own atomics: MCA_BTL_ATOMIC_SUPPORTS_GLOB) and writes
+ * the old value back into the initiator's ring.
+ */
+
+#include "opal_config.h"
+
+#include <string.h>
+
+#include "btl_sci.h"
+#include "btl_sci_endpoint.h"
+#include "btl_sci_frag.h"
+
+#define MCA_BTL_SCI_MAX_AOPS 1024
+
+typedef struct mca_btl_sci_atomic_op {
+    opal_list_item_t super;
+    uint32_t index;
+    uint32_t gen;
+    bool in_use;
+    bool fetch;
+    bool is32;
+    struct mca_btl_base_endpoint_t *endpoint;
+    void *local_address;
+    struct mca_btl_base_registration_handle_t *local_handle;
+    mca_btl_base_rdma_completion_fn_t cbfunc;
+    void *cbcontext;
+    void *cbdata;
+} mca_btl_sci_atomic_op_t;
+
+int mca_btl_sci_atomic_init(void)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+
+    c->aops = calloc(MCA_BTL_SCI_MAX_AOPS, sizeof(*c->aops));
+    if (NULL == c->aops) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    c->num_aops = MCA_BTL_SCI_MAX_AOPS;
+    for (unsigned int i = 0; i < c->num_aops; ++i) {
+        OBJ_CONSTRUCT(&c->aops[i].super, opal_list_item_t);
+        c->aops[i].index = i;
+        opal_list_append(&c->free_aops, &c->aops[i].super);
+    }
+    return OPAL_SUCCESS;
+}
+
+void mca_btl_sci_atomic_fini(void)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+
+    if (NULL == c->aops) {
+        return;
+    }
+    while (NULL != opal_list_remove_first(&c->free_aops)) {
+    }
+    for (unsigned int i = 0; i < c->num_aops; ++i) {
+        OBJ_DESTRUCT(&c->aops[i].super);
+    }
+    free(c->aops);
+    c->aops = NULL;
+    c->num_aops = 0;
+}
+
+static int mca_btl_sci_aop_code(mca_btl_base_atomic_op_t op)
+{
+    switch (op) {
+    case MCA_BTL_ATOMIC_ADD: return MCA_BTL_SCI_AOP_ADD;
+    case MCA_BTL_ATOMIC_AND: return MCA_BTL_SCI_AOP_AND;
+    case MCA_BTL_ATOMIC_OR: return MCA_BTL_SCI_AOP_OR;
+    case MCA_BTL_ATOMIC_XOR: return MCA_BTL_SCI_AOP_XOR;
+    case MCA_BTL_ATOMIC_LAND: return MCA_BTL_SCI_AOP_LAND;
+    case MCA_BTL_ATOMIC_LOR: return MCA_BTL_SCI_AOP_LOR;
+    case MCA_BTL_ATOMIC_LXOR: return MCA_BTL_SCI_AOP_LXOR;
+    case MCA_BTL_ATOMIC_SWAP: return MCA_BTL_SCI_AOP_SWAP;
+    case MCA_BTL_ATOMIC_MIN: return MCA_BTL_SCI_AOP_MIN;
+    case MCA_BTL_ATOMIC_MAX: return MCA_BTL_SCI_AOP_MAX;
+    default: return -1;
+    }
+}
+
+/* initiator: write the request into the target's ring */
+static int mca_btl_sci_atomic_start(struct mca_btl_base_endpoint_t *endpoint, int aop, bool fetch,
+                                    void *local_address, uint64_t remote_address,
+                                    struct mca_btl_base_registration_handle_t *local_handle,
+                                    struct mca_btl_base_registration_handle_t *remote_handle,
+                                    uint64_t operand, uint64_t compare, int flags,
+                                    mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                                    void *cbdata)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    mca_btl_sci_atomic_req_t *req;
+    mca_btl_sci_atomic_op_t *op;
+    bool is32 = !!(flags & MCA_BTL_ATOMIC_FLAG_32BIT);
+
+    if (OPAL_UNLIKELY(aop < 0 || (flags & MCA_BTL_ATOMIC_FLAG_FLOAT))) {
+        return OPAL_ERR_NOT_SUPPORTED;
+    }
+    if (OPAL_UNLIKELY(MCA_BTL_SCI_EP_FAILED == endpoint->state)) {
+        return OPAL_ERR_UNREACH;
+    }
+    if (OPAL_UNLIKELY(remote_address & (is32 ? 3 : 7))) {
+        return OPAL_ERR_BAD_PARAM;
+    }
+
+    OPAL_THREAD_LOCK(&endpoint->lock);
+    if (!opal_list_is_empty(&endpoint->pending)) {
+        OPAL_THREAD_UNLOCK(&endpoint->lock);
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    OPAL_THREAD_LOCK(&c->lock);
+    op = (mca_btl_sci_atomic_op_t *) opal_list_remove_first(&c->free_aops);
+    OPAL_THREAD_UNLOCK(&c->lock);
+    if (NULL == op) {
+        OPAL_THREAD_UNLOCK(&endpoint->lock);
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    req = mca_btl_sci_endpoint_reserve(endpoint);
+    if (NULL == req) {
+        OPAL_THREAD_LOCK(&c->lock);
+        opal_list_prepend(&c->free_aops, &op->super);
+        OPAL_THREAD_UNLOCK(&c->lock);
+        OPAL_THREAD_UNLOCK(&endpoint->lock);
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    op->gen++;
+    op->in_use = true;
+    op->fetch = fetch;
+    op->is32 = is32;
+    op->endpoint = endpoint;
+    op->local_address = local_address;
+    op->local_handle = local_handle;
+    op->cbfunc = cbfunc;
+    op->cbcontext = cbcontext;
+    op->cbdata = cbdata;
+
+    req->op_index = op->index;
+    req->op_gen = op->gen;
+    req->op = (uint32_t) aop;
+    req->flags = is32 ? MCA_BTL_SCI_AFLAG_32BIT : 0;
+    req->address = remote_address;
+    req->operand = operand;
+    req->compare = compare;
+    req->reg_base = remote_handle ? remote_handle->sci.base : 0;
+    req->reg_len = remote_handle ? remote_handle->sci.len : 0;
+    mca_btl_sci_endpoint_publish(endpoint, sizeof(*req),
+                                 MCA_BTL_SCI_TAGWORD(MCA_BTL_SCI_KIND_ATOMIC_REQ, 0));
+    OPAL_THREAD_UNLOCK(&endpoint->lock);
+    return OPAL_SUCCESS;
+}
+
+int mca_btl_sci_atomic_op(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                          uint64_t remote_address, struct mca_btl_base_registration_handle_t *remote_handle,
+                          mca_btl_base_atomic_op_t op, uint64_t operand, int flags, int order,
+                          mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
+{
+    (void) btl;
+    (void) order;
+    return mca_btl_sci_atomic_start(endpoint, mca_btl_sci_aop_code(op), false, NULL, remote_address,
+                                    NULL, remote_handle, operand, 0, flags, cbfunc, cbcontext, cbdata);
+}
+
+int mca_btl_sci_atomic_fop(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                           void *local_address, uint64_t remote_address,
+                           struct mca_btl_base_registration_handle_t *local_handle,
+                           struct mca_btl_base_registration_handle_t *remote_handle,
+                           mca_btl_base_atomic_op_t op, uint64_t operand, int flags, int order,
+                           mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
+{
+    (void) btl;
+    (void) order;
+    return mca_btl_sci_atomic_start(endpoint, mca_btl_sci_aop_code(op), true, local_address,
+                                    remote_address, local_handle, remote_handle, operand, 0, flags,
+                                    cbfunc, cbcontext, cbdata);
+}
+
+int mca_btl_sci_atomic_cswap(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                             void *local_address, uint64_t remote_address,
+                             struct mca_btl_base_registration_handle_t *local_handle,
+                             struct mca_btl_base_registration_handle_t *remote_handle,
+                             uint64_t compare, uint64_t value, int flags, int order,
+                             mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
+{
+    (void) btl;
+    (void) order;
+    return mca_btl_sci_atomic_start(endpoint, MCA_BTL_SCI_AOP_CSWAP, true, local_address,
+                                    remote_address, local_handle, remote_handle, value, compare, flags,
+                                    cbfunc, cbcontext, cbdata);
+}
+
+/* apply one operation; returns the previous value */
+#define MCA_BTL_SCI_APPLY(T, p, req, old)                                               \
+    do {                                                                                \
+        T v_ = (T) (req)->operand;                                                      \
+        switch ((req)->op) {                                                            \
+        case MCA_BTL_SCI_AOP_ADD: old = __atomic_fetch_add(p, v_, __ATOMIC_ACQ_REL); break; \
+        case MCA_BTL_SCI_AOP_AND: old = __atomic_fetch_and(p, v_, __ATOMIC_ACQ_REL); break; \
+        case MCA_BTL_SCI_AOP_OR: old = __atomic_fetch_or(p, v_, __ATOMIC_ACQ_REL); break;   \
+        case MCA_BTL_SCI_AOP_XOR: old = __atomic_fetch_xor(p, v_, __ATOMIC_ACQ_REL); break; \
+        case MCA_BTL_SCI_AOP_SWAP: old = __atomic_exchange_n(p, v_, __ATOMIC_ACQ_REL); break; \
+        case MCA_BTL_SCI_AOP_CSWAP: {                                                   \
+            T e_ = (T) (req)->compare;                                                  \
+            (void) __atomic_compare_exchange_n(p, &e_, v_, false, __ATOMIC_ACQ_REL,     \
+                                               __ATOMIC_ACQUIRE);                       \
+            old = e_;                                                                   \
+            break;                                                                      \
+        }                                                                               \
+        default: {                                                                      \
+            T o_ = __atomic_load_n(p, __ATOMIC_ACQUIRE), n_;                            \
+            do {                                                                        \
+                switch ((req)->op) {                                                    \
+                case MCA_BTL_SCI_AOP_MIN: n_ = (o_ < v_) ? o_ : v_; break;              \
+                case MCA_BTL_SCI_AOP_MAX: n_ = (o_ > v_) ? o_ : v_; break;              \
+                case MCA_BTL_SCI_AOP_LAND: n_ = (T) (o_ && v_); break;                  \
+                case MCA_BTL_SCI_AOP_LOR: n_ = (T) (o_ || v_); break;                   \
+                default: n_ = (T) (!o_ != !v_); break;                                  \
+                }                                                                       \
+            } while (!__atomic_compare_exchange_n(p, &o_, n_, false, __ATOMIC_ACQ_REL,  \
+                                                  __ATOMIC_ACQUIRE));                   \
+            old = o_;                                                                   \
+            break;                                                                      \
+        }                                                                               \
+        }                                                                               \
+    } while (0)
+
+/* target: is [address, address+width) inside memory we registered? */
+static bool mca_btl_sci_atomic_address_ok(const mca_btl_sci_atomic_req_t *req, size_t width)
+{
+    tc_rcache_reg_t *reg;
+
+    if (NULL == mca_btl_sci_component.rcache ||
+        0 != tc_rcache_find(mca_btl_sci_component.rcache, (const void *) (uintptr_t) req->address,
+                            width, &reg)) {
+        return false;
+    }
+    tc_rcache_put(mca_btl_sci_component.rcache, reg);
+    return true;
+}
+
+void mca_btl_sci_atomic_handle_req(struct mca_btl_base_endpoint_t *ep, const void *payload, uint32_t len)
+{
+    mca_btl_sci_atomic_req_t req;
+    mca_btl_sci_atomic_rsp_t rsp;
+    void *dst;
+
+    /* copy out of shared memory before checking: the peer cannot change
+     * what we validated */
+    if (OPAL_UNLIKELY(len != sizeof(req))) {
+        BTL_ERROR(("btl:sci: atomic request of %u bytes from local rank %d dropped",
+                   (unsigned) len, ep->peer_rank));
+        return;
+    }
+    memcpy(&req, payload, sizeof(req));
+    memset(&rsp, 0, sizeof(rsp));
+    rsp.op_index = req.op_index;
+    rsp.op_gen = req.op_gen;
+
+    if (req.op < MCA_BTL_SCI_AOP_ADD || req.op > MCA_BTL_SCI_AOP_LXOR ||
+        (req.flags & ~MCA_BTL_SCI_AFLAG_32BIT)) {
+        rsp.status = OPAL_ERR_NOT_SUPPORTED;
+    } else if (req.flags & MCA_BTL_SCI_AFLAG_32BIT) {
+        if (0 != (req.address & 3) || !mca_btl_sci_atomic_address_ok(&req, 4)) {
+            rsp.status = OPAL_ERR_BAD_PARAM;
+        } else {
+            uint32_t *p = (uint32_t *) (uintptr_t) req.address, old;
+            MCA_BTL_SCI_APPLY(uint32_t, p, &req, old);
+            rsp.result = old;
+        }
+    } else {
+        if (0 != (req.address & 7) || !mca_btl_sci_atomic_address_ok(&req, 8)) {
+            rsp.status = OPAL_ERR_BAD_PARAM;
+        } else {
+            uint64_t *p = (uint64_t *) (uintptr_t) req.address, old;
+            MCA_BTL_SCI_APPLY(uint64_t, p, &req, old);
+            rsp.result = old;
+        }
+    }
+
+    /* reply through the initiator's ring, or behind its deferred frags */
+    OPAL_THREAD_LOCK(&ep->lock);
+    dst = opal_list_is_empty(&ep->pending) ? mca_btl_sci_endpoint_reserve(ep) : NULL;
+    if (OPAL_LIKELY(NULL != dst)) {
+        memcpy(dst, &rsp, sizeof(rsp));
+        mca_btl_sci_endpoint_publish(ep, sizeof(rsp),
+                                     MCA_BTL_SCI_TAGWORD(MCA_BTL_SCI_KIND_ATOMIC_RSP, 0));
+    } else {
+        mca_btl_sci_frag_t *frag = mca_btl_sci_frag_alloc(ep);
+
+        if (NULL == frag) {
+            OPAL_THREAD_UNLOCK(&ep->lock);
+            mca_btl_sci_fatal_peer(ep, "out of fragments for an atomic reply");
+            return;
+        }
+        memcpy(frag->data, &rsp, sizeof(rsp));
+        frag->segment.seg_len = sizeof(rsp);
+        frag->tagword = MCA_BTL_SCI_TAGWORD(MCA_BTL_SCI_KIND_ATOMIC_RSP, 0);
+        frag->base.des_flags = MCA_BTL_DES_FLAGS_BTL_OWNERSHIP;
+        mca_btl_sci_endpoint_defer(ep, frag);
+    }
+    OPAL_THREAD_UNLOCK(&ep->lock);
+}
+
+void mca_btl_sci_atomic_handle_rsp(struct mca_btl_base_endpoint_t *ep, const void *payload, uint32_t len)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    mca_btl_sci_atomic_rsp_t rsp;
+    mca_btl_sci_atomic_op_t *op;
+
+    if (OPAL_UNLIKELY(len != sizeof(rsp))) {
+        BTL_ERROR(("btl:sci: atomic reply of %u bytes from local rank %d dropped",
+                   (unsigned) len, ep->peer_rank));
+        return;
+    }
+    memcpy(&rsp, payload, sizeof(rsp));
+    if (OPAL_UNLIKELY(rsp.op_index >= c->num_aops)) {
+        BTL_ERROR(("btl:sci: atomic reply for unknown operation %u dropped", rsp.op_index));
+        return;
+    }
+    op = c->aops + rsp.op_index;
+    if (OPAL_UNLIKELY(!op->in_use || op->gen != rsp.op_gen || op->endpoint != ep)) {
+        BTL_ERROR(("btl:sci: stale atomic reply from local rank %d dropped", ep->peer_rank));
+        return;
+    }
+    if (op->fetch && OPAL_SUCCESS == rsp.status && NULL != op->local_address) {
+        if (op->is32) {
+            *(uint32_t *) op->local_address = (uint32_t) rsp.result;
+        } else {
+            *(uint64_t *) op->local_address = rsp.result;
+        }
+    }
+    op->in_use = false;
+    {
+        mca_btl_base_rdma_completion_fn_t cbfunc = op->cbfunc;
+        void *local_address = op->local_address, *cbcontext = op->cbcontext, *cbdata = op->cbdata;
+        struct mca_btl_base_registration_handle_t *local_handle = op->local_handle;
+
+        /* back on the free list before the callback, which may start another */
+        OPAL_THREAD_LOCK(&c->lock);
+        opal_list_append(&c->free_aops, &op->super);
+        OPAL_THREAD_UNLOCK(&c->lock);
+        if (NULL != cbfunc) {
+            cbfunc(&mca_btl_sci_module.super, ep, local_address, local_handle, cbcontext, cbdata,
+                   rsp.status);
+        }
+    }
+}

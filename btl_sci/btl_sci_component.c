@@ -1,0 +1,681 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_sci_component.c: the btl_sci component: MCA parameters, device
+ * open and segment creation at init (CHEMPI: "create the local segments
+ * for all the other processes"), the modex, and the progress loop that
+ * polls the active rings and the doorbell.
+ */
+
+#include "opal_config.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "opal/mca/base/mca_base_var.h"
+#include "opal/mca/pmix/pmix.h"
+#include "opal/runtime/opal_params.h"
+#include "opal/util/proc.h"
+#include "opal/util/show_help.h"
+
+#include "btl_sci.h"
+#include "btl_sci_endpoint.h"
+#include "btl_sci_frag.h"
+
+static int mca_btl_sci_component_register(void);
+static int mca_btl_sci_component_open(void);
+static int mca_btl_sci_component_close(void);
+static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads,
+                                                          bool enable_mpi_threads);
+
+mca_btl_sci_component_t mca_btl_sci_component = {
+    .super = {
+        .btl_version = {
+            MCA_BTL_DEFAULT_VERSION("sci"),
+            .mca_open_component = mca_btl_sci_component_open,
+            .mca_close_component = mca_btl_sci_component_close,
+            .mca_register_component_params = mca_btl_sci_component_register,
+        },
+        .btl_data = {
+            .param_field = MCA_BASE_METADATA_PARAM_CHECKPOINT
+        },
+        .btl_init = mca_btl_sci_component_init,
+        .btl_progress = mca_btl_sci_component_progress,
+    }
+};
+
+static void mca_btl_sci_reg_uint(const char *name, const char *desc, int level, unsigned int *storage)
+{
+    (void) mca_base_component_var_register(&mca_btl_sci_component.super.btl_version, name, desc,
+                                           MCA_BASE_VAR_TYPE_UNSIGNED_INT, NULL, 0,
+                                           MCA_BASE_VAR_FLAG_SETTABLE, level,
+                                           MCA_BASE_VAR_SCOPE_LOCAL, storage);
+}
+
+static int mca_btl_sci_component_register(void)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    mca_btl_base_module_t *m = &mca_btl_sci_module.super;
+
+    c->ring_slots = 64;
+    mca_btl_sci_reg_uint("ring_slots", "Slots of the message ring each peer owns in our memory "
+                         "(credits: sends wait when all are in use; power of two >= 4)",
+                         OPAL_INFO_LVL_4, &c->ring_slots);
+    c->slot_size = 0;
+    mca_btl_sci_reg_uint("slot_size", "Payload bytes of one ring slot (0: the eager limit); "
+                         "also the largest fragment btl_send carries (max_send_size)",
+                         OPAL_INFO_LVL_5, &c->slot_size);
+    c->dma_threshold = 0;
+    mca_btl_sci_reg_uint("dma_threshold", "put/get of fewer bytes than this are refused so that "
+                         "ob1 sends them through the rings instead of the DMA engine (0: always DMA)",
+                         OPAL_INFO_LVL_5, &c->dma_threshold);
+    c->segment_size = 0;
+    mca_btl_sci_reg_uint("segment_size", "Bytes of each per-peer SCI segment (0: just enough for "
+                         "the ring; a larger value is kept)", OPAL_INFO_LVL_5, &c->segment_size);
+    c->poll_batch = 16;
+    mca_btl_sci_reg_uint("poll_batch", "Most messages taken from one peer's ring per progress call "
+                         "(fairness across peers)", OPAL_INFO_LVL_5, &c->poll_batch);
+    c->credit_batch = 16;
+    mca_btl_sci_reg_uint("credit_batch", "Ring slots the receiver consumes before it writes its "
+                         "Completed counter into the sender's segment (at most ring_slots/2; "
+                         "it is also written whenever the ring is found empty)",
+                         OPAL_INFO_LVL_5, &c->credit_batch);
+    c->idle_polls = 4096;
+    mca_btl_sci_reg_uint("idle_polls", "Empty polls after which a peer leaves the active list "
+                         "and must ring the doorbell for its next message", OPAL_INFO_LVL_6,
+                         &c->idle_polls);
+    c->sweep_interval = 1024;
+    mca_btl_sci_reg_uint("sweep_interval", "Progress calls between two checks of the rings of "
+                         "idle peers (a safety net behind the doorbell)", OPAL_INFO_LVL_6,
+                         &c->sweep_interval);
+    c->free_list_max = 8192;
+    mca_btl_sci_reg_uint("free_list_max", "Most send fragments allocated", OPAL_INFO_LVL_6,
+                         &c->free_list_max);
+    c->verbose = 0;
+    (void) mca_base_component_var_register(&c->super.btl_version, "verbose",
+                                           "Verbosity of btl_sci (0: silent, 100: everything)",
+                                           MCA_BASE_VAR_TYPE_INT, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE,
+                                           OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_LOCAL, &c->verbose);
+
+    /* the standard parameters: below vader, above tcp */
+    m->btl_exclusivity = MCA_BTL_EXCLUSIVITY_HIGH - 1;
+    m->btl_eager_limit = 2048;                 /* CHEMPI's small-message limit */
+    m->btl_rndv_eager_limit = 2048;
+    m->btl_max_send_size = 2048;
+    m->btl_rdma_pipeline_send_length = 2048;
+    m->btl_rdma_pipeline_frag_size = 4 * 1024 * 1024;
+    m->btl_min_rdma_pipeline_size = INT_MAX;   /* always the RDMA protocol */
+    m->btl_put_limit = SIZE_MAX;
+    m->btl_get_limit = SIZE_MAX;
+    m->btl_put_alignment = 0;
+    m->btl_get_alignment = 0;
+    m->btl_latency = 1;
+    m->btl_bandwidth = 40000;
+    m->btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_SEND_INPLACE | MCA_BTL_FLAGS_RDMA |
+        MCA_BTL_FLAGS_ATOMIC_OPS | MCA_BTL_FLAGS_ATOMIC_FOPS;
+    m->btl_atomic_flags = MCA_BTL_ATOMIC_SUPPORTS_ADD | MCA_BTL_ATOMIC_SUPPORTS_AND |
+        MCA_BTL_ATOMIC_SUPPORTS_OR | MCA_BTL_ATOMIC_SUPPORTS_XOR | MCA_BTL_ATOMIC_SUPPORTS_SWAP |
+        MCA_BTL_ATOMIC_SUPPORTS_MIN | MCA_BTL_ATOMIC_SUPPORTS_MAX | MCA_BTL_ATOMIC_SUPPORTS_CSWAP |
+        MCA_BTL_ATOMIC_SUPPORTS_32BIT | MCA_BTL_ATOMIC_SUPPORTS_GLOB;
+    m->btl_registration_handle_size = sizeof(mca_btl_base_registration_handle_t);
+
+    return mca_btl_base_param_register(&c->super.btl_version, m);
+}
+
+static int mca_btl_sci_component_open(void)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+
+    /* our help file: installed copy first, the source tree for runs from
+     * the build tree */
+#ifdef MCA_BTL_SCI_HELP_DIR
+    (void) opal_show_help_add_dir(MCA_BTL_SCI_HELP_DIR);
+#endif
+#ifdef MCA_BTL_SCI_SRCDIR
+    (void) opal_show_help_add_dir(MCA_BTL_SCI_SRCDIR);
+#endif
+
+    OBJ_CONSTRUCT(&c->frags, opal_free_list_t);
+    OBJ_CONSTRUCT(&c->pending_endpoints, opal_list_t);
+    OBJ_CONSTRUCT(&c->completed_frags, opal_list_t);
+    OBJ_CONSTRUCT(&c->free_aops, opal_list_t);
+    OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
+    OBJ_CONSTRUCT(&c->done_lock, opal_mutex_t);
+    c->output = -1;
+    return OPAL_SUCCESS;
+}
+
+static void mca_btl_sci_release_segments(void)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+
+    if (NULL != c->lsegs) {
+        for (int i = 0; i < c->num_local; ++i) {
+            sci_remove_segment(c->lsegs[i]);
+        }
+        free(c->lsegs);
+        c->lsegs = NULL;
+    }
+    if (NULL != c->doorbell_seg) {
+        sci_remove_segment(c->doorbell_seg);
+        c->doorbell_seg = NULL;
+        c->doorbell = NULL;
+    }
+    if (NULL != c->dq) {
+        sci_remove_dma_queue(c->dq);
+        c->dq = NULL;
+    }
+    if (NULL != c->sd) {
+        sci_close(c->sd);
+        c->sd = NULL;
+    }
+}
+
+static int mca_btl_sci_component_close(void)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+
+    mca_btl_sci_release_segments();
+    OBJ_DESTRUCT(&c->frags);
+    OBJ_DESTRUCT(&c->pending_endpoints);
+    OBJ_DESTRUCT(&c->completed_frags);
+    OBJ_DESTRUCT(&c->free_aops);
+    OBJ_DESTRUCT(&c->lock);
+    OBJ_DESTRUCT(&c->done_lock);
+    if (c->output >= 0) {
+        opal_output_close(c->output);
+        c->output = -1;
+    }
+    return OPAL_SUCCESS;
+}
+
+/* is the btl list exactly "self,sci" or "sci"?  Then a peer sci cannot
+ * reach is worth a message (nothing else will carry it). */
+bool mca_btl_sci_only_sci_requested(void)
+{
+    const char **value = NULL;
+    char *copy, *tok, *save = NULL;
+    bool only = true, named = false;
+    int idx;
+
+    idx = mca_base_var_find("opal", "btl", NULL, NULL);
+    if (idx < 0 || OPAL_SUCCESS != mca_base_var_get_value(idx, &value, NULL, NULL) ||
+        NULL == value || NULL == *value || '^' == (*value)[0]) {
+        return false;
+    }
+    copy = strdup(*value);
+    if (NULL == copy) {
+        return false;
+    }
+    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (0 == strcmp(tok, "sci")) {
+            named = true;
+        } else if (0 != strcmp(tok, "self")) {
+            only = false;
+        }
+    }
+    free(copy);
+    return only && named;
+}
+
+static int mca_btl_sci_modex_send(void)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    mca_btl_sci_modex_t modex;
+    int rc;
+
+    memset(&modex, 0, sizeof(modex));
+    modex.node_id = c->node_id;
+    modex.local_rank = (uint32_t) c->local_rank;
+    modex.nslots = c->ring_slots;
+    modex.slot_size = c->slot_size;
+    modex.pid = (int32_t) getpid();
+    OPAL_MODEX_SEND(rc, OPAL_PMIX_LOCAL, &c->super.btl_version, &modex, sizeof(modex));
+    return rc;
+}
+
+/* bytes of one per-peer segment */
+static size_t mca_btl_sci_segment_bytes(void)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    size_t need = MCA_BTL_SCI_SEG_RING_OFF + tc_ring_size(c->ring_slots, c->slot_size);
+
+    return need > c->segment_size ? need : c->segment_size;
+}
+
+/* create, prepare and make available one local segment per node-local
+ * peer and the doorbell; format every ring */
+static int mca_btl_sci_create_segments(void)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    size_t bytes = mca_btl_sci_segment_bytes();
+    sci_error_t err;
+
+    c->lsegs = calloc((size_t) c->num_local, sizeof(*c->lsegs));
+    if (NULL == c->lsegs) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    for (int peer = 0; peer < c->num_local; ++peer) {
+        sci_local_segment_t *seg;
+        char *base;
+
+        if (peer == c->local_rank) {
+            continue;
+        }
+        err = sci_create_segment(c->sd, MCA_BTL_SCI_SEGMENT_ID(c->local_rank, peer), bytes, &seg);
+        if (SCI_ERR_OK != err) {
+            goto fail;
+        }
+        c->lsegs[peer] = seg;
+        base = sci_local_segment_address(seg);
+        if (0 != tc_ring_format(base + MCA_BTL_SCI_SEG_RING_OFF, bytes - MCA_BTL_SCI_SEG_RING_OFF,
+                                c->ring_slots, c->slot_size)) {
+            err = SCI_ERR_ILLEGAL_PARAMETER;
+            goto fail;
+        }
+        if (SCI_ERR_OK != (err = sci_prepare_segment(seg)) ||
+            SCI_ERR_OK != (err = sci_set_segment_available(seg, 1))) {
+            goto fail;
+        }
+    }
+    err = sci_create_segment(c->sd, MCA_BTL_SCI_SEGMENT_ID(c->local_rank, MCA_BTL_SCI_DOORBELL_ID),
+                             TC_ALIGN_UP((size_t) c->num_local, (size_t) 64), &c->doorbell_seg);
+    if (SCI_ERR_OK != err) {
+        goto fail;
+    }
+    c->doorbell = sci_local_segment_address(c->doorbell_seg);
+    if (SCI_ERR_OK != (err = sci_prepare_segment(c->doorbell_seg)) ||
+        SCI_ERR_OK != (err = sci_set_segment_available(c->doorbell_seg, (unsigned) c->num_local - 1))) {
+        goto fail;
+    }
+    return OPAL_SUCCESS;
+
+fail:
+    opal_show_help("help-mpi-btl-sci.txt", "segment create failed", true,
+                   opal_process_info.nodename, opal_process_info.job_session_dir,
+                   (unsigned long) bytes, sci_strerror(err));
+    return OPAL_ERROR;
+}
+
+static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads,
+                                                          bool enable_mpi_threads)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    mca_btl_base_module_t *m = &mca_btl_sci_module.super;
+    mca_btl_base_module_t **btls;
+    sci_open_params_t params;
+    char key[64];
+    sci_error_t err;
+    int rc;
+
+    (void) enable_progress_threads;
+    (void) enable_mpi_threads;
+    *num_btls = 0;
+
+    c->output = opal_output_open(NULL);
+    opal_output_set_verbosity(c->output, c->verbose);
+
+    /* the shm provider reaches this host's processes only */
+    if (0 == opal_process_info.num_local_peers || NULL == opal_process_info.job_session_dir) {
+        opal_output_verbose(10, c->output, "btl:sci: no node-local peer, disabled");
+        return NULL;
+    }
+    if (OPAL_SUCCESS != mca_btl_base_param_verify(m)) {
+        return NULL;
+    }
+
+    /* geometry: a slot holds at least one eager message */
+    if (c->ring_slots < 4 || 0 != (c->ring_slots & (c->ring_slots - 1))) {
+        unsigned int n = 4;
+        while (n < c->ring_slots && n < (1u << 20)) {
+            n <<= 1;
+        }
+        c->ring_slots = n;
+    }
+    if (c->slot_size < m->btl_eager_limit) {
+        c->slot_size = (unsigned int) m->btl_eager_limit;
+    }
+    c->slot_size = TC_ALIGN_UP(c->slot_size, 64u);
+    m->btl_max_send_size = c->slot_size;
+    if (m->btl_rndv_eager_limit > c->slot_size) {
+        m->btl_rndv_eager_limit = c->slot_size;
+    }
+    if (0 == c->poll_batch) {
+        c->poll_batch = 1;
+    }
+    /* masks below need powers of two */
+    {
+        unsigned int n = 1;
+        while (n < c->sweep_interval && n < (1u << 24)) {
+            n <<= 1;
+        }
+        c->sweep_interval = n;
+    }
+
+    c->local_rank = opal_process_info.my_local_rank;
+    c->num_local = (int) opal_process_info.num_local_peers + 1;
+    if (c->local_rank < 0 || c->local_rank >= c->num_local || c->num_local > 0xfffe) {
+        return NULL;
+    }
+
+    memset(&params, 0, sizeof(params));
+    snprintf(key, sizeof(key), "%x", (unsigned) OPAL_PROC_MY_NAME.jobid);
+    params.segment_dir = opal_process_info.job_session_dir;
+    params.job_key = key;
+    err = sci_open(&params, &c->sd);
+    if (SCI_ERR_OK != err) {
+        return NULL;
+    }
+    c->node_id = sci_local_node_id(c->sd);
+
+    /* DMA engine: CMA; without it no put/get (and no osc/rdma) */
+    err = sci_dma_probe(c->sd);
+    c->dma_ok = (SCI_ERR_OK == err);
+    if (c->dma_ok) {
+        err = sci_create_dma_queue(c->sd, 16, &c->dq);
+        c->dma_ok = (SCI_ERR_OK == err);
+    }
+    if (!c->dma_ok) {
+        opal_show_help("help-mpi-btl-sci.txt", "cma refused", true, opal_process_info.nodename,
+                       sci_strerror(err));
+        m->btl_flags &= ~(MCA_BTL_FLAGS_RDMA | MCA_BTL_FLAGS_ATOMIC_OPS | MCA_BTL_FLAGS_ATOMIC_FOPS);
+        m->btl_put = NULL;
+        m->btl_get = NULL;
+        m->btl_register_mem = NULL;
+        m->btl_deregister_mem = NULL;
+        m->btl_atomic_op = NULL;
+        m->btl_atomic_fop = NULL;
+        m->btl_atomic_cswap = NULL;
+        m->btl_registration_handle_size = 0;
+    }
+
+    if (OPAL_SUCCESS != mca_btl_sci_create_segments()) {
+        mca_btl_sci_release_segments();
+        return NULL;
+    }
+
+    rc = opal_free_list_init(&c->frags, sizeof(mca_btl_sci_frag_t), opal_cache_line_size,
+                             OBJ_CLASS(mca_btl_sci_frag_t), c->slot_size, opal_cache_line_size,
+                             64, (int) c->free_list_max, 64, NULL, 0, NULL,
+                             mca_btl_sci_frag_init, NULL);
+    if (OPAL_SUCCESS != rc) {
+        mca_btl_sci_release_segments();
+        return NULL;
+    }
+
+    c->endpoints = calloc((size_t) c->num_local, sizeof(*c->endpoints));
+    c->active = calloc((size_t) c->num_local, sizeof(*c->active));
+    c->connected = calloc((size_t) c->num_local, sizeof(*c->connected));
+    if (NULL == c->endpoints || NULL == c->active || NULL == c->connected) {
+        goto fail;
+    }
+    for (int i = 0; i < c->num_local; ++i) {
+        OBJ_CONSTRUCT(c->endpoints + i, mca_btl_sci_endpoint_t);
+        c->endpoints[i].peer_rank = i;
+    }
+    c->num_active = 0;
+    c->num_connected = 0;
+    c->num_unconnected = 0;
+
+    if (c->dma_ok && (OPAL_SUCCESS != mca_btl_sci_rcache_init() ||
+                      OPAL_SUCCESS != mca_btl_sci_atomic_init())) {
+        goto fail;
+    }
+
+    if (OPAL_SUCCESS != mca_btl_sci_modex_send()) {
+        goto fail;
+    }
+
+    btls = calloc(1, sizeof(*btls));
+    if (NULL == btls) {
+        goto fail;
+    }
+    btls[0] = m;
+    *num_btls = 1;
+    mca_btl_sci_module.initialized = true;
+    opal_output_verbose(10, c->output, "btl:sci: local rank %d of %d, ring %u x %u B, dma %s",
+                        c->local_rank, c->num_local, c->ring_slots, c->slot_size,
+                        c->dma_ok ? "cma" : "off");
+    return btls;
+
+fail:
+    mca_btl_sci_atomic_fini();
+    mca_btl_sci_rcache_fini();
+    if (NULL != c->endpoints) {
+        for (int i = 0; i < c->num_local; ++i) {
+            OBJ_DESTRUCT(c->endpoints + i);
+        }
+    }
+    free(c->endpoints);
+    free(c->active);
+    free(c->connected);
+    c->endpoints = NULL;
+    c->active = NULL;
+    c->connected = NULL;
+    mca_btl_sci_release_segments();
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* progress                                                             */
+
+static inline void mca_btl_sci_deliver(mca_btl_sci_endpoint_t *ep, const void *payload,
+                                       uint32_t len, uint32_t tagword)
+{
+    uint32_t kind = tagword >> MCA_BTL_SCI_KIND_SHIFT;
+
+    if (OPAL_LIKELY(MCA_BTL_SCI_KIND_AM == kind)) {
+        mca_btl_base_tag_t tag = (mca_btl_base_tag_t) (tagword & MCA_BTL_SCI_TAG_MASK);
+        const mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger + tag;
+        mca_btl_base_segment_t segment;
+        mca_btl_base_descriptor_t desc;
+
+        if (OPAL_UNLIKELY(NULL == reg->cbfunc)) {
+            BTL_ERROR(("btl:sci: message with unregistered tag %u from local rank %d dropped",
+                       (unsigned) tag, ep->peer_rank));
+            return;
+        }
+        /* the fragment is handed over in place: zero copy out of the slot */
+        segment.seg_addr.pval = (void *) payload;
+        segment.seg_len = len;
+        memset(&desc, 0, sizeof(desc));
+        desc.des_segments = &segment;
+        desc.des_segment_count = 1;
+        reg->cbfunc(&mca_btl_sci_module.super, tag, &desc, reg->cbdata);
+    } else if (MCA_BTL_SCI_KIND_ATOMIC_REQ == kind) {
+        mca_btl_sci_atomic_handle_req(ep, payload, len);
+    } else if (MCA_BTL_SCI_KIND_ATOMIC_RSP == kind) {
+        mca_btl_sci_atomic_handle_rsp(ep, payload, len);
+    } else {
+        BTL_ERROR(("btl:sci: unknown message kind %u from local rank %d dropped",
+                   (unsigned) kind, ep->peer_rank));
+    }
+}
+
+/* take up to poll_batch messages from one peer's ring */
+static inline int mca_btl_sci_poll_ring(mca_btl_sci_endpoint_t *ep)
+{
+    const unsigned int batch = mca_btl_sci_component.poll_batch;
+    unsigned int count;
+
+    for (count = 0; count < batch; ++count) {
+        const void *payload;
+        uint32_t len, tagword;
+        int rc = tc_ring_peek(&ep->in, &payload, &len, &tagword);
+
+        if (OPAL_LIKELY(-EAGAIN == rc)) {
+            break;
+        }
+        if (OPAL_UNLIKELY(0 != rc)) {
+            mca_btl_sci_fatal_peer(ep, "corrupt ring slot (bad sequence or length)");
+            return (int) count;
+        }
+        mca_btl_sci_deliver(ep, payload, len, tagword);
+        tc_ring_release(&ep->in);
+    }
+    return (int) count;
+}
+
+/* a peer rang: put it back on the active list */
+static void mca_btl_sci_check_doorbell(void)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    volatile uint8_t *bell = c->doorbell;
+
+    for (int base = 0; base < c->num_local; base += 8) {
+        uint64_t word = *(volatile uint64_t *) (bell + base);
+
+        if (OPAL_LIKELY(0 == word)) {
+            continue;
+        }
+        for (int i = base; i < base + 8 && i < c->num_local; ++i) {
+            if (bell[i]) {
+                bell[i] = 0;
+                if (MCA_BTL_SCI_EP_CONNECTED == c->endpoints[i].state) {
+                    mca_btl_sci_endpoint_activate(c->endpoints + i);
+                }
+            }
+        }
+    }
+}
+
+/* the rare path: connections in progress, sweeps of idle peers, peer
+ * liveness, deferred sends, owed callbacks */
+static int mca_btl_sci_progress_slow(void)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    int count = 0;
+
+    if (OPAL_UNLIKELY(c->num_unconnected > 0)) {
+        for (int i = 0; i < c->num_local; ++i) {
+            if (MCA_BTL_SCI_EP_CONNECTING == c->endpoints[i].state) {
+                (void) mca_btl_sci_endpoint_connect(c->endpoints + i);
+            }
+        }
+    }
+
+    if (0 == (c->progress_calls & (c->sweep_interval - 1))) {
+        bool check_alive = 0 == (c->progress_calls & ((c->sweep_interval << 6) - 1));
+
+        for (int i = 0; i < c->num_connected; ++i) {
+            mca_btl_sci_endpoint_t *ep = c->connected[i];
+
+            if (MCA_BTL_SCI_EP_CONNECTED != ep->state) {
+                continue;
+            }
+            if (!ep->active) {
+                int n = mca_btl_sci_poll_ring(ep);
+                if (n > 0) {
+                    count += n;
+                    mca_btl_sci_endpoint_activate(ep);
+                }
+            }
+            if (check_alive && SCI_ERR_OK != sci_check_sequence(ep->seq)) {
+                mca_btl_sci_fatal_peer(ep, "the peer process or its segment is gone");
+            }
+        }
+    }
+
+    if (!opal_list_is_empty(&c->pending_endpoints)) {
+        opal_list_t work;
+        mca_btl_sci_endpoint_t *ep;
+
+        /* take the list, so no lock is held while an endpoint is flushed */
+        OBJ_CONSTRUCT(&work, opal_list_t);
+        OPAL_THREAD_LOCK(&c->lock);
+        opal_list_join(&work, opal_list_get_end(&work), &c->pending_endpoints);
+        OPAL_THREAD_UNLOCK(&c->lock);
+        while (NULL != (ep = (mca_btl_sci_endpoint_t *) opal_list_remove_first(&work))) {
+            bool done = mca_btl_sci_endpoint_flush_pending(ep);
+
+            if (!done && SCI_ERR_OK != sci_check_sequence(ep->seq)) {
+                /* stuck on a full ring: is the reader still alive? */
+                mca_btl_sci_fatal_peer(ep, "the peer stopped reading (process gone)");
+            }
+            OPAL_THREAD_LOCK(&c->lock);
+            if ((done && opal_list_is_empty(&ep->pending)) || MCA_BTL_SCI_EP_FAILED == ep->state) {
+                ep->waiting = false;
+            } else {
+                opal_list_append(&c->pending_endpoints, &ep->super);
+            }
+            OPAL_THREAD_UNLOCK(&c->lock);
+        }
+        OBJ_DESTRUCT(&work);
+    }
+
+    if (!opal_list_is_empty(&c->completed_frags)) {
+        mca_btl_sci_frag_t *frag;
+
+        for (;;) {
+            OPAL_THREAD_LOCK(&c->done_lock);
+            frag = (mca_btl_sci_frag_t *) opal_list_remove_first(&c->completed_frags);
+            OPAL_THREAD_UNLOCK(&c->done_lock);
+            if (NULL == frag) {
+                break;
+            }
+            mca_btl_sci_frag_complete(frag, OPAL_SUCCESS);
+            ++count;
+        }
+    }
+    return count;
+}
+
+int mca_btl_sci_component_progress(void)
+{
+    static int32_t lock = 0;
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    int count = 0;
+
+    if (opal_using_threads() && opal_atomic_swap_32(&lock, 1)) {
+        return 0;
+    }
+
+    /* the active peers: one load each when nothing arrived */
+    for (int i = 0; i < c->num_active; ++i) {
+        mca_btl_sci_endpoint_t *ep = c->active[i];
+        int n = mca_btl_sci_poll_ring(ep);
+
+        if (OPAL_UNLIKELY(!ep->active)) {
+            /* failed and left the list: slot i holds another peer now */
+            --i;
+            continue;
+        }
+        if (OPAL_LIKELY(n > 0)) {
+            ep->empty_polls = 0;
+            count += n;
+        } else if (OPAL_UNLIKELY(++ep->empty_polls > c->idle_polls)) {
+            /* tell the peer to ring, then look once more: a message
+             * published before it saw the flag is not lost */
+            *ep->idle_out = 1;
+            opal_atomic_mb();
+            n = mca_btl_sci_poll_ring(ep);
+            if (n > 0) {
+                *ep->idle_out = 0;
+                ep->empty_polls = 0;
+                count += n;
+            } else {
+                ep->active = false;
+                c->active[i] = c->active[--c->num_active];
+                --i;
+            }
+        }
+    }
+
+    /* the doorbell: one load per 8 peers */
+    if (OPAL_UNLIKELY(0 != *(volatile uint64_t *) c->doorbell) || c->num_local > 8) {
+        mca_btl_sci_check_doorbell();
+    }
+
+    ++c->progress_calls;
+    if (OPAL_UNLIKELY(0 == (c->progress_calls & (c->sweep_interval - 1)) ||
+                      c->num_unconnected > 0 ||
+                      !opal_list_is_empty(&c->pending_endpoints) ||
+                      !opal_list_is_empty(&c->completed_frags))) {
+        count += mca_btl_sci_progress_slow();
+    }
+
+    if (opal_using_threads()) {
+        opal_atomic_wmb();
+        lock = 0;
+    }
+    return count;
+}

@@ -1,0 +1,280 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_sci_endpoint.c: connection setup to one peer (connect and map its
+ * segment for us and its doorbell, attach both rings, create the
+ * sequence), the active list, deferred sends and peer failure.
+ */
+
+#include "opal_config.h"
+
+#include <string.h>
+
+#include "opal/util/show_help.h"
+
+#include "btl_sci.h"
+#include "btl_sci_endpoint.h"
+#include "btl_sci_frag.h"
+
+static void mca_btl_sci_endpoint_construct(mca_btl_sci_endpoint_t *ep)
+{
+    ep->proc = NULL;
+    ep->peer_rank = -1;
+    ep->peer_pid = 0;
+    ep->state = MCA_BTL_SCI_EP_UNUSED;
+    ep->lseg = NULL;
+    ep->rseg = NULL;
+    ep->rdoor = NULL;
+    ep->seq = NULL;
+    ep->idle_in = NULL;
+    ep->idle_out = NULL;
+    ep->peer_doorbell = NULL;
+    ep->active = false;
+    ep->empty_polls = 0;
+    ep->waiting = false;
+    memset(&ep->out, 0, sizeof(ep->out));
+    memset(&ep->in, 0, sizeof(ep->in));
+    OBJ_CONSTRUCT(&ep->pending, opal_list_t);
+    OBJ_CONSTRUCT(&ep->lock, opal_mutex_t);
+}
+
+static void mca_btl_sci_endpoint_destruct(mca_btl_sci_endpoint_t *ep)
+{
+    mca_btl_sci_endpoint_disconnect(ep);
+    OBJ_DESTRUCT(&ep->pending);
+    OBJ_DESTRUCT(&ep->lock);
+}
+
+OBJ_CLASS_INSTANCE(mca_btl_sci_endpoint_t, opal_list_item_t, mca_btl_sci_endpoint_construct,
+                   mca_btl_sci_endpoint_destruct);
+
+void mca_btl_sci_endpoint_activate(mca_btl_sci_endpoint_t *ep)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+
+    ep->empty_polls = 0;
+    if (NULL != ep->idle_out) {
+        *ep->idle_out = 0;
+    }
+    if (!ep->active) {
+        ep->active = true;
+        c->active[c->num_active++] = ep;
+    }
+}
+
+static void mca_btl_sci_endpoint_deactivate(mca_btl_sci_endpoint_t *ep)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+
+    if (!ep->active) {
+        return;
+    }
+    for (int i = 0; i < c->num_active; ++i) {
+        if (c->active[i] == ep) {
+            c->active[i] = c->active[--c->num_active];
+            break;
+        }
+    }
+    ep->active = false;
+}
+
+int mca_btl_sci_endpoint_connect(mca_btl_sci_endpoint_t *ep)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    sci_remote_segment_t *rseg = NULL, *rdoor = NULL;
+    sci_sequence_t *seq = NULL;
+    size_t rsize, lsize;
+    char *rbase, *lbase;
+    uint8_t *bell;
+    sci_error_t err;
+    int rc;
+
+    if (MCA_BTL_SCI_EP_CONNECTED == ep->state) {
+        return OPAL_SUCCESS;
+    }
+    if (MCA_BTL_SCI_EP_CONNECTING != ep->state) {
+        return OPAL_ERR_UNREACH;
+    }
+
+    err = sci_connect_segment(c->sd, c->node_id, MCA_BTL_SCI_SEGMENT_ID(ep->peer_rank, c->local_rank),
+                              &rseg);
+    if (SCI_ERR_OK == err) {
+        err = sci_connect_segment(c->sd, c->node_id,
+                                  MCA_BTL_SCI_SEGMENT_ID(ep->peer_rank, MCA_BTL_SCI_DOORBELL_ID), &rdoor);
+    }
+    if (SCI_ERR_NO_SUCH_SEGMENT == err) {
+        /* the peer has not made it available yet: lazy retry from progress */
+        if (NULL != rseg) {
+            sci_disconnect_segment(rseg);
+        }
+        return OPAL_ERR_RESOURCE_BUSY;
+    }
+    if (SCI_ERR_OK != err) {
+        goto fail;
+    }
+
+    rsize = sci_remote_segment_size(rseg);
+    rbase = sci_map_remote_segment(rseg, 0, rsize);
+    lsize = sci_local_segment_size(ep->lseg);
+    lbase = sci_local_segment_address(ep->lseg);
+    bell = sci_map_remote_segment(rdoor, 0, sci_remote_segment_size(rdoor));
+    if (NULL == rbase || NULL == bell || (size_t) c->local_rank >= sci_remote_segment_size(rdoor) ||
+        rsize <= MCA_BTL_SCI_SEG_RING_OFF) {
+        err = SCI_ERR_OUT_OF_RANGE;
+        goto fail;
+    }
+
+    /* my messages go into the ring of L[peer][me]; the peer returns slots
+     * through the Completed counter in my own segment */
+    rc = tc_ring_producer_init(&ep->out, rbase + MCA_BTL_SCI_SEG_RING_OFF,
+                               rsize - MCA_BTL_SCI_SEG_RING_OFF, c->ring_slots, c->slot_size,
+                               (const uint64_t *) (lbase + MCA_BTL_SCI_SEG_CONSUMED_OFF));
+    if (0 == rc) {
+        rc = tc_ring_consumer_init(&ep->in, lbase + MCA_BTL_SCI_SEG_RING_OFF,
+                                   lsize - MCA_BTL_SCI_SEG_RING_OFF, c->ring_slots, c->slot_size,
+                                   (uint64_t *) (rbase + MCA_BTL_SCI_SEG_CONSUMED_OFF),
+                                   c->credit_batch);
+    }
+    if (0 != rc) {
+        err = SCI_ERR_ILLEGAL_PARAMETER;
+        goto fail;
+    }
+    err = sci_create_map_sequence(rseg, &seq);
+    if (SCI_ERR_OK != err || SCI_ERR_OK != (err = sci_start_sequence(seq))) {
+        goto fail;
+    }
+
+    ep->rseg = rseg;
+    ep->rdoor = rdoor;
+    ep->seq = seq;
+    ep->idle_in = (volatile uint32_t *) (lbase + MCA_BTL_SCI_SEG_IDLE_OFF);
+    ep->idle_out = (volatile uint32_t *) (rbase + MCA_BTL_SCI_SEG_IDLE_OFF);
+    ep->peer_doorbell = bell + c->local_rank;
+    ep->state = MCA_BTL_SCI_EP_CONNECTED;
+    c->connected[c->num_connected++] = ep;
+    --c->num_unconnected;
+    /* a new peer starts on the active list */
+    mca_btl_sci_endpoint_activate(ep);
+    opal_output_verbose(20, c->output, "btl:sci: connected to local rank %d", ep->peer_rank);
+    return OPAL_SUCCESS;
+
+fail:
+    if (NULL != seq) {
+        sci_remove_sequence(seq);
+    }
+    if (NULL != rdoor) {
+        sci_disconnect_segment(rdoor);
+    }
+    if (NULL != rseg) {
+        sci_disconnect_segment(rseg);
+    }
+    ep->state = MCA_BTL_SCI_EP_FAILED;
+    --c->num_unconnected;
+    opal_show_help("help-mpi-btl-sci.txt", "connect failed", true, opal_process_info.nodename,
+                   ep->peer_rank, sci_strerror(err));
+    return OPAL_ERROR;
+}
+
+void mca_btl_sci_endpoint_disconnect(mca_btl_sci_endpoint_t *ep)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    opal_list_item_t *item;
+
+    if (MCA_BTL_SCI_EP_CONNECTING == ep->state) {
+        --c->num_unconnected;
+    }
+    mca_btl_sci_endpoint_deactivate(ep);
+    if (NULL != c->connected) {
+        for (int i = 0; i < c->num_connected; ++i) {
+            if (c->connected[i] == ep) {
+                c->connected[i] = c->connected[--c->num_connected];
+                break;
+            }
+        }
+    }
+    if (ep->waiting) {
+        opal_list_remove_item(&c->pending_endpoints, &ep->super);
+        ep->waiting = false;
+    }
+    while (NULL != (item = opal_list_remove_first(&ep->pending))) {
+        mca_btl_sci_frag_t *frag = (mca_btl_sci_frag_t *) item;
+        if (frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
+            mca_btl_sci_frag_return(frag);
+        }
+    }
+    if (NULL != ep->seq) {
+        sci_remove_sequence(ep->seq);
+        ep->seq = NULL;
+    }
+    if (NULL != ep->rdoor) {
+        sci_disconnect_segment(ep->rdoor);
+        ep->rdoor = NULL;
+    }
+    if (NULL != ep->rseg) {
+        sci_disconnect_segment(ep->rseg);
+        ep->rseg = NULL;
+    }
+    ep->idle_in = ep->idle_out = NULL;
+    ep->peer_doorbell = NULL;
+    ep->state = MCA_BTL_SCI_EP_UNUSED;
+}
+
+bool mca_btl_sci_endpoint_flush_pending(mca_btl_sci_endpoint_t *ep)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    mca_btl_sci_frag_t *frag;
+    bool empty;
+
+    OPAL_THREAD_LOCK(&ep->lock);
+    while (NULL != (frag = (mca_btl_sci_frag_t *) opal_list_get_first(&ep->pending)) &&
+           (opal_list_item_t *) frag != opal_list_get_end(&ep->pending)) {
+        void *dst = mca_btl_sci_endpoint_reserve(ep);
+
+        if (NULL == dst) {
+            break;
+        }
+        memcpy(dst, frag->data, frag->segment.seg_len);
+        mca_btl_sci_endpoint_publish(ep, (uint32_t) frag->segment.seg_len, frag->tagword);
+        (void) opal_list_remove_first(&ep->pending);
+        if (MCA_BTL_SCI_KIND_AM != (frag->tagword >> MCA_BTL_SCI_KIND_SHIFT)) {
+            /* the BTL's own message (an atomic reply): nobody to call */
+            mca_btl_sci_frag_return(frag);
+            continue;
+        }
+        /* the callback runs outside the endpoint lock */
+        OPAL_THREAD_LOCK(&c->done_lock);
+        opal_list_append(&c->completed_frags, &frag->base.super.super);
+        OPAL_THREAD_UNLOCK(&c->done_lock);
+    }
+    empty = opal_list_is_empty(&ep->pending);
+    OPAL_THREAD_UNLOCK(&ep->lock);
+    return empty;
+}
+
+void mca_btl_sci_endpoint_defer(mca_btl_sci_endpoint_t *ep, struct mca_btl_sci_frag_t *frag)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+
+    opal_list_append(&ep->pending, &frag->base.super.super);
+    OPAL_THREAD_LOCK(&c->lock);
+    if (!ep->waiting) {
+        ep->waiting = true;
+        opal_list_append(&c->pending_endpoints, &ep->super);
+    }
+    OPAL_THREAD_UNLOCK(&c->lock);
+}
+
+void mca_btl_sci_fatal_peer(mca_btl_sci_endpoint_t *ep, const char *why)
+{
+    if (MCA_BTL_SCI_EP_FAILED == ep->state) {
+        return;
+    }
+    ep->state = MCA_BTL_SCI_EP_FAILED;
+    mca_btl_sci_endpoint_deactivate(ep);
+    opal_output_verbose(1, mca_btl_sci_component.output, "btl:sci: local rank %d: %s",
+                        ep->peer_rank, why);
+    /* the PML decides (ob1 aborts the job): never hang on a dead peer */
+    if (NULL != mca_btl_sci_module.error_cb) {
+        mca_btl_sci_module.error_cb(&mca_btl_sci_module.super, MCA_BTL_ERROR_FLAGS_FATAL,
+                                    ep->proc, (char *) why);
+    }
+}

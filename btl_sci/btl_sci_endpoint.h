@@ -1,0 +1,100 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_sci_endpoint.h: the per-peer state of btl_sci (segments, the two
+ * rings, the doorbell and idle flags, deferred sends) and the inline
+ * helpers of the send fast path.
+ */
+
+#ifndef MCA_BTL_SCI_ENDPOINT_H
+#define MCA_BTL_SCI_ENDPOINT_H
+
+#include "btl_sci.h"
+#include "tc_ring.h"
+
+BEGIN_C_DECLS
+
+enum {
+    MCA_BTL_SCI_EP_UNUSED = 0,       /* not added */
+    MCA_BTL_SCI_EP_CONNECTING = 1,   /* added, peer's segment not mapped yet */
+    MCA_BTL_SCI_EP_CONNECTED = 2,
+    MCA_BTL_SCI_EP_FAILED = 3        /* the peer went away */
+};
+
+struct mca_btl_base_endpoint_t {
+    opal_list_item_t super;          /* on the component's pending list */
+    struct opal_proc_t *proc;
+    int peer_rank;                   /* node-local rank */
+    int peer_pid;
+    int state;
+
+    sci_local_segment_t *lseg;       /* L[me][peer]: peer writes, I poll */
+    sci_remote_segment_t *rseg;      /* L[peer][me]: I write */
+    sci_remote_segment_t *rdoor;     /* D[peer] */
+    sci_sequence_t *seq;
+
+    tc_ring_producer_t out;          /* my messages to the peer */
+    tc_ring_consumer_t in;           /* the peer's messages to me */
+
+    volatile uint32_t *idle_in;      /* peer: "ring my doorbell" (my segment) */
+    volatile uint32_t *idle_out;     /* me: "ring my doorbell" (peer's segment) */
+    volatile uint8_t *peer_doorbell; /* my byte in D[peer] */
+
+    bool active;                     /* on the active list */
+    unsigned int empty_polls;
+
+    opal_list_t pending;             /* deferred frags, in order */
+    bool waiting;                    /* on the component's pending list */
+    opal_mutex_t lock;
+};
+
+typedef struct mca_btl_base_endpoint_t mca_btl_sci_endpoint_t;
+OBJ_CLASS_DECLARATION(mca_btl_sci_endpoint_t);
+
+/* try to map the peer's segments; OPAL_SUCCESS, OPAL_ERR_RESOURCE_BUSY
+ * (not there yet: try again later) or an error */
+int mca_btl_sci_endpoint_connect(mca_btl_sci_endpoint_t *ep);
+void mca_btl_sci_endpoint_disconnect(mca_btl_sci_endpoint_t *ep);
+/* put the endpoint on the active (polled) list */
+void mca_btl_sci_endpoint_activate(mca_btl_sci_endpoint_t *ep);
+/* queue a fragment behind the others (caller holds ep->lock) */
+struct mca_btl_sci_frag_t;
+void mca_btl_sci_endpoint_defer(mca_btl_sci_endpoint_t *ep, struct mca_btl_sci_frag_t *frag);
+/* push deferred frags; true when none are left */
+bool mca_btl_sci_endpoint_flush_pending(mca_btl_sci_endpoint_t *ep);
+
+/* After a publish: if the peer is not polling our ring it asked for a
+ * doorbell.  The idle flag is in our own segment: a local load. */
+static inline void mca_btl_sci_endpoint_ring(mca_btl_sci_endpoint_t *ep)
+{
+    if (OPAL_UNLIKELY(*ep->idle_in)) {
+        *ep->peer_doorbell = 1;
+    }
+}
+
+/* Reserve a slot in the peer's ring (NULL when full or not connected). */
+static inline void *mca_btl_sci_endpoint_reserve(mca_btl_sci_endpoint_t *ep)
+{
+    void *dst;
+
+    if (OPAL_UNLIKELY(MCA_BTL_SCI_EP_CONNECTED != ep->state)) {
+        if (MCA_BTL_SCI_EP_CONNECTING != ep->state ||
+            OPAL_SUCCESS != mca_btl_sci_endpoint_connect(ep)) {
+            return NULL;
+        }
+    }
+    if (OPAL_UNLIKELY(0 != tc_ring_reserve(&ep->out, &dst))) {
+        return NULL;
+    }
+    return dst;
+}
+
+static inline void mca_btl_sci_endpoint_publish(mca_btl_sci_endpoint_t *ep, uint32_t len,
+                                                uint32_t tagword)
+{
+    (void) tc_ring_publish(&ep->out, len, tagword);
+    mca_btl_sci_endpoint_ring(ep);
+}
+
+END_C_DECLS
+
+#endif /* MCA_BTL_SCI_ENDPOINT_H */

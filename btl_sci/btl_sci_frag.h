@@ -1,0 +1,64 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_sci_frag.h: send descriptors of btl_sci.  A fragment is private
+ * memory holding up to one slot of data; btl_send copies it into the
+ * peer's ring slot (or defers it while the ring is full).
+ */
+
+#ifndef MCA_BTL_SCI_FRAG_H
+#define MCA_BTL_SCI_FRAG_H
+
+#include "btl_sci.h"
+
+BEGIN_C_DECLS
+
+typedef struct mca_btl_sci_frag_t {
+    mca_btl_base_descriptor_t base;
+    mca_btl_base_segment_t segment;
+    struct mca_btl_base_endpoint_t *endpoint;
+    uint32_t tagword;                /* kind and tag for the ring slot */
+    unsigned char *data;             /* slot_size bytes */
+} mca_btl_sci_frag_t;
+
+OBJ_CLASS_DECLARATION(mca_btl_sci_frag_t);
+
+/* free-list init callback: point the fragment at its buffer */
+int mca_btl_sci_frag_init(opal_free_list_item_t *item, void *ctx);
+
+static inline mca_btl_sci_frag_t *mca_btl_sci_frag_alloc(struct mca_btl_base_endpoint_t *ep)
+{
+    mca_btl_sci_frag_t *frag = (mca_btl_sci_frag_t *) opal_free_list_get(&mca_btl_sci_component.frags);
+
+    if (OPAL_LIKELY(NULL != frag)) {
+        frag->endpoint = ep;
+        frag->base.des_segments = &frag->segment;
+        frag->base.des_segment_count = 1;
+        frag->base.des_cbfunc = NULL;
+        frag->base.des_cbdata = NULL;
+        frag->base.des_context = NULL;
+        frag->segment.seg_addr.pval = frag->data;
+        frag->segment.seg_len = 0;
+    }
+    return frag;
+}
+
+static inline void mca_btl_sci_frag_return(mca_btl_sci_frag_t *frag)
+{
+    opal_free_list_return(&mca_btl_sci_component.frags, (opal_free_list_item_t *) frag);
+}
+
+/* the send is done: run the callback the caller asked for, release the
+ * fragment if the BTL owns it */
+static inline void mca_btl_sci_frag_complete(mca_btl_sci_frag_t *frag, int status)
+{
+    if (frag->base.des_cbfunc) {
+        frag->base.des_cbfunc(&mca_btl_sci_module.super, frag->endpoint, &frag->base, status);
+    }
+    if (frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
+        mca_btl_sci_frag_return(frag);
+    }
+}
+
+END_C_DECLS
+
+#endif /* MCA_BTL_SCI_FRAG_H */

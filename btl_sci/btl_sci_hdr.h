@@ -1,0 +1,103 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_sci_hdr.h: everything btl_sci puts in SCI memory or sends to a peer:
+ * the layout of the per-peer segments and of the doorbell segment, the
+ * message kinds carried in the ring slots' tag word, the atomic request
+ * and response bodies, and the modex record.  docs/btl_sci.md describes
+ * the same formats; keep the two in step.
+ */
+
+#ifndef MCA_BTL_SCI_HDR_H
+#define MCA_BTL_SCI_HDR_H
+
+#include <stdint.h>
+
+#include "tc_common.h"
+#include "tc_ring.h"
+
+/*
+ * Per-peer segment L[owner][peer]: created by `owner`, written by `peer`
+ * with remote stores, read by `owner` only (SCI: remote writes, local
+ * reads).  Offsets into the user area of the segment:
+ *
+ *   0    ctrl line 0: uint64 consumed   peer's consumer position of the ring
+ *                                       owner->peer (lives in L[peer][owner]);
+ *                                       tc_ring's "Completed" counter
+ *   64   ctrl line 1: uint32 idle       1: peer does not poll the ring
+ *                                       owner->peer actively; owner must
+ *                                       ring peer's doorbell after a send
+ *   128  tc_ring (header + slots) carrying peer->owner messages
+ */
+#define MCA_BTL_SCI_SEG_CONSUMED_OFF 0
+#define MCA_BTL_SCI_SEG_IDLE_OFF     64
+#define MCA_BTL_SCI_SEG_RING_OFF     128
+
+/* Doorbell segment D[owner]: one byte per node-local rank, set to 1 by
+ * that peer after a send while the owner told it (idle flag) that it is
+ * not polling its ring; cleared by the owner. */
+#define MCA_BTL_SCI_DOORBELL_ID 0xffffu
+
+/* segment ids: owner's local rank in the high half, peer's in the low */
+#define MCA_BTL_SCI_SEGMENT_ID(owner, peer) \
+    ((((uint32_t) (owner)) << 16) | ((uint32_t) (peer) & 0xffffu))
+
+/* The ring slot's 32-bit tag word: the Open MPI tag in the low byte, the
+ * message kind in the next byte. */
+#define MCA_BTL_SCI_KIND_SHIFT 8
+#define MCA_BTL_SCI_TAG_MASK   0xffu
+enum {
+    MCA_BTL_SCI_KIND_AM = 0,          /* active message for tag */
+    MCA_BTL_SCI_KIND_ATOMIC_REQ = 1,  /* atomic to execute at the target */
+    MCA_BTL_SCI_KIND_ATOMIC_RSP = 2,  /* its result */
+    MCA_BTL_SCI_KIND_MAX = 3
+};
+#define MCA_BTL_SCI_TAGWORD(kind, tag) \
+    ((((uint32_t) (kind)) << MCA_BTL_SCI_KIND_SHIFT) | ((uint32_t) (tag) & MCA_BTL_SCI_TAG_MASK))
+
+/* atomic operations requested at the target */
+enum {
+    MCA_BTL_SCI_AOP_ADD = 1,
+    MCA_BTL_SCI_AOP_AND = 2,
+    MCA_BTL_SCI_AOP_OR = 3,
+    MCA_BTL_SCI_AOP_XOR = 4,
+    MCA_BTL_SCI_AOP_SWAP = 5,
+    MCA_BTL_SCI_AOP_MIN = 6,
+    MCA_BTL_SCI_AOP_MAX = 7,
+    MCA_BTL_SCI_AOP_CSWAP = 8,
+    MCA_BTL_SCI_AOP_LAND = 9,
+    MCA_BTL_SCI_AOP_LOR = 10,
+    MCA_BTL_SCI_AOP_LXOR = 11
+};
+#define MCA_BTL_SCI_AFLAG_32BIT 0x1u
+
+typedef struct mca_btl_sci_atomic_req {
+    uint32_t op_index;     /* initiator's pending-op slot */
+    uint32_t op_gen;       /* generation of that slot (stale replies) */
+    uint32_t op;           /* MCA_BTL_SCI_AOP_* */
+    uint32_t flags;        /* MCA_BTL_SCI_AFLAG_* */
+    uint64_t address;      /* target virtual address */
+    uint64_t operand;      /* value (cswap: the new value) */
+    uint64_t compare;      /* cswap: expected value */
+    uint64_t reg_base;     /* target registration the initiator used */
+    uint64_t reg_len;
+} mca_btl_sci_atomic_req_t;
+
+typedef struct mca_btl_sci_atomic_rsp {
+    uint32_t op_index;
+    uint32_t op_gen;
+    int32_t status;        /* 0, or an OPAL error code */
+    uint32_t pad;
+    uint64_t result;       /* value before the operation */
+} mca_btl_sci_atomic_rsp_t;
+
+/* modex record published at init */
+typedef struct mca_btl_sci_modex {
+    uint32_t node_id;      /* sci_local_node_id */
+    uint32_t local_rank;   /* node-local rank, names the segments */
+    uint32_t nslots;       /* ring geometry: must match ours */
+    uint32_t slot_size;
+    int32_t pid;
+    uint32_t pad;
+} mca_btl_sci_modex_t;
+
+#endif /* MCA_BTL_SCI_HDR_H */

@@ -1,0 +1,269 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_sci_module.c: the btl_sci module: add_procs (connect and map each
+ * node-local peer's segment, eagerly, with a lazy retry), del_procs,
+ * finalize, descriptor allocation and prepare_src.
+ */
+
+#include "opal_config.h"
+
+#include <string.h>
+
+#include "opal/datatype/opal_convertor.h"
+#include "opal/mca/pmix/pmix.h"
+#include "opal/util/proc.h"
+#include "opal/util/show_help.h"
+
+#include "btl_sci.h"
+#include "btl_sci_endpoint.h"
+#include "btl_sci_frag.h"
+
+static int mca_btl_sci_register_error(struct mca_btl_base_module_t *btl,
+                                      mca_btl_base_module_error_cb_fn_t cbfunc);
+
+mca_btl_sci_module_t mca_btl_sci_module = {
+    .super = {
+        .btl_component = &mca_btl_sci_component.super,
+        .btl_add_procs = mca_btl_sci_add_procs,
+        .btl_del_procs = mca_btl_sci_del_procs,
+        .btl_finalize = mca_btl_sci_finalize,
+        .btl_alloc = mca_btl_sci_alloc,
+        .btl_free = mca_btl_sci_free,
+        .btl_prepare_src = mca_btl_sci_prepare_src,
+        .btl_send = mca_btl_sci_send,
+        .btl_sendi = mca_btl_sci_sendi,
+        .btl_put = mca_btl_sci_put,
+        .btl_get = mca_btl_sci_get,
+        .btl_register_mem = mca_btl_sci_register_mem,
+        .btl_deregister_mem = mca_btl_sci_deregister_mem,
+        .btl_atomic_op = mca_btl_sci_atomic_op,
+        .btl_atomic_fop = mca_btl_sci_atomic_fop,
+        .btl_atomic_cswap = mca_btl_sci_atomic_cswap,
+        .btl_dump = mca_btl_base_dump,
+        .btl_register_error = mca_btl_sci_register_error,
+    },
+};
+
+static int mca_btl_sci_register_error(struct mca_btl_base_module_t *btl,
+                                      mca_btl_base_module_error_cb_fn_t cbfunc)
+{
+    ((mca_btl_sci_module_t *) btl)->error_cb = cbfunc;
+    return OPAL_SUCCESS;
+}
+
+/* read and check a peer's modex record: the endpoint slot to use, or NULL */
+static mca_btl_sci_endpoint_t *mca_btl_sci_endpoint_for(struct opal_proc_t *proc)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    mca_btl_sci_modex_t *modex = NULL;
+    mca_btl_sci_endpoint_t *ep;
+    size_t size = 0;
+    int rc;
+
+    OPAL_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &modex, &size);
+    if (OPAL_SUCCESS != rc || NULL == modex) {
+        return NULL;
+    }
+    if (sizeof(*modex) != size || modex->node_id != c->node_id ||
+        modex->local_rank >= (uint32_t) c->num_local || (int) modex->local_rank == c->local_rank) {
+        free(modex);
+        return NULL;
+    }
+    if (modex->nslots != c->ring_slots || modex->slot_size != c->slot_size) {
+        opal_show_help("help-mpi-btl-sci.txt", "geometry mismatch", true, opal_process_info.nodename,
+                       c->ring_slots, c->slot_size, (int) modex->local_rank, modex->nslots,
+                       modex->slot_size);
+        free(modex);
+        return NULL;
+    }
+    ep = c->endpoints + modex->local_rank;
+    ep->peer_pid = modex->pid;
+    free(modex);
+    return ep;
+}
+
+int mca_btl_sci_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                          struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,
+                          struct opal_bitmap_t *reachable)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    const opal_proc_t *me = opal_proc_local_get();
+    int unreachable = 0;
+
+    (void) btl;
+    for (size_t i = 0; i < nprocs; ++i) {
+        mca_btl_sci_endpoint_t *ep;
+
+        peers[i] = NULL;
+        if (procs[i] == me) {
+            continue;
+        }
+        if (procs[i]->proc_name.jobid != me->proc_name.jobid ||
+            !OPAL_PROC_ON_LOCAL_NODE(procs[i]->proc_flags)) {
+            /* the shm provider maps segments of this host only */
+            ++unreachable;
+            continue;
+        }
+        ep = mca_btl_sci_endpoint_for(procs[i]);
+        if (NULL == ep) {
+            ++unreachable;
+            continue;
+        }
+        if (MCA_BTL_SCI_EP_UNUSED == ep->state) {
+            ep->proc = procs[i];
+            ep->lseg = c->lsegs[ep->peer_rank];
+            ep->state = MCA_BTL_SCI_EP_CONNECTING;
+            ++c->num_unconnected;
+            /* eager connection; if the peer's segment is not available yet
+             * progress (or the first send) retries */
+            (void) mca_btl_sci_endpoint_connect(ep);
+        }
+        if (MCA_BTL_SCI_EP_FAILED == ep->state) {
+            ++unreachable;
+            continue;
+        }
+        peers[i] = ep;
+        if (NULL != reachable) {
+            (void) opal_bitmap_set_bit(reachable, (int) i);
+        }
+    }
+
+    if (unreachable > 0 && !c->warned_unreachable && mca_btl_sci_only_sci_requested()) {
+        c->warned_unreachable = true;
+        opal_show_help("help-mpi-btl-sci.txt", "peer unreachable", true, opal_process_info.nodename,
+                       unreachable, sci_provider_name());
+    }
+    return OPAL_SUCCESS;
+}
+
+int mca_btl_sci_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                          struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers)
+{
+    (void) btl;
+    (void) procs;
+    for (size_t i = 0; i < nprocs; ++i) {
+        if (NULL != peers[i]) {
+            mca_btl_sci_endpoint_disconnect(peers[i]);
+            peers[i] = NULL;
+        }
+    }
+    return OPAL_SUCCESS;
+}
+
+int mca_btl_sci_finalize(struct mca_btl_base_module_t *btl)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    opal_list_item_t *item;
+
+    (void) btl;
+    if (!mca_btl_sci_module.initialized) {
+        return OPAL_SUCCESS;
+    }
+    /* SCI shutdown order: disconnect remote segments, then hide, unmap
+     * and remove the local ones */
+    if (NULL != c->endpoints) {
+        for (int i = 0; i < c->num_local; ++i) {
+            OBJ_DESTRUCT(c->endpoints + i);
+        }
+    }
+    while (NULL != (item = opal_list_remove_first(&c->completed_frags))) {
+        mca_btl_sci_frag_t *frag = (mca_btl_sci_frag_t *) item;
+        if (frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
+            mca_btl_sci_frag_return(frag);
+        }
+    }
+    free(c->endpoints);
+    free(c->active);
+    free(c->connected);
+    c->endpoints = NULL;
+    c->active = NULL;
+    c->connected = NULL;
+    c->num_active = c->num_connected = 0;
+    mca_btl_sci_atomic_fini();
+    mca_btl_sci_rcache_fini();
+    if (NULL != c->lsegs) {
+        for (int i = 0; i < c->num_local; ++i) {
+            if (NULL != c->lsegs[i]) {
+                (void) sci_set_segment_unavailable(c->lsegs[i]);
+                sci_remove_segment(c->lsegs[i]);
+            }
+        }
+        free(c->lsegs);
+        c->lsegs = NULL;
+    }
+    if (NULL != c->doorbell_seg) {
+        sci_remove_segment(c->doorbell_seg);
+        c->doorbell_seg = NULL;
+        c->doorbell = NULL;
+    }
+    mca_btl_sci_module.initialized = false;
+    return OPAL_SUCCESS;
+}
+
+mca_btl_base_descriptor_t *mca_btl_sci_alloc(struct mca_btl_base_module_t *btl,
+                                             struct mca_btl_base_endpoint_t *endpoint,
+                                             uint8_t order, size_t size, uint32_t flags)
+{
+    mca_btl_sci_frag_t *frag;
+
+    (void) btl;
+    if (OPAL_UNLIKELY(size > mca_btl_sci_component.slot_size)) {
+        return NULL;
+    }
+    frag = mca_btl_sci_frag_alloc(endpoint);
+    if (OPAL_UNLIKELY(NULL == frag)) {
+        return NULL;
+    }
+    frag->segment.seg_len = size;
+    frag->base.des_flags = flags;
+    frag->base.order = order;
+    return &frag->base;
+}
+
+int mca_btl_sci_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des)
+{
+    (void) btl;
+    mca_btl_sci_frag_return((mca_btl_sci_frag_t *) des);
+    return OPAL_SUCCESS;
+}
+
+mca_btl_base_descriptor_t *mca_btl_sci_prepare_src(struct mca_btl_base_module_t *btl,
+                                                   struct mca_btl_base_endpoint_t *endpoint,
+                                                   struct opal_convertor_t *convertor,
+                                                   uint8_t order, size_t reserve, size_t *size,
+                                                   uint32_t flags)
+{
+    const size_t slot = mca_btl_sci_component.slot_size;
+    mca_btl_sci_frag_t *frag;
+    uint32_t iov_count = 1;
+    struct iovec iov;
+    size_t max_data;
+    int rc;
+
+    (void) btl;
+    if (OPAL_UNLIKELY(reserve > slot)) {
+        return NULL;
+    }
+    frag = mca_btl_sci_frag_alloc(endpoint);
+    if (OPAL_UNLIKELY(NULL == frag)) {
+        return NULL;
+    }
+    max_data = *size;
+    if (max_data > slot - reserve) {
+        max_data = slot - reserve;
+    }
+    /* the fragment goes through a ring slot: pack once into the fragment
+     * here, one memcpy into the slot at send time */
+    iov.iov_base = (IOVBASE_TYPE *) (frag->data + reserve);
+    iov.iov_len = max_data;
+    rc = opal_convertor_pack(convertor, &iov, &iov_count, &max_data);
+    if (OPAL_UNLIKELY(rc < 0)) {
+        mca_btl_sci_frag_return(frag);
+        return NULL;
+    }
+    *size = max_data;
+    frag->segment.seg_len = reserve + max_data;
+    frag->base.des_flags = flags;
+    frag->base.order = order;
+    return &frag->base;
+}

@@ -1,0 +1,194 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_sci_rdma.c: memory registration through common/rcache and btl_put /
+ * btl_get through the device's DMA engine (CHEMPI's zero-copy protocol:
+ * ob1's RGET/PUT handshake travels in the rings, the data moves once,
+ * from the user buffer of one process to the user buffer of the other).
+ */
+
+#include "opal_config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "btl_sci.h"
+#include "btl_sci_endpoint.h"
+
+/* rcache provider: a registration is a device memory handle */
+static int mca_btl_sci_rcache_reg(void *ctx, void *base, size_t len, void **handle)
+{
+    mca_btl_sci_reg_t *r = calloc(1, sizeof(*r));
+
+    (void) ctx;
+    if (NULL == r) {
+        return -ENOMEM;
+    }
+    if (SCI_ERR_OK != sci_register_memory(mca_btl_sci_component.sd, base, len, &r->handle.sci)) {
+        free(r);
+        return -EINVAL;
+    }
+    *handle = r;
+    return 0;
+}
+
+static int mca_btl_sci_rcache_dereg(void *ctx, void *base, size_t len, void *handle)
+{
+    mca_btl_sci_reg_t *r = handle;
+
+    (void) ctx;
+    (void) base;
+    (void) len;
+    sci_deregister_memory(mca_btl_sci_component.sd, &r->handle.sci);
+    free(r);
+    return 0;
+}
+
+int mca_btl_sci_rcache_init(void)
+{
+    tc_rcache_params_t params;
+
+    memset(&params, 0, sizeof(params));
+    params.provider.reg = mca_btl_sci_rcache_reg;
+    params.provider.dereg = mca_btl_sci_rcache_dereg;
+    params.max_unused_count = 4096;
+    params.max_unused_bytes = 0;
+    mca_btl_sci_component.rcache = tc_rcache_create(&params);
+    if (NULL == mca_btl_sci_component.rcache) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    /* freed or unmapped memory must not keep a stale registration */
+    (void) tc_rcache_hook_register(mca_btl_sci_component.rcache);
+    return OPAL_SUCCESS;
+}
+
+void mca_btl_sci_rcache_fini(void)
+{
+    if (NULL != mca_btl_sci_component.rcache) {
+        tc_rcache_hook_unregister(mca_btl_sci_component.rcache);
+        (void) tc_rcache_destroy(mca_btl_sci_component.rcache);
+        mca_btl_sci_component.rcache = NULL;
+    }
+}
+
+struct mca_btl_base_registration_handle_t *mca_btl_sci_register_mem(struct mca_btl_base_module_t *btl,
+                                                                    struct mca_btl_base_endpoint_t *endpoint,
+                                                                    void *base, size_t size, uint32_t flags)
+{
+    tc_rcache_reg_t *reg;
+    mca_btl_sci_reg_t *r;
+
+    (void) btl;
+    (void) endpoint;
+    (void) flags;
+    if (OPAL_UNLIKELY(NULL == mca_btl_sci_component.rcache || 0 == size)) {
+        return NULL;
+    }
+    if (0 != tc_rcache_get(mca_btl_sci_component.rcache, base, size, &reg)) {
+        return NULL;
+    }
+    r = reg->handle;
+    r->reg = reg;
+    return &r->handle;
+}
+
+int mca_btl_sci_deregister_mem(struct mca_btl_base_module_t *btl,
+                               struct mca_btl_base_registration_handle_t *handle)
+{
+    mca_btl_sci_reg_t *r = (mca_btl_sci_reg_t *) handle;
+
+    (void) btl;
+    if (NULL == handle || NULL == mca_btl_sci_component.rcache) {
+        return OPAL_ERR_BAD_PARAM;
+    }
+    tc_rcache_put(mca_btl_sci_component.rcache, r->reg);
+    return OPAL_SUCCESS;
+}
+
+static int mca_btl_sci_dma(int direction, struct mca_btl_base_endpoint_t *endpoint, void *local_address,
+                           uint64_t remote_address, struct mca_btl_base_registration_handle_t *remote_handle,
+                           size_t size)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    sci_mem_handle_t remote;
+    sci_error_t err;
+
+    if (OPAL_UNLIKELY(MCA_BTL_SCI_EP_FAILED == endpoint->state || NULL == c->dq)) {
+        return OPAL_ERR_UNREACH;
+    }
+    if (OPAL_UNLIKELY(size < c->dma_threshold)) {
+        return OPAL_ERR_NOT_AVAILABLE;
+    }
+    if (NULL != remote_handle) {
+        remote = remote_handle->sci;
+    } else {
+        /* no handle (a BTL user that skips registration): the peer's
+         * whole address space, as vader's CMA path allows */
+        remote.node_id = c->node_id;
+        remote.segment_id = 0;
+        remote.owner = (uint64_t) endpoint->peer_pid;
+        remote.base = remote_address;
+        remote.len = size;
+    }
+    /* the handle came over the wire: it must name this peer */
+    if (OPAL_UNLIKELY(remote.owner != (uint64_t) endpoint->peer_pid)) {
+        return OPAL_ERR_BAD_PARAM;
+    }
+    err = sci_dma_enqueue(c->dq, direction, local_address, &remote, remote_address, size);
+    if (SCI_ERR_OK == err) {
+        err = sci_dma_start(c->dq);
+        if (SCI_ERR_OK == err) {
+            err = sci_dma_wait(c->dq);
+        }
+    }
+    switch (err) {
+    case SCI_ERR_OK:
+        return OPAL_SUCCESS;
+    case SCI_ERR_OUT_OF_RANGE:
+    case SCI_ERR_ILLEGAL_PARAMETER:
+        return OPAL_ERR_BAD_PARAM;
+    case SCI_ERR_TRANSFER_FAILED:
+        mca_btl_sci_fatal_peer(endpoint, "DMA to a process that is gone");
+        return OPAL_ERR_UNREACH;
+    default:
+        return OPAL_ERROR;
+    }
+}
+
+int mca_btl_sci_put(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                    void *local_address, uint64_t remote_address,
+                    struct mca_btl_base_registration_handle_t *local_handle,
+                    struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
+                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc,
+                    void *cbcontext, void *cbdata)
+{
+    int rc;
+
+    (void) flags;
+    (void) order;
+    rc = mca_btl_sci_dma(SCI_DMA_WRITE, endpoint, local_address, remote_address, remote_handle, size);
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    /* the engine is synchronous: complete now */
+    cbfunc(btl, endpoint, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
+    return OPAL_SUCCESS;
+}
+
+int mca_btl_sci_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                    void *local_address, uint64_t remote_address,
+                    struct mca_btl_base_registration_handle_t *local_handle,
+                    struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
+                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc,
+                    void *cbcontext, void *cbdata)
+{
+    int rc;
+
+    (void) flags;
+    (void) order;
+    rc = mca_btl_sci_dma(SCI_DMA_READ, endpoint, local_address, remote_address, remote_handle, size);
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    cbfunc(btl, endpoint, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
+    return OPAL_SUCCESS;
+}

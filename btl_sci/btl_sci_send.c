@@ -1,0 +1,106 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_sci_send.c: btl_send and btl_sendi.  Both write header and payload
+ * straight into the next slot of the ring in the receiver's segment and
+ * then the slot's sequence word (CHEMPI: data, then the ready flag).
+ * sendi allocates nothing; send defers its fragment while the ring has no
+ * free slot (the slots are the credits) and always completes through the
+ * callback from progress.
+ */
+
+#include "opal_config.h"
+
+#include <string.h>
+
+#include "opal/datatype/opal_convertor.h"
+
+#include "btl_sci.h"
+#include "btl_sci_endpoint.h"
+#include "btl_sci_frag.h"
+
+int mca_btl_sci_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                     struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    mca_btl_sci_frag_t *frag = (mca_btl_sci_frag_t *) descriptor;
+    void *dst = NULL;
+
+    (void) btl;
+    if (OPAL_UNLIKELY(MCA_BTL_SCI_EP_FAILED == endpoint->state)) {
+        return OPAL_ERR_UNREACH;
+    }
+    frag->tagword = MCA_BTL_SCI_TAGWORD(MCA_BTL_SCI_KIND_AM, tag);
+    frag->endpoint = endpoint;
+    /* ob1 relies on the callback (as with vader): always give it */
+    frag->base.des_flags |= MCA_BTL_DES_SEND_ALWAYS_CALLBACK;
+
+    OPAL_THREAD_LOCK(&endpoint->lock);
+    if (OPAL_LIKELY(opal_list_is_empty(&endpoint->pending))) {
+        dst = mca_btl_sci_endpoint_reserve(endpoint);
+    }
+    if (OPAL_LIKELY(NULL != dst)) {
+        memcpy(dst, frag->data, frag->segment.seg_len);
+        mca_btl_sci_endpoint_publish(endpoint, (uint32_t) frag->segment.seg_len,
+                                     MCA_BTL_SCI_TAGWORD(MCA_BTL_SCI_KIND_AM, tag));
+        OPAL_THREAD_UNLOCK(&endpoint->lock);
+        OPAL_THREAD_LOCK(&c->done_lock);
+        opal_list_append(&c->completed_frags, &frag->base.super.super);
+        OPAL_THREAD_UNLOCK(&c->done_lock);
+        return OPAL_SUCCESS;
+    }
+
+    /* no free slot (no credit): wait in order in the endpoint's FIFO */
+    mca_btl_sci_endpoint_defer(endpoint, frag);
+    OPAL_THREAD_UNLOCK(&endpoint->lock);
+    return OPAL_SUCCESS;
+}
+
+int mca_btl_sci_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                      struct opal_convertor_t *convertor, void *header, size_t header_size,
+                      size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
+                      mca_btl_base_descriptor_t **descriptor)
+{
+    const size_t length = header_size + payload_size;
+    unsigned char *dst;
+
+    (void) btl;
+    (void) order;
+    (void) flags;
+    if (OPAL_UNLIKELY(length > mca_btl_sci_component.slot_size ||
+                      !opal_list_is_empty(&endpoint->pending))) {
+        goto no_resource;
+    }
+
+    OPAL_THREAD_LOCK(&endpoint->lock);
+    dst = mca_btl_sci_endpoint_reserve(endpoint);
+    if (OPAL_UNLIKELY(NULL == dst)) {
+        OPAL_THREAD_UNLOCK(&endpoint->lock);
+        goto no_resource;
+    }
+    /* remote stores: header, then payload, then (publish) the sequence */
+    memcpy(dst, header, header_size);
+    if (payload_size) {
+        if (OPAL_LIKELY(!opal_convertor_need_buffers(convertor))) {
+            void *src;
+            opal_convertor_get_current_pointer(convertor, &src);
+            memcpy(dst + header_size, src, payload_size);
+        } else {
+            uint32_t iov_count = 1;
+            struct iovec iov = {.iov_base = (IOVBASE_TYPE *) (dst + header_size),
+                                .iov_len = payload_size};
+            size_t max_data = payload_size;
+
+            (void) opal_convertor_pack(convertor, &iov, &iov_count, &max_data);
+        }
+    }
+    mca_btl_sci_endpoint_publish(endpoint, (uint32_t) length,
+                                 MCA_BTL_SCI_TAGWORD(MCA_BTL_SCI_KIND_AM, tag));
+    OPAL_THREAD_UNLOCK(&endpoint->lock);
+    return OPAL_SUCCESS;
+
+no_resource:
+    if (NULL != descriptor) {
+        *descriptor = NULL;
+    }
+    return OPAL_ERR_OUT_OF_RESOURCE;
+}

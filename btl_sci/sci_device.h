@@ -1,0 +1,145 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * sci_device.h: the SCI device API that the btl_sci protocol code calls.
+ *
+ * The calls are shaped after Dolphin's SISCI API (SCIOpen, SCICreateSegment,
+ * SCIPrepareSegment, SCISetSegmentAvailable, SCIConnectSegment,
+ * SCIMapRemoteSegment, SCIStartSequence/SCICheckSequence, SCIStoreBarrier,
+ * SCICreateDMAQueue/SCIStartDmaTransfer/SCIWaitForDMAQueue, SCIQuery for the
+ * local node id) so that a provider for real PCIe hardware can be added
+ * without touching the protocol.  docs/btl_sci.md holds the mapping table.
+ *
+ * This header depends on nothing from Open MPI: the unit tests build the
+ * device layer alone.
+ */
+
+#ifndef SCI_DEVICE_H
+#define SCI_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Error codes (SISCI's sci_error_t, reduced to what the protocol needs). */
+typedef enum {
+    SCI_ERR_OK = 0,
+    SCI_ERR_NOSPC = -1,            /* no memory / no space for a segment */
+    SCI_ERR_ACCESS = -2,           /* permission denied */
+    SCI_ERR_NO_SUCH_SEGMENT = -3,  /* not (yet) created or not available */
+    SCI_ERR_TRANSFER_FAILED = -4,  /* the remote side went away */
+    SCI_ERR_ILLEGAL_PARAMETER = -5,
+    SCI_ERR_OUT_OF_RANGE = -6,     /* address/length outside a segment */
+    SCI_ERR_NOT_SUPPORTED = -7,    /* e.g. the DMA engine is refused (CMA) */
+    SCI_ERR_BUSY = -8,             /* DMA queue full */
+    SCI_ERR_SYSTEM = -9            /* any other system error (see errno) */
+} sci_error_t;
+
+/* Opaque objects. */
+typedef struct sci_desc sci_desc_t;                       /* SCIOpen */
+typedef struct sci_local_segment sci_local_segment_t;     /* SCICreateSegment */
+typedef struct sci_remote_segment sci_remote_segment_t;   /* SCIConnectSegment */
+typedef struct sci_sequence sci_sequence_t;               /* SCICreateMapSequence */
+typedef struct sci_dma_queue sci_dma_queue_t;             /* SCICreateDMAQueue */
+
+/* Parameters of the virtual device (SCIOpen + SCIInitialize). */
+typedef struct sci_open_params {
+    const char *segment_dir;   /* shm provider: where segment files live */
+    const char *job_key;       /* names segments of this job apart */
+} sci_open_params_t;
+
+/* A registered memory region as published to a peer (SISCI: a segment
+ * created over user memory with SCIRegisterSegmentMemory).  Fixed size and
+ * plain data so it can travel on the wire. */
+typedef struct sci_mem_handle {
+    uint32_t node_id;      /* owner's node */
+    uint32_t segment_id;   /* owner's segment id of the registration */
+    uint64_t owner;        /* provider cookie: shm uses the owner's pid */
+    uint64_t base;         /* virtual address of the region at the owner */
+    uint64_t len;          /* length of the region */
+} sci_mem_handle_t;
+
+enum {
+    SCI_DMA_WRITE = 0,     /* local -> remote (SCI_FLAG_DMA_WRITE semantics) */
+    SCI_DMA_READ = 1       /* remote -> local (SCI_FLAG_DMA_READ) */
+};
+
+/* --- virtual device --------------------------------------------------- */
+sci_error_t sci_open(const sci_open_params_t *params, sci_desc_t **sd);
+void sci_close(sci_desc_t *sd);
+uint32_t sci_local_node_id(const sci_desc_t *sd);
+/* the provider's name ("shm") */
+const char *sci_provider_name(void);
+
+/* --- local segments ----------------------------------------------------- */
+/* Create a segment of size bytes (page rounded); mapped at once (SCI
+ * segments are mapped with SCIMapLocalSegment: here create returns the
+ * local mapping through sci_local_segment_address). */
+sci_error_t sci_create_segment(sci_desc_t *sd, uint32_t segment_id, size_t size,
+                               sci_local_segment_t **seg);
+/* Make the segment accessible by the adapter (SCIPrepareSegment). */
+sci_error_t sci_prepare_segment(sci_local_segment_t *seg);
+/* Let remote nodes connect; expected_connections is how many will (the
+ * provider frees the name once that many are mapped). */
+sci_error_t sci_set_segment_available(sci_local_segment_t *seg, unsigned expected_connections);
+sci_error_t sci_set_segment_unavailable(sci_local_segment_t *seg);
+void *sci_local_segment_address(const sci_local_segment_t *seg);
+size_t sci_local_segment_size(const sci_local_segment_t *seg);
+/* Unmap and remove (SCIUnmapSegment + SCIRemoveSegment).  Marks the
+ * segment dead first so connected peers see a transfer error. */
+void sci_remove_segment(sci_local_segment_t *seg);
+
+/* --- remote segments ----------------------------------------------------- */
+/* Connect to segment_id on node_id; SCI_ERR_NO_SUCH_SEGMENT when it is not
+ * (yet) available: the caller may retry later. */
+sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segment_id,
+                                sci_remote_segment_t **rseg);
+/* Map offset..offset+size of the remote segment (SCIMapRemoteSegment). */
+void *sci_map_remote_segment(sci_remote_segment_t *rseg, size_t offset, size_t size);
+size_t sci_remote_segment_size(const sci_remote_segment_t *rseg);
+/* Unmap and disconnect (SCIUnmapSegment + SCIDisconnectSegment). */
+void sci_disconnect_segment(sci_remote_segment_t *rseg);
+
+/* --- sequences: transfer error checks ------------------------------------ */
+sci_error_t sci_create_map_sequence(sci_remote_segment_t *rseg, sci_sequence_t **seq);
+void sci_remove_sequence(sci_sequence_t *seq);
+sci_error_t sci_start_sequence(sci_sequence_t *seq);
+/* SCI_ERR_OK, or SCI_ERR_TRANSFER_FAILED once the remote segment is dead or
+ * its owner is gone.  Not for the fast path (may do a system call). */
+sci_error_t sci_check_sequence(sci_sequence_t *seq);
+
+/* Order all remote stores issued before the barrier before any later one
+ * (SCIStoreBarrier).  For the shm provider: a release fence. */
+static inline void sci_store_barrier(void)
+{
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+/* --- memory registration for DMA ------------------------------------------ */
+sci_error_t sci_register_memory(sci_desc_t *sd, void *addr, size_t len, sci_mem_handle_t *handle);
+void sci_deregister_memory(sci_desc_t *sd, sci_mem_handle_t *handle);
+
+/* --- DMA engine ----------------------------------------------------------- */
+sci_error_t sci_create_dma_queue(sci_desc_t *sd, unsigned max_entries, sci_dma_queue_t **dq);
+void sci_remove_dma_queue(sci_dma_queue_t *dq);
+/* Queue one transfer between local memory and the remote registered region
+ * (remote_addr must lie inside it). */
+sci_error_t sci_dma_enqueue(sci_dma_queue_t *dq, int direction, void *local_addr,
+                            const sci_mem_handle_t *remote, uint64_t remote_addr, size_t len);
+/* Start the queued transfers (SCIStartDmaTransfer). */
+sci_error_t sci_dma_start(sci_dma_queue_t *dq);
+/* Wait for the queue to drain; returns the first error of the batch. */
+sci_error_t sci_dma_wait(sci_dma_queue_t *dq);
+/* SCI_ERR_OK if the engine can be used on this host, else why not. */
+sci_error_t sci_dma_probe(sci_desc_t *sd);
+
+/* text of an error code */
+const char *sci_strerror(sci_error_t err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SCI_DEVICE_H */
