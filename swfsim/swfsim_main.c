@@ -1,0 +1,33 @@
+/*
+ * swfsim_main.c: the swfsim program: parse the options, listen, run the
+ * event loop until every node has finished, write the report.
+ */
+
+#include <stdlib.h>
+
+#include "swfsim.h"
+
+int swfsim_main(int argc, char **argv)
+{
+    swfsim_config_t cfg;
+    swfsim_t sim;
+    int rc = swfsim_config_parse(&cfg, argc, argv);
+
+    if (0 != rc) {
+        return rc > 0 ? 0 : 1;
+    }
+    if (0 != swfsim_init(&sim, &cfg)) {
+        swfsim_warn("cannot set up the simulation (out of memory or bad torus)");
+        return 1;
+    }
+    if (0 != swfsim_net_open(&sim)) {
+        swfsim_fini(&sim);
+        return 1;
+    }
+    rc = swfsim_net_run(&sim);
+    if (0 != swfsim_report_write(&sim) && 0 == rc) {
+        rc = 1;
+    }
+    swfsim_fini(&sim);
+    return rc;
+}

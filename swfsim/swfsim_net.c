@@ -1,0 +1,472 @@
+/*
+ * swfsim_net.c: the simulator's sockets: the listening socket, one
+ * non-blocking TCP connection per client, a single epoll loop without
+ * threads, buffered input and writev-gathered output, and the port file.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "swfsim.h"
+
+#define SWFSIM_IOV 64
+#define SWFSIM_READS_PER_EVENT 8
+
+static volatile sig_atomic_t swfsim_signalled;
+
+static void swfsim_on_signal(int sig)
+{
+    swfsim_signalled = sig;
+}
+
+int swfsim_write_port_file(const char *path, const char *host, unsigned port)
+{
+    char tmp[1100];
+    FILE *f;
+    int fd;
+
+    /* write a temporary file and rename it, so that a client polling for
+     * the file never reads half of it */
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long) getpid());
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        return -1;
+    }
+    f = fdopen(fd, "w");
+    if (NULL == f) {
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
+    fprintf(f, "%s:%u\n", host, port);
+    if (0 != fclose(f) || 0 != rename(tmp, path)) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+static void swfsim_epoll_update(swfsim_t *sim, swfsim_node_t *n)
+{
+    struct epoll_event ev;
+
+    if (n->fd < 0) {
+        return;
+    }
+    memset(&ev, 0, sizeof(ev));
+    ev.events = (n->epoll_in ? EPOLLIN : 0) | (n->epoll_out ? EPOLLOUT : 0);
+    ev.data.u32 = (uint32_t) (n - sim->slots);
+    epoll_ctl(sim->epfd, EPOLL_CTL_MOD, n->fd, &ev);
+}
+
+void swfsim_net_want_in(swfsim_t *sim, swfsim_node_t *n, int on)
+{
+    if (n->epoll_in != on) {
+        n->epoll_in = on;
+        swfsim_epoll_update(sim, n);
+    }
+}
+
+static void swfsim_net_want_out(swfsim_t *sim, swfsim_node_t *n, int on)
+{
+    if (n->epoll_out != on) {
+        n->epoll_out = on;
+        swfsim_epoll_update(sim, n);
+    }
+}
+
+void swfsim_net_close_node(swfsim_t *sim, swfsim_node_t *n)
+{
+    if (n->fd >= 0) {
+        epoll_ctl(sim->epfd, EPOLL_CTL_DEL, n->fd, NULL);
+        close(n->fd);
+        n->fd = -1;
+    }
+}
+
+int swfsim_net_open(swfsim_t *sim)
+{
+    struct addrinfo hints, *res = NULL;
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof(ss);
+    char portstr[16], host[NI_MAXHOST];
+    struct epoll_event ev;
+    int one = 1, rc;
+    unsigned port;
+
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    snprintf(portstr, sizeof(portstr), "%u", (unsigned) sim->cfg.listen_port);
+    rc = getaddrinfo(sim->cfg.listen_host, portstr, &hints, &res);
+    if (0 != rc) {
+        swfsim_warn("cannot resolve %s: %s", sim->cfg.listen_host, gai_strerror(rc));
+        return -1;
+    }
+    sim->lfd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (sim->lfd < 0) {
+        swfsim_warn("socket: %s", strerror(errno));
+        freeaddrinfo(res);
+        return -1;
+    }
+    setsockopt(sim->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (0 != bind(sim->lfd, res->ai_addr, res->ai_addrlen) || 0 != listen(sim->lfd, 128)) {
+        swfsim_warn("cannot listen on %s:%u: %s", sim->cfg.listen_host,
+                    (unsigned) sim->cfg.listen_port, strerror(errno));
+        freeaddrinfo(res);
+        return -1;
+    }
+    freeaddrinfo(res);
+    if (0 != getsockname(sim->lfd, (struct sockaddr *) &ss, &sl) ||
+        0 != getnameinfo((struct sockaddr *) &ss, sl, host, sizeof(host), portstr,
+                         sizeof(portstr), NI_NUMERICHOST | NI_NUMERICSERV)) {
+        swfsim_warn("getsockname: %s", strerror(errno));
+        return -1;
+    }
+    port = (unsigned) atoi(portstr);
+    sim->cfg.listen_port = (uint16_t) port;
+    sim->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (sim->epfd < 0) {
+        swfsim_warn("epoll_create1: %s", strerror(errno));
+        return -1;
+    }
+    memset(&ev, 0, sizeof(ev));
+    ev.events = EPOLLIN;
+    ev.data.u32 = UINT32_MAX;
+    if (0 != epoll_ctl(sim->epfd, EPOLL_CTL_ADD, sim->lfd, &ev)) {
+        swfsim_warn("epoll_ctl: %s", strerror(errno));
+        return -1;
+    }
+    if ('\0' != sim->cfg.port_file[0] &&
+        0 != swfsim_write_port_file(sim->cfg.port_file, host, port)) {
+        swfsim_warn("cannot write the port file %s: %s", sim->cfg.port_file, strerror(errno));
+        return -1;
+    }
+    swfsim_log(sim, "listening on %s:%u for %u nodes", host, port, sim->cfg.nodes);
+    return 0;
+}
+
+static void swfsim_accept(swfsim_t *sim)
+{
+    for (;;) {
+        struct epoll_event ev;
+        swfsim_node_t *n;
+        int one = 1;
+        int fd = accept4(sim->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+        if (fd < 0) {
+            if (EINTR == errno) {
+                continue;
+            }
+            return;   /* EAGAIN, or out of descriptors: try again later */
+        }
+        n = swfsim_slot_alloc(sim);
+        if (NULL == n) {
+            uint32_t refused = htonl(SOCKMODEL_RANK_REFUSED);
+            swfsim_warn("refusing a client: no free connection slot");
+            sim->refused++;
+            (void) !send(fd, &refused, sizeof(refused), MSG_NOSIGNAL | MSG_DONTWAIT);
+            close(fd);
+            continue;
+        }
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        n->fd = fd;
+        n->epoll_in = 1;
+        memset(&ev, 0, sizeof(ev));
+        ev.events = EPOLLIN;
+        ev.data.u32 = (uint32_t) (n - sim->slots);
+        if (0 != epoll_ctl(sim->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+            close(fd);
+            n->fd = -1;
+            swfsim_node_drop(sim, n, "epoll_ctl failed");
+            continue;
+        }
+        if (sim->started) {
+            /* refused at once, without waiting for its hello */
+            n->in_len = 0;
+            sockmodel_put32(n->in, SOCKMODEL_RANK_ANY);
+            n->in_len = 4;
+            swfsim_node_input(sim, n);
+        }
+    }
+}
+
+/* after input was consumed: read more only if there is room */
+static void swfsim_input_room(swfsim_t *sim, swfsim_node_t *n)
+{
+    int on;
+
+    if (n->fd < 0) {
+        return;
+    }
+    if (SWFSIM_N_CLOSING == n->state || SWFSIM_N_FINISHED == n->state) {
+        on = 0;
+    } else if (NULL != n->rx_msg && n->in_off == n->in_len) {
+        on = 1;
+    } else {
+        on = n->in_len < n->in_cap;
+    }
+    swfsim_net_want_in(sim, n, on);
+}
+
+static void swfsim_read(swfsim_t *sim, swfsim_node_t *n)
+{
+    for (int i = 0; i < SWFSIM_READS_PER_EVENT && n->fd >= 0; i++) {
+        ssize_t r;
+
+        if (NULL != n->rx_msg && n->in_off == n->in_len) {
+            /* a large payload goes straight into its message */
+            swfsim_msg_t *m = n->rx_msg;
+            r = read(n->fd, m->data + n->rx_got, m->len - n->rx_got);
+            if (r > 0) {
+                n->rx_got += (uint32_t) r;
+            }
+        } else {
+            if (n->in_len == n->in_cap) {
+                if (n->in_off == 0) {
+                    break;
+                }
+                memmove(n->in, n->in + n->in_off, n->in_len - n->in_off);
+                n->in_len -= n->in_off;
+                n->in_off = 0;
+            }
+            r = read(n->fd, n->in + n->in_len, n->in_cap - n->in_len);
+            if (r > 0) {
+                n->in_len += (size_t) r;
+            }
+        }
+        if (0 == r) {
+            swfsim_node_input(sim, n);
+            if (n->fd < 0) {
+                return;
+            }
+            if (SWFSIM_N_CLOSING == n->state || SWFSIM_N_FINISHED == n->state) {
+                swfsim_net_close_node(sim, n);
+            } else if (n->active && SOCKMODEL_FINISH == n->cmd.request &&
+                       n->in_off == n->in_len && NULL == n->rx_msg) {
+                /* FINISH sent and the socket closed: let the FINISH run */
+                swfsim_net_want_in(sim, n, 0);
+            } else if (NULL != n->rx_msg || n->in_off != n->in_len) {
+                swfsim_node_drop(sim, n, "disconnected in the middle of a command");
+            } else if (n->active) {
+                swfsim_node_drop(sim, n, "disconnected while %s was outstanding",
+                                 sockmodel_request_name(n->cmd.request));
+            } else {
+                swfsim_node_drop(sim, n, "disconnected without FINISH");
+            }
+            return;
+        }
+        if (r < 0) {
+            if (EINTR == errno) {
+                continue;
+            }
+            if (EAGAIN == errno || EWOULDBLOCK == errno) {
+                break;
+            }
+            swfsim_node_drop(sim, n, "read error: %s", strerror(errno));
+            return;
+        }
+        swfsim_node_input(sim, n);
+    }
+    swfsim_input_room(sim, n);
+}
+
+int swfsim_net_flush(swfsim_t *sim, swfsim_node_t *n)
+{
+    while (n->out_count > 0 && n->fd >= 0) {
+        struct iovec iov[SWFSIM_IOV];
+        struct msghdr mh;
+        int k = 0;
+        size_t off = n->out_off;
+        ssize_t w;
+
+        for (size_t i = 0; i < n->out_count && k < SWFSIM_IOV - 1; i++) {
+            swfsim_out_t *o = &n->out[(n->out_head + i) % n->out_cap];
+            size_t plen = NULL != o->msg ? o->msg->len : 0;
+            if (off < o->hdr_len) {
+                iov[k].iov_base = o->hdr + off;
+                iov[k].iov_len = o->hdr_len - off;
+                k++;
+                off = 0;
+            } else {
+                off -= o->hdr_len;
+            }
+            if (plen > off) {
+                iov[k].iov_base = o->msg->data + off;
+                iov[k].iov_len = plen - off;
+                k++;
+            }
+            off = 0;
+        }
+        memset(&mh, 0, sizeof(mh));
+        mh.msg_iov = iov;
+        mh.msg_iovlen = (size_t) k;
+        w = sendmsg(n->fd, &mh, MSG_NOSIGNAL);
+        if (w < 0) {
+            if (EINTR == errno) {
+                continue;
+            }
+            if (EAGAIN == errno || EWOULDBLOCK == errno) {
+                swfsim_net_want_out(sim, n, 1);
+                return 0;
+            }
+            if (SWFSIM_N_CLOSING == n->state || SWFSIM_N_FINISHED == n->state) {
+                swfsim_net_close_node(sim, n);
+            } else {
+                swfsim_node_drop(sim, n, "write error: %s", strerror(errno));
+            }
+            return -1;
+        }
+        /* retire fully written items */
+        {
+            size_t left = (size_t) w + n->out_off;
+            while (n->out_count > 0) {
+                swfsim_out_t *o = &n->out[n->out_head];
+                size_t total = o->hdr_len + (NULL != o->msg ? o->msg->len : 0);
+                if (left < total) {
+                    break;
+                }
+                left -= total;
+                free(o->msg);
+                o->msg = NULL;
+                n->out_head = (n->out_head + 1) % n->out_cap;
+                n->out_count--;
+            }
+            n->out_off = left;
+        }
+    }
+    if (0 == n->out_count) {
+        swfsim_net_want_out(sim, n, 0);
+        if (SWFSIM_N_CLOSING == n->state) {
+            swfsim_node_drop(sim, n, "refused");
+        } else if (SWFSIM_N_FINISHED == n->state) {
+            swfsim_net_close_node(sim, n);
+        }
+    }
+    return 0;
+}
+
+static void swfsim_flush_dirty(swfsim_t *sim)
+{
+    while (sim->ndirty > 0) {
+        swfsim_node_t *n = &sim->slots[sim->dirty[--sim->ndirty]];
+        n->on_dirty = 0;
+        swfsim_net_flush(sim, n);
+    }
+}
+
+static int swfsim_open_fds(const swfsim_t *sim)
+{
+    for (uint32_t i = 0; i < sim->nslots; i++) {
+        if (sim->slots[i].fd >= 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int swfsim_net_run(swfsim_t *sim)
+{
+    struct epoll_event evs[64];
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = swfsim_on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    for (;;) {
+        uint64_t now = swfsim_now_us();
+        long wait_us = swfsim_step(sim, now);
+        int timeout, nev;
+
+        swfsim_flush_dirty(sim);
+        if (sim->done && (sim->deadlock || !swfsim_open_fds(sim))) {
+            break;
+        }
+        if (swfsim_signalled) {
+            swfsim_warn("stopped by signal %d", (int) swfsim_signalled);
+            sim->exit_code = 128 + (int) swfsim_signalled;
+            break;
+        }
+        if (!sim->started && sim->cfg.connect_timeout_s > 0 &&
+            swfsim_wall() - sim->wall_start > (double) sim->cfg.connect_timeout_s) {
+            swfsim_warn("not all %u nodes connected within %u s", sim->cfg.nodes,
+                        sim->cfg.connect_timeout_s);
+            sim->exit_code = 4;
+            break;
+        }
+        if (wait_us < 0) {
+            timeout = sim->started ? -1 : 1000;
+        } else {
+            timeout = (int) ((wait_us + 999) / 1000);
+        }
+        if (sim->done) {
+            timeout = 100;
+        }
+        nev = epoll_wait(sim->epfd, evs, 64, timeout);
+        if (nev < 0) {
+            if (EINTR == errno) {
+                continue;
+            }
+            swfsim_warn("epoll_wait: %s", strerror(errno));
+            sim->exit_code = 1;
+            break;
+        }
+        for (int i = 0; i < nev; i++) {
+            swfsim_node_t *n;
+            if (UINT32_MAX == evs[i].data.u32) {
+                swfsim_accept(sim);
+                continue;
+            }
+            n = &sim->slots[evs[i].data.u32];
+            if (n->fd < 0) {
+                continue;
+            }
+            if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+                swfsim_read(sim, n);
+                if (n->fd >= 0 && (evs[i].events & (EPOLLHUP | EPOLLERR))) {
+                    /* nothing more will come: do not spin on the event */
+                    if (SWFSIM_N_FINISHED == n->state || SWFSIM_N_CLOSING == n->state) {
+                        swfsim_net_close_node(sim, n);
+                    } else {
+                        swfsim_node_drop(sim, n, "connection closed or reset");
+                    }
+                    continue;
+                }
+            }
+            if (n->fd >= 0 && (evs[i].events & EPOLLOUT)) {
+                swfsim_net_flush(sim, n);
+            }
+        }
+    }
+    for (uint32_t i = 0; i < sim->nslots; i++) {
+        swfsim_net_close_node(sim, &sim->slots[i]);
+    }
+    if (sim->lfd >= 0) {
+        close(sim->lfd);
+        sim->lfd = -1;
+    }
+    if (sim->epfd >= 0) {
+        close(sim->epfd);
+        sim->epfd = -1;
+    }
+    if ('\0' != sim->cfg.port_file[0]) {
+        unlink(sim->cfg.port_file);
+    }
+    sim->wall_end = swfsim_wall();
+    return sim->exit_code;
+}
