@@ -1,0 +1,179 @@
+# summarize.awk: medians over repeats, ratios to the baseline and the
+# half-bandwidth point N1/2, for bench/run (POSIX awk; mawk is enough).
+#
+# Input files: first "btl,kind,baseline" lines (in display order), then
+# raw.csv (repeat,btl,size,latency_us,bandwidth_MBps). Writes the medians
+# to the file named by -v results, N1/2 to -v nhalf, the table to stdout.
+
+function median(key, n,    i, j, t, a) {
+    for (i = 1; i <= n; i++) {
+        a[i] = vals[key, i] + 0
+    }
+    # Insertion sort: a handful of repeats.
+    for (i = 2; i <= n; i++) {
+        t = a[i]
+        for (j = i - 1; j >= 1 && a[j] > t; j--) {
+            a[j + 1] = a[j]
+        }
+        a[j + 1] = t
+    }
+    if (n % 2) {
+        return a[(n + 1) / 2]
+    }
+    return (a[n / 2] + a[n / 2 + 1]) / 2
+}
+
+function human(s) {
+    if (s >= 1048576 && s % 1048576 == 0) return (s / 1048576) "M"
+    if (s >= 1024 && s % 1024 == 0) return (s / 1024) "K"
+    return s ""
+}
+
+function log2(x) {
+    return log(x) / log(2)
+}
+
+FNR == NR {
+    nb++
+    btl[nb] = $1
+    kind[$1] = $2
+    base[$1] = $3
+    next
+}
+
+FNR == 1 { next }
+
+{
+    b = $2; s = $3 + 0
+    if (!((b, s) in nlat)) {
+        nlat[b, s] = 0
+    }
+    n = ++nlat[b, s]
+    vals["lat", b, s, n] = $4
+    vals["bw", b, s, n] = $5
+    if (!(s in seen)) {
+        seen[s] = 1
+        nsz++
+        sizes[nsz] = s
+    }
+}
+
+END {
+    # Sizes in ascending order.
+    for (i = 2; i <= nsz; i++) {
+        t = sizes[i]
+        for (j = i - 1; j >= 1 && sizes[j] > t; j--) {
+            sizes[j + 1] = sizes[j]
+        }
+        sizes[j + 1] = t
+    }
+
+    print "btl,size,latency_us,bandwidth_MBps" > results
+    for (k = 1; k <= nb; k++) {
+        b = btl[k]
+        maxbw[b] = 0
+        for (i = 1; i <= nsz; i++) {
+            s = sizes[i]
+            if (!((b, s) in nlat)) {
+                continue
+            }
+            n = nlat[b, s]
+            # median() reads vals[key, i]: copy into scratch keys.
+            for (r = 1; r <= n; r++) {
+                vals["L", r] = vals["lat", b, s, r]
+                vals["B", r] = vals["bw", b, s, r]
+            }
+            lat[b, s] = median("L", n)
+            bw[b, s] = median("B", n)
+            have[b, s] = 1
+            if (bw[b, s] > maxbw[b]) {
+                maxbw[b] = bw[b, s]
+            }
+            printf "%s,%d,%.3f,%.2f\n", b, s, lat[b, s], bw[b, s] > results
+        }
+    }
+
+    # N1/2: the size where the median bandwidth first reaches half its
+    # maximum, interpolated on a log2 scale between the two sizes around it.
+    print "btl,kind,baseline,latency_0B_us,max_bandwidth_MBps,n_half_bytes" > nhalf
+    for (k = 1; k <= nb; k++) {
+        b = btl[k]
+        nh[b] = -1
+        half = maxbw[b] / 2
+        prev = -1
+        for (i = 1; i <= nsz && half > 0; i++) {
+            s = sizes[i]
+            if (!have[b, s]) {
+                continue
+            }
+            if (bw[b, s] >= half) {
+                if (prev > 0 && bw[b, s] > bw[b, prev]) {
+                    f = (half - bw[b, prev]) / (bw[b, s] - bw[b, prev])
+                    nh[b] = int(2 ^ (log2(prev) + f * (log2(s) - log2(prev))) + 0.5)
+                } else {
+                    nh[b] = s
+                }
+                break
+            }
+            prev = s
+        }
+        l0 = have[b, 0] ? sprintf("%.3f", lat[b, 0]) : ""
+        printf "%s,%s,%s,%s,%.2f,%d\n", b, kind[b], base[b], l0, maxbw[b], nh[b] > nhalf
+    }
+
+    # The table: one column per btl; a btl that is not a baseline gets its
+    # ratio to the baseline of its kind (latency: lower is better,
+    # bandwidth: higher is better).
+    for (pass = 1; pass <= 2; pass++) {
+        if (pass == 1) {
+            printf "\nLatency (us, half round trip; median of %d)\n", repeats
+        } else {
+            printf "\nBandwidth (MB/s = 10^6 B/s, window of 64; median of %d)\n", repeats
+        }
+        printf "%8s", "size"
+        for (k = 1; k <= nb; k++) {
+            b = btl[k]
+            if (base[b] != b) {
+                printf " %12s %8s", b, "/" base[b]
+            } else {
+                printf " %12s", b
+            }
+        }
+        printf "\n"
+        for (i = 1; i <= nsz; i++) {
+            s = sizes[i]
+            if (pass == 2 && s == 0) {
+                continue
+            }
+            printf "%8s", human(s)
+            for (k = 1; k <= nb; k++) {
+                b = btl[k]
+                v = pass == 1 ? lat[b, s] : bw[b, s]
+                if (!have[b, s]) {
+                    printf " %12s", "-"
+                } else {
+                    printf (pass == 1 ? " %12.2f" : " %12.1f"), v
+                }
+                if (base[b] != b) {
+                    bb = base[b]
+                    bv = pass == 1 ? lat[bb, s] : bw[bb, s]
+                    if (have[b, s] && have[bb, s] && bv > 0) {
+                        printf " %7.2fx", v / bv
+                    } else {
+                        printf " %8s", "-"
+                    }
+                }
+            }
+            printf "\n"
+        }
+    }
+
+    printf "\nSummary (N1/2: message size reaching half the maximum bandwidth)\n"
+    printf "%12s %8s %14s %14s %12s\n", "btl", "kind", "latency 0B us", "max BW MB/s", "N1/2 bytes"
+    for (k = 1; k <= nb; k++) {
+        b = btl[k]
+        printf "%12s %8s %14s %14.1f %12s\n", b, kind[b], \
+            (have[b, 0] ? sprintf("%.2f", lat[b, 0]) : "-"), maxbw[b], \
+            (nh[b] >= 0 ? nh[b] : "-")
+    }
+}
