@@ -191,6 +191,72 @@ static void test_bogus_credits_rejected(void **state)
     assert_int_equal(tc_credits_received(&cr, 0), -EPROTO);
 }
 
+/* The worked example of docs/common.md, step by step (N = 4). */
+static void test_worked_example(void **state)
+{
+    tc_credits_t i, j;
+    req_t m4, m6;
+    uint32_t c1, c2, c3, r1, c4, c5, co, c6;
+    tc_list_item_t *it;
+    (void) state;
+
+    tc_credits_init(&i, 4);
+    tc_credits_init(&j, 4);
+    /* 1 */
+    assert_int_equal(tc_credits_try_send(&i, &c1), 0);
+    assert_int_equal(tc_credits_try_send(&i, &c2), 0);
+    assert_int_equal(tc_credits_try_send(&i, &c3), 0);
+    assert_int_equal(c1 + c2 + c3, 0);
+    /* 2 */
+    assert_int_equal(tc_credits_try_send(&i, &c4), -EAGAIN);
+    tc_credits_defer(&i, &m4.link);
+    assert_int_equal(tc_credits_available(&i), 1);
+    /* 3, 4 */
+    tc_credits_received(&j, c1);
+    tc_credits_received(&j, c2);
+    assert_int_equal(tc_credits_owed(&j), 2);
+    assert_int_equal(tc_credits_try_send(&j, &r1), 0);
+    assert_int_equal(r1, 2);
+    /* 5, 6 */
+    tc_credits_received(&i, r1);
+    assert_int_equal(tc_credits_available(&i), 3);
+    assert_int_equal(tc_credits_owed(&i), 1);
+    it = tc_credits_next_ready(&i, &c4);
+    assert_ptr_equal(it, &m4.link);
+    assert_int_equal(c4, 1);
+    assert_int_equal(tc_credits_available(&i), 2);
+    /* 7 */
+    tc_credits_received(&j, c3);
+    tc_credits_received(&j, c4);
+    assert_int_equal(tc_credits_available(&j), 4);
+    assert_int_equal(tc_credits_owed(&j), 2);
+    assert_false(tc_credits_need_credit_only(&j));
+    /* 8 */
+    assert_int_equal(tc_credits_try_send(&i, &c5), 0);
+    assert_int_equal(c5, 0);
+    assert_int_equal(tc_credits_try_send(&i, &c6), -EAGAIN);
+    tc_credits_defer(&i, &m6.link);
+    /* 9, 10 */
+    tc_credits_received(&j, c5);
+    assert_int_equal(tc_credits_owed(&j), 3);
+    assert_true(tc_credits_need_credit_only(&j));
+    assert_int_equal(tc_credits_take_credit_only(&j, &co), 0);
+    assert_int_equal(co, 3);
+    assert_int_equal(tc_credits_available(&j), 3);
+    /* 11, 12 */
+    tc_credits_received(&i, co);
+    assert_int_equal(tc_credits_available(&i), 4);
+    assert_int_equal(tc_credits_owed(&i), 1);
+    it = tc_credits_next_ready(&i, &c6);
+    assert_ptr_equal(it, &m6.link);
+    assert_int_equal(c6, 1);
+    assert_int_equal(tc_credits_available(&i), 3);
+    /* 13 */
+    tc_credits_received(&j, c6);
+    assert_int_equal(tc_credits_available(&j), 4);
+    assert_int_equal(tc_credits_owed(&j), 1);
+}
+
 /* ---- two-peer simulation ---- */
 
 #define SIM_MSGS 400
@@ -331,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_reserved_last_credit),
         cmocka_unit_test(test_fifo_order_under_exhaustion),
         cmocka_unit_test(test_bogus_credits_rejected),
+        cmocka_unit_test(test_worked_example),
         cmocka_unit_test(test_two_peer_simulation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
