@@ -144,18 +144,20 @@ void mca_btl_swf_dump(struct mca_btl_base_module_t *btl,
     mca_btl_swf_module_t *m = (mca_btl_swf_module_t *) btl;
 
     (void) verbose;
+    if (NULL != endpoint) {
+        opal_output(0, "btl:swf: endpoint %s is node %u", OPAL_NAME_PRINT(endpoint->proc->proc_name),
+                    endpoint->node);
+    }
     opal_output(0, "btl:swf: node %u of %u%s: sent %llu frags (%llu bytes), received %llu "
                 "(%llu bytes), %llu waits (%llu expired), %llu commands, %llu cycles reported, "
-                "clock %llu ns%s%u",
+                "clock %llu ns",
                 m->conn.rank, m->num_nodes, m->failed ? " (connection lost)" : "",
                 (unsigned long long) m->frags_sent, (unsigned long long) m->bytes_sent,
                 (unsigned long long) m->frags_recv, (unsigned long long) m->bytes_recv,
                 (unsigned long long) m->waits, (unsigned long long) m->wait_timeouts,
                 (unsigned long long) m->conn.commands,
                 (unsigned long long) m->conn.cycles_reported,
-                (unsigned long long) m->conn.clock_ns,
-                NULL != endpoint ? ", endpoint node " : "",
-                NULL != endpoint ? endpoint->node : 0);
+                (unsigned long long) m->conn.clock_ns);
 }
 
 int mca_btl_swf_finalize(struct mca_btl_base_module_t *btl)
