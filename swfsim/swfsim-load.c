@@ -179,7 +179,7 @@ static void usage(void)
     fprintf(stderr,
         "usage: swfsim-load [--server HOST:PORT | --swfsim PATH] [--model simpel|torus]\n"
         "                   [--messages N] [--size BYTES] [--window W] [--depth D]\n"
-        "  default: starts ./swfsim (or PATH) with 2 nodes, 1000000 messages of 8 bytes,\n"
+        "  default: starts the swfsim next to this program (or PATH) with 2 nodes, 1000000 messages of 8 bytes,\n"
         "  window 4096, depth 256\n");
 }
 
@@ -196,8 +196,8 @@ int main(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    load_opts_t o = { NULL, "./swfsim", "simpel", 1000000, 8, 4096, 256 };
-    char hostport[300], portfile[64];
+    load_opts_t o = { NULL, NULL, "simpel", 1000000, 8, 4096, 256 };
+    char hostport[300], portfile[64], selfpath[4096];
     pid_t sim = -1, kids[2];
     int c, status, rc = 0;
 
@@ -217,11 +217,26 @@ int main(int argc, char **argv)
         usage();
         return 2;
     }
+    if (NULL == o.swfsim) {
+        /* the simulator built next to this program */
+        ssize_t l = readlink("/proc/self/exe", selfpath, sizeof(selfpath) - 8);
+        char *slash;
+        if (l > 0) {
+            selfpath[l] = '\0';
+        }
+        slash = l > 0 ? strrchr(selfpath, '/') : NULL;
+        if (NULL != slash) {
+            strcpy(slash + 1, "swfsim");
+            o.swfsim = selfpath;
+        } else {
+            o.swfsim = "swfsim";
+        }
+    }
     if (NULL == o.server) {
         snprintf(portfile, sizeof(portfile), "/tmp/swfsim-load.%ld.port", (long) getpid());
         sim = fork();
         if (0 == sim) {
-            execl(o.swfsim, o.swfsim, "--nodes", "2", "--model", o.model, "--port-file",
+            execlp(o.swfsim, o.swfsim, "--nodes", "2", "--model", o.model, "--port-file",
                   portfile, "--quiet", (char *) NULL);
             fprintf(stderr, "swfsim-load: cannot run %s: %s\n", o.swfsim, strerror(errno));
             _exit(127);

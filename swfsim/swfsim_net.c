@@ -247,6 +247,11 @@ static void swfsim_read(swfsim_t *sim, swfsim_node_t *n)
                 n->in_len += (size_t) r;
             }
         }
+        if (r > 0 && n->in_len < n->in_cap && NULL == n->rx_msg) {
+            /* a short read drained the socket: spare the EAGAIN read */
+            swfsim_node_input(sim, n);
+            break;
+        }
         if (0 == r) {
             swfsim_node_input(sim, n);
             if (n->fd < 0) {
