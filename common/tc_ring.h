@@ -19,6 +19,12 @@
  * releases and whenever it finds the ring empty, so a waiting producer
  * always gets its slots back.
  *
+ * Head and tail never share a cache line: the producer's head is private
+ * (the consumer follows the per-slot sequences), and the only shared
+ * position is the consumer's counter, which the caller puts on a cache
+ * line of its own, away from the slots (btl_sci: line 0 of the sender's
+ * segment).
+ *
  * Both sides keep their own position and the geometry they were given in
  * private memory; everything read from shared memory (header, len) is
  * validated before use. A slot whose sequence is neither the expected one
