@@ -103,7 +103,7 @@ int mca_btl_swf_component_progress(void)
     }
 
     if (rc < 0) {
-        mca_btl_swf_fatal(m, "progress (PROBE/WAITING_START)");
+        mca_btl_swf_fatal(m, "polling for messages (PROBE/WAITING_START)");
     } else if (rc > 0) {
         m->idle_probes = 0;
         m->wait_ms = c->wait_step_ms > 0 ? c->wait_step_ms : 1;
