@@ -4,9 +4,10 @@
  * overlapping ranges, adjacent ranges, LRU eviction under count and byte
  * bounds, invalidation by munmap (through a munmap wrapper that calls
  * tc_rcache_invalidate first, as Open MPI's release hook does), a
- * registration invalidated while in use, provider failure, and a random
- * workload checked against the provider's view.
+ * registration invalidated while in use, provider failure, a random
+ * workload checked against the provider's view, and two threads racing.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -504,6 +505,117 @@ static void test_random_workload(void **state)
     munmap(a, PAGES * page);
 }
 
+/* Two threads share a cache: gets, puts and invalidations race. The
+ * provider counts live registrations under its own lock; at the end every
+ * registration is gone and no handed-out registration ever failed to
+ * cover its request (checked in the threads, reported here). */
+typedef struct mt_ctx {
+    pthread_mutex_t lock;
+    int live;
+    int bad;
+} mt_ctx_t;
+
+typedef struct mt_arg {
+    tc_rcache_t *cache;
+    mt_ctx_t *ctx;
+    uint8_t *base;
+    size_t pages;
+    unsigned seed;
+} mt_arg_t;
+
+static int mt_reg(void *ctx, void *base, size_t len, void **handle)
+{
+    mt_ctx_t *m = ctx;
+    (void) base;
+    (void) len;
+    pthread_mutex_lock(&m->lock);
+    m->live++;
+    pthread_mutex_unlock(&m->lock);
+    *handle = NULL;
+    return 0;
+}
+
+static int mt_dereg(void *ctx, void *base, size_t len, void *handle)
+{
+    mt_ctx_t *m = ctx;
+    (void) base;
+    (void) len;
+    (void) handle;
+    pthread_mutex_lock(&m->lock);
+    m->live--;
+    pthread_mutex_unlock(&m->lock);
+    return 0;
+}
+
+static void *mt_worker(void *p)
+{
+    mt_arg_t *a = p;
+    tc_rcache_reg_t *held[8] = {0};
+
+    for (int step = 0; step < 5000; step++) {
+        int k = rand_r(&a->seed) % 8;
+        int op = rand_r(&a->seed) % 10;
+        if (NULL != held[k]) {
+            tc_rcache_put(a->cache, held[k]);
+            held[k] = NULL;
+        }
+        if (op < 7) {
+            size_t off = (size_t) rand_r(&a->seed) % (a->pages * page - 1);
+            size_t len = 1 + (size_t) rand_r(&a->seed) % (4 * page);
+            if (off + len > a->pages * page) {
+                len = a->pages * page - off;
+            }
+            if (0 != tc_rcache_get(a->cache, a->base + off, len, &held[k]) ||
+                held[k]->base > (uintptr_t) a->base + off ||
+                held[k]->base + held[k]->len < (uintptr_t) a->base + off + len) {
+                __atomic_fetch_add(&a->ctx->bad, 1, __ATOMIC_RELAXED);
+                held[k] = NULL;
+            }
+        } else if (op < 9) {
+            size_t off = ((size_t) rand_r(&a->seed) % a->pages) * page;
+            tc_rcache_invalidate(a->cache, a->base + off, page);
+        }
+    }
+    for (int k = 0; k < 8; k++) {
+        if (NULL != held[k]) {
+            tc_rcache_put(a->cache, held[k]);
+        }
+    }
+    return NULL;
+}
+
+static void test_two_threads(void **state)
+{
+    mt_ctx_t ctx = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    tc_rcache_params_t p = {
+        .provider = {.reg = mt_reg, .dereg = mt_dereg, .ctx = &ctx},
+        .max_unused_count = 16,
+    };
+    tc_rcache_t *c = tc_rcache_create(&p);
+    uint8_t *a = arena(64);
+    pthread_t th[2];
+    mt_arg_t args[2];
+    tc_rcache_stats_t st;
+    (void) state;
+
+    for (int i = 0; i < 2; i++) {
+        args[i] = (mt_arg_t) {.cache = c, .ctx = &ctx, .base = a, .pages = 64, .seed = 17u + (unsigned) i};
+        assert_int_equal(pthread_create(&th[i], NULL, mt_worker, &args[i]), 0);
+    }
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(pthread_join(th[i], NULL), 0);
+    }
+    assert_int_equal(ctx.bad, 0);
+    tc_rcache_release_pending(c);
+    tc_rcache_get_stats(c, &st);
+    assert_int_equal(st.zombies, 0);
+    assert_int_equal((size_t) ctx.live, st.cached);
+    assert_true(st.unused <= 16);
+    assert_int_equal(tc_rcache_destroy(c), 0);
+    assert_int_equal(ctx.live, 0);
+    munmap(a, 64 * page);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -517,6 +629,7 @@ int main(void)
         cmocka_unit_test(test_invalidate_in_use),
         cmocka_unit_test(test_provider_failure),
         cmocka_unit_test(test_random_workload),
+        cmocka_unit_test(test_two_threads),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
