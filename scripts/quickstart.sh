@@ -64,6 +64,50 @@ build() {
     grep -E "warning:" build.log || true
 }
 
+# Unit tests and the MPI suite (make check), then the unit tests under
+# valgrind; the last line adds up the three as "N passed, N failed".
+run_tests() {
+    local rc=0
+    log "unit tests and MPI tests (make check)"
+    make -k check || rc=1
+    if [ -f tests/mpi/run.log ]; then
+        log "MPI suite, every run (tests/mpi/run.log)"
+        cat tests/mpi/run.log
+    fi
+    log "unit tests under valgrind (make check-valgrind)"
+    make check-valgrind 2>&1 | tee check-valgrind.log || rc=1
+
+    # cmocka prints "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)..."
+    local up uf mp mf vp vf
+    up=$(cat tests/unit/test_*.log 2>/dev/null | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
+    uf=$(cat tests/unit/test_*.log 2>/dev/null | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
+    # a unit test program that crashed prints no cmocka summary: count it
+    local trs
+    for trs in tests/unit/*.trs; do
+        [ -e "$trs" ] || continue
+        if grep -q ':test-result: \(FAIL\|ERROR\)' "$trs" && ! grep -q '^\[  FAILED  \]' "${trs%.trs}.log"; then
+            uf=$((uf + 1))
+        fi
+    done
+    mp=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\1/p' tests/mpi/run.log 2>/dev/null | tail -1)
+    mf=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\2/p' tests/mpi/run.log 2>/dev/null | tail -1)
+    vp=$(sed -n 's/^valgrind: \([0-9]*\) passed, \([0-9]*\) failed.*/\1/p' check-valgrind.log | tail -1)
+    vf=$(sed -n 's/^valgrind: \([0-9]*\) passed, \([0-9]*\) failed.*/\2/p' check-valgrind.log | tail -1)
+    # a suite that did not report at all counts as one failure
+    [ -n "$mp" ] || { mp=0; mf=1; }
+    [ -n "$vp" ] || { vp=0; vf=1; }
+    echo
+    echo "unit test cases: $up passed, $uf failed"
+    echo "MPI runs:        $mp passed, $mf failed"
+    echo "valgrind:        $vp passed, $vf failed (unit test programs)"
+    local tp=$((up + mp + vp)) tf=$((uf + mf + vf))
+    if [ "$tf" -ne 0 ]; then
+        rc=1
+    fi
+    echo "tests: $tp passed, $tf failed"
+    return $rc
+}
+
 case "$what" in
     setup)
         install_packages
@@ -78,10 +122,7 @@ case "$what" in
     test)
         install_packages
         build
-        log "unit tests and MPI tests (make check)"
-        make check
-        log "unit tests under valgrind (make check-valgrind)"
-        make check-valgrind
+        run_tests
         ;;
     *)
         echo "usage: $0 demo|test|setup" >&2
