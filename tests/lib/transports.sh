@@ -53,6 +53,10 @@ tr_init() {
     TR_TMPDIR="$(mktemp -d "${TMPDIR:-/tmp}/transports.XXXXXX")" ||
         tr_die "cannot create a temporary directory"
     chmod 700 "$TR_TMPDIR"
+    # Marks the processes of our jobs (ranks inherit mpirun's environment),
+    # so that leftovers are told apart from other people's runs.
+    TRANSPORTS_RUN_ID="$(basename "$TR_TMPDIR")"
+    export TRANSPORTS_RUN_ID
     TR_COMPDIR="$TR_TMPDIR/components"
     mkdir "$TR_COMPDIR"
     tr_find_system_components
@@ -182,4 +186,17 @@ tr_mpirun_args() {
 # tr_split LIST: comma- or space-separated list to one word per line.
 tr_split() {
     echo "$1" | tr ', ' '\n\n' | sed '/^$/d'
+}
+
+# tr_own_pids PROG: ids of the live processes running PROG that were started
+# by this script's jobs (they carry our TRANSPORTS_RUN_ID).
+tr_own_pids() {
+    local prog="$1" pid
+
+    for pid in $(pgrep -f -x "$prog( .*)?" 2>/dev/null); do
+        if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null |
+            grep -qx "TRANSPORTS_RUN_ID=$TRANSPORTS_RUN_ID"; then
+            echo "$pid"
+        fi
+    done
 }
