@@ -74,6 +74,7 @@ typedef struct mca_btl_swf_component_t {
     double consume_scale;     /* CPU time to simulated time factor */
     int connect_timeout;      /* seconds to wait for the simulator */
     int reply_timeout;        /* seconds one blocking read/write may take */
+    int spin_us;              /* busy-poll for a reply before sleeping */
     int verbose;
 
     /* state */

@@ -137,6 +137,11 @@ static int mca_btl_swf_component_register(void)
                 "simulator is declared hung and the job ends (0: no bound; a dead simulator "
                 "is always detected at once)",
                 OPAL_INFO_LVL_5, &c->reply_timeout, 600);
+    swf_reg_int("spin_us",
+                "Microseconds to busy-poll the simulator connection for a reply before "
+                "sleeping in the kernel (a sleep and wake-up costs more than a round trip "
+                "through the simulator); 0 always sleeps",
+                OPAL_INFO_LVL_5, &c->spin_us, 50);
     swf_reg_int("verbose", "Verbosity of btl_swf's diagnostic output (0: none, 5: setup, "
                 "10: per message)", OPAL_INFO_LVL_9, &c->verbose, 0);
 
@@ -307,6 +312,7 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
 
     swf_conn_init(&m->conn, c->cycle_ns, c->consume_scale,
                   c->reply_timeout > 0 ? c->reply_timeout * 1000 : 0);
+    m->conn.spin_us = c->spin_us > 0 ? c->spin_us : 0;
     opal_output_verbose(5, c->output, "btl:swf: rank %u connecting to %s:%d", my_rank, host, port);
     rc = swf_conn_connect(&m->conn, host, port, my_rank, c->connect_timeout * 1000);
     if (0 == rc) {

@@ -124,13 +124,43 @@ static int swf_write_iov(swf_conn_t *c, struct iovec *iov, int iovcnt)
     return 0;
 }
 
+/* Busy-poll the socket for up to spin_us: a sleep and wake-up costs more
+ * than a whole simulator round trip. 1 when data is there, 0 when not. */
+static int swf_spin_readable(swf_conn_t *c)
+{
+    struct timespec start, now;
+    char probe;
+    int i;
+
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        for (i = 0; i < 32; i++) {
+            ssize_t n = recv(c->fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT);
+
+            if (0 != n && !(n < 0 && (EAGAIN == errno || EWOULDBLOCK == errno))) {
+                return 1;   /* data, end of stream or an error: recv reports it */
+            }
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (swf_ts_ns(&now) - swf_ts_ns(&start) >= (uint64_t) c->spin_us * 1000u) {
+            return 0;
+        }
+    }
+}
+
 static int swf_read_all(swf_conn_t *c, void *buf, size_t len)
 {
     char *p = buf;
     ssize_t n;
 
     while (len > 0) {
-        n = recv(c->fd, p, len, MSG_WAITALL);
+        n = recv(c->fd, p, len, MSG_DONTWAIT);
+        if (n < 0 && (EAGAIN == errno || EWOULDBLOCK == errno)) {
+            if (c->spin_us > 0) {
+                (void) swf_spin_readable(c);
+            }
+            n = recv(c->fd, p, len, MSG_WAITALL);
+        }
         if (n > 0) {
             p += n;
             len -= (size_t) n;
@@ -507,12 +537,26 @@ int swf_conn_wait(swf_conn_t *c, uint32_t timeout_us, swf_msg_info_t *info)
     }
 }
 
-int swf_conn_recv(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info)
+int swf_conn_recv(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info,
+                  swf_msg_info_t *next, int *next_found)
 {
+    unsigned char frame[SOCKMODEL_CMD_BYTES];
+    struct iovec iov;
     sockmodel_reply_t r;
+    sockmodel_cmd_t cmd;
     int rc;
 
-    rc = swf_command(c, SOCKMODEL_RECV, 0, 0, 0, NULL, 0);
+    if (NULL != next) {
+        /* the PROBE rides behind the RECV; the simulator answers in order */
+        sockmodel_cmd_make(&cmd, SOCKMODEL_PROBE, 0, 0, 0, 0, 0);
+        sockmodel_cmd_encode(frame, &cmd);
+        iov.iov_base = frame;
+        iov.iov_len = sizeof(frame);
+        rc = swf_command(c, SOCKMODEL_RECV, 0, 0, 0, &iov, 1);
+        c->commands++;
+    } else {
+        rc = swf_command(c, SOCKMODEL_RECV, 0, 0, 0, NULL, 0);
+    }
     if (0 == rc) {
         rc = swf_reply(c, SOCKMODEL_RECV, &r);
     }
@@ -531,6 +575,20 @@ int swf_conn_recv(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info)
                         info->len, info->src, cap, c->nodes);
     }
     rc = swf_read_all(c, buf, info->len);
+    if (0 == rc && NULL != next) {
+        rc = swf_reply(c, SOCKMODEL_PROBE, &r);
+        if (0 == rc) {
+            if (SOCKMODEL_ST_FOUND == r.status) {
+                swf_info_from_reply(&r, next);
+                *next_found = 1;
+            } else if (SOCKMODEL_ST_NONE == r.status) {
+                *next_found = 0;
+            } else {
+                rc = swf_fail(c, EPROTO, "PROBE answered with status %s (%u)",
+                              sockmodel_status_name(r.status), r.status);
+            }
+        }
+    }
     swf_set_mark(c);
     if (rc < 0) {
         return rc;

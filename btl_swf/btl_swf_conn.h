@@ -39,6 +39,7 @@ typedef struct swf_conn {
     uint64_t cycles_reported;
     uint64_t commands;
     int io_timeout_ms;      /* bound on one blocking read or write; 0: none */
+    int spin_us;            /* busy-poll a reply this long before sleeping */
     char error[256];
 } swf_conn_t;
 
@@ -79,8 +80,12 @@ int swf_conn_probe(swf_conn_t *c, swf_msg_info_t *info);
 int swf_conn_wait(swf_conn_t *c, uint32_t timeout_us, swf_msg_info_t *info);
 
 /* RECV into buf (cap bytes): the length, with *info filled. A message
- * larger than cap is an error (-EMSGSIZE) and is never read into buf. */
-int swf_conn_recv(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info);
+ * larger than cap is an error (-EMSGSIZE) and is never read into buf.
+ * With next != NULL a PROBE goes out in the same write and *next_found
+ * (1/0) and *next tell whether another message is queued: one round trip
+ * per message while messages stream in. */
+int swf_conn_recv(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info,
+                  swf_msg_info_t *next, int *next_found);
 
 /* CONSUMETIME: report the CPU time used since the last command now. */
 int swf_conn_consume(swf_conn_t *c);

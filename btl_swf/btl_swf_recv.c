@@ -17,9 +17,10 @@
 #include "btl_swf.h"
 #include "btl_swf_hdr.h"
 
-/* RECV the message announced by info and hand it to its callback.
- * 1 when delivered, 0 when dropped, -1 after a fatal error. */
-static int swf_deliver(mca_btl_swf_module_t *m, const swf_msg_info_t *announced)
+/* RECV the message announced by info and hand it to its callback; a
+ * PROBE rides along and tells (*more, *announced) whether another message
+ * is queued. 1 when delivered, 0 when dropped, -1 after a fatal error. */
+static int swf_deliver(mca_btl_swf_module_t *m, swf_msg_info_t *announced, int *more)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     const mca_btl_active_message_callback_t *reg;
@@ -37,7 +38,8 @@ static int swf_deliver(mca_btl_swf_module_t *m, const swf_msg_info_t *announced)
         mca_btl_swf_fatal(m, "receiving a message");
         return -1;
     }
-    len = swf_conn_recv(&m->conn, m->rx_buf, m->rx_buf_size, &info);
+    *more = 0;
+    len = swf_conn_recv(&m->conn, m->rx_buf, m->rx_buf_size, &info, announced, more);
     if (len < 0) {
         mca_btl_swf_fatal(m, "receiving a message");
         return -1;
@@ -105,10 +107,18 @@ int mca_btl_swf_component_progress(void)
     if (rc < 0) {
         mca_btl_swf_fatal(m, "polling for messages (PROBE/WAITING_START)");
     } else if (rc > 0) {
+        int more = 1, i;
+
         m->idle_probes = 0;
         m->wait_ms = c->wait_step_ms > 0 ? c->wait_step_ms : 1;
-        if (swf_deliver(m, &info) > 0) {
-            count = 1;
+        /* drain what is queued, one round trip per message, but return to
+         * the caller now and then */
+        for (i = 0; more && i < 64 && !m->failed; i++) {
+            rc = swf_deliver(m, &info, &more);
+            if (rc < 0) {
+                break;
+            }
+            count += rc;
         }
     }
     m->in_progress = false;

@@ -236,11 +236,58 @@ static void test_recv(void **state)
 
     server_reply(f, SOCKMODEL_RECV, SOCKMODEL_ST_OK, 3, 9, 5, 0);
     assert_int_equal(5, write(f->server, "hello", 5));
-    assert_int_equal(5, swf_conn_recv(&f->conn, buf, sizeof(buf), &info));
+    assert_int_equal(5, swf_conn_recv(&f->conn, buf, sizeof(buf), &info, NULL, NULL));
     assert_memory_equal("hello", buf, 5);
     assert_int_equal(3, info.src);
     assert_int_equal(9, info.tag);
     server_expect(f, SOCKMODEL_RECV, 0, 0, 0);
+}
+
+static void test_recv_with_probe(void **state)
+{
+    fixture_t *f = *state;
+    swf_msg_info_t info, next;
+    int found = -1;
+    char buf[16];
+
+    /* RECV and PROBE leave in one write; both replies are read */
+    server_reply(f, SOCKMODEL_RECV, SOCKMODEL_ST_OK, 1, 2, 3, 0);
+    assert_int_equal(3, write(f->server, "abc", 3));
+    server_reply(f, SOCKMODEL_PROBE, SOCKMODEL_ST_FOUND, 2, 5, 9, 0);
+    assert_int_equal(3, swf_conn_recv(&f->conn, buf, sizeof(buf), &info, &next, &found));
+    assert_memory_equal("abc", buf, 3);
+    assert_int_equal(1, found);
+    assert_int_equal(2, next.src);
+    assert_int_equal(5, next.tag);
+    assert_int_equal(9, next.len);
+    server_expect(f, SOCKMODEL_RECV, 0, 0, 0);
+    server_expect(f, SOCKMODEL_PROBE, 0, 0, 0);
+
+    server_reply(f, SOCKMODEL_RECV, SOCKMODEL_ST_OK, 2, 5, 0, 0);
+    server_reply(f, SOCKMODEL_PROBE, SOCKMODEL_ST_NONE, 0, 0, 0, 0);
+    assert_int_equal(0, swf_conn_recv(&f->conn, buf, sizeof(buf), &info, &next, &found));
+    assert_int_equal(0, found);
+    server_expect(f, SOCKMODEL_RECV, 0, 0, 0);
+    server_expect(f, SOCKMODEL_PROBE, 0, 0, 0);
+
+    /* a wrong answer to the riding PROBE is a protocol error */
+    server_reply(f, SOCKMODEL_RECV, SOCKMODEL_ST_OK, 2, 5, 0, 0);
+    server_reply(f, SOCKMODEL_PROBE, SOCKMODEL_ST_EXPIRED, 0, 0, 0, 0);
+    assert_int_equal(-EPROTO, swf_conn_recv(&f->conn, buf, sizeof(buf), &info, &next, &found));
+}
+
+static void test_spin_then_sleep(void **state)
+{
+    fixture_t *f = *state;
+    swf_msg_info_t info;
+
+    /* with spinning on, a reply already there and one that is not yet
+     * there (spin runs out, then the blocking read gets it) both work */
+    f->conn.spin_us = 1000;
+    server_reply(f, SOCKMODEL_PROBE, SOCKMODEL_ST_NONE, 0, 0, 0, 0);
+    assert_int_equal(0, swf_conn_probe(&f->conn, &info));
+    shutdown(f->server, SHUT_WR);
+    assert_int_equal(-ECONNRESET, swf_conn_probe(&f->conn, &info));
 }
 
 static void test_recv_too_large(void **state)
@@ -252,11 +299,11 @@ static void test_recv_too_large(void **state)
     /* announced length beyond the buffer: refused, no byte read into buf */
     memset(buf, 'x', sizeof(buf));
     server_reply(f, SOCKMODEL_RECV, SOCKMODEL_ST_OK, 0, 0, 17, 0);
-    assert_int_equal(-EMSGSIZE, swf_conn_recv(&f->conn, buf, sizeof(buf), &info));
+    assert_int_equal(-EMSGSIZE, swf_conn_recv(&f->conn, buf, sizeof(buf), &info, NULL, NULL));
     assert_int_equal('x', buf[0]);
     /* and from a node that does not exist */
     server_reply(f, SOCKMODEL_RECV, SOCKMODEL_ST_OK, 4, 0, 1, 0);
-    assert_int_equal(-EMSGSIZE, swf_conn_recv(&f->conn, buf, sizeof(buf), &info));
+    assert_int_equal(-EMSGSIZE, swf_conn_recv(&f->conn, buf, sizeof(buf), &info, NULL, NULL));
 }
 
 static void test_wrong_reply(void **state)
@@ -302,7 +349,7 @@ static void test_recv_truncated_payload(void **state)
     server_reply(f, SOCKMODEL_RECV, SOCKMODEL_ST_OK, 1, 0, 8, 0);
     assert_int_equal(3, write(f->server, "abc", 3));
     shutdown(f->server, SHUT_WR);
-    assert_int_equal(-ECONNRESET, swf_conn_recv(&f->conn, buf, sizeof(buf), &info));
+    assert_int_equal(-ECONNRESET, swf_conn_recv(&f->conn, buf, sizeof(buf), &info, NULL, NULL));
 }
 
 static void test_finish(void **state)
@@ -465,6 +512,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_wait, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wait_bad_status, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recv, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recv_with_probe, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_spin_then_sleep, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recv_too_large, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wrong_reply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated_reply, setup, teardown),
