@@ -1,0 +1,247 @@
+/*
+ * test_swfsim_malformed.c: a running simulator against broken clients.
+ * Before the start: garbage and impossible handshakes, duplicate ranks,
+ * truncated hellos and early disconnects are refused or dropped and free
+ * their slot.  After the start: an unknown request, an impossible size,
+ * an impossible destination or source, a truncated frame or payload, a
+ * command during WAITING_START, a disconnect while blocked, and clients
+ * beyond N are dropped.  Every time the well-behaved nodes then complete
+ * a verified exchange, and the simulator ends with the documented code.
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "test_swfsim_harness.h"
+
+/* rank a sends three patterned messages (0 B, 1 KiB, 100 KB) to rank b,
+ * b checks them and answers; both finish */
+static void good_exchange(int fa, uint32_t a, int fb, uint32_t b)
+{
+    static const uint32_t sizes[] = { 0, 1024, 100000 };
+    unsigned char *out = malloc(100000), *in = malloc(100000);
+    sockmodel_reply_t r;
+
+    assert_non_null(out);
+    assert_non_null(in);
+    for (unsigned i = 0; i < 3; i++) {
+        fill_pattern(out, sizes[i], i + 1);
+        raw_send(fa, b, 100 + i, out, sizes[i]);
+    }
+    /* a blocks in RECV now: in torus mode an idle running node would
+     * hold simulated time back (it may still send at its clock) */
+    raw_cmd(fa, SOCKMODEL_RECV, 0, 0, 0, 0);
+    for (unsigned i = 0; i < 3; i++) {
+        raw_cmd(fb, SOCKMODEL_RECVFROM, a, 0, 0, 0);
+        expect_reply(fb, SOCKMODEL_RECVFROM, SOCKMODEL_ST_OK, &r, in, 100000);
+        assert_int_equal(r.arg[SOCKMODEL_ARG_SRC], a);
+        assert_int_equal(r.arg[SOCKMODEL_ARG_TAG], 100 + i);
+        assert_int_equal(r.arg[SOCKMODEL_ARG_LEN], sizes[i]);
+        fill_pattern(out, sizes[i], i + 1);
+        assert_memory_equal(in, out, sizes[i]);
+    }
+    /* b answers and finishes: once finished it no longer holds time
+     * back, so the answer can arrive in torus mode too */
+    raw_send(fb, a, 7, "ok", 2);
+    raw_cmd(fb, SOCKMODEL_FINISH, 0, 0, 0, 0);
+    expect_reply(fb, SOCKMODEL_FINISH, SOCKMODEL_ST_OK, NULL, NULL, 0);
+    expect_eof(fb);
+    expect_reply(fa, SOCKMODEL_RECV, SOCKMODEL_ST_OK, &r, in, 16);
+    assert_int_equal(r.arg[SOCKMODEL_ARG_SRC], b);
+    assert_memory_equal(in, "ok", 2);
+    raw_cmd(fa, SOCKMODEL_FINISH, 0, 0, 0, 0);
+    expect_reply(fa, SOCKMODEL_FINISH, SOCKMODEL_ST_OK, NULL, NULL, 0);
+    expect_eof(fa);
+    free(out);
+    free(in);
+}
+
+static void test_before_start(void **state)
+{
+    sim_run_t s;
+    int g0, g1, fd;
+    char *rep;
+
+    (void) state;
+    sim_start(&s, 2, (char *) NULL);
+
+    /* garbage instead of a hello */
+    fd = raw_connect(&s);
+    assert_int_equal(swf_client_write_all(fd, "GARBAGE!GARBAGE!", 16), 0);
+    assert_int_equal(raw_read_word(fd), SOCKMODEL_RANK_REFUSED);
+    expect_eof(fd);
+    /* a rank that does not exist */
+    fd = raw_connect(&s);
+    raw_word(fd, 2);
+    assert_int_equal(raw_read_word(fd), SOCKMODEL_RANK_REFUSED);
+    expect_eof(fd);
+    /* asks for rank 0 and leaves before the start: rank 0 is free again */
+    fd = raw_connect(&s);
+    raw_word(fd, 0);
+    close(fd);
+    /* a truncated hello, then gone */
+    fd = raw_connect(&s);
+    assert_int_equal(swf_client_write_all(fd, "\0\0", 2), 0);
+    close(fd);
+    /* connect and vanish */
+    close(raw_connect(&s));
+
+    /* a good client takes rank 1; a second one asking for 1 is refused */
+    g1 = raw_connect(&s);
+    raw_word(g1, 1);
+    fd = raw_connect(&s);
+    raw_word(fd, 1);
+    assert_int_equal(raw_read_word(fd), SOCKMODEL_RANK_REFUSED);
+    expect_eof(fd);
+    /* rank 0 (freed above) completes the run; commands sent before the
+     * welcome are kept */
+    g0 = raw_connect(&s);
+    raw_word(g0, 0);
+    raw_cmd(g0, SOCKMODEL_RANK, 0, 0, 0, 0);
+    assert_int_equal(raw_read_word(g0), 0);
+    assert_int_equal(raw_read_word(g1), 1);
+    {
+        sockmodel_reply_t r;
+        expect_reply(g0, SOCKMODEL_RANK, SOCKMODEL_ST_OK, &r, NULL, 0);
+        assert_int_equal(r.arg[0], 0);
+    }
+    /* beyond N: refused, even with a valid-looking hello */
+    fd = raw_connect(&s);
+    raw_word(fd, SOCKMODEL_RANK_ANY);
+    assert_int_equal(raw_read_word(fd), SOCKMODEL_RANK_REFUSED);
+    expect_eof(fd);
+
+    good_exchange(g0, 0, g1, 1);
+    assert_int_equal(sim_wait(&s), 0);
+    rep = sim_report(&s);
+    assert_non_null(strstr(rep, "\"status\": \"ok\""));
+    assert_non_null(strstr(rep, "\"refused_clients\": 4"));
+    free(rep);
+    sim_cleanup(&s);
+}
+
+enum { BAD_FIRST = 2, NBAD = 9 };
+
+static void run_after_start(const char *model)
+{
+    sim_run_t s;
+    int fd[BAD_FIRST + NBAD];
+    uint32_t n = BAD_FIRST + NBAD;
+    unsigned char junk[64];
+    sockmodel_cmd_t c;
+    char *rep;
+
+    sim_start(&s, n, "--model", model, "--max-msg", "200000", (char *) NULL);
+    for (uint32_t i = 0; i < n; i++) {
+        fd[i] = raw_connect(&s);
+        raw_word(fd[i], i);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        assert_int_equal(raw_read_word(fd[i]), i);
+    }
+
+    /* 2: an unknown request code */
+    raw_cmd(fd[2], 0x41414141u, 1, 2, 3, 4);
+    expect_eof(fd[2]);
+    /* 3: an impossible size: never allocated, the client is dropped */
+    raw_cmd(fd[3], SOCKMODEL_SEND, 0, 0, 0xffffffffu, 0);
+    expect_eof(fd[3]);
+    /* 4: one byte over the limit */
+    raw_cmd(fd[4], SOCKMODEL_SEND, 0, 0, 200001, 0);
+    expect_eof(fd[4]);
+    /* 5: an impossible destination, and 6: an impossible source */
+    raw_cmd(fd[5], SOCKMODEL_SEND, n, 0, 4, 0);
+    expect_eof(fd[5]);
+    raw_cmd(fd[6], SOCKMODEL_RECVFROM, 99999, 0, 0, 0);
+    expect_eof(fd[6]);
+    /* 7: half a command, then gone */
+    sockmodel_cmd_make(&c, SOCKMODEL_PROBE, 0, 0, 0, 0, 0);
+    sockmodel_cmd_encode(junk, &c);
+    assert_int_equal(swf_client_write_all(fd[7], junk, 13), 0);
+    close(fd[7]);
+    /* 8: a SEND whose payload stops short, then gone */
+    raw_cmd(fd[8], SOCKMODEL_SEND, 0, 9, 1000, 0);
+    assert_int_equal(swf_client_write_all(fd[8], junk, 10), 0);
+    close(fd[8]);
+    /* 9: a command other than WAITING_STOP while waiting */
+    raw_cmd(fd[9], SOCKMODEL_WAITING_START, SOCKMODEL_WAIT_MAX_US, 0, 0, 0);
+    raw_cmd(fd[9], SOCKMODEL_PROBE, 0, 0, 0, 0);
+    expect_eof(fd[9]);
+    /* 10: BARRIER_ENTER of a barrier it never initialised */
+    raw_cmd(fd[10], SOCKMODEL_BARRIER_ENTER, 3, 0, 0, 0);
+    expect_eof(fd[10]);
+
+    /* a message to a dropped node is discarded, not a failure */
+    raw_send(fd[0], 2, 1, "lost", 4);
+    good_exchange(fd[0], 0, fd[1], 1);
+    /* nodes were dropped after the start: exit code 3 */
+    assert_int_equal(sim_wait(&s), 3);
+    rep = sim_report(&s);
+    assert_non_null(strstr(rep, "\"status\": \"node-dropped\""));
+    assert_non_null(strstr(rep, "\"dropped_clients\": 9"));
+    assert_non_null(strstr(rep, "{ \"rank\": 0, \"state\": \"finished\""));
+    assert_non_null(strstr(rep, "{ \"rank\": 1, \"state\": \"finished\""));
+    assert_non_null(strstr(rep, "{ \"rank\": 5, \"state\": \"dropped\""));
+    assert_non_null(strstr(rep, "unknown request code"));
+    assert_non_null(strstr(rep, "larger than the message limit"));
+    free(rep);
+    sim_cleanup(&s);
+}
+
+static void test_after_start_simpel(void **state)
+{
+    (void) state;
+    run_after_start("simpel");
+}
+
+static void test_after_start_torus(void **state)
+{
+    (void) state;
+    run_after_start("torus");
+}
+
+/* a client that disconnects while blocked in RECV is dropped and the
+ * others carry on */
+static void test_disconnect_while_blocked(void **state)
+{
+    sim_run_t s;
+    int f0, f1, f2;
+
+    (void) state;
+    sim_start(&s, 3, "--model", "torus", (char *) NULL);
+    f0 = raw_connect(&s);
+    f1 = raw_connect(&s);
+    f2 = raw_connect(&s);
+    raw_word(f0, 0);
+    raw_word(f1, 1);
+    raw_word(f2, 2);
+    assert_int_equal(raw_read_word(f0), 0);
+    assert_int_equal(raw_read_word(f1), 1);
+    assert_int_equal(raw_read_word(f2), 2);
+    raw_cmd(f2, SOCKMODEL_RECV, 0, 0, 0, 0);
+    {
+        /* make sure the RECV is blocked before leaving */
+        sockmodel_reply_t r;
+        raw_cmd(f0, SOCKMODEL_PROBE, 0, 0, 0, 0);
+        expect_reply(f0, SOCKMODEL_PROBE, SOCKMODEL_ST_NONE, &r, NULL, 0);
+    }
+    close(f2);
+    good_exchange(f0, 0, f1, 1);
+    assert_int_equal(sim_wait(&s), 3);
+    sim_cleanup(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_before_start),
+        cmocka_unit_test(test_after_start_simpel),
+        cmocka_unit_test(test_after_start_torus),
+        cmocka_unit_test(test_disconnect_while_blocked),
+    };
+    signal(SIGPIPE, SIG_IGN);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
