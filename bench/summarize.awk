@@ -3,7 +3,9 @@
 #
 # Input files: first "btl,kind,baseline" lines (in display order), then
 # raw.csv (repeat,btl,size,latency_us,bandwidth_MBps). Writes the medians
-# to the file named by -v results, N1/2 to -v nhalf, the table to stdout.
+# to the file named by -v results, N1/2 to -v nhalf, the full table to
+# -v table, and the table again to stdout, restricted to the sizes listed
+# in -v shown (space-separated) unless that is empty.
 
 function median(key, n,    i, j, t, a) {
     for (i = 1; i <= n; i++) {
@@ -121,59 +123,69 @@ END {
         printf "%s,%s,%s,%s,%.2f,%d\n", b, kind[b], base[b], l0, maxbw[b], nh[b] > nhalf
     }
 
-    # The table: one column per btl; a btl that is not a baseline gets its
-    # ratio to the baseline of its kind (latency: lower is better,
-    # bandwidth: higher is better).
+    print_tables(table, "")
+    close(table)
+    print_tables("/dev/stdout", shown)
+}
+
+# The tables: one column per btl; a btl that is not a baseline gets its
+# ratio to the baseline of its kind (latency: lower is better, bandwidth:
+# higher is better). only: space-separated sizes to show, empty for all.
+function print_tables(out, only,    pass, k, b, i, s, v, bb, bv, pick, n, j, w) {
+    n = split(only, w, " ")
+    for (j = 1; j <= n; j++) {
+        pick[w[j] + 0] = 1
+    }
     for (pass = 1; pass <= 2; pass++) {
         if (pass == 1) {
-            printf "\nLatency (us, half round trip; median of %d)\n", repeats
+            printf "\nLatency (us, half round trip; median of %d runs)\n", repeats > out
         } else {
-            printf "\nBandwidth (MB/s = 10^6 B/s, window of 64; median of %d)\n", repeats
+            printf "\nBandwidth (MB/s = 10^6 B/s, window of 64; median of %d runs)\n", repeats > out
         }
-        printf "%8s", "size"
+        printf "%8s", "size" > out
         for (k = 1; k <= nb; k++) {
             b = btl[k]
             if (base[b] != b) {
-                printf " %12s %8s", b, "/" base[b]
+                printf " %12s %8s", b, "/" base[b] > out
             } else {
-                printf " %12s", b
+                printf " %12s", b > out
             }
         }
-        printf "\n"
+        printf "\n" > out
         for (i = 1; i <= nsz; i++) {
             s = sizes[i]
-            if (pass == 2 && s == 0) {
+            if ((pass == 2 && s == 0) || (n > 0 && !(s in pick))) {
                 continue
             }
-            printf "%8s", human(s)
+            printf "%8s", human(s) > out
             for (k = 1; k <= nb; k++) {
                 b = btl[k]
                 v = pass == 1 ? lat[b, s] : bw[b, s]
                 if (!have[b, s]) {
-                    printf " %12s", "-"
+                    printf " %12s", "-" > out
                 } else {
-                    printf (pass == 1 ? " %12.2f" : " %12.1f"), v
+                    printf (pass == 1 ? " %12.2f" : " %12.1f"), v > out
                 }
                 if (base[b] != b) {
                     bb = base[b]
                     bv = pass == 1 ? lat[bb, s] : bw[bb, s]
                     if (have[b, s] && have[bb, s] && bv > 0) {
-                        printf " %7.2fx", v / bv
+                        printf " %7.2fx", v / bv > out
                     } else {
-                        printf " %8s", "-"
+                        printf " %8s", "-" > out
                     }
                 }
             }
-            printf "\n"
+            printf "\n" > out
         }
     }
 
-    printf "\nSummary (N1/2: message size reaching half the maximum bandwidth)\n"
-    printf "%12s %8s %14s %14s %12s\n", "btl", "kind", "latency 0B us", "max BW MB/s", "N1/2 bytes"
+    printf "\nSummary (N1/2: message size reaching half the maximum bandwidth)\n" > out
+    printf "%12s %8s %14s %14s %12s\n", "btl", "kind", "latency 0B us", "max BW MB/s", "N1/2 bytes" > out
     for (k = 1; k <= nb; k++) {
         b = btl[k]
         printf "%12s %8s %14s %14.1f %12s\n", b, kind[b], \
             (have[b, 0] ? sprintf("%.2f", lat[b, 0]) : "-"), maxbw[b], \
-            (nh[b] >= 0 ? nh[b] : "-")
+            (nh[b] >= 0 ? nh[b] : "-") > out
     }
 }
