@@ -199,6 +199,7 @@ int main(int argc, char **argv)
     }
 
     selectivity(sbufs, rbufs[0]);
+
     for (int n = 0; n < total; n++) {
         free(rbufs[n]);
     }
@@ -208,6 +209,7 @@ int main(int argc, char **argv)
     free(rbufs);
     free(sbufs);
     free(next);
-    snprintf(detail, sizeof(detail), "%d messages per sender per root, tag selectivity", NMSG);
+    snprintf(detail, sizeof(detail),
+             "%d messages per sender per root, tag selectivity", NMSG);
     return tmpi_finish(detail);
 }

@@ -26,7 +26,8 @@ static const size_t order_sizes[] = {
 };
 #define NORDER ((int)(sizeof(order_sizes) / sizeof(order_sizes[0])))
 #define MAXLEN ((size_t)1048577)
-/* Receive buffers are a little larger than the message: counts must be exact. */
+/* Receive buffers are a little larger than the message: the count must
+ * still be exact. */
 #define SLACK 16
 
 static size_t msg_len(int i)
@@ -75,8 +76,7 @@ static void phase_preposted(uint8_t ***sbufs, uint8_t ***rbufs,
         }
         for (int i = 0; i < NMSG; i++) {
             MPI_Irecv(rbufs[p][i], (int)msg_len(i) + SLACK, MPI_BYTE, p,
-                      TAG_DATA,
-                      MPI_COMM_WORLD, &reqs[nreq++]);
+                      TAG_DATA, MPI_COMM_WORLD, &reqs[nreq++]);
         }
     }
     MPI_Barrier(MPI_COMM_WORLD);
