@@ -10,6 +10,9 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/pmix/pmix.h"
@@ -108,8 +111,8 @@ static int mca_btl_sctp_component_register(void)
             OPAL_INFO_LVL_4);
     c->mtu = 0;
     reg_int("mtu",
-            "User stack: largest SCTP packet per UDP datagram (0: 65000 when every "
-            "address is loopback, else 1472)",
+            "User stack: largest SCTP packet per UDP datagram (0: per peer, the "
+            "smallest of its paths: 65000 over loopback, interface MTU - 28 elsewhere)",
             &c->mtu, OPAL_INFO_LVL_5);
     c->crc32c = 0;
     reg_int("crc32c",
@@ -293,9 +296,22 @@ static int collect_addrs(btl_sctp_sock_addr_t *addrs, int max, char *why, size_t
                                           ? prefix_len(((struct sockaddr_in *) i->ifa_netmask)
                                                            ->sin_addr.s_addr)
                                           : 32);
-        opal_output_verbose(10, c->output, "btl:sctp: using %s %s/%d", i->ifa_name,
+        addrs[n].mtu = 0;
+        {
+            struct ifreq ifr;
+            int fd = socket(AF_INET, SOCK_DGRAM, 0);
+            memset(&ifr, 0, sizeof(ifr));
+            strncpy(ifr.ifr_name, i->ifa_name, sizeof(ifr.ifr_name) - 1);
+            if (fd >= 0 && 0 == ioctl(fd, SIOCGIFMTU, &ifr) && ifr.ifr_mtu > 0) {
+                addrs[n].mtu = (uint32_t) ifr.ifr_mtu;
+            }
+            if (fd >= 0) {
+                close(fd);
+            }
+        }
+        opal_output_verbose(10, c->output, "btl:sctp: using %s %s/%d mtu %u", i->ifa_name,
                             inet_ntoa(((struct sockaddr_in *) i->ifa_addr)->sin_addr),
-                            addrs[n].prefix);
+                            addrs[n].prefix, addrs[n].mtu);
         ++n;
     }
     freeifaddrs(ifa);

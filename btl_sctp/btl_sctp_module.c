@@ -74,6 +74,7 @@ static mca_btl_sctp_endpoint_t *endpoint_create(opal_proc_t *proc)
         addrs[n].ip = m->addrs[i].ip;
         addrs[n].port = m->addrs[i].port;
         addrs[n].prefix = 0;
+        addrs[n].mtu = 0;
         ++n;
     }
     if (0 == n) {

@@ -36,8 +36,9 @@ enum {
  * prefix length) only for local addresses, to pick the path's source. */
 typedef struct btl_sctp_sock_addr {
     uint32_t ip;
-    uint16_t port; /* user: UDP port; kernel: SCTP port */
+    uint16_t port;   /* user: UDP port; kernel: SCTP port */
     uint16_t prefix;
+    uint32_t mtu;    /* local: the interface's MTU (0: unknown) */
 } btl_sctp_sock_addr_t;
 
 typedef struct btl_sctp_sock_config {
@@ -47,7 +48,8 @@ typedef struct btl_sctp_sock_config {
     int sndbuf;         /* socket send buffer, bytes */
     int rcvbuf;         /* socket receive buffer, bytes */
     int nodelay;        /* disable Nagle-like bundling delay */
-    int mtu;            /* user: largest SCTP packet in one UDP datagram */
+    int mtu;            /* user: largest SCTP packet in one UDP datagram
+                         * (0: per peer, from the interface MTUs of its paths) */
     int crc32c;         /* user: 1 compute CRC32c, 0 rely on UDP checksum */
     int probe_ms;       /* user: path probe interval */
     int path_timeout_ms;/* user: path dead after this long without an ack */

@@ -62,6 +62,7 @@ struct btl_sctp_peer {
     int npaths;
     user_path_t paths[BTL_SCTP_SOCK_MAX_ADDRS];
     int active;                  /* path in use, -1: send on all */
+    uint32_t mtu;                /* SCTP packet size: the smallest path's */
     int probing;                 /* started once the peer is used */
     sctp_assoc_t assoc_id;
     int has_assoc;
@@ -83,9 +84,14 @@ struct user_sock {
     unsigned char *msg;          /* one received message */
     size_t msg_size;
     size_t pkt_size;
+    int per_peer_mtu;            /* MTU from each peer's paths */
 };
 
 static int user_stack_refs = 0;
+
+/* Loopback carries 64 KiB datagrams; IPv4 + UDP headers take 28 bytes. */
+#define USER_LOOPBACK_MTU 65000
+#define USER_UDP_OVERHEAD 28
 
 static uint64_t now_ms(void)
 {
@@ -309,8 +315,9 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
         us->nudp++;
     }
     if (0 == us->cfg.mtu) {
-        /* Loopback carries 64 KiB datagrams; elsewhere assume Ethernet. */
-        us->cfg.mtu = all_loopback ? 65000 : 1500 - 28;
+        /* until an association knows its paths: the safe size */
+        us->cfg.mtu = all_loopback ? USER_LOOPBACK_MTU : 1500 - USER_UDP_OVERHEAD;
+        us->per_peer_mtu = 1;
     }
     us->pkt_size = 65536;
     us->msg_size = cfg->max_msg + 4096;
@@ -331,7 +338,13 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
         usrsctp_sysctl_set_sctp_rto_max_default((uint32_t) cfg->rto_max_ms);
         usrsctp_sysctl_set_sctp_rto_initial_default((uint32_t) cfg->rto_initial_ms);
         usrsctp_sysctl_set_sctp_init_rto_max_default((uint32_t) cfg->rto_max_ms);
-        usrsctp_sysctl_set_sctp_delayed_sack_time_default(10);
+        /* A SACK for every packet: packets are up to 64 KiB on loopback,
+         * and a delayed SACK stalls a one-way stream behind the burst limit. */
+        usrsctp_sysctl_set_sctp_sack_freq_default(1);
+        usrsctp_sysctl_set_sctp_delayed_sack_time_default(1);
+        usrsctp_sysctl_set_sctp_enable_sack_immediately(1);
+        /* the UDP socket buffers hold a full window: no burst limit */
+        usrsctp_sysctl_set_sctp_max_burst_default(0);
         if (cfg->crc32c) {
             usrsctp_disable_crc32c_offload();
         } else {
@@ -417,13 +430,15 @@ static int user_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, 
     p->active = -1;
     for (int r = 0; r < naddrs; ++r) {
         int remote_lo = (ntohl(addrs[r].ip) >> 24) == 127;
+        int local_lo = 0;
         int lidx = -1;
         for (int l = 0; l < us->nudp && lidx < 0; ++l) {
-            int local_lo = (ntohl(us->local[l].ip) >> 24) == 127;
-            if (remote_lo ? local_lo
-                          : (!local_lo && prefix_match(addrs[r].ip, us->local[l].ip,
-                                                       us->local[l].prefix))) {
+            int lo = (ntohl(us->local[l].ip) >> 24) == 127;
+            if (remote_lo ? lo
+                          : (!lo && prefix_match(addrs[r].ip, us->local[l].ip,
+                                                 us->local[l].prefix))) {
                 lidx = l;
+                local_lo = lo;
             }
         }
         if (lidx < 0) {
@@ -434,6 +449,15 @@ static int user_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, 
         path->to.sin_family = AF_INET;
         path->to.sin_addr.s_addr = addrs[r].ip;
         path->to.sin_port = addrs[r].port;
+        {
+            uint32_t m = local_lo ? USER_LOOPBACK_MTU
+                         : (us->local[lidx].mtu > USER_UDP_OVERHEAD + 512
+                                ? us->local[lidx].mtu - USER_UDP_OVERHEAD
+                                : 1500 - USER_UDP_OVERHEAD);
+            if (0 == p->mtu || m < p->mtu) {
+                p->mtu = m;
+            }
+        }
     }
     if (0 == p->npaths) {
         free(p);
@@ -505,9 +529,19 @@ static void remember_assoc(user_sock_t *us, btl_sctp_peer_t *p, sctp_assoc_t id)
     (void) tc_hash_put(&us->by_assoc, (uint64_t) id, p);
 }
 
-static void set_stream_prio(user_sock_t *us, sctp_assoc_t id)
+/* Per association: the packet size of the peer's paths, stream priorities. */
+static void assoc_setup(user_sock_t *us, btl_sctp_peer_t *p, sctp_assoc_t id)
 {
     struct sctp_stream_value sv;
+    if (us->per_peer_mtu && NULL != p && 0 != p->mtu) {
+        struct sctp_paddrparams pp;
+        memset(&pp, 0, sizeof(pp));
+        pp.spp_assoc_id = id;
+        memcpy(&pp.spp_address, &p->sconn, sizeof(p->sconn));
+        pp.spp_flags = SPP_PMTUD_DISABLE;
+        pp.spp_pathmtu = p->mtu;
+        (void) usrsctp_setsockopt(us->so, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp, sizeof(pp));
+    }
     if (!us->cfg.prio_streams) {
         return;
     }
@@ -543,7 +577,7 @@ static int user_send(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream, co
         sctp_assoc_t id = usrsctp_getassocid(us->so, (struct sockaddr *) &p->sconn);
         if (0 != id) {
             remember_assoc(us, p, id);
-            set_stream_prio(us, id);
+            assoc_setup(us, p, id);
         }
     }
     return 0;
@@ -696,7 +730,7 @@ static int user_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
                 switch (ac->sac_state) {
                 case SCTP_COMM_UP:
                 case SCTP_RESTART:
-                    set_stream_prio(us, ac->sac_assoc_id);
+                    assoc_setup(us, p, ac->sac_assoc_id);
                     msg->kind = BTL_SCTP_SOCK_UP;
                     return 1;
                 case SCTP_COMM_LOST:

@@ -53,7 +53,7 @@ static int check(const unsigned char *buf, size_t len, unsigned seed)
 static int open_pair(pair_t *pr, int stack, int prio, int port_base)
 {
     btl_sctp_sock_config_t cfg;
-    btl_sctp_sock_addr_t lo = {htonl(INADDR_LOOPBACK), 0, 8};
+    btl_sctp_sock_addr_t lo = {htonl(INADDR_LOOPBACK), 0, 8, 0};
     btl_sctp_sock_addr_t addr_a[BTL_SCTP_SOCK_MAX_ADDRS], addr_b[BTL_SCTP_SOCK_MAX_ADDRS];
     char why[256] = "";
     int na, nb, rc;
@@ -243,7 +243,7 @@ static void test_bad_config(void **state)
 {
     btl_sctp_sock_config_t cfg;
     btl_sctp_sock_t *s = NULL;
-    btl_sctp_sock_addr_t lo = {htonl(INADDR_LOOPBACK), 0, 8};
+    btl_sctp_sock_addr_t lo = {htonl(INADDR_LOOPBACK), 0, 8, 0};
     char why[256] = "";
     (void) state;
 
