@@ -74,6 +74,14 @@ static int swfsim_alive(const swfsim_node_t *n)
            SWFSIM_N_BLOCKED_BARRIER == n->state || SWFSIM_N_WAITING == n->state;
 }
 
+/* a WAITING_START is outstanding: waiting, or its event not yet due */
+static int swfsim_waits(const swfsim_node_t *n)
+{
+    return SWFSIM_N_WAITING == n->state ||
+           (SWFSIM_N_RUNNING == n->state && n->active &&
+            SOCKMODEL_WAITING_START == n->cmd.request && 0 != n->cmd.param[0]);
+}
+
 static void swfsim_mark_ready(swfsim_t *sim, swfsim_node_t *n)
 {
     if (!n->on_ready) {
@@ -655,11 +663,8 @@ static void swfsim_run_cmd(swfsim_t *sim, swfsim_node_t *n)
             swfsim_reply(sim, n, SOCKMODEL_WAITING_START, SOCKMODEL_ST_EXPIRED, 0, 0, 0, 0);
             n->active = 0;
         } else {
-            uint32_t us = c->param[0];
-            if (us > SOCKMODEL_WAIT_MAX_US) {
-                us = SOCKMODEL_WAIT_MAX_US;
-            }
-            n->deadline_us = swfsim_now_us() + us;
+            /* the real-time bound runs from the command's arrival (set
+             * in swfsim_timed), however long its event waited */
             n->state = SWFSIM_N_WAITING;
         }
         break;
@@ -700,6 +705,13 @@ static void swfsim_timed(swfsim_t *sim, swfsim_node_t *n, const sockmodel_cmd_t 
     n->cmd = *c;
     n->active = 1;
     n->gen++;
+    if (SOCKMODEL_WAITING_START == c->request) {
+        uint32_t us = c->param[0];
+        if (us > SOCKMODEL_WAIT_MAX_US) {
+            us = SOCKMODEL_WAIT_MAX_US;
+        }
+        n->deadline_us = swfsim_now_us() + us;
+    }
     if (swfsim_is_torus(sim)) {
         swfsim_event_t ev = { .time = n->clock, .type = SWFSIM_EV_CMD,
                               .node = n->rank, .gen = n->gen };
@@ -1001,13 +1013,15 @@ long swfsim_step(swfsim_t *sim, uint64_t now_us)
             swfsim_parse(sim, n);
             progressed = 1;
         }
-        /* real-time ends of waits */
+        /* real-time ends of waits, also of those whose event has not
+         * come due yet (then the node keeps its clock) */
         for (uint32_t r = 0; r < sim->cfg.nodes; r++) {
             swfsim_node_t *n = sim->nodes[r];
-            if (SWFSIM_N_WAITING == n->state && n->deadline_us <= now_us) {
-                if (sim->now > n->clock) {
+            if (swfsim_waits(n) && n->deadline_us <= now_us) {
+                if (SWFSIM_N_WAITING == n->state && sim->now > n->clock) {
                     n->clock = sim->now;
                 }
+                n->gen++;
                 swfsim_reply(sim, n, SOCKMODEL_WAITING_START, SOCKMODEL_ST_EXPIRED, 0, 0, 0, 0);
                 swfsim_resume(sim, n);
                 progressed = 1;
@@ -1038,7 +1052,7 @@ long swfsim_step(swfsim_t *sim, uint64_t now_us)
     swfsim_check_deadlock(sim);
     for (uint32_t r = 0; r < sim->cfg.nodes; r++) {
         swfsim_node_t *n = sim->nodes[r];
-        if (SWFSIM_N_WAITING == n->state) {
+        if (swfsim_waits(n)) {
             long left = n->deadline_us > now_us ? (long) (n->deadline_us - now_us) : 0;
             if (next < 0 || left < next) {
                 next = left;
