@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +142,9 @@ static int swf_spin_readable(swf_conn_t *c)
                 return 1;   /* data, end of stream or an error: recv reports it */
             }
         }
+        /* on an oversubscribed host the simulator may be waiting for
+         * this very core */
+        sched_yield();
         clock_gettime(CLOCK_MONOTONIC, &now);
         if (swf_ts_ns(&now) - swf_ts_ns(&start) >= (uint64_t) c->spin_us * 1000u) {
             return 0;
