@@ -84,6 +84,12 @@ static int mca_btl_sci_aop_code(mca_btl_base_atomic_op_t op)
     }
 }
 
+static int mca_btl_sci_atomic_local(int aop, bool fetch, void *local_address, uint64_t address,
+                                    struct mca_btl_base_registration_handle_t *local_handle,
+                                    uint64_t operand, uint64_t compare, bool is32,
+                                    mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                                    void *cbdata);
+
 /* initiator: write the request into the target's ring */
 static int mca_btl_sci_atomic_start(struct mca_btl_base_endpoint_t *endpoint, int aop, bool fetch,
                                     void *local_address, uint64_t remote_address,
@@ -101,11 +107,19 @@ static int mca_btl_sci_atomic_start(struct mca_btl_base_endpoint_t *endpoint, in
     if (OPAL_UNLIKELY(aop < 0 || (flags & MCA_BTL_ATOMIC_FLAG_FLOAT))) {
         return OPAL_ERR_NOT_SUPPORTED;
     }
-    if (OPAL_UNLIKELY(MCA_BTL_SCI_EP_FAILED == endpoint->state)) {
-        return OPAL_ERR_UNREACH;
-    }
     if (OPAL_UNLIKELY(remote_address & (is32 ? 3 : 7))) {
         return OPAL_ERR_BAD_PARAM;
+    }
+    if (NULL == endpoint || NULL == remote_handle) {
+        /* no endpoint, or no registration handle for memory we register:
+         * the address is mapped in the caller (osc/rdma does this for its
+         * own and for shared-memory windows, because we advertise
+         * MCA_BTL_ATOMIC_SUPPORTS_GLOB): a CPU atomic right here */
+        return mca_btl_sci_atomic_local(aop, fetch, local_address, remote_address, local_handle,
+                                        operand, compare, is32, cbfunc, cbcontext, cbdata);
+    }
+    if (OPAL_UNLIKELY(MCA_BTL_SCI_EP_FAILED == endpoint->state)) {
+        return OPAL_ERR_UNREACH;
     }
 
     OPAL_THREAD_LOCK(&endpoint->lock);
@@ -228,18 +242,53 @@ int mca_btl_sci_atomic_cswap(struct mca_btl_base_module_t *btl, struct mca_btl_b
         }                                                                               \
     } while (0)
 
-/* target: is [address, address+width) inside memory we registered? */
+/* target: is [address, address+width) inside memory we registered?  The
+ * peer's copy of the handle is not trusted: our own cache decides. */
 static bool mca_btl_sci_atomic_address_ok(const mca_btl_sci_atomic_req_t *req, size_t width)
 {
     tc_rcache_reg_t *reg;
 
-    if (NULL == mca_btl_sci_component.rcache ||
-        0 != tc_rcache_find(mca_btl_sci_component.rcache, (const void *) (uintptr_t) req->address,
+    if (NULL != mca_btl_sci_component.rcache &&
+        0 == tc_rcache_find(mca_btl_sci_component.rcache, (const void *) (uintptr_t) req->address,
                             width, &reg)) {
-        return false;
+        tc_rcache_put(mca_btl_sci_component.rcache, reg);
+        return true;
     }
-    tc_rcache_put(mca_btl_sci_component.rcache, reg);
-    return true;
+    opal_output_verbose(5, mca_btl_sci_component.output,
+                        "btl:sci: atomic at 0x%" PRIx64 " refused: not inside a registration of ours "
+                        "(the peer named [0x%" PRIx64 ", +%" PRIu64 "))", req->address, req->reg_base,
+                        req->reg_len);
+    return false;
+}
+
+/* execute a request on local memory; the result goes into *rsp */
+static void mca_btl_sci_atomic_apply(const mca_btl_sci_atomic_req_t *req, mca_btl_sci_atomic_rsp_t *rsp,
+                                     bool check_address)
+{
+    memset(rsp, 0, sizeof(*rsp));
+    rsp->op_index = req->op_index;
+    rsp->op_gen = req->op_gen;
+
+    if (req->op < MCA_BTL_SCI_AOP_ADD || req->op > MCA_BTL_SCI_AOP_LXOR ||
+        (req->flags & ~MCA_BTL_SCI_AFLAG_32BIT)) {
+        rsp->status = OPAL_ERR_NOT_SUPPORTED;
+    } else if (req->flags & MCA_BTL_SCI_AFLAG_32BIT) {
+        if (0 != (req->address & 3) || (check_address && !mca_btl_sci_atomic_address_ok(req, 4))) {
+            rsp->status = OPAL_ERR_BAD_PARAM;
+        } else {
+            uint32_t *p = (uint32_t *) (uintptr_t) req->address, old;
+            MCA_BTL_SCI_APPLY(uint32_t, p, req, old);
+            rsp->result = old;
+        }
+    } else {
+        if (0 != (req->address & 7) || (check_address && !mca_btl_sci_atomic_address_ok(req, 8))) {
+            rsp->status = OPAL_ERR_BAD_PARAM;
+        } else {
+            uint64_t *p = (uint64_t *) (uintptr_t) req->address, old;
+            MCA_BTL_SCI_APPLY(uint64_t, p, req, old);
+            rsp->result = old;
+        }
+    }
 }
 
 void mca_btl_sci_atomic_handle_req(struct mca_btl_base_endpoint_t *ep, const void *payload, uint32_t len)
@@ -256,30 +305,10 @@ void mca_btl_sci_atomic_handle_req(struct mca_btl_base_endpoint_t *ep, const voi
         return;
     }
     memcpy(&req, payload, sizeof(req));
-    memset(&rsp, 0, sizeof(rsp));
-    rsp.op_index = req.op_index;
-    rsp.op_gen = req.op_gen;
-
-    if (req.op < MCA_BTL_SCI_AOP_ADD || req.op > MCA_BTL_SCI_AOP_LXOR ||
-        (req.flags & ~MCA_BTL_SCI_AFLAG_32BIT)) {
-        rsp.status = OPAL_ERR_NOT_SUPPORTED;
-    } else if (req.flags & MCA_BTL_SCI_AFLAG_32BIT) {
-        if (0 != (req.address & 3) || !mca_btl_sci_atomic_address_ok(&req, 4)) {
-            rsp.status = OPAL_ERR_BAD_PARAM;
-        } else {
-            uint32_t *p = (uint32_t *) (uintptr_t) req.address, old;
-            MCA_BTL_SCI_APPLY(uint32_t, p, &req, old);
-            rsp.result = old;
-        }
-    } else {
-        if (0 != (req.address & 7) || !mca_btl_sci_atomic_address_ok(&req, 8)) {
-            rsp.status = OPAL_ERR_BAD_PARAM;
-        } else {
-            uint64_t *p = (uint64_t *) (uintptr_t) req.address, old;
-            MCA_BTL_SCI_APPLY(uint64_t, p, &req, old);
-            rsp.result = old;
-        }
-    }
+    mca_btl_sci_atomic_apply(&req, &rsp, true);
+    opal_output_verbose(50, mca_btl_sci_component.output,
+                        "btl:sci: atomic op %u at 0x%" PRIx64 " for local rank %d: status %d",
+                        req.op, req.address, ep->peer_rank, rsp.status);
 
     /* reply through the initiator's ring, or behind its deferred frags */
     OPAL_THREAD_LOCK(&ep->lock);
@@ -348,4 +377,37 @@ void mca_btl_sci_atomic_handle_rsp(struct mca_btl_base_endpoint_t *ep, const voi
                    rsp.status);
         }
     }
+}
+
+static int mca_btl_sci_atomic_local(int aop, bool fetch, void *local_address, uint64_t address,
+                                    struct mca_btl_base_registration_handle_t *local_handle,
+                                    uint64_t operand, uint64_t compare, bool is32,
+                                    mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                                    void *cbdata)
+{
+    mca_btl_sci_atomic_req_t req;
+    mca_btl_sci_atomic_rsp_t rsp;
+
+    memset(&req, 0, sizeof(req));
+    req.op = (uint32_t) aop;
+    req.flags = is32 ? MCA_BTL_SCI_AFLAG_32BIT : 0;
+    req.address = address;
+    req.operand = operand;
+    req.compare = compare;
+    mca_btl_sci_atomic_apply(&req, &rsp, false);
+    if (OPAL_SUCCESS != rsp.status) {
+        return rsp.status;
+    }
+    if (fetch && NULL != local_address) {
+        if (is32) {
+            *(uint32_t *) local_address = (uint32_t) rsp.result;
+        } else {
+            *(uint64_t *) local_address = rsp.result;
+        }
+    }
+    if (NULL != cbfunc) {
+        cbfunc(&mca_btl_sci_module.super, NULL, local_address, local_handle, cbcontext, cbdata,
+               OPAL_SUCCESS);
+    }
+    return OPAL_SUCCESS;
 }

@@ -112,6 +112,15 @@ static int mca_btl_sci_dma(int direction, struct mca_btl_base_endpoint_t *endpoi
     sci_mem_handle_t remote;
     sci_error_t err;
 
+    if (OPAL_UNLIKELY(NULL == endpoint)) {
+        /* the caller's own memory (see MCA_BTL_ATOMIC_SUPPORTS_GLOB) */
+        if (SCI_DMA_READ == direction) {
+            memmove(local_address, (void *) (uintptr_t) remote_address, size);
+        } else {
+            memmove((void *) (uintptr_t) remote_address, local_address, size);
+        }
+        return OPAL_SUCCESS;
+    }
     if (OPAL_UNLIKELY(MCA_BTL_SCI_EP_FAILED == endpoint->state || NULL == c->dq)) {
         return OPAL_ERR_UNREACH;
     }
