@@ -480,17 +480,27 @@ int mca_btl_sctp_component_progress(void)
         return 0;
     }
     busy = 1;
-    (void) btl_sctp_sock_progress(c->sock);
-    for (int i = 0; i < 64; ++i) {
-        int rc = btl_sctp_sock_recv(c->sock, &msg);
-        if (rc <= 0) {
-            if (rc < 0) {
-                opal_output_verbose(1, c->output, "btl:sctp: receive error %d dropped", rc);
+    /* packets in, then their messages out, a few rounds: the stack's
+     * receive buffer stays nearly empty and its window open */
+    for (int round = 0; round < 8; ++round) {
+        int packets = btl_sctp_sock_progress(c->sock);
+        int got = 0;
+        for (;;) {
+            int rc = btl_sctp_sock_recv(c->sock, &msg);
+            if (rc <= 0) {
+                if (rc < 0) {
+                    opal_output_verbose(1, c->output, "btl:sctp: receive error %d dropped",
+                                        rc);
+                }
+                break;
             }
+            mca_btl_sctp_recv_msg(&msg);
+            ++got;
+        }
+        count += got;
+        if (0 == packets && 0 == got) {
             break;
         }
-        mca_btl_sctp_recv_msg(&msg);
-        ++count;
     }
     if (!opal_list_is_empty(&c->pending_eps)) {
         count += mca_btl_sctp_endpoint_flush_all();

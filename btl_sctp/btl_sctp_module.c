@@ -142,11 +142,14 @@ static void endpoint_destroy(mca_btl_sctp_endpoint_t *ep)
     OBJ_RELEASE(ep);
 }
 
+static void say_goodbye(mca_btl_sctp_endpoint_t **eps, size_t n);
+
 int mca_btl_sctp_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                            struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers)
 {
     (void) btl;
     (void) procs;
+    say_goodbye(peers, nprocs);
     for (size_t i = 0; i < nprocs; ++i) {
         if (NULL != peers[i]) {
             endpoint_destroy(peers[i]);
@@ -343,16 +346,16 @@ void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg)
 }
 
 /* Tell every peer we used that we are leaving, so that the closing of
- * our association is not taken for a failure, then let the queues drain. */
-static void say_goodbye(void)
+ * our association is not taken for a failure, then let the queues drain
+ * (the socket's close waits until the peers have acknowledged it all). */
+static void say_goodbye(mca_btl_sctp_endpoint_t **eps, size_t n)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
-    opal_list_item_t *item;
 
-    OPAL_LIST_FOREACH (item, &c->endpoints, opal_list_item_t) {
-        mca_btl_sctp_endpoint_t *ep = (mca_btl_sctp_endpoint_t *) item;
+    for (size_t i = 0; i < n; ++i) {
+        mca_btl_sctp_endpoint_t *ep = eps[i];
         mca_btl_sctp_frag_t *frag;
-        if (!ep->used || MCA_BTL_SCTP_EP_FAILED == ep->state) {
+        if (NULL == ep || !ep->used || MCA_BTL_SCTP_EP_FAILED == ep->state) {
             continue;
         }
         frag = mca_btl_sctp_frag_alloc(&c->eager_frags);
@@ -370,6 +373,7 @@ static void say_goodbye(void)
         if (1 == mca_btl_sctp_endpoint_send(ep, frag)) {
             mca_btl_sctp_frag_return(frag);
         }
+        ep->used = 0;
     }
     for (int i = 0; i < 100000 && !opal_list_is_empty(&c->pending_eps); ++i) {
         (void) btl_sctp_sock_progress(c->sock);
@@ -386,11 +390,18 @@ int mca_btl_sctp_finalize(struct mca_btl_base_module_t *btl)
     if (NULL == c->sock) {
         return OPAL_SUCCESS;
     }
-    say_goodbye();
-    c->finalizing = 1;
     while (NULL != (item = opal_list_get_first(&c->endpoints))
            && item != opal_list_get_end(&c->endpoints)) {
-        endpoint_destroy((mca_btl_sctp_endpoint_t *) item);
+        mca_btl_sctp_endpoint_t *ep = (mca_btl_sctp_endpoint_t *) item;
+        say_goodbye(&ep, 1);
+        endpoint_destroy(ep);
+    }
+    c->finalizing = 1;
+    {
+        char stats[512];
+        if (0 == btl_sctp_sock_user_stats(stats, sizeof(stats))) {
+            opal_output_verbose(10, c->output, "btl:sctp: user stack: %s", stats);
+        }
     }
     btl_sctp_sock_close(c->sock);
     c->sock = NULL;

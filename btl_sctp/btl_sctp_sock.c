@@ -150,3 +150,12 @@ int btl_sctp_sock_active_path(btl_sctp_sock_t *s, btl_sctp_peer_t *p)
 {
     return s->ops->active_path(s, p);
 }
+
+#if !TC_HAVE_USRSCTP
+int btl_sctp_sock_user_stats(char *buf, size_t len)
+{
+    (void) buf;
+    (void) len;
+    return -ENOTCONN;
+}
+#endif

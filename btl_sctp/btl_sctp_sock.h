@@ -126,6 +126,10 @@ int btl_sctp_sock_paths(btl_sctp_sock_t *s, btl_sctp_peer_t *p, int *alive);
 /* Index of the path the user stack sends on now (-1: all, none alive). */
 int btl_sctp_sock_active_path(btl_sctp_sock_t *s, btl_sctp_peer_t *p);
 
+/* Counters of the user stack (packets, retransmissions, timeouts) as one
+ * line of text; -ENOTCONN when it does not run. */
+int btl_sctp_sock_user_stats(char *buf, size_t len);
+
 /* ---- for the implementations ---- */
 typedef struct btl_sctp_sock_ops {
     int (*open)(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,

@@ -51,6 +51,7 @@ typedef struct user_path {
     struct sockaddr_in to;   /* the peer's UDP address on this path */
     uint64_t last_ack_ms;    /* last probe ack (0: never) */
     uint64_t last_probe_ms;
+    uint32_t mtu;            /* SCTP packet size over this path */
 } user_path_t;
 
 typedef struct user_sock user_sock_t;
@@ -62,7 +63,8 @@ struct btl_sctp_peer {
     int npaths;
     user_path_t paths[BTL_SCTP_SOCK_MAX_ADDRS];
     int active;                  /* path in use, -1: send on all */
-    uint32_t mtu;                /* SCTP packet size: the smallest path's */
+    uint32_t mtu;                /* SCTP packet size in use (active path's) */
+    int has_assoc_mtu;           /* mtu was applied to the association */
     int probing;                 /* started once the peer is used */
     sctp_assoc_t assoc_id;
     int has_assoc;
@@ -93,6 +95,11 @@ static int user_stack_refs = 0;
 #define USER_LOOPBACK_MTU 65000
 #define USER_UDP_OVERHEAD 28
 
+/* Packets taken per socket per progress call: the caller reads the
+ * messages in between, so the stack's receive buffer never fills up
+ * (a full one advertises a zero window and stalls the sender). */
+#define USER_PROGRESS_BURST 16
+
 static uint64_t now_ms(void)
 {
     struct timespec ts;
@@ -106,16 +113,22 @@ static int path_alive(const btl_sctp_peer_t *p, int i, uint64_t now)
            && now - p->paths[i].last_ack_ms <= (uint64_t) p->sock->cfg.path_timeout_ms;
 }
 
+static void apply_mtu(btl_sctp_peer_t *p);
+
 /* The first live path in advertised order: both sides prefer the same
  * path and fail back to it when it returns. */
 static void choose_path(btl_sctp_peer_t *p, uint64_t now)
 {
+    int old = p->active;
     p->active = -1;
     for (int i = 0; i < p->npaths; ++i) {
         if (path_alive(p, i, now)) {
             p->active = i;
-            return;
+            break;
         }
+    }
+    if (old != p->active) {
+        apply_mtu(p);
     }
 }
 
@@ -270,7 +283,7 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
 {
     user_sock_t *us = calloc(1, sizeof(*us));
     struct sockaddr_conn sc;
-    int rc, all_loopback = 1;
+    int rc;
 
     if (NULL == us) {
         return -ENOMEM;
@@ -309,14 +322,13 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
         set_udp_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, cfg->sndbuf);
         us->local[us->nudp] = local[i];
         us->local[us->nudp].port = sin.sin_port;
-        if ((ntohl(local[i].ip) >> 24) != 127) {
-            all_loopback = 0;
-        }
         us->nudp++;
     }
     if (0 == us->cfg.mtu) {
-        /* until an association knows its paths: the safe size */
-        us->cfg.mtu = all_loopback ? USER_LOOPBACK_MTU : 1500 - USER_UDP_OVERHEAD;
+        /* New associations start large; apply_mtu lowers the size to the
+         * path in use (usrsctp never raises an association's fragment
+         * point again, so after a failover to a smaller path it stays). */
+        us->cfg.mtu = USER_LOOPBACK_MTU;
         us->per_peer_mtu = 1;
     }
     us->pkt_size = 65536;
@@ -343,8 +355,7 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
         usrsctp_sysctl_set_sctp_sack_freq_default(1);
         usrsctp_sysctl_set_sctp_delayed_sack_time_default(1);
         usrsctp_sysctl_set_sctp_enable_sack_immediately(1);
-        /* the UDP socket buffers hold a full window: no burst limit */
-        usrsctp_sysctl_set_sctp_max_burst_default(0);
+        usrsctp_sysctl_set_sctp_max_burst_default(16);
         if (cfg->crc32c) {
             usrsctp_disable_crc32c_offload();
         } else {
@@ -449,15 +460,14 @@ static int user_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, 
         path->to.sin_family = AF_INET;
         path->to.sin_addr.s_addr = addrs[r].ip;
         path->to.sin_port = addrs[r].port;
-        {
-            uint32_t m = local_lo ? USER_LOOPBACK_MTU
-                         : (us->local[lidx].mtu > USER_UDP_OVERHEAD + 512
-                                ? us->local[lidx].mtu - USER_UDP_OVERHEAD
-                                : 1500 - USER_UDP_OVERHEAD);
-            if (0 == p->mtu || m < p->mtu) {
-                p->mtu = m;
-            }
+        /* a peer address that is one of ours is routed through loopback */
+        for (int l = 0; l < us->nudp && !local_lo; ++l) {
+            local_lo = us->local[l].ip == addrs[r].ip;
         }
+        path->mtu = local_lo ? USER_LOOPBACK_MTU
+                    : (us->local[lidx].mtu > USER_UDP_OVERHEAD + 512
+                           ? us->local[lidx].mtu - USER_UDP_OVERHEAD
+                           : 1500 - USER_UDP_OVERHEAD);
     }
     if (0 == p->npaths) {
         free(p);
@@ -510,8 +520,8 @@ static void user_peer_remove(btl_sctp_sock_t *s, btl_sctp_peer_t *p)
                        NULL);
     }
     if (p->has_assoc) {
+        /* keep assoc_id: close still lets this association drain */
         tc_hash_remove(&us->by_assoc, (uint64_t) p->assoc_id, NULL);
-        p->has_assoc = 0;
     }
     p->cookie = NULL;
 }
@@ -529,18 +539,49 @@ static void remember_assoc(user_sock_t *us, btl_sctp_peer_t *p, sctp_assoc_t id)
     (void) tc_hash_put(&us->by_assoc, (uint64_t) id, p);
 }
 
-/* Per association: the packet size of the peer's paths, stream priorities. */
+/* The association's packet size follows the path in use (the smallest
+ * of all while sending on every path). Chunks already cut for a larger
+ * size still go out: IP fragments the UDP datagram. */
+static void apply_mtu(btl_sctp_peer_t *p)
+{
+    user_sock_t *us = p->sock;
+    struct sctp_paddrparams pp;
+    uint32_t mtu = 0;
+
+    if (!us->per_peer_mtu) {
+        return;
+    }
+    if (p->active >= 0) {
+        mtu = p->paths[p->active].mtu;
+    } else {
+        for (int i = 0; i < p->npaths; ++i) {
+            if (0 == mtu || p->paths[i].mtu < mtu) {
+                mtu = p->paths[i].mtu;
+            }
+        }
+    }
+    if (!p->has_assoc || (p->has_assoc_mtu && mtu == p->mtu)) {
+        p->mtu = mtu;
+        return;
+    }
+    memset(&pp, 0, sizeof(pp));
+    pp.spp_assoc_id = p->assoc_id;
+    memcpy(&pp.spp_address, &p->sconn, sizeof(p->sconn));
+    pp.spp_flags = SPP_PMTUD_DISABLE;
+    pp.spp_pathmtu = mtu;
+    if (0 == usrsctp_setsockopt(us->so, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp, sizeof(pp))) {
+        p->mtu = mtu;
+        p->has_assoc_mtu = 1;
+    }
+}
+
+/* Per association: the packet size of the path in use, stream priorities. */
 static void assoc_setup(user_sock_t *us, btl_sctp_peer_t *p, sctp_assoc_t id)
 {
     struct sctp_stream_value sv;
-    if (us->per_peer_mtu && NULL != p && 0 != p->mtu) {
-        struct sctp_paddrparams pp;
-        memset(&pp, 0, sizeof(pp));
-        pp.spp_assoc_id = id;
-        memcpy(&pp.spp_address, &p->sconn, sizeof(p->sconn));
-        pp.spp_flags = SPP_PMTUD_DISABLE;
-        pp.spp_pathmtu = p->mtu;
-        (void) usrsctp_setsockopt(us->so, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp, sizeof(pp));
+    if (NULL != p) {
+        p->has_assoc_mtu = 0;
+        apply_mtu(p);
     }
     if (!us->cfg.prio_streams) {
         return;
@@ -617,11 +658,15 @@ static int user_progress(btl_sctp_sock_t *s)
 {
     user_sock_t *us = (user_sock_t *) s;
     uint64_t now = now_ms();
-    int handled = 0;
+    int handled = 0, drained = 1;
 
     for (int l = 0; l < us->nudp; ++l) {
-        for (int burst = 0; burst < 64; ++burst) {
+        for (int burst = 0;; ++burst) {
             struct sockaddr_in from;
+            if (burst == USER_PROGRESS_BURST) {
+                drained = 0; /* the rest next time, timers too */
+                break;
+            }
             socklen_t flen = sizeof(from);
             void *v;
             ssize_t n = recvfrom(us->udp_fd[l], us->pkt, us->pkt_size, MSG_DONTWAIT,
@@ -663,7 +708,9 @@ static int user_progress(btl_sctp_sock_t *s)
             usrsctp_conninput(p, us->pkt, (size_t) n, 0);
         }
     }
-    if (now != us->last_ms) {
+    /* Timers only once every queued packet (SACKs in particular) is in:
+     * after a pause in progress they would otherwise fire spuriously. */
+    if (now != us->last_ms && drained) {
         usrsctp_handle_timers((uint32_t) (now - us->last_ms));
         us->last_ms = now;
         probe_paths(us, now);
@@ -865,6 +912,23 @@ static void user_close(btl_sctp_sock_t *s)
     free(us->pkt);
     free(us->msg);
     free(us);
+}
+
+int btl_sctp_sock_user_stats(char *buf, size_t len)
+{
+    struct sctpstat st;
+    if (0 == user_stack_refs) {
+        return -ENOTCONN;
+    }
+    memset(&st, 0, sizeof(st));
+    usrsctp_get_stat(&st);
+    snprintf(buf, len,
+             "packets in %u out %u, DATA chunks in %u out %u, retransmitted %u (fast %u), "
+             "T3 timeouts %u, SACKs sent %u, window probes %u, bad checksums %u",
+             st.sctps_inpackets, st.sctps_outpackets, st.sctps_recvdata, st.sctps_senddata,
+             st.sctps_sendretransdata, st.sctps_sendfastretrans, st.sctps_timodata,
+             st.sctps_sendsacks, st.sctps_windowprobed, st.sctps_badsum);
+    return 0;
 }
 
 const btl_sctp_sock_ops_t btl_sctp_sock_user_ops = {
