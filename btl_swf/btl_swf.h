@@ -16,6 +16,7 @@
 #include "opal/class/opal_object.h"
 #include "opal/mca/btl/btl.h"
 #include "opal/mca/btl/base/base.h"
+#include "opal/threads/mutex.h"
 #include "opal/util/proc.h"
 
 #include "btl_swf_conn.h"
@@ -38,6 +39,8 @@ OBJ_CLASS_DECLARATION(mca_btl_swf_endpoint_t);
 typedef struct mca_btl_swf_module_t {
     mca_btl_base_module_t super;
     swf_conn_t conn;
+    /* one command exchange at a time on the connection (MPI threads) */
+    opal_mutex_t lock;
     bool connected;
     /* set once the connection failed: every later call fails fast */
     bool failed;

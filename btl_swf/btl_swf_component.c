@@ -310,6 +310,7 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
         return NULL;
     }
 
+    OBJ_CONSTRUCT(&m->lock, opal_mutex_t);
     swf_conn_init(&m->conn, c->cycle_ns, c->consume_scale,
                   c->reply_timeout > 0 ? c->reply_timeout * 1000 : 0);
     m->conn.spin_us = c->spin_us > 0 ? c->spin_us : 0;
@@ -322,6 +323,7 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
         mca_btl_swf_show_help("connect failed", opal_process_info.nodename, (int) my_rank, host, port,
                               m->conn.error);
         swf_conn_close(&m->conn);
+        OBJ_DESTRUCT(&m->lock);
         mca_btl_swf_launch_stop();
         return NULL;
     }
@@ -333,6 +335,7 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
         mca_btl_swf_show_help("connect failed", opal_process_info.nodename, (int) my_rank, host, port,
                               why);
         swf_conn_close(&m->conn);
+        OBJ_DESTRUCT(&m->lock);
         mca_btl_swf_launch_stop();
         return NULL;
     }
@@ -398,6 +401,7 @@ fail:
     m->endpoints = NULL;
     (void) swf_conn_finish(&m->conn);
     m->connected = false;
+    OBJ_DESTRUCT(&m->lock);
     mca_btl_swf_launch_stop();
     return NULL;
 }

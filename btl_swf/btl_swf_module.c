@@ -191,6 +191,7 @@ int mca_btl_swf_finalize(struct mca_btl_base_module_t *btl)
     free(m->rx_buf);
     m->rx_buf = NULL;
     mca_btl_swf_frag_lists_fini();
+    OBJ_DESTRUCT(&m->lock);
     /* the launcher reaps its simulator, which exits after the last FINISH */
     mca_btl_swf_launch_stop();
     c->module = NULL;

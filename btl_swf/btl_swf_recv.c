@@ -67,7 +67,10 @@ static int swf_deliver(mca_btl_swf_module_t *m, swf_msg_info_t *announced, int *
     memset(&des, 0, sizeof(des));
     des.des_segments = &seg;
     des.des_segment_count = 1;
+    /* the callback may send: let it have the connection */
+    OPAL_THREAD_UNLOCK(&m->lock);
     reg->cbfunc(&m->super, am_tag, &des, reg->cbdata);
+    OPAL_THREAD_LOCK(&m->lock);
     return 1;
 }
 
@@ -78,7 +81,14 @@ int mca_btl_swf_component_progress(void)
     swf_msg_info_t info;
     int rc, count = 0;
 
-    if (NULL == m || !m->connected || m->failed || m->in_progress) {
+    if (NULL == m || !m->connected || m->failed) {
+        return 0;
+    }
+    if (0 != OPAL_THREAD_TRYLOCK(&m->lock)) {
+        return 0;   /* another thread is progressing */
+    }
+    if (m->in_progress) {
+        OPAL_THREAD_UNLOCK(&m->lock);
         return 0;
     }
     /* a callback may send, but must not re-enter a command exchange */
@@ -122,5 +132,6 @@ int mca_btl_swf_component_progress(void)
         }
     }
     m->in_progress = false;
+    OPAL_THREAD_UNLOCK(&m->lock);
     return count;
 }
