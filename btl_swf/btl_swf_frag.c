@@ -33,12 +33,14 @@ static int mca_btl_swf_frag_init(opal_free_list_item_t *item, void *ctx)
     return OPAL_SUCCESS;
 }
 
-static int mca_btl_swf_frag_list(opal_free_list_t *list, size_t size)
+/* Sends complete inline, so a fragment comes back at once: a few of
+ * each size are enough. */
+static int mca_btl_swf_frag_list(opal_free_list_t *list, size_t size, int count)
 {
     OBJ_CONSTRUCT(list, opal_free_list_t);
     return opal_free_list_init(list, sizeof(mca_btl_swf_frag_t), opal_cache_line_size,
                                OBJ_CLASS(mca_btl_swf_frag_t), size, opal_cache_line_size,
-                               8, -1, 8, NULL, 0, NULL, mca_btl_swf_frag_init,
+                               count, -1, count, NULL, 0, NULL, mca_btl_swf_frag_init,
                                (void *) (uintptr_t) size);
 }
 
@@ -47,12 +49,12 @@ int mca_btl_swf_frag_lists_init(mca_btl_swf_module_t *module)
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     int rc;
 
-    rc = mca_btl_swf_frag_list(&c->eager_frags, module->super.btl_eager_limit);
+    rc = mca_btl_swf_frag_list(&c->eager_frags, module->super.btl_eager_limit, 16);
     if (OPAL_SUCCESS != rc) {
         OBJ_DESTRUCT(&c->eager_frags);
         return rc;
     }
-    rc = mca_btl_swf_frag_list(&c->max_frags, module->super.btl_max_send_size);
+    rc = mca_btl_swf_frag_list(&c->max_frags, module->super.btl_max_send_size, 2);
     if (OPAL_SUCCESS != rc) {
         OBJ_DESTRUCT(&c->eager_frags);
         OBJ_DESTRUCT(&c->max_frags);
