@@ -112,8 +112,11 @@ static int mca_btl_swf_component_register(void)
                    OPAL_INFO_LVL_4, &c->simulator_report, NULL);
     swf_reg_int("probe_count",
                 "Number of consecutive idle progress calls that PROBE the simulator before "
-                "progress switches to WAITING_START with a timeout",
-                OPAL_INFO_LVL_5, &c->probe_count, 3);
+                "progress switches to WAITING_START with a timeout. -1 (default): 3 in torus "
+                "mode (the SWORDFISH report's strategy: probes advance simulated time), 0 in "
+                "simpel mode (no time to advance; WAITING_START answers at once when a "
+                "message is queued and saves the simulator the extra round trips)",
+                OPAL_INFO_LVL_5, &c->probe_count, -1);
     swf_reg_int("wait_step_ms",
                 "WAITING_START timeout added per idle wait in milliseconds (the wait grows "
                 "with every wait that ends without a message)",
@@ -344,6 +347,9 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
     if (SOCKMODEL_MODEL_SIMPEL == m->conn.model) {
         /* simpel keeps no time: skip the CPU clock reads on every command */
         m->conn.scale = 0.0;
+    }
+    if (c->probe_count < 0) {
+        c->probe_count = SOCKMODEL_MODEL_SIMPEL == m->conn.model ? 0 : 3;
     }
     m->connected = true;
     m->failed = false;
