@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,20 @@ static const char *swf_port_file(void)
     return c->port_file;
 }
 
+/* Allow every CPU of the host (in the forked child only). */
+static void swf_unbind(void)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+    cpu_set_t set;
+    long i;
+
+    CPU_ZERO(&set);
+    for (i = 0; i < ncpu && i < CPU_SETSIZE; i++) {
+        CPU_SET((int) i, &set);
+    }
+    (void) sched_setaffinity(0, sizeof(set), &set);
+}
+
 int mca_btl_swf_launch_start(uint32_t nodes)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
@@ -92,6 +107,9 @@ int mca_btl_swf_launch_start(uint32_t nodes)
 
         /* the simulator must not outlive the process that started it */
         (void) prctl(PR_SET_PDEATHSIG, SIGTERM);
+        /* nor inherit this rank's core binding: it serves every rank and
+         * must not compete with the launcher for one core */
+        swf_unbind();
         fd = open("/dev/null", O_RDONLY);
         if (fd >= 0) {
             (void) dup2(fd, 0);
