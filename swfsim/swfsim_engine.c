@@ -193,10 +193,17 @@ swfsim_node_t *swfsim_slot_alloc(swfsim_t *sim)
 {
     for (uint32_t i = 0; i < sim->nslots; i++) {
         swfsim_node_t *n = &sim->slots[i];
+        int on_dirty, on_ready;
         if (SWFSIM_N_FREE != n->state) {
             continue;
         }
+        /* the slot may still be listed for a flush or a parse: keep the
+         * flags so that it is never listed twice */
+        on_dirty = n->on_dirty;
+        on_ready = n->on_ready;
         memset(n, 0, sizeof(*n));
+        n->on_dirty = on_dirty;
+        n->on_ready = on_ready;
         n->fd = -1;
         n->in = malloc(SWFSIM_IN_CAP);
         if (NULL == n->in) {
