@@ -144,7 +144,7 @@ static int mca_btl_swf_component_register(void)
                 "Microseconds to busy-poll the simulator connection for a reply before "
                 "sleeping in the kernel (a sleep and wake-up costs more than a round trip "
                 "through the simulator); 0 always sleeps",
-                OPAL_INFO_LVL_5, &c->spin_us, 50);
+                OPAL_INFO_LVL_5, &c->spin_us, 200);
     swf_reg_int("verbose", "Verbosity of btl_swf's diagnostic output (0: none, 5: setup, "
                 "10: per message)", OPAL_INFO_LVL_9, &c->verbose, 0);
 
