@@ -17,6 +17,7 @@
 #               with 2 ranks over both models
 #   --alltoall  all-to-all size per pair and rounds (default 1024,200)
 #   --keep DIR  keep the logs and the simulators' JSON reports there
+# Also runs swf_threads.c (4 threads per rank, MPI_THREAD_MULTIPLE, 2 ranks).
 # Prints PASS/FAIL lines, the NetPIPE latency and bandwidth, the all-to-all's
 # wall time per simulated second, then "N passed, N failed".
 
@@ -68,6 +69,8 @@ fi
 mkdir -p "$out"
 a2a="$TR_TMPDIR/swf_alltoall"
 mpicc -O2 -o "$a2a" "$here/swf_alltoall.c" || tr_die "cannot compile swf_alltoall.c"
+thr="$TR_TMPDIR/swf_threads"
+mpicc -O2 -o "$thr" "$here/swf_threads.c" -lpthread || tr_die "cannot compile swf_threads.c"
 
 BTL_SELECT=swf
 BTL_MCA_ARGS=()
@@ -176,6 +179,9 @@ echo "external $model simulator, np=$np; logs and reports: ${keep:-(temporary)}"
 for t in $tests; do
     run_job "$model-np$np-$t" "$np" "$model" "^PASS $t:" "$TR_BUILDDIR/tests/mpi/t_$t"
 done
+
+# several threads share one connection (MPI_THREAD_MULTIPLE)
+run_job "$model-np2-threads" 2 "$model" "^PASS threads:" "$thr"
 
 # NetPIPE, as the SWORDFISH report ran it, over both models
 if [ "$netpipe" -eq 1 ]; then
