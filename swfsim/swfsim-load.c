@@ -27,6 +27,7 @@ typedef struct load_opts {
     uint32_t size;
     uint32_t window;
     uint32_t depth;
+    int pingpong;
 } load_opts_t;
 
 static double load_now(void)
@@ -174,13 +175,55 @@ static int load_receiver(const char *hostport, const load_opts_t *o)
     return 0 == swf_client_finish(&c) ? 0 : 1;
 }
 
+/* blocking ping-pong: rank 0 SENDs then RECVs, rank 1 the reverse; the
+ * half round trip is the simulator's latency for one message */
+static int load_pingpong(const char *hostport, const load_opts_t *o, uint32_t rank)
+{
+    swf_client_t c;
+    const char *why;
+    unsigned char *buf = calloc(1, o->size + 1);
+    sockmodel_reply_t r;
+    uint32_t peer = 1 - rank;
+    double t0 = 0;
+
+    if (NULL == buf || 0 != swf_client_connect(&c, hostport, rank, &why)) {
+        fprintf(stderr, "pingpong: cannot connect\n");
+        return 1;
+    }
+    for (unsigned long i = 0; i < o->messages; i++) {
+        if (1 == i) {
+            t0 = load_now();     /* the first round trip warms up */
+        }
+        if (0 == rank && 0 != swf_client_send(&c, peer, 1, buf, o->size)) {
+            return 1;
+        }
+        if (0 != swf_client_call(&c, SOCKMODEL_RECVFROM, peer, 0, &r, buf, o->size)) {
+            fprintf(stderr, "pingpong: receive failed\n");
+            return 1;
+        }
+        if (1 == rank && 0 != swf_client_send(&c, peer, 1, buf, o->size)) {
+            return 1;
+        }
+    }
+    if (0 == rank && o->messages > 1) {
+        double dt = load_now() - t0;
+        printf("swfsim-load: ping-pong %u bytes: %.2f us half round trip (%lu round trips)\n",
+               o->size, dt / (double) (o->messages - 1) / 2.0 * 1e6, o->messages - 1);
+        fflush(stdout);
+    }
+    free(buf);
+    return 0 == swf_client_finish(&c) ? 0 : 1;
+}
+
 static void usage(void)
 {
     fprintf(stderr,
         "usage: swfsim-load [--server HOST:PORT | --swfsim PATH] [--model simpel|torus]\n"
         "                   [--messages N] [--size BYTES] [--window W] [--depth D]\n"
+        "                   [--pingpong]\n"
         "  default: starts the swfsim next to this program (or PATH) with 2 nodes, 1000000 messages of 8 bytes,\n"
-        "  window 4096, depth 256\n");
+        "  window 4096, depth 256; --pingpong: blocking SEND/RECV round trips,\n"
+        "  prints the half round-trip time\n");
 }
 
 int main(int argc, char **argv)
@@ -193,10 +236,11 @@ int main(int argc, char **argv)
         { "size", required_argument, NULL, 'b' },
         { "window", required_argument, NULL, 'w' },
         { "depth", required_argument, NULL, 'd' },
+        { "pingpong", no_argument, NULL, 'P' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    load_opts_t o = { NULL, NULL, "simpel", 1000000, 8, 4096, 256 };
+    load_opts_t o = { NULL, NULL, "simpel", 1000000, 8, 4096, 256, 0 };
     char hostport[300], portfile[64], selfpath[4096];
     pid_t sim = -1, kids[2];
     int c, status, rc = 0;
@@ -210,6 +254,7 @@ int main(int argc, char **argv)
         case 'b': o.size = (uint32_t) strtoul(optarg, NULL, 0); break;
         case 'w': o.window = (uint32_t) strtoul(optarg, NULL, 0); break;
         case 'd': o.depth = (uint32_t) strtoul(optarg, NULL, 0); break;
+        case 'P': o.pingpong = 1; break;
         default: usage(); return 'h' == c ? 0 : 2;
         }
     }
@@ -253,6 +298,9 @@ int main(int argc, char **argv)
     for (int k = 0; k < 2; k++) {
         kids[k] = fork();
         if (0 == kids[k]) {
+            if (o.pingpong) {
+                _exit(load_pingpong(hostport, &o, (uint32_t) k));
+            }
             _exit(0 == k ? load_sender(hostport, &o) : load_receiver(hostport, &o));
         }
     }

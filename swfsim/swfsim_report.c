@@ -169,6 +169,28 @@ int swfsim_report_json(swfsim_t *sim, FILE *f)
             h->count ? (double) h->sum / (double) h->count : 0.0,
             (unsigned long long) swfsim_hist_pct(h, 50), (unsigned long long) swfsim_hist_pct(h, 90),
             (unsigned long long) swfsim_hist_pct(h, 99), (unsigned long long) h->max);
+    /* the distribution by powers of two: count of latencies <= le */
+    fprintf(f, "  \"latency_hist_ns\": [");
+    {
+        int firsth = 1;
+        for (unsigned e = 0; e < 64; e++) {
+            uint64_t cnt = 0;
+            for (unsigned i = 0; i < SWFSIM_HIST_BUCKETS; i++) {
+                uint64_t u = swfsim_hist_upper(i);
+                unsigned ue = u ? 63u - (unsigned) __builtin_clzll(u) : 0;
+                if (ue == e) {
+                    cnt += h->bucket[i];
+                }
+            }
+            if (cnt) {
+                fprintf(f, "%s{ \"le\": %llu, \"count\": %llu }", firsth ? "" : ", ",
+                        (unsigned long long) (e < 63 ? (2ull << e) - 1 : UINT64_MAX),
+                        (unsigned long long) cnt);
+                firsth = 0;
+            }
+        }
+    }
+    fprintf(f, "],\n");
     fprintf(f, "  \"node\": [");
     for (uint32_t r = 0; sim->started && r < sim->cfg.nodes; r++) {
         const swfsim_node_t *n = sim->nodes[r];
