@@ -87,6 +87,7 @@ struct user_sock {
     size_t msg_size;
     size_t pkt_size;
     int per_peer_mtu;            /* MTU from each peer's paths */
+    uint64_t hot_ms[BTL_SCTP_SOCK_MAX_ADDRS]; /* last SCTP packet per UDP socket */
 };
 
 static int user_stack_refs = 0;
@@ -350,11 +351,12 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
         usrsctp_sysctl_set_sctp_rto_max_default((uint32_t) cfg->rto_max_ms);
         usrsctp_sysctl_set_sctp_rto_initial_default((uint32_t) cfg->rto_initial_ms);
         usrsctp_sysctl_set_sctp_init_rto_max_default((uint32_t) cfg->rto_max_ms);
-        /* A SACK for every packet: packets are up to 64 KiB on loopback,
-         * and a delayed SACK stalls a one-way stream behind the burst limit. */
-        usrsctp_sysctl_set_sctp_sack_freq_default(1);
+        /* A SACK every second packet, else after 1 ms (not usrsctp's
+         * 200 ms, which stalls a one-way stream); in a ping-pong the SACK
+         * rides on the answer instead of costing a datagram of its own. */
+        usrsctp_sysctl_set_sctp_sack_freq_default(2);
         usrsctp_sysctl_set_sctp_delayed_sack_time_default(1);
-        usrsctp_sysctl_set_sctp_enable_sack_immediately(1);
+        usrsctp_sysctl_set_sctp_enable_sack_immediately(0);
         usrsctp_sysctl_set_sctp_max_burst_default(16);
         if (cfg->crc32c) {
             usrsctp_disable_crc32c_offload();
@@ -661,6 +663,12 @@ static int user_progress(btl_sctp_sock_t *s)
     int handled = 0, drained = 1;
 
     for (int l = 0; l < us->nudp; ++l) {
+        /* A socket that carried no SCTP packet lately (a standby path,
+         * probes only) is read once per millisecond, not on every call:
+         * polling an empty socket is a system call. */
+        if (now - us->hot_ms[l] > 1000 && now == us->last_ms) {
+            continue;
+        }
         for (int burst = 0;; ++burst) {
             struct sockaddr_in from;
             if (burst == USER_PROGRESS_BURST) {
@@ -705,6 +713,7 @@ static int user_progress(btl_sctp_sock_t *s)
                 continue;
             }
             p->probing = 1;
+            us->hot_ms[l] = now;
             usrsctp_conninput(p, us->pkt, (size_t) n, 0);
         }
     }
