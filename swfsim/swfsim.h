@@ -37,6 +37,7 @@ typedef struct swfsim_config {
     uint32_t router_cycles;       /* per-hop router delay */
     uint32_t header_bytes;        /* header flit */
     uint32_t probe_cycles;        /* cost of PROBE / immediate WAITING_START */
+    uint64_t mem_limit;           /* payload bytes the simulator may hold */
 } swfsim_config_t;
 
 void swfsim_config_defaults(swfsim_config_t *cfg);
@@ -237,6 +238,7 @@ typedef struct swfsim {
     /* statistics */
     swfsim_hist_t latency;   /* ns */
     uint64_t msgs_total, bytes_total, discarded_total, refused, dropped;
+    uint64_t held_bytes;     /* payload of all messages alive */
     uint64_t events;
     double wall_start, wall_run_start, wall_end;
     int deadlock;
@@ -257,6 +259,7 @@ void swfsim_node_drop(swfsim_t *sim, swfsim_node_t *n, const char *fmt, ...)
  * microseconds until the next wait deadline (or -1 for none) */
 long swfsim_step(swfsim_t *sim, uint64_t now_us);
 /* append a reply (and payload owner) to n's output */
+void swfsim_msg_free(swfsim_t *sim, swfsim_msg_t *m);
 void swfsim_node_reply(swfsim_t *sim, swfsim_node_t *n, const sockmodel_reply_t *r,
                        swfsim_msg_t *payload);
 void swfsim_log(swfsim_t *sim, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -25,6 +25,7 @@ void swfsim_config_defaults(swfsim_config_t *cfg)
     cfg->router_cycles = 16;
     cfg->header_bytes = 8;
     cfg->probe_cycles = 100;            /* the report's probe cost */
+    cfg->mem_limit = 2ull << 30;        /* 2 GiB of messages in flight */
 }
 
 void swfsim_usage(FILE *out)
@@ -39,10 +40,12 @@ void swfsim_usage(FILE *out)
         "  -r, --report FILE      write the JSON report there at the end\n"
         "  -c, --config FILE      key = value settings (torus_x, torus_y, cycle_ns,\n"
         "                         link_mbps, router_cycles, header_bytes, probe_cycles,\n"
-        "                         model, nodes, max_msg, listen)\n"
+        "                         model, nodes, max_msg, mem_limit, listen)\n"
         "      --max-msg BYTES    largest message (default %u, at most %u)\n"
         "      --torus XxY        torus dimensions (default: smallest near-square)\n"
         "      --connect-timeout S  give up if the N nodes are not there after S seconds\n"
+        "      --mem-limit BYTES  most message bytes held at once (default 2G); a SEND\n"
+        "                         beyond it drops its sender\n"
         "  -q, --quiet            no progress messages, no summary on stdout\n"
         "  -h, --help             this text\n"
         "  -V, --version          version\n",
@@ -154,6 +157,13 @@ int swfsim_config_set(swfsim_config_t *cfg, const char *key, const char *value)
     if (0 == strcmp(key, "max_msg")) {
         return swfsim_parse_u32(value, &cfg->max_msg, 0, SOCKMODEL_MAX_MSG_LIMIT);
     }
+    if (0 == strcmp(key, "mem_limit")) {
+        if (0 != swfsim_parse_u64(value, &v) || v < (1u << 20)) {
+            return -1;
+        }
+        cfg->mem_limit = v;
+        return 0;
+    }
     if (0 == strcmp(key, "torus")) {
         return swfsim_parse_dims(cfg, value);
     }
@@ -258,7 +268,8 @@ int swfsim_config_load(swfsim_config_t *cfg, const char *path)
 enum {
     SWFSIM_OPT_MAXMSG = 256,
     SWFSIM_OPT_TORUS,
-    SWFSIM_OPT_CTIMEOUT
+    SWFSIM_OPT_CTIMEOUT,
+    SWFSIM_OPT_MEMLIMIT
 };
 
 int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
@@ -273,6 +284,7 @@ int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
         { "max-msg", required_argument, NULL, SWFSIM_OPT_MAXMSG },
         { "torus", required_argument, NULL, SWFSIM_OPT_TORUS },
         { "connect-timeout", required_argument, NULL, SWFSIM_OPT_CTIMEOUT },
+        { "mem-limit", required_argument, NULL, SWFSIM_OPT_MEMLIMIT },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
@@ -322,6 +334,7 @@ int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
             case 'c': break;
             case SWFSIM_OPT_MAXMSG: bad = swfsim_config_set(cfg, "max_msg", optarg); break;
             case SWFSIM_OPT_TORUS: bad = swfsim_config_set(cfg, "torus", optarg); break;
+            case SWFSIM_OPT_MEMLIMIT: bad = swfsim_config_set(cfg, "mem_limit", optarg); break;
             case SWFSIM_OPT_CTIMEOUT:
                 bad = swfsim_parse_u32(optarg, &cfg->connect_timeout_s, 0, 86400);
                 break;

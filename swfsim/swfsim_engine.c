@@ -129,21 +129,29 @@ int swfsim_init(swfsim_t *sim, const swfsim_config_t *cfg)
     return 0;
 }
 
-static void swfsim_free_queue(swfsim_node_t *n)
+void swfsim_msg_free(swfsim_t *sim, swfsim_msg_t *m)
+{
+    if (NULL != m) {
+        sim->held_bytes -= m->len;
+        free(m);
+    }
+}
+
+static void swfsim_free_queue(swfsim_t *sim, swfsim_node_t *n)
 {
     while (NULL != n->qhead) {
         swfsim_msg_t *m = n->qhead;
         n->qhead = m->next;
-        free(m);
+        swfsim_msg_free(sim, m);
     }
     n->qtail = NULL;
     n->queued_bytes = 0;
 }
 
-static void swfsim_free_output(swfsim_node_t *n)
+static void swfsim_free_output(swfsim_t *sim, swfsim_node_t *n)
 {
     for (size_t i = 0; i < n->out_count; i++) {
-        free(n->out[(n->out_head + i) % n->out_cap].msg);
+        swfsim_msg_free(sim, n->out[(n->out_head + i) % n->out_cap].msg);
     }
     free(n->out);
     n->out = NULL;
@@ -151,14 +159,14 @@ static void swfsim_free_output(swfsim_node_t *n)
 }
 
 /* release the buffers of a connection; statistics stay for the report */
-static void swfsim_node_release(swfsim_node_t *n)
+static void swfsim_node_release(swfsim_t *sim, swfsim_node_t *n)
 {
     free(n->in);
     n->in = NULL;
     n->in_off = n->in_len = n->in_cap = 0;
-    free(n->rx_msg);
+    swfsim_msg_free(sim, n->rx_msg);
     n->rx_msg = NULL;
-    swfsim_free_output(n);
+    swfsim_free_output(sim, n);
 }
 
 void swfsim_fini(swfsim_t *sim)
@@ -167,13 +175,13 @@ void swfsim_fini(swfsim_t *sim)
 
     if (NULL != sim->slots) {
         for (uint32_t i = 0; i < sim->nslots; i++) {
-            swfsim_node_release(&sim->slots[i]);
-            swfsim_free_queue(&sim->slots[i]);
+            swfsim_node_release(sim, &sim->slots[i]);
+            swfsim_free_queue(sim, &sim->slots[i]);
         }
     }
     while (0 == swfsim_heap_pop(&sim->heap, &ev)) {
         if (SWFSIM_EV_CMD != ev.type) {
-            free(ev.msg);
+            swfsim_msg_free(sim, ev.msg);
         }
     }
     swfsim_heap_fini(&sim->heap);
@@ -251,7 +259,7 @@ void swfsim_node_reply(swfsim_t *sim, swfsim_node_t *n, const sockmodel_reply_t 
     swfsim_out_t *o = swfsim_out_push(sim, n);
 
     if (NULL == o) {
-        free(payload);
+        swfsim_msg_free(sim, payload);
         swfsim_node_drop(sim, n, "out of memory for a reply");
         return;
     }
@@ -317,7 +325,7 @@ void swfsim_node_drop(swfsim_t *sim, swfsim_node_t *n, const char *fmt, ...)
         swfsim_warn("dropping a client before the start: %s", n->why);
     }
     swfsim_net_close_node(sim, n);
-    swfsim_node_release(n);
+    swfsim_node_release(sim, n);
     n->active = 0;
     n->gen++;
     if (had_rank) {
@@ -333,7 +341,7 @@ void swfsim_node_drop(swfsim_t *sim, swfsim_node_t *n, const char *fmt, ...)
             n->qhead = m->next;
             n->discarded++;
             sim->discarded_total++;
-            free(m);
+            swfsim_msg_free(sim, m);
         }
         n->qtail = NULL;
         n->queued_bytes = 0;
@@ -342,7 +350,7 @@ void swfsim_node_drop(swfsim_t *sim, swfsim_node_t *n, const char *fmt, ...)
         if (SWFSIM_N_CLOSING != n->state) {
             sim->dropped++;
         }
-        swfsim_free_queue(n);
+        swfsim_free_queue(sim, n);
         n->state = SWFSIM_N_FREE;
     }
 }
@@ -549,7 +557,7 @@ static void swfsim_deliver(swfsim_t *sim, swfsim_msg_t *m, uint64_t t)
     if (!swfsim_alive(d)) {
         d->discarded++;
         sim->discarded_total++;
-        free(m);
+        swfsim_msg_free(sim, m);
         return;
     }
     m->next = NULL;
@@ -587,7 +595,7 @@ static void swfsim_finish(swfsim_t *sim, swfsim_node_t *n)
         n->qhead = m->next;
         n->discarded++;
         sim->discarded_total++;
-        free(m);
+        swfsim_msg_free(sim, m);
     }
     n->qtail = NULL;
     n->queued_bytes = 0;
@@ -698,7 +706,7 @@ static void swfsim_send(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m)
         swfsim_event_t ev = { .time = n->clock, .type = SWFSIM_EV_INJECT,
                               .node = n->rank, .msg = m };
         if (0 != swfsim_heap_push(&sim->heap, &ev)) {
-            free(m);
+            swfsim_msg_free(sim, m);
             swfsim_node_drop(sim, n, "out of memory for an event");
         }
     } else {
@@ -762,7 +770,14 @@ static int swfsim_exec(swfsim_t *sim, swfsim_node_t *n, const sockmodel_cmd_t *c
         }
         break;
     case SOCKMODEL_SEND: {
-        swfsim_msg_t *m = malloc(sizeof(*m) + c->param[2]);
+        swfsim_msg_t *m;
+        if (sim->held_bytes + c->param[2] > sim->cfg.mem_limit) {
+            swfsim_node_drop(sim, n, "SEND of %u bytes would exceed the simulator's memory "
+                             "limit (%llu bytes held)", c->param[2],
+                             (unsigned long long) sim->held_bytes);
+            return -1;
+        }
+        m = malloc(sizeof(*m) + c->param[2]);
         if (NULL == m) {
             swfsim_node_drop(sim, n, "cannot allocate %u bytes for a SEND", c->param[2]);
             return -1;
@@ -772,6 +787,7 @@ static int swfsim_exec(swfsim_t *sim, swfsim_node_t *n, const sockmodel_cmd_t *c
         m->dst = c->param[0];
         m->tag = c->param[1];
         m->len = c->param[2];
+        sim->held_bytes += m->len;
         m->t_send = n->clock;
         m->t_deliver = 0;
         n->rx_msg = m;
@@ -955,7 +971,7 @@ static void swfsim_event(swfsim_t *sim, const swfsim_event_t *ev)
         d.time = t;
         if (0 != swfsim_heap_push(&sim->heap, &d)) {
             swfsim_warn("out of memory for an event: message lost");
-            free(ev->msg);
+            swfsim_msg_free(sim, ev->msg);
         }
         break;
     }

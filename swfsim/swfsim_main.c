@@ -29,5 +29,11 @@ int swfsim_main(int argc, char **argv)
         rc = 1;
     }
     swfsim_fini(&sim);
+    if (0 != sim.held_bytes) {
+        /* every message must have been freed exactly once */
+        swfsim_warn("internal error: %llu message bytes unaccounted for",
+                    (unsigned long long) sim.held_bytes);
+        rc = 70;
+    }
     return rc;
 }

@@ -344,7 +344,7 @@ int swfsim_net_flush(swfsim_t *sim, swfsim_node_t *n)
                     break;
                 }
                 left -= total;
-                free(o->msg);
+                swfsim_msg_free(sim, o->msg);
                 o->msg = NULL;
                 n->out_head = (n->out_head + 1) % n->out_cap;
                 n->out_count--;

@@ -236,6 +236,33 @@ static void test_disconnect_while_blocked(void **state)
     sim_cleanup(&s);
 }
 
+/* a node that floods one which never receives is dropped at the
+ * simulator's memory limit; the others carry on */
+static void test_memory_limit(void **state)
+{
+    sim_run_t s;
+    int fd[3];
+    unsigned char *big = calloc(1, 600000);
+
+    (void) state;
+    assert_non_null(big);
+    sim_start(&s, 3, "--mem-limit", "1M", (char *) NULL);
+    for (uint32_t i = 0; i < 3; i++) {
+        fd[i] = raw_connect(&s);
+        raw_word(fd[i], i);
+    }
+    for (uint32_t i = 0; i < 3; i++) {
+        assert_int_equal(raw_read_word(fd[i]), i);
+    }
+    raw_send(fd[2], 1, 1, big, 600000);
+    raw_cmd(fd[2], SOCKMODEL_SEND, 1, 2, 600000, 0);
+    expect_eof(fd[2]);
+    good_exchange(fd[0], 0, fd[1], 1);
+    assert_int_equal(sim_wait(&s), 3);
+    free(big);
+    sim_cleanup(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +270,7 @@ int main(void)
         cmocka_unit_test(test_after_start_simpel),
         cmocka_unit_test(test_after_start_torus),
         cmocka_unit_test(test_disconnect_while_blocked),
+        cmocka_unit_test(test_memory_limit),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests(tests, NULL, NULL);
