@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# tests/sctp/peerloss.sh: a dead peer's association aborts and the job
+# gets btl/sctp's own error, no hang.
+#
+# t_killpeer (tests/mpi) SIGKILLs one rank while transfers are in flight.
+# mpirun normally ends the job itself; with --enable-recovery it lets the
+# survivors run, so only btl/sctp can notice: its association must abort
+# (retransmissions exhausted) and the "peer lost" message must appear
+# before the timeout.
+
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=../lib/transports.sh
+. "$here/../lib/transports.sh"
+
+command -v mpicc >/dev/null || { echo "SKIP peerloss: needs mpicc"; exit 77; }
+tr_init "$here"
+trap tr_cleanup EXIT
+[ -e "$TR_COMPDIR/mca_btl_sctp.so" ] || { echo "SKIP peerloss: btl/sctp is not built"; exit 77; }
+mpicc -O2 -I"$TR_SRCDIR/tests/mpi" -o "$TR_TMPDIR/t_killpeer" \
+    "$TR_SRCDIR/tests/mpi/t_killpeer.c" "$TR_SRCDIR/tests/mpi/tmpi.c" ||
+    tr_die "cannot build t_killpeer"
+
+root=()
+[ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
+start=$(date +%s)
+out="$(timeout 120 mpirun "${root[@]}" --enable-recovery -np 2 \
+    --mca mca_base_component_path "$TR_COMPPATH" --mca btl self,sctp \
+    "$TR_TMPDIR/t_killpeer" 2>&1)"
+rc=$?
+secs=$(( $(date +%s) - start ))
+echo "$out" | grep -E "KILLTEST|lost its association|Reason:" | head -5
+if [ "$rc" -eq 124 ]; then
+    echo "FAIL peerloss: the job hung"
+    exit 1
+fi
+if ! echo "$out" | grep -q "lost its association"; then
+    echo "FAIL peerloss: no btl/sctp error about the dead peer (exit $rc)"
+    exit 1
+fi
+echo "PASS peerloss: dead peer reported by btl/sctp, job ended after ${secs}s"
+exit 0
