@@ -86,9 +86,14 @@ int mca_btl_swf_launch_start(uint32_t nodes)
         mca_btl_swf_show_help("no session dir", opal_process_info.nodename);
         return OPAL_ERROR;
     }
-    if (0 != access(c->simulator, X_OK)) {
+    /* a bare name is looked up in PATH by execvp; a path must exist */
+    if (NULL == c->simulator || '\0' == c->simulator[0] ||
+        (NULL != strchr(c->simulator, '/') && 0 != access(c->simulator, X_OK))) {
+        bool unset = (NULL == c->simulator || '\0' == c->simulator[0]);
+
         mca_btl_swf_show_help("simulator not found", opal_process_info.nodename,
-                              c->simulator, strerror(errno));
+                              unset ? "(not set)" : c->simulator,
+                              unset ? "btl_swf_simulator is empty" : strerror(errno));
         return OPAL_ERR_NOT_FOUND;
     }
     /* a leftover from an earlier attempt would hand out a dead port */
@@ -139,7 +144,7 @@ int mca_btl_swf_launch_start(uint32_t nodes)
             argv[argc++] = "--quiet";
         }
         argv[argc] = NULL;
-        execv(c->simulator, (char *const *) argv);
+        execvp(c->simulator, (char *const *) argv);
         fprintf(stderr, "btl_swf: cannot execute %s: %s\n", c->simulator, strerror(errno));
         _exit(127);
     }
