@@ -512,17 +512,11 @@ static int user_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, 
 static void user_peer_remove(btl_sctp_sock_t *s, btl_sctp_peer_t *p)
 {
     user_sock_t *us = (user_sock_t *) s;
-    /* The association may still send (SHUTDOWN, ABORT) through this
-     * AF_CONN address: keep the memory until the socket closes, only stop
-     * routing packets and messages to it. */
-    for (int i = 0; i < p->npaths; ++i) {
-        tc_hash_remove(&us->by_addr,
-                       btl_sctp_sock_addr_key(p->paths[i].to.sin_addr.s_addr,
-                                              p->paths[i].to.sin_port),
-                       NULL);
-    }
+    /* The association may still need packets both ways (SACKs for our
+     * last messages, SHUTDOWN, ABORT) through this AF_CONN address: keep
+     * the record and its UDP routes until the socket closes; only stop
+     * handing its messages and events to the BTL. */
     if (p->has_assoc) {
-        /* keep assoc_id: close still lets this association drain */
         tc_hash_remove(&us->by_assoc, (uint64_t) p->assoc_id, NULL);
     }
     p->cookie = NULL;
