@@ -17,6 +17,9 @@
  * association itself sees one AF_CONN address: usrsctp does not carry
  * AF_CONN addresses in INIT, so SCTP-level multihoming is not possible.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* recvmmsg */
+#endif
 #include "tc_config.h"
 
 #if TC_HAVE_USRSCTP
@@ -82,7 +85,7 @@ struct user_sock {
     btl_sctp_peer_t **peers;     /* for probing */
     int npeers, maxpeers;
     uint64_t last_ms;
-    unsigned char *pkt;          /* one UDP datagram */
+    unsigned char *pkt;          /* USER_RX_BATCH UDP datagrams */
     unsigned char *msg;          /* one received message */
     size_t msg_size;
     size_t pkt_size;
@@ -100,6 +103,9 @@ static int user_stack_refs = 0;
  * messages in between, so the stack's receive buffer never fills up
  * (a full one advertises a zero window and stalls the sender). */
 #define USER_PROGRESS_BURST 16
+
+/* Datagrams taken by one recvmmsg. */
+#define USER_RX_BATCH 8
 
 static uint64_t now_ms(void)
 {
@@ -334,7 +340,7 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
     }
     us->pkt_size = 65536;
     us->msg_size = cfg->max_msg + 4096;
-    us->pkt = malloc(us->pkt_size);
+    us->pkt = malloc(us->pkt_size * USER_RX_BATCH);
     us->msg = malloc(us->msg_size);
     if (NULL == us->pkt || NULL == us->msg) {
         rc = -ENOMEM;
@@ -650,6 +656,47 @@ static void probe_paths(user_sock_t *us, uint64_t now)
     }
 }
 
+/* One datagram from UDP socket l: a path probe or ack, or an SCTP packet
+ * for usrsctp. */
+static void handle_datagram(user_sock_t *us, int l, unsigned char *pkt, size_t n,
+                            const struct sockaddr_in *from, uint64_t now)
+{
+    btl_sctp_peer_t *p;
+    void *v;
+
+    if (!tc_hash_get(&us->by_addr, btl_sctp_sock_addr_key(from->sin_addr.s_addr, from->sin_port),
+                     &v)) {
+        return; /* not from a peer we know: drop */
+    }
+    p = (btl_sctp_peer_t *) v;
+    if (n >= 2 && 0 == pkt[0] && 0 == pkt[1]) {
+        uint32_t idx;
+        if (USER_PROBE_LEN != n) {
+            return;
+        }
+        if (USER_PROBE == pkt[2]) {
+            /* answer on the path it came in on: same socket, same address */
+            pkt[2] = USER_PROBE_ACK;
+            (void) sendto(us->udp_fd[l], pkt, USER_PROBE_LEN, MSG_DONTWAIT,
+                          (const struct sockaddr *) from, sizeof(*from));
+        } else if (USER_PROBE_ACK == pkt[2]) {
+            memcpy(&idx, pkt + 8, 4);
+            idx = ntohl(idx);
+            if (idx < (uint32_t) p->npaths && p->paths[idx].to.sin_addr.s_addr == from->sin_addr.s_addr
+                && p->paths[idx].to.sin_port == from->sin_port) {
+                p->paths[idx].last_ack_ms = now;
+                if (p->active < 0 || (int) idx < p->active) {
+                    choose_path(p, now);
+                }
+            }
+        }
+        return;
+    }
+    p->probing = 1;
+    us->hot_ms[l] = now;
+    usrsctp_conninput(p, pkt, n, 0);
+}
+
 static int user_progress(btl_sctp_sock_t *s)
 {
     user_sock_t *us = (user_sock_t *) s;
@@ -663,52 +710,41 @@ static int user_progress(btl_sctp_sock_t *s)
         if (now - us->hot_ms[l] > 1000 && now == us->last_ms) {
             continue;
         }
-        for (int burst = 0;; ++burst) {
-            struct sockaddr_in from;
-            if (burst == USER_PROGRESS_BURST) {
+        for (int taken = 0;;) {
+            struct mmsghdr mm[USER_RX_BATCH];
+            struct iovec iov[USER_RX_BATCH];
+            struct sockaddr_in from[USER_RX_BATCH];
+            int n;
+
+            if (taken >= USER_PROGRESS_BURST) {
                 drained = 0; /* the rest next time, timers too */
                 break;
             }
-            socklen_t flen = sizeof(from);
-            void *v;
-            ssize_t n = recvfrom(us->udp_fd[l], us->pkt, us->pkt_size, MSG_DONTWAIT,
-                                 (struct sockaddr *) &from, &flen);
-            if (n < 0) {
+            /* several datagrams per system call */
+            memset(mm, 0, sizeof(mm));
+            for (int i = 0; i < USER_RX_BATCH; ++i) {
+                iov[i].iov_base = us->pkt + (size_t) i * us->pkt_size;
+                iov[i].iov_len = us->pkt_size;
+                mm[i].msg_hdr.msg_iov = &iov[i];
+                mm[i].msg_hdr.msg_iovlen = 1;
+                mm[i].msg_hdr.msg_name = &from[i];
+                mm[i].msg_hdr.msg_namelen = sizeof(from[i]);
+            }
+            n = recvmmsg(us->udp_fd[l], mm, USER_RX_BATCH, MSG_DONTWAIT, NULL);
+            if (n <= 0) {
                 break;
             }
-            ++handled;
-            if (!tc_hash_get(&us->by_addr,
-                             btl_sctp_sock_addr_key(from.sin_addr.s_addr, from.sin_port), &v)) {
-                continue; /* not from a peer we know: drop */
-            }
-            btl_sctp_peer_t *p = (btl_sctp_peer_t *) v;
-            if (n >= 2 && 0 == us->pkt[0] && 0 == us->pkt[1]) {
-                uint32_t idx;
-                if (USER_PROBE_LEN != n) {
-                    continue;
+            for (int i = 0; i < n; ++i) {
+                if (sizeof(from[i]) == mm[i].msg_hdr.msg_namelen) {
+                    handle_datagram(us, l, (unsigned char *) iov[i].iov_base, mm[i].msg_len,
+                                    &from[i], now);
                 }
-                if (USER_PROBE == us->pkt[2]) {
-                    /* answer on the path it came in on: same socket, same address */
-                    us->pkt[2] = USER_PROBE_ACK;
-                    (void) sendto(us->udp_fd[l], us->pkt, USER_PROBE_LEN, MSG_DONTWAIT,
-                                  (struct sockaddr *) &from, sizeof(from));
-                } else if (USER_PROBE_ACK == us->pkt[2]) {
-                    memcpy(&idx, us->pkt + 8, 4);
-                    idx = ntohl(idx);
-                    if (idx < (uint32_t) p->npaths
-                        && p->paths[idx].to.sin_addr.s_addr == from.sin_addr.s_addr
-                        && p->paths[idx].to.sin_port == from.sin_port) {
-                        p->paths[idx].last_ack_ms = now;
-                        if (p->active < 0 || (int) idx < p->active) {
-                            choose_path(p, now);
-                        }
-                    }
-                }
-                continue;
             }
-            p->probing = 1;
-            us->hot_ms[l] = now;
-            usrsctp_conninput(p, us->pkt, (size_t) n, 0);
+            handled += n;
+            taken += n;
+            if (n < USER_RX_BATCH) {
+                break; /* the socket is empty */
+            }
         }
     }
     /* Timers only once every queued packet (SACKs in particular) is in:
