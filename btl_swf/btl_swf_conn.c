@@ -131,19 +131,16 @@ static int swf_spin_readable(swf_conn_t *c)
 {
     struct timespec start, now;
     char probe;
-    int i;
+    ssize_t n;
 
     clock_gettime(CLOCK_MONOTONIC, &start);
     for (;;) {
-        for (i = 0; i < 32; i++) {
-            ssize_t n = recv(c->fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT);
-
-            if (0 != n && !(n < 0 && (EAGAIN == errno || EWOULDBLOCK == errno))) {
-                return 1;   /* data, end of stream or an error: recv reports it */
-            }
+        n = recv(c->fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT);
+        if (0 != n && !(n < 0 && (EAGAIN == errno || EWOULDBLOCK == errno))) {
+            return 1;   /* data, end of stream or an error: recv reports it */
         }
-        /* on an oversubscribed host the simulator may be waiting for
-         * this very core */
+        /* with more busy processes than cores the simulator may be
+         * waiting for this very core: offer it on every round */
         sched_yield();
         clock_gettime(CLOCK_MONOTONIC, &now);
         if (swf_ts_ns(&now) - swf_ts_ns(&start) >= (uint64_t) c->spin_us * 1000u) {
