@@ -35,6 +35,14 @@ skip() {
 }
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces)"
+if [ "$stack" = kernel ]; then
+    if command -v python3 >/dev/null; then
+        python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_SEQPACKET, 132)' \
+            2>/dev/null || skip "the kernel has no SCTP (stack kernel asked for)"
+    elif [ ! -d /proc/sys/net/sctp ]; then
+        skip "the kernel has no SCTP (stack kernel asked for)"
+    fi
+fi
 command -v ip >/dev/null || skip "needs iproute2 (ip)"
 command -v mpicc >/dev/null || skip "needs mpicc"
 
