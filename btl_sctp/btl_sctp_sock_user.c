@@ -434,7 +434,8 @@ static int prefix_match(uint32_t a, uint32_t b, int prefix)
 }
 
 /* A path per remote address, from the local socket in its subnet
- * (loopback to loopback); addresses no local socket can reach are skipped. */
+ * (loopback to loopback, else any non-loopback socket for a routed peer);
+ * a loopback address no loopback socket can reach is skipped. */
 static int user_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, int naddrs,
                          int sctp_port, void *cookie, btl_sctp_peer_t **out)
 {
@@ -458,6 +459,13 @@ static int user_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, 
                                                  us->local[l].prefix))) {
                 lidx = l;
                 local_lo = lo;
+            }
+        }
+        /* a routed peer (no subnet in common): the first non-loopback
+         * socket, and the kernel's routing table picks the way */
+        for (int l = 0; l < us->nudp && lidx < 0 && !remote_lo; ++l) {
+            if ((ntohl(us->local[l].ip) >> 24) != 127) {
+                lidx = l;
             }
         }
         if (lidx < 0) {
