@@ -464,6 +464,7 @@ int swf_conn_size(swf_conn_t *c)
     c->nodes = r.arg[0];
     c->max_msg = r.arg[1];
     c->model = r.arg[2];
+    c->features = r.arg[3];
     return 0;
 }
 
@@ -538,6 +539,54 @@ int swf_conn_wait(swf_conn_t *c, uint32_t timeout_us, swf_msg_info_t *info)
     }
 }
 
+/* The payload announced by a reply: checked before a byte is read. */
+static int swf_read_payload(swf_conn_t *c, const char *what, void *buf, size_t cap,
+                            const swf_msg_info_t *info)
+{
+    if (info->len > cap || info->len > c->max_msg || info->src >= c->nodes) {
+        return swf_fail(c, EMSGSIZE, "%s announced %u bytes from node %u (room for %zu, %u nodes)",
+                        what, info->len, info->src, cap, c->nodes);
+    }
+    return swf_read_all(c, buf, info->len);
+}
+
+#ifdef SOCKMODEL_FEATURE_WAIT_RECV
+int swf_conn_wait_recv(swf_conn_t *c, uint32_t timeout_us, void *buf, size_t cap,
+                       swf_msg_info_t *info)
+{
+    sockmodel_reply_t r;
+    int rc;
+
+    if (timeout_us > SOCKMODEL_WAIT_MAX_US) {
+        timeout_us = SOCKMODEL_WAIT_MAX_US;
+    }
+    rc = swf_command(c, SOCKMODEL_WAITING_START, timeout_us, SOCKMODEL_WAIT_RECV, 0, NULL, 0);
+    if (0 == rc) {
+        rc = swf_reply(c, SOCKMODEL_WAITING_START, &r);
+    }
+    if (0 == rc) {
+        switch (r.status) {
+        case SOCKMODEL_ST_OK:
+            swf_info_from_reply(&r, info);
+            rc = swf_read_payload(c, "WAITING_START", buf, cap, info);
+            if (0 == rc) {
+                rc = 1;
+            }
+            break;
+        case SOCKMODEL_ST_EXPIRED:
+        case SOCKMODEL_ST_STOPPED:
+            rc = 0;
+            break;
+        default:
+            rc = swf_fail(c, EPROTO, "WAITING_START answered with status %s (%u)",
+                          sockmodel_status_name(r.status), r.status);
+        }
+    }
+    swf_set_mark(c);
+    return rc;
+}
+#endif
+
 int swf_conn_recv(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info,
                   swf_msg_info_t *next, int *next_found)
 {
@@ -569,13 +618,7 @@ int swf_conn_recv(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info,
                         sockmodel_status_name(r.status), r.status);
     }
     swf_info_from_reply(&r, info);
-    /* checked before a single payload byte is read */
-    if (info->len > cap || info->len > c->max_msg || info->src >= c->nodes) {
-        return swf_fail(c, EMSGSIZE,
-                        "RECV announced %u bytes from node %u (room for %zu, %u nodes)",
-                        info->len, info->src, cap, c->nodes);
-    }
-    rc = swf_read_all(c, buf, info->len);
+    rc = swf_read_payload(c, "RECV", buf, cap, info);
     if (0 == rc && NULL != next) {
         rc = swf_reply(c, SOCKMODEL_PROBE, &r);
         if (0 == rc) {

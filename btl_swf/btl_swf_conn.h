@@ -29,6 +29,7 @@ typedef struct swf_conn {
     uint32_t nodes;         /* from SIZE */
     uint32_t max_msg;       /* largest payload the simulator accepts */
     uint32_t model;         /* enum sockmodel_model */
+    uint32_t features;      /* SIZE arg3: optional protocol features */
     uint64_t clock_ns;      /* simulated clock in the last reply */
     /* consumetime: CPU nanoseconds times scale, divided by the cycle */
     double cycle_ns;
@@ -78,6 +79,15 @@ int swf_conn_probe(swf_conn_t *c, swf_msg_info_t *info);
 /* WAITING_START with a timeout in microseconds: 1 and *info when a
  * message is (or becomes) queued, 0 when the wait expired. */
 int swf_conn_wait(swf_conn_t *c, uint32_t timeout_us, swf_msg_info_t *info);
+
+#ifdef SOCKMODEL_FEATURE_WAIT_RECV
+/* WAITING_START that hands over the message itself (RECV semantics with
+ * a timeout; only when c->features has SOCKMODEL_FEATURE_WAIT_RECV):
+ * 1 with the message in buf and *info, 0 when the wait expired. Saves
+ * the RECV round trip of every message that arrives while waiting. */
+int swf_conn_wait_recv(swf_conn_t *c, uint32_t timeout_us, void *buf, size_t cap,
+                       swf_msg_info_t *info);
+#endif
 
 /* RECV into buf (cap bytes): the length, with *info filled. A message
  * larger than cap is an error (-EMSGSIZE) and is never read into buf.

@@ -4,7 +4,8 @@
  * then parks in WAITING_START with a timeout that grows with every idle
  * wait (the SWORDFISH report's strategy). A queued message is fetched
  * with RECV into one reusable buffer and handed to the active-message
- * callback of its tag.
+ * callback of its tag; a simulator that offers it hands the message over
+ * with the WAITING_START answer instead (SOCKMODEL_FEATURE_WAIT_RECV).
  */
 
 #include "opal_config.h"
@@ -17,18 +18,52 @@
 #include "btl_swf.h"
 #include "btl_swf_hdr.h"
 
-/* RECV the message announced by info and hand it to its callback; a
- * PROBE rides along and tells (*more, *announced) whether another message
- * is queued. 1 when delivered, 0 when dropped, -1 after a fatal error. */
-static int swf_deliver(mca_btl_swf_module_t *m, swf_msg_info_t *announced, int *more)
+/* Hand the message in rx_buf (info) to the callback of its tag.
+ * 1 when delivered, 0 when dropped. */
+static int swf_dispatch(mca_btl_swf_module_t *m, const swf_msg_info_t *info)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     const mca_btl_active_message_callback_t *reg;
     mca_btl_base_descriptor_t des;
     mca_btl_base_segment_t seg;
-    swf_msg_info_t info;
     uint8_t am_tag;
-    int len;
+
+    if (!mca_btl_swf_tag_decode(info->tag, &am_tag)) {
+        opal_output_verbose(1, c->output,
+                            "btl:swf: dropped a %u-byte message from node %u with foreign tag 0x%08x",
+                            info->len, info->src, info->tag);
+        return 0;
+    }
+    reg = mca_btl_base_active_message_trigger + am_tag;
+    if (OPAL_UNLIKELY(NULL == reg->cbfunc)) {
+        opal_output_verbose(1, c->output,
+                            "btl:swf: dropped a %u-byte message from node %u for unregistered tag %u",
+                            info->len, info->src, (unsigned) am_tag);
+        return 0;
+    }
+    m->frags_recv++;
+    m->bytes_recv += info->len;
+    opal_output_verbose(10, c->output, "btl:swf: %u bytes from node %u, tag %u", info->len,
+                        info->src, (unsigned) am_tag);
+
+    seg.seg_addr.pval = m->rx_buf;
+    seg.seg_len = info->len;
+    memset(&des, 0, sizeof(des));
+    des.des_segments = &seg;
+    des.des_segment_count = 1;
+    /* the callback may send: let it have the connection */
+    OPAL_THREAD_UNLOCK(&m->lock);
+    reg->cbfunc(&m->super, am_tag, &des, reg->cbdata);
+    OPAL_THREAD_LOCK(&m->lock);
+    return 1;
+}
+
+/* RECV the message announced by info and hand it to its callback; a
+ * PROBE rides along and tells (*more, *announced) whether another message
+ * is queued. 1 when delivered, 0 when dropped, -1 after a fatal error. */
+static int swf_deliver(mca_btl_swf_module_t *m, swf_msg_info_t *announced, int *more)
+{
+    swf_msg_info_t info;
 
     if (announced->len > m->rx_buf_size) {
         /* a peer can never produce this: the stream is not ours */
@@ -39,39 +74,35 @@ static int swf_deliver(mca_btl_swf_module_t *m, swf_msg_info_t *announced, int *
         return -1;
     }
     *more = 0;
-    len = swf_conn_recv(&m->conn, m->rx_buf, m->rx_buf_size, &info, announced, more);
-    if (len < 0) {
+    if (swf_conn_recv(&m->conn, m->rx_buf, m->rx_buf_size, &info, announced, more) < 0) {
         mca_btl_swf_fatal(m, "receiving a message");
         return -1;
     }
-    if (!mca_btl_swf_tag_decode(info.tag, &am_tag)) {
-        opal_output_verbose(1, c->output,
-                            "btl:swf: dropped a %d-byte message from node %u with foreign tag 0x%08x",
-                            len, info.src, info.tag);
-        return 0;
-    }
-    reg = mca_btl_base_active_message_trigger + am_tag;
-    if (OPAL_UNLIKELY(NULL == reg->cbfunc)) {
-        opal_output_verbose(1, c->output,
-                            "btl:swf: dropped a %d-byte message from node %u for unregistered tag %u",
-                            len, info.src, (unsigned) am_tag);
-        return 0;
-    }
-    m->frags_recv++;
-    m->bytes_recv += (uint64_t) len;
-    opal_output_verbose(10, c->output, "btl:swf: %d bytes from node %u, tag %u", len, info.src,
-                        (unsigned) am_tag);
+    return swf_dispatch(m, &info);
+}
 
-    seg.seg_addr.pval = m->rx_buf;
-    seg.seg_len = (uint64_t) len;
-    memset(&des, 0, sizeof(des));
-    des.des_segments = &seg;
-    des.des_segment_count = 1;
-    /* the callback may send: let it have the connection */
-    OPAL_THREAD_UNLOCK(&m->lock);
-    reg->cbfunc(&m->super, am_tag, &des, reg->cbdata);
-    OPAL_THREAD_LOCK(&m->lock);
-    return 1;
+/* One WAITING_START of m->wait_ms: 0 when it expired, 1 when a message is
+ * announced (*info), 2 when it came with the answer and was delivered
+ * (*count), negative on a broken connection. */
+static int swf_wait(mca_btl_swf_module_t *m, swf_msg_info_t *info, int *count)
+{
+    uint32_t timeout_us = (uint32_t) m->wait_ms * 1000u;
+    int rc;
+
+#ifdef SOCKMODEL_FEATURE_WAIT_RECV
+    if (m->conn.features & SOCKMODEL_FEATURE_WAIT_RECV) {
+        /* the message comes with the answer: no RECV round trip */
+        rc = swf_conn_wait_recv(&m->conn, timeout_us, m->rx_buf, m->rx_buf_size, info);
+        if (rc > 0) {
+            *count += swf_dispatch(m, info);
+            return 2;
+        }
+        return rc;
+    }
+#endif
+    (void) count;
+    rc = swf_conn_wait(&m->conn, timeout_us, info);
+    return rc;
 }
 
 int mca_btl_swf_component_progress(void)
@@ -106,7 +137,7 @@ int mca_btl_swf_component_progress(void)
             m->wait_ms = wait_max;
         }
         m->waits++;
-        rc = swf_conn_wait(&m->conn, (uint32_t) m->wait_ms * 1000u, &info);
+        rc = swf_wait(m, &info, &count);
         if (0 == rc) {
             m->wait_timeouts++;
             /* idle again: wait longer next time, up to the bound */
@@ -116,6 +147,10 @@ int mca_btl_swf_component_progress(void)
 
     if (rc < 0) {
         mca_btl_swf_fatal(m, "polling for messages (PROBE/WAITING_START)");
+    } else if (2 == rc) {
+        /* delivered with the wait's answer */
+        m->idle_probes = 0;
+        m->wait_ms = c->wait_step_ms > 0 ? c->wait_step_ms : 1;
     } else if (rc > 0) {
         int more = 1, i;
 

@@ -136,6 +136,7 @@ static void test_size(void **state)
     server_expect(f, SOCKMODEL_SIZE, 0, 0, 0);
     assert_int_equal(3, f->conn.nodes);
     assert_int_equal(65536, f->conn.max_msg);
+    assert_int_equal(0, f->conn.features);
     assert_int_equal(SOCKMODEL_MODEL_TORUS, f->conn.model);
     assert_int_equal(77, f->conn.clock_ns);
 }
@@ -289,6 +290,31 @@ static void test_spin_then_sleep(void **state)
     shutdown(f->server, SHUT_WR);
     assert_int_equal(-ECONNRESET, swf_conn_probe(&f->conn, &info));
 }
+
+#ifdef SOCKMODEL_FEATURE_WAIT_RECV
+static void test_wait_recv(void **state)
+{
+    fixture_t *f = *state;
+    swf_msg_info_t info;
+    char buf[16];
+
+    /* the message comes with the WAITING_START answer */
+    server_reply(f, SOCKMODEL_WAITING_START, SOCKMODEL_ST_OK, 3, 9, 4, 0);
+    assert_int_equal(4, write(f->server, "ping", 4));
+    server_reply(f, SOCKMODEL_WAITING_START, SOCKMODEL_ST_EXPIRED, 0, 0, 0, 0);
+    assert_int_equal(1, swf_conn_wait_recv(&f->conn, 2000, buf, sizeof(buf), &info));
+    assert_memory_equal("ping", buf, 4);
+    assert_int_equal(3, info.src);
+    assert_int_equal(9, info.tag);
+    assert_int_equal(4, info.len);
+    assert_int_equal(0, swf_conn_wait_recv(&f->conn, 2000, buf, sizeof(buf), &info));
+    server_expect(f, SOCKMODEL_WAITING_START, 2000, SOCKMODEL_WAIT_RECV, 0);
+    server_expect(f, SOCKMODEL_WAITING_START, 2000, SOCKMODEL_WAIT_RECV, 0);
+    /* an announced length beyond the buffer is refused before reading */
+    server_reply(f, SOCKMODEL_WAITING_START, SOCKMODEL_ST_OK, 0, 0, 17, 0);
+    assert_int_equal(-EMSGSIZE, swf_conn_wait_recv(&f->conn, 1, buf, sizeof(buf), &info));
+}
+#endif
 
 static void test_recv_too_large(void **state)
 {
@@ -514,6 +540,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_recv, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recv_with_probe, setup, teardown),
         cmocka_unit_test_setup_teardown(test_spin_then_sleep, setup, teardown),
+#ifdef SOCKMODEL_FEATURE_WAIT_RECV
+        cmocka_unit_test_setup_teardown(test_wait_recv, setup, teardown),
+#endif
         cmocka_unit_test_setup_teardown(test_recv_too_large, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wrong_reply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated_reply, setup, teardown),
