@@ -485,6 +485,9 @@ int mca_btl_sctp_component_progress(void)
     for (int round = 0; round < 8; ++round) {
         int packets = btl_sctp_sock_progress(c->sock);
         int got = 0;
+        if (0 == packets) {
+            break; /* nothing new can be readable: spare the receive call */
+        }
         for (;;) {
             int rc = btl_sctp_sock_recv(c->sock, &msg);
             if (rc <= 0) {
@@ -498,9 +501,6 @@ int mca_btl_sctp_component_progress(void)
             ++got;
         }
         count += got;
-        if (0 == packets && 0 == got) {
-            break;
-        }
     }
     if (!opal_list_is_empty(&c->pending_eps)) {
         count += mca_btl_sctp_endpoint_flush_all();

@@ -112,8 +112,10 @@ void btl_sctp_sock_peer_remove(btl_sctp_sock_t *s, btl_sctp_peer_t *p);
 int btl_sctp_sock_send(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
                        const void *buf, size_t len);
 
-/* Drive the stack (user: read UDP, run timers, probe paths). Returns the
- * number of packets handled. The kernel stack does nothing here. */
+/* Drive the stack (user: read UDP, run timers, probe paths). Returns 0
+ * only when no message or event can have become readable since the last
+ * call (the caller may then skip btl_sctp_sock_recv); the kernel stack,
+ * whose socket fills by itself, always returns 1. */
 int btl_sctp_sock_progress(btl_sctp_sock_t *s);
 
 /* Take the next message or event: 1 got one, 0 nothing, <0 error. */

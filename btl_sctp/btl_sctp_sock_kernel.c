@@ -309,7 +309,7 @@ static int kernel_send(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream, 
 static int kernel_progress(btl_sctp_sock_t *s)
 {
     (void) s;
-    return 0;
+    return 1; /* the kernel fills the socket: always worth a receive */
 }
 
 static btl_sctp_peer_t *kernel_peer_of(kernel_sock_t *ks, sctp_assoc_t id,

@@ -91,6 +91,7 @@ struct user_sock {
     size_t pkt_size;
     int per_peer_mtu;            /* MTU from each peer's paths */
     uint64_t hot_ms[BTL_SCTP_SOCK_MAX_ADDRS]; /* last SCTP packet per UDP socket */
+    int pending_recv;            /* the last receive returned a message */
 };
 
 static int user_stack_refs = 0;
@@ -761,6 +762,10 @@ static int user_progress(btl_sctp_sock_t *s)
         usrsctp_handle_timers((uint32_t) (now - us->last_ms));
         us->last_ms = now;
         probe_paths(us, now);
+        ++handled; /* a timer may have queued an event (association lost) */
+    }
+    if (us->pending_recv) {
+        ++handled; /* the last receive stopped early: more may be queued */
     }
     return handled;
 }
@@ -804,11 +809,13 @@ static int user_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
         n = usrsctp_recvv(us->so, us->msg, us->msg_size, (struct sockaddr *) &from, &flen, &rcv,
                           &ilen, &itype, &flags);
         if (n < 0) {
+            us->pending_recv = 0;
             if (EWOULDBLOCK == errno || EAGAIN == errno) {
                 return 0;
             }
             return -errno;
         }
+        us->pending_recv = 1;
         if (flags & MSG_NOTIFICATION) {
             union sctp_notification *sn = (union sctp_notification *) us->msg;
             btl_sctp_peer_t *p;
