@@ -13,8 +13,8 @@
 #   --model     simulator model (default torus)
 #   --np        ranks for the MPI tests and the all-to-all (default 4)
 #   --tests     MPI test programs of tests/mpi (default: all but killpeer)
-#   --netpipe-max  largest NetPIPE message (default 1048576); NetPIPE runs
-#               with 2 ranks over both models
+#   --netpipe-max  largest NetPIPE message (default 1048576, or
+#               $SWF_NETPIPE_MAX); NetPIPE runs with 2 ranks over both models
 #   --alltoall  all-to-all size per pair and rounds (default 1024,200)
 #   --keep DIR  keep the logs and the simulators' JSON reports there
 # Also runs swf_threads.c (4 threads per rank, MPI_THREAD_MULTIPLE, 2 ranks).
@@ -30,7 +30,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 model=torus
 np=4
 tests="pingpong order fanin manyreq probe datatypes collectives"
-netpipe_max=1048576
+netpipe_max="${SWF_NETPIPE_MAX:-1048576}"
 netpipe=1
 alltoall="1024,200"
 timeout_s=600
@@ -67,6 +67,14 @@ if [ -n "$keep" ]; then
     out="$(cd "$keep" && pwd)"
 fi
 mkdir -p "$out"
+# the MPI test programs live in the build tree; build them if needed
+for t in $tests; do
+    if [ ! -x "$TR_BUILDDIR/tests/mpi/t_$t" ]; then
+        make -s -C "$TR_BUILDDIR/tests/mpi" mpi-progs >"$TR_TMPDIR/build.log" 2>&1 ||
+            { cat "$TR_TMPDIR/build.log"; tr_die "building the MPI test programs failed"; }
+        break
+    fi
+done
 a2a="$TR_TMPDIR/swf_alltoall"
 mpicc -O2 -o "$a2a" "$here/swf_alltoall.c" || tr_die "cannot compile swf_alltoall.c"
 thr="$TR_TMPDIR/swf_threads"
