@@ -108,6 +108,17 @@ enum sockmodel_model {
 #define SOCKMODEL_ARG_TAG 1
 #define SOCKMODEL_ARG_LEN 2
 
+/* SIZE reply arg[3]: features this simulator offers (a client that does
+ * not know a bit ignores it). */
+#define SOCKMODEL_FEATURE_WAIT_RECV 0x1u   /* WAITING_START may take the message */
+
+/* WAITING_START p1: flags. With SOCKMODEL_WAIT_RECV the message that ends
+ * the wait is removed and returned at once, like RECV: reply code
+ * WAITING_START, status OK, src/tag/len, then the payload. It saves the
+ * separate RECV round trip per message. */
+#define SOCKMODEL_WAIT_RECV         0x1u
+#define SOCKMODEL_WAIT_FLAGS_KNOWN  (SOCKMODEL_WAIT_RECV)
+
 /* ---- decoded forms ---------------------------------------------------- */
 
 typedef struct sockmodel_cmd {
@@ -224,11 +235,13 @@ static inline void sockmodel_reply_decode(sockmodel_reply_t *r,
 }
 
 /* A reply carries a payload of arg[2] bytes exactly when it answers a
- * RECV, RECVFROM or RECVTAG. */
+ * RECV, RECVFROM or RECVTAG, or a WAITING_START with SOCKMODEL_WAIT_RECV
+ * that took a message, with status OK. */
 static inline int sockmodel_reply_has_payload(const sockmodel_reply_t *r)
 {
     return (SOCKMODEL_RECV == r->code || SOCKMODEL_RECVFROM == r->code ||
-            SOCKMODEL_RECVTAG == r->code) && SOCKMODEL_ST_OK == r->status;
+            SOCKMODEL_RECVTAG == r->code || SOCKMODEL_WAITING_START == r->code) &&
+           SOCKMODEL_ST_OK == r->status;
 }
 
 /*
@@ -269,8 +282,12 @@ static inline const char *sockmodel_cmd_check(const sockmodel_cmd_t *cmd,
     case SOCKMODEL_PROBE:
     case SOCKMODEL_PROBETAG:
     case SOCKMODEL_BARRIER_ENTER:   /* the id is checked against the table */
-    case SOCKMODEL_WAITING_START:   /* the timeout is clamped, never refused */
     case SOCKMODEL_WAITING_STOP:
+        return NULL;
+    case SOCKMODEL_WAITING_START:   /* the timeout is clamped, never refused */
+        if (0 != (cmd->param[1] & ~SOCKMODEL_WAIT_FLAGS_KNOWN)) {
+            return "unknown WAITING_START flags";
+        }
         return NULL;
     default:
         return "unknown request code";

@@ -539,6 +539,20 @@ static void swfsim_found(swfsim_t *sim, swfsim_node_t *n, uint32_t code, const s
     swfsim_reply(sim, n, code, SOCKMODEL_ST_FOUND, m->src, m->tag, m->len, 0);
 }
 
+/* answer n's WAITING_START with the first queued message: report it
+ * (FOUND), or with SOCKMODEL_WAIT_RECV hand it over like RECV */
+static void swfsim_wait_answer(swfsim_t *sim, swfsim_node_t *n)
+{
+    swfsim_msg_t *m = n->qhead;
+
+    if (0 != (n->cmd.param[1] & SOCKMODEL_WAIT_RECV)) {
+        swfsim_unlink(n, m, NULL);
+        swfsim_give(sim, n, m, SOCKMODEL_WAITING_START);
+    } else {
+        swfsim_found(sim, n, SOCKMODEL_WAITING_START, m);
+    }
+}
+
 /* a node leaves RECV/WAITING/BARRIER and may parse further commands */
 static void swfsim_resume(swfsim_t *sim, swfsim_node_t *n)
 {
@@ -577,7 +591,7 @@ static void swfsim_deliver(swfsim_t *sim, swfsim_msg_t *m, uint64_t t)
             swfsim_resume(sim, d);
         }
     } else if (SWFSIM_N_WAITING == d->state) {
-        swfsim_found(sim, d, SOCKMODEL_WAITING_START, d->qhead);
+        swfsim_wait_answer(sim, d);
         swfsim_resume(sim, d);
     }
 }
@@ -671,7 +685,7 @@ static void swfsim_run_cmd(swfsim_t *sim, swfsim_node_t *n)
     case SOCKMODEL_WAITING_START:
         if (NULL != n->qhead) {
             swfsim_probe_cost(sim, n);
-            swfsim_found(sim, n, SOCKMODEL_WAITING_START, n->qhead);
+            swfsim_wait_answer(sim, n);
             n->active = 0;
         } else if (0 == c->param[0]) {
             swfsim_probe_cost(sim, n);
@@ -759,7 +773,7 @@ static int swfsim_exec(swfsim_t *sim, swfsim_node_t *n, const sockmodel_cmd_t *c
     switch (c->request) {
     case SOCKMODEL_SIZE:
         swfsim_reply(sim, n, SOCKMODEL_SIZE, SOCKMODEL_ST_OK, N, sim->cfg.max_msg,
-                     (uint32_t) sim->cfg.model, 0);
+                     (uint32_t) sim->cfg.model, SOCKMODEL_FEATURE_WAIT_RECV);
         break;
     case SOCKMODEL_RANK:
         swfsim_reply(sim, n, SOCKMODEL_RANK, SOCKMODEL_ST_OK, n->rank, 0, 0, 0);

@@ -138,8 +138,14 @@ static void test_cmd_check(void **state)
 
     sockmodel_cmd_make(&c, SOCKMODEL_RECVFROM, 4, 0, 0, 0, 0);
     assert_non_null(sockmodel_cmd_check(&c, 4, 1000));
+
     c.param[0] = 3;
     assert_null(sockmodel_cmd_check(&c, 4, 1000));
+    /* WAITING_START: any timeout, known flags only */
+    sockmodel_cmd_make(&c, SOCKMODEL_WAITING_START, 0xffffffffu, SOCKMODEL_WAIT_RECV, 0, 0, 0);
+    assert_null(sockmodel_cmd_check(&c, 4, 1000));
+    c.param[1] = 0x2;
+    assert_non_null(sockmodel_cmd_check(&c, 4, 1000));
     sockmodel_cmd_make(&c, SOCKMODEL_PROBEFROM, 99999, 0, 0, 0, 0);
     assert_non_null(sockmodel_cmd_check(&c, 4, 1000));
     sockmodel_cmd_make(&c, SOCKMODEL_BARRIER_INIT, 5, 0, 0, 0, 0);

@@ -1,7 +1,8 @@
 /*
  * test_swfsim_protocol.c: the request semantics of docs/sockmodel.md
  * against a running simulator: SIZE/RANK, PROBE, RECV and variants: matching and
- * order, self-sends, WAITING_START (found, expired, stopped, woken) and
+ * order, self-sends, WAITING_START (found, expired, stopped, woken; with
+ * SOCKMODEL_WAIT_RECV the message itself) and
  * WAITING_STOP, barriers, the torus clocks (CONSUMETIME, probe cost,
  * arrival times) and deadlock detection.
  */
@@ -152,6 +153,67 @@ static void run_waiting(const char *model)
     sim_cleanup(&s);
 }
 
+/* WAITING_START with SOCKMODEL_WAIT_RECV hands the message over like RECV */
+static void run_wait_recv(const char *model)
+{
+    sim_run_t s;
+    int fd[2];
+    sockmodel_reply_t r;
+    char buf[16];
+
+    sim_start(&s, 2, "--model", model, (char *) NULL);
+    connect_all(&s, fd, 2);
+    raw_cmd(fd[1], SOCKMODEL_SIZE, 0, 0, 0, 0);
+    expect_reply(fd[1], SOCKMODEL_SIZE, SOCKMODEL_ST_OK, &r, NULL, 0);
+    assert_true(r.arg[3] & SOCKMODEL_FEATURE_WAIT_RECV);
+    /* nothing queued and nothing comes: EXPIRED, no payload */
+    raw_cmd(fd[1], SOCKMODEL_WAITING_START, 20000, SOCKMODEL_WAIT_RECV, 0, 0);
+    expect_reply(fd[1], SOCKMODEL_WAITING_START, SOCKMODEL_ST_EXPIRED, NULL, NULL, 0);
+    /* woken by an arriving message: it comes with the reply */
+    raw_cmd(fd[1], SOCKMODEL_WAITING_START, SOCKMODEL_WAIT_MAX_US, SOCKMODEL_WAIT_RECV, 0, 0);
+    raw_send(fd[0], 1, 42, "wake", 4);
+    raw_cmd(fd[0], SOCKMODEL_RECV, 0, 0, 0, 0);
+    memset(buf, 0, sizeof(buf));
+    expect_reply(fd[1], SOCKMODEL_WAITING_START, SOCKMODEL_ST_OK, &r, buf, sizeof(buf));
+    assert_int_equal(r.arg[0], 0);
+    assert_int_equal(r.arg[1], 42);
+    assert_int_equal(r.arg[2], 4);
+    assert_memory_equal(buf, "wake", 4);
+    /* it was taken: the queue is empty */
+    raw_cmd(fd[1], SOCKMODEL_PROBE, 0, 0, 0, 0);
+    expect_reply(fd[1], SOCKMODEL_PROBE, SOCKMODEL_ST_NONE, NULL, NULL, 0);
+    /* two already queued (one of them empty): answered at once, in order */
+    raw_send(fd[1], 1, 7, "self", 4);
+    raw_send(fd[1], 1, 8, NULL, 0);
+    raw_cmd(fd[1], SOCKMODEL_WAITING_START, SOCKMODEL_WAIT_MAX_US, SOCKMODEL_WAIT_RECV, 0, 0);
+    expect_reply(fd[1], SOCKMODEL_WAITING_START, SOCKMODEL_ST_OK, &r, buf, sizeof(buf));
+    assert_int_equal(r.arg[1], 7);
+    assert_memory_equal(buf, "self", 4);
+    raw_cmd(fd[1], SOCKMODEL_WAITING_START, SOCKMODEL_WAIT_MAX_US, SOCKMODEL_WAIT_RECV, 0, 0);
+    expect_reply(fd[1], SOCKMODEL_WAITING_START, SOCKMODEL_ST_OK, &r, buf, sizeof(buf));
+    assert_int_equal(r.arg[1], 8);
+    assert_int_equal(r.arg[2], 0);
+    raw_send(fd[1], 0, 1, "bye", 3);
+    finish(fd[1]);
+    expect_reply(fd[0], SOCKMODEL_RECV, SOCKMODEL_ST_OK, &r, buf, sizeof(buf));
+    assert_memory_equal(buf, "bye", 3);
+    finish(fd[0]);
+    assert_int_equal(sim_wait(&s), 0);
+    sim_cleanup(&s);
+}
+
+static void test_wait_recv_simpel(void **state)
+{
+    (void) state;
+    run_wait_recv("simpel");
+}
+
+static void test_wait_recv_torus(void **state)
+{
+    (void) state;
+    run_wait_recv("torus");
+}
+
 static void test_waiting_simpel(void **state)
 {
     (void) state;
@@ -275,6 +337,8 @@ int main(void)
         cmocka_unit_test(test_matching),
         cmocka_unit_test(test_waiting_simpel),
         cmocka_unit_test(test_waiting_torus),
+        cmocka_unit_test(test_wait_recv_simpel),
+        cmocka_unit_test(test_wait_recv_torus),
         cmocka_unit_test(test_barrier),
         cmocka_unit_test(test_torus_clocks),
         cmocka_unit_test(test_deadlock),
