@@ -98,10 +98,12 @@ static int mca_btl_sci_component_register(void)
 
     /* the standard parameters: below vader, above tcp */
     m->btl_exclusivity = MCA_BTL_EXCLUSIVITY_HIGH - 1;
-    m->btl_eager_limit = 2048;                 /* CHEMPI's small-message limit */
-    m->btl_rndv_eager_limit = 2048;
-    m->btl_max_send_size = 2048;
-    m->btl_rdma_pipeline_send_length = 2048;
+    /* CHEMPI's small messages: up to 2 KiB of user data, plus room for
+     * ob1's header (match 14 B, rendezvous 32 B) in the same slot */
+    m->btl_eager_limit = 2048 + MCA_BTL_SCI_HDR_ROOM;
+    m->btl_rndv_eager_limit = 2048 + MCA_BTL_SCI_HDR_ROOM;
+    m->btl_max_send_size = 2048 + MCA_BTL_SCI_HDR_ROOM;
+    m->btl_rdma_pipeline_send_length = 2048 + MCA_BTL_SCI_HDR_ROOM;
     m->btl_rdma_pipeline_frag_size = 4 * 1024 * 1024;
     m->btl_min_rdma_pipeline_size = INT_MAX;   /* always the RDMA protocol */
     m->btl_put_limit = SIZE_MAX;

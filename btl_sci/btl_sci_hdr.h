@@ -37,6 +37,10 @@
  * not polling its ring; cleared by the owner. */
 #define MCA_BTL_SCI_DOORBELL_ID 0xffffu
 
+/* bytes of a slot kept for the upper layer's header on top of CHEMPI's
+ * 2 KiB of user data (the default eager limit is 2048 + this) */
+#define MCA_BTL_SCI_HDR_ROOM 64
+
 /* segment ids: owner's local rank in the high half, peer's in the low */
 #define MCA_BTL_SCI_SEGMENT_ID(owner, peer) \
     ((((uint32_t) (owner)) << 16) | ((uint32_t) (peer) & 0xffffu))
