@@ -78,6 +78,7 @@ typedef struct mca_btl_swf_component_t {
     int connect_timeout;      /* seconds to wait for the simulator */
     int reply_timeout;        /* seconds one blocking read/write may take */
     int spin_us;              /* busy-poll for a reply before sleeping */
+    int simulator_spin_us;    /* --spin-us of the private simulator */
     int verbose;
 
     /* state */

@@ -145,6 +145,11 @@ static int mca_btl_swf_component_register(void)
                 "sleeping in the kernel (a sleep and wake-up costs more than a round trip "
                 "through the simulator); 0 always sleeps",
                 OPAL_INFO_LVL_5, &c->spin_us, 200);
+    swf_reg_int("simulator_spin_us",
+                "Microseconds the private simulator polls its sockets (yielding the core) "
+                "before it sleeps when idle (swfsim --spin-us): saves a wake-up per message "
+                "at the cost of CPU time; 0 sleeps at once",
+                OPAL_INFO_LVL_5, &c->simulator_spin_us, 100);
     swf_reg_int("verbose", "Verbosity of btl_swf's diagnostic output (0: none, 5: setup, "
                 "10: per message)", OPAL_INFO_LVL_9, &c->verbose, 0);
 

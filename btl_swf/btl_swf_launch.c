@@ -79,7 +79,7 @@ int mca_btl_swf_launch_start(uint32_t nodes)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     const char *port_file = swf_port_file();
-    char nodes_str[16];
+    char nodes_str[16], ctimeout_str[16], spin_str[16];
     pid_t pid;
 
     if (NULL == port_file) {
@@ -99,6 +99,8 @@ int mca_btl_swf_launch_start(uint32_t nodes)
     /* a leftover from an earlier attempt would hand out a dead port */
     (void) unlink(port_file);
     snprintf(nodes_str, sizeof(nodes_str), "%u", nodes);
+    snprintf(ctimeout_str, sizeof(ctimeout_str), "%d", c->connect_timeout > 0 ? c->connect_timeout : 0);
+    snprintf(spin_str, sizeof(spin_str), "%d", c->simulator_spin_us > 0 ? c->simulator_spin_us : 0);
 
     pid = fork();
     if (pid < 0) {
@@ -107,7 +109,7 @@ int mca_btl_swf_launch_start(uint32_t nodes)
         return OPAL_ERROR;
     }
     if (0 == pid) {
-        const char *argv[16];
+        const char *argv[24];
         int argc = 0, fd;
 
         /* the simulator must not outlive the process that started it */
@@ -133,6 +135,12 @@ int mca_btl_swf_launch_start(uint32_t nodes)
         argv[argc++] = "127.0.0.1:0";
         argv[argc++] = "--port-file";
         argv[argc++] = port_file;
+        /* the simulator gives up, instead of waiting forever, when a rank
+         * never connects (that rank reports its own error) */
+        argv[argc++] = "--connect-timeout";
+        argv[argc++] = ctimeout_str;
+        argv[argc++] = "--spin-us";
+        argv[argc++] = spin_str;
         if (NULL != c->simulator_config && '\0' != c->simulator_config[0]) {
             argv[argc++] = "--config";
             argv[argc++] = c->simulator_config;

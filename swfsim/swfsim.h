@@ -38,6 +38,7 @@ typedef struct swfsim_config {
     uint32_t header_bytes;        /* header flit */
     uint32_t probe_cycles;        /* cost of PROBE / immediate WAITING_START */
     uint64_t mem_limit;           /* payload bytes the simulator may hold */
+    uint32_t spin_us;             /* poll this long before sleeping in epoll */
 } swfsim_config_t;
 
 void swfsim_config_defaults(swfsim_config_t *cfg);

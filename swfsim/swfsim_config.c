@@ -26,6 +26,7 @@ void swfsim_config_defaults(swfsim_config_t *cfg)
     cfg->header_bytes = 8;
     cfg->probe_cycles = 100;            /* the report's probe cost */
     cfg->mem_limit = 2ull << 30;        /* 2 GiB of messages in flight */
+    cfg->spin_us = 0;                   /* sleep in epoll at once */
 }
 
 void swfsim_usage(FILE *out)
@@ -40,12 +41,14 @@ void swfsim_usage(FILE *out)
         "  -r, --report FILE      write the JSON report there at the end\n"
         "  -c, --config FILE      key = value settings (torus_x, torus_y, cycle_ns,\n"
         "                         link_mbps, router_cycles, header_bytes, probe_cycles,\n"
-        "                         model, nodes, max_msg, mem_limit, listen)\n"
+        "                         model, nodes, max_msg, mem_limit, listen, spin_us)\n"
         "      --max-msg BYTES    largest message (default %u, at most %u)\n"
         "      --torus XxY        torus dimensions (default: smallest near-square)\n"
         "      --connect-timeout S  give up if the N nodes are not there after S seconds\n"
         "      --mem-limit BYTES  most message bytes held at once (default 2G); a SEND\n"
         "                         beyond it drops its sender\n"
+        "      --spin-us US       when idle, poll the sockets this long (yielding the\n"
+        "                         core) before sleeping: lower latency, more CPU (default 0)\n"
         "  -q, --quiet            no progress messages, no summary on stdout\n"
         "  -h, --help             this text\n"
         "  -V, --version          version\n",
@@ -164,6 +167,9 @@ int swfsim_config_set(swfsim_config_t *cfg, const char *key, const char *value)
         cfg->mem_limit = v;
         return 0;
     }
+    if (0 == strcmp(key, "spin_us")) {
+        return swfsim_parse_u32(value, &cfg->spin_us, 0, 1000000);
+    }
     if (0 == strcmp(key, "torus")) {
         return swfsim_parse_dims(cfg, value);
     }
@@ -269,7 +275,8 @@ enum {
     SWFSIM_OPT_MAXMSG = 256,
     SWFSIM_OPT_TORUS,
     SWFSIM_OPT_CTIMEOUT,
-    SWFSIM_OPT_MEMLIMIT
+    SWFSIM_OPT_MEMLIMIT,
+    SWFSIM_OPT_SPIN
 };
 
 int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
@@ -285,6 +292,7 @@ int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
         { "torus", required_argument, NULL, SWFSIM_OPT_TORUS },
         { "connect-timeout", required_argument, NULL, SWFSIM_OPT_CTIMEOUT },
         { "mem-limit", required_argument, NULL, SWFSIM_OPT_MEMLIMIT },
+        { "spin-us", required_argument, NULL, SWFSIM_OPT_SPIN },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
@@ -335,6 +343,7 @@ int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
             case SWFSIM_OPT_MAXMSG: bad = swfsim_config_set(cfg, "max_msg", optarg); break;
             case SWFSIM_OPT_TORUS: bad = swfsim_config_set(cfg, "torus", optarg); break;
             case SWFSIM_OPT_MEMLIMIT: bad = swfsim_config_set(cfg, "mem_limit", optarg); break;
+            case SWFSIM_OPT_SPIN: bad = swfsim_config_set(cfg, "spin_us", optarg); break;
             case SWFSIM_OPT_CTIMEOUT:
                 bad = swfsim_parse_u32(optarg, &cfg->connect_timeout_s, 0, 86400);
                 break;

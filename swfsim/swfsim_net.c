@@ -5,6 +5,7 @@
  */
 
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <signal.h>
@@ -422,7 +423,22 @@ int swfsim_net_run(swfsim_t *sim)
         if (sim->done) {
             timeout = 100;
         }
-        nev = epoll_wait(sim->epfd, evs, 64, timeout);
+        nev = 0;
+        if (sim->started && !sim->done && sim->cfg.spin_us > 0 && 0 != timeout) {
+            /* a sleep and wake-up costs more than a message's whole trip
+             * through here: poll a little, yielding the core to clients */
+            uint64_t until = swfsim_now_us() + sim->cfg.spin_us;
+            do {
+                nev = epoll_wait(sim->epfd, evs, 64, 0);
+                if (0 != nev) {
+                    break;
+                }
+                sched_yield();
+            } while (swfsim_now_us() < until);
+        }
+        if (0 == nev) {
+            nev = epoll_wait(sim->epfd, evs, 64, timeout);
+        }
         if (nev < 0) {
             if (EINTR == errno) {
                 continue;
