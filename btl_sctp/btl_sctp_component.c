@@ -159,7 +159,7 @@ static int mca_btl_sctp_component_register(void)
     mca_btl_sctp_module.super.btl_max_send_size = 256 * 1024;
     mca_btl_sctp_module.super.btl_latency = 100;
     mca_btl_sctp_module.super.btl_bandwidth = 100;
-    mca_btl_sctp_module.super.btl_flags = MCA_BTL_FLAGS_SEND;
+    mca_btl_sctp_module.super.btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_SEND_INPLACE;
     return mca_btl_base_param_register(&c->super.btl_version, &mca_btl_sctp_module.super);
 }
 

@@ -25,6 +25,7 @@ static void mca_btl_sctp_endpoint_construct(mca_btl_sctp_endpoint_t *ep)
     ep->used = 0;
     ep->num_streams = 1;
     ep->next_bulk = 0;
+    ep->partial = NULL;
 }
 
 static void mca_btl_sctp_endpoint_destruct(mca_btl_sctp_endpoint_t *ep)
@@ -51,10 +52,23 @@ static void frag_complete(mca_btl_sctp_frag_t *frag, int status)
     }
 }
 
+/* Hand the fragment (header and first segment, then the data sent in
+ * place) to the socket, from where an earlier call stopped. A message
+ * the socket took in part blocks the endpoint until the rest is in:
+ * nothing else may go to this peer in between. */
 static int frag_push(mca_btl_sctp_endpoint_t *ep, mca_btl_sctp_frag_t *frag)
 {
-    return btl_sctp_sock_send(mca_btl_sctp_component.sock, ep->peer, frag->stream, frag->hdr,
-                              MCA_BTL_SCTP_HDR_SIZE + frag->segment.seg_len);
+    struct iovec iov[2];
+    int rc;
+
+    iov[0].iov_base = frag->hdr;
+    iov[0].iov_len = MCA_BTL_SCTP_HDR_SIZE + frag->segments[0].seg_len;
+    iov[1].iov_base = frag->segments[1].seg_addr.pval;
+    iov[1].iov_len = frag->segments[1].seg_len;
+    rc = btl_sctp_sock_sendv(mca_btl_sctp_component.sock, ep->peer, frag->stream, iov,
+                             frag->base.des_segment_count, &frag->sent);
+    ep->partial = (-EAGAIN == rc && frag->sent > 0) ? frag : NULL;
+    return rc;
 }
 
 static void mark_pending(mca_btl_sctp_endpoint_t *ep)
@@ -75,7 +89,8 @@ int mca_btl_sctp_endpoint_send(mca_btl_sctp_endpoint_t *ep, mca_btl_sctp_frag_t 
     }
     ep->used = 1;
     frag->endpoint = ep;
-    if (opal_list_is_empty(queue)) {
+    frag->sent = 0;
+    if (opal_list_is_empty(queue) && NULL == ep->partial) {
         rc = frag_push(ep, frag);
         if (0 == rc) {
             return 1;
@@ -96,6 +111,23 @@ static int endpoint_flush(mca_btl_sctp_endpoint_t *ep)
     opal_list_t *queues[2] = {&ep->pending_ctrl, &ep->pending_bulk};
     int sent = 0;
 
+    if (NULL != ep->partial) {
+        /* finish the message begun before anything else */
+        mca_btl_sctp_frag_t *frag = ep->partial;
+        opal_list_t *queue = 0 == frag->stream ? &ep->pending_ctrl : &ep->pending_bulk;
+        int rc = frag_push(ep, frag);
+        if (-EAGAIN == rc) {
+            return sent;
+        }
+        opal_list_remove_item(queue, (opal_list_item_t *) frag);
+        if (0 != rc) {
+            frag_complete(frag, OPAL_ERR_UNREACH);
+            mca_btl_sctp_endpoint_failed(ep, "the socket refused a message");
+            return sent;
+        }
+        frag_complete(frag, OPAL_SUCCESS);
+        ++sent;
+    }
     for (int q = 0; q < 2; ++q) {
         while (!opal_list_is_empty(queues[q])) {
             mca_btl_sctp_frag_t *frag = (mca_btl_sctp_frag_t *) opal_list_get_first(queues[q]);
@@ -145,6 +177,7 @@ void mca_btl_sctp_endpoint_failed(mca_btl_sctp_endpoint_t *ep, const char *why)
         return;
     }
     ep->state = MCA_BTL_SCTP_EP_FAILED;
+    ep->partial = NULL;
     if (ep->on_pending) {
         opal_list_remove_item(&c->pending_eps, &ep->pending_item);
         ep->on_pending = 0;

@@ -38,6 +38,7 @@ struct mca_btl_base_endpoint_t {
     int used;                      /* we sent to it: say goodbye at finalize */
     uint16_t num_streams;          /* agreed with the peer */
     uint16_t next_bulk;
+    struct mca_btl_sctp_frag_t *partial; /* message the socket took in part */
 };
 typedef struct mca_btl_base_endpoint_t mca_btl_base_endpoint_t;
 typedef mca_btl_base_endpoint_t mca_btl_sctp_endpoint_t;

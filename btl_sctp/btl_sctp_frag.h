@@ -1,9 +1,11 @@
 /*
  * btl_sctp_frag.h: send fragments of btl/sctp.
  *
- * A fragment is a descriptor with one segment pointing into its own
- * buffer, which holds the wire header followed by the payload, so that
- * one contiguous send hands header and data to the stack together.
+ * A fragment is a descriptor whose first segment points into its own
+ * buffer, which holds the wire header followed by the payload (or, for
+ * data sent in place, only the PML's header); a second segment, when
+ * present, points at the user's contiguous data. The socket layer
+ * gathers both into one SCTP message.
  */
 #ifndef MCA_BTL_SCTP_FRAG_H
 #define MCA_BTL_SCTP_FRAG_H
@@ -21,11 +23,12 @@ struct mca_btl_base_endpoint_t;
 
 typedef struct mca_btl_sctp_frag_t {
     mca_btl_base_descriptor_t base;
-    mca_btl_base_segment_t segment;
+    mca_btl_base_segment_t segments[2]; /* [1]: user data sent in place */
     struct mca_btl_base_endpoint_t *endpoint;
     opal_free_list_t *my_list;
     size_t size;                 /* payload capacity */
     uint16_t stream;
+    size_t sent;                 /* bytes of the message the socket took */
     mca_btl_sctp_hdr_t *hdr;     /* start of the wire buffer */
 } mca_btl_sctp_frag_t;
 

@@ -181,7 +181,8 @@ mca_btl_base_descriptor_t *mca_btl_sctp_alloc(struct mca_btl_base_module_t *btl,
     if (NULL == frag) {
         return NULL;
     }
-    frag->segment.seg_len = size;
+    frag->segments[0].seg_len = size;
+    frag->base.des_segment_count = 1;
     frag->endpoint = endpoint;
     frag->base.des_flags = flags;
     frag->base.order = MCA_BTL_NO_ORDER;
@@ -197,8 +198,13 @@ int mca_btl_sctp_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor
     return OPAL_SUCCESS;
 }
 
-/* Pack reserve bytes of room plus up to *size bytes of data into one
- * fragment: the stack needs one contiguous buffer per message. */
+/* Contiguous data of at least this many bytes is sent from the user's
+ * buffer (the stack copies it anyway); smaller data is packed behind
+ * the header, which keeps a small message one piece. */
+#define MCA_BTL_SCTP_INPLACE_MIN 16384
+
+/* reserve bytes of room for the PML's header, then up to *size bytes of
+ * data: referenced in place when contiguous and large, else packed. */
 mca_btl_base_descriptor_t *mca_btl_sctp_prepare_src(struct mca_btl_base_module_t *btl,
                                                     struct mca_btl_base_endpoint_t *endpoint,
                                                     struct opal_convertor_t *convertor,
@@ -209,24 +215,35 @@ mca_btl_base_descriptor_t *mca_btl_sctp_prepare_src(struct mca_btl_base_module_t
     struct iovec iov;
     uint32_t iov_count = 1;
     size_t max_data = *size;
+    int inplace;
     (void) btl;
     (void) order;
 
     if (reserve + max_data > mca_btl_sctp_module.super.btl_max_send_size) {
         max_data = mca_btl_sctp_module.super.btl_max_send_size - reserve;
     }
-    frag = frag_for(reserve + max_data);
+    inplace = max_data >= MCA_BTL_SCTP_INPLACE_MIN && !opal_convertor_need_buffers(convertor);
+    frag = frag_for(inplace ? reserve : reserve + max_data);
     if (NULL == frag) {
         return NULL;
     }
-    iov.iov_base = (char *) frag->segment.seg_addr.pval + reserve;
+    /* in place: the convertor hands out a pointer to the user's data */
+    iov.iov_base = inplace ? NULL : (char *) frag->segments[0].seg_addr.pval + reserve;
     iov.iov_len = max_data;
     if (opal_convertor_pack(convertor, &iov, &iov_count, &max_data) < 0) {
         mca_btl_sctp_frag_return(frag);
         return NULL;
     }
     *size = max_data;
-    frag->segment.seg_len = reserve + max_data;
+    if (inplace) {
+        frag->segments[0].seg_len = reserve;
+        frag->segments[1].seg_addr.pval = iov.iov_base;
+        frag->segments[1].seg_len = max_data;
+        frag->base.des_segment_count = 2;
+    } else {
+        frag->segments[0].seg_len = reserve + max_data;
+        frag->base.des_segment_count = 1;
+    }
     frag->endpoint = endpoint;
     frag->base.des_flags = flags;
     frag->base.order = MCA_BTL_NO_ORDER;
@@ -254,13 +271,17 @@ int mca_btl_sctp_send(struct mca_btl_base_module_t *btl,
                       struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag)
 {
     mca_btl_sctp_frag_t *frag = (mca_btl_sctp_frag_t *) descriptor;
+    size_t len = frag->segments[0].seg_len;
     int rc;
 
+    if (2 == descriptor->des_segment_count) {
+        len += frag->segments[1].seg_len;
+    }
     frag->hdr->hdr_type = MCA_BTL_SCTP_HDR_DATA;
     frag->hdr->hdr_tag = tag;
     frag->hdr->hdr_pad = 0;
-    frag->hdr->hdr_size = htonl((uint32_t) frag->segment.seg_len);
-    frag->stream = choose_stream(endpoint, tag, frag->segment.seg_len);
+    frag->hdr->hdr_size = htonl((uint32_t) len);
+    frag->stream = choose_stream(endpoint, tag, len);
     rc = mca_btl_sctp_endpoint_send(endpoint, frag);
     if (1 == rc) {
         int owned = descriptor->des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP;
@@ -366,7 +387,8 @@ static void say_goodbye(mca_btl_sctp_endpoint_t **eps, size_t n)
         frag->hdr->hdr_tag = 0;
         frag->hdr->hdr_pad = 0;
         frag->hdr->hdr_size = 0;
-        frag->segment.seg_len = 0;
+        frag->segments[0].seg_len = 0;
+        frag->base.des_segment_count = 1;
         frag->stream = 0;
         frag->base.des_flags = MCA_BTL_DES_FLAGS_BTL_OWNERSHIP;
         frag->base.des_cbfunc = NULL;

@@ -128,7 +128,23 @@ void btl_sctp_sock_peer_remove(btl_sctp_sock_t *s, btl_sctp_peer_t *p)
 int btl_sctp_sock_send(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream, const void *buf,
                        size_t len)
 {
-    return s->ops->send(s, p, stream, buf, len);
+    struct iovec iov = {(void *) buf, len};
+    size_t done = 0;
+    int rc = s->ops->sendv(s, p, stream, &iov, 1, &done);
+
+    /* Part of the message is in (the user stack takes what fits): the
+     * rest must follow, so wait for room while driving the stack. */
+    for (int tries = 0; -EAGAIN == rc && done > 0 && tries < 1000000; ++tries) {
+        (void) s->ops->progress(s);
+        rc = s->ops->sendv(s, p, stream, &iov, 1, &done);
+    }
+    return rc;
+}
+
+int btl_sctp_sock_sendv(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
+                        const struct iovec *iov, int iovcnt, size_t *done)
+{
+    return s->ops->sendv(s, p, stream, iov, iovcnt, done);
 }
 
 int btl_sctp_sock_progress(btl_sctp_sock_t *s)

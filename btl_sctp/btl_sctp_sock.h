@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -112,6 +113,14 @@ void btl_sctp_sock_peer_remove(btl_sctp_sock_t *s, btl_sctp_peer_t *p);
 int btl_sctp_sock_send(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
                        const void *buf, size_t len);
 
+/* Send one message gathered from iovcnt pieces, starting at byte *done
+ * of it (0 for a new message). 0: the whole message was taken; -EAGAIN:
+ * no room for the rest, *done says how far it got (a message begun must
+ * be finished with further calls before anything else goes to this
+ * peer); other negative: the peer is unreachable. */
+int btl_sctp_sock_sendv(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
+                        const struct iovec *iov, int iovcnt, size_t *done);
+
 /* Drive the stack (user: read UDP, run timers, probe paths). Returns 0
  * only when no message or event can have become readable since the last
  * call (the caller may then skip btl_sctp_sock_recv); the kernel stack,
@@ -141,8 +150,8 @@ typedef struct btl_sctp_sock_ops {
     int (*peer_add)(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, int naddrs,
                     int sctp_port, void *cookie, btl_sctp_peer_t **out);
     void (*peer_remove)(btl_sctp_sock_t *s, btl_sctp_peer_t *p);
-    int (*send)(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream, const void *buf,
-                size_t len);
+    int (*sendv)(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
+                 const struct iovec *iov, int iovcnt, size_t *done);
     int (*progress)(btl_sctp_sock_t *s);
     int (*recv)(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg);
     int (*paths)(btl_sctp_sock_t *s, btl_sctp_peer_t *p, int *alive);

@@ -270,12 +270,12 @@ static void kernel_peer_remove(btl_sctp_sock_t *s, btl_sctp_peer_t *p)
     free(p);
 }
 
-static int kernel_send(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream, const void *buf,
-                       size_t len)
+/* The kernel takes a whole message or nothing: *done stays 0 until then. */
+static int kernel_sendv(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
+                        const struct iovec *iov, int iovcnt, size_t *done)
 {
     kernel_sock_t *ks = (kernel_sock_t *) s;
     char cbuf[CMSG_SPACE(sizeof(struct sctp_sndinfo))];
-    struct iovec iov = {(void *) buf, len};
     struct msghdr mh;
     struct cmsghdr *cm;
     struct sctp_sndinfo *si;
@@ -284,8 +284,8 @@ static int kernel_send(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream, 
     memset(cbuf, 0, sizeof(cbuf));
     mh.msg_name = &p->addrs[0];
     mh.msg_namelen = sizeof(p->addrs[0]);
-    mh.msg_iov = &iov;
-    mh.msg_iovlen = 1;
+    mh.msg_iov = (struct iovec *) iov;
+    mh.msg_iovlen = (size_t) iovcnt;
     mh.msg_control = cbuf;
     mh.msg_controllen = sizeof(cbuf);
     cm = CMSG_FIRSTHDR(&mh);
@@ -302,6 +302,9 @@ static int kernel_send(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream, 
             return -EAGAIN;
         }
         return -errno;
+    }
+    for (int i = 0; i < iovcnt; ++i) {
+        *done += iov[i].iov_len;
     }
     return 0;
 }
@@ -444,7 +447,7 @@ const btl_sctp_sock_ops_t btl_sctp_sock_kernel_ops = {
     .local_addrs = kernel_local_addrs,
     .peer_add = kernel_peer_add,
     .peer_remove = kernel_peer_remove,
-    .send = kernel_send,
+    .sendv = kernel_sendv,
     .progress = kernel_progress,
     .recv = kernel_recv,
     .paths = kernel_paths,

@@ -228,6 +228,10 @@ static int user_configure(user_sock_t *us, char *why, size_t whylen)
                          "SCTP_RECVRCVINFO", why, whylen))) {
         return rc;
     }
+    if ((rc = set_opt(us, IPPROTO_SCTP, SCTP_EXPLICIT_EOR, &one, sizeof(one),
+                      "SCTP_EXPLICIT_EOR", why, whylen))) {
+        return rc;
+    }
     if (cfg->nodelay
         && (rc = set_opt(us, IPPROTO_SCTP, SCTP_NODELAY, &one, sizeof(one), "SCTP_NODELAY", why,
                          whylen))) {
@@ -606,30 +610,57 @@ static void assoc_setup(user_sock_t *us, btl_sctp_peer_t *p, sctp_assoc_t id)
     }
 }
 
-static int user_send(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream, const void *buf,
-                     size_t len)
+/* Explicit end-of-record mode: a message is handed over in pieces (the
+ * BTL's header, then the user's data in place) and ends with SCTP_EOR,
+ * so the data is copied once, into the stack, and not first into a
+ * fragment. The stack may take part of a piece when its buffer is
+ * nearly full; *done records how far the message got. */
+static int user_sendv(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
+                      const struct iovec *iov, int iovcnt, size_t *done)
 {
     user_sock_t *us = (user_sock_t *) s;
     struct sctp_sendv_spa spa;
-    ssize_t n;
+    size_t skip = *done;
+    int last = iovcnt - 1;
 
+    while (last > 0 && 0 == iov[last].iov_len) {
+        --last; /* the last non-empty piece carries the end of record */
+    }
     memset(&spa, 0, sizeof(spa));
     spa.sendv_flags = SCTP_SEND_SNDINFO_VALID;
     spa.sendv_sndinfo.snd_sid = stream;
     p->probing = 1;
-    n = usrsctp_sendv(us->so, buf, len, (struct sockaddr *) &p->sconn, 1, &spa, sizeof(spa),
-                      SCTP_SENDV_SPA, 0);
-    if (n < 0) {
-        if (EWOULDBLOCK == errno || EAGAIN == errno || ENOBUFS == errno) {
-            return -EAGAIN;
+    for (int i = 0; i <= last; ++i) {
+        const char *base = (const char *) iov[i].iov_base;
+        size_t len = iov[i].iov_len;
+        ssize_t n;
+
+        if (skip >= len && i < last) {
+            skip -= len;
+            continue;
         }
-        return -errno;
-    }
-    if (!p->has_assoc) {
-        sctp_assoc_t id = usrsctp_getassocid(us->so, (struct sockaddr *) &p->sconn);
-        if (0 != id) {
-            remember_assoc(us, p, id);
-            assoc_setup(us, p, id);
+        base += skip;
+        len -= skip;
+        skip = 0;
+        spa.sendv_sndinfo.snd_flags = i == last ? SCTP_EOR : 0;
+        n = usrsctp_sendv(us->so, base, len, (struct sockaddr *) &p->sconn, 1, &spa,
+                          sizeof(spa), SCTP_SENDV_SPA, 0);
+        if (n < 0) {
+            if (EWOULDBLOCK == errno || EAGAIN == errno || ENOBUFS == errno) {
+                return -EAGAIN;
+            }
+            return -errno;
+        }
+        *done += (size_t) n;
+        if (!p->has_assoc) {
+            sctp_assoc_t id = usrsctp_getassocid(us->so, (struct sockaddr *) &p->sconn);
+            if (0 != id) {
+                remember_assoc(us, p, id);
+                assoc_setup(us, p, id);
+            }
+        }
+        if ((size_t) n < len) {
+            return -EAGAIN;
         }
     }
     return 0;
@@ -991,7 +1022,7 @@ const btl_sctp_sock_ops_t btl_sctp_sock_user_ops = {
     .local_addrs = user_local_addrs,
     .peer_add = user_peer_add,
     .peer_remove = user_peer_remove,
-    .send = user_send,
+    .sendv = user_sendv,
     .progress = user_progress,
     .recv = user_recv,
     .paths = user_paths,
