@@ -627,6 +627,10 @@ int mca_btl_sci_component_progress(void)
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
     int count = 0;
 
+    if (OPAL_UNLIKELY(NULL == c->doorbell)) {
+        /* not initialised, or finalized already */
+        return 0;
+    }
     if (opal_using_threads() && opal_atomic_swap_32(&lock, 1)) {
         return 0;
     }
