@@ -532,6 +532,7 @@ static void mca_btl_sci_check_doorbell(void)
         for (int i = base; i < base + 8 && i < c->num_local; ++i) {
             if (bell[i]) {
                 bell[i] = 0;
+                opal_output_verbose(90, c->output, "btl:sci: doorbell from local rank %d", i);
                 if (MCA_BTL_SCI_EP_CONNECTED == c->endpoints[i].state) {
                     mca_btl_sci_endpoint_activate(c->endpoints + i);
                 }
