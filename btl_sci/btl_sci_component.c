@@ -514,6 +514,11 @@ static inline int mca_btl_sci_poll_ring(mca_btl_sci_endpoint_t *ep)
         mca_btl_sci_deliver(ep, payload, len, tagword);
         tc_ring_release(&ep->in);
     }
+    if (count > 0) {
+        /* hand the slots back now (one remote store per call, not per
+         * message): a sender refilling the ring must not find it full */
+        tc_ring_consumer_flush(&ep->in);
+    }
     return (int) count;
 }
 
