@@ -52,6 +52,7 @@ typedef struct mca_btl_sci_component {
     unsigned int idle_polls;       /* empty polls before a peer goes to the doorbell */
     unsigned int sweep_interval;   /* progress calls between sweeps of idle peers */
     unsigned int free_list_max;
+    bool use_dma;                  /* false: no DMA engine, rings only */
     int verbose;
     int output;
 

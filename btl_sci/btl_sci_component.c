@@ -87,6 +87,13 @@ static int mca_btl_sci_component_register(void)
     mca_btl_sci_reg_uint("sweep_interval", "Progress calls between two checks of the rings of "
                          "idle peers (a safety net behind the doorbell)", OPAL_INFO_LVL_6,
                          &c->sweep_interval);
+    c->use_dma = true;
+    (void) mca_base_component_var_register(&c->super.btl_version, "dma",
+                                           "Use the DMA engine (CMA) for put/get, so that ob1 moves large "
+                                           "messages zero-copy and osc/rdma can run over sci; false: every "
+                                           "byte goes through the rings (as when CMA is refused)",
+                                           MCA_BASE_VAR_TYPE_BOOL, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE,
+                                           OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL, &c->use_dma);
     c->free_list_max = 8192;
     mca_btl_sci_reg_uint("free_list_max", "Most send fragments allocated", OPAL_INFO_LVL_6,
                          &c->free_list_max);
@@ -370,15 +377,19 @@ static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool en
     c->node_id = sci_local_node_id(c->sd);
 
     /* DMA engine: CMA; without it no put/get (and no osc/rdma) */
-    err = sci_dma_probe(c->sd);
-    c->dma_ok = (SCI_ERR_OK == err);
-    if (c->dma_ok) {
-        err = sci_create_dma_queue(c->sd, 16, &c->dq);
+    c->dma_ok = false;
+    if (c->use_dma) {
+        err = sci_dma_probe(c->sd);
+        if (SCI_ERR_OK == err) {
+            err = sci_create_dma_queue(c->sd, 16, &c->dq);
+        }
         c->dma_ok = (SCI_ERR_OK == err);
+        if (!c->dma_ok) {
+            opal_show_help("help-mpi-btl-sci.txt", "cma refused", true, opal_process_info.nodename,
+                           sci_strerror(err));
+        }
     }
     if (!c->dma_ok) {
-        opal_show_help("help-mpi-btl-sci.txt", "cma refused", true, opal_process_info.nodename,
-                       sci_strerror(err));
         m->btl_flags &= ~(MCA_BTL_FLAGS_RDMA | MCA_BTL_FLAGS_ATOMIC_OPS | MCA_BTL_FLAGS_ATOMIC_FOPS);
         m->btl_put = NULL;
         m->btl_get = NULL;
