@@ -75,6 +75,7 @@ typedef struct mca_btl_sci_component {
     int num_active;
     struct mca_btl_base_endpoint_t **connected;   /* sweep list */
     int num_connected;
+    struct mca_btl_base_endpoint_t **sweep;       /* snapshot of it */
     unsigned int progress_calls;
     int num_unconnected;           /* peers added but not connected yet */
 

@@ -418,7 +418,8 @@ static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool en
     c->endpoints = calloc((size_t) c->num_local, sizeof(*c->endpoints));
     c->active = calloc((size_t) c->num_local, sizeof(*c->active));
     c->connected = calloc((size_t) c->num_local, sizeof(*c->connected));
-    if (NULL == c->endpoints || NULL == c->active || NULL == c->connected) {
+    c->sweep = calloc((size_t) c->num_local, sizeof(*c->sweep));
+    if (NULL == c->endpoints || NULL == c->active || NULL == c->connected || NULL == c->sweep) {
         goto fail;
     }
     for (int i = 0; i < c->num_local; ++i) {
@@ -461,9 +462,11 @@ fail:
     free(c->endpoints);
     free(c->active);
     free(c->connected);
+    free(c->sweep);
     c->endpoints = NULL;
     c->active = NULL;
     c->connected = NULL;
+    c->sweep = NULL;
     mca_btl_sci_release_segments();
     return NULL;
 }
@@ -574,17 +577,24 @@ static int mca_btl_sci_progress_slow(void)
 
     if (0 == (c->progress_calls & (c->sweep_interval - 1))) {
         bool check_alive = 0 == (c->progress_calls & ((c->sweep_interval << 6) - 1));
+        int n;
 
-        for (int i = 0; i < c->num_connected; ++i) {
-            mca_btl_sci_endpoint_t *ep = c->connected[i];
+        /* a snapshot: no lock is held while callbacks run */
+        OPAL_THREAD_LOCK(&c->lock);
+        n = c->num_connected;
+        memcpy(c->sweep, c->connected, (size_t) n * sizeof(*c->sweep));
+        OPAL_THREAD_UNLOCK(&c->lock);
+
+        for (int i = 0; i < n; ++i) {
+            mca_btl_sci_endpoint_t *ep = c->sweep[i];
 
             if (MCA_BTL_SCI_EP_CONNECTED != ep->state) {
                 continue;
             }
             if (!ep->active) {
-                int n = mca_btl_sci_poll_ring(ep);
-                if (n > 0) {
-                    count += n;
+                int got = mca_btl_sci_poll_ring(ep);
+                if (got > 0) {
+                    count += got;
                     mca_btl_sci_endpoint_activate(ep);
                 }
             }
@@ -657,8 +667,10 @@ int mca_btl_sci_component_progress(void)
         mca_btl_sci_endpoint_t *ep = c->active[i];
         int n = mca_btl_sci_poll_ring(ep);
 
-        if (OPAL_UNLIKELY(!ep->active)) {
-            /* failed and left the list: slot i holds another peer now */
+        if (OPAL_UNLIKELY(MCA_BTL_SCI_EP_CONNECTED != ep->state)) {
+            /* failed: off the list; slot i holds another peer now */
+            ep->active = false;
+            c->active[i] = c->active[--c->num_active];
             --i;
             continue;
         }

@@ -77,7 +77,20 @@ static void mca_btl_sci_endpoint_deactivate(mca_btl_sci_endpoint_t *ep)
     ep->active = false;
 }
 
+static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep);
+
 int mca_btl_sci_endpoint_connect(mca_btl_sci_endpoint_t *ep)
+{
+    int rc;
+
+    /* add_procs and progress may race for it in threaded runs */
+    OPAL_THREAD_LOCK(&ep->lock);
+    rc = mca_btl_sci_endpoint_connect_locked(ep);
+    OPAL_THREAD_UNLOCK(&ep->lock);
+    return rc;
+}
+
+static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
     sci_remote_segment_t *rseg = NULL, *rdoor = NULL;
@@ -149,11 +162,17 @@ int mca_btl_sci_endpoint_connect(mca_btl_sci_endpoint_t *ep)
     ep->idle_in = (volatile uint32_t *) (lbase + MCA_BTL_SCI_SEG_IDLE_OFF);
     ep->idle_out = (volatile uint32_t *) (rbase + MCA_BTL_SCI_SEG_IDLE_OFF);
     ep->peer_doorbell = bell + c->local_rank;
-    ep->state = MCA_BTL_SCI_EP_CONNECTED;
+    /* a new peer is not polled until it rings: tell it to ring, and ring
+     * for it once ourselves for what it may have sent already.  Only
+     * progress touches the active list. */
+    *ep->idle_out = 1;
+    opal_atomic_wmb();
+    c->doorbell[ep->peer_rank] = 1;
+    OPAL_THREAD_LOCK(&c->lock);
     c->connected[c->num_connected++] = ep;
+    OPAL_THREAD_UNLOCK(&c->lock);
+    ep->state = MCA_BTL_SCI_EP_CONNECTED;
     --c->num_unconnected;
-    /* a new peer starts on the active list */
-    mca_btl_sci_endpoint_activate(ep);
     opal_output_verbose(20, c->output, "btl:sci: connected to local rank %d", ep->peer_rank);
     return OPAL_SUCCESS;
 
@@ -183,6 +202,7 @@ void mca_btl_sci_endpoint_disconnect(mca_btl_sci_endpoint_t *ep)
         --c->num_unconnected;
     }
     mca_btl_sci_endpoint_deactivate(ep);
+    OPAL_THREAD_LOCK(&c->lock);
     if (NULL != c->connected) {
         for (int i = 0; i < c->num_connected; ++i) {
             if (c->connected[i] == ep) {
@@ -191,6 +211,7 @@ void mca_btl_sci_endpoint_disconnect(mca_btl_sci_endpoint_t *ep)
             }
         }
     }
+    OPAL_THREAD_UNLOCK(&c->lock);
     if (ep->waiting) {
         opal_list_remove_item(&c->pending_endpoints, &ep->super);
         ep->waiting = false;
@@ -268,8 +289,8 @@ void mca_btl_sci_fatal_peer(mca_btl_sci_endpoint_t *ep, const char *why)
     if (MCA_BTL_SCI_EP_FAILED == ep->state) {
         return;
     }
+    /* progress drops it from the active list */
     ep->state = MCA_BTL_SCI_EP_FAILED;
-    mca_btl_sci_endpoint_deactivate(ep);
     opal_output_verbose(1, mca_btl_sci_component.output, "btl:sci: local rank %d: %s",
                         ep->peer_rank, why);
     /* the PML decides (ob1 aborts the job): never hang on a dead peer */

@@ -51,10 +51,11 @@ typedef struct mca_btl_base_endpoint_t mca_btl_sci_endpoint_t;
 OBJ_CLASS_DECLARATION(mca_btl_sci_endpoint_t);
 
 /* try to map the peer's segments; OPAL_SUCCESS, OPAL_ERR_RESOURCE_BUSY
- * (not there yet: try again later) or an error */
+ * (not there yet: try again later) or an error.  Called by add_procs and
+ * progress only (never from a send). */
 int mca_btl_sci_endpoint_connect(mca_btl_sci_endpoint_t *ep);
 void mca_btl_sci_endpoint_disconnect(mca_btl_sci_endpoint_t *ep);
-/* put the endpoint on the active (polled) list */
+/* put the endpoint on the active (polled) list; progress only */
 void mca_btl_sci_endpoint_activate(mca_btl_sci_endpoint_t *ep);
 /* queue a fragment behind the others (caller holds ep->lock) */
 struct mca_btl_sci_frag_t;
@@ -77,10 +78,8 @@ static inline void *mca_btl_sci_endpoint_reserve(mca_btl_sci_endpoint_t *ep)
     void *dst;
 
     if (OPAL_UNLIKELY(MCA_BTL_SCI_EP_CONNECTED != ep->state)) {
-        if (MCA_BTL_SCI_EP_CONNECTING != ep->state ||
-            OPAL_SUCCESS != mca_btl_sci_endpoint_connect(ep)) {
-            return NULL;
-        }
+        /* not connected yet: the send waits, progress connects */
+        return NULL;
     }
     if (OPAL_UNLIKELY(0 != tc_ring_reserve(&ep->out, &dst))) {
         return NULL;

@@ -175,9 +175,11 @@ int mca_btl_sci_finalize(struct mca_btl_base_module_t *btl)
     free(c->endpoints);
     free(c->active);
     free(c->connected);
+    free(c->sweep);
     c->endpoints = NULL;
     c->active = NULL;
     c->connected = NULL;
+    c->sweep = NULL;
     c->num_active = c->num_connected = 0;
     mca_btl_sci_atomic_fini();
     mca_btl_sci_rcache_fini();
