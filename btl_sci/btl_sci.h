@@ -53,6 +53,7 @@ typedef struct mca_btl_sci_component {
     unsigned int sweep_interval;   /* progress calls between sweeps of idle peers */
     unsigned int free_list_max;
     bool use_dma;                  /* false: no DMA engine, rings only */
+    bool prefetch;                 /* prefetch the slot after next for writing */
     int verbose;
     int output;
 

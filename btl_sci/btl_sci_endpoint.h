@@ -39,6 +39,7 @@ struct mca_btl_base_endpoint_t {
     volatile uint32_t *idle_out;     /* me: "ring my doorbell" (peer's segment) */
     volatile uint8_t *peer_doorbell; /* my byte in D[peer] */
 
+    bool prefetch;                   /* prefetch ring slots for writing */
     bool active;                     /* on the active list */
     unsigned int empty_polls;
 
@@ -92,6 +93,13 @@ static inline void mca_btl_sci_endpoint_publish(mca_btl_sci_endpoint_t *ep, uint
 {
     (void) tc_ring_publish(&ep->out, len, tagword);
     mca_btl_sci_endpoint_ring(ep);
+    if (OPAL_LIKELY(ep->prefetch)) {
+        /* take ownership of the slot after next now, so that its stores do
+         * not wait for the line later; never the next one, which the
+         * receiver may be polling */
+        const tc_ring_producer_t *p = &ep->out;
+        __builtin_prefetch(p->slots + (size_t) ((p->head + 1) & (p->nslots - 1)) * p->stride, 1, 3);
+    }
 }
 
 END_C_DECLS
