@@ -37,6 +37,7 @@ typedef struct mca_btl_sctp_component_t {
     int max_retrans;
     int sctp_port;
     int prio_streams;
+    int inplace_min;
     int free_list_num;
     int free_list_max;
     int free_list_inc;

@@ -141,6 +141,11 @@ static int mca_btl_sctp_component_register(void)
             "Serve stream 0 before the bulk streams and interleave messages (I-DATA) "
             "when the stack supports it",
             &c->prio_streams, OPAL_INFO_LVL_5);
+    c->inplace_min = 65536;
+    reg_int("inplace_min",
+            "Send contiguous data of at least this many bytes from the user's buffer "
+            "instead of packing it into a fragment (0: always pack)",
+            &c->inplace_min, OPAL_INFO_LVL_5);
     c->free_list_num = 8;
     reg_int("free_list_num", "Initial fragments per free list", &c->free_list_num,
             OPAL_INFO_LVL_9);

@@ -5,6 +5,8 @@
 #include "opal_config.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
@@ -71,6 +73,14 @@ static int frag_push(mca_btl_sctp_endpoint_t *ep, mca_btl_sctp_frag_t *frag)
     return rc;
 }
 
+/* The socket refused a message for good: the peer is lost. */
+static void refused(mca_btl_sctp_endpoint_t *ep, int rc)
+{
+    char why[128];
+    snprintf(why, sizeof(why), "the socket refused a message (%s)", strerror(-rc));
+    mca_btl_sctp_endpoint_failed(ep, why);
+}
+
 static void mark_pending(mca_btl_sctp_endpoint_t *ep)
 {
     if (!ep->on_pending) {
@@ -96,7 +106,7 @@ int mca_btl_sctp_endpoint_send(mca_btl_sctp_endpoint_t *ep, mca_btl_sctp_frag_t 
             return 1;
         }
         if (-EAGAIN != rc) {
-            mca_btl_sctp_endpoint_failed(ep, "the socket refused a message");
+            refused(ep, rc);
             return OPAL_ERR_UNREACH;
         }
     }
@@ -122,7 +132,7 @@ static int endpoint_flush(mca_btl_sctp_endpoint_t *ep)
         opal_list_remove_item(queue, (opal_list_item_t *) frag);
         if (0 != rc) {
             frag_complete(frag, OPAL_ERR_UNREACH);
-            mca_btl_sctp_endpoint_failed(ep, "the socket refused a message");
+            refused(ep, rc);
             return sent;
         }
         frag_complete(frag, OPAL_SUCCESS);
@@ -138,7 +148,7 @@ static int endpoint_flush(mca_btl_sctp_endpoint_t *ep)
             (void) opal_list_remove_first(queues[q]);
             if (0 != rc) {
                 frag_complete(frag, OPAL_ERR_UNREACH);
-                mca_btl_sctp_endpoint_failed(ep, "the socket refused a message");
+                refused(ep, rc);
                 return sent;
             }
             frag_complete(frag, OPAL_SUCCESS);

@@ -198,11 +198,6 @@ int mca_btl_sctp_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor
     return OPAL_SUCCESS;
 }
 
-/* Contiguous data of at least this many bytes is sent from the user's
- * buffer (the stack copies it anyway); smaller data is packed behind
- * the header, which keeps a small message one piece. */
-#define MCA_BTL_SCTP_INPLACE_MIN 16384
-
 /* reserve bytes of room for the PML's header, then up to *size bytes of
  * data: referenced in place when contiguous and large, else packed. */
 mca_btl_base_descriptor_t *mca_btl_sctp_prepare_src(struct mca_btl_base_module_t *btl,
@@ -222,7 +217,12 @@ mca_btl_base_descriptor_t *mca_btl_sctp_prepare_src(struct mca_btl_base_module_t
     if (reserve + max_data > mca_btl_sctp_module.super.btl_max_send_size) {
         max_data = mca_btl_sctp_module.super.btl_max_send_size - reserve;
     }
-    inplace = max_data >= MCA_BTL_SCTP_INPLACE_MIN && !opal_convertor_need_buffers(convertor);
+    /* from btl_sctp_inplace_min bytes on, contiguous data stays where it
+     * is (the stack copies it anyway); smaller data is packed behind the
+     * header, which keeps a small message one piece */
+    inplace = mca_btl_sctp_component.inplace_min > 0
+              && max_data >= (size_t) mca_btl_sctp_component.inplace_min
+              && !opal_convertor_need_buffers(convertor);
     frag = frag_for(inplace ? reserve : reserve + max_data);
     if (NULL == frag) {
         return NULL;

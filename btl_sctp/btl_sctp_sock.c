@@ -144,6 +144,9 @@ int btl_sctp_sock_send(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream, 
 int btl_sctp_sock_sendv(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
                         const struct iovec *iov, int iovcnt, size_t *done)
 {
+    if (iovcnt < 1 || iovcnt > BTL_SCTP_SOCK_MAX_IOV) {
+        return -EINVAL;
+    }
     return s->ops->sendv(s, p, stream, iov, iovcnt, done);
 }
 

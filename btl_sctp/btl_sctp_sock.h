@@ -113,7 +113,11 @@ void btl_sctp_sock_peer_remove(btl_sctp_sock_t *s, btl_sctp_peer_t *p);
 int btl_sctp_sock_send(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
                        const void *buf, size_t len);
 
-/* Send one message gathered from iovcnt pieces, starting at byte *done
+/* Most pieces of one message. */
+#define BTL_SCTP_SOCK_MAX_IOV 8
+
+/* Send one message gathered from iovcnt pieces (at most
+ * BTL_SCTP_SOCK_MAX_IOV), starting at byte *done
  * of it (0 for a new message). 0: the whole message was taken; -EAGAIN:
  * no room for the rest, *done says how far it got (a message begun must
  * be finished with further calls before anything else goes to this

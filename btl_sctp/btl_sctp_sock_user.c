@@ -87,6 +87,8 @@ struct user_sock {
     uint64_t last_ms;
     unsigned char *pkt;          /* USER_RX_BATCH UDP datagrams */
     unsigned char *msg;          /* one received message */
+    unsigned char *stage;        /* head of a message sent in pieces */
+    size_t stage_size;
     size_t msg_size;
     size_t pkt_size;
     int per_peer_mtu;            /* MTU from each peer's paths */
@@ -104,6 +106,10 @@ static int user_stack_refs = 0;
  * messages in between, so the stack's receive buffer never fills up
  * (a full one advertises a zero window and stalls the sender). */
 #define USER_PROGRESS_BURST 16
+
+/* SCTP common header and an I-DATA chunk header, with room to spare:
+ * the data that fills one packet is the packet size less this. */
+#define USER_PACKET_OVERHEAD 64
 
 /* Datagrams taken by one recvmmsg. */
 #define USER_RX_BATCH 8
@@ -347,7 +353,9 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
     us->msg_size = cfg->max_msg + 4096;
     us->pkt = malloc(us->pkt_size * USER_RX_BATCH);
     us->msg = malloc(us->msg_size);
-    if (NULL == us->pkt || NULL == us->msg) {
+    us->stage_size = 65536;
+    us->stage = malloc(us->stage_size);
+    if (NULL == us->pkt || NULL == us->msg || NULL == us->stage) {
         rc = -ENOMEM;
         goto fail;
     }
@@ -420,6 +428,7 @@ fail:
     tc_hash_fini(&us->by_assoc);
     free(us->pkt);
     free(us->msg);
+    free(us->stage);
     free(us);
     return rc;
 }
@@ -615,10 +624,9 @@ static void assoc_setup(user_sock_t *us, btl_sctp_peer_t *p, sctp_assoc_t id)
  * so the data is copied once, into the stack, and not first into a
  * fragment. The stack may take part of a piece when its buffer is
  * nearly full; *done records how far the message got. */
-static int user_sendv(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
-                      const struct iovec *iov, int iovcnt, size_t *done)
+static int sendv_pieces(user_sock_t *us, btl_sctp_peer_t *p, uint16_t stream,
+                        const struct iovec *iov, int iovcnt, size_t *done)
 {
-    user_sock_t *us = (user_sock_t *) s;
     struct sctp_sendv_spa spa;
     size_t skip = *done;
     int last = iovcnt - 1;
@@ -629,7 +637,6 @@ static int user_sendv(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
     memset(&spa, 0, sizeof(spa));
     spa.sendv_flags = SCTP_SEND_SNDINFO_VALID;
     spa.sendv_sndinfo.snd_sid = stream;
-    p->probing = 1;
     for (int i = 0; i <= last; ++i) {
         const char *base = (const char *) iov[i].iov_base;
         size_t len = iov[i].iov_len;
@@ -664,6 +671,72 @@ static int user_sendv(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
         }
     }
     return 0;
+}
+
+/* Is data of this association in flight (sent, not yet acknowledged)? */
+static int in_flight(user_sock_t *us, btl_sctp_peer_t *p)
+{
+    struct sctp_status st;
+    socklen_t len = sizeof(st);
+
+    if (!p->has_assoc) {
+        return 0;
+    }
+    memset(&st, 0, sizeof(st));
+    st.sstat_assoc_id = p->assoc_id;
+    if (usrsctp_getsockopt(us->so, IPPROTO_SCTP, SCTP_STATUS, &st, &len) < 0) {
+        return 0;
+    }
+    return 0 != st.sstat_unackdata;
+}
+
+/* A short first piece would leave as a packet of its own when nothing
+ * is in flight (the stack sends what it has of an unfinished message):
+ * two packets and an extra SACK per message. So then the first piece is
+ * topped up from the following ones to a full packet in a staging
+ * buffer; the rest of the data still goes in place. With data in flight
+ * the stack waits for the rest of the message, and nothing is staged. */
+static int user_sendv(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
+                      const struct iovec *iov, int iovcnt, size_t *done)
+{
+    user_sock_t *us = (user_sock_t *) s;
+    uint32_t mtu = 0 != p->mtu ? p->mtu : (uint32_t) us->cfg.mtu;
+    size_t fill = mtu > USER_PACKET_OVERHEAD + 512 ? mtu - USER_PACKET_OVERHEAD : 512;
+    struct iovec v[BTL_SCTP_SOCK_MAX_IOV + 1];
+    size_t have, skipped = 0;
+    int nv = 0, i, rc;
+
+    p->probing = 1;
+    if (iovcnt < 2 || iovcnt > BTL_SCTP_SOCK_MAX_IOV || iov[0].iov_len >= fill
+        || fill > us->stage_size || (0 == *done && in_flight(us, p))) {
+        return sendv_pieces(us, p, stream, iov, iovcnt, done);
+    }
+    /* the staged head: piece 0 and the start of the next pieces */
+    have = 0;
+    for (i = 0; i < iovcnt && have < fill; ++i) {
+        size_t take = iov[i].iov_len < fill - have ? iov[i].iov_len : fill - have;
+        if (*done < have + take) {
+            memcpy(us->stage + have, iov[i].iov_base, take); /* resent from *done on */
+        }
+        have += take;
+        if (take < iov[i].iov_len) {
+            skipped = take; /* piece i continues after the staged part */
+            break;
+        }
+    }
+    v[nv].iov_base = us->stage;
+    v[nv].iov_len = have;
+    ++nv;
+    if (i < iovcnt) {
+        v[nv].iov_base = (char *) iov[i].iov_base + skipped;
+        v[nv].iov_len = iov[i].iov_len - skipped;
+        ++nv;
+        for (++i; i < iovcnt; ++i) {
+            v[nv++] = iov[i];
+        }
+    }
+    rc = sendv_pieces(us, p, stream, v, nv, done);
+    return rc;
 }
 
 static void probe_send(user_sock_t *us, btl_sctp_peer_t *p, int i, int kind, uint32_t seq)
@@ -996,6 +1069,7 @@ static void user_close(btl_sctp_sock_t *s)
     tc_hash_fini(&us->by_assoc);
     free(us->pkt);
     free(us->msg);
+    free(us->stage);
     free(us);
 }
 
