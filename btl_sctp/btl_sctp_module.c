@@ -320,6 +320,12 @@ void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg)
         return;
     case BTL_SCTP_SOCK_LOST:
         if (MCA_BTL_SCTP_EP_OK == ep->state && !c->finalizing) {
+            char stats[512];
+            /* what the stack saw before giving up: retransmissions, drops */
+            if (0 == btl_sctp_sock_user_stats(stats, sizeof(stats))) {
+                opal_output_verbose(1, c->output, "btl:sctp: association lost; user stack: %s",
+                                    stats);
+            }
             mca_btl_sctp_endpoint_failed(ep, "the SCTP association was aborted (the peer "
                                              "died or every path to it failed)");
         }

@@ -27,6 +27,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -377,6 +378,16 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
         usrsctp_sysctl_set_sctp_delayed_sack_time_default(1);
         usrsctp_sysctl_set_sctp_enable_sack_immediately(0);
         usrsctp_sysctl_set_sctp_max_burst_default(16);
+        /* No count limit on queued chunks (usrsctp's default is 512): the
+         * byte limits of the socket buffers and the window bound memory.
+         * At the limit the receiver drops every arriving chunk, and an
+         * I-DATA chunk that fills a gap is dropped too (usrsctp only
+         * accepts plain DATA below its highest TSN there). One loss, and
+         * then 512 small messages queued behind the gap on stream 0,
+         * and the association deadlocks: its retransmissions are dropped
+         * until it aborts after max_retrans. Many small messages (ob1's
+         * flood of unexpected sends) reach 512 in two packets. */
+        usrsctp_sysctl_set_sctp_max_chunks_on_queue(UINT32_MAX);
         if (cfg->crc32c) {
             usrsctp_disable_crc32c_offload();
         } else {
@@ -1083,10 +1094,12 @@ int btl_sctp_sock_user_stats(char *buf, size_t len)
     usrsctp_get_stat(&st);
     snprintf(buf, len,
              "packets in %u out %u, DATA chunks in %u out %u, retransmitted %u (fast %u), "
-             "T3 timeouts %u, SACKs sent %u, window probes %u, bad checksums %u",
+             "T3 timeouts %u, SACKs sent %u, window probes %u, bad checksums %u, "
+             "DATA dropped at the chunk limit %u, at a closed window %u",
              st.sctps_inpackets, st.sctps_outpackets, st.sctps_recvdata, st.sctps_senddata,
              st.sctps_sendretransdata, st.sctps_sendfastretrans, st.sctps_timodata,
-             st.sctps_sendsacks, st.sctps_windowprobed, st.sctps_badsum);
+             st.sctps_sendsacks, st.sctps_windowprobed, st.sctps_badsum,
+             st.sctps_datadropchklmt, st.sctps_datadroprwnd);
     return 0;
 }
 
