@@ -70,6 +70,7 @@ typedef struct mca_btl_swf_component_t {
     char *simulator;          /* swfsim executable for the private simulator */
     char *simulator_config;   /* --config file for the private simulator */
     char *simulator_report;   /* --report file for the private simulator */
+    char *private_transport;  /* unix or tcp: how the private simulator listens */
     int probe_count;          /* probes before a progress call waits */
     int wait_step_ms;         /* wait grows by this much per idle wait */
     int wait_max_ms;          /* upper bound of one wait */
@@ -91,6 +92,7 @@ typedef struct mca_btl_swf_component_t {
     /* the private simulator, when this process started it */
     pid_t sim_pid;
     char *port_file;
+    char *sock_file;          /* its Unix socket (the simulator removes it) */
     bool port_file_owner;
 } mca_btl_swf_component_t;
 

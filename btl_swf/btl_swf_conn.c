@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "btl_swf_conn.h"
@@ -265,6 +266,17 @@ int swf_conn_parse_address(const char *address, char *host, size_t host_len, int
     size_t n;
     long value;
 
+    if (NULL != address && 0 == strncmp(address, SWF_CONN_UNIX_PREFIX, 5)) {
+        /* unix:PATH stays whole in host; the path must fit sun_path */
+        n = strlen(address);
+        if (n == 5 || n + 1 > host_len ||
+            n - 5 >= sizeof(((struct sockaddr_un *) 0)->sun_path)) {
+            return -EINVAL;
+        }
+        memcpy(host, address, n + 1);
+        *port = 0;
+        return 0;
+    }
     if (NULL == address || NULL == (colon = strrchr(address, ':'))) {
         return -EINVAL;
     }
@@ -302,12 +314,44 @@ static void swf_set_io_timeout(swf_conn_t *c, int ms)
     (void) setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
+static int swf_try_connect_unix(swf_conn_t *c, const char *path)
+{
+    struct sockaddr_un sa;
+    int fd, err;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof(sa.sun_path)) {
+        return swf_fail(c, ENAMETOOLONG, "the socket path %s is too long", path);
+    }
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        return swf_fail(c, errno, "socket: %s", strerror(errno));
+    }
+    if (0 != connect(fd, (struct sockaddr *) &sa, sizeof(sa))) {
+        err = errno;
+        close(fd);
+        /* no socket file yet is the same as nobody listening yet */
+        if (ENOENT == err) {
+            err = ECONNREFUSED;
+        }
+        return swf_fail(c, err, "cannot connect to the simulator at unix:%s: %s", path,
+                        strerror(err));
+    }
+    c->fd = fd;
+    return 0;
+}
+
 static int swf_try_connect(swf_conn_t *c, const char *host, int port)
 {
     struct addrinfo hints, *res = NULL, *ai;
     char port_str[16];
     int fd = -1, rc, err = ECONNREFUSED, one = 1;
 
+    if (0 == strncmp(host, SWF_CONN_UNIX_PREFIX, 5)) {
+        return swf_try_connect_unix(c, host + 5);
+    }
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
@@ -334,7 +378,7 @@ static int swf_try_connect(swf_conn_t *c, const char *host, int port)
         return swf_fail(c, err, "cannot connect to the simulator at %s:%d: %s", host, port,
                         strerror(err));
     }
-    /* commands are small and latency-bound */
+    /* commands are small and latency-bound (a TCP socket here) */
     (void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     c->fd = fd;
     return 0;

@@ -54,10 +54,14 @@ typedef struct swf_msg_info {
 /* Prepare c (no I/O). scale 0 disables consumetime. */
 void swf_conn_init(swf_conn_t *c, double cycle_ns, double scale, int io_timeout_ms);
 
-/* Split "HOST:PORT" (HOST may be empty: loopback). 0 or -EINVAL. */
+/* Split "HOST:PORT" (HOST may be empty: loopback). "unix:PATH" names a
+ * Unix-domain socket: host gets the whole string, port 0. 0 or -EINVAL. */
 int swf_conn_parse_address(const char *address, char *host, size_t host_len, int *port);
 
-/* Connect (retrying refused connections until timeout_ms) and run the
+#define SWF_CONN_UNIX_PREFIX "unix:"
+
+/* Connect (host "unix:PATH": a Unix-domain socket, port unused),
+ * retrying refused connections until timeout_ms, and run the
  * rank handshake; the simulator answers once every node is connected.
  * On success c->rank holds the assigned rank. */
 int swf_conn_connect(swf_conn_t *c, const char *host, int port, uint32_t want_rank,

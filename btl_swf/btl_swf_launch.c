@@ -1,10 +1,12 @@
 /*
  * btl_swf_launch.c: the private simulator of a job. When no server is
- * given, the process with local rank 0 starts swfsim listening on an
- * ephemeral loopback port that it writes into a port file in the job
- * session directory; every process of the job reads the port from there.
- * At finalize the launcher reaps the simulator (which exits once every
- * client said FINISH) and removes the port file.
+ * given, the process with local rank 0 starts swfsim listening on a
+ * Unix-domain socket in the job session directory (or, with
+ * btl_swf_private_transport tcp or a too long path, on an ephemeral
+ * loopback port) and writing its address into a port file there; every
+ * process of the job reads the address from there. At finalize the
+ * launcher reaps the simulator (which exits once every client said FINISH)
+ * and removes the port file and the socket.
  */
 
 #include "opal_config.h"
@@ -19,6 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +32,7 @@
 #include "btl_swf.h"
 
 #define SWF_PORT_FILE_NAME "swf.port"
+#define SWF_SOCK_FILE_NAME "swf.sock"
 
 static void swf_sleep_ms(int ms)
 {
@@ -61,6 +65,34 @@ static const char *swf_port_file(void)
     return c->port_file;
 }
 
+/* The Unix socket's path when the private simulator should use one:
+ * NULL for TCP (asked for, or the path does not fit sun_path). */
+static const char *swf_sock_file(void)
+{
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+    const char *t = c->private_transport;
+
+    if (NULL != t && 0 == strcmp(t, "tcp")) {
+        return NULL;
+    }
+    if (NULL != t && '\0' != t[0] && 0 != strcmp(t, "unix")) {
+        opal_output(0, "btl:swf: unknown btl_swf_private_transport '%s', using tcp", t);
+        return NULL;
+    }
+    if (NULL == c->sock_file && NULL != opal_process_info.job_session_dir) {
+        if (0 > asprintf(&c->sock_file, "%s/%s", opal_process_info.job_session_dir,
+                         SWF_SOCK_FILE_NAME)) {
+            c->sock_file = NULL;
+        } else if (strlen(c->sock_file) >= sizeof(((struct sockaddr_un *) 0)->sun_path)) {
+            opal_output_verbose(5, c->output, "btl:swf: %s is too long for a Unix socket, "
+                                "using TCP loopback", c->sock_file);
+            free(c->sock_file);
+            c->sock_file = NULL;
+        }
+    }
+    return c->sock_file;
+}
+
 /* Allow every CPU of the host (in the forked child only). */
 static void swf_unbind(void)
 {
@@ -79,7 +111,8 @@ int mca_btl_swf_launch_start(uint32_t nodes)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     const char *port_file = swf_port_file();
-    char nodes_str[16], ctimeout_str[16], spin_str[16];
+    const char *sock_file = swf_sock_file();
+    char nodes_str[16], ctimeout_str[16], spin_str[16], listen_str[128];
     pid_t pid;
 
     if (NULL == port_file) {
@@ -98,6 +131,12 @@ int mca_btl_swf_launch_start(uint32_t nodes)
     }
     /* a leftover from an earlier attempt would hand out a dead port */
     (void) unlink(port_file);
+    if (NULL != sock_file) {
+        (void) unlink(sock_file);
+        snprintf(listen_str, sizeof(listen_str), "unix:%s", sock_file);
+    } else {
+        snprintf(listen_str, sizeof(listen_str), "127.0.0.1:0");
+    }
     snprintf(nodes_str, sizeof(nodes_str), "%u", nodes);
     snprintf(ctimeout_str, sizeof(ctimeout_str), "%d", c->connect_timeout > 0 ? c->connect_timeout : 0);
     snprintf(spin_str, sizeof(spin_str), "%d", c->simulator_spin_us > 0 ? c->simulator_spin_us : 0);
@@ -132,7 +171,7 @@ int mca_btl_swf_launch_start(uint32_t nodes)
         argv[argc++] = "--model";
         argv[argc++] = c->model;
         argv[argc++] = "--listen";
-        argv[argc++] = "127.0.0.1:0";
+        argv[argc++] = listen_str;
         argv[argc++] = "--port-file";
         argv[argc++] = port_file;
         /* the simulator gives up, instead of waiting forever, when a rank
@@ -164,10 +203,11 @@ int mca_btl_swf_launch_start(uint32_t nodes)
     return OPAL_SUCCESS;
 }
 
-/* Parse "PORT", "HOST:PORT" or "PORT\n"; 0 when the file is incomplete. */
-static int swf_parse_port_file(const char *path, int *port)
+/* Parse "PORT", "HOST:PORT" or "unix:PATH" (a complete line); 0 when the
+ * file is incomplete. A unix:PATH goes whole into *sock (port 0). */
+static int swf_parse_port_file(const char *path, int *port, char **sock)
 {
-    char buf[128], *colon, *end;
+    char buf[256], *colon, *end;
     ssize_t n;
     long value;
     int fd;
@@ -188,6 +228,14 @@ static int swf_parse_port_file(const char *path, int *port)
         return 0;
     }
     *end = '\0';
+    if (0 == strncmp(buf, SWF_CONN_UNIX_PREFIX, 5)) {
+        if ('\0' == buf[5] || strlen(buf + 5) >= sizeof(((struct sockaddr_un *) 0)->sun_path)) {
+            return -1;
+        }
+        *sock = strdup(buf);
+        *port = 0;
+        return NULL == *sock ? -1 : 1;
+    }
     colon = strrchr(buf, ':');
     errno = 0;
     value = strtol(NULL != colon ? colon + 1 : buf, &end, 10);
@@ -202,6 +250,7 @@ int mca_btl_swf_launch_wait_port(char **host, int *port)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     const char *port_file = swf_port_file();
+    char *sock = NULL;
     double deadline;
     int delay_ms = 1, rc, status;
 
@@ -211,7 +260,7 @@ int mca_btl_swf_launch_wait_port(char **host, int *port)
     }
     deadline = swf_now_s() + c->connect_timeout;
     for (;;) {
-        rc = swf_parse_port_file(port_file, port);
+        rc = swf_parse_port_file(port_file, port, &sock);
         if (rc > 0) {
             break;
         }
@@ -243,7 +292,7 @@ int mca_btl_swf_launch_wait_port(char **host, int *port)
             delay_ms *= 2;
         }
     }
-    *host = strdup("127.0.0.1");
+    *host = NULL != sock ? sock : strdup("127.0.0.1");
     return NULL == *host ? OPAL_ERR_OUT_OF_RESOURCE : OPAL_SUCCESS;
 }
 
@@ -283,10 +332,16 @@ void mca_btl_swf_launch_stop(void)
         }
         c->sim_pid = 0;
     }
+    if (c->port_file_owner && NULL != c->sock_file) {
+        /* the simulator removes its socket; a killed one cannot */
+        (void) unlink(c->sock_file);
+    }
     if (c->port_file_owner && NULL != c->port_file) {
         (void) unlink(c->port_file);
         c->port_file_owner = false;
     }
     free(c->port_file);
     c->port_file = NULL;
+    free(c->sock_file);
+    c->sock_file = NULL;
 }

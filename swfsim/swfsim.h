@@ -25,6 +25,7 @@ typedef struct swfsim_config {
     int model;                    /* enum sockmodel_model */
     char listen_host[256];
     uint16_t listen_port;
+    char listen_unix[108];        /* --listen unix:PATH (sun_path's size); "" = TCP */
     char port_file[1024];
     char report_file[1024];
     uint32_t max_msg;
@@ -236,6 +237,7 @@ typedef struct swfsim {
     uint32_t nready;
     /* io */
     int epfd, lfd;
+    int unix_bound;               /* cfg.listen_unix was created: unlink it at the end */
     /* statistics */
     swfsim_hist_t latency;   /* ns */
     uint64_t msgs_total, bytes_total, discarded_total, refused, dropped;
@@ -276,6 +278,8 @@ void swfsim_net_close_node(swfsim_t *sim, swfsim_node_t *n);
 int swfsim_net_flush(swfsim_t *sim, swfsim_node_t *n);
 void swfsim_net_want_in(swfsim_t *sim, swfsim_node_t *n, int on);
 int swfsim_write_port_file(const char *path, const char *host, unsigned port);
+/* the port file of a Unix-domain socket: "unix:PATH" */
+int swfsim_write_port_file_unix(const char *path, const char *sock_path);
 
 /* report (swfsim_report.c) */
 int swfsim_report_json(swfsim_t *sim, FILE *f);

@@ -36,8 +36,9 @@ void swfsim_usage(FILE *out)
         "  SockModel network simulator (see docs/swfsim.md, docs/sockmodel.md)\n"
         "  -n, --nodes N          number of simulated nodes (1..%u), required\n"
         "  -m, --model M          simpel (no time, default) or torus\n"
-        "  -l, --listen HOST:PORT listen address (default 127.0.0.1:0, 0 = any free port)\n"
-        "  -p, --port-file FILE   write HOST:PORT there once listening (atomically)\n"
+        "  -l, --listen HOST:PORT listen address (default 127.0.0.1:0, 0 = any free port),\n"
+        "                         or unix:PATH for a Unix-domain socket (mode 0600)\n"
+        "  -p, --port-file FILE   write HOST:PORT (or unix:PATH) there once listening\n"
         "  -r, --report FILE      write the JSON report there at the end\n"
         "  -c, --config FILE      key = value settings (torus_x, torus_y, cycle_ns,\n"
         "                         link_mbps, router_cycles, header_bytes, probe_cycles,\n"
@@ -105,6 +106,19 @@ static int swfsim_parse_listen(swfsim_config_t *cfg, const char *s)
     uint32_t port;
     size_t hl;
 
+    if (0 == strncmp(s, "unix:", 5)) {
+        /* a Unix-domain stream socket: the path must fit sun_path */
+        if ('\0' == s[5]) {
+            return -1;
+        }
+        if (strlen(s + 5) >= sizeof(cfg->listen_unix)) {
+            fprintf(stderr, "swfsim: the socket path %s is longer than %zu bytes\n", s + 5,
+                    sizeof(cfg->listen_unix) - 1);
+            return -1;
+        }
+        snprintf(cfg->listen_unix, sizeof(cfg->listen_unix), "%s", s + 5);
+        return 0;
+    }
     if (NULL == colon) {
         return -1;
     }
@@ -120,6 +134,7 @@ static int swfsim_parse_listen(swfsim_config_t *cfg, const char *s)
     memcpy(cfg->listen_host, s, hl);
     cfg->listen_host[hl] = '\0';
     cfg->listen_port = (uint16_t) port;
+    cfg->listen_unix[0] = '\0';
     return 0;
 }
 

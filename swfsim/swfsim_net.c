@@ -1,6 +1,6 @@
 /*
- * swfsim_net.c: the simulator's sockets: the listening socket, one
- * non-blocking TCP connection per client, a single epoll loop without
+ * swfsim_net.c: the simulator's sockets: the listening socket (TCP or a
+ * Unix-domain stream socket), one non-blocking connection per client, a single epoll loop without
  * threads, buffered input and writev-gathered output, and the port file.
  */
 
@@ -18,6 +18,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include "swfsim.h"
 
@@ -31,7 +32,7 @@ static void swfsim_on_signal(int sig)
     swfsim_signalled = sig;
 }
 
-int swfsim_write_port_file(const char *path, const char *host, unsigned port)
+static int swfsim_write_port_line(const char *path, const char *line)
 {
     char tmp[1100];
     FILE *f;
@@ -50,12 +51,28 @@ int swfsim_write_port_file(const char *path, const char *host, unsigned port)
         unlink(tmp);
         return -1;
     }
-    fprintf(f, "%s:%u\n", host, port);
+    fprintf(f, "%s\n", line);
     if (0 != fclose(f) || 0 != rename(tmp, path)) {
         unlink(tmp);
         return -1;
     }
     return 0;
+}
+
+int swfsim_write_port_file(const char *path, const char *host, unsigned port)
+{
+    char line[300];
+
+    snprintf(line, sizeof(line), "%s:%u", host, port);
+    return swfsim_write_port_line(path, line);
+}
+
+int swfsim_write_port_file_unix(const char *path, const char *sock_path)
+{
+    char line[sizeof(((struct sockaddr_un *) 0)->sun_path) + 8];
+
+    snprintf(line, sizeof(line), "unix:%s", sock_path);
+    return swfsim_write_port_line(path, line);
 }
 
 static void swfsim_epoll_update(swfsim_t *sim, swfsim_node_t *n)
@@ -96,13 +113,120 @@ void swfsim_net_close_node(swfsim_t *sim, swfsim_node_t *n)
     }
 }
 
+static int swfsim_net_open_tcp(swfsim_t *sim);
+
+/* A socket file nobody accepts on is a leftover of a killed simulator. */
+static int swfsim_unix_stale(const struct sockaddr_un *sa)
+{
+    struct stat st;
+    int fd, stale;
+
+    if (0 != lstat(sa->sun_path, &st) || !S_ISSOCK(st.st_mode)) {
+        return 0;
+    }
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        return 0;
+    }
+    stale = (0 != connect(fd, (const struct sockaddr *) sa, sizeof(*sa)) &&
+             ECONNREFUSED == errno);
+    close(fd);
+    return stale;
+}
+
+/* Listen on cfg.listen_unix, a socket file only this user may open. */
+static int swfsim_net_open_unix(swfsim_t *sim)
+{
+    struct sockaddr_un sa;
+    mode_t old_mask;
+    int rc;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sun_family = AF_UNIX;
+    if (strlen(sim->cfg.listen_unix) >= sizeof(sa.sun_path)) {
+        swfsim_warn("the socket path %s is too long (at most %zu bytes)", sim->cfg.listen_unix,
+                    sizeof(sa.sun_path) - 1);
+        return -1;
+    }
+    memcpy(sa.sun_path, sim->cfg.listen_unix, strlen(sim->cfg.listen_unix) + 1);
+    sim->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (sim->lfd < 0) {
+        swfsim_warn("socket: %s", strerror(errno));
+        return -1;
+    }
+    /* the file is created by bind: the umask keeps it private from the
+     * first moment, chmod makes sure of it before anyone can connect */
+    old_mask = umask(0077);
+    rc = bind(sim->lfd, (struct sockaddr *) &sa, sizeof(sa));
+    if (0 != rc && EADDRINUSE == errno && swfsim_unix_stale(&sa)) {
+        unlink(sa.sun_path);
+        rc = bind(sim->lfd, (struct sockaddr *) &sa, sizeof(sa));
+    }
+    umask(old_mask);
+    if (0 != rc) {
+        swfsim_warn("cannot bind unix:%s: %s", sa.sun_path, strerror(errno));
+        return -1;
+    }
+    sim->unix_bound = 1;
+    if (0 != chmod(sa.sun_path, 0600) || 0 != listen(sim->lfd, 128)) {
+        swfsim_warn("cannot listen on unix:%s: %s", sa.sun_path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static void swfsim_net_unlink_unix(swfsim_t *sim)
+{
+    if (sim->unix_bound) {
+        unlink(sim->cfg.listen_unix);
+        sim->unix_bound = 0;
+    }
+}
+
+static int swfsim_net_open_epoll(swfsim_t *sim)
+{
+    struct epoll_event ev;
+
+    sim->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (sim->epfd < 0) {
+        swfsim_warn("epoll_create1: %s", strerror(errno));
+        return -1;
+    }
+    memset(&ev, 0, sizeof(ev));
+    ev.events = EPOLLIN;
+    ev.data.u32 = UINT32_MAX;
+    if (0 != epoll_ctl(sim->epfd, EPOLL_CTL_ADD, sim->lfd, &ev)) {
+        swfsim_warn("epoll_ctl: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int swfsim_net_open(swfsim_t *sim)
+{
+    if ('\0' == sim->cfg.listen_unix[0]) {
+        return swfsim_net_open_tcp(sim);
+    }
+    if (0 != swfsim_net_open_unix(sim) || 0 != swfsim_net_open_epoll(sim)) {
+        swfsim_net_unlink_unix(sim);
+        return -1;
+    }
+    if ('\0' != sim->cfg.port_file[0] &&
+        0 != swfsim_write_port_file_unix(sim->cfg.port_file, sim->cfg.listen_unix)) {
+        swfsim_warn("cannot write the port file %s: %s", sim->cfg.port_file, strerror(errno));
+        swfsim_net_unlink_unix(sim);
+        return -1;
+    }
+    swfsim_log(sim, "listening on unix:%s for %u nodes", sim->cfg.listen_unix, sim->cfg.nodes);
+    return 0;
+}
+
+static int swfsim_net_open_tcp(swfsim_t *sim)
 {
     struct addrinfo hints, *res = NULL;
     struct sockaddr_storage ss;
     socklen_t sl = sizeof(ss);
     char portstr[16], host[NI_MAXHOST];
-    struct epoll_event ev;
     int one = 1, rc;
     unsigned port;
 
@@ -138,16 +262,7 @@ int swfsim_net_open(swfsim_t *sim)
     }
     port = (unsigned) atoi(portstr);
     sim->cfg.listen_port = (uint16_t) port;
-    sim->epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (sim->epfd < 0) {
-        swfsim_warn("epoll_create1: %s", strerror(errno));
-        return -1;
-    }
-    memset(&ev, 0, sizeof(ev));
-    ev.events = EPOLLIN;
-    ev.data.u32 = UINT32_MAX;
-    if (0 != epoll_ctl(sim->epfd, EPOLL_CTL_ADD, sim->lfd, &ev)) {
-        swfsim_warn("epoll_ctl: %s", strerror(errno));
+    if (0 != swfsim_net_open_epoll(sim)) {
         return -1;
     }
     if ('\0' != sim->cfg.port_file[0] &&
@@ -182,7 +297,10 @@ static void swfsim_accept(swfsim_t *sim)
             close(fd);
             continue;
         }
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        if ('\0' == sim->cfg.listen_unix[0]) {
+            /* commands are small and latency-bound (TCP only) */
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        }
         n->fd = fd;
         n->epoll_in = 1;
         memset(&ev, 0, sizeof(ev));
@@ -488,6 +606,7 @@ int swfsim_net_run(swfsim_t *sim)
     if ('\0' != sim->cfg.port_file[0]) {
         unlink(sim->cfg.port_file);
     }
+    swfsim_net_unlink_unix(sim);
     sim->wall_end = swfsim_wall();
     return sim->exit_code;
 }

@@ -1,7 +1,7 @@
 /*
  * test_swfsim_config.c: the simulator's options and config file (values,
- * precedence, rejection of bad input), the port file (complete line,
- * mode 0600) and the latency histogram's percentiles.
+ * precedence, rejection of bad input), --listen unix:PATH, the port file
+ * (complete line, mode 0600) and the latency histogram's percentiles.
  */
 
 #include <stdarg.h>
@@ -175,6 +175,47 @@ static void test_port_file(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* --listen unix:PATH: kept whole, a path longer than sun_path refused,
+ * a later HOST:PORT switches back to TCP; its port file says unix:PATH */
+static void test_listen_unix(void **state)
+{
+    char longpath[160], longarg[170], dir[] = "/tmp/swfsim-pu.XXXXXX", path[64], line[64];
+    const char *a1[] = { "--nodes", "2", "--listen", "unix:/x/swf.sock", NULL };
+    const char *a2[] = { "--nodes", "2", "--listen", "unix:/x/swf.sock", "--listen",
+                         "127.0.0.1:0", NULL };
+    const char *bad1[] = { "--nodes", "2", "--listen", "unix:", NULL };
+    const char *bad2[] = { "--nodes", "2", "--listen", longarg, NULL };
+    swfsim_config_t cfg;
+    FILE *f;
+
+    (void) state;
+    assert_int_equal(parse(&cfg, a1), 0);
+    assert_string_equal(cfg.listen_unix, "/x/swf.sock");
+    assert_int_equal(parse(&cfg, a2), 0);
+    assert_string_equal(cfg.listen_unix, "");
+    assert_string_equal(cfg.listen_host, "127.0.0.1");
+    assert_int_equal(parse(&cfg, bad1), -1);
+    memset(longpath, 'a', sizeof(longpath) - 1);
+    longpath[0] = '/';
+    longpath[sizeof(cfg.listen_unix)] = '\0';   /* one byte too many */
+    snprintf(longarg, sizeof(longarg), "unix:%s", longpath);
+    assert_int_equal(parse(&cfg, bad2), -1);
+    longpath[sizeof(cfg.listen_unix) - 1] = '\0';   /* just fits */
+    snprintf(longarg, sizeof(longarg), "unix:%s", longpath);
+    assert_int_equal(parse(&cfg, bad2), 0);
+
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/port", dir);
+    assert_int_equal(swfsim_write_port_file_unix(path, "/x/swf.sock"), 0);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof(line), f));
+    fclose(f);
+    assert_string_equal(line, "unix:/x/swf.sock\n");
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_histogram(void **state)
 {
     swfsim_hist_t *h = calloc(1, sizeof(*h));
@@ -205,6 +246,7 @@ int main(void)
         cmocka_unit_test(test_rejects),
         cmocka_unit_test(test_config_file),
         cmocka_unit_test(test_port_file),
+        cmocka_unit_test(test_listen_unix),
         cmocka_unit_test(test_histogram),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
