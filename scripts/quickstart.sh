@@ -65,7 +65,7 @@ build() {
 }
 
 # Unit tests and the MPI suite (make check), then the unit tests under
-# valgrind; the last line adds up the three as "N passed, N failed".
+# valgrind; the last line adds up all of them as "N passed, N failed".
 run_tests() {
     local rc=0
     log "unit tests and MPI tests (make check)"
@@ -93,14 +93,26 @@ run_tests() {
     mf=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\2/p' tests/mpi/run.log 2>/dev/null | tail -1)
     vp=$(sed -n 's/^valgrind: \([0-9]*\) passed, \([0-9]*\) failed.*/\1/p' check-valgrind.log | tail -1)
     vf=$(sed -n 's/^valgrind: \([0-9]*\) passed, \([0-9]*\) failed.*/\2/p' check-valgrind.log | tail -1)
+    # the component suites (tests/sci, tests/swf, tests/sctp): one result
+    # per script, from automake's .trs files
+    local cp=0 cf=0
+    for trs in tests/sci/*.trs tests/swf/*.trs tests/sctp/*.trs; do
+        [ -e "$trs" ] || continue
+        if grep -q ':test-result: PASS' "$trs"; then
+            cp=$((cp + 1))
+        elif grep -q ':test-result: \(FAIL\|ERROR\)' "$trs"; then
+            cf=$((cf + 1))
+        fi
+    done
     # a suite that did not report at all counts as one failure
     [ -n "$mp" ] || { mp=0; mf=1; }
     [ -n "$vp" ] || { vp=0; vf=1; }
     echo
     echo "unit test cases: $up passed, $uf failed"
     echo "MPI runs:        $mp passed, $mf failed"
+    echo "component suites: $cp passed, $cf failed (tests/sci, tests/swf, tests/sctp)"
     echo "valgrind:        $vp passed, $vf failed (unit test programs)"
-    local tp=$((up + mp + vp)) tf=$((uf + mf + vf))
+    local tp=$((up + mp + cp + vp)) tf=$((uf + mf + cf + vf))
     if [ "$tf" -ne 0 ]; then
         rc=1
     fi
