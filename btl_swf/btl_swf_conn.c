@@ -257,6 +257,37 @@ static void swf_info_from_reply(const sockmodel_reply_t *r, swf_msg_info_t *info
     info->len = r->arg[SOCKMODEL_ARG_LEN];
 }
 
+/* A PROBE reply: 1 and *info when a message is queued, 0 when none. */
+static int swf_probe_result(swf_conn_t *c, const sockmodel_reply_t *r, swf_msg_info_t *info)
+{
+    if (SOCKMODEL_ST_FOUND == r->status) {
+        swf_info_from_reply(r, info);
+        return 1;
+    }
+    if (SOCKMODEL_ST_NONE == r->status) {
+        return 0;
+    }
+    return swf_fail(c, EPROTO, "PROBE answered with status %s (%u)",
+                    sockmodel_status_name(r->status), r->status);
+}
+
+/* Send WAITING_START (timeout clamped to the protocol's bound) and read
+ * its reply; the caller interprets the status. */
+static int swf_wait_start(swf_conn_t *c, uint32_t timeout_us, uint32_t flags,
+                          sockmodel_reply_t *r)
+{
+    int rc;
+
+    if (timeout_us > SOCKMODEL_WAIT_MAX_US) {
+        timeout_us = SOCKMODEL_WAIT_MAX_US;
+    }
+    rc = swf_command(c, SOCKMODEL_WAITING_START, timeout_us, flags, 0, NULL, 0);
+    if (0 == rc) {
+        rc = swf_reply(c, SOCKMODEL_WAITING_START, r);
+    }
+    return rc;
+}
+
 /* ---- connection ----------------------------------------------------- */
 
 int swf_conn_parse_address(const char *address, char *host, size_t host_len, int *port)
@@ -542,15 +573,7 @@ int swf_conn_probe(swf_conn_t *c, swf_msg_info_t *info)
     if (rc < 0) {
         return rc;
     }
-    if (SOCKMODEL_ST_FOUND == r.status) {
-        swf_info_from_reply(&r, info);
-        return 1;
-    }
-    if (SOCKMODEL_ST_NONE == r.status) {
-        return 0;
-    }
-    return swf_fail(c, EPROTO, "PROBE answered with status %s (%u)",
-                    sockmodel_status_name(r.status), r.status);
+    return swf_probe_result(c, &r, info);
 }
 
 int swf_conn_wait(swf_conn_t *c, uint32_t timeout_us, swf_msg_info_t *info)
@@ -558,13 +581,7 @@ int swf_conn_wait(swf_conn_t *c, uint32_t timeout_us, swf_msg_info_t *info)
     sockmodel_reply_t r;
     int rc;
 
-    if (timeout_us > SOCKMODEL_WAIT_MAX_US) {
-        timeout_us = SOCKMODEL_WAIT_MAX_US;
-    }
-    rc = swf_command(c, SOCKMODEL_WAITING_START, timeout_us, 0, 0, NULL, 0);
-    if (0 == rc) {
-        rc = swf_reply(c, SOCKMODEL_WAITING_START, &r);
-    }
+    rc = swf_wait_start(c, timeout_us, 0, &r);
     /* waiting is not CPU time of the simulated node */
     swf_set_mark(c);
     if (rc < 0) {
@@ -601,13 +618,7 @@ int swf_conn_wait_recv(swf_conn_t *c, uint32_t timeout_us, void *buf, size_t cap
     sockmodel_reply_t r;
     int rc;
 
-    if (timeout_us > SOCKMODEL_WAIT_MAX_US) {
-        timeout_us = SOCKMODEL_WAIT_MAX_US;
-    }
-    rc = swf_command(c, SOCKMODEL_WAITING_START, timeout_us, SOCKMODEL_WAIT_RECV, 0, NULL, 0);
-    if (0 == rc) {
-        rc = swf_reply(c, SOCKMODEL_WAITING_START, &r);
-    }
+    rc = swf_wait_start(c, timeout_us, SOCKMODEL_WAIT_RECV, &r);
     if (0 == rc) {
         switch (r.status) {
         case SOCKMODEL_ST_OK:
@@ -666,14 +677,10 @@ int swf_conn_recv(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info,
     if (0 == rc && NULL != next) {
         rc = swf_reply(c, SOCKMODEL_PROBE, &r);
         if (0 == rc) {
-            if (SOCKMODEL_ST_FOUND == r.status) {
-                swf_info_from_reply(&r, next);
-                *next_found = 1;
-            } else if (SOCKMODEL_ST_NONE == r.status) {
-                *next_found = 0;
-            } else {
-                rc = swf_fail(c, EPROTO, "PROBE answered with status %s (%u)",
-                              sockmodel_status_name(r.status), r.status);
+            rc = swf_probe_result(c, &r, next);
+            if (rc >= 0) {
+                *next_found = rc;
+                rc = 0;
             }
         }
     }
