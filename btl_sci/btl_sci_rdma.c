@@ -163,6 +163,23 @@ static int mca_btl_sci_dma(int direction, struct mca_btl_base_endpoint_t *endpoi
     }
 }
 
+/* put and get: the engine is synchronous, so the callback runs at once */
+static int mca_btl_sci_rdma(int direction, struct mca_btl_base_module_t *btl,
+                            struct mca_btl_base_endpoint_t *endpoint, void *local_address,
+                            uint64_t remote_address,
+                            struct mca_btl_base_registration_handle_t *local_handle,
+                            struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
+                            mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
+{
+    int rc = mca_btl_sci_dma(direction, endpoint, local_address, remote_address, remote_handle, size);
+
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    cbfunc(btl, endpoint, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
+    return OPAL_SUCCESS;
+}
+
 int mca_btl_sci_put(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
                     void *local_address, uint64_t remote_address,
                     struct mca_btl_base_registration_handle_t *local_handle,
@@ -170,17 +187,10 @@ int mca_btl_sci_put(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpo
                     int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc,
                     void *cbcontext, void *cbdata)
 {
-    int rc;
-
     (void) flags;
     (void) order;
-    rc = mca_btl_sci_dma(SCI_DMA_WRITE, endpoint, local_address, remote_address, remote_handle, size);
-    if (OPAL_SUCCESS != rc) {
-        return rc;
-    }
-    /* the engine is synchronous: complete now */
-    cbfunc(btl, endpoint, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
-    return OPAL_SUCCESS;
+    return mca_btl_sci_rdma(SCI_DMA_WRITE, btl, endpoint, local_address, remote_address, local_handle,
+                            remote_handle, size, cbfunc, cbcontext, cbdata);
 }
 
 int mca_btl_sci_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
@@ -190,14 +200,8 @@ int mca_btl_sci_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpo
                     int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc,
                     void *cbcontext, void *cbdata)
 {
-    int rc;
-
     (void) flags;
     (void) order;
-    rc = mca_btl_sci_dma(SCI_DMA_READ, endpoint, local_address, remote_address, remote_handle, size);
-    if (OPAL_SUCCESS != rc) {
-        return rc;
-    }
-    cbfunc(btl, endpoint, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
-    return OPAL_SUCCESS;
+    return mca_btl_sci_rdma(SCI_DMA_READ, btl, endpoint, local_address, remote_address, local_handle,
+                            remote_handle, size, cbfunc, cbcontext, cbdata);
 }
