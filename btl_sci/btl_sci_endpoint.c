@@ -162,7 +162,6 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
     ep->idle_in = (volatile uint32_t *) (lbase + MCA_BTL_SCI_SEG_IDLE_OFF);
     ep->idle_out = (volatile uint32_t *) (rbase + MCA_BTL_SCI_SEG_IDLE_OFF);
     ep->peer_doorbell = bell + c->local_rank;
-    ep->prefetch = c->prefetch && c->ring_slots >= 4;
     /* a new peer is not polled until it rings: tell it to ring, and ring
      * for it once ourselves for what it may have sent already.  Only
      * progress touches the active list. */

@@ -39,7 +39,6 @@ struct mca_btl_base_endpoint_t {
     volatile uint32_t *idle_out;     /* me: "ring my doorbell" (peer's segment) */
     volatile uint8_t *peer_doorbell; /* my byte in D[peer] */
 
-    bool prefetch;                   /* prefetch ring slots for writing */
     bool active;                     /* on the active list */
     unsigned int empty_polls;
 
@@ -93,7 +92,7 @@ static inline void mca_btl_sci_endpoint_publish(mca_btl_sci_endpoint_t *ep, uint
 {
     (void) tc_ring_publish(&ep->out, len, tagword);
     mca_btl_sci_endpoint_ring(ep);
-    if (OPAL_LIKELY(ep->prefetch)) {
+    if (OPAL_UNLIKELY(mca_btl_sci_component.prefetch)) {
         /* take ownership of the slot after next now, so that its stores do
          * not wait for the line later; never the next one, which the
          * receiver may be polling */
