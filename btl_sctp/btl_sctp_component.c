@@ -55,15 +55,19 @@ static const mca_base_var_enum_value_t stack_values[] = {
     {0, NULL},
 };
 
-static void reg_int(const char *name, const char *desc, int *storage, int level)
+/* Set a parameter's default into its storage, then register it. */
+static void reg_int(const char *name, const char *desc, int *storage, int def, int level)
 {
+    *storage = def;
     (void) mca_base_component_var_register(&mca_btl_sctp_component.super.btl_version, name, desc,
                                            MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, level,
                                            MCA_BASE_VAR_SCOPE_READONLY, storage);
 }
 
-static void reg_string(const char *name, const char *desc, char **storage, int level)
+static void reg_string(const char *name, const char *desc, char **storage, char *def,
+                       int level)
 {
+    *storage = def;
     (void) mca_base_component_var_register(&mca_btl_sctp_component.super.btl_version, name, desc,
                                            MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, level,
                                            MCA_BASE_VAR_SCOPE_READONLY, storage);
@@ -87,76 +91,57 @@ static int mca_btl_sctp_component_register(void)
         &c->stack_param);
     OBJ_RELEASE(stack_enum);
 
-    c->if_include = NULL;
     reg_string("if_include",
                "Comma-separated interfaces (names or a.b.c.d/n) to bind and advertise; "
                "mutually exclusive with if_exclude",
-               &c->if_include, OPAL_INFO_LVL_1);
-    c->if_exclude = NULL;
+               &c->if_include, NULL, OPAL_INFO_LVL_1);
     reg_string("if_exclude",
                "Comma-separated interfaces (names or a.b.c.d/n) not to use; default: none, "
                "so that loopback carries a single-host job",
-               &c->if_exclude, OPAL_INFO_LVL_1);
-    c->num_streams = def.num_streams;
+               &c->if_exclude, NULL, OPAL_INFO_LVL_1);
     reg_int("num_streams",
             "SCTP streams per association: stream 0 for control and eager traffic, the "
             "others for bulk fragments (1: everything on stream 0)",
-            &c->num_streams, OPAL_INFO_LVL_4);
-    c->sndbuf = def.sndbuf;
-    reg_int("sndbuf", "Socket send buffer in bytes", &c->sndbuf, OPAL_INFO_LVL_4);
-    c->rcvbuf = def.rcvbuf;
-    reg_int("rcvbuf", "Socket receive buffer in bytes", &c->rcvbuf, OPAL_INFO_LVL_4);
-    c->nodelay = 1;
-    reg_int("nodelay", "Set SCTP_NODELAY (send small messages at once)", &c->nodelay,
+            &c->num_streams, def.num_streams, OPAL_INFO_LVL_4);
+    reg_int("sndbuf", "Socket send buffer in bytes", &c->sndbuf, def.sndbuf, OPAL_INFO_LVL_4);
+    reg_int("rcvbuf", "Socket receive buffer in bytes", &c->rcvbuf, def.rcvbuf, OPAL_INFO_LVL_4);
+    reg_int("nodelay", "Set SCTP_NODELAY (send small messages at once)", &c->nodelay, 1,
             OPAL_INFO_LVL_4);
-    c->mtu = 0;
     reg_int("mtu",
             "User stack: largest SCTP packet per UDP datagram (0: per peer, the "
             "smallest of its paths: 65000 over loopback, interface MTU - 28 elsewhere)",
-            &c->mtu, OPAL_INFO_LVL_5);
-    c->crc32c = 0;
+            &c->mtu, 0, OPAL_INFO_LVL_5);
     reg_int("crc32c",
             "User stack: compute and check SCTP's CRC32c (0: rely on the UDP checksum, "
             "which is cheaper; must be equal in every process)",
-            &c->crc32c, OPAL_INFO_LVL_5);
-    c->probe_ms = def.probe_ms;
+            &c->crc32c, 0, OPAL_INFO_LVL_5);
     reg_int("path_probe_ms", "User stack: interval of path probes per peer, ms",
-            &c->probe_ms, OPAL_INFO_LVL_5);
-    c->path_timeout_ms = def.path_timeout_ms;
+            &c->probe_ms, def.probe_ms, OPAL_INFO_LVL_5);
     reg_int("path_timeout_ms",
             "User stack: a path without a probe answer for this long is dead, ms",
-            &c->path_timeout_ms, OPAL_INFO_LVL_5);
-    c->rto_min_ms = def.rto_min_ms;
+            &c->path_timeout_ms, def.path_timeout_ms, OPAL_INFO_LVL_5);
     reg_int("rto_min_ms", "Minimum retransmission timeout, ms", &c->rto_min_ms,
-            OPAL_INFO_LVL_5);
-    c->max_retrans = def.max_retrans;
+            def.rto_min_ms, OPAL_INFO_LVL_5);
     reg_int("max_retrans",
             "Retransmissions after which an association is aborted (the peer is dead)",
-            &c->max_retrans, OPAL_INFO_LVL_5);
-    c->sctp_port = def.sctp_port;
+            &c->max_retrans, def.max_retrans, OPAL_INFO_LVL_5);
     reg_int("port", "User stack: SCTP port inside the AF_CONN stack", &c->sctp_port,
-            OPAL_INFO_LVL_6);
-    c->prio_streams = 1;
+            def.sctp_port, OPAL_INFO_LVL_6);
     reg_int("stream_priority",
             "Serve stream 0 before the bulk streams and interleave messages (I-DATA) "
             "when the stack supports it",
-            &c->prio_streams, OPAL_INFO_LVL_5);
-    c->inplace_min = 65536;
+            &c->prio_streams, 1, OPAL_INFO_LVL_5);
     reg_int("inplace_min",
             "Send contiguous data of at least this many bytes from the user's buffer "
             "instead of packing it into a fragment (0: always pack)",
-            &c->inplace_min, OPAL_INFO_LVL_5);
-    c->free_list_num = 8;
-    reg_int("free_list_num", "Initial fragments per free list", &c->free_list_num,
+            &c->inplace_min, 65536, OPAL_INFO_LVL_5);
+    reg_int("free_list_num", "Initial fragments per free list", &c->free_list_num, 8,
             OPAL_INFO_LVL_9);
-    c->free_list_max = -1;
     reg_int("free_list_max", "Most fragments per free list (-1: unlimited)",
-            &c->free_list_max, OPAL_INFO_LVL_9);
-    c->free_list_inc = 32;
-    reg_int("free_list_inc", "Fragments added when a free list grows", &c->free_list_inc,
+            &c->free_list_max, -1, OPAL_INFO_LVL_9);
+    reg_int("free_list_inc", "Fragments added when a free list grows", &c->free_list_inc, 32,
             OPAL_INFO_LVL_9);
-    c->verbose = 0;
-    reg_int("verbose", "Verbosity of btl/sctp (0-100)", &c->verbose, OPAL_INFO_LVL_9);
+    reg_int("verbose", "Verbosity of btl/sctp (0-100)", &c->verbose, 0, OPAL_INFO_LVL_9);
 
     mca_btl_sctp_module.super.btl_exclusivity = MCA_BTL_EXCLUSIVITY_LOW;
     mca_btl_sctp_module.super.btl_eager_limit = 64 * 1024;
