@@ -47,7 +47,6 @@ typedef struct mca_btl_sctp_component_t {
     int output;               /* opal_output stream */
     int stack;                /* the stack in use */
     btl_sctp_sock_t *sock;
-    struct mca_btl_sctp_module_t *module;
     opal_free_list_t eager_frags;
     opal_free_list_t max_frags;
     opal_list_t endpoints;

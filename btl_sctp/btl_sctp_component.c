@@ -160,7 +160,6 @@ static int mca_btl_sctp_component_open(void)
     c->output = opal_output_open(NULL);
     opal_output_set_verbosity(c->output, c->verbose);
     c->sock = NULL;
-    c->module = NULL;
     c->finalizing = 0;
     OBJ_CONSTRUCT(&c->eager_frags, opal_free_list_t);
     OBJ_CONSTRUCT(&c->max_frags, opal_free_list_t);
@@ -450,7 +449,6 @@ static mca_btl_base_module_t **mca_btl_sctp_component_init(int *num_btls,
     if (NULL == btls) {
         return NULL;
     }
-    c->module = &mca_btl_sctp_module;
     btls[0] = &mca_btl_sctp_module.super;
     *num_btls = 1;
     opal_output_verbose(5, c->output, "btl:sctp: %s stack, %d address(es), %d streams",
