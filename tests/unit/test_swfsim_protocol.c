@@ -107,6 +107,22 @@ static void test_matching(void **state)
     sim_cleanup(&s);
 }
 
+/* Node 0 has a RECV outstanding: node 1 answers it, both finish and the
+ * run ends cleanly. */
+static void end_with_bye(sim_run_t *s, int fd[2])
+{
+    sockmodel_reply_t r;
+    char buf[16];
+
+    raw_send(fd[1], 0, 1, "bye", 3);
+    finish(fd[1]);
+    expect_reply(fd[0], SOCKMODEL_RECV, SOCKMODEL_ST_OK, &r, buf, sizeof(buf));
+    assert_memory_equal(buf, "bye", 3);
+    finish(fd[0]);
+    assert_int_equal(sim_wait(s), 0);
+    sim_cleanup(s);
+}
+
 static void run_waiting(const char *model)
 {
     sim_run_t s;
@@ -144,13 +160,7 @@ static void run_waiting(const char *model)
     raw_cmd(fd[1], SOCKMODEL_RECV, 0, 0, 0, 0);
     expect_reply(fd[1], SOCKMODEL_RECV, SOCKMODEL_ST_OK, &r, buf, sizeof(buf));
     assert_memory_equal(buf, "wake", 4);
-    raw_send(fd[1], 0, 1, "bye", 3);
-    finish(fd[1]);
-    expect_reply(fd[0], SOCKMODEL_RECV, SOCKMODEL_ST_OK, &r, buf, sizeof(buf));
-    assert_memory_equal(buf, "bye", 3);
-    finish(fd[0]);
-    assert_int_equal(sim_wait(&s), 0);
-    sim_cleanup(&s);
+    end_with_bye(&s, fd);
 }
 
 /* WAITING_START with SOCKMODEL_WAIT_RECV hands the message over like RECV */
@@ -193,13 +203,7 @@ static void run_wait_recv(const char *model)
     expect_reply(fd[1], SOCKMODEL_WAITING_START, SOCKMODEL_ST_OK, &r, buf, sizeof(buf));
     assert_int_equal(r.arg[1], 8);
     assert_int_equal(r.arg[2], 0);
-    raw_send(fd[1], 0, 1, "bye", 3);
-    finish(fd[1]);
-    expect_reply(fd[0], SOCKMODEL_RECV, SOCKMODEL_ST_OK, &r, buf, sizeof(buf));
-    assert_memory_equal(buf, "bye", 3);
-    finish(fd[0]);
-    assert_int_equal(sim_wait(&s), 0);
-    sim_cleanup(&s);
+    end_with_bye(&s, fd);
 }
 
 static void test_wait_recv_simpel(void **state)
