@@ -5,16 +5,11 @@
 #include <string.h>
 
 #include "tc_mpring.h"
-
-static bool tc_mpring_geometry_ok(uint32_t nslots, uint32_t slot_size)
-{
-    return nslots >= 2 && 0 == (nslots & (nslots - 1)) && slot_size > 0 &&
-           slot_size <= (1u << 30) && nslots <= (1u << 24);
-}
+#include "tc_ring_impl.h"
 
 size_t tc_mpring_size(uint32_t nslots, uint32_t slot_size)
 {
-    if (!tc_mpring_geometry_ok(nslots, slot_size)) {
+    if (!tc_ring_impl_geometry_ok(nslots, slot_size)) {
         return 0;
     }
     return sizeof(tc_mpring_hdr_t) + (size_t) nslots * TC_MPRING_STRIDE(slot_size);
@@ -22,7 +17,7 @@ size_t tc_mpring_size(uint32_t nslots, uint32_t slot_size)
 
 static inline tc_mpring_slot_hdr_t *tc_mpring_slot(const tc_mpring_t *q, uint64_t pos)
 {
-    return (tc_mpring_slot_hdr_t *) (q->slots + (size_t) (pos & (q->nslots - 1)) * q->stride);
+    return tc_ring_impl_slot(q->slots, q->stride, q->nslots, pos);
 }
 
 int tc_mpring_format(void *mem, size_t memlen, uint32_t nslots, uint32_t slot_size)
@@ -32,13 +27,12 @@ int tc_mpring_format(void *mem, size_t memlen, uint32_t nslots, uint32_t slot_si
     tc_mpring_hdr_t *hdr = mem;
     uint8_t *slots;
 
-    if (NULL == mem || 0 == need || memlen < need ||
-        0 != ((uintptr_t) mem & (TC_CACHELINE - 1))) {
+    if (!tc_ring_impl_mem_ok(mem, memlen, need)) {
         return -EINVAL;
     }
     slots = (uint8_t *) mem + sizeof(tc_mpring_hdr_t);
     for (uint32_t i = 0; i < nslots; i++) {
-        tc_mpring_slot_hdr_t *s = (tc_mpring_slot_hdr_t *) (slots + (size_t) i * stride);
+        tc_mpring_slot_hdr_t *s = tc_ring_impl_slot(slots, stride, nslots, i);
         /* Slot i is free for position i. */
         __atomic_store_n(&s->seq, (uint64_t) i, __ATOMIC_RELAXED);
         s->len = 0;
@@ -59,8 +53,7 @@ int tc_mpring_attach(tc_mpring_t *q, void *mem, size_t memlen,
     tc_mpring_hdr_t *hdr = mem;
     size_t need = tc_mpring_size(nslots, slot_size);
 
-    if (NULL == mem || 0 == need || memlen < need ||
-        0 != ((uintptr_t) mem & (TC_CACHELINE - 1))) {
+    if (!tc_ring_impl_mem_ok(mem, memlen, need)) {
         return -EINVAL;
     }
     if (TC_MPRING_MAGIC != __atomic_load_n(&hdr->magic, __ATOMIC_ACQUIRE) ||
@@ -152,7 +145,6 @@ int tc_mpring_peek(tc_mpring_t *q, const void **payload, uint32_t *len, uint32_t
 {
     tc_mpring_slot_hdr_t *s = tc_mpring_slot(q, q->tail);
     uint64_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
-    uint32_t l;
 
     if (seq != q->tail + 1) {
         /* Free (seq == tail) or claimed but not yet published: empty. */
@@ -161,16 +153,7 @@ int tc_mpring_peek(tc_mpring_t *q, const void **payload, uint32_t *len, uint32_t
         }
         return -EPROTO;
     }
-    l = __atomic_load_n(&s->len, __ATOMIC_RELAXED);
-    if (l > q->slot_size) {
-        return -EPROTO;
-    }
-    *payload = (const uint8_t *) s + sizeof(*s);
-    *len = l;
-    if (NULL != tag) {
-        *tag = __atomic_load_n(&s->tag, __ATOMIC_RELAXED);
-    }
-    return 0;
+    return tc_ring_impl_read_slot(s, q->slot_size, payload, len, tag);
 }
 
 void tc_mpring_release(tc_mpring_t *q)

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "tc_common.h"
+#include "tc_ring.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,11 +38,9 @@ extern "C" {
 #define TC_MPRING_MAGIC   0x74634d50u /* "tcMP" */
 #define TC_MPRING_VERSION 1u
 
-typedef struct tc_mpring_slot_hdr {
-    uint64_t seq;
-    uint32_t len;
-    uint32_t tag;
-} tc_mpring_slot_hdr_t;
+/* Slots are laid out as in tc_ring (seq | len | tag | payload); only the
+ * meaning of seq differs. */
+typedef tc_ring_slot_hdr_t tc_mpring_slot_hdr_t;
 
 typedef struct tc_mpring_hdr {
     uint32_t magic;
@@ -55,8 +54,7 @@ typedef struct tc_mpring_hdr {
     uint8_t pad2_[TC_CACHELINE - 8];
 } tc_mpring_hdr_t;
 
-#define TC_MPRING_STRIDE(slot_size) \
-    TC_ALIGN_UP((size_t) sizeof(tc_mpring_slot_hdr_t) + (size_t) (slot_size), (size_t) TC_CACHELINE)
+#define TC_MPRING_STRIDE(slot_size) TC_RING_STRIDE(slot_size)
 
 /* Bytes needed (0 if nslots is not a power of two >= 2 or slot_size 0). */
 size_t tc_mpring_size(uint32_t nslots, uint32_t slot_size);

@@ -6,25 +6,14 @@
 #include <string.h>
 
 #include "tc_ring.h"
-
-static bool tc_ring_geometry_ok(uint32_t nslots, uint32_t slot_size)
-{
-    return nslots >= 2 && 0 == (nslots & (nslots - 1)) && slot_size > 0 &&
-           slot_size <= (1u << 30) && nslots <= (1u << 24);
-}
+#include "tc_ring_impl.h"
 
 size_t tc_ring_size(uint32_t nslots, uint32_t slot_size)
 {
-    if (!tc_ring_geometry_ok(nslots, slot_size)) {
+    if (!tc_ring_impl_geometry_ok(nslots, slot_size)) {
         return 0;
     }
     return sizeof(tc_ring_hdr_t) + (size_t) nslots * TC_RING_STRIDE(slot_size);
-}
-
-static inline tc_ring_slot_hdr_t *tc_ring_slot(uint8_t *slots, size_t stride,
-                                               uint32_t nslots, uint64_t pos)
-{
-    return (tc_ring_slot_hdr_t *) (slots + (size_t) (pos & (nslots - 1)) * stride);
 }
 
 int tc_ring_format(void *mem, size_t memlen, uint32_t nslots, uint32_t slot_size)
@@ -34,14 +23,13 @@ int tc_ring_format(void *mem, size_t memlen, uint32_t nslots, uint32_t slot_size
     uint8_t *slots;
     size_t stride;
 
-    if (NULL == mem || 0 == need || memlen < need ||
-        0 != ((uintptr_t) mem & (TC_CACHELINE - 1))) {
+    if (!tc_ring_impl_mem_ok(mem, memlen, need)) {
         return -EINVAL;
     }
     stride = TC_RING_STRIDE(slot_size);
     slots = (uint8_t *) mem + sizeof(tc_ring_hdr_t);
     for (uint32_t i = 0; i < nslots; i++) {
-        tc_ring_slot_hdr_t *s = tc_ring_slot(slots, stride, nslots, i);
+        tc_ring_slot_hdr_t *s = tc_ring_impl_slot(slots, stride, nslots, i);
         __atomic_store_n(&s->seq, 0, __ATOMIC_RELAXED);
         s->len = 0;
         s->tag = 0;
@@ -60,8 +48,7 @@ static int tc_ring_check(void *mem, size_t memlen, uint32_t nslots, uint32_t slo
     const tc_ring_hdr_t *hdr = mem;
     size_t need = tc_ring_size(nslots, slot_size);
 
-    if (NULL == mem || 0 == need || memlen < need ||
-        0 != ((uintptr_t) mem & (TC_CACHELINE - 1))) {
+    if (!tc_ring_impl_mem_ok(mem, memlen, need)) {
         return -EINVAL;
     }
     if (TC_RING_MAGIC != __atomic_load_n(&hdr->magic, __ATOMIC_ACQUIRE) ||
@@ -150,7 +137,7 @@ int tc_ring_reserve(tc_ring_producer_t *p, void **payload)
     if (p->head - p->consumed_cache >= p->nslots && 0 == tc_ring_free_slots(p)) {
         return -EAGAIN;
     }
-    s = tc_ring_slot(p->slots, p->stride, p->nslots, p->head);
+    s = tc_ring_impl_slot(p->slots, p->stride, p->nslots, p->head);
     *payload = (uint8_t *) s + sizeof(*s);
     p->reserved = true;
     return 0;
@@ -166,7 +153,7 @@ int tc_ring_publish(tc_ring_producer_t *p, uint32_t len, uint32_t tag)
     if (len > p->slot_size) {
         return -EMSGSIZE;
     }
-    s = tc_ring_slot(p->slots, p->stride, p->nslots, p->head);
+    s = tc_ring_impl_slot(p->slots, p->stride, p->nslots, p->head);
     s->len = len;
     s->tag = tag;
     /* Sequence last, with release: the payload is visible before it. */
@@ -204,9 +191,8 @@ void tc_ring_consumer_flush(tc_ring_consumer_t *c)
 
 int tc_ring_peek(tc_ring_consumer_t *c, const void **payload, uint32_t *len, uint32_t *tag)
 {
-    tc_ring_slot_hdr_t *s = tc_ring_slot(c->slots, c->stride, c->nslots, c->tail);
+    tc_ring_slot_hdr_t *s = tc_ring_impl_slot(c->slots, c->stride, c->nslots, c->tail);
     uint64_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
-    uint32_t l;
 
     if (seq != c->tail + 1) {
         /* Empty: the slot still holds the previous lap (or nothing yet).
@@ -217,17 +203,7 @@ int tc_ring_peek(tc_ring_consumer_t *c, const void **payload, uint32_t *len, uin
         }
         return -EPROTO;
     }
-    /* Read the length once and check it before anyone uses it. */
-    l = __atomic_load_n(&s->len, __ATOMIC_RELAXED);
-    if (l > c->slot_size) {
-        return -EPROTO;
-    }
-    *payload = (const uint8_t *) s + sizeof(*s);
-    *len = l;
-    if (NULL != tag) {
-        *tag = __atomic_load_n(&s->tag, __ATOMIC_RELAXED);
-    }
-    return 0;
+    return tc_ring_impl_read_slot(s, c->slot_size, payload, len, tag);
 }
 
 void tc_ring_release(tc_ring_consumer_t *c)
