@@ -64,10 +64,21 @@ build() {
     grep -E "warning:" build.log || true
 }
 
+# "P F" from the last "PREFIX P passed, F failed" line of FILE; nothing
+# when FILE is missing or holds no such line.
+last_tally() {
+    [ -f "$1" ] || return 0
+    sed -n "s/^$2\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*/\1 \2/p" "$1" | tail -n 1
+}
+
 # Unit tests and the MPI suite (make check), then the unit tests under
 # valgrind; the last line adds up all of them as "N passed, N failed".
+# A suite that does not report counts as one failure.
 run_tests() {
-    local rc=0
+    local rc=0 trs ulog n
+    # Results of an earlier run must not stand in for this one.
+    rm -f tests/unit/*.log tests/unit/*.trs tests/mpi/run.log \
+        tests/sci/*.trs tests/swf/*.trs tests/sctp/*.trs check-valgrind.log
     log "unit tests and MPI tests (make check)"
     make -k check || rc=1
     if [ -f tests/mpi/run.log ]; then
@@ -77,22 +88,32 @@ run_tests() {
     log "unit tests under valgrind (make check-valgrind)"
     make check-valgrind 2>&1 | tee check-valgrind.log || rc=1
 
-    # cmocka prints "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)..."
-    local up uf mp mf vp vf
-    up=$(cat tests/unit/test_*.log 2>/dev/null | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
-    uf=$(cat tests/unit/test_*.log 2>/dev/null | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
-    # a unit test program that crashed prints no cmocka summary: count it
-    local trs
+    # One automake result (.trs) and log per unit test program; cmocka
+    # prints "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)...". A
+    # program that crashed prints no cmocka summary: it counts as one
+    # failure. (The *.valgrind.log files are the valgrind pass, not read.)
+    local up=0 uf=0 nunit=0
     for trs in tests/unit/*.trs; do
         [ -e "$trs" ] || continue
-        if grep -q ':test-result: \(FAIL\|ERROR\)' "$trs" && ! grep -q '^\[  FAILED  \]' "${trs%.trs}.log"; then
+        nunit=$((nunit + 1))
+        ulog="${trs%.trs}.log"
+        n=""
+        [ -f "$ulog" ] && n=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$ulog" | tail -n 1)
+        up=$((up + ${n:-0}))
+        n=""
+        [ -f "$ulog" ] && n=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$ulog" | tail -n 1)
+        if [ -n "$n" ]; then
+            uf=$((uf + n))
+        elif grep -q ':test-result: \(FAIL\|ERROR\)' "$trs"; then
             uf=$((uf + 1))
         fi
     done
-    mp=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\1/p' tests/mpi/run.log 2>/dev/null | tail -1)
-    mf=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\2/p' tests/mpi/run.log 2>/dev/null | tail -1)
-    vp=$(sed -n 's/^valgrind: \([0-9]*\) passed, \([0-9]*\) failed.*/\1/p' check-valgrind.log | tail -1)
-    vf=$(sed -n 's/^valgrind: \([0-9]*\) passed, \([0-9]*\) failed.*/\2/p' check-valgrind.log | tail -1)
+    [ "$nunit" -gt 0 ] || uf=$((uf + 1))
+    local mp mf vp vf
+    read -r mp mf <<<"$(last_tally tests/mpi/run.log '')"
+    read -r vp vf <<<"$(last_tally check-valgrind.log 'valgrind: ')"
+    [ -n "$mp" ] || { mp=0; mf=1; }
+    [ -n "$vp" ] || { vp=0; vf=1; }
     # the component suites (tests/sci, tests/swf, tests/sctp): one result
     # per script, from automake's .trs files
     local cp=0 cf=0
@@ -104,9 +125,6 @@ run_tests() {
             cf=$((cf + 1))
         fi
     done
-    # a suite that did not report at all counts as one failure
-    [ -n "$mp" ] || { mp=0; mf=1; }
-    [ -n "$vp" ] || { vp=0; vf=1; }
     echo
     echo "unit test cases: $up passed, $uf failed"
     echo "MPI runs:        $mp passed, $mf failed"
