@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -277,16 +278,34 @@ static void test_recv_with_probe(void **state)
     assert_int_equal(-EPROTO, swf_conn_recv(&f->conn, buf, sizeof(buf), &info, &next, &found));
 }
 
+static void *late_probe_reply(void *arg)
+{
+    fixture_t *f = arg;
+    struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+    nanosleep(&ts, NULL);   /* well past the 1 ms spin */
+    server_reply(f, SOCKMODEL_PROBE, SOCKMODEL_ST_FOUND, 1, 2, 3, 0);
+    return NULL;
+}
+
 static void test_spin_then_sleep(void **state)
 {
     fixture_t *f = *state;
     swf_msg_info_t info;
+    pthread_t t;
 
     /* with spinning on, a reply already there and one that is not yet
-     * there (spin runs out, then the blocking read gets it) both work */
+     * there (spin runs out, then the blocking read gets it) both work,
+     * and a simulator that dies meanwhile is reported */
     f->conn.spin_us = 1000;
     server_reply(f, SOCKMODEL_PROBE, SOCKMODEL_ST_NONE, 0, 0, 0, 0);
     assert_int_equal(0, swf_conn_probe(&f->conn, &info));
+    assert_int_equal(0, pthread_create(&t, NULL, late_probe_reply, f));
+    assert_int_equal(1, swf_conn_probe(&f->conn, &info));
+    pthread_join(t, NULL);
+    assert_int_equal(3, info.len);
+    server_expect(f, SOCKMODEL_PROBE, 0, 0, 0);
+    server_expect(f, SOCKMODEL_PROBE, 0, 0, 0);
     shutdown(f->server, SHUT_WR);
     assert_int_equal(-ECONNRESET, swf_conn_probe(&f->conn, &info));
 }
