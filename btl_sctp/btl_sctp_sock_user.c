@@ -684,21 +684,24 @@ static int sendv_pieces(user_sock_t *us, btl_sctp_peer_t *p, uint16_t stream,
     return 0;
 }
 
+/* The peer's association status; -1 when it has none (or it is gone). */
+static int assoc_status(user_sock_t *us, btl_sctp_peer_t *p, struct sctp_status *st)
+{
+    socklen_t len = sizeof(*st);
+
+    if (!p->has_assoc) {
+        return -1;
+    }
+    memset(st, 0, sizeof(*st));
+    st->sstat_assoc_id = p->assoc_id;
+    return usrsctp_getsockopt(us->so, IPPROTO_SCTP, SCTP_STATUS, st, &len) < 0 ? -1 : 0;
+}
+
 /* Is data of this association in flight (sent, not yet acknowledged)? */
 static int in_flight(user_sock_t *us, btl_sctp_peer_t *p)
 {
     struct sctp_status st;
-    socklen_t len = sizeof(st);
-
-    if (!p->has_assoc) {
-        return 0;
-    }
-    memset(&st, 0, sizeof(st));
-    st.sstat_assoc_id = p->assoc_id;
-    if (usrsctp_getsockopt(us->so, IPPROTO_SCTP, SCTP_STATUS, &st, &len) < 0) {
-        return 0;
-    }
-    return 0 != st.sstat_unackdata;
+    return 0 == assoc_status(us, p, &st) && 0 != st.sstat_unackdata;
 }
 
 /* A short first piece would leave as a packet of its own when nothing
@@ -951,14 +954,9 @@ static int user_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
                     return 1;
                 case SCTP_COMM_LOST:
                 case SCTP_CANT_STR_ASSOC:
-                    msg->kind = BTL_SCTP_SOCK_LOST;
-                    if (NULL != p && p->has_assoc) {
-                        tc_hash_remove(&us->by_assoc, (uint64_t) p->assoc_id, NULL);
-                        p->has_assoc = 0;
-                    }
-                    return 1;
                 case SCTP_SHUTDOWN_COMP:
-                    msg->kind = BTL_SCTP_SOCK_CLOSED;
+                    msg->kind = SCTP_SHUTDOWN_COMP == ac->sac_state ? BTL_SCTP_SOCK_CLOSED
+                                                                    : BTL_SCTP_SOCK_LOST;
                     if (NULL != p && p->has_assoc) {
                         tc_hash_remove(&us->by_assoc, (uint64_t) p->assoc_id, NULL);
                         p->has_assoc = 0;
@@ -1027,17 +1025,8 @@ static int user_active_path(btl_sctp_sock_t *s, btl_sctp_peer_t *p)
 static int peer_drained(user_sock_t *us, btl_sctp_peer_t *p)
 {
     struct sctp_status st;
-    socklen_t len = sizeof(st);
-
-    if (!p->has_assoc) {
-        return 1;
-    }
-    memset(&st, 0, sizeof(st));
-    st.sstat_assoc_id = p->assoc_id;
-    if (usrsctp_getsockopt(us->so, IPPROTO_SCTP, SCTP_STATUS, &st, &len) < 0) {
-        return 1; /* association gone */
-    }
-    return 0 == st.sstat_unackdata && 0 == st.sstat_penddata;
+    return 0 != assoc_status(us, p, &st) /* no association, or gone */
+           || (0 == st.sstat_unackdata && 0 == st.sstat_penddata);
 }
 
 static void user_close(btl_sctp_sock_t *s)
