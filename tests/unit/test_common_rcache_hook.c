@@ -163,5 +163,14 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_release_hook_invalidates),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    int rc = cmocka_run_group_tests(tests, setup, teardown);
+
+    /* Nothing was tested without the hooks: natively, say so to the
+     * harness (77 is automake's SKIP) rather than report a pass. The
+     * check-valgrind rule knows only pass and fail; there the skip shows
+     * in cmocka's log only. */
+    if (0 == rc && !hooks_active && !TC_UNDER_VALGRIND()) {
+        return 77;
+    }
+    return rc;
 }
