@@ -95,7 +95,7 @@ static void probes(int peer, int sender, uint8_t *buf, int blocking)
         return;
     }
     for (int i = 0; i < NPROBE; i++) {
-        int count = -1, flag = 0;
+        int flag = 0;
         uint8_t *rbuf;
 
         if (blocking) {
@@ -106,19 +106,15 @@ static void probes(int peer, int sender, uint8_t *buf, int blocking)
                            &st);
             }
         }
-        MPI_Get_count(&st, MPI_BYTE, &count);
-        if (st.MPI_SOURCE != peer || st.MPI_TAG != i ||
-            count != (int)probe_sizes[i]) {
-            tmpi_error("%s: source %d tag %d count %d, want %d %d %zu",
-                       blocking ? "probe" : "iprobe", st.MPI_SOURCE,
-                       st.MPI_TAG, count, peer, i, probe_sizes[i]);
+        if (tmpi_check_status(&st, peer, i, (int)probe_sizes[i],
+                              blocking ? "probe" : "iprobe")) {
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
-        /* Exactly the probed size: a lie in the count truncates. */
-        rbuf = tmpi_malloc((size_t)count);
-        MPI_Recv(rbuf, count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG,
-                 MPI_COMM_WORLD, &st);
-        tmpi_check(rbuf, (size_t)count, peer, base + (uint32_t)i,
+        /* Exactly the probed size, with no room to spare. */
+        rbuf = tmpi_malloc(probe_sizes[i]);
+        MPI_Recv(rbuf, (int)probe_sizes[i], MPI_BYTE, st.MPI_SOURCE,
+                 st.MPI_TAG, MPI_COMM_WORLD, &st);
+        tmpi_check(rbuf, probe_sizes[i], peer, base + (uint32_t)i,
                    blocking ? "probe data" : "iprobe data");
         free(rbuf);
     }
@@ -146,7 +142,7 @@ static void mprobes(int peer, int sender, uint8_t *buf, int blocking)
         MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
     } else {
         MPI_Message msg;
-        int count = -1, flag = 0;
+        int flag = 0;
 
         if (blocking) {
             MPI_Mprobe(peer, TAG_MPROBE, MPI_COMM_WORLD, &msg, &st);
@@ -156,16 +152,11 @@ static void mprobes(int peer, int sender, uint8_t *buf, int blocking)
                             &st);
             }
         }
-        MPI_Get_count(&st, MPI_BYTE, &count);
-        if (count != (int)len1) {
-            tmpi_error("mprobe: count %d, want %zu", count, len1);
-        }
+        tmpi_check_status(&st, peer, TAG_MPROBE, (int)len1, "mprobe");
         /* The second message is still in the queue and must be next. */
         MPI_Probe(peer, TAG_MPROBE, MPI_COMM_WORLD, &st);
-        MPI_Get_count(&st, MPI_BYTE, &count);
-        if (count != (int)len2) {
-            tmpi_error("probe after mprobe: count %d, want %zu", count, len2);
-        }
+        tmpi_check_status(&st, peer, TAG_MPROBE, (int)len2,
+                          "probe after mprobe");
         if (blocking) {
             MPI_Mrecv(buf, (int)len1, MPI_BYTE, &msg, &st);
         } else {
