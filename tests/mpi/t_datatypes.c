@@ -129,6 +129,8 @@ static void run_case(const struct layout *l, int peer, int kase, int dir)
     } else if (0 == dir) {
         MPI_Recv(packed, (int)l->count, MPI_INT32_T, peer, kase,
                  MPI_COMM_WORLD, &st);
+        tmpi_check_status(&st, peer, kase,
+                          (int)(sizeof(int32_t) * l->count), "typed send");
         for (size_t k = 0; k < l->count; k++) {
             if (packed[k] != elem(peer, k, kase)) {
                 tmpi_error("%s (%zu ints) typed send: element %zu wrong",
@@ -144,6 +146,8 @@ static void run_case(const struct layout *l, int peer, int kase, int dir)
             full[i] = GAP_VALUE;
         }
         MPI_Recv(full, 1, l->type, peer, kase, MPI_COMM_WORLD, &st);
+        tmpi_check_status(&st, peer, kase,
+                          (int)(sizeof(int32_t) * l->count), "typed receive");
         for (size_t k = 0; k < l->count; k++) {
             picked[l->map[k]] = 1;
             if (full[l->map[k]] != elem(peer, k, kase)) {
