@@ -7,11 +7,8 @@
 # -v table, and the table again to stdout, restricted to the sizes listed
 # in -v shown (space-separated) unless that is empty.
 
-function median(key, n,    i, j, t, a) {
-    for (i = 1; i <= n; i++) {
-        a[i] = vals[key, i] + 0
-    }
-    # Insertion sort: a handful of repeats.
+# Sorts a[1..n] in place, ascending (insertion sort: a few dozen values).
+function isort(a, n,    i, j, t) {
     for (i = 2; i <= n; i++) {
         t = a[i]
         for (j = i - 1; j >= 1 && a[j] > t; j--) {
@@ -19,6 +16,11 @@ function median(key, n,    i, j, t, a) {
         }
         a[j + 1] = t
     }
+}
+
+# Median of the numbers a[1..n]; sorts a.
+function median(a, n) {
+    isort(a, n)
     if (n % 2) {
         return a[(n + 1) / 2]
     }
@@ -61,14 +63,7 @@ FNR == 1 { next }
 }
 
 END {
-    # Sizes in ascending order.
-    for (i = 2; i <= nsz; i++) {
-        t = sizes[i]
-        for (j = i - 1; j >= 1 && sizes[j] > t; j--) {
-            sizes[j + 1] = sizes[j]
-        }
-        sizes[j + 1] = t
-    }
+    isort(sizes, nsz)
 
     print "btl,size,latency_us,bandwidth_MBps" > results
     for (k = 1; k <= nb; k++) {
@@ -80,13 +75,12 @@ END {
                 continue
             }
             n = nlat[b, s]
-            # median() reads vals[key, i]: copy into scratch keys.
             for (r = 1; r <= n; r++) {
-                vals["L", r] = vals["lat", b, s, r]
-                vals["B", r] = vals["bw", b, s, r]
+                L[r] = vals["lat", b, s, r] + 0
+                B[r] = vals["bw", b, s, r] + 0
             }
-            lat[b, s] = median("L", n)
-            bw[b, s] = median("B", n)
+            lat[b, s] = median(L, n)
+            bw[b, s] = median(B, n)
             have[b, s] = 1
             if (bw[b, s] > maxbw[b]) {
                 maxbw[b] = bw[b, s]
