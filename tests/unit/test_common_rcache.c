@@ -100,6 +100,15 @@ static uint8_t *arena(size_t pages)
     return p;
 }
 
+/* End of a test with the mock provider: nothing is still referenced, the
+ * cache deregisters everything it holds, and the arena goes. */
+static void finish(tc_rcache_t *c, const mock_t *m, uint8_t *a, size_t pages)
+{
+    assert_int_equal(tc_rcache_destroy(c), 0);
+    assert_int_equal(m->live, 0);
+    munmap(a, pages * page);
+}
+
 static int setup(void **state)
 {
     (void) state;
@@ -158,9 +167,7 @@ static void test_hit_miss_refcount(void **state)
     tc_rcache_retain(c, r1);
     tc_rcache_put(c, r1);
     tc_rcache_put(c, r1);
-    assert_int_equal(tc_rcache_destroy(c), 0);
-    assert_int_equal(m.live, 0);
-    munmap(a, 8 * page);
+    finish(c, &m, a, 8);
 }
 
 /* A request that extends a registration gets one covering the union; the
@@ -213,9 +220,7 @@ static void test_overlap_growth(void **state)
     assert_int_equal(r2->len, 11 * page);
     assert_int_equal(m.live, 1);
     tc_rcache_put(c, r2);
-    assert_int_equal(tc_rcache_destroy(c), 0);
-    assert_int_equal(m.live, 0);
-    munmap(a, 16 * page);
+    finish(c, &m, a, 16);
 }
 
 /* Adjacent ranges stay separate; each serves its own lookups. */
@@ -246,9 +251,7 @@ static void test_adjacent_ranges(void **state)
     assert_ptr_equal(r3, r1);
     tc_rcache_put(c, r3);
     tc_rcache_put(c, r1);
-    assert_int_equal(tc_rcache_destroy(c), 0);
-    assert_int_equal(m.live, 0);
-    munmap(a, 8 * page);
+    finish(c, &m, a, 8);
 }
 
 /* Count bound: the least recently used unused registrations go first. */
@@ -288,8 +291,7 @@ static void test_eviction_count(void **state)
     assert_int_equal(m.live, 3);
     tc_rcache_flush(c);
     assert_int_equal(m.live, 0);
-    assert_int_equal(tc_rcache_destroy(c), 0);
-    munmap(a, 20 * page);
+    finish(c, &m, a, 20);
 }
 
 /* Byte bound: unused registrations never exceed it. */
@@ -324,9 +326,7 @@ static void test_eviction_bytes(void **state)
     tc_rcache_get_stats(c, &st);
     assert_true(st.unused_bytes <= 5 * page);
     assert_int_equal(tc_rcache_find(c, a, 1, &r), -ENOENT);
-    assert_int_equal(tc_rcache_destroy(c), 0);
-    assert_int_equal(m.live, 0);
-    munmap(a, 40 * page);
+    finish(c, &m, a, 40);
 }
 
 /* What Open MPI's release hook does: report the range, then unmap. */
@@ -442,8 +442,7 @@ static void test_provider_failure(void **state)
     m.fail_next = 2;
     assert_int_equal(tc_rcache_get(c, a + 2 * page, page, &r), -ENOMEM);
     assert_int_equal(m.live, 0);
-    assert_int_equal(tc_rcache_destroy(c), 0);
-    munmap(a, 8 * page);
+    finish(c, &m, a, 8);
 }
 
 /* Random gets, puts and invalidations: every registration handed out
@@ -499,10 +498,8 @@ static void test_random_workload(void **state)
             tc_rcache_put(c, held[k]);
         }
     }
-    assert_int_equal(tc_rcache_destroy(c), 0);
-    assert_int_equal(m->live, 0);
+    finish(c, m, a, PAGES);
     free(m);
-    munmap(a, PAGES * page);
 }
 
 /* Two threads share a cache: gets, puts and invalidations race. The
