@@ -106,7 +106,9 @@ int btl_sctp_sock_stack(const btl_sctp_sock_t *s)
 
 int btl_sctp_sock_local_addrs(btl_sctp_sock_t *s, btl_sctp_sock_addr_t *addrs, int max)
 {
-    return s->ops->local_addrs(s, addrs, max);
+    int n = s->nlocal < max ? s->nlocal : max;
+    memcpy(addrs, s->local, (size_t) n * sizeof(*addrs));
+    return n;
 }
 
 int btl_sctp_sock_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, int naddrs,

@@ -150,7 +150,6 @@ typedef struct btl_sctp_sock_ops {
     int (*open)(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
                 const btl_sctp_sock_addr_t *local, int nlocal, char *why, size_t whylen);
     void (*close)(btl_sctp_sock_t *s);
-    int (*local_addrs)(btl_sctp_sock_t *s, btl_sctp_sock_addr_t *addrs, int max);
     int (*peer_add)(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, int naddrs,
                     int sctp_port, void *cookie, btl_sctp_peer_t **out);
     void (*peer_remove)(btl_sctp_sock_t *s, btl_sctp_peer_t *p);
@@ -162,10 +161,13 @@ typedef struct btl_sctp_sock_ops {
     int (*active_path)(btl_sctp_sock_t *s, btl_sctp_peer_t *p);
 } btl_sctp_sock_ops_t;
 
-/* Every implementation's socket starts with this. */
+/* Every implementation's socket starts with this. open fills in the
+ * bound addresses (with their ports), which local_addrs hands out. */
 struct btl_sctp_sock {
     const btl_sctp_sock_ops_t *ops;
     int stack;
+    int nlocal;
+    btl_sctp_sock_addr_t local[BTL_SCTP_SOCK_MAX_ADDRS];
 };
 
 extern const btl_sctp_sock_ops_t btl_sctp_sock_user_ops;   /* NULL ops when not built */

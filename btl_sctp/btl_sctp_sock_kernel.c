@@ -39,8 +39,6 @@ typedef struct kernel_sock {
     btl_sctp_sock_t base;
     btl_sctp_sock_config_t cfg;
     int fd;
-    int nlocal;
-    btl_sctp_sock_addr_t local[BTL_SCTP_SOCK_MAX_ADDRS];
     tc_hash_t by_addr;   /* ip:port -> peer */
     tc_hash_t by_assoc;  /* association id -> peer */
     unsigned char *msg;
@@ -183,10 +181,10 @@ static int kernel_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
         goto fail;
     }
     for (int i = 0; i < nlocal; ++i) {
-        ks->local[i] = local[i];
-        ks->local[i].port = sin[0].sin_port;
+        ks->base.local[i] = local[i];
+        ks->base.local[i].port = sin[0].sin_port;
     }
-    ks->nlocal = nlocal;
+    ks->base.nlocal = nlocal;
     return 0;
 fail:
     kernel_close(&ks->base);
@@ -216,14 +214,6 @@ static void kernel_close(btl_sctp_sock_t *s)
     tc_hash_fini(&ks->by_assoc);
     free(ks->msg);
     free(ks);
-}
-
-static int kernel_local_addrs(btl_sctp_sock_t *s, btl_sctp_sock_addr_t *addrs, int max)
-{
-    kernel_sock_t *ks = (kernel_sock_t *) s;
-    int n = ks->nlocal < max ? ks->nlocal : max;
-    memcpy(addrs, ks->local, (size_t) n * sizeof(*addrs));
-    return n;
 }
 
 static int kernel_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, int naddrs,
@@ -444,7 +434,6 @@ static int kernel_active_path(btl_sctp_sock_t *s, btl_sctp_peer_t *p)
 const btl_sctp_sock_ops_t btl_sctp_sock_kernel_ops = {
     .open = kernel_open,
     .close = kernel_close,
-    .local_addrs = kernel_local_addrs,
     .peer_add = kernel_peer_add,
     .peer_remove = kernel_peer_remove,
     .sendv = kernel_sendv,

@@ -78,9 +78,7 @@ struct user_sock {
     btl_sctp_sock_t base;
     btl_sctp_sock_config_t cfg;
     struct socket *so;
-    int nudp;
-    int udp_fd[BTL_SCTP_SOCK_MAX_ADDRS];
-    btl_sctp_sock_addr_t local[BTL_SCTP_SOCK_MAX_ADDRS];
+    int udp_fd[BTL_SCTP_SOCK_MAX_ADDRS]; /* one per base.local address */
     tc_hash_t by_addr;           /* UDP ip:port -> peer */
     tc_hash_t by_assoc;          /* association id -> peer */
     btl_sctp_peer_t **peers;     /* for probing */
@@ -324,7 +322,7 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
             snprintf(why, whylen, "UDP socket: %s", strerror(errno));
             goto fail;
         }
-        us->udp_fd[us->nudp] = fd;
+        us->udp_fd[us->base.nlocal] = fd;
         memset(&sin, 0, sizeof(sin));
         sin.sin_family = AF_INET;
         sin.sin_addr.s_addr = local[i].ip;
@@ -339,9 +337,9 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
         }
         set_udp_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, cfg->rcvbuf);
         set_udp_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, cfg->sndbuf);
-        us->local[us->nudp] = local[i];
-        us->local[us->nudp].port = sin.sin_port;
-        us->nudp++;
+        us->base.local[us->base.nlocal] = local[i];
+        us->base.local[us->base.nlocal].port = sin.sin_port;
+        us->base.nlocal++;
     }
     if (0 == us->cfg.mtu) {
         /* New associations start large; apply_mtu lowers the size to the
@@ -429,11 +427,11 @@ fail_so:
     *out = NULL;
     return rc;
 fail:
-    for (int i = 0; i < us->nudp; ++i) {
+    for (int i = 0; i < us->base.nlocal; ++i) {
         close(us->udp_fd[i]);
     }
-    if (us->udp_fd[us->nudp] >= 0) {
-        close(us->udp_fd[us->nudp]);
+    if (us->udp_fd[us->base.nlocal] >= 0) {
+        close(us->udp_fd[us->base.nlocal]);
     }
     tc_hash_fini(&us->by_addr);
     tc_hash_fini(&us->by_assoc);
@@ -442,14 +440,6 @@ fail:
     free(us->stage);
     free(us);
     return rc;
-}
-
-static int user_local_addrs(btl_sctp_sock_t *s, btl_sctp_sock_addr_t *addrs, int max)
-{
-    user_sock_t *us = (user_sock_t *) s;
-    int n = us->nudp < max ? us->nudp : max;
-    memcpy(addrs, us->local, (size_t) n * sizeof(*addrs));
-    return n;
 }
 
 static int prefix_match(uint32_t a, uint32_t b, int prefix)
@@ -477,19 +467,19 @@ static int user_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, 
         int remote_lo = (ntohl(addrs[r].ip) >> 24) == 127;
         int local_lo = 0;
         int lidx = -1;
-        for (int l = 0; l < us->nudp && lidx < 0; ++l) {
-            int lo = (ntohl(us->local[l].ip) >> 24) == 127;
+        for (int l = 0; l < us->base.nlocal && lidx < 0; ++l) {
+            int lo = (ntohl(us->base.local[l].ip) >> 24) == 127;
             if (remote_lo ? lo
-                          : (!lo && prefix_match(addrs[r].ip, us->local[l].ip,
-                                                 us->local[l].prefix))) {
+                          : (!lo && prefix_match(addrs[r].ip, us->base.local[l].ip,
+                                                 us->base.local[l].prefix))) {
                 lidx = l;
                 local_lo = lo;
             }
         }
         /* a routed peer (no subnet in common): the first non-loopback
          * socket, and the kernel's routing table picks the way */
-        for (int l = 0; l < us->nudp && lidx < 0 && !remote_lo; ++l) {
-            if ((ntohl(us->local[l].ip) >> 24) != 127) {
+        for (int l = 0; l < us->base.nlocal && lidx < 0 && !remote_lo; ++l) {
+            if ((ntohl(us->base.local[l].ip) >> 24) != 127) {
                 lidx = l;
             }
         }
@@ -502,12 +492,12 @@ static int user_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, 
         path->to.sin_addr.s_addr = addrs[r].ip;
         path->to.sin_port = addrs[r].port;
         /* a peer address that is one of ours is routed through loopback */
-        for (int l = 0; l < us->nudp && !local_lo; ++l) {
-            local_lo = us->local[l].ip == addrs[r].ip;
+        for (int l = 0; l < us->base.nlocal && !local_lo; ++l) {
+            local_lo = us->base.local[l].ip == addrs[r].ip;
         }
         path->mtu = local_lo ? USER_LOOPBACK_MTU
-                    : (us->local[lidx].mtu > USER_UDP_OVERHEAD + 512
-                           ? us->local[lidx].mtu - USER_UDP_OVERHEAD
+                    : (us->base.local[lidx].mtu > USER_UDP_OVERHEAD + 512
+                           ? us->base.local[lidx].mtu - USER_UDP_OVERHEAD
                            : 1500 - USER_UDP_OVERHEAD);
     }
     if (0 == p->npaths) {
@@ -830,7 +820,7 @@ static int user_progress(btl_sctp_sock_t *s)
     uint64_t now = now_ms();
     int handled = 0, drained = 1;
 
-    for (int l = 0; l < us->nudp; ++l) {
+    for (int l = 0; l < us->base.nlocal; ++l) {
         /* A socket that carried no SCTP packet lately (a standby path,
          * probes only) is read once per millisecond, not on every call:
          * polling an empty socket is a system call. */
@@ -1062,7 +1052,7 @@ static void user_close(btl_sctp_sock_t *s)
         free(us->peers[i]);
     }
     free(us->peers);
-    for (int i = 0; i < us->nudp; ++i) {
+    for (int i = 0; i < us->base.nlocal; ++i) {
         close(us->udp_fd[i]);
     }
     tc_hash_fini(&us->by_addr);
@@ -1095,7 +1085,6 @@ int btl_sctp_sock_user_stats(char *buf, size_t len)
 const btl_sctp_sock_ops_t btl_sctp_sock_user_ops = {
     .open = user_open,
     .close = user_close,
-    .local_addrs = user_local_addrs,
     .peer_add = user_peer_add,
     .peer_remove = user_peer_remove,
     .sendv = user_sendv,
