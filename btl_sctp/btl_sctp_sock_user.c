@@ -306,9 +306,6 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
         return -ENOMEM;
     }
     us->cfg = *cfg;
-    for (int i = 0; i < BTL_SCTP_SOCK_MAX_ADDRS; ++i) {
-        us->udp_fd[i] = -1;
-    }
     if (0 != tc_hash_init(&us->by_addr, 64) || 0 != tc_hash_init(&us->by_assoc, 64)) {
         free(us);
         return -ENOMEM;
@@ -322,7 +319,6 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
             snprintf(why, whylen, "UDP socket: %s", strerror(errno));
             goto fail;
         }
-        us->udp_fd[us->base.nlocal] = fd;
         memset(&sin, 0, sizeof(sin));
         sin.sin_family = AF_INET;
         sin.sin_addr.s_addr = local[i].ip;
@@ -331,10 +327,12 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
             || getsockname(fd, (struct sockaddr *) &sin, &slen) < 0) {
             char ip[INET_ADDRSTRLEN];
             rc = -errno;
+            close(fd);
             inet_ntop(AF_INET, &local[i].ip, ip, sizeof(ip));
-            snprintf(why, whylen, "bind UDP %s: %s", ip, strerror(errno));
+            snprintf(why, whylen, "bind UDP %s: %s", ip, strerror(-rc));
             goto fail;
         }
+        us->udp_fd[us->base.nlocal] = fd;
         set_udp_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, cfg->rcvbuf);
         set_udp_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, cfg->sndbuf);
         us->base.local[us->base.nlocal] = local[i];
@@ -404,7 +402,7 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
     }
     usrsctp_set_non_blocking(us->so, 1);
     if ((rc = user_configure(us, why, whylen))) {
-        goto fail_so;
+        goto fail;
     }
     memset(&sc, 0, sizeof(sc));
     sc.sconn_family = AF_CONN;
@@ -415,30 +413,15 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
         rc = -errno;
         snprintf(why, whylen, "usrsctp bind/listen on SCTP port %d: %s", cfg->sctp_port,
                  strerror(errno));
-        goto fail_so;
+        goto fail;
     }
     us->last_ms = now_ms();
     *out = &us->base;
     return 0;
 
-fail_so:
-    *out = &us->base;
-    user_close(&us->base);
-    *out = NULL;
-    return rc;
 fail:
-    for (int i = 0; i < us->base.nlocal; ++i) {
-        close(us->udp_fd[i]);
-    }
-    if (us->udp_fd[us->base.nlocal] >= 0) {
-        close(us->udp_fd[us->base.nlocal]);
-    }
-    tc_hash_fini(&us->by_addr);
-    tc_hash_fini(&us->by_assoc);
-    free(us->pkt);
-    free(us->msg);
-    free(us->stage);
-    free(us);
+    /* user_close releases what was set up so far (usrsctp only if so) */
+    user_close(&us->base);
     return rc;
 }
 
