@@ -108,9 +108,6 @@ typedef struct mca_btl_sci_module {
 
 extern mca_btl_sci_module_t mca_btl_sci_module;
 
-/* slot payload the protocol uses (ring slot size) */
-#define MCA_BTL_SCI_SLOT_PAYLOAD() (mca_btl_sci_component.slot_size)
-
 /* module operations (one file per concern) */
 int mca_btl_sci_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                           struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,
@@ -177,6 +174,10 @@ void mca_btl_sci_atomic_fini(void);
 /* target and initiator halves, called by progress for ring messages */
 void mca_btl_sci_atomic_handle_req(struct mca_btl_base_endpoint_t *ep, const void *payload, uint32_t len);
 void mca_btl_sci_atomic_handle_rsp(struct mca_btl_base_endpoint_t *ep, const void *payload, uint32_t len);
+
+/* teardown shared by finalize and a failed init */
+void mca_btl_sci_free_endpoints(void);
+void mca_btl_sci_remove_local_segments(void);
 
 /* progress helpers */
 int mca_btl_sci_component_progress(void);

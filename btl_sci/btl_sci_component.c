@@ -161,13 +161,17 @@ static int mca_btl_sci_component_open(void)
     return OPAL_SUCCESS;
 }
 
-static void mca_btl_sci_release_segments(void)
+/* SCI shutdown order for our own segments: hide, then unmap and remove */
+void mca_btl_sci_remove_local_segments(void)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
 
     if (NULL != c->lsegs) {
         for (int i = 0; i < c->num_local; ++i) {
-            sci_remove_segment(c->lsegs[i]);
+            if (NULL != c->lsegs[i]) {
+                (void) sci_set_segment_unavailable(c->lsegs[i]);
+                sci_remove_segment(c->lsegs[i]);
+            }
         }
         free(c->lsegs);
         c->lsegs = NULL;
@@ -177,6 +181,34 @@ static void mca_btl_sci_release_segments(void)
         c->doorbell_seg = NULL;
         c->doorbell = NULL;
     }
+}
+
+/* the endpoint tables: destruct every endpoint (which disconnects it) */
+void mca_btl_sci_free_endpoints(void)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+
+    if (NULL != c->endpoints) {
+        for (int i = 0; i < c->num_local; ++i) {
+            OBJ_DESTRUCT(c->endpoints + i);
+        }
+    }
+    free(c->endpoints);
+    free(c->active);
+    free(c->connected);
+    free(c->sweep);
+    c->endpoints = NULL;
+    c->active = NULL;
+    c->connected = NULL;
+    c->sweep = NULL;
+    c->num_active = c->num_connected = 0;
+}
+
+static void mca_btl_sci_release_segments(void)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+
+    mca_btl_sci_remove_local_segments();
     if (NULL != c->dq) {
         sci_remove_dma_queue(c->dq);
         c->dq = NULL;
@@ -462,19 +494,7 @@ static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool en
 fail:
     mca_btl_sci_atomic_fini();
     mca_btl_sci_rcache_fini();
-    if (NULL != c->endpoints) {
-        for (int i = 0; i < c->num_local; ++i) {
-            OBJ_DESTRUCT(c->endpoints + i);
-        }
-    }
-    free(c->endpoints);
-    free(c->active);
-    free(c->connected);
-    free(c->sweep);
-    c->endpoints = NULL;
-    c->active = NULL;
-    c->connected = NULL;
-    c->sweep = NULL;
+    mca_btl_sci_free_endpoints();
     mca_btl_sci_release_segments();
     return NULL;
 }

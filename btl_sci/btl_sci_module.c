@@ -161,43 +161,16 @@ int mca_btl_sci_finalize(struct mca_btl_base_module_t *btl)
     }
     /* SCI shutdown order: disconnect remote segments, then hide, unmap
      * and remove the local ones */
-    if (NULL != c->endpoints) {
-        for (int i = 0; i < c->num_local; ++i) {
-            OBJ_DESTRUCT(c->endpoints + i);
-        }
-    }
+    mca_btl_sci_free_endpoints();
     while (NULL != (item = opal_list_remove_first(&c->completed_frags))) {
         mca_btl_sci_frag_t *frag = (mca_btl_sci_frag_t *) item;
         if (frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
             mca_btl_sci_frag_return(frag);
         }
     }
-    free(c->endpoints);
-    free(c->active);
-    free(c->connected);
-    free(c->sweep);
-    c->endpoints = NULL;
-    c->active = NULL;
-    c->connected = NULL;
-    c->sweep = NULL;
-    c->num_active = c->num_connected = 0;
     mca_btl_sci_atomic_fini();
     mca_btl_sci_rcache_fini();
-    if (NULL != c->lsegs) {
-        for (int i = 0; i < c->num_local; ++i) {
-            if (NULL != c->lsegs[i]) {
-                (void) sci_set_segment_unavailable(c->lsegs[i]);
-                sci_remove_segment(c->lsegs[i]);
-            }
-        }
-        free(c->lsegs);
-        c->lsegs = NULL;
-    }
-    if (NULL != c->doorbell_seg) {
-        sci_remove_segment(c->doorbell_seg);
-        c->doorbell_seg = NULL;
-        c->doorbell = NULL;
-    }
+    mca_btl_sci_remove_local_segments();
     mca_btl_sci_module.initialized = false;
     return OPAL_SUCCESS;
 }
