@@ -26,6 +26,8 @@ set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../lib/transports.sh
 . "$here/../lib/transports.sh"
+# shellcheck source=swf_lib.sh
+. "$here/swf_lib.sh"
 
 model=torus
 np=4
@@ -55,12 +57,7 @@ trap 'stop_sim; tr_cleanup' EXIT
 trap 'exit 130' INT TERM
 tr_init "$here"
 
-swfsim="$TR_BUILDDIR/swfsim/swfsim"
-[ -x "$swfsim" ] || tr_die "swfsim not built ($swfsim)"
-case " ${TR_TREE_BTLS[*]:-} " in
-    *" swf "*) ;;
-    *) tr_die "btl_swf not built" ;;
-esac
+swf_require_built
 out="$TR_TMPDIR/out"
 if [ -n "$keep" ]; then
     mkdir -p "$keep" || tr_die "cannot create $keep"

@@ -17,6 +17,8 @@ set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../lib/transports.sh
 . "$here/../lib/transports.sh"
+# shellcheck source=swf_lib.sh
+. "$here/swf_lib.sh"
 
 timeout_s=120
 while [ $# -gt 0 ]; do
@@ -32,12 +34,7 @@ trap 'tr_cleanup' EXIT
 trap 'exit 130' INT TERM
 tr_init "$here"
 
-swfsim="$TR_BUILDDIR/swfsim/swfsim"
-[ -x "$swfsim" ] || tr_die "swfsim not built ($swfsim)"
-case " ${TR_TREE_BTLS[*]:-} " in
-    *" swf "*) ;;
-    *) tr_die "btl_swf not built" ;;
-esac
+swf_require_built
 prog="$TR_TMPDIR/swf_endless"
 mpicc -O2 -o "$prog" "$here/swf_endless.c" || tr_die "cannot compile swf_endless.c"
 
