@@ -27,6 +27,13 @@ tr_note() {
     echo "$(basename "$0"): $*" >&2
 }
 
+# tr_usage [STATUS]: prints the calling script's header comment (from its
+# second line to the first line that is not a comment) and exits.
+tr_usage() {
+    sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p;}' "$0"
+    exit "${1:-0}"
+}
+
 # tr_init SCRIPT_DIR: SCRIPT_DIR is tests/mpi or bench, in the source tree
 # (the script's own directory). TRANSPORTS_SRCDIR and TRANSPORTS_BUILDDIR
 # override the guesses; make check sets both.
