@@ -90,17 +90,15 @@ static void verify(uint8_t *sbuf, uint8_t *rbuf, size_t size)
     }
 }
 
-static int cmp_double(const void *a, const void *b)
+/* The smallest of v[0..n-1] (n >= 1): the fastest batch or window. */
+static double best(const double *v, int n)
 {
-    double x = *(const double *)a, y = *(const double *)b;
+    double m = v[0];
 
-    return (x > y) - (x < y);
-}
-
-static double best(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
-    return v[0];
+    for (int i = 1; i < n; i++) {
+        m = v[i] < m ? v[i] : m;
+    }
+    return m;
 }
 
 static void exchange(uint8_t *sbuf, uint8_t *rbuf, size_t size)
