@@ -59,8 +59,7 @@ typedef struct mca_btl_sci_component {
 
     /* device */
     sci_desc_t *sd;
-    sci_dma_queue_t *dq;
-    bool dma_ok;
+    sci_dma_queue_t *dq;           /* NULL: no DMA engine (no put/get/atomics) */
     uint32_t node_id;
     int local_rank;
     int num_local;                 /* node-local processes, including us */

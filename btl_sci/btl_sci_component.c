@@ -417,19 +417,17 @@ static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool en
     c->node_id = sci_local_node_id(c->sd);
 
     /* DMA engine: CMA; without it no put/get (and no osc/rdma) */
-    c->dma_ok = false;
     if (c->use_dma) {
         err = sci_dma_probe(c->sd);
         if (SCI_ERR_OK == err) {
             err = sci_create_dma_queue(c->sd, 16, &c->dq);
         }
-        c->dma_ok = (SCI_ERR_OK == err);
-        if (!c->dma_ok) {
+        if (SCI_ERR_OK != err) {
             opal_show_help("help-mpi-btl-sci.txt", "cma refused", true, opal_process_info.nodename,
                            sci_strerror(err));
         }
     }
-    if (!c->dma_ok) {
+    if (NULL == c->dq) {
         m->btl_flags &= ~(MCA_BTL_FLAGS_RDMA | MCA_BTL_FLAGS_ATOMIC_OPS | MCA_BTL_FLAGS_ATOMIC_FOPS);
         m->btl_put = NULL;
         m->btl_get = NULL;
@@ -470,8 +468,8 @@ static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool en
     c->num_connected = 0;
     c->num_unconnected = 0;
 
-    if (c->dma_ok && (OPAL_SUCCESS != mca_btl_sci_rcache_init() ||
-                      OPAL_SUCCESS != mca_btl_sci_atomic_init())) {
+    if (NULL != c->dq && (OPAL_SUCCESS != mca_btl_sci_rcache_init() ||
+                          OPAL_SUCCESS != mca_btl_sci_atomic_init())) {
         goto fail;
     }
 
@@ -488,7 +486,7 @@ static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool en
     mca_btl_sci_module.initialized = true;
     opal_output_verbose(10, c->output, "btl:sci: local rank %d of %d, ring %u x %u B, dma %s",
                         c->local_rank, c->num_local, c->ring_slots, c->slot_size,
-                        c->dma_ok ? "cma" : "off");
+                        NULL != c->dq ? "cma" : "off");
     return btls;
 
 fail:
