@@ -453,16 +453,19 @@ static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool en
         return NULL;
     }
 
+    /* constructed at once: the fail path destructs whatever was allocated */
     c->endpoints = calloc((size_t) c->num_local, sizeof(*c->endpoints));
+    if (NULL != c->endpoints) {
+        for (int i = 0; i < c->num_local; ++i) {
+            OBJ_CONSTRUCT(c->endpoints + i, mca_btl_sci_endpoint_t);
+            c->endpoints[i].peer_rank = i;
+        }
+    }
     c->active = calloc((size_t) c->num_local, sizeof(*c->active));
     c->connected = calloc((size_t) c->num_local, sizeof(*c->connected));
     c->sweep = calloc((size_t) c->num_local, sizeof(*c->sweep));
     if (NULL == c->endpoints || NULL == c->active || NULL == c->connected || NULL == c->sweep) {
         goto fail;
-    }
-    for (int i = 0; i < c->num_local; ++i) {
-        OBJ_CONSTRUCT(c->endpoints + i, mca_btl_sci_endpoint_t);
-        c->endpoints[i].peer_rank = i;
     }
     c->num_active = 0;
     c->num_connected = 0;
