@@ -31,6 +31,7 @@ typedef struct mca_btl_sctp_component_t {
     int nodelay;
     int mtu;
     int crc32c;
+    int user_pool;
     int probe_ms;
     int path_timeout_ms;
     int rto_min_ms;

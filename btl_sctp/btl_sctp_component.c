@@ -115,6 +115,11 @@ static int mca_btl_sctp_component_register(void)
             "User stack: compute and check SCTP's CRC32c (0: rely on the UDP checksum, "
             "which is cheaper; must be equal in every process)",
             &c->crc32c, 0, OPAL_INFO_LVL_5);
+    reg_int("user_pool",
+            "User stack: usrsctp takes its mbufs and packet buffers from a pool of "
+            "per-thread free lists instead of glibc's malloc (1), or from malloc (0); "
+            "the pool is about a fifth faster at 4 MiB",
+            &c->user_pool, def.pool, OPAL_INFO_LVL_5);
     reg_int("path_probe_ms", "User stack: interval of path probes per peer, ms",
             &c->probe_ms, def.probe_ms, OPAL_INFO_LVL_5);
     reg_int("path_timeout_ms",
@@ -408,6 +413,7 @@ static mca_btl_base_module_t **mca_btl_sctp_component_init(int *num_btls,
     cfg.nodelay = c->nodelay;
     cfg.mtu = c->mtu;
     cfg.crc32c = c->crc32c;
+    cfg.pool = c->user_pool;
     cfg.probe_ms = c->probe_ms;
     cfg.path_timeout_ms = c->path_timeout_ms;
     cfg.rto_min_ms = c->rto_min_ms;

@@ -37,6 +37,7 @@
 
 #include <usrsctp.h>
 
+#include "btl_sctp_pool.h"
 #include "btl_sctp_sock.h"
 #include "tc_hash.h"
 
@@ -96,6 +97,7 @@ struct user_sock {
 };
 
 static int user_stack_refs = 0;
+static char user_pool_note[160] = "off"; /* how usrsctp allocates, for the stats */
 
 /* Loopback carries 64 KiB datagrams; IPv4 + UDP headers take 28 bytes. */
 #define USER_LOOPBACK_MTU 65000
@@ -358,6 +360,14 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
     }
 
     if (0 == user_stack_refs++) {
+        if (cfg->pool) {
+            char pwhy[128];
+            if (0 == btl_sctp_pool_install("libusrsctp", pwhy, sizeof(pwhy))) {
+                snprintf(user_pool_note, sizeof(user_pool_note), "pool");
+            } else {
+                snprintf(user_pool_note, sizeof(user_pool_note), "glibc (pool: %s)", pwhy);
+            }
+        }
         usrsctp_init_nothreads(0, user_output, NULL);
         usrsctp_sysctl_set_sctp_ecn_enable(0);
         usrsctp_sysctl_set_sctp_asconf_enable(0);
@@ -1057,11 +1067,13 @@ int btl_sctp_sock_user_stats(char *buf, size_t len)
     snprintf(buf, len,
              "packets in %u out %u, DATA chunks in %u out %u, retransmitted %u (fast %u), "
              "T3 timeouts %u, SACKs sent %u, window probes %u, bad checksums %u, "
-             "DATA dropped at the chunk limit %u, at a closed window %u",
+             "DATA dropped at the chunk limit %u, at a closed window %u; allocator %s "
+             "(%zu KiB reserved)",
              st.sctps_inpackets, st.sctps_outpackets, st.sctps_recvdata, st.sctps_senddata,
              st.sctps_sendretransdata, st.sctps_sendfastretrans, st.sctps_timodata,
              st.sctps_sendsacks, st.sctps_windowprobed, st.sctps_badsum,
-             st.sctps_datadropchklmt, st.sctps_datadroprwnd);
+             st.sctps_datadropchklmt, st.sctps_datadroprwnd, user_pool_note,
+             btl_sctp_pool_reserved_bytes() >> 10);
     return 0;
 }
 

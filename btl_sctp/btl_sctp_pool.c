@@ -1,0 +1,485 @@
+/*
+ * btl_sctp_pool.c: the pool allocator behind usrsctp (see btl_sctp_pool.h).
+ *
+ * One region of address space is reserved at first use and committed in
+ * 1 MiB steps. It is cut into 64 KiB runs; a run serves one size class,
+ * recorded in run_class[], so a block needs no header and free() learns
+ * its class from its address. Each thread keeps a free list and a
+ * carving run per class: no lock on the fast path. A block freed by
+ * another thread joins that thread's list. Memory is kept at its peak
+ * (usrsctp's socket buffers bound it) and never returned to the system.
+ *
+ * The redirection rewrites the library's relocation slots (JUMP_SLOT
+ * and GLOB_DAT) for malloc, calloc, realloc and free, found through
+ * dl_iterate_phdr and the library's dynamic section. A read-only
+ * (RELRO) slot page is made writable for the write and then restored.
+ * This module is pinned in memory, since the library now calls into it.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr, RTLD_NODELETE */
+#endif
+#include "btl_sctp_pool.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define POOL_REGION_BYTES ((size_t) 1 << 30) /* address space, not memory */
+#define POOL_RUN_SHIFT 16
+#define POOL_RUN_BYTES ((size_t) 1 << POOL_RUN_SHIFT)
+#define POOL_NRUNS (POOL_REGION_BYTES >> POOL_RUN_SHIFT)
+#define POOL_COMMIT_BYTES ((size_t) 1 << 20)
+#define POOL_MAX_BLOCK POOL_RUN_BYTES
+
+/* Size classes, multiples of 16 (malloc's alignment), at most 25% waste
+ * above 64 bytes; 2048 (mbuf cluster) and 65536 (a packet) exact. */
+static const uint32_t class_size[] = {
+    16,   32,   48,   64,    80,    96,    128,   160,   192,   256,   320,   384,
+    512,  640,  768,  1024,  1280,  1536,  2048,  2560,  3072,  4096,  5120,  6144,
+    8192, 10240, 12288, 16384, 20480, 24576, 32768, 40960, 49152, 65536};
+#define POOL_NCLASS ((int) (sizeof(class_size) / sizeof(class_size[0])))
+
+typedef struct pool_thread {
+    void *free[POOL_NCLASS];  /* singly linked through the block's first word */
+    char *carve[POOL_NCLASS]; /* the run being cut, and its end */
+    char *carve_end[POOL_NCLASS];
+    size_t allocs;            /* blocks handed out by this thread */
+} pool_thread_t;
+
+static __thread pool_thread_t pool_tls;
+
+static char *region = NULL;
+static size_t region_committed = 0; /* bytes from region start, under run_lock */
+static size_t next_run = 0;         /* under run_lock */
+static uint8_t run_class[POOL_NRUNS];
+static uint8_t class_of_16[(POOL_MAX_BLOCK >> 4) + 1]; /* (size + 15) / 16 -> class */
+static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t region_once = PTHREAD_ONCE_INIT;
+static int installed = 0;
+
+static void region_init(void)
+{
+    void *r = mmap(NULL, POOL_REGION_BYTES, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    int c = 0;
+
+    for (size_t i = 0; i <= (POOL_MAX_BLOCK >> 4); ++i) {
+        while (class_size[c] < i * 16) {
+            ++c;
+        }
+        class_of_16[i] = (uint8_t) c;
+    }
+    region = MAP_FAILED == r ? NULL : (char *) r;
+}
+
+/* A fresh run for class c, or NULL when the region is used up. */
+static char *run_new(int c)
+{
+    char *run = NULL;
+
+    pthread_mutex_lock(&run_lock);
+    if (NULL != region && next_run < POOL_NRUNS) {
+        size_t end = (next_run + 1) * POOL_RUN_BYTES;
+        if (end > region_committed) {
+            size_t step = POOL_COMMIT_BYTES;
+            if (region_committed + step > POOL_REGION_BYTES) {
+                step = POOL_REGION_BYTES - region_committed;
+            }
+            if (0 == mprotect(region + region_committed, step, PROT_READ | PROT_WRITE)) {
+                region_committed += step;
+            }
+        }
+        if (end <= region_committed) {
+            run = region + next_run * POOL_RUN_BYTES;
+            run_class[next_run] = (uint8_t) c;
+            ++next_run;
+        }
+    }
+    pthread_mutex_unlock(&run_lock);
+    return run;
+}
+
+int btl_sctp_pool_owns(const void *p)
+{
+    return NULL != region && (const char *) p >= region
+           && (const char *) p < region + POOL_REGION_BYTES;
+}
+
+void *btl_sctp_pool_malloc(size_t size)
+{
+    pool_thread_t *t;
+    void *b;
+    int c;
+
+    if (size > POOL_MAX_BLOCK) {
+        return malloc(size);
+    }
+    pthread_once(&region_once, region_init);
+    c = class_of_16[(size + 15) >> 4];
+    t = &pool_tls;
+    t->allocs++;
+    if (NULL != (b = t->free[c])) {
+        t->free[c] = *(void **) b;
+        return b;
+    }
+    if (NULL == t->carve[c] || t->carve[c] + class_size[c] > t->carve_end[c]) {
+        char *run = run_new(c);
+        if (NULL == run) {
+            return malloc(size); /* region used up: glibc's block */
+        }
+        t->carve[c] = run;
+        t->carve_end[c] = run + POOL_RUN_BYTES;
+    }
+    b = t->carve[c];
+    t->carve[c] += class_size[c];
+    return b;
+}
+
+void btl_sctp_pool_free(void *p)
+{
+    pool_thread_t *t;
+    int c;
+
+    if (NULL == p) {
+        return;
+    }
+    if (!btl_sctp_pool_owns(p)) {
+        free(p);
+        return;
+    }
+    c = run_class[((char *) p - region) >> POOL_RUN_SHIFT];
+    t = &pool_tls;
+    *(void **) p = t->free[c];
+    t->free[c] = p;
+}
+
+void *btl_sctp_pool_calloc(size_t n, size_t size)
+{
+    void *p;
+
+    if (0 != size && n > SIZE_MAX / size) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    p = btl_sctp_pool_malloc(n * size);
+    if (NULL != p) {
+        memset(p, 0, n * size); /* pool blocks are reused, not fresh */
+    }
+    return p;
+}
+
+void *btl_sctp_pool_realloc(void *p, size_t size)
+{
+    size_t have;
+    void *q;
+
+    if (NULL == p) {
+        return btl_sctp_pool_malloc(size);
+    }
+    if (!btl_sctp_pool_owns(p)) {
+        return realloc(p, size);
+    }
+    if (0 == size) {
+        btl_sctp_pool_free(p);
+        return NULL;
+    }
+    have = class_size[run_class[((char *) p - region) >> POOL_RUN_SHIFT]];
+    if (size <= have) {
+        return p;
+    }
+    q = btl_sctp_pool_malloc(size);
+    if (NULL != q) {
+        memcpy(q, p, have);
+        btl_sctp_pool_free(p);
+    }
+    return q;
+}
+
+size_t btl_sctp_pool_reserved_bytes(void)
+{
+    size_t n;
+    pthread_mutex_lock(&run_lock);
+    n = next_run * POOL_RUN_BYTES;
+    pthread_mutex_unlock(&run_lock);
+    return n;
+}
+
+size_t btl_sctp_pool_thread_allocs(void)
+{
+    return pool_tls.allocs;
+}
+
+int btl_sctp_pool_installed(void)
+{
+    return installed;
+}
+
+/* ---- relocation rewriting ---- */
+
+#if defined(__x86_64__)
+#define POOL_R_JUMP_SLOT R_X86_64_JUMP_SLOT
+#define POOL_R_GLOB_DAT R_X86_64_GLOB_DAT
+#elif defined(__aarch64__)
+#define POOL_R_JUMP_SLOT R_AARCH64_JUMP_SLOT
+#define POOL_R_GLOB_DAT R_AARCH64_GLOB_DAT
+#endif
+
+#if defined(POOL_R_JUMP_SLOT) && defined(__LP64__)
+
+typedef struct pool_patch {
+    const char *lib_substr;
+    int free_pass; /* 1: only free's slots; 0: the allocating functions */
+    int found;     /* the library is loaded */
+    int patched;   /* slots rewritten */
+    int err;       /* first error (negative errno) */
+} pool_patch_t;
+
+static const struct {
+    const char *name;
+    void *fn;
+} pool_targets[] = {
+    {"malloc", (void *) btl_sctp_pool_malloc},
+    {"calloc", (void *) btl_sctp_pool_calloc},
+    {"realloc", (void *) btl_sctp_pool_realloc},
+    {"free", (void *) btl_sctp_pool_free},
+};
+
+/* The protection of the mapping holding addr, from /proc/self/maps. */
+static int page_prot(uintptr_t addr)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    int prot = -1;
+
+    if (NULL == f) {
+        return -1;
+    }
+    while (NULL != fgets(line, sizeof(line), f)) {
+        unsigned long lo, hi;
+        char perms[8];
+        if (3 == sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) && addr >= lo && addr < hi) {
+            prot = ('r' == perms[0] ? PROT_READ : 0) | ('w' == perms[1] ? PROT_WRITE : 0)
+                   | ('x' == perms[2] ? PROT_EXEC : 0);
+            break;
+        }
+    }
+    fclose(f);
+    return prot;
+}
+
+static int write_slot(void **slot, void *fn)
+{
+    long pagesz = sysconf(_SC_PAGESIZE);
+    uintptr_t page = (uintptr_t) slot & ~((uintptr_t) pagesz - 1);
+    int prot = page_prot((uintptr_t) slot);
+
+    if (prot < 0) {
+        return -ENOENT;
+    }
+    if (!(prot & PROT_WRITE)
+        && 0 != mprotect((void *) page, (size_t) pagesz, prot | PROT_WRITE)) {
+        return -errno;
+    }
+    __atomic_store_n(slot, fn, __ATOMIC_RELEASE);
+    if (!(prot & PROT_WRITE)) {
+        (void) mprotect((void *) page, (size_t) pagesz, prot);
+    }
+    return 0;
+}
+
+/* ld.so rewrites most address tags of a writable dynamic section to
+ * absolute addresses; a read-only one keeps offsets. */
+static uintptr_t dyn_addr(ElfW(Addr) base, ElfW(Addr) v)
+{
+    return v < base ? base + v : v;
+}
+
+static void patch_table(const ElfW(Rela) *rel, size_t bytes, ElfW(Addr) base,
+                        const ElfW(Sym) *symtab, const char *strtab, size_t strsz,
+                        pool_patch_t *pp)
+{
+    for (size_t i = 0; i < bytes / sizeof(*rel); ++i) {
+        unsigned type = (unsigned) ELF64_R_TYPE(rel[i].r_info);
+        size_t sym = ELF64_R_SYM(rel[i].r_info);
+        const char *name;
+
+        if ((POOL_R_JUMP_SLOT != type && POOL_R_GLOB_DAT != type) || 0 == sym) {
+            continue;
+        }
+        if (symtab[sym].st_name >= strsz) {
+            continue;
+        }
+        name = strtab + symtab[sym].st_name;
+        for (size_t k = 0; k < sizeof(pool_targets) / sizeof(pool_targets[0]); ++k) {
+            if (pp->free_pass != (pool_targets[k].fn == (void *) btl_sctp_pool_free)) {
+                continue;
+            }
+            if (0 == strcmp(name, pool_targets[k].name)) {
+                int rc = write_slot((void **) (base + rel[i].r_offset), pool_targets[k].fn);
+                if (0 == rc) {
+                    pp->patched++;
+                } else if (0 == pp->err) {
+                    pp->err = rc;
+                }
+            }
+        }
+    }
+}
+
+static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    pool_patch_t *pp = (pool_patch_t *) arg;
+    const ElfW(Dyn) *dyn = NULL;
+    const ElfW(Sym) *symtab = NULL;
+    const char *strtab = NULL;
+    const ElfW(Rela) *jmprel = NULL, *rela = NULL;
+    size_t jmpsz = 0, relasz = 0, strsz = 0;
+    ElfW(Addr) base = info->dlpi_addr;
+    (void) size;
+
+    if (NULL == info->dlpi_name || NULL == strstr(info->dlpi_name, pp->lib_substr)) {
+        return 0;
+    }
+    pp->found = 1;
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        if (PT_DYNAMIC == info->dlpi_phdr[i].p_type) {
+            dyn = (const ElfW(Dyn) *) (base + info->dlpi_phdr[i].p_vaddr);
+        }
+    }
+    if (NULL == dyn) {
+        pp->err = -ENOEXEC;
+        return 1;
+    }
+    for (; DT_NULL != dyn->d_tag; ++dyn) {
+        switch (dyn->d_tag) {
+        case DT_SYMTAB:
+            symtab = (const ElfW(Sym) *) dyn_addr(base, dyn->d_un.d_ptr);
+            break;
+        case DT_STRTAB:
+            strtab = (const char *) dyn_addr(base, dyn->d_un.d_ptr);
+            break;
+        case DT_STRSZ:
+            strsz = dyn->d_un.d_val;
+            break;
+        case DT_JMPREL:
+            jmprel = (const ElfW(Rela) *) dyn_addr(base, dyn->d_un.d_ptr);
+            break;
+        case DT_PLTRELSZ:
+            jmpsz = dyn->d_un.d_val;
+            break;
+        case DT_RELA:
+            rela = (const ElfW(Rela) *) dyn_addr(base, dyn->d_un.d_ptr);
+            break;
+        case DT_RELASZ:
+            relasz = dyn->d_un.d_val;
+            break;
+        default:
+            break;
+        }
+    }
+    if (NULL == symtab || NULL == strtab) {
+        pp->err = -ENOEXEC;
+        return 1;
+    }
+    if (NULL != jmprel) {
+        patch_table(jmprel, jmpsz, base, symtab, strtab, strsz, pp);
+    }
+    if (NULL != rela) {
+        patch_table(rela, relasz, base, symtab, strtab, strsz, pp);
+    }
+    return 1;
+}
+
+/* dl_iterate_phdr lists the main program first. */
+static int first_object_base(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void) size;
+    *(ElfW(Addr) *) arg = info->dlpi_addr;
+    return 1;
+}
+
+/* Keep the object holding this code loaded for good: a module is pinned
+ * with RTLD_NODELETE; the main program needs nothing. */
+static int pin_self(void)
+{
+    Dl_info self;
+    ElfW(Addr) main_base = 0;
+
+    if (0 == dladdr((void *) btl_sctp_pool_install, &self) || NULL == self.dli_fname) {
+        return -1;
+    }
+    dl_iterate_phdr(first_object_base, &main_base);
+    if ((ElfW(Addr)) self.dli_fbase == main_base) {
+        return 0;
+    }
+    return NULL != dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) ? 0 : -1;
+}
+
+int btl_sctp_pool_install(const char *lib_substr, char *why, size_t whylen)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pool_patch_t pp = {lib_substr, 1, 0, 0, 0};
+    int rc = 0;
+
+    pthread_mutex_lock(&lock);
+    if (installed) {
+        pthread_mutex_unlock(&lock);
+        return 0;
+    }
+    pthread_once(&region_once, region_init);
+    if (NULL == region) {
+        snprintf(why, whylen, "cannot reserve %zu MiB of address space for the pool",
+                 POOL_REGION_BYTES >> 20);
+        rc = -ENOMEM;
+        goto out;
+    }
+    /* The library will call into this module until the process ends. */
+    if (0 != pin_self()) {
+        snprintf(why, whylen, "cannot pin the module that holds the pool");
+        rc = -ENOENT;
+        goto out;
+    }
+    /* free first, and all of its slots, or nothing: a pool block must
+     * never reach glibc's free. The pool's free takes glibc's blocks too,
+     * so an allocating slot left unwritten is harmless. */
+    dl_iterate_phdr(patch_object, &pp);
+    if (!pp.found) {
+        snprintf(why, whylen, "no loaded library named *%s*", lib_substr);
+        rc = -ENOENT;
+    } else if (0 == pp.patched || 0 != pp.err) {
+        snprintf(why, whylen, "cannot redirect free() of %s: %s", lib_substr,
+                 0 != pp.err ? strerror(-pp.err) : "no relocation found");
+        rc = 0 != pp.err ? pp.err : -ENOENT;
+    } else {
+        pp.free_pass = 0;
+        pp.patched = 0;
+        dl_iterate_phdr(patch_object, &pp);
+        installed = pp.patched > 0;
+        if (!installed) {
+            snprintf(why, whylen, "no malloc relocation found in %s", lib_substr);
+            rc = -ENOENT;
+        }
+    }
+out:
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+#else /* no relocation rewriting on this platform */
+
+int btl_sctp_pool_install(const char *lib_substr, char *why, size_t whylen)
+{
+    (void) lib_substr;
+    snprintf(why, whylen, "relocation rewriting is not supported on this platform");
+    return -ENOTSUP;
+}
+
+#endif
