@@ -112,6 +112,9 @@ static char user_pool_note[160] = "off"; /* how usrsctp allocates, for the stats
  * the data that fills one packet is the packet size less this. */
 #define USER_PACKET_OVERHEAD 64
 
+/* Messages up to this size are always sent as one staged piece. */
+#define USER_STAGE_ALWAYS 4096
+
 /* Datagrams taken by one recvmmsg. */
 #define USER_RX_BATCH 8
 
@@ -705,8 +708,20 @@ static int user_sendv(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
 
     p->probing = 1;
     if (iovcnt < 2 || iovcnt > BTL_SCTP_SOCK_MAX_IOV || iov[0].iov_len >= fill
-        || fill > us->stage_size || (0 == *done && in_flight(us, p))) {
+        || fill > us->stage_size) {
         return sendv_pieces(us, p, stream, iov, iovcnt, done);
+    }
+    /* A small message is staged whole without asking the stack (a status
+     * query costs more than copying a few KiB); a larger one only when
+     * nothing is in flight. */
+    if (0 == *done) {
+        size_t total = 0;
+        for (i = 0; i < iovcnt; ++i) {
+            total += iov[i].iov_len;
+        }
+        if (total > USER_STAGE_ALWAYS && in_flight(us, p)) {
+            return sendv_pieces(us, p, stream, iov, iovcnt, done);
+        }
     }
     /* the staged head: piece 0 and the start of the next pieces */
     have = 0;
