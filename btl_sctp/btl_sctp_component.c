@@ -474,8 +474,9 @@ int mca_btl_sctp_component_progress(void)
         return 0;
     }
     busy = 1;
-    /* packets in, then their messages out, a few rounds: the stack's
-     * receive buffer stays nearly empty and its window open */
+    /* packets in, then their messages out, a few rounds while packets
+     * remain: the stack's receive buffer stays nearly empty and its
+     * window open */
     for (int round = 0; round < 8; ++round) {
         int packets = btl_sctp_sock_progress(c->sock);
         int got = 0;
@@ -495,6 +496,9 @@ int mca_btl_sctp_component_progress(void)
             ++got;
         }
         count += got;
+        if (!c->sock->more) {
+            break; /* every socket was read to the end: back to the PML */
+        }
     }
     if (!opal_list_is_empty(&c->pending_eps)) {
         count += mca_btl_sctp_endpoint_flush_all();

@@ -167,6 +167,8 @@ typedef struct btl_sctp_sock_ops {
 struct btl_sctp_sock {
     const btl_sctp_sock_ops_t *ops;
     int stack;
+    int more;           /* set by progress: it stopped before its sockets
+                         * were empty, another round may find packets */
     int nlocal;
     btl_sctp_sock_addr_t local[BTL_SCTP_SOCK_MAX_ADDRS];
 };

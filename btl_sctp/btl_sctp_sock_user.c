@@ -883,6 +883,7 @@ static int user_progress(btl_sctp_sock_t *s)
     if (us->pending_recv) {
         ++handled; /* the last receive stopped early: more may be queued */
     }
+    us->base.more = !drained;
     return handled;
 }
 
