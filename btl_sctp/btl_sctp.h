@@ -85,6 +85,11 @@ mca_btl_base_descriptor_t *mca_btl_sctp_prepare_src(struct mca_btl_base_module_t
 int mca_btl_sctp_send(struct mca_btl_base_module_t *btl,
                       struct mca_btl_base_endpoint_t *endpoint,
                       struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag);
+int mca_btl_sctp_sendi(struct mca_btl_base_module_t *btl,
+                       struct mca_btl_base_endpoint_t *endpoint,
+                       struct opal_convertor_t *convertor, void *header, size_t header_size,
+                       size_t payload_size, uint8_t order, uint32_t flags,
+                       mca_btl_base_tag_t tag, mca_btl_base_descriptor_t **descriptor);
 int mca_btl_sctp_register_error(struct mca_btl_base_module_t *btl,
                                 mca_btl_base_module_error_cb_fn_t cbfunc);
 void mca_btl_sctp_dump(struct mca_btl_base_module_t *btl,

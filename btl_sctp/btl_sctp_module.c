@@ -30,6 +30,7 @@ mca_btl_sctp_module_t mca_btl_sctp_module = {
         .btl_free = mca_btl_sctp_free,
         .btl_prepare_src = mca_btl_sctp_prepare_src,
         .btl_send = mca_btl_sctp_send,
+        .btl_sendi = mca_btl_sctp_sendi,
         .btl_dump = mca_btl_sctp_dump,
         .btl_register_error = mca_btl_sctp_register_error,
     },
@@ -295,6 +296,71 @@ int mca_btl_sctp_send(struct mca_btl_base_module_t *btl,
         return 1;
     }
     return rc; /* 0: queued, completion from progress; <0: error */
+}
+
+/* Immediate send of a short message (ob1 sends its smallest messages
+ * this way without allocating a request): header and data are copied
+ * into a fragment and handed to the socket at once. The data is the
+ * BTL's from then on, so a fragment the socket could not take yet is
+ * queued like any other and the send still succeeds. */
+int mca_btl_sctp_sendi(struct mca_btl_base_module_t *btl,
+                       struct mca_btl_base_endpoint_t *endpoint,
+                       struct opal_convertor_t *convertor, void *header, size_t header_size,
+                       size_t payload_size, uint8_t order, uint32_t flags,
+                       mca_btl_base_tag_t tag, mca_btl_base_descriptor_t **descriptor)
+{
+    size_t len = header_size + payload_size;
+    mca_btl_sctp_frag_t *frag;
+    int rc;
+
+    if (NULL != descriptor) {
+        *descriptor = NULL;
+    }
+    if (MCA_BTL_SCTP_EP_FAILED == endpoint->state) {
+        return OPAL_ERR_UNREACH;
+    }
+    if (len > mca_btl_sctp_module.super.btl_eager_limit
+        || NULL == (frag = mca_btl_sctp_frag_alloc(&mca_btl_sctp_component.eager_frags))) {
+        /* the PML packs into a descriptor and sends it the usual way */
+        if (NULL != descriptor) {
+            *descriptor = mca_btl_sctp_alloc(btl, endpoint, order, len, flags);
+        }
+        return OPAL_ERR_RESOURCE_BUSY;
+    }
+    memcpy(frag->segments[0].seg_addr.pval, header, header_size);
+    if (payload_size > 0) {
+        struct iovec iov;
+        uint32_t iov_count = 1;
+        size_t max_data = payload_size;
+        iov.iov_base = (char *) frag->segments[0].seg_addr.pval + header_size;
+        iov.iov_len = payload_size;
+        if (opal_convertor_pack(convertor, &iov, &iov_count, &max_data) < 0
+            || max_data != payload_size) {
+            mca_btl_sctp_frag_return(frag);
+            return OPAL_ERROR;
+        }
+    }
+    frag->segments[0].seg_len = len;
+    frag->base.des_segment_count = 1;
+    frag->base.des_flags = flags | MCA_BTL_DES_FLAGS_BTL_OWNERSHIP;
+    frag->base.order = MCA_BTL_NO_ORDER;
+    frag->base.des_cbfunc = NULL;
+    frag->base.des_cbdata = NULL;
+    frag->hdr->hdr_type = MCA_BTL_SCTP_HDR_DATA;
+    frag->hdr->hdr_tag = tag;
+    frag->hdr->hdr_pad = 0;
+    frag->hdr->hdr_size = htonl((uint32_t) len);
+    frag->stream = choose_stream(endpoint, tag, len);
+    rc = mca_btl_sctp_endpoint_send(endpoint, frag);
+    if (1 == rc) {
+        mca_btl_sctp_frag_return(frag);
+        return OPAL_SUCCESS;
+    }
+    if (0 == rc) {
+        return OPAL_SUCCESS; /* queued: completes from progress */
+    }
+    mca_btl_sctp_frag_return(frag);
+    return rc;
 }
 
 void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg)
