@@ -39,7 +39,7 @@
 #define POOL_COMMIT_BYTES ((size_t) 1 << 20)
 #define POOL_MAX_BLOCK POOL_RUN_BYTES
 
-/* Size classes, multiples of 16 (malloc's alignment), at most 25% waste
+/* Size classes, multiples of 16 (malloc's alignment), at most a third wasted
  * above 64 bytes; 2048 (mbuf cluster) and 65536 (a packet) exact. */
 static const uint32_t class_size[] = {
     16,   32,   48,   64,    80,    96,    128,   160,   192,   256,   320,   384,
