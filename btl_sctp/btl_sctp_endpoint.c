@@ -115,43 +115,46 @@ int mca_btl_sctp_endpoint_send(mca_btl_sctp_endpoint_t *ep, mca_btl_sctp_frag_t 
     return 0;
 }
 
-/* Control first, in order; then bulk. Stops at the first -EAGAIN. */
+/* Push a queued fragment: 1 sent (taken off its queue and completed),
+ * 0 the socket is full, -1 refused (the endpoint has failed). */
+static int push_queued(mca_btl_sctp_endpoint_t *ep, opal_list_t *queue,
+                       mca_btl_sctp_frag_t *frag)
+{
+    int rc = frag_push(ep, frag);
+
+    if (-EAGAIN == rc) {
+        return 0;
+    }
+    opal_list_remove_item(queue, (opal_list_item_t *) frag);
+    if (0 != rc) {
+        frag_complete(frag, OPAL_ERR_UNREACH);
+        refused(ep, rc);
+        return -1;
+    }
+    frag_complete(frag, OPAL_SUCCESS);
+    return 1;
+}
+
+/* The message begun before anything else, then control in order, then
+ * bulk. Stops when the socket is full. */
 static int endpoint_flush(mca_btl_sctp_endpoint_t *ep)
 {
     opal_list_t *queues[2] = {&ep->pending_ctrl, &ep->pending_bulk};
     int sent = 0;
 
     if (NULL != ep->partial) {
-        /* finish the message begun before anything else */
         mca_btl_sctp_frag_t *frag = ep->partial;
-        opal_list_t *queue = 0 == frag->stream ? &ep->pending_ctrl : &ep->pending_bulk;
-        int rc = frag_push(ep, frag);
-        if (-EAGAIN == rc) {
+        if (push_queued(ep, 0 == frag->stream ? queues[0] : queues[1], frag) <= 0) {
             return sent;
         }
-        opal_list_remove_item(queue, (opal_list_item_t *) frag);
-        if (0 != rc) {
-            frag_complete(frag, OPAL_ERR_UNREACH);
-            refused(ep, rc);
-            return sent;
-        }
-        frag_complete(frag, OPAL_SUCCESS);
         ++sent;
     }
     for (int q = 0; q < 2; ++q) {
         while (!opal_list_is_empty(queues[q])) {
-            mca_btl_sctp_frag_t *frag = (mca_btl_sctp_frag_t *) opal_list_get_first(queues[q]);
-            int rc = frag_push(ep, frag);
-            if (-EAGAIN == rc) {
+            if (push_queued(ep, queues[q],
+                            (mca_btl_sctp_frag_t *) opal_list_get_first(queues[q])) <= 0) {
                 return sent;
             }
-            (void) opal_list_remove_first(queues[q]);
-            if (0 != rc) {
-                frag_complete(frag, OPAL_ERR_UNREACH);
-                refused(ep, rc);
-                return sent;
-            }
-            frag_complete(frag, OPAL_SUCCESS);
             ++sent;
         }
     }

@@ -171,6 +171,19 @@ static mca_btl_sctp_frag_t *frag_for(size_t size)
     return NULL;
 }
 
+/* A fresh descriptor: one segment of len bytes, no callback. */
+static void frag_setup(mca_btl_sctp_frag_t *frag, struct mca_btl_base_endpoint_t *endpoint,
+                       uint32_t flags, size_t len)
+{
+    frag->segments[0].seg_len = len;
+    frag->base.des_segment_count = 1;
+    frag->endpoint = endpoint;
+    frag->base.des_flags = flags;
+    frag->base.order = MCA_BTL_NO_ORDER;
+    frag->base.des_cbfunc = NULL;
+    frag->base.des_cbdata = NULL;
+}
+
 mca_btl_base_descriptor_t *mca_btl_sctp_alloc(struct mca_btl_base_module_t *btl,
                                               struct mca_btl_base_endpoint_t *endpoint,
                                               uint8_t order, size_t size, uint32_t flags)
@@ -182,13 +195,7 @@ mca_btl_base_descriptor_t *mca_btl_sctp_alloc(struct mca_btl_base_module_t *btl,
     if (NULL == frag) {
         return NULL;
     }
-    frag->segments[0].seg_len = size;
-    frag->base.des_segment_count = 1;
-    frag->endpoint = endpoint;
-    frag->base.des_flags = flags;
-    frag->base.order = MCA_BTL_NO_ORDER;
-    frag->base.des_cbfunc = NULL;
-    frag->base.des_cbdata = NULL;
+    frag_setup(frag, endpoint, flags, size);
     return &frag->base;
 }
 
@@ -236,20 +243,12 @@ mca_btl_base_descriptor_t *mca_btl_sctp_prepare_src(struct mca_btl_base_module_t
         return NULL;
     }
     *size = max_data;
+    frag_setup(frag, endpoint, flags, inplace ? reserve : reserve + max_data);
     if (inplace) {
-        frag->segments[0].seg_len = reserve;
         frag->segments[1].seg_addr.pval = iov.iov_base;
         frag->segments[1].seg_len = max_data;
         frag->base.des_segment_count = 2;
-    } else {
-        frag->segments[0].seg_len = reserve + max_data;
-        frag->base.des_segment_count = 1;
     }
-    frag->endpoint = endpoint;
-    frag->base.des_flags = flags;
-    frag->base.order = MCA_BTL_NO_ORDER;
-    frag->base.des_cbfunc = NULL;
-    frag->base.des_cbdata = NULL;
     return &frag->base;
 }
 
@@ -300,9 +299,9 @@ int mca_btl_sctp_send(struct mca_btl_base_module_t *btl,
 
 /* Immediate send of a short message (ob1 sends its smallest messages
  * this way without allocating a request): header and data are copied
- * into a fragment and handed to the socket at once. The data is the
- * BTL's from then on, so a fragment the socket could not take yet is
- * queued like any other and the send still succeeds. */
+ * into an eager fragment, which is sent like any other. The data is the
+ * BTL's from then on, so a fragment the socket could not take yet stays
+ * queued and the send still succeeds. */
 int mca_btl_sctp_sendi(struct mca_btl_base_module_t *btl,
                        struct mca_btl_base_endpoint_t *endpoint,
                        struct opal_convertor_t *convertor, void *header, size_t header_size,
@@ -310,7 +309,7 @@ int mca_btl_sctp_sendi(struct mca_btl_base_module_t *btl,
                        mca_btl_base_tag_t tag, mca_btl_base_descriptor_t **descriptor)
 {
     size_t len = header_size + payload_size;
-    mca_btl_sctp_frag_t *frag;
+    mca_btl_base_descriptor_t *des = NULL;
     int rc;
 
     if (NULL != descriptor) {
@@ -319,48 +318,36 @@ int mca_btl_sctp_sendi(struct mca_btl_base_module_t *btl,
     if (MCA_BTL_SCTP_EP_FAILED == endpoint->state) {
         return OPAL_ERR_UNREACH;
     }
-    if (len > mca_btl_sctp_module.super.btl_eager_limit
-        || NULL == (frag = mca_btl_sctp_frag_alloc(&mca_btl_sctp_component.eager_frags))) {
+    if (len <= mca_btl_sctp_module.super.btl_eager_limit) {
+        des = mca_btl_sctp_alloc(btl, endpoint, order, len,
+                                 flags | MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
+    }
+    if (NULL == des) {
         /* the PML packs into a descriptor and sends it the usual way */
         if (NULL != descriptor) {
             *descriptor = mca_btl_sctp_alloc(btl, endpoint, order, len, flags);
         }
         return OPAL_ERR_RESOURCE_BUSY;
     }
-    memcpy(frag->segments[0].seg_addr.pval, header, header_size);
+    memcpy(des->des_segments[0].seg_addr.pval, header, header_size);
     if (payload_size > 0) {
         struct iovec iov;
         uint32_t iov_count = 1;
         size_t max_data = payload_size;
-        iov.iov_base = (char *) frag->segments[0].seg_addr.pval + header_size;
+        iov.iov_base = (char *) des->des_segments[0].seg_addr.pval + header_size;
         iov.iov_len = payload_size;
         if (opal_convertor_pack(convertor, &iov, &iov_count, &max_data) < 0
             || max_data != payload_size) {
-            mca_btl_sctp_frag_return(frag);
+            mca_btl_sctp_free(btl, des);
             return OPAL_ERROR;
         }
     }
-    frag->segments[0].seg_len = len;
-    frag->base.des_segment_count = 1;
-    frag->base.des_flags = flags | MCA_BTL_DES_FLAGS_BTL_OWNERSHIP;
-    frag->base.order = MCA_BTL_NO_ORDER;
-    frag->base.des_cbfunc = NULL;
-    frag->base.des_cbdata = NULL;
-    frag->hdr->hdr_type = MCA_BTL_SCTP_HDR_DATA;
-    frag->hdr->hdr_tag = tag;
-    frag->hdr->hdr_pad = 0;
-    frag->hdr->hdr_size = htonl((uint32_t) len);
-    frag->stream = choose_stream(endpoint, tag, len);
-    rc = mca_btl_sctp_endpoint_send(endpoint, frag);
-    if (1 == rc) {
-        mca_btl_sctp_frag_return(frag);
-        return OPAL_SUCCESS;
+    rc = mca_btl_sctp_send(btl, endpoint, des, tag);
+    if (rc < 0) {
+        mca_btl_sctp_free(btl, des);
+        return rc;
     }
-    if (0 == rc) {
-        return OPAL_SUCCESS; /* queued: completes from progress */
-    }
-    mca_btl_sctp_frag_return(frag);
-    return rc;
+    return OPAL_SUCCESS; /* 1: sent and returned; 0: queued, completes from progress */
 }
 
 void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg)
