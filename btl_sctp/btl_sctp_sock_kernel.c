@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "btl_sctp_sock.h"
+#include "btl_sctp_sock_opts.h"
 #include "tc_hash.h"
 
 struct btl_sctp_peer {
@@ -58,15 +59,9 @@ int btl_sctp_sock_kernel_probe(char *why, size_t whylen)
     return 0;
 }
 
-static int kset(kernel_sock_t *ks, int level, int name, const void *v, socklen_t len,
-                const char *what, char *why, size_t whylen)
+static int kernel_setopt(void *sock, int level, int name, const void *val, socklen_t len)
 {
-    if (setsockopt(ks->fd, level, name, v, len) < 0) {
-        int err = errno;
-        snprintf(why, whylen, "setsockopt %s: %s", what, strerror(err));
-        return -err;
-    }
-    return 0;
+    return setsockopt(*(int *) sock, level, name, val, len);
 }
 
 static void kernel_close(btl_sctp_sock_t *s);
@@ -76,12 +71,8 @@ static int kernel_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
 {
     kernel_sock_t *ks = calloc(1, sizeof(*ks));
     struct sockaddr_in sin[BTL_SCTP_SOCK_MAX_ADDRS];
-    struct sctp_initmsg init;
-    struct sctp_event ev;
-    struct sctp_rtoinfo rto;
     socklen_t slen;
-    int one = 1, rc;
-    uint16_t events[] = {SCTP_ASSOC_CHANGE, SCTP_SHUTDOWN_EVENT};
+    int rc;
 
     if (NULL == ks) {
         return -ENOMEM;
@@ -102,39 +93,10 @@ static int kernel_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
         snprintf(why, whylen, "kernel SCTP socket: %s", strerror(-rc));
         goto fail;
     }
-    memset(&init, 0, sizeof(init));
-    init.sinit_num_ostreams = (uint16_t) cfg->num_streams;
-    init.sinit_max_instreams = (uint16_t) cfg->num_streams;
-    if ((rc = kset(ks, IPPROTO_SCTP, SCTP_INITMSG, &init, sizeof(init), "SCTP_INITMSG", why,
-                   whylen))
-        || (rc = kset(ks, SOL_SOCKET, SO_SNDBUF, &cfg->sndbuf, sizeof(int), "SO_SNDBUF", why,
-                      whylen))
-        || (rc = kset(ks, SOL_SOCKET, SO_RCVBUF, &cfg->rcvbuf, sizeof(int), "SO_RCVBUF", why,
-                      whylen))
-        || (rc = kset(ks, IPPROTO_SCTP, SCTP_RECVRCVINFO, &one, sizeof(one),
-                      "SCTP_RECVRCVINFO", why, whylen))) {
+    if ((rc = btl_sctp_sock_set_common(&ks->fd, kernel_setopt, "setsockopt", cfg, why,
+                                       whylen))) {
         goto fail;
     }
-    if (cfg->nodelay
-        && (rc = kset(ks, IPPROTO_SCTP, SCTP_NODELAY, &one, sizeof(one), "SCTP_NODELAY", why,
-                      whylen))) {
-        goto fail;
-    }
-    memset(&ev, 0, sizeof(ev));
-    ev.se_assoc_id = SCTP_FUTURE_ASSOC;
-    ev.se_on = 1;
-    for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); ++i) {
-        ev.se_type = events[i];
-        if ((rc = kset(ks, IPPROTO_SCTP, SCTP_EVENT, &ev, sizeof(ev), "SCTP_EVENT", why,
-                       whylen))) {
-            goto fail;
-        }
-    }
-    memset(&rto, 0, sizeof(rto));
-    rto.srto_initial = (uint32_t) cfg->rto_initial_ms;
-    rto.srto_min = (uint32_t) cfg->rto_min_ms;
-    rto.srto_max = (uint32_t) cfg->rto_max_ms;
-    (void) setsockopt(ks->fd, IPPROTO_SCTP, SCTP_RTOINFO, &rto, sizeof(rto));
 #if defined(SCTP_STREAM_SCHEDULER) && defined(SCTP_SS_PRIO)
     if (cfg->prio_streams) {
         struct sctp_assoc_value av = {.assoc_id = SCTP_FUTURE_ASSOC, .assoc_value = SCTP_SS_PRIO};

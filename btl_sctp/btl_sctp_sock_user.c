@@ -39,6 +39,7 @@
 
 #include "btl_sctp_pool.h"
 #include "btl_sctp_sock.h"
+#include "btl_sctp_sock_opts.h"
 #include "tc_hash.h"
 
 /* Not in every usrsctp.h, known to the library since 0.9.4. */
@@ -189,15 +190,16 @@ int btl_sctp_sock_user_probe(char *why, size_t whylen)
     return 0;
 }
 
+static int user_setopt(void *sock, int level, int name, const void *val, socklen_t len)
+{
+    return usrsctp_setsockopt((struct socket *) sock, level, name, val, len);
+}
+
 static int set_opt(user_sock_t *us, int level, int name, const void *val, socklen_t len,
                    const char *what, char *why, size_t whylen)
 {
-    if (usrsctp_setsockopt(us->so, level, name, val, len) < 0) {
-        int err = errno;
-        snprintf(why, whylen, "usrsctp setsockopt %s: %s", what, strerror(err));
-        return -err;
-    }
-    return 0;
+    return btl_sctp_sock_setopt(us->so, user_setopt, "usrsctp setsockopt", level, name, val,
+                                len, what, why, whylen);
 }
 
 static void set_udp_buf(int fd, int opt_force, int opt, int size)
@@ -213,49 +215,17 @@ static void user_close(btl_sctp_sock_t *s);
 static int user_configure(user_sock_t *us, char *why, size_t whylen)
 {
     const btl_sctp_sock_config_t *cfg = &us->cfg;
-    struct sctp_initmsg init;
     struct sctp_assoc_value av;
     struct sctp_paddrparams pp;
-    struct sctp_rtoinfo rto;
-    struct sctp_assocparams ap;
-    struct sctp_event ev;
     int one = 1, rc;
-    uint16_t events[] = {SCTP_ASSOC_CHANGE, SCTP_SHUTDOWN_EVENT};
 
-    memset(&init, 0, sizeof(init));
-    init.sinit_num_ostreams = (uint16_t) cfg->num_streams;
-    init.sinit_max_instreams = (uint16_t) cfg->num_streams;
-    init.sinit_max_attempts = 8;
-    if ((rc = set_opt(us, IPPROTO_SCTP, SCTP_INITMSG, &init, sizeof(init), "SCTP_INITMSG", why,
-                      whylen))) {
-        return rc;
-    }
-    if ((rc = set_opt(us, SOL_SOCKET, SO_SNDBUF, &cfg->sndbuf, sizeof(int), "SO_SNDBUF", why,
-                      whylen))
-        || (rc = set_opt(us, SOL_SOCKET, SO_RCVBUF, &cfg->rcvbuf, sizeof(int), "SO_RCVBUF", why,
-                         whylen))
-        || (rc = set_opt(us, IPPROTO_SCTP, SCTP_RECVRCVINFO, &one, sizeof(one),
-                         "SCTP_RECVRCVINFO", why, whylen))) {
+    if ((rc = btl_sctp_sock_set_common(us->so, user_setopt, "usrsctp setsockopt", cfg, why,
+                                       whylen))) {
         return rc;
     }
     if ((rc = set_opt(us, IPPROTO_SCTP, SCTP_EXPLICIT_EOR, &one, sizeof(one),
                       "SCTP_EXPLICIT_EOR", why, whylen))) {
         return rc;
-    }
-    if (cfg->nodelay
-        && (rc = set_opt(us, IPPROTO_SCTP, SCTP_NODELAY, &one, sizeof(one), "SCTP_NODELAY", why,
-                         whylen))) {
-        return rc;
-    }
-    memset(&ev, 0, sizeof(ev));
-    ev.se_assoc_id = SCTP_FUTURE_ASSOC;
-    ev.se_on = 1;
-    for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); ++i) {
-        ev.se_type = events[i];
-        if ((rc = set_opt(us, IPPROTO_SCTP, SCTP_EVENT, &ev, sizeof(ev), "SCTP_EVENT", why,
-                          whylen))) {
-            return rc;
-        }
     }
     /* The whole message goes to the application at once: a partial
      * delivery only for messages larger than the BTL ever sends. */
@@ -273,16 +243,6 @@ static int user_configure(user_sock_t *us, char *why, size_t whylen)
                       "SCTP_PEER_ADDR_PARAMS (path MTU)", why, whylen))) {
         return rc;
     }
-    memset(&rto, 0, sizeof(rto));
-    rto.srto_assoc_id = SCTP_FUTURE_ASSOC;
-    rto.srto_initial = (uint32_t) cfg->rto_initial_ms;
-    rto.srto_min = (uint32_t) cfg->rto_min_ms;
-    rto.srto_max = (uint32_t) cfg->rto_max_ms;
-    (void) usrsctp_setsockopt(us->so, IPPROTO_SCTP, SCTP_RTOINFO, &rto, sizeof(rto));
-    memset(&ap, 0, sizeof(ap));
-    ap.sasoc_assoc_id = SCTP_FUTURE_ASSOC;
-    ap.sasoc_asocmaxrxt = (uint16_t) cfg->max_retrans;
-    (void) usrsctp_setsockopt(us->so, IPPROTO_SCTP, SCTP_ASSOCINFO, &ap, sizeof(ap));
     if (cfg->prio_streams) {
         /* Stream 0 (control, eager) before the bulk streams; I-DATA lets a
          * small message pass between the chunks of a large one. */
