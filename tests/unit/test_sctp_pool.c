@@ -23,28 +23,14 @@
 
 #include <cmocka.h>
 
+#include "test_pattern.h"
+
 #include "btl_sctp_pool.h"
 
 #if TC_HAVE_USRSCTP
 #include <usrsctp.h>
 #endif
 
-static void fill(unsigned char *p, size_t len, unsigned seed)
-{
-    for (size_t i = 0; i < len; ++i) {
-        p[i] = (unsigned char) (seed * 151u + i * 13u + (i >> 8));
-    }
-}
-
-static int check(const unsigned char *p, size_t len, unsigned seed)
-{
-    for (size_t i = 0; i < len; ++i) {
-        if (p[i] != (unsigned char) (seed * 151u + i * 13u + (i >> 8))) {
-            return 0;
-        }
-    }
-    return 1;
-}
 
 /* Many live blocks of every size up to the largest class, each filled
  * with its own pattern, all verified before any is freed. */
@@ -64,10 +50,10 @@ static void test_patterns_all_sizes(void **state)
         assert_non_null(b[i]);
         assert_true(btl_sctp_pool_owns(b[i]));
         assert_int_equal(0, (uintptr_t) b[i] % 16);
-        fill(b[i], len[i], (unsigned) i);
+        test_pattern_fill(b[i], len[i], (unsigned) i);
     }
     for (int i = 0; i < N; ++i) {
-        assert_true(check(b[i], len[i], (unsigned) i));
+        assert_true(test_pattern_check(b[i], len[i], (unsigned) i));
     }
     for (int i = 0; i < N; ++i) {
         btl_sctp_pool_free(b[i]);
@@ -104,20 +90,20 @@ static void test_pool_realloc(void **state)
 
     p = btl_sctp_pool_realloc(NULL, 100);
     assert_non_null(p);
-    fill(p, 100, 7);
+    test_pattern_fill(p, 100, 7);
     q = btl_sctp_pool_realloc(p, 120); /* still within its 128-byte class */
     assert_ptr_equal(p, q);
     q = btl_sctp_pool_realloc(p, 5000);
     assert_non_null(q);
     assert_true(btl_sctp_pool_owns(q));
-    assert_true(check(q, 100, 7));
+    assert_true(test_pattern_check(q, 100, 7));
     p = btl_sctp_pool_realloc(q, 200000); /* beyond the classes: glibc */
     assert_non_null(p);
     assert_false(btl_sctp_pool_owns(p));
-    assert_true(check(p, 100, 7));
+    assert_true(test_pattern_check(p, 100, 7));
     q = btl_sctp_pool_realloc(p, 300000); /* glibc to glibc */
     assert_non_null(q);
-    assert_true(check(q, 100, 7));
+    assert_true(test_pattern_check(q, 100, 7));
     assert_null(btl_sctp_pool_realloc(q, 0)); /* frees */
 }
 
@@ -130,8 +116,8 @@ static void test_glibc_blocks(void **state)
     big = btl_sctp_pool_malloc(65537);
     assert_non_null(big);
     assert_false(btl_sctp_pool_owns(big));
-    fill(big, 65537, 3);
-    assert_true(check(big, 65537, 3));
+    test_pattern_fill(big, 65537, 3);
+    assert_true(test_pattern_check(big, 65537, 3));
     btl_sctp_pool_free(big);
     g = malloc(64);
     assert_non_null(g);
@@ -161,7 +147,7 @@ static void test_cross_thread_free(void **state)
 
     x.block = btl_sctp_pool_malloc(3000);
     assert_non_null(x.block);
-    fill(x.block, 3000, 11);
+    test_pattern_fill(x.block, 3000, 11);
     assert_int_equal(0, pthread_create(&t, NULL, free_elsewhere, &x));
     assert_int_equal(0, pthread_join(t, NULL));
     assert_ptr_equal(x.block, x.again);

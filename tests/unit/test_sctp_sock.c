@@ -22,6 +22,8 @@
 
 #include <cmocka.h>
 
+#include "test_pattern.h"
+
 #include "btl_sctp_sock.h"
 
 #define BULK_LEN (128 * 1024)
@@ -33,22 +35,6 @@ typedef struct pair {
     int cookie_a, cookie_b; /* addresses are the cookies */
 } pair_t;
 
-static void fill(unsigned char *buf, size_t len, unsigned seed)
-{
-    for (size_t i = 0; i < len; ++i) {
-        buf[i] = (unsigned char) (seed * 131u + i * 7u + (i >> 9));
-    }
-}
-
-static int check(const unsigned char *buf, size_t len, unsigned seed)
-{
-    for (size_t i = 0; i < len; ++i) {
-        if (buf[i] != (unsigned char) (seed * 131u + i * 7u + (i >> 9))) {
-            return 0;
-        }
-    }
-    return 1;
-}
 
 static int open_pair(pair_t *pr, int stack, int prio, int port_base)
 {
@@ -122,19 +108,19 @@ static void test_user_pingpong(void **state)
     for (unsigned round = 0; round < 50; ++round) {
         size_t len = 1 + (round * 97) % sizeof(buf);
         uint16_t sid = (uint16_t) (round % 8);
-        fill(buf, len, round);
+        test_pattern_fill(buf, len, round);
         assert_int_equal(0, btl_sctp_sock_send(pr.a, pr.a_to_b, sid, buf, len));
         assert_int_equal(1, pump_recv(&pr, pr.b, &msg));
         assert_ptr_equal(msg.cookie, &pr.cookie_a);
         assert_int_equal(msg.stream, sid);
         assert_int_equal(msg.len, len);
-        assert_true(check(msg.data, len, round));
-        fill(buf, len, round + 1000);
+        assert_true(test_pattern_check(msg.data, len, round));
+        test_pattern_fill(buf, len, round + 1000);
         assert_int_equal(0, btl_sctp_sock_send(pr.b, pr.b_to_a, sid, buf, len));
         assert_int_equal(1, pump_recv(&pr, pr.a, &msg));
         assert_ptr_equal(msg.cookie, &pr.cookie_b);
         assert_int_equal(msg.len, len);
-        assert_true(check(msg.data, len, round + 1000));
+        assert_true(test_pattern_check(msg.data, len, round + 1000));
     }
     {
         int alive = 0;
@@ -157,18 +143,18 @@ static size_t bulk_before_small(int prio, uint16_t bulk_sid, int port_base, size
     assert_non_null(bulk);
     assert_int_equal(0, open_pair(&pr, BTL_SCTP_STACK_USER, prio, port_base));
     /* set the association up first so that the whole test is steady state */
-    fill(small, SMALL_LEN, 1);
+    test_pattern_fill(small, SMALL_LEN, 1);
     assert_int_equal(0, btl_sctp_sock_send(pr.a, pr.a_to_b, 0, small, SMALL_LEN));
     assert_int_equal(1, pump_recv(&pr, pr.b, &msg));
 
     for (nbulk = 0; nbulk < 24; ++nbulk) {
-        fill(bulk, BULK_LEN, 100 + (unsigned) nbulk);
+        test_pattern_fill(bulk, BULK_LEN, 100 + (unsigned) nbulk);
         if (0 != btl_sctp_sock_send(pr.a, pr.a_to_b, bulk_sid, bulk, BULK_LEN)) {
             break;
         }
     }
     assert_true(nbulk >= 8);
-    fill(small, SMALL_LEN, 7);
+    test_pattern_fill(small, SMALL_LEN, 7);
     assert_int_equal(0, btl_sctp_sock_send(pr.a, pr.a_to_b, 0, small, SMALL_LEN));
     *queued = (size_t) nbulk * BULK_LEN;
 
@@ -176,14 +162,14 @@ static size_t bulk_before_small(int prio, uint16_t bulk_sid, int port_base, size
         assert_int_equal(1, pump_recv(&pr, pr.b, &msg));
         if (SMALL_LEN == msg.len) {
             assert_int_equal(msg.stream, 0);
-            assert_true(check(msg.data, SMALL_LEN, 7));
+            assert_true(test_pattern_check(msg.data, SMALL_LEN, 7));
             small_seen = 1;
             before = got_bulk * BULK_LEN;
         } else {
             assert_int_equal(msg.stream, bulk_sid);
             assert_int_equal(msg.len, BULK_LEN);
             /* a stream keeps its order */
-            assert_true(check(msg.data, BULK_LEN, 100 + (unsigned) got_bulk));
+            assert_true(test_pattern_check(msg.data, BULK_LEN, 100 + (unsigned) got_bulk));
             ++got_bulk;
         }
     }
@@ -227,13 +213,13 @@ static void test_kernel_stack(void **state)
         unsigned char buf[1000];
         assert_int_equal(0, open_pair(&pr, BTL_SCTP_STACK_KERNEL, 1, 0));
         for (unsigned round = 0; round < 20; ++round) {
-            fill(buf, sizeof(buf), round);
+            test_pattern_fill(buf, sizeof(buf), round);
             assert_int_equal(0, btl_sctp_sock_send(pr.a, pr.a_to_b, (uint16_t) (round % 4),
                                                    buf, sizeof(buf)));
             assert_int_equal(1, pump_recv(&pr, pr.b, &msg));
             assert_ptr_equal(msg.cookie, &pr.cookie_a);
             assert_int_equal(msg.len, sizeof(buf));
-            assert_true(check(msg.data, sizeof(buf), round));
+            assert_true(test_pattern_check(msg.data, sizeof(buf), round));
         }
         close_pair(&pr);
     }
