@@ -271,21 +271,23 @@ static int swf_probe_result(swf_conn_t *c, const sockmodel_reply_t *r, swf_msg_i
                     sockmodel_status_name(r->status), r->status);
 }
 
+/* A request without payload and its reply. */
+static int swf_call(swf_conn_t *c, uint32_t request, uint32_t p0, uint32_t p1,
+                    sockmodel_reply_t *r)
+{
+    int rc = swf_command(c, request, p0, p1, 0, NULL, 0);
+    return 0 == rc ? swf_reply(c, request, r) : rc;
+}
+
 /* Send WAITING_START (timeout clamped to the protocol's bound) and read
  * its reply; the caller interprets the status. */
 static int swf_wait_start(swf_conn_t *c, uint32_t timeout_us, uint32_t flags,
                           sockmodel_reply_t *r)
 {
-    int rc;
-
     if (timeout_us > SOCKMODEL_WAIT_MAX_US) {
         timeout_us = SOCKMODEL_WAIT_MAX_US;
     }
-    rc = swf_command(c, SOCKMODEL_WAITING_START, timeout_us, flags, 0, NULL, 0);
-    if (0 == rc) {
-        rc = swf_reply(c, SOCKMODEL_WAITING_START, r);
-    }
-    return rc;
+    return swf_call(c, SOCKMODEL_WAITING_START, timeout_us, flags, r);
 }
 
 /* ---- connection ----------------------------------------------------- */
@@ -524,10 +526,7 @@ int swf_conn_size(swf_conn_t *c)
     sockmodel_reply_t r;
     int rc;
 
-    rc = swf_command(c, SOCKMODEL_SIZE, 0, 0, 0, NULL, 0);
-    if (0 == rc) {
-        rc = swf_reply(c, SOCKMODEL_SIZE, &r);
-    }
+    rc = swf_call(c, SOCKMODEL_SIZE, 0, 0, &r);
     swf_set_mark(c);
     if (rc < 0) {
         return rc;
@@ -565,10 +564,7 @@ int swf_conn_probe(swf_conn_t *c, swf_msg_info_t *info)
     sockmodel_reply_t r;
     int rc;
 
-    rc = swf_command(c, SOCKMODEL_PROBE, 0, 0, 0, NULL, 0);
-    if (0 == rc) {
-        rc = swf_reply(c, SOCKMODEL_PROBE, &r);
-    }
+    rc = swf_call(c, SOCKMODEL_PROBE, 0, 0, &r);
     swf_set_mark(c);
     if (rc < 0) {
         return rc;
@@ -704,10 +700,7 @@ int swf_conn_finish(swf_conn_t *c)
     sockmodel_reply_t r;
     int rc;
 
-    rc = swf_command(c, SOCKMODEL_FINISH, 0, 0, 0, NULL, 0);
-    if (0 == rc) {
-        rc = swf_reply(c, SOCKMODEL_FINISH, &r);
-    }
+    rc = swf_call(c, SOCKMODEL_FINISH, 0, 0, &r);
     swf_conn_close(c);
     return rc;
 }

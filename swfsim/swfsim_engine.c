@@ -308,6 +308,20 @@ static void swfsim_refuse(swfsim_t *sim, swfsim_node_t *n, const char *why, uint
     swfsim_node_word(sim, n, SOCKMODEL_RANK_REFUSED);
 }
 
+/* Messages still queued for a node that leaves are counted and freed. */
+static void discard_queue(swfsim_t *sim, swfsim_node_t *n)
+{
+    while (NULL != n->qhead) {
+        swfsim_msg_t *m = n->qhead;
+        n->qhead = m->next;
+        n->discarded++;
+        sim->discarded_total++;
+        swfsim_msg_free(sim, m);
+    }
+    n->qtail = NULL;
+    n->queued_bytes = 0;
+}
+
 void swfsim_node_drop(swfsim_t *sim, swfsim_node_t *n, const char *fmt, ...)
 {
     va_list ap;
@@ -336,15 +350,7 @@ void swfsim_node_drop(swfsim_t *sim, swfsim_node_t *n, const char *fmt, ...)
             }
             n->state = SWFSIM_N_DEAD;
         }
-        while (NULL != n->qhead) {
-            swfsim_msg_t *m = n->qhead;
-            n->qhead = m->next;
-            n->discarded++;
-            sim->discarded_total++;
-            swfsim_msg_free(sim, m);
-        }
-        n->qtail = NULL;
-        n->queued_bytes = 0;
+        discard_queue(sim, n);
     } else {
         /* before the start the slot becomes free again */
         if (SWFSIM_N_CLOSING != n->state) {
@@ -604,15 +610,7 @@ static void swfsim_finish(swfsim_t *sim, swfsim_node_t *n)
     swfsim_reply(sim, n, SOCKMODEL_FINISH, SOCKMODEL_ST_OK, 0, 0, 0, 0);
     n->active = 0;
     n->state = SWFSIM_N_FINISHED;
-    while (NULL != n->qhead) {
-        swfsim_msg_t *m = n->qhead;
-        n->qhead = m->next;
-        n->discarded++;
-        sim->discarded_total++;
-        swfsim_msg_free(sim, m);
-    }
-    n->qtail = NULL;
-    n->queued_bytes = 0;
+    discard_queue(sim, n);
     swfsim_log(sim, "node %u finished at %llu ns", n->rank,
                (unsigned long long) (n->clock / SWFSIM_PS_PER_NS));
 }
