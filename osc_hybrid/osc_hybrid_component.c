@@ -442,6 +442,9 @@ static int mca_osc_hybrid_select(ompi_win_t *win, void **base, size_t size, int 
         }
     }
 
+    opal_output_verbose(10, ompi_osc_base_framework.framework_output,
+                        "osc/hybrid: serving a window of flavor %d, %zu bytes, %d ranks",
+                        flavor, m->win_size, n);
     win->w_osc_module = &m->super;
     *model = MPI_WIN_UNIFIED;
     rc = mca_osc_hybrid_add_module(m);
