@@ -8,7 +8,8 @@
  * location, fetch_and_op and compare_and_swap atomicity, get_accumulate,
  * the request-based variants, PSCW (with MPI_Win_test), exclusive locks
  * as a mutex, and the flush family. Names no osc component: whichever
- * Open MPI selects for the transport is tested.
+ * Open MPI selects for the transport is tested. Compare-and-swap on
+ * oneself is in t_rma_selfcas.
  */
 
 #include "tmpi.h"
@@ -123,19 +124,16 @@ static void test_self(rwin_t *w)
     if (14 != res) {
         tmpi_error("%s: fetch_and_op read %ld, expected 14", what, res);
     }
-    cmp = 21;
-    v = -5;
-    CHECK_RC(MPI_Compare_and_swap(&v, &cmp, &res, MPI_LONG, me, rdisp(w, me, 64), w->win),
-             "cas self");
     CHECK_RC(MPI_Get(&v, 1, MPI_LONG, me, rdisp(w, me, 64), 1, MPI_LONG, w->win), "get self");
     CHECK_RC(MPI_Win_unlock(me, w->win), "unlock self");
-    if (21 != res || -5 != v || -5 != *loc) {
-        tmpi_error("%s: cas gave old %ld, new %ld (window %ld), expected 21, -5", what, res, v,
-                   *loc);
+    if (21 != v || 21 != *loc) {
+        tmpi_error("%s: get gave %ld (window %ld), expected 21", what, v, *loc);
     }
+    /* compare_and_swap on oneself is in t_rma_selfcas: Open MPI 4.1.4's
+     * osc/rdma crashes in it over vader */
+    (void) cmp;
 }
 
-/* derived datatypes on both sides, small and with ~100000 pieces */
 static void test_derived(rwin_t *w)
 {
     int right = (tmpi_rank + 1) % tmpi_size;
