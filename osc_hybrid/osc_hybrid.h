@@ -29,6 +29,8 @@ typedef struct mca_osc_hybrid_component_t {
     int slot_size;       /* bytes of one posted active-message receive */
     int nslots;          /* receives posted per window */
     int inline_max;      /* put data up to this goes inside the message */
+    bool rdma;           /* use a BTL's put/get where one reaches every peer */
+    int rdma_min;        /* smallest contiguous put/get sent by RDMA */
     opal_mutex_t lock;   /* protects the module list */
     struct mca_osc_hybrid_module_t **modules;
     int nmodules;
@@ -118,6 +120,7 @@ typedef struct mca_osc_hybrid_module_t {
     uint64_t *lock_req, *lock_ack;
     uint64_t *unlock_req, *unlock_ack;
     uint64_t *flush_req, *flush_ack;
+    uint64_t *flushed_at;         /* ops_sent[t] when t last acknowledged all */
     /* target side */
     uint64_t ops_done;            /* ops of every origin applied here */
     uint64_t fence_expected;
@@ -139,6 +142,16 @@ typedef struct mca_osc_hybrid_module_t {
     int lk_shared;
     mca_osc_hybrid_lockq_t *lkq_head, *lkq_tail;
 
+    /* RDMA path (osc_hybrid_rdma.c): NULL rbtl = active messages only */
+    struct mca_btl_base_module_t *rbtl;
+    struct mca_btl_base_endpoint_t **rep;        /* per peer */
+    struct mca_btl_base_registration_handle_t *wreg; /* our window */
+    uint64_t *rbase;              /* every rank's window address */
+    char *rhandles;               /* every rank's registration handle */
+    size_t hsize;
+    volatile int32_t rdma_pending;  /* RDMA transfers in flight (atomic) */
+    int rdma_error;
+
     /* dynamic windows */
     mca_osc_hybrid_region_t *regions;
     int nregions;
@@ -158,6 +171,13 @@ int mca_osc_hybrid_send_ctl(mca_osc_hybrid_module_t *m, int dst, int type, int a
 int mca_osc_hybrid_track(mca_osc_hybrid_module_t *m, ompi_request_t *req, void *freebuf,
                          mca_osc_hybrid_op_t *op, int kind);
 void mca_osc_hybrid_op_release(mca_osc_hybrid_module_t *m, mca_osc_hybrid_op_t *op);
+
+/* osc_hybrid_rdma.c */
+int mca_osc_hybrid_rdma_setup(mca_osc_hybrid_module_t *m);
+void mca_osc_hybrid_rdma_release(mca_osc_hybrid_module_t *m);
+int mca_osc_hybrid_rdma_try(mca_osc_hybrid_module_t *m, bool is_put, void *oaddr, int ocount,
+                            ompi_datatype_t *odt, int target, ptrdiff_t tdisp, int tcount,
+                            ompi_datatype_t *tdt);
 
 /* osc_hybrid_comm.c */
 int mca_osc_hybrid_put(const void *origin_addr, int origin_count, ompi_datatype_t *origin_dt,

@@ -334,6 +334,18 @@ static int mca_osc_hybrid_issue(ompi_win_t *win, int type,
         }
     }
 
+    /* contiguous put/get by the BTL's RDMA where the window has it */
+    if (NULL != m->rbtl && NULL == ureq &&
+        (MCA_OSC_HYBRID_HDR_PUT == type || MCA_OSC_HYBRID_HDR_GET == type)) {
+        bool is_put = (MCA_OSC_HYBRID_HDR_PUT == type);
+        if (OMPI_SUCCESS == mca_osc_hybrid_rdma_try(m, is_put, is_put ? (void *) oaddr : raddr,
+                                                    is_put ? ocount : rcount,
+                                                    is_put ? odt : rdt, target, tdisp, tcount,
+                                                    tdt)) {
+            goto out;
+        }
+    }
+
     hdrspace = (uint64_t) c->slot_size - sizeof(mca_osc_hybrid_hdr_t);
     if (MCA_OSC_HYBRID_HDR_PUT == type) {
         inline_data = (tsize <= (uint64_t) c->inline_max);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "opal/runtime/opal_progress.h"
+#include "opal/mca/btl/btl.h"
 #include "opal/util/show_help.h"
 #include "ompi/mca/pml/pml.h"
 #include "ompi/mca/osc/base/base.h"
@@ -108,6 +109,18 @@ static int mca_osc_hybrid_register(void)
         "data as a separate message straight into the target window",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->inline_max);
+    c->rdma = true;
+    (void) mca_base_component_var_register(&c->super.osc_version, "rdma",
+        "Move contiguous puts and gets with the BTL's own RDMA (btl_put/btl_get on a "
+        "registered window) when one such BTL reaches every other rank of a create or "
+        "allocate window; otherwise, and for every other operation, active messages",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->rdma);
+    c->rdma_min = 0;
+    (void) mca_base_component_var_register(&c->super.osc_version, "rdma_min",
+        "Smallest contiguous put/get (bytes) that takes the RDMA path",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->rdma_min);
     return OMPI_SUCCESS;
 }
 
@@ -246,6 +259,7 @@ static void mca_osc_hybrid_module_release(mca_osc_hybrid_module_t *m)
 {
     int i;
 
+    mca_osc_hybrid_rdma_release(m);
     if (NULL != m->slot_req) {
         for (i = 0; i < m->nslots; ++i) {
             if (NULL != m->slot_req[i]) {
@@ -270,6 +284,7 @@ static void mca_osc_hybrid_module_release(mca_osc_hybrid_module_t *m)
     free(m->unlock_ack);
     free(m->flush_req);
     free(m->flush_ack);
+    free(m->flushed_at);
     free(m->posts_recv);
     free(m->lock_type);
     free(m->start_member);
@@ -386,11 +401,12 @@ static int mca_osc_hybrid_select(ompi_win_t *win, void **base, size_t size, int 
     m->unlock_ack = calloc(n, sizeof(uint64_t));
     m->flush_req = calloc(n, sizeof(uint64_t));
     m->flush_ack = calloc(n, sizeof(uint64_t));
+    m->flushed_at = calloc(n, sizeof(uint64_t));
     m->posts_recv = calloc(n, sizeof(int));
     m->lock_type = calloc(n, sizeof(int));
     m->start_member = calloc(n, sizeof(bool));
     if (!m->ops_sent || !m->lock_req || !m->lock_ack || !m->unlock_req || !m->unlock_ack ||
-        !m->flush_req || !m->flush_ack || !m->posts_recv || !m->lock_type ||
+        !m->flush_req || !m->flush_ack || !m->flushed_at || !m->posts_recv || !m->lock_type ||
         !m->start_member) {
         rc = OMPI_ERR_OUT_OF_RESOURCE;
         goto fail;
@@ -421,6 +437,13 @@ static int mca_osc_hybrid_select(ompi_win_t *win, void **base, size_t size, int 
         free(all);
     }
 
+    if (NULL != m->comm) {
+        rc = mca_osc_hybrid_rdma_setup(m);
+        if (OMPI_SUCCESS != rc) {
+            goto fail;
+        }
+    }
+
     m->nslots = c->nslots;
     m->slot_buf = calloc(m->nslots, sizeof(char *));
     m->slot_req = calloc(m->nslots, sizeof(ompi_request_t *));
@@ -443,8 +466,10 @@ static int mca_osc_hybrid_select(ompi_win_t *win, void **base, size_t size, int 
     }
 
     opal_output_verbose(10, ompi_osc_base_framework.framework_output,
-                        "osc/hybrid: serving a window of flavor %d, %zu bytes, %d ranks",
-                        flavor, m->win_size, n);
+                        "osc/hybrid: serving a window of flavor %d, %zu bytes, %d ranks, "
+                        "put/get by %s", flavor, m->win_size, n,
+                        NULL != m->rbtl ? m->rbtl->btl_component->btl_version.mca_component_name
+                                        : "active messages");
     win->w_osc_module = &m->super;
     *model = MPI_WIN_UNIFIED;
     rc = mca_osc_hybrid_add_module(m);

@@ -44,6 +44,10 @@ static int mca_osc_hybrid_take_error(mca_osc_hybrid_module_t *m)
     OPAL_THREAD_LOCK(&m->lock);
     err = m->error;
     m->error = 0;
+    if (0 == err && 0 != m->rdma_error) {
+        err = m->rdma_error;
+    }
+    m->rdma_error = 0;
     OPAL_THREAD_UNLOCK(&m->lock);
     return err;
 }
@@ -66,7 +70,8 @@ static int mca_osc_hybrid_ctl(mca_osc_hybrid_module_t *m, int dst, int type, int
 
 int mca_osc_hybrid_drain_origin(mca_osc_hybrid_module_t *m)
 {
-    MCA_OSC_HYBRID_WAIT_UNTIL(m, 0 == m->origin_pending);
+    MCA_OSC_HYBRID_WAIT_UNTIL(m, 0 == m->origin_pending && 0 == m->rdma_pending);
+    opal_atomic_rmb();
     return OMPI_SUCCESS;
 }
 
@@ -468,6 +473,30 @@ static bool mca_osc_hybrid_passive(mca_osc_hybrid_module_t *m, int target)
     return ok;
 }
 
+/* Asks target to acknowledge everything sent to it, unless nothing went
+ * to it by active message since its last acknowledgement (RDMA transfers
+ * are complete at the target once drained): then only the last flush
+ * already asked for must be answered. */
+static int mca_osc_hybrid_flush_target(mca_osc_hybrid_module_t *m, int target,
+                                       uint64_t *ticket)
+{
+    int rc = OMPI_SUCCESS;
+
+    OPAL_THREAD_LOCK(&m->lock);
+    m->in_progress++;
+    if (m->ops_sent[target] == m->flushed_at[target]) {
+        /* a flush of another thread may still be on its way */
+        *ticket = m->flush_req[target];
+    } else {
+        m->flushed_at[target] = m->ops_sent[target];
+        *ticket = ++m->flush_req[target];
+        rc = mca_osc_hybrid_send_ctl(m, target, MCA_OSC_HYBRID_HDR_FLUSH, 0);
+    }
+    m->in_progress--;
+    OPAL_THREAD_UNLOCK(&m->lock);
+    return rc;
+}
+
 int mca_osc_hybrid_flush(int target, ompi_win_t *win)
 {
     mca_osc_hybrid_module_t *m = MCA_OSC_HYBRID_MOD(win);
@@ -481,7 +510,7 @@ int mca_osc_hybrid_flush(int target, ompi_win_t *win)
         return OMPI_ERR_RMA_SYNC;
     }
     mca_osc_hybrid_drain_origin(m);
-    rc = mca_osc_hybrid_ctl(m, target, MCA_OSC_HYBRID_HDR_FLUSH, 0, m->flush_req, &ticket);
+    rc = mca_osc_hybrid_flush_target(m, target, &ticket);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
@@ -509,8 +538,7 @@ int mca_osc_hybrid_flush_all(ompi_win_t *win)
     mca_osc_hybrid_drain_origin(m);
     for (i = 0; i < m->size && OMPI_SUCCESS == rc; ++i) {
         if (mca_osc_hybrid_passive(m, i)) {
-            rc = mca_osc_hybrid_ctl(m, i, MCA_OSC_HYBRID_HDR_FLUSH, 0, m->flush_req,
-                                    &tickets[i]);
+            rc = mca_osc_hybrid_flush_target(m, i, &tickets[i]);
         }
     }
     for (i = 0; i < m->size && OMPI_SUCCESS == rc; ++i) {
