@@ -6,3 +6,4 @@ AM_CONDITIONAL([BUILD_BTL_SCI], [test "x$build_btl_sci" = "xyes"])
 AC_CONFIG_FILES([btl_sci/Makefile])
 TC_SUMMARY_ROW([btl_sci], [$build_btl_sci],
                [${why_btl_sci:-shm provider (SCI remote writes over shared segments, CMA DMA)}])
+TC_COMPONENT_TESTS([tests/sci])

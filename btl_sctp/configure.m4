@@ -20,7 +20,8 @@ TC_COMPONENT([btl_sctp], [btl-sctp],
              [test "x$have_usrsctp" = "xyes" || test "x$have_libsctp" = "xyes"],
              [neither usrsctp nor libsctp found], [mca_btl_sctp])
 AM_CONDITIONAL([BUILD_BTL_SCTP], [test "x$build_btl_sctp" = "xyes"])
-AC_CONFIG_FILES([btl_sctp/Makefile tests/sctp/Makefile])
+AC_CONFIG_FILES([btl_sctp/Makefile])
+TC_COMPONENT_TESTS([tests/sctp])
 
 btl_sctp_stacks=""
 AS_IF([test "x$have_libsctp" = "xyes"], [btl_sctp_stacks="kernel"])

@@ -7,3 +7,4 @@ TC_COMPONENT([btl_swf], [btl-swf], [test "x$build_swfsim" = "xyes"],
 AM_CONDITIONAL([BUILD_BTL_SWF], [test "x$build_btl_swf" = "xyes"])
 AC_CONFIG_FILES([btl_swf/Makefile])
 TC_SUMMARY_ROW([btl_swf], [$build_btl_swf], [${why_btl_swf:-SockModel client}])
+TC_COMPONENT_TESTS([tests/swf])

@@ -16,3 +16,14 @@ AC_DEFUN([TC_COMPONENT], [
     m4_ifnblank([$5], [TC_MCA_COMPONENTS="$TC_MCA_COMPONENTS $5"])
     AC_SUBST([TC_MCA_COMPONENTS])
 ])
+
+# TC_COMPONENT_TESTS(dir)
+# A component's own MPI/script tests in DIR (tests/<comp>) with their own
+# Makefile.am: configured here, and run by `make check` after the build
+# and the common suites (the top Makefile's SUBDIRS names
+# $(TC_TEST_SUBDIRS)). Call it from the component's configure.m4.
+AC_DEFUN([TC_COMPONENT_TESTS], [
+    AC_CONFIG_FILES([$1/Makefile])
+    TC_TEST_SUBDIRS="$TC_TEST_SUBDIRS $1"
+    AC_SUBST([TC_TEST_SUBDIRS])
+])
