@@ -12,8 +12,8 @@
  * offset) are spread round-robin over streams 1..n-1 so that they never
  * hold back small messages.
  */
-#ifndef BTL_SCTP_HDR_H
-#define BTL_SCTP_HDR_H
+#ifndef MCA_BTL_SCTP_HDR_H
+#define MCA_BTL_SCTP_HDR_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -108,4 +108,4 @@ _Static_assert(0 == offsetof(mca_btl_sctp_probe_t, zero) &&
                8 == offsetof(mca_btl_sctp_probe_t, path),
                "sctp path probe: field offsets");
 
-#endif /* BTL_SCTP_HDR_H */
+#endif /* MCA_BTL_SCTP_HDR_H */

@@ -32,8 +32,8 @@
 
 static int btl_sctp_udp_path_alive(const btl_sctp_peer_t *p, int i, uint64_t now)
 {
-    return 0 != p->paths[i].last_ack_ms
-           && now - p->paths[i].last_ack_ms <= (uint64_t) p->sock->cfg.path_timeout_ms;
+    return 0 != p->paths[i].last_ack_ms &&
+        now - p->paths[i].last_ack_ms <= (uint64_t) p->sock->cfg.path_timeout_ms;
 }
 
 /* The first live path in advertised order: both sides prefer the same
@@ -85,8 +85,8 @@ int btl_sctp_udp_open(user_sock_t *us, const btl_sctp_sock_addr_t *local, int nl
         sin.sin_family = AF_INET;
         sin.sin_addr.s_addr = local[i].ip;
         sin.sin_port = local[i].port;
-        if (bind(fd, (struct sockaddr *) &sin, sizeof(sin)) < 0
-            || getsockname(fd, (struct sockaddr *) &sin, &slen) < 0) {
+        if (bind(fd, (struct sockaddr *) &sin, sizeof(sin)) < 0 ||
+            getsockname(fd, (struct sockaddr *) &sin, &slen) < 0) {
             char ip[INET_ADDRSTRLEN];
             int rc = -errno;
             close(fd);
@@ -120,8 +120,8 @@ static int btl_sctp_udp_prefix_match(uint32_t a, uint32_t b, int prefix)
 /* A path per remote address, from the local socket in its subnet
  * (loopback to loopback, else any non-loopback socket for a routed peer);
  * a loopback address no loopback socket can reach is skipped. */
-void btl_sctp_udp_peer_paths(user_sock_t *us, btl_sctp_peer_t *p,
-                             const btl_sctp_sock_addr_t *addrs, int naddrs)
+void btl_sctp_udp_peer_paths(user_sock_t *us, btl_sctp_peer_t *p, const btl_sctp_sock_addr_t *addrs,
+                             int naddrs)
 {
     for (int r = 0; r < naddrs; ++r) {
         int remote_lo = (ntohl(addrs[r].ip) >> 24) == 127;
@@ -130,8 +130,9 @@ void btl_sctp_udp_peer_paths(user_sock_t *us, btl_sctp_peer_t *p,
         for (int l = 0; l < us->base.nlocal && lidx < 0; ++l) {
             int lo = (ntohl(us->base.local[l].ip) >> 24) == 127;
             if (remote_lo ? lo
-                          : (!lo && btl_sctp_udp_prefix_match(addrs[r].ip, us->base.local[l].ip,
-                                                              us->base.local[l].prefix))) {
+                          : (!lo &&
+                             btl_sctp_udp_prefix_match(addrs[r].ip, us->base.local[l].ip,
+                                                       us->base.local[l].prefix))) {
                 lidx = l;
                 local_lo = lo;
             }
@@ -156,9 +157,9 @@ void btl_sctp_udp_peer_paths(user_sock_t *us, btl_sctp_peer_t *p,
             local_lo = us->base.local[l].ip == addrs[r].ip;
         }
         path->mtu = local_lo ? USER_LOOPBACK_MTU
-                    : (us->base.local[lidx].mtu > USER_UDP_OVERHEAD + 512
-                           ? us->base.local[lidx].mtu - USER_UDP_OVERHEAD
-                           : 1500 - USER_UDP_OVERHEAD);
+                             : (us->base.local[lidx].mtu > USER_UDP_OVERHEAD + 512
+                                    ? us->base.local[lidx].mtu - USER_UDP_OVERHEAD
+                                    : 1500 - USER_UDP_OVERHEAD);
     }
 }
 
@@ -203,9 +204,8 @@ void btl_sctp_udp_probe_paths(user_sock_t *us, uint64_t now)
 }
 
 /* A probe or ack that came in on UDP socket l from p. */
-static void btl_sctp_udp_probe_input(user_sock_t *us, int l, btl_sctp_peer_t *p,
-                                     unsigned char *pkt, size_t n,
-                                     const struct sockaddr_in *from, uint64_t now)
+static void btl_sctp_udp_probe_input(user_sock_t *us, int l, btl_sctp_peer_t *p, unsigned char *pkt,
+                                     size_t n, const struct sockaddr_in *from, uint64_t now)
 {
     mca_btl_sctp_probe_t probe;
     uint32_t idx;
@@ -221,8 +221,9 @@ static void btl_sctp_udp_probe_input(user_sock_t *us, int l, btl_sctp_peer_t *p,
                       (const struct sockaddr *) from, sizeof(*from));
     } else if (MCA_BTL_SCTP_PROBE_ACK == probe.kind) {
         idx = ntohl(probe.path);
-        if (idx < (uint32_t) p->npaths && p->paths[idx].to.sin_addr.s_addr == from->sin_addr.s_addr
-            && p->paths[idx].to.sin_port == from->sin_port) {
+        if (idx < (uint32_t) p->npaths &&
+            p->paths[idx].to.sin_addr.s_addr == from->sin_addr.s_addr &&
+            p->paths[idx].to.sin_port == from->sin_port) {
             p->paths[idx].last_ack_ms = now;
             if (p->active < 0 || (int) idx < p->active) {
                 btl_sctp_udp_choose_path(p, now);
@@ -290,8 +291,8 @@ int btl_sctp_udp_poll(user_sock_t *us, uint64_t now, int *drained)
             }
             for (int i = 0; i < n; ++i) {
                 if (sizeof(from[i]) == mm[i].msg_hdr.msg_namelen) {
-                    btl_sctp_udp_datagram(us, l, (unsigned char *) iov[i].iov_base,
-                                          mm[i].msg_len, &from[i], now);
+                    btl_sctp_udp_datagram(us, l, (unsigned char *) iov[i].iov_base, mm[i].msg_len,
+                                          &from[i], now);
                 }
             }
             handled += n;

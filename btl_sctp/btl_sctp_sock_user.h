@@ -11,8 +11,8 @@
  * (btl_sctp_udp_output). The glue owns the usrsctp socket and the
  * associations.
  */
-#ifndef BTL_SCTP_SOCK_USER_H
-#define BTL_SCTP_SOCK_USER_H
+#ifndef MCA_BTL_SCTP_SOCK_USER_H
+#define MCA_BTL_SCTP_SOCK_USER_H
 
 #include <netinet/in.h>
 #include <stddef.h>
@@ -37,11 +37,11 @@
 #define USER_RX_BATCH 8
 
 typedef struct user_path {
-    int lidx;                /* index of our UDP socket */
-    struct sockaddr_in to;   /* the peer's UDP address on this path */
-    uint64_t last_ack_ms;    /* last probe ack (0: never) */
+    int lidx;              /* index of our UDP socket */
+    struct sockaddr_in to; /* the peer's UDP address on this path */
+    uint64_t last_ack_ms;  /* last probe ack (0: never) */
     uint64_t last_probe_ms;
-    uint32_t mtu;            /* SCTP packet size over this path */
+    uint32_t mtu; /* SCTP packet size over this path */
 } user_path_t;
 
 typedef struct user_sock user_sock_t;
@@ -49,13 +49,13 @@ typedef struct user_sock user_sock_t;
 struct btl_sctp_peer {
     user_sock_t *sock;
     void *cookie;
-    struct sockaddr_conn sconn;  /* the peer's AF_CONN address: points at us */
+    struct sockaddr_conn sconn; /* the peer's AF_CONN address: points at us */
     int npaths;
     user_path_t paths[BTL_SCTP_SOCK_MAX_ADDRS];
-    int active;                  /* path in use, -1: send on all */
-    uint32_t mtu;                /* SCTP packet size in use (active path's) */
-    int has_assoc_mtu;           /* mtu was applied to the association */
-    int probing;                 /* started once the peer is used */
+    int active;        /* path in use, -1: send on all */
+    uint32_t mtu;      /* SCTP packet size in use (active path's) */
+    int has_assoc_mtu; /* mtu was applied to the association */
+    int probing;       /* started once the peer is used */
     sctp_assoc_t assoc_id;
     int has_assoc;
 };
@@ -65,20 +65,20 @@ struct user_sock {
     btl_sctp_sock_config_t cfg;
     struct socket *so;
     int udp_fd[BTL_SCTP_SOCK_MAX_ADDRS]; /* one per base.local address */
-    tc_hash_t by_addr;           /* UDP ip:port -> peer */
-    tc_hash_t by_assoc;          /* association id -> peer */
-    btl_sctp_peer_t **peers;     /* for probing */
+    tc_hash_t by_addr;                   /* UDP ip:port -> peer */
+    tc_hash_t by_assoc;                  /* association id -> peer */
+    btl_sctp_peer_t **peers;             /* for probing */
     int npeers, maxpeers;
     uint64_t last_ms;
-    unsigned char *pkt;          /* USER_RX_BATCH UDP datagrams */
-    unsigned char *msg;          /* one received message */
-    unsigned char *stage;        /* head of a message sent in pieces */
+    unsigned char *pkt;   /* USER_RX_BATCH UDP datagrams */
+    unsigned char *msg;   /* one received message */
+    unsigned char *stage; /* head of a message sent in pieces */
     size_t stage_size;
     size_t msg_size;
     size_t pkt_size;
-    int per_peer_mtu;            /* MTU from each peer's paths */
+    int per_peer_mtu;                         /* MTU from each peer's paths */
     uint64_t hot_ms[BTL_SCTP_SOCK_MAX_ADDRS]; /* last SCTP packet per UDP socket */
-    int pending_recv;            /* the last receive returned a message */
+    int pending_recv;                         /* the last receive returned a message */
 };
 
 static inline uint64_t now_ms(void)
@@ -97,8 +97,8 @@ int btl_sctp_udp_open(user_sock_t *us, const btl_sctp_sock_addr_t *local, int nl
 void btl_sctp_udp_close(user_sock_t *us);
 /* The paths to a new peer, one per address some local socket can reach;
  * sets p->npaths (0: unreachable). */
-void btl_sctp_udp_peer_paths(user_sock_t *us, btl_sctp_peer_t *p,
-                             const btl_sctp_sock_addr_t *addrs, int naddrs);
+void btl_sctp_udp_peer_paths(user_sock_t *us, btl_sctp_peer_t *p, const btl_sctp_sock_addr_t *addrs,
+                             int naddrs);
 /* Send one SCTP packet to p: on the path in use, or on every path while
  * none is known to be alive. */
 void btl_sctp_udp_output(btl_sctp_peer_t *p, const void *buf, size_t len);
@@ -119,4 +119,4 @@ void btl_sctp_user_input(btl_sctp_peer_t *p, void *pkt, size_t n);
 /* The association's packet size after a change of the path in use. */
 void btl_sctp_user_apply_mtu(btl_sctp_peer_t *p);
 
-#endif /* BTL_SCTP_SOCK_USER_H */
+#endif /* MCA_BTL_SCTP_SOCK_USER_H */
