@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "opal/mca/base/mca_base_var.h"
-#include "opal/mca/pmix/pmix.h"
+#include "tc_ompi_compat.h"
 #include "opal/runtime/opal_params.h"
 #include "opal/util/proc.h"
 #include "opal/util/show_help.h"
@@ -278,7 +278,7 @@ static int mca_btl_sci_modex_send(void)
     modex.nslots = c->ring_slots;
     modex.slot_size = c->slot_size;
     modex.pid = (int32_t) getpid();
-    OPAL_MODEX_SEND(rc, OPAL_PMIX_LOCAL, &c->super.btl_version, &modex, sizeof(modex));
+    TC_OMPI_MODEX_SEND(rc, TC_OMPI_SCOPE_LOCAL, &c->super.btl_version, &modex, sizeof(modex));
     return rc;
 }
 
@@ -512,7 +512,6 @@ static inline void mca_btl_sci_deliver(mca_btl_sci_endpoint_t *ep, const void *p
         mca_btl_base_tag_t tag = (mca_btl_base_tag_t) (tagword & MCA_BTL_SCI_TAG_MASK);
         const mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger + tag;
         mca_btl_base_segment_t segment;
-        mca_btl_base_descriptor_t desc;
 
         if (OPAL_UNLIKELY(NULL == reg->cbfunc)) {
             BTL_ERROR(("btl:sci: message with unregistered tag %u from local rank %d dropped",
@@ -522,10 +521,7 @@ static inline void mca_btl_sci_deliver(mca_btl_sci_endpoint_t *ep, const void *p
         /* the fragment is handed over in place: zero copy out of the slot */
         segment.seg_addr.pval = (void *) payload;
         segment.seg_len = len;
-        memset(&desc, 0, sizeof(desc));
-        desc.des_segments = &segment;
-        desc.des_segment_count = 1;
-        reg->cbfunc(&mca_btl_sci_module.super, tag, &desc, reg->cbdata);
+        tc_ompi_deliver(reg, &mca_btl_sci_module.super, ep, tag, &segment, 1);
     } else if (MCA_BTL_SCI_KIND_ATOMIC_REQ == kind) {
         mca_btl_sci_atomic_handle_req(ep, payload, len);
     } else if (MCA_BTL_SCI_KIND_ATOMIC_RSP == kind) {
