@@ -127,8 +127,11 @@ static int mca_btl_sci_component_register(void)
     m->btl_get_alignment = 0;
     m->btl_latency = 1;
     m->btl_bandwidth = 40000;
+    /* put/get and atomics complete only once the target's memory holds
+     * the result (a synchronous engine; atomics answered by the target) */
     m->btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_SEND_INPLACE | MCA_BTL_FLAGS_RDMA |
-        MCA_BTL_FLAGS_ATOMIC_OPS | MCA_BTL_FLAGS_ATOMIC_FOPS;
+        MCA_BTL_FLAGS_ATOMIC_OPS | MCA_BTL_FLAGS_ATOMIC_FOPS |
+        TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION;
     m->btl_atomic_flags = MCA_BTL_ATOMIC_SUPPORTS_ADD | MCA_BTL_ATOMIC_SUPPORTS_AND |
         MCA_BTL_ATOMIC_SUPPORTS_OR | MCA_BTL_ATOMIC_SUPPORTS_XOR | MCA_BTL_ATOMIC_SUPPORTS_SWAP |
         MCA_BTL_ATOMIC_SUPPORTS_MIN | MCA_BTL_ATOMIC_SUPPORTS_MAX | MCA_BTL_ATOMIC_SUPPORTS_CSWAP |
@@ -428,7 +431,8 @@ static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool en
         }
     }
     if (NULL == c->dq) {
-        m->btl_flags &= ~(MCA_BTL_FLAGS_RDMA | MCA_BTL_FLAGS_ATOMIC_OPS | MCA_BTL_FLAGS_ATOMIC_FOPS);
+        m->btl_flags &= ~(MCA_BTL_FLAGS_RDMA | MCA_BTL_FLAGS_ATOMIC_OPS | MCA_BTL_FLAGS_ATOMIC_FOPS |
+                          TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION);
         m->btl_put = NULL;
         m->btl_get = NULL;
         m->btl_register_mem = NULL;

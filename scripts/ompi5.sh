@@ -113,6 +113,10 @@ on_exit() {
     exit "$rc"
 }
 on_signal() {
+    if [ -n "$child" ]; then
+        kill -s "$1" "$child" 2> /dev/null || true
+        wait "$child" 2> /dev/null || true
+    fi
     umount_all
     trap - "$1"
     kill -s "$1" "$$"
@@ -141,14 +145,25 @@ mount_all() {
     mount_one /dev/shm -t tmpfs -o mode=1777,nosuid,nodev tmpfs
 }
 
-# in_root CMD...: run CMD in the root as root, with a clean environment.
+# in_root CMD...: run CMD in the root as root, with a clean environment,
+# Open MPI's settings for this root, and EXTRA_ENV (NAME=VALUE words). It
+# runs in the background so that a signal to this script is handled at
+# once; standard input is passed through.
+EXTRA_ENV=()
+child=""
 in_root() {
+    local rc=0
+    exec 3<&0
     chroot "$root" /usr/bin/env -i \
         HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         LANG=C.UTF-8 TERM="${TERM:-dumb}" DEBIAN_FRONTEND=noninteractive \
         OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-        PRTE_MCA_prte_tmpdir_base=/tmp \
-        "$@"
+        "${EXTRA_ENV[@]}" "$@" <&3 3<&- &
+    child=$!
+    exec 3<&-
+    wait "$child" || rc=$?
+    child=""
+    return "$rc"
 }
 
 timed() {
@@ -179,6 +194,8 @@ deb $MIRROR $SUITE main
 deb-src $MIRROR $SUITE main
 EOF
     cp /etc/resolv.conf "$root/etc/resolv.conf" 2> /dev/null || true
+    # the host's name must resolve for mpirun (prte)
+    [ -s "$root/etc/hosts" ] || cp /etc/hosts "$root/etc/hosts"
     in_root apt-get update -q > /dev/null
     in_root apt-get install -y -q --no-install-recommends "${PACKAGES[@]}" > "$root/root/apt.log" 2>&1 ||
         { tail -20 "$root/root/apt.log"; die "apt-get install failed in the root"; }
@@ -212,8 +229,103 @@ setup() {
     in_root ompi_info --version | head -n 1
 }
 
+# ---------------------------------------------------------------------------
+# build, test, demo, exec
+# ---------------------------------------------------------------------------
+# Open MPI 5.0.7's own tcp BTL fails on a dual-stack interface ("Unable to
+# find reachable pairing", open-mpi/ompi#14079): keep it on loopback.
+# The components found by mpirun and ompi_info: COMPDIR first.
+COMPDIR=/build/components
+ompi5_env() {
+    local pkglibdir
+    pkglibdir="$(chroot "$root" ompi_info --parsable --path pkglibdir 2> /dev/null |
+                 sed -n 's/^path:pkglibdir://p')"
+    [ -n "$pkglibdir" ] || die "ompi_info in the root does not name its component directory"
+    EXTRA_ENV=(
+        OMPI_MCA_btl_tcp_if_include=lo
+        OMPI_MCA_mca_base_component_path="$COMPDIR:$pkglibdir"
+        PATH="$WORK/swfsim:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    )
+}
+
+# A clean copy of the working tree (tracked and untracked files, not the
+# ignored ones: no build products), as it is now, committed or not.
+copy_tree() {
+    rm -rf "${root:?}$WORK"
+    mkdir -p "$root$WORK"
+    (cd "$here" && git ls-files -z --cached --others --exclude-standard |
+        while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+        tar --null -T - -cf -) | tar -xf - -C "$root$WORK"
+}
+
+build() {
+    local srcdir
+    srcdir="$(cd "$root$SRC" && ls -d openmpi-*/ 2> /dev/null | head -n 1)"
+    [ -n "$srcdir" ] || die "no Open MPI source in $root$SRC: run setup again"
+    log "copying the working tree to $WORK in the root"
+    copy_tree
+    log "autogen, configure --with-ompi-source=$SRC/${srcdir%/}, make"
+    in_root sh -c "cd $WORK && ./autogen.sh > autogen.log 2>&1 &&
+        ./configure --with-ompi-source=$SRC/${srcdir%/} > configure.log 2>&1" ||
+        { tail -n 20 "$root$WORK/configure.log" "$root$WORK/autogen.log" 2> /dev/null;
+          die "configure failed in the root"; }
+    grep -E '^configure: (WARNING|taken from)' "$root$WORK/configure.log" || true
+    in_root sh -c "cd $WORK && make -j\$(nproc) > build.log 2>&1" ||
+        { tail -n 40 "$root$WORK/build.log"; die "the build failed in the root (see $root$WORK/build.log)"; }
+    grep -E 'warning:' "$root$WORK/build.log" || true
+    # the components, where ompi5_env's component path looks first
+    rm -rf "${root:?}$COMPDIR"
+    mkdir -p "$root$COMPDIR"
+    cp -L "$root$WORK"/*/.libs/mca_*.so "$root$COMPDIR/"
+    log "built: $(cd "$root$COMPDIR" && echo *)"
+}
+
+test_root() {
+    local rc=0 n
+    ompi5_env
+    log "ompi_info --param btl all --level 9 (our components)"
+    in_root ompi_info --param btl all --level 9 > "$root$WORK/ompi_info.log" 2>&1 || rc=1
+    for c in "$root$COMPDIR"/mca_btl_*.so; do
+        c="$(basename "$c" .so)"
+        c="${c#mca_btl_}"
+        n="$(grep -c "MCA btl $c: parameter" "$root$WORK/ompi_info.log" || true)"
+        echo "btl $c: $n parameters"
+        [ "$n" -gt 0 ] || rc=1
+    done
+    log "make check (unit tests, the MPI runner, the component suites)"
+    in_root sh -c "cd $WORK && make -k check > check.log 2>&1" || rc=1
+    in_root sh -c "cd $WORK && grep -h -E '^(PASS|FAIL|XFAIL|ERROR|SKIP):' check.log | sort | uniq -c | sort -rn | head -n 60"
+    in_root sh -c "cd $WORK && grep -h -E '^# (TOTAL|PASS|FAIL|ERROR):' check.log" || true
+    if [ -f "$root$WORK/tests/mpi/run.log" ]; then
+        log "MPI runner (tests/mpi/run.log)"
+        grep -E '^(FAIL|.* passed, [0-9]+ failed)' "$root$WORK/tests/mpi/run.log" || true
+    fi
+    [ "$rc" -eq 0 ] && log "Open MPI 5.0: all passed" || log "Open MPI 5.0: FAILURES (logs in $root$WORK)"
+    return "$rc"
+}
+
 case "$what" in
     setup)
         timed "setup" setup
+        ;;
+    test)
+        timed "setup" setup
+        mount_all
+        timed "build" build
+        timed "tests" test_root
+        ;;
+    demo)
+        setup
+        mount_all
+        [ -d "$root$COMPDIR" ] && [ -f "$root$WORK/config.status" ] || timed "build" build
+        ompi5_env
+        in_root sh -c "cd $WORK && bash scripts/demo.sh"
+        ;;
+    exec)
+        setup > /dev/null
+        mount_all
+        [ -d "$root$COMPDIR" ] && [ -f "$root$WORK/config.status" ] || timed "build" build >&2
+        ompi5_env
+        in_root "$@"
         ;;
 esac
