@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "opal/mca/base/mca_base_var.h"
-#include "opal/mca/pmix/pmix.h"
+#include "tc_ompi_compat.h"
 #include "opal/runtime/opal_params.h"
 #include "opal/util/proc.h"
 #include "opal/util/show_help.h"
@@ -122,8 +122,11 @@ static int mca_btl_sci_component_register(void)
     m->btl_get_alignment = 0;
     m->btl_latency = 1;
     m->btl_bandwidth = 40000;
+    /* put/get and atomics complete only once the target's memory holds
+     * the result (a synchronous engine; atomics answered by the target) */
     m->btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_SEND_INPLACE | MCA_BTL_FLAGS_RDMA |
-        MCA_BTL_FLAGS_ATOMIC_OPS | MCA_BTL_FLAGS_ATOMIC_FOPS;
+        MCA_BTL_FLAGS_ATOMIC_OPS | MCA_BTL_FLAGS_ATOMIC_FOPS |
+        TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION;
     m->btl_atomic_flags = MCA_BTL_ATOMIC_SUPPORTS_ADD | MCA_BTL_ATOMIC_SUPPORTS_AND |
         MCA_BTL_ATOMIC_SUPPORTS_OR | MCA_BTL_ATOMIC_SUPPORTS_XOR | MCA_BTL_ATOMIC_SUPPORTS_SWAP |
         MCA_BTL_ATOMIC_SUPPORTS_MIN | MCA_BTL_ATOMIC_SUPPORTS_MAX | MCA_BTL_ATOMIC_SUPPORTS_CSWAP |
@@ -248,7 +251,7 @@ static int mca_btl_sci_modex_send(void)
     modex.nslots = c->ring_slots;
     modex.slot_size = c->slot_size;
     modex.pid = (int32_t) getpid();
-    OPAL_MODEX_SEND(rc, OPAL_PMIX_LOCAL, &c->super.btl_version, &modex, sizeof(modex));
+    TC_OMPI_MODEX_SEND(rc, TC_OMPI_SCOPE_LOCAL, &c->super.btl_version, &modex, sizeof(modex));
     return rc;
 }
 
@@ -397,7 +400,8 @@ static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool en
         }
     }
     if (NULL == c->dq) {
-        m->btl_flags &= ~(MCA_BTL_FLAGS_RDMA | MCA_BTL_FLAGS_ATOMIC_OPS | MCA_BTL_FLAGS_ATOMIC_FOPS);
+        m->btl_flags &= ~(MCA_BTL_FLAGS_RDMA | MCA_BTL_FLAGS_ATOMIC_OPS | MCA_BTL_FLAGS_ATOMIC_FOPS |
+                          TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION);
         m->btl_put = NULL;
         m->btl_get = NULL;
         m->btl_register_mem = NULL;
@@ -481,7 +485,6 @@ static inline void mca_btl_sci_deliver(mca_btl_sci_endpoint_t *ep, const void *p
         mca_btl_base_tag_t tag = (mca_btl_base_tag_t) (tagword & MCA_BTL_SCI_TAG_MASK);
         const mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger + tag;
         mca_btl_base_segment_t segment;
-        mca_btl_base_descriptor_t desc;
 
         if (OPAL_UNLIKELY(NULL == reg->cbfunc)) {
             BTL_ERROR(("btl:sci: message with unregistered tag %u from local rank %d dropped",
@@ -491,10 +494,7 @@ static inline void mca_btl_sci_deliver(mca_btl_sci_endpoint_t *ep, const void *p
         /* the fragment is handed over in place: zero copy out of the slot */
         segment.seg_addr.pval = (void *) payload;
         segment.seg_len = len;
-        memset(&desc, 0, sizeof(desc));
-        desc.des_segments = &segment;
-        desc.des_segment_count = 1;
-        reg->cbfunc(&mca_btl_sci_module.super, tag, &desc, reg->cbdata);
+        tc_ompi_deliver(reg, &mca_btl_sci_module.super, ep, tag, &segment, 1);
     } else if (MCA_BTL_SCI_KIND_ATOMIC_REQ == kind) {
         mca_btl_sci_atomic_handle_req(ep, payload, len);
     } else if (MCA_BTL_SCI_KIND_ATOMIC_RSP == kind) {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "opal/datatype/opal_convertor.h"
-#include "opal/mca/pmix/pmix.h"
+#include "tc_ompi_compat.h"
 #include "opal/util/proc.h"
 #include "opal/util/show_help.h"
 
@@ -62,7 +62,7 @@ static mca_btl_sci_endpoint_t *mca_btl_sci_endpoint_for(struct opal_proc_t *proc
     size_t size = 0;
     int rc;
 
-    OPAL_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &modex, &size);
+    TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &modex, &size);
     if (OPAL_SUCCESS != rc || NULL == modex) {
         return NULL;
     }

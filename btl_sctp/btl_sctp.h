@@ -13,6 +13,7 @@
 #include "opal/class/opal_list.h"
 #include "opal/mca/btl/btl.h"
 #include "opal/mca/btl/base/base.h"
+#include "tc_ompi_compat.h"
 
 #include "btl_sctp_sock.h"
 
@@ -57,7 +58,7 @@ typedef struct mca_btl_sctp_component_t {
     int explicit_request;     /* sctp named in the btl list */
 } mca_btl_sctp_component_t;
 
-OPAL_MODULE_DECLSPEC extern mca_btl_sctp_component_t mca_btl_sctp_component;
+TC_OMPI_MODULE_DECLSPEC extern mca_btl_sctp_component_t mca_btl_sctp_component;
 
 typedef struct mca_btl_sctp_module_t {
     mca_btl_base_module_t super;

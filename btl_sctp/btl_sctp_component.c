@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "opal/mca/base/mca_base_var.h"
-#include "opal/mca/pmix/pmix.h"
+#include "tc_ompi_compat.h"
 #include "opal/util/argv.h"
 #include "opal/util/output.h"
 #include "opal/util/show_help.h"
@@ -335,7 +335,7 @@ static int publish_modex(void)
         m->addrs[i].ip = addrs[i].ip;
         m->addrs[i].port = addrs[i].port;
     }
-    OPAL_MODEX_SEND(rc, OPAL_PMIX_GLOBAL, &c->super.btl_version, buf,
+    TC_OMPI_MODEX_SEND(rc, TC_OMPI_SCOPE_GLOBAL, &c->super.btl_version, buf,
                     sizeof(*m) + (size_t) n * sizeof(mca_btl_sctp_modex_addr_t));
     return rc;
 }

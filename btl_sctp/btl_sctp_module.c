@@ -10,7 +10,7 @@
 
 #include "opal/class/opal_bitmap.h"
 #include "opal/datatype/opal_convertor.h"
-#include "opal/mca/pmix/pmix.h"
+#include "tc_ompi_compat.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
 #include "opal/util/show_help.h"
@@ -50,7 +50,7 @@ static mca_btl_sctp_endpoint_t *endpoint_create(opal_proc_t *proc)
     int rc, n = 0;
     int local = OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags);
 
-    OPAL_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &m, &size);
+    TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &m, &size);
     if (OPAL_SUCCESS != rc || NULL == m) {
         return NULL; /* the peer has no sctp */
     }
@@ -402,19 +402,15 @@ void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg)
         mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger
                                                  + hdr.hdr_tag;
         mca_btl_base_segment_t seg;
-        mca_btl_base_descriptor_t des;
 
         if (NULL == reg->cbfunc) {
             opal_output_verbose(1, c->output, "btl:sctp: message for unused tag %u dropped",
                                 hdr.hdr_tag);
             return;
         }
-        memset(&des, 0, sizeof(des));
         seg.seg_addr.pval = (char *) msg->data + MCA_BTL_SCTP_HDR_SIZE;
         seg.seg_len = msg->len - MCA_BTL_SCTP_HDR_SIZE;
-        des.des_segments = &seg;
-        des.des_segment_count = 1;
-        reg->cbfunc(&mca_btl_sctp_module.super, hdr.hdr_tag, &des, reg->cbdata);
+        tc_ompi_deliver(reg, &mca_btl_sctp_module.super, ep, hdr.hdr_tag, &seg, 1);
     }
 }
 

@@ -15,7 +15,7 @@
 
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/btl/base/base.h"
-#include "opal/mca/pmix/pmix.h"
+#include "tc_ompi_compat.h"
 #include "opal/runtime/opal.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
@@ -221,18 +221,6 @@ static bool swf_explicitly_requested(void)
     return tc_ompi_btl_selection("swf").named;
 }
 
-static int swf_job_size(uint32_t *size)
-{
-    opal_process_name_t wildcard;
-    uint32_t *ptr = size;
-    int rc;
-
-    wildcard.jobid = OPAL_PROC_MY_NAME.jobid;
-    wildcard.vpid = OPAL_VPID_WILDCARD;
-    OPAL_MODEX_RECV_VALUE(rc, OPAL_PMIX_JOB_SIZE, &wildcard, &ptr, OPAL_UINT32);
-    return rc;
-}
-
 static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
                                                           bool enable_progress_threads,
                                                           bool enable_mpi_threads)
@@ -255,7 +243,7 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
                             "btl:swf: not selected (no btl_swf_server and btl does not name swf)");
         return NULL;
     }
-    if (OPAL_SUCCESS != swf_job_size(&job_size) || 0 == job_size) {
+    if (OPAL_SUCCESS != tc_ompi_job_size(&job_size) || 0 == job_size) {
         opal_output_verbose(1, c->output, "btl:swf: job size unknown, disqualifying");
         return NULL;
     }
@@ -363,7 +351,7 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
     }
 
     node_be = htonl(m->conn.rank);
-    OPAL_MODEX_SEND(rc, OPAL_PMIX_GLOBAL, &c->super.btl_version, &node_be, sizeof(node_be));
+    TC_OMPI_MODEX_SEND(rc, TC_OMPI_SCOPE_GLOBAL, &c->super.btl_version, &node_be, sizeof(node_be));
     if (OPAL_SUCCESS != rc) {
         free(btls);
         goto fail;
