@@ -17,6 +17,8 @@
 #include "opal/util/proc.h"
 #include "opal/util/show_help.h"
 
+#include "tc_ompi.h"
+
 #include "btl_sci.h"
 #include "btl_sci_endpoint.h"
 #include "btl_sci_frag.h"
@@ -43,12 +45,11 @@ mca_btl_sci_component_t mca_btl_sci_component = {
     }
 };
 
+/* register with the default already in *storage */
 static void mca_btl_sci_reg_uint(const char *name, const char *desc, int level, unsigned int *storage)
 {
-    (void) mca_base_component_var_register(&mca_btl_sci_component.super.btl_version, name, desc,
-                                           MCA_BASE_VAR_TYPE_UNSIGNED_INT, NULL, 0,
-                                           MCA_BASE_VAR_FLAG_SETTABLE, level,
-                                           MCA_BASE_VAR_SCOPE_LOCAL, storage);
+    (void) tc_ompi_param_uint(&mca_btl_sci_component.super.btl_version, name, desc, level, storage,
+                              *storage);
 }
 
 static int mca_btl_sci_component_register(void)
@@ -87,29 +88,23 @@ static int mca_btl_sci_component_register(void)
     mca_btl_sci_reg_uint("sweep_interval", "Progress calls between two checks of the rings of "
                          "idle peers (a safety net behind the doorbell)", OPAL_INFO_LVL_6,
                          &c->sweep_interval);
-    c->use_dma = true;
-    (void) mca_base_component_var_register(&c->super.btl_version, "dma",
-                                           "Use the DMA engine (CMA) for put/get, so that ob1 moves large "
-                                           "messages zero-copy and osc/rdma can run over sci; false: every "
-                                           "byte goes through the rings (as when CMA is refused)",
-                                           MCA_BASE_VAR_TYPE_BOOL, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE,
-                                           OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL, &c->use_dma);
-    c->prefetch = false;
-    (void) mca_base_component_var_register(&c->super.btl_version, "prefetch",
-                                           "After each send, prefetch the ring slot after next for "
-                                           "writing, so that the next-but-one message does not wait "
-                                           "for the cache line (off by default: no gain was "
-                                           "measurable on a noisy 2-core host)",
-                                           MCA_BASE_VAR_TYPE_BOOL, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE,
-                                           OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_LOCAL, &c->prefetch);
+    (void) tc_ompi_param_bool(&c->super.btl_version, "dma",
+                              "Use the DMA engine (CMA) for put/get, so that ob1 moves large "
+                              "messages zero-copy and osc/rdma can run over sci; false: every "
+                              "byte goes through the rings (as when CMA is refused)",
+                              OPAL_INFO_LVL_4, &c->use_dma, true);
+    (void) tc_ompi_param_bool(&c->super.btl_version, "prefetch",
+                              "After each send, prefetch the ring slot after next for "
+                              "writing, so that the next-but-one message does not wait "
+                              "for the cache line (off by default: no gain was "
+                              "measurable on a noisy 2-core host)",
+                              OPAL_INFO_LVL_6, &c->prefetch, false);
     c->free_list_max = 8192;
     mca_btl_sci_reg_uint("free_list_max", "Most send fragments allocated", OPAL_INFO_LVL_6,
                          &c->free_list_max);
-    c->verbose = 0;
-    (void) mca_base_component_var_register(&c->super.btl_version, "verbose",
-                                           "Verbosity of btl_sci (0: silent, 100: everything)",
-                                           MCA_BASE_VAR_TYPE_INT, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE,
-                                           OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_LOCAL, &c->verbose);
+    (void) tc_ompi_param_int(&c->super.btl_version, "verbose",
+                             "Verbosity of btl_sci (0: silent, 100: everything; 0 follows "
+                             "btl_base_verbose)", OPAL_INFO_LVL_9, &c->verbose, 0);
 
     /* the standard parameters: below vader, above tcp */
     m->btl_exclusivity = MCA_BTL_EXCLUSIVITY_HIGH - 1;
@@ -233,10 +228,7 @@ static int mca_btl_sci_component_close(void)
     OBJ_DESTRUCT(&c->free_aops);
     OBJ_DESTRUCT(&c->lock);
     OBJ_DESTRUCT(&c->done_lock);
-    if (c->output >= 0) {
-        opal_output_close(c->output);
-        c->output = -1;
-    }
+    tc_ompi_output_close(&c->output);
     return OPAL_SUCCESS;
 }
 
@@ -244,29 +236,7 @@ static int mca_btl_sci_component_close(void)
  * reach is worth a message (nothing else will carry it). */
 bool mca_btl_sci_only_sci_requested(void)
 {
-    const char **value = NULL;
-    char *copy, *tok, *save = NULL;
-    bool only = true, named = false;
-    int idx;
-
-    idx = mca_base_var_find("opal", "btl", NULL, NULL);
-    if (idx < 0 || OPAL_SUCCESS != mca_base_var_get_value(idx, &value, NULL, NULL) ||
-        NULL == value || NULL == *value || '^' == (*value)[0]) {
-        return false;
-    }
-    copy = strdup(*value);
-    if (NULL == copy) {
-        return false;
-    }
-    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (0 == strcmp(tok, "sci")) {
-            named = true;
-        } else if (0 != strcmp(tok, "self")) {
-            only = false;
-        }
-    }
-    free(copy);
-    return only && named;
+    return tc_ompi_btl_selection("sci").only;
 }
 
 static int mca_btl_sci_modex_send(void)
@@ -363,8 +333,7 @@ static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool en
     (void) enable_mpi_threads;
     *num_btls = 0;
 
-    c->output = opal_output_open(NULL);
-    opal_output_set_verbosity(c->output, c->verbose);
+    c->output = tc_ompi_output_open(c->verbose);
 
     /* the shm provider reaches this host's processes only */
     if (0 == opal_process_info.num_local_peers || NULL == opal_process_info.job_session_dir) {
