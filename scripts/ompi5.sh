@@ -136,6 +136,10 @@ mount_one() {
 
 mount_all() {
     [ "${#mounted[@]}" -eq 0 ] || return 0
+    # the root itself is a mount point, so that / is one inside (`ip netns
+    # exec`, used by tests/sctp/multihome.sh, remounts / as a slave)
+    mount --bind "$root" "$root"
+    mounted+=("$root")
     mount_one /proc -t proc proc
     mount_one /sys --bind /sys
     mount_one /dev --bind /dev
