@@ -59,9 +59,19 @@ typedef struct mca_osc_hybrid_seg_t {
 } mca_osc_hybrid_seg_t;
 
 _Static_assert(sizeof(mca_osc_hybrid_hdr_t) == 48, "hybrid header is 48 bytes");
+_Static_assert(offsetof(mca_osc_hybrid_hdr_t, type) == 0, "hybrid header layout");
+_Static_assert(offsetof(mca_osc_hybrid_hdr_t, flags) == 1, "hybrid header layout");
+_Static_assert(offsetof(mca_osc_hybrid_hdr_t, reserved) == 2, "hybrid header layout");
+_Static_assert(offsetof(mca_osc_hybrid_hdr_t, op) == 4, "hybrid header layout");
+_Static_assert(offsetof(mca_osc_hybrid_hdr_t, dt) == 8, "hybrid header layout");
+_Static_assert(offsetof(mca_osc_hybrid_hdr_t, nseg) == 12, "hybrid header layout");
 _Static_assert(offsetof(mca_osc_hybrid_hdr_t, stream_len) == 16, "hybrid header layout");
+_Static_assert(offsetof(mca_osc_hybrid_hdr_t, payload_len) == 24, "hybrid header layout");
 _Static_assert(offsetof(mca_osc_hybrid_hdr_t, disp) == 32, "hybrid header layout");
 _Static_assert(offsetof(mca_osc_hybrid_hdr_t, reply_tag) == 40, "hybrid header layout");
+_Static_assert(offsetof(mca_osc_hybrid_hdr_t, arg) == 44, "hybrid header layout");
+_Static_assert(offsetof(mca_osc_hybrid_seg_t, off) == 0, "hybrid segment layout");
+_Static_assert(offsetof(mca_osc_hybrid_seg_t, len) == 8, "hybrid segment layout");
 _Static_assert(sizeof(mca_osc_hybrid_seg_t) == 16, "hybrid segment is 16 bytes");
 /* The payload starts 16-byte aligned, so reductions on it are aligned. */
 _Static_assert(sizeof(mca_osc_hybrid_hdr_t) % 16 == 0, "payload alignment");

@@ -11,4 +11,4 @@
 #define OMPI_INT_2_FINT(a) ((MPI_Fint) (a))
 #define OMPI_FINT_2_INT(a) ((int) (a))
 
-#endif
+#endif /* OSC_HYBRID_COMPAT_FINT_2_INT_H */
