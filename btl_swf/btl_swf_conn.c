@@ -226,6 +226,7 @@ static int swf_command(swf_conn_t *c, uint32_t request, uint32_t p0, uint32_t p1
         return rc;
     }
     c->commands++;
+    c->req_count[request]++;
     c->cycles_reported += cycles;
     return 0;
 }
@@ -234,11 +235,17 @@ static int swf_command(swf_conn_t *c, uint32_t request, uint32_t p0, uint32_t p1
 static int swf_reply(swf_conn_t *c, uint32_t request, sockmodel_reply_t *r)
 {
     unsigned char frame[SOCKMODEL_REPLY_BYTES];
+    struct timespec t0, t1;
     int rc;
 
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = swf_read_all(c, frame, sizeof(frame));
     if (rc < 0) {
         return rc;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (request <= SOCKMODEL_REQUEST_MAX) {
+        c->reply_wait_ns[request] += swf_ts_ns(&t1) - swf_ts_ns(&t0);
     }
     sockmodel_reply_decode(r, frame);
     if (r->code != request) {
@@ -655,6 +662,7 @@ int swf_conn_recv(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info,
         iov.iov_len = sizeof(frame);
         rc = swf_command(c, SOCKMODEL_RECV, 0, 0, 0, &iov, 1);
         c->commands++;
+        c->req_count[SOCKMODEL_PROBE]++;
     } else {
         rc = swf_command(c, SOCKMODEL_RECV, 0, 0, 0, NULL, 0);
     }

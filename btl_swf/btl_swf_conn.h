@@ -41,6 +41,10 @@ typedef struct swf_conn {
     uint64_t commands;
     int io_timeout_ms;      /* bound on one blocking read or write; 0: none */
     int spin_us;            /* busy-poll a reply this long before sleeping */
+    /* where the wall time goes: requests written and the wall time spent
+     * blocked until each one's reply was read, by request code */
+    uint64_t req_count[SOCKMODEL_REQUEST_MAX + 1];
+    uint64_t reply_wait_ns[SOCKMODEL_REQUEST_MAX + 1];
     char error[256];
 } swf_conn_t;
 

@@ -158,6 +158,25 @@ void mca_btl_swf_dump(struct mca_btl_base_module_t *btl,
                 (unsigned long long) m->conn.commands,
                 (unsigned long long) m->conn.cycles_reported,
                 (unsigned long long) m->conn.clock_ns);
+    /* per request: how many, and the wall time blocked for their replies */
+    {
+        char line[512];
+        size_t off = 0;
+        uint32_t r;
+
+        line[0] = '\0';
+        for (r = SOCKMODEL_REQUEST_MIN; r <= SOCKMODEL_REQUEST_MAX && off < sizeof(line); r++) {
+            if (0 == m->conn.req_count[r]) {
+                continue;
+            }
+            off += (size_t) snprintf(line + off, sizeof(line) - off, " %s %llu (%.1f ms)",
+                                     sockmodel_request_name(r),
+                                     (unsigned long long) m->conn.req_count[r],
+                                     (double) m->conn.reply_wait_ns[r] / 1e6);
+        }
+        opal_output(0, "btl:swf: node %u requests (count, wall time blocked on replies):%s",
+                    m->conn.rank, line);
+    }
 }
 
 int mca_btl_swf_finalize(struct mca_btl_base_module_t *btl)

@@ -206,6 +206,10 @@ typedef struct swfsim_node {
     uint32_t barrier_inits;
     /* statistics */
     uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv, discarded;
+    /* the simulator's view of the node's waits: how each WAITING_START
+     * ended, and the wall time the node spent parked in them */
+    uint64_t waits_found, waits_expired, waits_stopped;
+    uint64_t wait_wall_us, wait_since_us;
     char why[160];           /* reason of a drop */
 } swfsim_node_t;
 

@@ -545,11 +545,24 @@ static void swfsim_found(swfsim_t *sim, swfsim_node_t *n, uint32_t code, const s
     swfsim_reply(sim, n, code, SOCKMODEL_ST_FOUND, m->src, m->tag, m->len, 0);
 }
 
+/* a WAITING_START ends: the wall time since it was read counts as waiting */
+static void swfsim_wait_account(swfsim_node_t *n)
+{
+    uint64_t now = swfsim_now_us();
+
+    if (now > n->wait_since_us) {
+        n->wait_wall_us += now - n->wait_since_us;
+    }
+}
+
 /* answer n's WAITING_START with the first queued message: report it
  * (FOUND), or with SOCKMODEL_WAIT_RECV hand it over like RECV */
 static void swfsim_wait_answer(swfsim_t *sim, swfsim_node_t *n)
 {
     swfsim_msg_t *m = n->qhead;
+
+    swfsim_wait_account(n);
+    n->waits_found++;
 
     if (0 != (n->cmd.param[1] & SOCKMODEL_WAIT_RECV)) {
         swfsim_unlink(n, m, NULL);
@@ -687,6 +700,7 @@ static void swfsim_run_cmd(swfsim_t *sim, swfsim_node_t *n)
             n->active = 0;
         } else if (0 == c->param[0]) {
             swfsim_probe_cost(sim, n);
+            n->waits_expired++;
             swfsim_reply(sim, n, SOCKMODEL_WAITING_START, SOCKMODEL_ST_EXPIRED, 0, 0, 0, 0);
             n->active = 0;
         } else {
@@ -737,7 +751,8 @@ static void swfsim_timed(swfsim_t *sim, swfsim_node_t *n, const sockmodel_cmd_t 
         if (us > SOCKMODEL_WAIT_MAX_US) {
             us = SOCKMODEL_WAIT_MAX_US;
         }
-        n->deadline_us = swfsim_now_us() + us;
+        n->wait_since_us = swfsim_now_us();
+        n->deadline_us = n->wait_since_us + us;
     }
     if (swfsim_is_torus(sim)) {
         swfsim_event_t ev = { .time = n->clock, .type = SWFSIM_EV_CMD,
@@ -757,6 +772,8 @@ static void swfsim_wait_stop(swfsim_t *sim, swfsim_node_t *n)
         n->clock = sim->now;
     }
     n->gen++;      /* a WAITING_START event still queued is now stale */
+    swfsim_wait_account(n);
+    n->waits_stopped++;
     n->state = SWFSIM_N_RUNNING;
     n->active = 0;
     swfsim_reply(sim, n, SOCKMODEL_WAITING_START, SOCKMODEL_ST_STOPPED, 0, 0, 0, 0);
@@ -1057,6 +1074,8 @@ long swfsim_step(swfsim_t *sim, uint64_t now_us)
                     n->clock = sim->now;
                 }
                 n->gen++;
+                swfsim_wait_account(n);
+                n->waits_expired++;
                 swfsim_reply(sim, n, SOCKMODEL_WAITING_START, SOCKMODEL_ST_EXPIRED, 0, 0, 0, 0);
                 swfsim_resume(sim, n);
                 progressed = 1;
