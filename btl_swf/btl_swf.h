@@ -136,6 +136,7 @@ int mca_btl_swf_sendi(struct mca_btl_base_module_t *btl,
 
 /* btl_swf_recv.c */
 int mca_btl_swf_component_progress(void);
+void mca_btl_swf_progress_settle(mca_btl_swf_module_t *m);
 
 /* btl_swf_launch.c: the private simulator */
 int mca_btl_swf_launch_start(uint32_t nodes);

@@ -297,6 +297,16 @@ static int swf_wait_start(swf_conn_t *c, uint32_t timeout_us, uint32_t flags,
     return swf_call(c, SOCKMODEL_WAITING_START, timeout_us, flags, r);
 }
 
+/* A request with a reply of its own may not overtake a pending one. */
+static int swf_busy(swf_conn_t *c, uint32_t request)
+{
+    if (0 != c->pending) {
+        return swf_fail(c, EBUSY, "%s while the reply to %s is not read",
+                        sockmodel_request_name(request), sockmodel_request_name(c->pending));
+    }
+    return 0;
+}
+
 /* ---- connection ----------------------------------------------------- */
 
 int swf_conn_parse_address(const char *address, char *host, size_t host_len, int *port)
@@ -533,6 +543,9 @@ int swf_conn_size(swf_conn_t *c)
     sockmodel_reply_t r;
     int rc;
 
+    if (0 != c->pending) {
+        return swf_busy(c, SOCKMODEL_SIZE);
+    }
     rc = swf_call(c, SOCKMODEL_SIZE, 0, 0, &r);
     swf_set_mark(c);
     if (rc < 0) {
@@ -549,6 +562,24 @@ int swf_conn_size(swf_conn_t *c)
     return 0;
 }
 
+static int swf_read_payload(swf_conn_t *c, const char *what, void *buf, size_t cap,
+                            const swf_msg_info_t *info);
+
+int swf_conn_wait_stop(swf_conn_t *c)
+{
+    int rc;
+
+    if (SOCKMODEL_WAITING_START != c->pending || c->stop_sent) {
+        return 0;
+    }
+    rc = swf_command(c, SOCKMODEL_WAITING_STOP, 0, 0, 0, NULL, 0);
+    if (0 == rc) {
+        c->stop_sent = 1;
+        c->stops++;
+    }
+    return rc;
+}
+
 int swf_conn_send(swf_conn_t *c, uint32_t dest, uint32_t tag, const struct iovec *iov,
                   int iovcnt, uint32_t len)
 {
@@ -561,9 +592,142 @@ int swf_conn_send(swf_conn_t *c, uint32_t dest, uint32_t tag, const struct iovec
         return swf_fail(c, EMSGSIZE, "SEND of %u bytes exceeds the simulator's limit of %u",
                         len, c->max_msg);
     }
-    rc = swf_command(c, SOCKMODEL_SEND, dest, tag, len, iov, iovcnt);
+    /* a waiting node must stop waiting before it sends; a pending PROBE
+     * needs nothing: the simulator runs the SEND after it, in order */
+    rc = swf_conn_wait_stop(c);
+    if (0 == rc) {
+        rc = swf_command(c, SOCKMODEL_SEND, dest, tag, len, iov, iovcnt);
+    }
     swf_set_mark(c);
     return rc;
+}
+
+int swf_conn_probe_start(swf_conn_t *c)
+{
+    int rc = swf_busy(c, SOCKMODEL_PROBE);
+
+    if (0 == rc) {
+        rc = swf_command(c, SOCKMODEL_PROBE, 0, 0, 0, NULL, 0);
+    }
+    if (0 == rc) {
+        c->pending = SOCKMODEL_PROBE;
+    }
+    swf_set_mark(c);
+    return rc;
+}
+
+int swf_conn_wait_start(swf_conn_t *c, uint32_t timeout_us, uint32_t flags)
+{
+    int rc = swf_busy(c, SOCKMODEL_WAITING_START);
+
+    if (timeout_us > SOCKMODEL_WAIT_MAX_US) {
+        timeout_us = SOCKMODEL_WAIT_MAX_US;
+    }
+    if (0 == rc) {
+        rc = swf_command(c, SOCKMODEL_WAITING_START, timeout_us, flags, 0, NULL, 0);
+    }
+    if (0 == rc) {
+        c->pending = SOCKMODEL_WAITING_START;
+        c->stop_sent = 0;
+    }
+    swf_set_mark(c);
+    return rc;
+}
+
+/* 1 when a whole reply header can be read without blocking, 0 when not
+ * yet, negative when the connection is gone. */
+static int swf_reply_ready(swf_conn_t *c)
+{
+    unsigned char frame[SOCKMODEL_REPLY_BYTES];
+    ssize_t n;
+
+    n = recv(c->fd, frame, sizeof(frame), MSG_PEEK | MSG_DONTWAIT);
+    if (n == (ssize_t) sizeof(frame)) {
+        return 1;
+    }
+    if (0 == n) {
+        return swf_fail(c, ECONNRESET, "the simulator closed the connection");
+    }
+    if (n < 0 && EAGAIN != errno && EWOULDBLOCK != errno && EINTR != errno) {
+        return swf_fail(c, errno, "read from the simulator failed: %s", strerror(errno));
+    }
+    return 0;
+}
+
+int swf_conn_poll(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info, int block,
+                  uint32_t *status)
+{
+    sockmodel_reply_t r;
+    uint32_t request = c->pending;
+    int rc, result;
+
+    *status = SOCKMODEL_ST_NONE;
+    if (0 == request) {
+        return SWF_POLL_NONE;
+    }
+    if (!block) {
+        rc = swf_reply_ready(c);
+        if (rc <= 0) {
+            if (0 == rc) {
+                c->polls_empty++;
+                /* the simulator needs a core to answer: three processes
+                 * or more share two cores on the hosts we measure, and a
+                 * rank that spins without yielding holds it back */
+                sched_yield();
+                /* polling is waiting, not the node's work */
+                swf_set_mark(c);
+            }
+            return rc;
+        }
+    }
+    rc = swf_reply(c, request, &r);
+    if (rc < 0) {
+        return rc;
+    }
+    *status = r.status;
+    c->pending = 0;
+    switch (r.status) {
+    case SOCKMODEL_ST_FOUND:
+        swf_info_from_reply(&r, info);
+        result = SWF_POLL_FOUND;
+        break;
+    case SOCKMODEL_ST_NONE:
+        result = SOCKMODEL_PROBE == request ? SWF_POLL_NONE : -1;
+        break;
+    case SOCKMODEL_ST_EXPIRED:
+    case SOCKMODEL_ST_STOPPED:
+        result = SOCKMODEL_WAITING_START == request ? SWF_POLL_NONE : -1;
+        break;
+    case SOCKMODEL_ST_OK:
+        /* a WAITING_START with SOCKMODEL_WAIT_RECV that took a message */
+        result = SOCKMODEL_WAITING_START == request ? SWF_POLL_MSG : -1;
+        if (SWF_POLL_MSG == result) {
+            swf_info_from_reply(&r, info);
+            rc = swf_read_payload(c, "WAITING_START", buf, cap, info);
+            if (rc < 0) {
+                return rc;
+            }
+        }
+        break;
+    default:
+        result = -1;
+        break;
+    }
+    if (result < 0) {
+        return swf_fail(c, EPROTO, "%s answered with status %s (%u)",
+                        sockmodel_request_name(request), sockmodel_status_name(r.status),
+                        r.status);
+    }
+    if (SOCKMODEL_WAITING_START == request && c->stop_sent) {
+        /* the stop is answered at once, after the wait's own reply */
+        c->stop_sent = 0;
+        rc = swf_reply(c, SOCKMODEL_WAITING_STOP, &r);
+        if (rc < 0) {
+            return rc;
+        }
+    }
+    swf_set_mark(c);
+    return result;
 }
 
 int swf_conn_probe(swf_conn_t *c, swf_msg_info_t *info)
@@ -571,6 +735,9 @@ int swf_conn_probe(swf_conn_t *c, swf_msg_info_t *info)
     sockmodel_reply_t r;
     int rc;
 
+    if (0 != c->pending) {
+        return swf_busy(c, SOCKMODEL_PROBE);
+    }
     rc = swf_call(c, SOCKMODEL_PROBE, 0, 0, &r);
     swf_set_mark(c);
     if (rc < 0) {
@@ -584,6 +751,9 @@ int swf_conn_wait(swf_conn_t *c, uint32_t timeout_us, swf_msg_info_t *info)
     sockmodel_reply_t r;
     int rc;
 
+    if (0 != c->pending) {
+        return swf_busy(c, SOCKMODEL_WAITING_START);
+    }
     rc = swf_wait_start(c, timeout_us, 0, &r);
     /* waiting is not CPU time of the simulated node */
     swf_set_mark(c);
@@ -621,6 +791,9 @@ int swf_conn_wait_recv(swf_conn_t *c, uint32_t timeout_us, void *buf, size_t cap
     sockmodel_reply_t r;
     int rc;
 
+    if (0 != c->pending) {
+        return swf_busy(c, SOCKMODEL_WAITING_START);
+    }
     rc = swf_wait_start(c, timeout_us, SOCKMODEL_WAIT_RECV, &r);
     if (0 == rc) {
         switch (r.status) {
@@ -654,6 +827,9 @@ int swf_conn_recv(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info,
     sockmodel_cmd_t cmd;
     int rc;
 
+    if (0 != c->pending) {
+        return swf_busy(c, SOCKMODEL_RECV);
+    }
     if (NULL != next) {
         /* the PROBE rides behind the RECV; the simulator answers in order */
         sockmodel_cmd_make(&cmd, SOCKMODEL_PROBE, 0, 0, 0, 0, 0);
@@ -697,9 +873,28 @@ int swf_conn_recv(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info,
 
 int swf_conn_consume(swf_conn_t *c)
 {
-    int rc = swf_command(c, SOCKMODEL_CONSUMETIME, 0, 0, 0, NULL, 0);
+    int rc = swf_conn_wait_stop(c);
+
+    if (0 == rc) {
+        rc = swf_command(c, SOCKMODEL_CONSUMETIME, 0, 0, 0, NULL, 0);
+    }
 
     swf_set_mark(c);
+    return rc;
+}
+
+int swf_conn_settle(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info)
+{
+    uint32_t status;
+    int rc;
+
+    if (0 == c->pending) {
+        return SWF_POLL_NONE;
+    }
+    rc = swf_conn_wait_stop(c);
+    if (0 == rc) {
+        rc = swf_conn_poll(c, buf, cap, info, 1, &status);
+    }
     return rc;
 }
 
@@ -708,6 +903,9 @@ int swf_conn_finish(swf_conn_t *c)
     sockmodel_reply_t r;
     int rc;
 
+    if (0 != c->pending) {
+        return swf_busy(c, SOCKMODEL_FINISH);
+    }
     rc = swf_call(c, SOCKMODEL_FINISH, 0, 0, &r);
     swf_conn_close(c);
     return rc;

@@ -45,6 +45,12 @@ typedef struct swf_conn {
      * blocked until each one's reply was read, by request code */
     uint64_t req_count[SOCKMODEL_REQUEST_MAX + 1];
     uint64_t reply_wait_ns[SOCKMODEL_REQUEST_MAX + 1];
+    /* a PROBE or WAITING_START written whose reply is not read yet (0:
+     * none): progress polls for it without blocking (swf_conn_poll) */
+    uint32_t pending;
+    int stop_sent;          /* a WAITING_STOP follows the pending WAITING_START */
+    uint64_t polls_empty;   /* polls that found no reply yet */
+    uint64_t stops;         /* WAITING_STOPs written */
     char error[256];
 } swf_conn_t;
 
@@ -104,6 +110,40 @@ int swf_conn_wait_recv(swf_conn_t *c, uint32_t timeout_us, void *buf, size_t cap
  * per message while messages stream in. */
 int swf_conn_recv(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info,
                   swf_msg_info_t *next, int *next_found);
+
+/* Non-blocking polling. swf_conn_probe_start and swf_conn_wait_start
+ * write a PROBE or a WAITING_START and return without reading the reply;
+ * swf_conn_poll reads it once it is there. Meanwhile SENDs may be
+ * written (a pending WAITING_START is first ended with WAITING_STOP,
+ * which swf_conn_send does); no other request may be started until the
+ * reply was read (-EBUSY). */
+enum {
+    SWF_POLL_NOTYET = 0,    /* no reply yet: the request is still pending */
+    SWF_POLL_NONE = 1,      /* PROBE NONE, or the wait EXPIRED or was STOPPED */
+    SWF_POLL_FOUND = 2,     /* a queued message is announced in *info (not taken) */
+    SWF_POLL_MSG = 3        /* a message was taken into buf, *info describes it */
+};
+
+int swf_conn_probe_start(swf_conn_t *c);
+/* flags: 0 or SOCKMODEL_WAIT_RECV (when the simulator offers it) */
+int swf_conn_wait_start(swf_conn_t *c, uint32_t timeout_us, uint32_t flags);
+
+/* Read the reply of the pending request: with block 0 only when it has
+ * arrived (else SWF_POLL_NOTYET), with block 1 waiting for it. *status
+ * gets the reply's status (EXPIRED vs STOPPED). With nothing pending:
+ * SWF_POLL_NONE. A WAITING_STOP's own reply is read in the same call.
+ * The CPU time of a poll that finds nothing is not reported as the
+ * node's work (the node is waiting). */
+int swf_conn_poll(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info, int block,
+                  uint32_t *status);
+
+/* End a pending WAITING_START early (WAITING_STOP, no reply read). */
+int swf_conn_wait_stop(swf_conn_t *c);
+
+/* End whatever is pending and read its reply, waiting for it: a message
+ * that came with it is in buf/info (SWF_POLL_MSG) or announced
+ * (SWF_POLL_FOUND). Before FINISH, and before any blocking request. */
+int swf_conn_settle(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info);
 
 /* CONSUMETIME: report the CPU time used since the last command now. */
 int swf_conn_consume(swf_conn_t *c);

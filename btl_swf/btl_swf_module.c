@@ -174,8 +174,10 @@ void mca_btl_swf_dump(struct mca_btl_base_module_t *btl,
                                      (unsigned long long) m->conn.req_count[r],
                                      (double) m->conn.reply_wait_ns[r] / 1e6);
         }
-        opal_output(0, "btl:swf: node %u requests (count, wall time blocked on replies):%s",
-                    m->conn.rank, line);
+        opal_output(0, "btl:swf: node %u requests (count, wall time blocked on replies):%s; "
+                    "%llu polls found no answer yet, %llu waits stopped to send",
+                    m->conn.rank, line, (unsigned long long) m->conn.polls_empty,
+                    (unsigned long long) m->conn.stops);
     }
 }
 
@@ -187,10 +189,11 @@ int mca_btl_swf_finalize(struct mca_btl_base_module_t *btl)
     int rc;
 
     if (m->connected && !m->failed) {
+        mca_btl_swf_progress_settle(m);
         if (c->verbose >= 5) {
             mca_btl_swf_dump(btl, NULL, 0);
         }
-        rc = swf_conn_finish(&m->conn);
+        rc = m->failed ? 0 : swf_conn_finish(&m->conn);
         if (0 != rc) {
             opal_output_verbose(1, c->output, "btl:swf: FINISH failed: %s", m->conn.error);
         }

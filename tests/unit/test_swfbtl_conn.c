@@ -335,6 +335,101 @@ static void test_wait_recv(void **state)
 }
 #endif
 
+/* A pending WAITING_START never blocks the poll; a SEND meanwhile ends
+ * the wait first; the wait's and the stop's replies are both read. */
+static void test_poll_never_blocks(void **state)
+{
+    fixture_t *f = *state;
+    swf_msg_info_t info;
+    uint32_t status;
+    struct iovec iov = { .iov_base = "abc", .iov_len = 3 };
+    char buf[16], payload[3];
+    int i;
+
+    assert_int_equal(0, swf_conn_wait_start(&f->conn, 5000, SOCKMODEL_WAIT_RECV));
+    server_expect(f, SOCKMODEL_WAITING_START, 5000, SOCKMODEL_WAIT_RECV, 0);
+    for (i = 0; i < 100; i++) {
+        assert_int_equal(SWF_POLL_NOTYET,
+                         swf_conn_poll(&f->conn, buf, sizeof(buf), &info, 0, &status));
+    }
+    assert_int_equal(100, f->conn.polls_empty);
+    /* any other request with a reply must wait for the pending one */
+    assert_int_equal(-EBUSY, swf_conn_probe_start(&f->conn));
+    assert_int_equal(-EBUSY, swf_conn_finish(&f->conn));
+    /* half a reply is not yet a reply */
+    server_reply(f, SOCKMODEL_WAITING_START, SOCKMODEL_ST_STOPPED, 0, 0, 0, 0);
+    assert_int_equal(0, swf_conn_send(&f->conn, 2, 7, &iov, 1, 3));
+    server_expect(f, SOCKMODEL_WAITING_STOP, 0, 0, 0);
+    server_expect(f, SOCKMODEL_SEND, 2, 7, 3);
+    read_exact(f->server, payload, sizeof(payload));
+    assert_memory_equal("abc", payload, 3);
+    /* a second send writes no second stop */
+    assert_int_equal(0, swf_conn_send(&f->conn, 1, 8, &iov, 1, 3));
+    server_expect(f, SOCKMODEL_SEND, 1, 8, 3);
+    read_exact(f->server, payload, sizeof(payload));
+    server_reply(f, SOCKMODEL_WAITING_STOP, SOCKMODEL_ST_OK, 0, 0, 0, 0);
+    assert_int_equal(SWF_POLL_NONE, swf_conn_poll(&f->conn, buf, sizeof(buf), &info, 0, &status));
+    assert_int_equal(SOCKMODEL_ST_STOPPED, status);
+    assert_int_equal(0, f->conn.pending);
+    assert_int_equal(1, f->conn.stops);
+}
+
+/* The stop crossed a wait that had taken a message: the message is
+ * delivered, then the stop's reply is read. A pending PROBE lets SENDs
+ * through without a stop. */
+static void test_poll_stop_crosses_message(void **state)
+{
+    fixture_t *f = *state;
+    swf_msg_info_t info;
+    uint32_t status;
+    struct iovec iov = { .iov_base = "xy", .iov_len = 2 };
+    char buf[16];
+
+    assert_int_equal(0, swf_conn_wait_start(&f->conn, 100, SOCKMODEL_WAIT_RECV));
+    server_expect(f, SOCKMODEL_WAITING_START, 100, SOCKMODEL_WAIT_RECV, 0);
+    assert_int_equal(0, swf_conn_wait_stop(&f->conn));
+    server_expect(f, SOCKMODEL_WAITING_STOP, 0, 0, 0);
+    server_reply(f, SOCKMODEL_WAITING_START, SOCKMODEL_ST_OK, 3, 9, 4, 0);
+    assert_int_equal(4, write(f->server, "pong", 4));
+    server_reply(f, SOCKMODEL_WAITING_STOP, SOCKMODEL_ST_OK, 0, 0, 0, 0);
+    assert_int_equal(SWF_POLL_MSG, swf_conn_poll(&f->conn, buf, sizeof(buf), &info, 0, &status));
+    assert_memory_equal("pong", buf, 4);
+    assert_int_equal(3, info.src);
+    assert_int_equal(4, info.len);
+    assert_int_equal(0, f->conn.pending);
+
+    assert_int_equal(0, swf_conn_probe_start(&f->conn));
+    server_expect(f, SOCKMODEL_PROBE, 0, 0, 0);
+    assert_int_equal(0, swf_conn_send(&f->conn, 0, 1, &iov, 1, 2));
+    server_expect(f, SOCKMODEL_SEND, 0, 1, 2);
+    read_exact(f->server, buf, 2);
+    assert_int_equal(1, f->conn.stops);   /* the explicit one above only */
+    server_reply(f, SOCKMODEL_PROBE, SOCKMODEL_ST_FOUND, 1, 5, 8, 0);
+    assert_int_equal(SWF_POLL_FOUND, swf_conn_poll(&f->conn, buf, sizeof(buf), &info, 1, &status));
+    assert_int_equal(1, info.src);
+    assert_int_equal(5, info.tag);
+    assert_int_equal(8, info.len);
+    /* a wrong status for the request is an error */
+    assert_int_equal(0, swf_conn_probe_start(&f->conn));
+    server_expect(f, SOCKMODEL_PROBE, 0, 0, 0);
+    server_reply(f, SOCKMODEL_PROBE, SOCKMODEL_ST_EXPIRED, 0, 0, 0, 0);
+    assert_int_equal(-EPROTO, swf_conn_poll(&f->conn, buf, sizeof(buf), &info, 1, &status));
+}
+
+/* A simulator gone while a poll is pending: the peek says so. */
+static void test_poll_dead_simulator(void **state)
+{
+    fixture_t *f = *state;
+    swf_msg_info_t info;
+    uint32_t status;
+    char buf[16];
+
+    assert_int_equal(0, swf_conn_wait_start(&f->conn, 100, 0));
+    close(f->server);
+    f->server = -1;
+    assert_int_equal(-ECONNRESET, swf_conn_poll(&f->conn, buf, sizeof(buf), &info, 0, &status));
+}
+
 static void test_recv_too_large(void **state)
 {
     fixture_t *f = *state;
@@ -562,6 +657,9 @@ int main(void)
 #ifdef SOCKMODEL_FEATURE_WAIT_RECV
         cmocka_unit_test_setup_teardown(test_wait_recv, setup, teardown),
 #endif
+        cmocka_unit_test_setup_teardown(test_poll_never_blocks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_poll_stop_crosses_message, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_poll_dead_simulator, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recv_too_large, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wrong_reply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated_reply, setup, teardown),
