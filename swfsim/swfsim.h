@@ -281,6 +281,9 @@ void swfsim_net_close_node(swfsim_t *sim, swfsim_node_t *n);
 /* write out what n has queued; returns -1 if the connection broke */
 int swfsim_net_flush(swfsim_t *sim, swfsim_node_t *n);
 void swfsim_net_want_in(swfsim_t *sim, swfsim_node_t *n, int on);
+/* input was consumed (also by a command that came due later): read more
+ * from n if its buffer has room again */
+void swfsim_net_input_room(swfsim_t *sim, swfsim_node_t *n);
 int swfsim_write_port_file(const char *path, const char *host, unsigned port);
 /* the port file of a Unix-domain socket: "unix:PATH" */
 int swfsim_write_port_file_unix(const char *path, const char *sock_path);

@@ -1063,6 +1063,9 @@ long swfsim_step(swfsim_t *sim, uint64_t now_us)
             swfsim_node_t *n = &sim->slots[sim->ready[--sim->nready]];
             n->on_ready = 0;
             swfsim_parse(sim, n);
+            /* commands pipelined behind a timed one may have filled the
+             * input buffer, which stopped reading: room again now */
+            swfsim_net_input_room(sim, n);
             progressed = 1;
         }
         /* real-time ends of waits, also of those whose event has not

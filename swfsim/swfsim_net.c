@@ -323,7 +323,7 @@ static void swfsim_accept(swfsim_t *sim)
 }
 
 /* after input was consumed: read more only if there is room */
-static void swfsim_input_room(swfsim_t *sim, swfsim_node_t *n)
+void swfsim_net_input_room(swfsim_t *sim, swfsim_node_t *n)
 {
     int on;
 
@@ -404,7 +404,7 @@ static void swfsim_read(swfsim_t *sim, swfsim_node_t *n)
         }
         swfsim_node_input(sim, n);
     }
-    swfsim_input_room(sim, n);
+    swfsim_net_input_room(sim, n);
 }
 
 int swfsim_net_flush(swfsim_t *sim, swfsim_node_t *n)
