@@ -52,6 +52,10 @@ typedef struct mca_btl_swf_module_t {
     /* endpoints indexed by simulated node number */
     mca_btl_swf_endpoint_t **endpoints;
     uint32_t num_nodes;
+    /* nodes 0 .. job_size-1 are the job's processes (node = rank); the
+     * simulator may serve more, whose messages are dropped and counted */
+    uint32_t job_size;
+    uint64_t dropped_foreign;
     /* one receive buffer, large enough for the biggest fragment */
     unsigned char *rx_buf;
     size_t rx_buf_size;

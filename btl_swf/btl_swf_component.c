@@ -369,6 +369,8 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
     m->failed = false;
     m->in_progress = false;
     m->num_nodes = m->conn.nodes;
+    m->job_size = job_size;
+    m->dropped_foreign = 0;
     m->idle_probes = 0;
     m->wait_ms = c->wait_step_ms > 0 ? c->wait_step_ms : 1;
 

@@ -30,6 +30,15 @@ static int swf_dispatch(mca_btl_swf_module_t *m, const swf_msg_info_t *info)
     mca_btl_base_segment_t seg;
     uint8_t am_tag;
 
+    if (OPAL_UNLIKELY(info->src >= m->job_size)) {
+        /* a node of the simulator that is no process of this job: its
+         * bytes must never reach ob1, whatever tag they carry */
+        m->dropped_foreign++;
+        opal_output_verbose(1, c->output,
+                            "btl:swf: dropped a %u-byte message from node %u, which is not one "
+                            "of the job's %u processes", info->len, info->src, m->job_size);
+        return 0;
+    }
     if (!mca_btl_swf_tag_decode(info->tag, &am_tag)) {
         opal_output_verbose(1, c->output,
                             "btl:swf: dropped a %u-byte message from node %u with foreign tag 0x%08x",
