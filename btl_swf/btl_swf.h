@@ -95,6 +95,7 @@ typedef struct mca_btl_swf_component_t {
 
     /* the private simulator, when this process started it */
     pid_t sim_pid;
+    char *sim_path;           /* the executable found (mca_btl_swf_launch_find) */
     char *port_file;
     char *sock_file;          /* its Unix socket (the simulator removes it) */
     bool port_file_owner;
@@ -144,6 +145,7 @@ void mca_btl_swf_progress_settle(mca_btl_swf_module_t *m);
 
 /* btl_swf_launch.c: the private simulator */
 int mca_btl_swf_launch_start(uint32_t nodes);
+char *mca_btl_swf_launch_find(char *tried, size_t len);
 int mca_btl_swf_launch_wait_port(char **host, int *port);
 void mca_btl_swf_launch_stop(void);
 

@@ -100,8 +100,12 @@ static int mca_btl_swf_component_register(void)
                    "Model of the private simulator: simpel (no simulated time, messages go "
                    "straight to the destination) or torus (the timed ATOLL-like 2D torus)",
                    OPAL_INFO_LVL_3, &c->model, "simpel");
-    swf_reg_string("simulator", "The swfsim executable started as the private simulator",
-                   OPAL_INFO_LVL_4, &c->simulator, SWFSIM_INSTALLED_PATH);
+    swf_reg_string("simulator",
+                   "The swfsim executable started as the private simulator (a path, or a "
+                   "name looked up in PATH); empty: look in the configured bindir ("
+                   SWFSIM_INSTALLED_PATH "), next to this component's file (build tree), "
+                   "then PATH",
+                   OPAL_INFO_LVL_4, &c->simulator, "");
     swf_reg_string("simulator_config",
                    "Configuration file passed to the private simulator with --config "
                    "(torus dimensions, bandwidth, cycle, router delay); empty: its defaults",
@@ -195,6 +199,7 @@ static int mca_btl_swf_component_open(void)
     opal_output_set_verbosity(c->output, c->verbose);
     c->module = NULL;
     c->sim_pid = 0;
+    c->sim_path = NULL;
     c->port_file = NULL;
     c->sock_file = NULL;
     c->port_file_owner = false;
@@ -256,6 +261,23 @@ static bool swf_explicitly_requested(void)
     return false;
 }
 
+/* Setup failed after swf was asked for by name. Returning no module
+ * would leave ob1 without any BTL when swf is the only one named, and
+ * Open MPI 4.1 then crashes in add_procs; a job that asked for the
+ * simulator must not run without it either. The reason was printed
+ * (once, by the process that saw it): end the whole job now. */
+static void swf_setup_abort(bool requested)
+{
+    if (!requested) {
+        return;
+    }
+    if (NULL != opal_pmix.abort) {
+        (void) opal_pmix.abort(1, NULL, NULL);
+    }
+    /* the RTE did not end us: do it ourselves */
+    _exit(1);
+}
+
 static int swf_job_size(uint32_t *size)
 {
     opal_process_name_t wildcard;
@@ -313,11 +335,13 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
         }
         if (0 == opal_process_info.my_local_rank) {
             if (OPAL_SUCCESS != mca_btl_swf_launch_start(job_size)) {
+                swf_setup_abort(requested);
                 return NULL;
             }
         }
         if (OPAL_SUCCESS != mca_btl_swf_launch_wait_port(&sim_host, &port)) {
             mca_btl_swf_launch_stop();
+            swf_setup_abort(requested);
             return NULL;
         }
         snprintf(host, sizeof(host), "%s", sim_host);
@@ -344,6 +368,7 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
         swf_conn_close(&m->conn);
         OBJ_DESTRUCT(&m->lock);
         mca_btl_swf_launch_stop();
+        swf_setup_abort(requested);
         return NULL;
     }
     if (m->conn.nodes < job_size) {

@@ -11,8 +11,10 @@
 
 #include "opal_config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,6 +35,15 @@
 
 #define SWF_PORT_FILE_NAME "swf.port"
 #define SWF_SOCK_FILE_NAME "swf.sock"
+/* the port file's line when the launcher could not start the simulator:
+ * the other processes stop waiting at once */
+#define SWF_PORT_FILE_FAILED "failed"
+
+#ifndef SWFSIM_INSTALLED_PATH
+#define SWFSIM_INSTALLED_PATH "swfsim"
+#endif
+
+extern char **environ;
 
 static void swf_sleep_ms(int ms)
 {
@@ -93,18 +104,174 @@ static const char *swf_sock_file(void)
     return c->sock_file;
 }
 
-/* Allow every CPU of the host (in the forked child only). */
-static void swf_unbind(void)
+/* Append place to the list of places tried (for the error message). */
+static void mca_btl_swf_tried(char *tried, size_t len, const char *place)
 {
-    long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-    cpu_set_t set;
-    long i;
+    size_t used = strlen(tried);
 
-    CPU_ZERO(&set);
-    for (i = 0; i < ncpu && i < CPU_SETSIZE; i++) {
-        CPU_SET((int) i, &set);
+    if (used + 1 < len) {
+        snprintf(tried + used, len - used, "%s%s", used > 0 ? ", " : "", place);
     }
-    (void) sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* 1 and *found (malloc'd) when dir/name is an executable file. */
+static int mca_btl_swf_try(const char *dir, const char *name, char **found, char *tried,
+                           size_t len)
+{
+    char *path = NULL;
+    struct stat st;
+
+    if (0 > asprintf(&path, "%s%s%s", dir, '\0' == dir[0] ? "" : "/", name)) {
+        return 0;
+    }
+    mca_btl_swf_tried(tried, len, path);
+    if (0 == stat(path, &st) && S_ISREG(st.st_mode) && 0 == access(path, X_OK)) {
+        *found = path;
+        return 1;
+    }
+    free(path);
+    return 0;
+}
+
+/* Each directory of PATH. */
+static int mca_btl_swf_try_path(const char *name, char **found, char *tried, size_t len)
+{
+    const char *path = getenv("PATH");
+    char dir[4096];
+
+    while (NULL != path && '\0' != *path) {
+        size_t n = strcspn(path, ":");
+
+        if (n > 0 && n < sizeof(dir)) {
+            memcpy(dir, path, n);
+            dir[n] = '\0';
+            if (mca_btl_swf_try(dir, name, found, tried, len)) {
+                return 1;
+            }
+        }
+        path += n;
+        if (':' == *path) {
+            path++;
+        }
+    }
+    return 0;
+}
+
+/* The simulator to start, looked for in order: btl_swf_simulator (a path
+ * as given, a bare name in PATH), the configured bindir, next to this
+ * component's own file (the build tree: btl_swf/.libs/ and swfsim/ side
+ * by side), PATH. NULL when none is there; *tried names every place. */
+char *mca_btl_swf_launch_find(char *tried, size_t len)
+{
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+    char *found = NULL, *dir, *slash;
+    Dl_info info;
+
+    tried[0] = '\0';
+    if (NULL != c->simulator && '\0' != c->simulator[0]) {
+        /* asked for by name: nothing else is tried */
+        if (NULL != strchr(c->simulator, '/')) {
+            (void) mca_btl_swf_try("", c->simulator, &found, tried, len);
+        } else {
+            (void) mca_btl_swf_try_path(c->simulator, &found, tried, len);
+        }
+        return found;
+    }
+    if (NULL != strchr(SWFSIM_INSTALLED_PATH, '/') &&
+        mca_btl_swf_try("", SWFSIM_INSTALLED_PATH, &found, tried, len)) {
+        return found;
+    }
+    if (0 != dladdr((void *) &mca_btl_swf_component, &info) && NULL != info.dli_fname &&
+        NULL != (dir = strdup(info.dli_fname))) {
+        slash = strrchr(dir, '/');
+        if (NULL != slash) {
+            *slash = '\0';
+            if (mca_btl_swf_try(dir, "swfsim", &found, tried, len) ||
+                mca_btl_swf_try(dir, "../../swfsim/swfsim", &found, tried, len)) {
+                free(dir);
+                return found;
+            }
+        }
+        free(dir);
+    }
+    (void) mca_btl_swf_try_path("swfsim", &found, tried, len);
+    return found;
+}
+
+/* Tell the other processes of this host that there will be no simulator:
+ * they find the line in the port file at once instead of timing out. */
+static void mca_btl_swf_launch_mark_failed(void)
+{
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+    char *tmp = NULL;
+    int fd;
+
+    if (NULL == c->port_file || 0 > asprintf(&tmp, "%s.tmp.%d", c->port_file, (int) getpid())) {
+        return;
+    }
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        ssize_t n = write(fd, SWF_PORT_FILE_FAILED "\n", sizeof(SWF_PORT_FILE_FAILED));
+
+        close(fd);
+        if (n == (ssize_t) sizeof(SWF_PORT_FILE_FAILED) && 0 == rename(tmp, c->port_file)) {
+            c->port_file_owner = true;
+        } else {
+            (void) unlink(tmp);
+        }
+    }
+    free(tmp);
+}
+
+/* posix_spawn the simulator: the child runs no code of this process
+ * (nothing between fork and exec), gets stdin from /dev/null, keeps only
+ * stdout and stderr of this process's descriptors (all of them closed,
+ * however high), an empty signal mask and default signal actions. The
+ * simulator itself sets its death signal and checks that its parent is
+ * still the one that started it (--parent-pid), and drops this rank's
+ * core binding (--all-cpus). */
+static int mca_btl_swf_spawn(const char *path, char *const argv[], pid_t *pid)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    sigset_t none, all;
+    int rc, sig;
+
+    sigemptyset(&none);
+    sigemptyset(&all);
+    for (sig = 1; sig < NSIG; sig++) {
+        if (SIGKILL != sig && SIGSTOP != sig) {
+            (void) sigaddset(&all, sig);   /* refuses the C library's own */
+        }
+    }
+    rc = posix_spawn_file_actions_init(&fa);
+    if (0 != rc) {
+        return rc;
+    }
+    rc = posix_spawnattr_init(&at);
+    if (0 != rc) {
+        posix_spawn_file_actions_destroy(&fa);
+        return rc;
+    }
+    rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (0 == rc) {
+        rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+    }
+    if (0 == rc) {
+        rc = posix_spawnattr_setsigmask(&at, &none);
+    }
+    if (0 == rc) {
+        rc = posix_spawnattr_setsigdefault(&at, &all);
+    }
+    if (0 == rc) {
+        rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    }
+    if (0 == rc) {
+        rc = posix_spawn(pid, path, &fa, &at, argv, environ);
+    }
+    posix_spawnattr_destroy(&at);
+    posix_spawn_file_actions_destroy(&fa);
+    return rc;
 }
 
 int mca_btl_swf_launch_start(uint32_t nodes)
@@ -112,21 +279,23 @@ int mca_btl_swf_launch_start(uint32_t nodes)
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     const char *port_file = swf_port_file();
     const char *sock_file = swf_sock_file();
-    char nodes_str[16], ctimeout_str[16], spin_str[16], listen_str[128];
+    char nodes_str[16], ctimeout_str[16], spin_str[16], ppid_str[16], listen_str[128];
+    char tried[2048], *path;
+    const char *argv[28];
+    int argc = 0, rc;
     pid_t pid;
 
     if (NULL == port_file) {
         mca_btl_swf_show_help("no session dir", opal_process_info.nodename);
         return OPAL_ERROR;
     }
-    /* a bare name is looked up in PATH by execvp; a path must exist */
-    if (NULL == c->simulator || '\0' == c->simulator[0] ||
-        (NULL != strchr(c->simulator, '/') && 0 != access(c->simulator, X_OK))) {
-        bool unset = (NULL == c->simulator || '\0' == c->simulator[0]);
-
+    path = mca_btl_swf_launch_find(tried, sizeof(tried));
+    if (NULL == path) {
         mca_btl_swf_show_help("simulator not found", opal_process_info.nodename,
-                              unset ? "(not set)" : c->simulator,
-                              unset ? "btl_swf_simulator is empty" : strerror(errno));
+                              NULL != c->simulator && '\0' != c->simulator[0] ?
+                              c->simulator : "swfsim", tried);
+        (void) unlink(port_file);
+        mca_btl_swf_launch_mark_failed();
         return OPAL_ERR_NOT_FOUND;
     }
     /* a leftover from an earlier attempt would hand out a dead port */
@@ -140,66 +309,55 @@ int mca_btl_swf_launch_start(uint32_t nodes)
     snprintf(nodes_str, sizeof(nodes_str), "%u", nodes);
     snprintf(ctimeout_str, sizeof(ctimeout_str), "%d", c->connect_timeout > 0 ? c->connect_timeout : 0);
     snprintf(spin_str, sizeof(spin_str), "%d", c->simulator_spin_us > 0 ? c->simulator_spin_us : 0);
+    snprintf(ppid_str, sizeof(ppid_str), "%d", (int) getpid());
 
-    pid = fork();
-    if (pid < 0) {
-        mca_btl_swf_show_help("simulator start failed", opal_process_info.nodename,
-                              c->simulator, strerror(errno));
-        return OPAL_ERROR;
+    argv[argc++] = "swfsim";
+    argv[argc++] = "--nodes";
+    argv[argc++] = nodes_str;
+    argv[argc++] = "--model";
+    argv[argc++] = c->model;
+    argv[argc++] = "--listen";
+    argv[argc++] = listen_str;
+    argv[argc++] = "--port-file";
+    argv[argc++] = port_file;
+    /* the simulator gives up, instead of waiting forever, when a rank
+     * never connects (that rank reports its own error) */
+    argv[argc++] = "--connect-timeout";
+    argv[argc++] = ctimeout_str;
+    argv[argc++] = "--spin-us";
+    argv[argc++] = spin_str;
+    /* it must not outlive this process, nor inherit this rank's core
+     * binding: it serves every rank */
+    argv[argc++] = "--parent-pid";
+    argv[argc++] = ppid_str;
+    argv[argc++] = "--all-cpus";
+    if (NULL != c->simulator_config && '\0' != c->simulator_config[0]) {
+        argv[argc++] = "--config";
+        argv[argc++] = c->simulator_config;
     }
-    if (0 == pid) {
-        const char *argv[24];
-        int argc = 0, fd;
+    if (NULL != c->simulator_report && '\0' != c->simulator_report[0]) {
+        argv[argc++] = "--report";
+        argv[argc++] = c->simulator_report;
+    } else {
+        argv[argc++] = "--quiet";
+    }
+    argv[argc] = NULL;
 
-        /* the simulator must not outlive the process that started it */
-        (void) prctl(PR_SET_PDEATHSIG, SIGTERM);
-        /* nor inherit this rank's core binding: it serves every rank and
-         * must not compete with the launcher for one core */
-        swf_unbind();
-        fd = open("/dev/null", O_RDONLY);
-        if (fd >= 0) {
-            (void) dup2(fd, 0);
-        }
-        /* keep stdout/stderr (the simulator's errors reach the user) but no
-         * other descriptor of this MPI process */
-        for (fd = 3; fd < 1024; fd++) {
-            (void) close(fd);
-        }
-        argv[argc++] = "swfsim";
-        argv[argc++] = "--nodes";
-        argv[argc++] = nodes_str;
-        argv[argc++] = "--model";
-        argv[argc++] = c->model;
-        argv[argc++] = "--listen";
-        argv[argc++] = listen_str;
-        argv[argc++] = "--port-file";
-        argv[argc++] = port_file;
-        /* the simulator gives up, instead of waiting forever, when a rank
-         * never connects (that rank reports its own error) */
-        argv[argc++] = "--connect-timeout";
-        argv[argc++] = ctimeout_str;
-        argv[argc++] = "--spin-us";
-        argv[argc++] = spin_str;
-        if (NULL != c->simulator_config && '\0' != c->simulator_config[0]) {
-            argv[argc++] = "--config";
-            argv[argc++] = c->simulator_config;
-        }
-        if (NULL != c->simulator_report && '\0' != c->simulator_report[0]) {
-            argv[argc++] = "--report";
-            argv[argc++] = c->simulator_report;
-        } else {
-            argv[argc++] = "--quiet";
-        }
-        argv[argc] = NULL;
-        execvp(c->simulator, (char *const *) argv);
-        fprintf(stderr, "btl_swf: cannot execute %s: %s\n", c->simulator, strerror(errno));
-        _exit(127);
+    rc = mca_btl_swf_spawn(path, (char *const *) argv, &pid);
+    if (0 != rc) {
+        mca_btl_swf_show_help("simulator start failed", opal_process_info.nodename, path,
+                              strerror(rc));
+        free(path);
+        mca_btl_swf_launch_mark_failed();
+        return OPAL_ERROR;
     }
 
     c->sim_pid = pid;
     c->port_file_owner = true;
     opal_output_verbose(5, c->output, "btl:swf: started private simulator %s (pid %d, %u nodes, model %s)",
-                        c->simulator, (int) pid, nodes, c->model);
+                        path, (int) pid, nodes, c->model);
+    free(c->sim_path);
+    c->sim_path = path;
     return OPAL_SUCCESS;
 }
 
@@ -228,6 +386,9 @@ static int swf_parse_port_file(const char *path, int *port, char **sock)
         return 0;
     }
     *end = '\0';
+    if (0 == strcmp(buf, SWF_PORT_FILE_FAILED)) {
+        return -2;
+    }
     if (0 == strncmp(buf, SWF_CONN_UNIX_PREFIX, 5)) {
         if ('\0' == buf[5] || strlen(buf + 5) >= sizeof(((struct sockaddr_un *) 0)->sun_path)) {
             return -1;
@@ -264,6 +425,12 @@ int mca_btl_swf_launch_wait_port(char **host, int *port)
         if (rc > 0) {
             break;
         }
+        if (-2 == rc) {
+            /* the launcher failed and said why: nothing to add */
+            opal_output_verbose(1, c->output, "btl:swf: the private simulator was not started "
+                                "(see the launching process's message)");
+            return OPAL_ERR_NOT_AVAILABLE;
+        }
         if (rc < 0) {
             mca_btl_swf_show_help("bad port file", opal_process_info.nodename, port_file);
             return OPAL_ERROR;
@@ -279,7 +446,8 @@ int mca_btl_swf_launch_wait_port(char **host, int *port)
                 snprintf(why, sizeof(why), "signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
             }
             mca_btl_swf_show_help("simulator died at start", opal_process_info.nodename,
-                                  c->simulator, why);
+                                  NULL != c->sim_path ? c->sim_path : c->simulator, why);
+            mca_btl_swf_launch_mark_failed();
             return OPAL_ERROR;
         }
         if (swf_now_s() > deadline) {
@@ -344,4 +512,6 @@ void mca_btl_swf_launch_stop(void)
     c->port_file = NULL;
     free(c->sock_file);
     c->sock_file = NULL;
+    free(c->sim_path);
+    c->sim_path = NULL;
 }

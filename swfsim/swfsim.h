@@ -40,6 +40,8 @@ typedef struct swfsim_config {
     uint32_t probe_cycles;        /* cost of PROBE / immediate WAITING_START */
     uint64_t mem_limit;           /* payload bytes the simulator may hold */
     uint32_t spin_us;             /* poll this long before sleeping in epoll */
+    int parent_pid;               /* --parent-pid: end with this process; 0: no */
+    int all_cpus;                 /* --all-cpus: drop an inherited CPU binding */
 } swfsim_config_t;
 
 void swfsim_config_defaults(swfsim_config_t *cfg);

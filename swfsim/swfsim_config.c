@@ -50,6 +50,9 @@ void swfsim_usage(FILE *out)
         "                         beyond it drops its sender\n"
         "      --spin-us US       when idle, poll the sockets this long (yielding the\n"
         "                         core) before sleeping: lower latency, more CPU (default 0)\n"
+        "      --parent-pid PID   end when process PID (the parent) ends; exit at once\n"
+        "                         if the parent is not PID any more (it already died)\n"
+        "      --all-cpus         run on every CPU, whatever binding was inherited\n"
         "  -q, --quiet            no progress messages, no summary on stdout\n"
         "  -h, --help             this text\n"
         "  -V, --version          version\n",
@@ -291,7 +294,9 @@ enum {
     SWFSIM_OPT_TORUS,
     SWFSIM_OPT_CTIMEOUT,
     SWFSIM_OPT_MEMLIMIT,
-    SWFSIM_OPT_SPIN
+    SWFSIM_OPT_SPIN,
+    SWFSIM_OPT_PARENT,
+    SWFSIM_OPT_ALLCPUS
 };
 
 int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
@@ -308,6 +313,8 @@ int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
         { "connect-timeout", required_argument, NULL, SWFSIM_OPT_CTIMEOUT },
         { "mem-limit", required_argument, NULL, SWFSIM_OPT_MEMLIMIT },
         { "spin-us", required_argument, NULL, SWFSIM_OPT_SPIN },
+        { "parent-pid", required_argument, NULL, SWFSIM_OPT_PARENT },
+        { "all-cpus", no_argument, NULL, SWFSIM_OPT_ALLCPUS },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
@@ -362,6 +369,14 @@ int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
             case SWFSIM_OPT_CTIMEOUT:
                 bad = swfsim_parse_u32(optarg, &cfg->connect_timeout_s, 0, 86400);
                 break;
+            case SWFSIM_OPT_PARENT: {
+                uint32_t pid = 0;
+
+                bad = swfsim_parse_u32(optarg, &pid, 1, 0x7fffffff);
+                cfg->parent_pid = (int) pid;
+                break;
+            }
+            case SWFSIM_OPT_ALLCPUS: cfg->all_cpus = 1; break;
             case 'q': cfg->quiet = 1; break;
             default:
                 swfsim_usage(stderr);
