@@ -298,7 +298,8 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
     mca_btl_swf_module_t *m = &mca_btl_swf_module;
     mca_btl_base_module_t **btls;
     char host[256], *sim_host = NULL;
-    uint32_t my_rank = OPAL_PROC_MY_NAME.vpid, job_size = 0, node_be;
+    uint32_t my_rank = OPAL_PROC_MY_NAME.vpid, job_size = 0;
+    mca_btl_swf_modex_t modex;
     int port = 0, rc;
     bool requested = swf_explicitly_requested();
     bool private_sim = (NULL == c->server || '\0' == c->server[0]);
@@ -425,8 +426,8 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
         goto fail;
     }
 
-    node_be = htonl(m->conn.rank);
-    OPAL_MODEX_SEND(rc, OPAL_PMIX_GLOBAL, &c->super.btl_version, &node_be, sizeof(node_be));
+    modex.node_be = htonl(m->conn.rank);
+    OPAL_MODEX_SEND(rc, OPAL_PMIX_GLOBAL, &c->super.btl_version, &modex, sizeof(modex));
     if (OPAL_SUCCESS != rc) {
         free(btls);
         goto fail;

@@ -17,6 +17,7 @@
 #include "opal/util/proc.h"
 
 #include "btl_swf.h"
+#include "btl_swf_hdr.h"
 #include "btl_swf_frag.h"
 
 static void mca_btl_swf_endpoint_construct(mca_btl_swf_endpoint_t *ep)
@@ -60,11 +61,11 @@ static int swf_proc_node(opal_proc_t *proc, uint32_t *node)
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
-    if (NULL == data || sizeof(uint32_t) != size) {
+    if (NULL == data || sizeof(mca_btl_swf_modex_t) != size) {
         free(data);
         return OPAL_ERR_BAD_PARAM;
     }
-    *node = ntohl(*data);
+    *node = ntohl(((const mca_btl_swf_modex_t *) data)->node_be);
     free(data);
     return OPAL_SUCCESS;
 }

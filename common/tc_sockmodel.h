@@ -134,6 +134,18 @@ typedef struct sockmodel_reply {
     uint64_t clock_ns;       /* the node's simulated clock (0 in simpel) */
 } sockmodel_reply_t;
 
+/* The decoded forms hold the wire's words in the wire's order (the reply's
+ * clock_hi/clock_lo as one 64-bit field), so their layout is the frame's. */
+#include <stddef.h>
+_Static_assert(sizeof(sockmodel_cmd_t) == SOCKMODEL_CMD_BYTES, "command: six words");
+_Static_assert(offsetof(sockmodel_cmd_t, param) == 4 &&
+               offsetof(sockmodel_cmd_t, consumetime) == 20, "command word order");
+_Static_assert(sizeof(sockmodel_reply_t) == SOCKMODEL_REPLY_BYTES, "reply: eight words");
+_Static_assert(offsetof(sockmodel_reply_t, status) == 4 && offsetof(sockmodel_reply_t, arg) == 8 &&
+               offsetof(sockmodel_reply_t, clock_ns) == 24, "reply word order");
+_Static_assert(SOCKMODEL_HELLO_BYTES == sizeof(uint32_t) &&
+               SOCKMODEL_WELCOME_BYTES == sizeof(uint32_t), "hello and welcome: one word");
+
 /* ---- codec ------------------------------------------------------------ */
 
 static inline void sockmodel_put32(unsigned char *p, uint32_t v)
