@@ -75,6 +75,7 @@ typedef struct mca_btl_swf_component_t {
     char *simulator_config;   /* --config file for the private simulator */
     char *simulator_report;   /* --report file for the private simulator */
     char *private_transport;  /* unix or tcp: how the private simulator listens */
+    char *token_file;         /* job token of an external simulator, or NULL */
     int probe_count;          /* probes before a progress call waits */
     int wait_step_ms;         /* wait grows by this much per idle wait */
     int wait_max_ms;          /* upper bound of one wait */
@@ -96,6 +97,7 @@ typedef struct mca_btl_swf_component_t {
     /* the private simulator, when this process started it */
     pid_t sim_pid;
     char *sim_path;           /* the executable found (mca_btl_swf_launch_find) */
+    char *token_path;         /* the private simulator's token file */
     char *port_file;
     char *sock_file;          /* its Unix socket (the simulator removes it) */
     bool port_file_owner;
@@ -146,6 +148,8 @@ void mca_btl_swf_progress_settle(mca_btl_swf_module_t *m);
 /* btl_swf_launch.c: the private simulator */
 int mca_btl_swf_launch_start(uint32_t nodes);
 char *mca_btl_swf_launch_find(char *tried, size_t len);
+const char *mca_btl_swf_launch_token_file(void);
+int mca_btl_swf_token_read(const char *path, unsigned char *token);
 int mca_btl_swf_launch_wait_port(char **host, int *port);
 void mca_btl_swf_launch_stop(void);
 

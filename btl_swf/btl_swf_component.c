@@ -106,6 +106,11 @@ static int mca_btl_swf_component_register(void)
                    SWFSIM_INSTALLED_PATH "), next to this component's file (build tree), "
                    "then PATH",
                    OPAL_INFO_LVL_4, &c->simulator, "");
+    swf_reg_string("token_file",
+                   "File holding the job token of an external simulator started with "
+                   "swfsim --token-file (one line of 64 hex digits); empty: no token. The "
+                   "private simulator always gets a fresh token from the launching process",
+                   OPAL_INFO_LVL_4, &c->token_file, NULL);
     swf_reg_string("simulator_config",
                    "Configuration file passed to the private simulator with --config "
                    "(torus dimensions, bandwidth, cycle, router delay); empty: its defaults",
@@ -200,6 +205,7 @@ static int mca_btl_swf_component_open(void)
     c->module = NULL;
     c->sim_pid = 0;
     c->sim_path = NULL;
+    c->token_path = NULL;
     c->port_file = NULL;
     c->sock_file = NULL;
     c->port_file_owner = false;
@@ -356,6 +362,20 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
     swf_conn_init(&m->conn, c->cycle_ns, c->consume_scale,
                   c->reply_timeout > 0 ? c->reply_timeout * 1000 : 0);
     m->conn.spin_us = c->spin_us > 0 ? c->spin_us : 0;
+    {
+        const char *tf = private_sim ? mca_btl_swf_launch_token_file() : c->token_file;
+
+        if (NULL != tf && '\0' != tf[0]) {
+            if (OPAL_SUCCESS != mca_btl_swf_token_read(tf, m->conn.token)) {
+                mca_btl_swf_show_help("bad token file", opal_process_info.nodename, tf);
+                OBJ_DESTRUCT(&m->lock);
+                mca_btl_swf_launch_stop();
+                swf_setup_abort(requested);
+                return NULL;
+            }
+            m->conn.have_token = 1;
+        }
+    }
     /* a unix:PATH host has no port */
     opal_output_verbose(5, c->output, "btl:swf: rank %u connecting to %s%s%.0d", my_rank, host,
                         port > 0 ? ":" : "", port);

@@ -437,7 +437,7 @@ static int swf_try_connect(swf_conn_t *c, const char *host, int port)
 int swf_conn_connect(swf_conn_t *c, const char *host, int port, uint32_t want_rank,
                      int timeout_ms)
 {
-    unsigned char hello[SOCKMODEL_HELLO_BYTES], welcome[SOCKMODEL_WELCOME_BYTES];
+    unsigned char hello[SOCKMODEL_HELLO_AUTH_BYTES], welcome[SOCKMODEL_WELCOME_BYTES];
     uint64_t deadline = swf_mono_ms() + (uint64_t) (timeout_ms > 0 ? timeout_ms : 0);
     struct iovec iov;
     struct pollfd pfd;
@@ -457,9 +457,16 @@ int swf_conn_connect(swf_conn_t *c, const char *host, int port, uint32_t want_ra
         usleep(10000);
     }
 
-    sockmodel_put32(hello, want_rank);
+    if (c->have_token) {
+        sockmodel_put32(hello, SOCKMODEL_HELLO_AUTH);
+        sockmodel_put32(hello + 4, want_rank);
+        memcpy(hello + 8, c->token, SOCKMODEL_TOKEN_BYTES);
+        iov.iov_len = SOCKMODEL_HELLO_AUTH_BYTES;
+    } else {
+        sockmodel_put32(hello, want_rank);
+        iov.iov_len = SOCKMODEL_HELLO_BYTES;
+    }
     iov.iov_base = hello;
-    iov.iov_len = sizeof(hello);
     swf_set_io_timeout(c, timeout_ms > 0 ? timeout_ms : 0);
     rc = swf_write_iov(c, &iov, 1);
     if (rc < 0) {

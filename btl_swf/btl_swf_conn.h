@@ -51,6 +51,9 @@ typedef struct swf_conn {
     int stop_sent;          /* a WAITING_STOP follows the pending WAITING_START */
     uint64_t polls_empty;   /* polls that found no reply yet */
     uint64_t stops;         /* WAITING_STOPs written */
+    /* the job token sent in the hello (SOCKMODEL_HELLO_AUTH), if any */
+    int have_token;
+    unsigned char token[SOCKMODEL_TOKEN_BYTES];
     char error[256];
 } swf_conn_t;
 

@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/un.h>
@@ -35,6 +35,7 @@
 
 #define SWF_PORT_FILE_NAME "swf.port"
 #define SWF_SOCK_FILE_NAME "swf.sock"
+#define SWF_TOKEN_FILE_NAME "swf.token"
 /* the port file's line when the launcher could not start the simulator:
  * the other processes stop waiting at once */
 #define SWF_PORT_FILE_FAILED "failed"
@@ -102,6 +103,76 @@ static const char *swf_sock_file(void)
         }
     }
     return c->sock_file;
+}
+
+/* The private simulator's token file (in the job session dir). */
+const char *mca_btl_swf_launch_token_file(void)
+{
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+
+    if (NULL == c->token_path && NULL != opal_process_info.job_session_dir) {
+        if (0 > asprintf(&c->token_path, "%s/%s", opal_process_info.job_session_dir,
+                         SWF_TOKEN_FILE_NAME)) {
+            c->token_path = NULL;
+        }
+    }
+    return c->token_path;
+}
+
+/* Read a token file (one line of hex digits): OPAL_SUCCESS or an error. */
+int mca_btl_swf_token_read(const char *path, unsigned char *token)
+{
+    char line[2 * SOCKMODEL_TOKEN_BYTES + 8];
+    ssize_t n;
+    int fd;
+
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return OPAL_ERR_NOT_FOUND;
+    }
+    n = read(fd, line, sizeof(line) - 1);
+    close(fd);
+    if (n <= 0) {
+        return OPAL_ERR_BAD_PARAM;
+    }
+    line[n] = '\0';
+    return 0 == sockmodel_token_parse(line, token) ? OPAL_SUCCESS : OPAL_ERR_BAD_PARAM;
+}
+
+/* A fresh random token in a 0600 file of the session dir, written whole
+ * before the simulator starts (so that it is there once the port file
+ * is): the simulator and every process of the job read it from there. */
+static int mca_btl_swf_token_create(const char *path)
+{
+    unsigned char token[SOCKMODEL_TOKEN_BYTES];
+    char line[2 * SOCKMODEL_TOKEN_BYTES + 2];
+    size_t got = 0;
+    ssize_t n;
+    int fd;
+
+    while (got < sizeof(token)) {
+        n = getrandom(token + got, sizeof(token) - got, 0);
+        if (n < 0) {
+            if (EINTR == errno) {
+                continue;
+            }
+            return OPAL_ERROR;
+        }
+        got += (size_t) n;
+    }
+    sockmodel_token_format(token, line);
+    (void) unlink(path);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        return OPAL_ERROR;
+    }
+    n = write(fd, line, strlen(line));
+    close(fd);
+    if (n != (ssize_t) strlen(line)) {
+        (void) unlink(path);
+        return OPAL_ERROR;
+    }
+    return OPAL_SUCCESS;
 }
 
 /* Append place to the list of places tried (for the error message). */
@@ -281,7 +352,8 @@ int mca_btl_swf_launch_start(uint32_t nodes)
     const char *sock_file = swf_sock_file();
     char nodes_str[16], ctimeout_str[16], spin_str[16], ppid_str[16], listen_str[128];
     char tried[2048], *path;
-    const char *argv[28];
+    const char *token_file = mca_btl_swf_launch_token_file();
+    const char *argv[32];
     int argc = 0, rc;
     pid_t pid;
 
@@ -331,6 +403,17 @@ int mca_btl_swf_launch_start(uint32_t nodes)
     argv[argc++] = "--parent-pid";
     argv[argc++] = ppid_str;
     argv[argc++] = "--all-cpus";
+    /* clients must show the job's token: over TCP any local user could
+     * otherwise claim a rank (the Unix socket is 0600 anyway) */
+    if (NULL == token_file || OPAL_SUCCESS != mca_btl_swf_token_create(token_file)) {
+        mca_btl_swf_show_help("simulator start failed", opal_process_info.nodename, path,
+                              "cannot create the job token file in the session directory");
+        free(path);
+        mca_btl_swf_launch_mark_failed();
+        return OPAL_ERROR;
+    }
+    argv[argc++] = "--token-file";
+    argv[argc++] = token_file;
     if (NULL != c->simulator_config && '\0' != c->simulator_config[0]) {
         argv[argc++] = "--config";
         argv[argc++] = c->simulator_config;
@@ -504,6 +587,9 @@ void mca_btl_swf_launch_stop(void)
         /* the simulator removes its socket; a killed one cannot */
         (void) unlink(c->sock_file);
     }
+    if (c->port_file_owner && NULL != c->token_path) {
+        (void) unlink(c->token_path);
+    }
     if (c->port_file_owner && NULL != c->port_file) {
         (void) unlink(c->port_file);
         c->port_file_owner = false;
@@ -514,4 +600,6 @@ void mca_btl_swf_launch_stop(void)
     c->sock_file = NULL;
     free(c->sim_path);
     c->sim_path = NULL;
+    free(c->token_path);
+    c->token_path = NULL;
 }

@@ -47,6 +47,14 @@
 #define SOCKMODEL_RANK_ANY      99999u        /* "give me any free rank" */
 #define SOCKMODEL_RANK_REFUSED  0xFFFFFFFFu   /* welcome: connection refused */
 
+/* The hello with a job token: this word (instead of a rank), the
+ * requested rank, then SOCKMODEL_TOKEN_BYTES bytes of token. A simulator
+ * started with a token refuses every hello without it. The token file
+ * holds the token as one line of 2 x SOCKMODEL_TOKEN_BYTES hex digits. */
+#define SOCKMODEL_HELLO_AUTH    0x53574654u   /* "SWFT" */
+#define SOCKMODEL_TOKEN_BYTES   32u
+#define SOCKMODEL_HELLO_AUTH_BYTES (8u + SOCKMODEL_TOKEN_BYTES)
+
 /* ---- limits ----------------------------------------------------------- */
 
 /* Largest SEND payload the simulator accepts unless started with
@@ -145,6 +153,61 @@ _Static_assert(offsetof(sockmodel_reply_t, status) == 4 && offsetof(sockmodel_re
                offsetof(sockmodel_reply_t, clock_ns) == 24, "reply word order");
 _Static_assert(SOCKMODEL_HELLO_BYTES == sizeof(uint32_t) &&
                SOCKMODEL_WELCOME_BYTES == sizeof(uint32_t), "hello and welcome: one word");
+
+/* ---- token ------------------------------------------------------------ */
+
+/* The token in a token file's first line: 0, or -1 when the line is not
+ * exactly 2 x SOCKMODEL_TOKEN_BYTES hex digits (a newline may follow). */
+static inline int sockmodel_token_parse(const char *line, unsigned char *token)
+{
+    for (unsigned i = 0; i < 2u * SOCKMODEL_TOKEN_BYTES; i++) {
+        char ch = line[i];
+        unsigned v;
+
+        if (ch >= '0' && ch <= '9') {
+            v = (unsigned) (ch - '0');
+        } else if (ch >= 'a' && ch <= 'f') {
+            v = (unsigned) (ch - 'a' + 10);
+        } else if (ch >= 'A' && ch <= 'F') {
+            v = (unsigned) (ch - 'A' + 10);
+        } else {
+            return -1;
+        }
+        if (0 == (i & 1u)) {
+            token[i / 2] = (unsigned char) (v << 4);
+        } else {
+            token[i / 2] |= (unsigned char) v;
+        }
+    }
+    return ('\0' == line[2u * SOCKMODEL_TOKEN_BYTES] ||
+            '\n' == line[2u * SOCKMODEL_TOKEN_BYTES]) ? 0 : -1;
+}
+
+/* The token as a token file's line (2 x SOCKMODEL_TOKEN_BYTES digits,
+ * newline, NUL). */
+static inline void sockmodel_token_format(const unsigned char *token,
+                                          char line[2u * SOCKMODEL_TOKEN_BYTES + 2u])
+{
+    static const char hex[] = "0123456789abcdef";
+
+    for (unsigned i = 0; i < SOCKMODEL_TOKEN_BYTES; i++) {
+        line[2 * i] = hex[token[i] >> 4];
+        line[2 * i + 1] = hex[token[i] & 0xFu];
+    }
+    line[2u * SOCKMODEL_TOKEN_BYTES] = '\n';
+    line[2u * SOCKMODEL_TOKEN_BYTES + 1u] = '\0';
+}
+
+/* Equal tokens, in time independent of where they differ. */
+static inline int sockmodel_token_equal(const unsigned char *a, const unsigned char *b)
+{
+    unsigned char diff = 0;
+
+    for (unsigned i = 0; i < SOCKMODEL_TOKEN_BYTES; i++) {
+        diff |= (unsigned char) (a[i] ^ b[i]);
+    }
+    return 0 == diff;
+}
 
 /* ---- codec ------------------------------------------------------------ */
 

@@ -80,6 +80,12 @@ int swf_client_read_port_file(const char *path, char *buf, size_t n, int timeout
 int swf_client_connect(swf_client_t *c, const char *hostport, uint32_t rank,
                        const char **why)
 {
+    return swf_client_connect_token(c, hostport, rank, NULL, why);
+}
+
+int swf_client_connect_token(swf_client_t *c, const char *hostport, uint32_t rank,
+                             const unsigned char *token, const char **why)
+{
     char host[256];
     const char *colon = strrchr(hostport, ':');
     struct addrinfo hints, *res = NULL, *ai;
@@ -118,8 +124,26 @@ int swf_client_connect(swf_client_t *c, const char *hostport, uint32_t rank,
         return -1;
     }
     setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    sockmodel_put32(w, rank);
-    if (0 != swf_client_write_all(c->fd, w, 4) || 0 != swf_client_read_all(c->fd, w, 4)) {
+    if (NULL != token) {
+        unsigned char hello[SOCKMODEL_HELLO_AUTH_BYTES];
+
+        sockmodel_put32(hello, SOCKMODEL_HELLO_AUTH);
+        sockmodel_put32(hello + 4, rank);
+        memcpy(hello + 8, token, SOCKMODEL_TOKEN_BYTES);
+        if (0 != swf_client_write_all(c->fd, hello, sizeof(hello))) {
+            *why = "handshake failed (connection closed)";
+            swf_client_close(c);
+            return -1;
+        }
+    } else {
+        sockmodel_put32(w, rank);
+        if (0 != swf_client_write_all(c->fd, w, 4)) {
+            *why = "handshake failed (connection closed)";
+            swf_client_close(c);
+            return -1;
+        }
+    }
+    if (0 != swf_client_read_all(c->fd, w, 4)) {
         *why = "handshake failed (connection closed)";
         swf_client_close(c);
         return -1;

@@ -25,6 +25,10 @@ typedef struct swf_client {
  * errno-style reason in *why. */
 int swf_client_connect(swf_client_t *c, const char *hostport, uint32_t rank,
                        const char **why);
+/* The same with the job token in the hello (token: SOCKMODEL_TOKEN_BYTES
+ * bytes, or NULL for the plain hello). */
+int swf_client_connect_token(swf_client_t *c, const char *hostport, uint32_t rank,
+                             const unsigned char *token, const char **why);
 /* Read HOST:PORT from a port file, waiting up to timeout_ms for it. */
 int swf_client_read_port_file(const char *path, char *buf, size_t n, int timeout_ms);
 

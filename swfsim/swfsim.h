@@ -42,6 +42,8 @@ typedef struct swfsim_config {
     uint32_t spin_us;             /* poll this long before sleeping in epoll */
     int parent_pid;               /* --parent-pid: end with this process; 0: no */
     int all_cpus;                 /* --all-cpus: drop an inherited CPU binding */
+    int have_token;               /* --token-file: every hello must carry it */
+    unsigned char token[SOCKMODEL_TOKEN_BYTES];
 } swfsim_config_t;
 
 void swfsim_config_defaults(swfsim_config_t *cfg);

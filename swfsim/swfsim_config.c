@@ -53,6 +53,8 @@ void swfsim_usage(FILE *out)
         "      --parent-pid PID   end when process PID (the parent) ends; exit at once\n"
         "                         if the parent is not PID any more (it already died)\n"
         "      --all-cpus         run on every CPU, whatever binding was inherited\n"
+        "      --token-file FILE  accept only clients whose hello carries the job token\n"
+        "                         in FILE (one line of 64 hex digits)\n"
         "  -q, --quiet            no progress messages, no summary on stdout\n"
         "  -h, --help             this text\n"
         "  -V, --version          version\n",
@@ -296,8 +298,31 @@ enum {
     SWFSIM_OPT_MEMLIMIT,
     SWFSIM_OPT_SPIN,
     SWFSIM_OPT_PARENT,
-    SWFSIM_OPT_ALLCPUS
+    SWFSIM_OPT_ALLCPUS,
+    SWFSIM_OPT_TOKEN
 };
+
+/* Read the job token from the first line of path; 0 or -1 (printed). */
+static int swfsim_token_load(swfsim_config_t *cfg, const char *path)
+{
+    char line[2 * SOCKMODEL_TOKEN_BYTES + 8];
+    FILE *f = fopen(path, "r");
+    int ok;
+
+    if (NULL == f) {
+        swfsim_warn("cannot open the token file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    ok = NULL != fgets(line, sizeof(line), f) && 0 == sockmodel_token_parse(line, cfg->token);
+    fclose(f);
+    if (!ok) {
+        swfsim_warn("the token file %s does not hold one line of %u hex digits", path,
+                    2u * SOCKMODEL_TOKEN_BYTES);
+        return -1;
+    }
+    cfg->have_token = 1;
+    return 0;
+}
 
 int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
 {
@@ -315,6 +340,7 @@ int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
         { "spin-us", required_argument, NULL, SWFSIM_OPT_SPIN },
         { "parent-pid", required_argument, NULL, SWFSIM_OPT_PARENT },
         { "all-cpus", no_argument, NULL, SWFSIM_OPT_ALLCPUS },
+        { "token-file", required_argument, NULL, SWFSIM_OPT_TOKEN },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
@@ -377,6 +403,11 @@ int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
                 break;
             }
             case SWFSIM_OPT_ALLCPUS: cfg->all_cpus = 1; break;
+            case SWFSIM_OPT_TOKEN:
+                if (0 != swfsim_token_load(cfg, optarg)) {
+                    return -1;
+                }
+                break;
             case 'q': cfg->quiet = 1; break;
             default:
                 swfsim_usage(stderr);

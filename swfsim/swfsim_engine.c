@@ -426,7 +426,28 @@ static void swfsim_hello(swfsim_t *sim, swfsim_node_t *n)
         return;
     }
     r = sockmodel_get32(n->in + n->in_off);
-    n->in_off += SOCKMODEL_HELLO_BYTES;
+    if (SOCKMODEL_HELLO_AUTH == r) {
+        /* the hello with a token: marker, rank, token */
+        const unsigned char *token = n->in + n->in_off + 8;
+
+        if (n->in_len - n->in_off < SOCKMODEL_HELLO_AUTH_BYTES) {
+            return;
+        }
+        r = sockmodel_get32(n->in + n->in_off + 4);
+        n->in_off += SOCKMODEL_HELLO_AUTH_BYTES;
+        if (sim->cfg.have_token && !sockmodel_token_equal(token, sim->cfg.token)) {
+            n->req_rank = r;
+            swfsim_refuse(sim, n, "wrong job token", r);
+            return;
+        }
+    } else {
+        n->in_off += SOCKMODEL_HELLO_BYTES;
+        if (sim->cfg.have_token) {
+            n->req_rank = r;
+            swfsim_refuse(sim, n, "no job token in the hello", r);
+            return;
+        }
+    }
     n->req_rank = r;
     if (sim->started) {
         swfsim_refuse(sim, n, "the run has already started", r);

@@ -263,9 +263,77 @@ static void test_memory_limit(void **state)
     sim_cleanup(&s);
 }
 
+/* hello with a token: marker, rank, token bytes */
+static void token_hello(int fd, uint32_t rank, const unsigned char *token)
+{
+    unsigned char hello[SOCKMODEL_HELLO_AUTH_BYTES];
+
+    sockmodel_put32(hello, SOCKMODEL_HELLO_AUTH);
+    sockmodel_put32(hello + 4, rank);
+    memcpy(hello + 8, token, SOCKMODEL_TOKEN_BYTES);
+    assert_int_equal(swf_client_write_all(fd, hello, sizeof(hello)), 0);
+}
+
+/* A simulator started with a job token refuses clients without it or
+ * with another one (and logs it); the job's clients run as usual. */
+static void test_token(void **state)
+{
+    sim_run_t s;
+    unsigned char token[SOCKMODEL_TOKEN_BYTES], wrong[SOCKMODEL_TOKEN_BYTES], back[SOCKMODEL_TOKEN_BYTES];
+    char line[2 * SOCKMODEL_TOKEN_BYTES + 2], path[64];
+    int fd, g[2];
+    char *rep;
+    FILE *f;
+
+    (void) state;
+    for (unsigned i = 0; i < SOCKMODEL_TOKEN_BYTES; i++) {
+        token[i] = (unsigned char) (i * 29u + 7u);
+        wrong[i] = token[i];
+    }
+    wrong[SOCKMODEL_TOKEN_BYTES - 1] ^= 1u;
+    sockmodel_token_format(token, line);
+    assert_int_equal(0, sockmodel_token_parse(line, back));
+    assert_memory_equal(token, back, sizeof(token));
+    line[10] = 'g';   /* not a hex digit */
+    assert_int_equal(-1, sockmodel_token_parse(line, back));
+    sockmodel_token_format(token, line);
+    snprintf(path, sizeof(path), "/tmp/swfsim-token.%d", (int) getpid());
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(line, f);
+    fclose(f);
+
+    sim_start(&s, 2, "--token-file", path, (char *) NULL);
+    /* the plain hello of a client that does not know the token */
+    fd = raw_connect(&s);
+    raw_word(fd, 0);
+    assert_int_equal(raw_read_word(fd), SOCKMODEL_RANK_REFUSED);
+    expect_eof(fd);
+    /* a wrong token */
+    fd = raw_connect(&s);
+    token_hello(fd, 1, wrong);
+    assert_int_equal(raw_read_word(fd), SOCKMODEL_RANK_REFUSED);
+    expect_eof(fd);
+    /* the job's clients */
+    g[0] = raw_connect(&s);
+    token_hello(g[0], 0, token);
+    g[1] = raw_connect(&s);
+    token_hello(g[1], 1, token);
+    assert_int_equal(raw_read_word(g[0]), 0);
+    assert_int_equal(raw_read_word(g[1]), 1);
+    good_exchange(g[0], 0, g[1], 1);
+    assert_int_equal(sim_wait(&s), 0);
+    rep = sim_report(&s);
+    assert_non_null(strstr(rep, "\"refused_clients\": 2"));
+    free(rep);
+    sim_cleanup(&s);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_token),
         cmocka_unit_test(test_before_start),
         cmocka_unit_test(test_after_start_simpel),
         cmocka_unit_test(test_after_start_torus),
