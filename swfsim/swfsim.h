@@ -205,6 +205,8 @@ typedef struct swfsim_node {
     swfsim_out_t *out;
     size_t out_head, out_count, out_cap;
     size_t out_off;          /* bytes of the head item already written */
+    size_t out_peak;         /* most replies queued at once */
+    int out_full;            /* SWFSIM_OUT_MAX replies queued: parse no more */
     int on_dirty, on_ready;
     /* barriers */
     uint32_t barrier_inits;
@@ -255,6 +257,12 @@ typedef struct swfsim {
     int deadlock;
 } swfsim_t;
 
+/* Most replies queued for one client. A client that sends requests and
+ * does not read their replies (pipelined SIZE or PROBE) is no longer
+ * parsed, nor read from, until its output has drained to half of it:
+ * its queue, and the simulator's memory, stay bounded. */
+#define SWFSIM_OUT_MAX 4096u
+
 /* engine (swfsim_engine.c): no system calls except through the hooks
  * below, which the network layer implements */
 int swfsim_init(swfsim_t *sim, const swfsim_config_t *cfg);
@@ -269,6 +277,8 @@ void swfsim_node_drop(swfsim_t *sim, swfsim_node_t *n, const char *fmt, ...)
 /* process due events, expire waits, parse ready nodes; returns the
  * microseconds until the next wait deadline (or -1 for none) */
 long swfsim_step(swfsim_t *sim, uint64_t now_us);
+/* the network layer wrote some of n's output */
+void swfsim_node_output_drained(swfsim_t *sim, swfsim_node_t *n);
 /* append a reply (and payload owner) to n's output */
 void swfsim_msg_free(swfsim_t *sim, swfsim_msg_t *m);
 void swfsim_node_reply(swfsim_t *sim, swfsim_node_t *n, const sockmodel_reply_t *r,

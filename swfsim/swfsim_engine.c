@@ -249,6 +249,9 @@ static swfsim_out_t *swfsim_out_push(swfsim_t *sim, swfsim_node_t *n)
     }
     o = &n->out[(n->out_head + n->out_count) % n->out_cap];
     n->out_count++;
+    if (n->out_count > n->out_peak) {
+        n->out_peak = n->out_count;
+    }
     swfsim_mark_dirty(sim, n);
     return o;
 }
@@ -900,6 +903,11 @@ static void swfsim_parse(swfsim_t *sim, swfsim_node_t *n)
             SWFSIM_N_BLOCKED_RECV != n->state && SWFSIM_N_BLOCKED_BARRIER != n->state) {
             return;
         }
+        if (n->out_count >= SWFSIM_OUT_MAX) {
+            /* the client does not read its replies: wait until it does */
+            n->out_full = 1;
+            break;
+        }
         avail = n->in_len - n->in_off;
         if (NULL != n->rx_msg) {
             swfsim_msg_t *m = n->rx_msg;
@@ -961,6 +969,14 @@ static void swfsim_parse(swfsim_t *sim, swfsim_node_t *n)
         memmove(n->in, n->in + n->in_off, n->in_len - n->in_off);
         n->in_len -= n->in_off;
         n->in_off = 0;
+    }
+}
+
+void swfsim_node_output_drained(swfsim_t *sim, swfsim_node_t *n)
+{
+    if (n->out_full && n->out_count <= SWFSIM_OUT_MAX / 2) {
+        n->out_full = 0;
+        swfsim_mark_ready(sim, n);
     }
 }
 

@@ -330,7 +330,7 @@ void swfsim_net_input_room(swfsim_t *sim, swfsim_node_t *n)
     if (n->fd < 0) {
         return;
     }
-    if (SWFSIM_N_CLOSING == n->state || SWFSIM_N_FINISHED == n->state) {
+    if (SWFSIM_N_CLOSING == n->state || SWFSIM_N_FINISHED == n->state || n->out_full) {
         on = 0;
     } else if (NULL != n->rx_msg && n->in_off == n->in_len) {
         on = 1;
@@ -470,6 +470,7 @@ int swfsim_net_flush(swfsim_t *sim, swfsim_node_t *n)
             }
             n->out_off = left;
         }
+        swfsim_node_output_drained(sim, n);
     }
     if (0 == n->out_count) {
         swfsim_net_want_out(sim, n, 0);
@@ -540,6 +541,11 @@ int swfsim_net_run(swfsim_t *sim)
         }
         if (sim->done) {
             timeout = 100;
+        }
+        if (sim->nready > 0) {
+            /* a flush above made room for a client held back by its
+             * unread replies: parse it without sleeping */
+            timeout = 0;
         }
         nev = 0;
         if (sim->started && !sim->done && sim->cfg.spin_us > 0 && 0 != timeout) {

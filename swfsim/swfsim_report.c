@@ -197,14 +197,15 @@ int swfsim_report_json(swfsim_t *sim, FILE *f)
         fprintf(f, "%s\n    { \"rank\": %u, \"state\": \"%s\", \"clock_ns\": %llu, "
                 "\"msgs_sent\": %llu, \"bytes_sent\": %llu, \"msgs_recv\": %llu, "
                 "\"bytes_recv\": %llu, \"discarded\": %llu, \"waits_found\": %llu, "
-                "\"waits_expired\": %llu, \"waits_stopped\": %llu, \"wait_wall_ms\": %.3f",
+                "\"waits_expired\": %llu, \"waits_stopped\": %llu, \"wait_wall_ms\": %.3f, "
+                "\"out_peak\": %zu",
                 r ? "," : "", r, swfsim_state_name(n->state),
                 (unsigned long long) (n->clock / SWFSIM_PS_PER_NS),
                 (unsigned long long) n->msgs_sent, (unsigned long long) n->bytes_sent,
                 (unsigned long long) n->msgs_recv, (unsigned long long) n->bytes_recv,
                 (unsigned long long) n->discarded, (unsigned long long) n->waits_found,
                 (unsigned long long) n->waits_expired, (unsigned long long) n->waits_stopped,
-                (double) n->wait_wall_us / 1000.0);
+                (double) n->wait_wall_us / 1000.0, n->out_peak);
         if (SWFSIM_N_DEAD == n->state) {
             fprintf(f, ", \"drop_reason\": ");
             swfsim_json_str(f, n->why);
