@@ -190,7 +190,7 @@ static int swf_command(swf_conn_t *c, uint32_t request, uint32_t p0, uint32_t p1
 {
     unsigned char frame[SOCKMODEL_CMD_BYTES];
     struct iovec iov[8];
-    sockmodel_cmd_t cmd;
+    tc_sockmodel_cmd_t cmd;
     uint64_t cycles;
     int i, rc;
 
@@ -202,8 +202,8 @@ static int swf_command(swf_conn_t *c, uint32_t request, uint32_t p0, uint32_t p1
     }
     cycles = swf_cycles_since_mark(c);
     while (cycles > UINT32_MAX) {
-        sockmodel_cmd_make(&cmd, SOCKMODEL_CONSUMETIME, 0, 0, 0, 0, UINT32_MAX);
-        sockmodel_cmd_encode(frame, &cmd);
+        tc_sockmodel_cmd_make(&cmd, SOCKMODEL_CONSUMETIME, 0, 0, 0, 0, UINT32_MAX);
+        tc_sockmodel_cmd_encode(frame, &cmd);
         iov[0].iov_base = frame;
         iov[0].iov_len = sizeof(frame);
         rc = swf_write_iov(c, iov, 1);
@@ -214,8 +214,8 @@ static int swf_command(swf_conn_t *c, uint32_t request, uint32_t p0, uint32_t p1
         c->cycles_reported += UINT32_MAX;
         cycles -= UINT32_MAX;
     }
-    sockmodel_cmd_make(&cmd, request, p0, p1, p2, 0, (uint32_t) cycles);
-    sockmodel_cmd_encode(frame, &cmd);
+    tc_sockmodel_cmd_make(&cmd, request, p0, p1, p2, 0, (uint32_t) cycles);
+    tc_sockmodel_cmd_encode(frame, &cmd);
     iov[0].iov_base = frame;
     iov[0].iov_len = sizeof(frame);
     for (i = 0; i < payload_cnt; i++) {
@@ -232,7 +232,7 @@ static int swf_command(swf_conn_t *c, uint32_t request, uint32_t p0, uint32_t p1
 }
 
 /* Read the reply to request and check that it answers it. */
-static int swf_reply(swf_conn_t *c, uint32_t request, sockmodel_reply_t *r)
+static int swf_reply(swf_conn_t *c, uint32_t request, tc_sockmodel_reply_t *r)
 {
     unsigned char frame[SOCKMODEL_REPLY_BYTES];
     struct timespec t0, t1;
@@ -247,17 +247,17 @@ static int swf_reply(swf_conn_t *c, uint32_t request, sockmodel_reply_t *r)
     if (request <= SOCKMODEL_REQUEST_MAX) {
         c->reply_wait_ns[request] += swf_ts_ns(&t1) - swf_ts_ns(&t0);
     }
-    sockmodel_reply_decode(r, frame);
+    tc_sockmodel_reply_decode(r, frame);
     if (r->code != request) {
         return swf_fail(c, EPROTO, "the simulator answered %s (%u) to %s",
-                        sockmodel_request_name(r->code), r->code,
-                        sockmodel_request_name(request));
+                        tc_sockmodel_request_name(r->code), r->code,
+                        tc_sockmodel_request_name(request));
     }
     c->clock_ns = r->clock_ns;
     return 0;
 }
 
-static void swf_info_from_reply(const sockmodel_reply_t *r, swf_msg_info_t *info)
+static void swf_info_from_reply(const tc_sockmodel_reply_t *r, swf_msg_info_t *info)
 {
     info->src = r->arg[SOCKMODEL_ARG_SRC];
     info->tag = r->arg[SOCKMODEL_ARG_TAG];
@@ -265,7 +265,7 @@ static void swf_info_from_reply(const sockmodel_reply_t *r, swf_msg_info_t *info
 }
 
 /* A PROBE reply: 1 and *info when a message is queued, 0 when none. */
-static int swf_probe_result(swf_conn_t *c, const sockmodel_reply_t *r, swf_msg_info_t *info)
+static int swf_probe_result(swf_conn_t *c, const tc_sockmodel_reply_t *r, swf_msg_info_t *info)
 {
     if (SOCKMODEL_ST_FOUND == r->status) {
         swf_info_from_reply(r, info);
@@ -275,12 +275,12 @@ static int swf_probe_result(swf_conn_t *c, const sockmodel_reply_t *r, swf_msg_i
         return 0;
     }
     return swf_fail(c, EPROTO, "PROBE answered with status %s (%u)",
-                    sockmodel_status_name(r->status), r->status);
+                    tc_sockmodel_status_name(r->status), r->status);
 }
 
 /* A request without payload and its reply. */
 static int swf_call(swf_conn_t *c, uint32_t request, uint32_t p0, uint32_t p1,
-                    sockmodel_reply_t *r)
+                    tc_sockmodel_reply_t *r)
 {
     int rc = swf_command(c, request, p0, p1, 0, NULL, 0);
     return 0 == rc ? swf_reply(c, request, r) : rc;
@@ -289,7 +289,7 @@ static int swf_call(swf_conn_t *c, uint32_t request, uint32_t p0, uint32_t p1,
 /* Send WAITING_START (timeout clamped to the protocol's bound) and read
  * its reply; the caller interprets the status. */
 static int swf_wait_start(swf_conn_t *c, uint32_t timeout_us, uint32_t flags,
-                          sockmodel_reply_t *r)
+                          tc_sockmodel_reply_t *r)
 {
     if (timeout_us > SOCKMODEL_WAIT_MAX_US) {
         timeout_us = SOCKMODEL_WAIT_MAX_US;
@@ -302,7 +302,7 @@ static int swf_busy(swf_conn_t *c, uint32_t request)
 {
     if (0 != c->pending) {
         return swf_fail(c, EBUSY, "%s while the reply to %s is not read",
-                        sockmodel_request_name(request), sockmodel_request_name(c->pending));
+                        tc_sockmodel_request_name(request), tc_sockmodel_request_name(c->pending));
     }
     return 0;
 }
@@ -458,12 +458,12 @@ int swf_conn_connect(swf_conn_t *c, const char *host, int port, uint32_t want_ra
     }
 
     if (c->have_token) {
-        sockmodel_put32(hello, SOCKMODEL_HELLO_AUTH);
-        sockmodel_put32(hello + 4, want_rank);
+        tc_sockmodel_put32(hello, SOCKMODEL_HELLO_AUTH);
+        tc_sockmodel_put32(hello + 4, want_rank);
         memcpy(hello + 8, c->token, SOCKMODEL_TOKEN_BYTES);
         iov.iov_len = SOCKMODEL_HELLO_AUTH_BYTES;
     } else {
-        sockmodel_put32(hello, want_rank);
+        tc_sockmodel_put32(hello, want_rank);
         iov.iov_len = SOCKMODEL_HELLO_BYTES;
     }
     iov.iov_base = hello;
@@ -511,7 +511,7 @@ int swf_conn_connect(swf_conn_t *c, const char *host, int port, uint32_t want_ra
         }
         got += (size_t) n;
     }
-    rank = sockmodel_get32(welcome);
+    rank = tc_sockmodel_get32(welcome);
     if (SOCKMODEL_RANK_REFUSED == rank) {
         swf_conn_close(c);
         return swf_fail(c, EADDRINUSE, "the simulator at %s:%d refused rank %u", host, port,
@@ -547,7 +547,7 @@ void swf_conn_close(swf_conn_t *c)
 
 int swf_conn_size(swf_conn_t *c)
 {
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     int rc;
 
     if (0 != c->pending) {
@@ -664,7 +664,7 @@ static int swf_reply_ready(swf_conn_t *c)
 int swf_conn_poll(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info, int block,
                   uint32_t *status)
 {
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     uint32_t request = c->pending;
     int rc, result;
 
@@ -722,7 +722,7 @@ int swf_conn_poll(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info, in
     }
     if (result < 0) {
         return swf_fail(c, EPROTO, "%s answered with status %s (%u)",
-                        sockmodel_request_name(request), sockmodel_status_name(r.status),
+                        tc_sockmodel_request_name(request), tc_sockmodel_status_name(r.status),
                         r.status);
     }
     if (SOCKMODEL_WAITING_START == request && c->stop_sent) {
@@ -739,7 +739,7 @@ int swf_conn_poll(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info, in
 
 int swf_conn_probe(swf_conn_t *c, swf_msg_info_t *info)
 {
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     int rc;
 
     if (0 != c->pending) {
@@ -755,7 +755,7 @@ int swf_conn_probe(swf_conn_t *c, swf_msg_info_t *info)
 
 int swf_conn_wait(swf_conn_t *c, uint32_t timeout_us, swf_msg_info_t *info)
 {
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     int rc;
 
     if (0 != c->pending) {
@@ -776,7 +776,7 @@ int swf_conn_wait(swf_conn_t *c, uint32_t timeout_us, swf_msg_info_t *info)
         return 0;
     default:
         return swf_fail(c, EPROTO, "WAITING_START answered with status %s (%u)",
-                        sockmodel_status_name(r.status), r.status);
+                        tc_sockmodel_status_name(r.status), r.status);
     }
 }
 
@@ -795,7 +795,7 @@ static int swf_read_payload(swf_conn_t *c, const char *what, void *buf, size_t c
 int swf_conn_wait_recv(swf_conn_t *c, uint32_t timeout_us, void *buf, size_t cap,
                        swf_msg_info_t *info)
 {
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     int rc;
 
     if (0 != c->pending) {
@@ -817,7 +817,7 @@ int swf_conn_wait_recv(swf_conn_t *c, uint32_t timeout_us, void *buf, size_t cap
             break;
         default:
             rc = swf_fail(c, EPROTO, "WAITING_START answered with status %s (%u)",
-                          sockmodel_status_name(r.status), r.status);
+                          tc_sockmodel_status_name(r.status), r.status);
         }
     }
     swf_set_mark(c);
@@ -830,8 +830,8 @@ int swf_conn_recv(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info,
 {
     unsigned char frame[SOCKMODEL_CMD_BYTES];
     struct iovec iov;
-    sockmodel_reply_t r;
-    sockmodel_cmd_t cmd;
+    tc_sockmodel_reply_t r;
+    tc_sockmodel_cmd_t cmd;
     int rc;
 
     if (0 != c->pending) {
@@ -839,8 +839,8 @@ int swf_conn_recv(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info,
     }
     if (NULL != next) {
         /* the PROBE rides behind the RECV; the simulator answers in order */
-        sockmodel_cmd_make(&cmd, SOCKMODEL_PROBE, 0, 0, 0, 0, 0);
-        sockmodel_cmd_encode(frame, &cmd);
+        tc_sockmodel_cmd_make(&cmd, SOCKMODEL_PROBE, 0, 0, 0, 0, 0);
+        tc_sockmodel_cmd_encode(frame, &cmd);
         iov.iov_base = frame;
         iov.iov_len = sizeof(frame);
         rc = swf_command(c, SOCKMODEL_RECV, 0, 0, 0, &iov, 1);
@@ -857,7 +857,7 @@ int swf_conn_recv(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info,
     }
     if (SOCKMODEL_ST_OK != r.status) {
         return swf_fail(c, EPROTO, "RECV answered with status %s (%u)",
-                        sockmodel_status_name(r.status), r.status);
+                        tc_sockmodel_status_name(r.status), r.status);
     }
     swf_info_from_reply(&r, info);
     rc = swf_read_payload(c, "RECV", buf, cap, info);
@@ -907,7 +907,7 @@ int swf_conn_settle(swf_conn_t *c, void *buf, size_t cap, swf_msg_info_t *info)
 
 int swf_conn_finish(swf_conn_t *c)
 {
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     int rc;
 
     if (0 != c->pending) {

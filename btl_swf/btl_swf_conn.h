@@ -28,7 +28,7 @@ typedef struct swf_conn {
     uint32_t rank;          /* our simulated node */
     uint32_t nodes;         /* from SIZE */
     uint32_t max_msg;       /* largest payload the simulator accepts */
-    uint32_t model;         /* enum sockmodel_model */
+    uint32_t model;         /* enum tc_sockmodel_model */
     uint32_t features;      /* SIZE arg3: optional protocol features */
     uint64_t clock_ns;      /* simulated clock in the last reply */
     /* consumetime: CPU nanoseconds times scale, divided by the cycle */

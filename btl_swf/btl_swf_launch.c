@@ -136,7 +136,7 @@ int mca_btl_swf_token_read(const char *path, unsigned char *token)
         return OPAL_ERR_BAD_PARAM;
     }
     line[n] = '\0';
-    return 0 == sockmodel_token_parse(line, token) ? OPAL_SUCCESS : OPAL_ERR_BAD_PARAM;
+    return 0 == tc_sockmodel_token_parse(line, token) ? OPAL_SUCCESS : OPAL_ERR_BAD_PARAM;
 }
 
 /* A fresh random token in a 0600 file of the session dir, written whole
@@ -160,7 +160,7 @@ static int mca_btl_swf_token_create(const char *path)
         }
         got += (size_t) n;
     }
-    sockmodel_token_format(token, line);
+    tc_sockmodel_token_format(token, line);
     (void) unlink(path);
     fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) {

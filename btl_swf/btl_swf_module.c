@@ -171,7 +171,7 @@ void mca_btl_swf_dump(struct mca_btl_base_module_t *btl,
                 continue;
             }
             off += (size_t) snprintf(line + off, sizeof(line) - off, " %s %llu (%.1f ms)",
-                                     sockmodel_request_name(r),
+                                     tc_sockmodel_request_name(r),
                                      (unsigned long long) m->conn.req_count[r],
                                      (double) m->conn.reply_wait_ns[r] / 1e6);
         }

@@ -90,7 +90,7 @@ int swf_client_connect_token(swf_client_t *c, const char *hostport, uint32_t ran
     const char *colon = strrchr(hostport, ':');
     struct addrinfo hints, *res = NULL, *ai;
     unsigned char w[4];
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     int one = 1;
     size_t hl;
 
@@ -127,8 +127,8 @@ int swf_client_connect_token(swf_client_t *c, const char *hostport, uint32_t ran
     if (NULL != token) {
         unsigned char hello[SOCKMODEL_HELLO_AUTH_BYTES];
 
-        sockmodel_put32(hello, SOCKMODEL_HELLO_AUTH);
-        sockmodel_put32(hello + 4, rank);
+        tc_sockmodel_put32(hello, SOCKMODEL_HELLO_AUTH);
+        tc_sockmodel_put32(hello + 4, rank);
         memcpy(hello + 8, token, SOCKMODEL_TOKEN_BYTES);
         if (0 != swf_client_write_all(c->fd, hello, sizeof(hello))) {
             *why = "handshake failed (connection closed)";
@@ -136,7 +136,7 @@ int swf_client_connect_token(swf_client_t *c, const char *hostport, uint32_t ran
             return -1;
         }
     } else {
-        sockmodel_put32(w, rank);
+        tc_sockmodel_put32(w, rank);
         if (0 != swf_client_write_all(c->fd, w, 4)) {
             *why = "handshake failed (connection closed)";
             swf_client_close(c);
@@ -148,7 +148,7 @@ int swf_client_connect_token(swf_client_t *c, const char *hostport, uint32_t ran
         swf_client_close(c);
         return -1;
     }
-    c->rank = sockmodel_get32(w);
+    c->rank = tc_sockmodel_get32(w);
     if (SOCKMODEL_RANK_REFUSED == c->rank) {
         *why = "the simulator refused the connection";
         swf_client_close(c);
@@ -169,10 +169,10 @@ int swf_client_cmd(swf_client_t *c, uint32_t req, uint32_t p0, uint32_t p1, uint
                    uint32_t consumetime, const void *payload)
 {
     unsigned char b[SOCKMODEL_CMD_BYTES];
-    sockmodel_cmd_t cmd;
+    tc_sockmodel_cmd_t cmd;
 
-    sockmodel_cmd_make(&cmd, req, p0, p1, p2, 0, consumetime);
-    sockmodel_cmd_encode(b, &cmd);
+    tc_sockmodel_cmd_make(&cmd, req, p0, p1, p2, 0, consumetime);
+    tc_sockmodel_cmd_encode(b, &cmd);
     if (0 != swf_client_write_all(c->fd, b, sizeof(b))) {
         return -1;
     }
@@ -182,15 +182,15 @@ int swf_client_cmd(swf_client_t *c, uint32_t req, uint32_t p0, uint32_t p1, uint
     return 0;
 }
 
-int swf_client_reply(swf_client_t *c, sockmodel_reply_t *r, void *buf, size_t cap)
+int swf_client_reply(swf_client_t *c, tc_sockmodel_reply_t *r, void *buf, size_t cap)
 {
     unsigned char b[SOCKMODEL_REPLY_BYTES];
 
     if (0 != swf_client_read_all(c->fd, b, sizeof(b))) {
         return -1;
     }
-    sockmodel_reply_decode(r, b);
-    if (sockmodel_reply_has_payload(r)) {
+    tc_sockmodel_reply_decode(r, b);
+    if (tc_sockmodel_reply_has_payload(r)) {
         size_t len = r->arg[SOCKMODEL_ARG_LEN];
         size_t take = len < cap ? len : cap;
         if (take > 0 && 0 != swf_client_read_all(c->fd, buf, take)) {
@@ -210,7 +210,7 @@ int swf_client_reply(swf_client_t *c, sockmodel_reply_t *r, void *buf, size_t ca
 }
 
 int swf_client_call(swf_client_t *c, uint32_t req, uint32_t p0, uint32_t p1,
-                    sockmodel_reply_t *r, void *buf, size_t cap)
+                    tc_sockmodel_reply_t *r, void *buf, size_t cap)
 {
     if (0 != swf_client_cmd(c, req, p0, p1, 0, 0, NULL) ||
         0 != swf_client_reply(c, r, buf, cap)) {
@@ -231,7 +231,7 @@ int swf_client_send(swf_client_t *c, uint32_t dest, uint32_t tag, const void *bu
 
 int swf_client_finish(swf_client_t *c)
 {
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     int rc = swf_client_call(c, SOCKMODEL_FINISH, 0, 0, &r, NULL, 0);
     swf_client_close(c);
     return rc;

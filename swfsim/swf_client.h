@@ -40,10 +40,10 @@ int swf_client_cmd(swf_client_t *c, uint32_t req, uint32_t p0, uint32_t p1, uint
                    uint32_t consumetime, const void *payload);
 /* read one reply; if it has a payload, read it into buf (up to cap bytes,
  * the rest is read and discarded) */
-int swf_client_reply(swf_client_t *c, sockmodel_reply_t *r, void *buf, size_t cap);
+int swf_client_reply(swf_client_t *c, tc_sockmodel_reply_t *r, void *buf, size_t cap);
 /* command + its reply, checking the reply code */
 int swf_client_call(swf_client_t *c, uint32_t req, uint32_t p0, uint32_t p1,
-                    sockmodel_reply_t *r, void *buf, size_t cap);
+                    tc_sockmodel_reply_t *r, void *buf, size_t cap);
 int swf_client_send(swf_client_t *c, uint32_t dest, uint32_t tag, const void *buf,
                     uint32_t len);
 int swf_client_finish(swf_client_t *c);

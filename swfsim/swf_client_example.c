@@ -15,7 +15,7 @@
 
 /* Wait for any message: probe three times, then WAITING_START with a
  * timeout that grows by 1 ms per idle round up to 100 ms. */
-static int wait_for_message(swf_client_t *c, sockmodel_reply_t *info)
+static int wait_for_message(swf_client_t *c, tc_sockmodel_reply_t *info)
 {
     uint32_t timeout_us = 1000;
 
@@ -36,7 +36,7 @@ static int wait_for_message(swf_client_t *c, sockmodel_reply_t *info)
 int main(int argc, char **argv)
 {
     swf_client_t c;
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     const char *why;
     char buf[256];
 

@@ -50,7 +50,7 @@ static int load_sender(const char *hostport, const load_opts_t *o)
     size_t batch = 65536 / fsize + 1;
     unsigned char *buf = malloc(batch * fsize);
     unsigned long i = 0;
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
 
     if (NULL == buf || 0 != swf_client_connect(&c, hostport, 0, &why)) {
         fprintf(stderr, "sender: cannot connect\n");
@@ -62,9 +62,9 @@ static int load_sender(const char *hostport, const load_opts_t *o)
             size_t k = 0;
             for (; k < batch && i < upto; k++, i++) {
                 unsigned char *f = buf + k * fsize;
-                sockmodel_cmd_t cmd;
-                sockmodel_cmd_make(&cmd, SOCKMODEL_SEND, 1, (uint32_t) i, o->size, 0, 0);
-                sockmodel_cmd_encode(f, &cmd);
+                tc_sockmodel_cmd_t cmd;
+                tc_sockmodel_cmd_make(&cmd, SOCKMODEL_SEND, 1, (uint32_t) i, o->size, 0, 0);
+                tc_sockmodel_cmd_encode(f, &cmd);
                 for (uint32_t b = 0; b < o->size; b++) {
                     f[SOCKMODEL_CMD_BYTES + b] = load_pattern(i, b);
                 }
@@ -93,14 +93,14 @@ static int load_receiver(const char *hostport, const load_opts_t *o)
     unsigned char *in = malloc(cap);
     unsigned long got = 0, posted = 0, since_ack = 0;
     double t0 = 0, t1;
-    sockmodel_cmd_t cmd;
+    tc_sockmodel_cmd_t cmd;
     uint32_t depth = o->depth > 1024 ? 1024 : o->depth;
 
     if (NULL == in || 0 != swf_client_connect(&c, hostport, 1, &why)) {
         fprintf(stderr, "receiver: cannot connect\n");
         return 1;
     }
-    sockmodel_cmd_make(&cmd, SOCKMODEL_RECVFROM, 0, 0, 0, 0, 0);
+    tc_sockmodel_cmd_make(&cmd, SOCKMODEL_RECVFROM, 0, 0, 0, 0, 0);
     while (got < o->messages) {
         /* keep depth receives outstanding, written in one go */
         size_t k = 0;
@@ -111,7 +111,7 @@ static int load_receiver(const char *hostport, const load_opts_t *o)
             limit = o->messages;
         }
         while (posted < limit && posted - got < depth) {
-            sockmodel_cmd_encode(cmdbuf + k * SOCKMODEL_CMD_BYTES, &cmd);
+            tc_sockmodel_cmd_encode(cmdbuf + k * SOCKMODEL_CMD_BYTES, &cmd);
             k++;
             posted++;
         }
@@ -133,11 +133,11 @@ static int load_receiver(const char *hostport, const load_opts_t *o)
             have += (size_t) n;
         }
         for (;;) {
-            sockmodel_reply_t r;
+            tc_sockmodel_reply_t r;
             if (have - off < SOCKMODEL_REPLY_BYTES) {
                 break;
             }
-            sockmodel_reply_decode(&r, in + off);
+            tc_sockmodel_reply_decode(&r, in + off);
             if (have - off < SOCKMODEL_REPLY_BYTES + r.arg[2]) {
                 break;
             }
@@ -182,7 +182,7 @@ static int load_pingpong(const char *hostport, const load_opts_t *o, uint32_t ra
     swf_client_t c;
     const char *why;
     unsigned char *buf = calloc(1, o->size + 1);
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     uint32_t peer = 1 - rank;
     double t0 = 0;
 

@@ -22,7 +22,7 @@
 
 typedef struct swfsim_config {
     uint32_t nodes;
-    int model;                    /* enum sockmodel_model */
+    int model;                    /* enum tc_sockmodel_model */
     char listen_host[256];
     uint16_t listen_port;
     char listen_unix[108];        /* --listen unix:PATH (sun_path's size); "" = TCP */
@@ -189,7 +189,7 @@ typedef struct swfsim_node {
     uint64_t clock;          /* ps */
     int active;              /* a command awaits its event or a wake-up */
     uint64_t gen;
-    sockmodel_cmd_t cmd;     /* the active command */
+    tc_sockmodel_cmd_t cmd;     /* the active command */
     uint64_t deadline_us;    /* WAITING: real-time end */
     /* input */
     unsigned char *in;
@@ -281,7 +281,7 @@ long swfsim_step(swfsim_t *sim, uint64_t now_us);
 void swfsim_node_output_drained(swfsim_t *sim, swfsim_node_t *n);
 /* append a reply (and payload owner) to n's output */
 void swfsim_msg_free(swfsim_t *sim, swfsim_msg_t *m);
-void swfsim_node_reply(swfsim_t *sim, swfsim_node_t *n, const sockmodel_reply_t *r,
+void swfsim_node_reply(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_reply_t *r,
                        swfsim_msg_t *payload);
 void swfsim_log(swfsim_t *sim, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void swfsim_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -313,7 +313,7 @@ static int swfsim_token_load(swfsim_config_t *cfg, const char *path)
         swfsim_warn("cannot open the token file %s: %s", path, strerror(errno));
         return -1;
     }
-    ok = NULL != fgets(line, sizeof(line), f) && 0 == sockmodel_token_parse(line, cfg->token);
+    ok = NULL != fgets(line, sizeof(line), f) && 0 == tc_sockmodel_token_parse(line, cfg->token);
     fclose(f);
     if (!ok) {
         swfsim_warn("the token file %s does not hold one line of %u hex digits", path,

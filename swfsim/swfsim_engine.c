@@ -256,7 +256,7 @@ static swfsim_out_t *swfsim_out_push(swfsim_t *sim, swfsim_node_t *n)
     return o;
 }
 
-void swfsim_node_reply(swfsim_t *sim, swfsim_node_t *n, const sockmodel_reply_t *r,
+void swfsim_node_reply(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_reply_t *r,
                        swfsim_msg_t *payload)
 {
     swfsim_out_t *o = swfsim_out_push(sim, n);
@@ -266,7 +266,7 @@ void swfsim_node_reply(swfsim_t *sim, swfsim_node_t *n, const sockmodel_reply_t 
         swfsim_node_drop(sim, n, "out of memory for a reply");
         return;
     }
-    sockmodel_reply_encode(o->hdr, r);
+    tc_sockmodel_reply_encode(o->hdr, r);
     o->hdr_len = SOCKMODEL_REPLY_BYTES;
     o->msg = payload;
 }
@@ -279,7 +279,7 @@ static void swfsim_node_word(swfsim_t *sim, swfsim_node_t *n, uint32_t v)
         swfsim_node_drop(sim, n, "out of memory for a reply");
         return;
     }
-    sockmodel_put32(o->hdr, v);
+    tc_sockmodel_put32(o->hdr, v);
     o->hdr_len = 4;
     o->msg = NULL;
 }
@@ -287,7 +287,7 @@ static void swfsim_node_word(swfsim_t *sim, swfsim_node_t *n, uint32_t v)
 static void swfsim_reply(swfsim_t *sim, swfsim_node_t *n, uint32_t code, uint32_t status,
                          uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3)
 {
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
 
     r.code = code;
     r.status = status;
@@ -428,7 +428,7 @@ static void swfsim_hello(swfsim_t *sim, swfsim_node_t *n)
     if (n->in_len - n->in_off < SOCKMODEL_HELLO_BYTES) {
         return;
     }
-    r = sockmodel_get32(n->in + n->in_off);
+    r = tc_sockmodel_get32(n->in + n->in_off);
     if (SOCKMODEL_HELLO_AUTH == r) {
         /* the hello with a token: marker, rank, token */
         const unsigned char *token = n->in + n->in_off + 8;
@@ -436,9 +436,9 @@ static void swfsim_hello(swfsim_t *sim, swfsim_node_t *n)
         if (n->in_len - n->in_off < SOCKMODEL_HELLO_AUTH_BYTES) {
             return;
         }
-        r = sockmodel_get32(n->in + n->in_off + 4);
+        r = tc_sockmodel_get32(n->in + n->in_off + 4);
         n->in_off += SOCKMODEL_HELLO_AUTH_BYTES;
-        if (sim->cfg.have_token && !sockmodel_token_equal(token, sim->cfg.token)) {
+        if (sim->cfg.have_token && !tc_sockmodel_token_equal(token, sim->cfg.token)) {
             n->req_rank = r;
             swfsim_refuse(sim, n, "wrong job token", r);
             return;
@@ -491,7 +491,7 @@ static int swfsim_match(const swfsim_msg_t *m, int kind, uint32_t val)
     }
 }
 
-static void swfsim_cmd_match(const sockmodel_cmd_t *c, int *kind, uint32_t *val)
+static void swfsim_cmd_match(const tc_sockmodel_cmd_t *c, int *kind, uint32_t *val)
 {
     *val = c->param[0];
     switch (c->request) {
@@ -510,7 +510,7 @@ static void swfsim_cmd_match(const sockmodel_cmd_t *c, int *kind, uint32_t *val)
 }
 
 /* first queued message matching c; *prev gets its predecessor */
-static swfsim_msg_t *swfsim_find(swfsim_node_t *n, const sockmodel_cmd_t *c,
+static swfsim_msg_t *swfsim_find(swfsim_node_t *n, const tc_sockmodel_cmd_t *c,
                                  swfsim_msg_t **prev)
 {
     int kind;
@@ -544,7 +544,7 @@ static void swfsim_unlink(swfsim_node_t *n, swfsim_msg_t *m, swfsim_msg_t *prev)
 /* hand message m (already unlinked) to n as the answer to a RECV* */
 static void swfsim_give(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m, uint32_t code)
 {
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
 
     if (m->t_deliver > n->clock) {
         n->clock = m->t_deliver;
@@ -689,7 +689,7 @@ static void swfsim_barrier_enter(swfsim_t *sim, swfsim_node_t *n)
 /* run n's active command now (its time has come) */
 static void swfsim_run_cmd(swfsim_t *sim, swfsim_node_t *n)
 {
-    sockmodel_cmd_t *c = &n->cmd;
+    tc_sockmodel_cmd_t *c = &n->cmd;
     swfsim_msg_t *m, *prev = NULL;
 
     switch (c->request) {
@@ -765,7 +765,7 @@ static void swfsim_send(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m)
 }
 
 /* a command that must run at the node's current simulated time */
-static void swfsim_timed(swfsim_t *sim, swfsim_node_t *n, const sockmodel_cmd_t *c)
+static void swfsim_timed(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_cmd_t *c)
 {
     n->cmd = *c;
     n->active = 1;
@@ -805,7 +805,7 @@ static void swfsim_wait_stop(swfsim_t *sim, swfsim_node_t *n)
 }
 
 /* execute one decoded, checked command; returns -1 if n was dropped */
-static int swfsim_exec(swfsim_t *sim, swfsim_node_t *n, const sockmodel_cmd_t *c)
+static int swfsim_exec(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_cmd_t *c)
 {
     uint32_t N = sim->cfg.nodes;
 
@@ -893,7 +893,7 @@ static int swfsim_exec(swfsim_t *sim, swfsim_node_t *n, const sockmodel_cmd_t *c
 /* parse and execute as many buffered commands as n's state allows */
 static void swfsim_parse(swfsim_t *sim, swfsim_node_t *n)
 {
-    sockmodel_cmd_t c;
+    tc_sockmodel_cmd_t c;
     const char *why;
 
     for (;;) {
@@ -932,13 +932,13 @@ static void swfsim_parse(swfsim_t *sim, swfsim_node_t *n)
                 !(SWFSIM_N_RUNNING == n->state && SOCKMODEL_WAITING_START == n->cmd.request)) {
                 break;  /* pipelined commands wait for the current one */
             }
-            req = sockmodel_get32(n->in + n->in_off);
+            req = tc_sockmodel_get32(n->in + n->in_off);
             if (SOCKMODEL_WAITING_STOP != req) {
                 swfsim_node_drop(sim, n, "%s (code %u) while WAITING_START is unanswered",
-                                 sockmodel_request_name(req), req);
+                                 tc_sockmodel_request_name(req), req);
                 return;
             }
-            sockmodel_cmd_decode(&c, n->in + n->in_off);
+            tc_sockmodel_cmd_decode(&c, n->in + n->in_off);
             n->in_off += SOCKMODEL_CMD_BYTES;
             if (swfsim_is_torus(sim)) {
                 n->clock += (uint64_t) c.consumetime * sim->cfg.cycle_ps;
@@ -946,12 +946,12 @@ static void swfsim_parse(swfsim_t *sim, swfsim_node_t *n)
             swfsim_wait_stop(sim, n);
             continue;
         }
-        sockmodel_cmd_decode(&c, n->in + n->in_off);
+        tc_sockmodel_cmd_decode(&c, n->in + n->in_off);
         n->in_off += SOCKMODEL_CMD_BYTES;
-        why = sockmodel_cmd_check(&c, sim->cfg.nodes, sim->cfg.max_msg);
+        why = tc_sockmodel_cmd_check(&c, sim->cfg.nodes, sim->cfg.max_msg);
         if (NULL != why) {
             swfsim_node_drop(sim, n, "%s: request %u (%s) params %u %u %u %u", why,
-                             c.request, sockmodel_request_name(c.request), c.param[0],
+                             c.request, tc_sockmodel_request_name(c.request), c.param[0],
                              c.param[1], c.param[2], c.param[3]);
             return;
         }
@@ -1075,7 +1075,7 @@ static void swfsim_check_deadlock(swfsim_t *sim)
         swfsim_node_t *n = sim->nodes[r];
         if (swfsim_alive(n)) {
             swfsim_warn("  node %u blocked in %s(%u) at %llu ns, %llu messages queued", r,
-                        sockmodel_request_name(n->cmd.request), n->cmd.param[0],
+                        tc_sockmodel_request_name(n->cmd.request), n->cmd.param[0],
                         (unsigned long long) (n->clock / SWFSIM_PS_PER_NS),
                         (unsigned long long) (NULL != n->qhead));
         }

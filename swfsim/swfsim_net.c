@@ -315,7 +315,7 @@ static void swfsim_accept(swfsim_t *sim)
         if (sim->started) {
             /* refused at once, without waiting for its hello */
             n->in_len = 0;
-            sockmodel_put32(n->in, SOCKMODEL_RANK_ANY);
+            tc_sockmodel_put32(n->in, SOCKMODEL_RANK_ANY);
             n->in_len = 4;
             swfsim_node_input(sim, n);
         }
@@ -386,7 +386,7 @@ static void swfsim_read(swfsim_t *sim, swfsim_node_t *n)
                 swfsim_node_drop(sim, n, "disconnected in the middle of a command");
             } else if (n->active) {
                 swfsim_node_drop(sim, n, "disconnected while %s was outstanding",
-                                 sockmodel_request_name(n->cmd.request));
+                                 tc_sockmodel_request_name(n->cmd.request));
             } else {
                 swfsim_node_drop(sim, n, "disconnected without FINISH");
             }

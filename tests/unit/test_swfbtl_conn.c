@@ -62,7 +62,7 @@ static void server_reply(fixture_t *f, uint32_t code, uint32_t status, uint32_t 
                          uint32_t a2, uint64_t clock_ns)
 {
     unsigned char buf[SOCKMODEL_REPLY_BYTES];
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
 
     memset(&r, 0, sizeof(r));
     r.code = code;
@@ -71,7 +71,7 @@ static void server_reply(fixture_t *f, uint32_t code, uint32_t status, uint32_t 
     r.arg[1] = a1;
     r.arg[2] = a2;
     r.clock_ns = clock_ns;
-    sockmodel_reply_encode(buf, &r);
+    tc_sockmodel_reply_encode(buf, &r);
     assert_int_equal(sizeof(buf), write(f->server, buf, sizeof(buf)));
 }
 
@@ -90,10 +90,10 @@ static void read_exact(int fd, void *buf, size_t len)
 static void server_expect(fixture_t *f, uint32_t request, uint32_t p0, uint32_t p1, uint32_t p2)
 {
     unsigned char buf[SOCKMODEL_CMD_BYTES];
-    sockmodel_cmd_t cmd;
+    tc_sockmodel_cmd_t cmd;
 
     read_exact(f->server, buf, sizeof(buf));
-    sockmodel_cmd_decode(&cmd, buf);
+    tc_sockmodel_cmd_decode(&cmd, buf);
     assert_int_equal(request, cmd.request);
     assert_int_equal(p0, cmd.param[0]);
     assert_int_equal(p1, cmd.param[1]);
@@ -506,7 +506,7 @@ static void test_consumetime_counts_cpu(void **state)
 {
     fixture_t *f = *state;
     unsigned char buf[SOCKMODEL_CMD_BYTES];
-    sockmodel_cmd_t cmd;
+    tc_sockmodel_cmd_t cmd;
     volatile uint64_t sink = 0;
     uint64_t i;
 
@@ -518,7 +518,7 @@ static void test_consumetime_counts_cpu(void **state)
     }
     assert_int_equal(0, swf_conn_consume(&f->conn));
     read_exact(f->server, buf, sizeof(buf));
-    sockmodel_cmd_decode(&cmd, buf);
+    tc_sockmodel_cmd_decode(&cmd, buf);
     assert_int_equal(SOCKMODEL_CONSUMETIME, cmd.request);
     /* at least a microsecond of CPU went by: 250 cycles */
     assert_true(cmd.consumetime >= 250);
@@ -543,8 +543,8 @@ static void *hs_server(void *arg)
         return NULL;
     }
     read_exact(fd, buf, 4);
-    s->hello = sockmodel_get32(buf);
-    sockmodel_put32(buf, s->answer);
+    s->hello = tc_sockmodel_get32(buf);
+    tc_sockmodel_put32(buf, s->answer);
     (void) write(fd, buf, 4);
     close(fd);
     return NULL;

@@ -64,7 +64,7 @@ static void fuzz_run(uint64_t seed, const char *model)
         uint32_t p0 = (fuzz_rand(&seed) % 8) ? fuzz_rand(&seed) % FUZZ_NODES : picks[fuzz_rand(&seed) % 7];
         uint32_t p2 = (fuzz_rand(&seed) % 16) ? fuzz_rand(&seed) % 5001 : fuzz_rand(&seed);
         size_t len = SOCKMODEL_CMD_BYTES;
-        sockmodel_cmd_t c;
+        tc_sockmodel_cmd_t c;
 
         if (fd[k] < 0) {
             continue;
@@ -75,8 +75,8 @@ static void fuzz_run(uint64_t seed, const char *model)
         if (SOCKMODEL_FINISH == req && fuzz_rand(&seed) % 4) {
             req = SOCKMODEL_PROBE;   /* keep runs alive a while */
         }
-        sockmodel_cmd_make(&c, req, p0, fuzz_rand(&seed) % 4, p2, 0, fuzz_rand(&seed) % 1000);
-        sockmodel_cmd_encode(frame, &c);
+        tc_sockmodel_cmd_make(&c, req, p0, fuzz_rand(&seed) % 4, p2, 0, fuzz_rand(&seed) % 1000);
+        tc_sockmodel_cmd_encode(frame, &c);
         if (SOCKMODEL_SEND == req && p2 <= 5000 && fuzz_rand(&seed) % 10) {
             len += p2;
         }
@@ -121,16 +121,16 @@ static void unread_run(uint64_t seed, const char *model)
     uint32_t *kinds = malloc(sizeof(uint32_t) * UNREAD_CMDS);
     size_t off = 0, total = (size_t) UNREAD_CMDS * SOCKMODEL_CMD_BYTES;
     char *rep, *peak;
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
 
     assert_non_null(cmds);
     assert_non_null(kinds);
     for (size_t i = 0; i < UNREAD_CMDS; i++) {
-        sockmodel_cmd_t c;
+        tc_sockmodel_cmd_t c;
 
         kinds[i] = (fuzz_rand(&rng) & 1u) ? SOCKMODEL_PROBE : SOCKMODEL_SIZE;
-        sockmodel_cmd_make(&c, kinds[i], 0, 0, 0, 0, 0);
-        sockmodel_cmd_encode(cmds + i * SOCKMODEL_CMD_BYTES, &c);
+        tc_sockmodel_cmd_make(&c, kinds[i], 0, 0, 0, 0, 0);
+        tc_sockmodel_cmd_encode(cmds + i * SOCKMODEL_CMD_BYTES, &c);
     }
     sim_start(&s, 2, "--model", model, (char *) NULL);
     for (uint32_t i = 0; i < 2; i++) {

@@ -23,7 +23,7 @@ static void good_exchange(int fa, uint32_t a, int fb, uint32_t b)
 {
     static const uint32_t sizes[] = { 0, 1024, 100000 };
     unsigned char *out = malloc(100000), *in = malloc(100000);
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
 
     assert_non_null(out);
     assert_non_null(in);
@@ -106,7 +106,7 @@ static void test_before_start(void **state)
     assert_int_equal(raw_read_word(g0), 0);
     assert_int_equal(raw_read_word(g1), 1);
     {
-        sockmodel_reply_t r;
+        tc_sockmodel_reply_t r;
         expect_reply(g0, SOCKMODEL_RANK, SOCKMODEL_ST_OK, &r, NULL, 0);
         assert_int_equal(r.arg[0], 0);
     }
@@ -133,7 +133,7 @@ static void run_after_start(const char *model)
     int fd[BAD_FIRST + NBAD];
     uint32_t n = BAD_FIRST + NBAD;
     unsigned char junk[64];
-    sockmodel_cmd_t c;
+    tc_sockmodel_cmd_t c;
     char *rep;
 
     sim_start(&s, n, "--model", model, "--max-msg", "200000", (char *) NULL);
@@ -160,8 +160,8 @@ static void run_after_start(const char *model)
     raw_cmd(fd[6], SOCKMODEL_RECVFROM, 99999, 0, 0, 0);
     expect_eof(fd[6]);
     /* 7: half a command, then gone */
-    sockmodel_cmd_make(&c, SOCKMODEL_PROBE, 0, 0, 0, 0, 0);
-    sockmodel_cmd_encode(junk, &c);
+    tc_sockmodel_cmd_make(&c, SOCKMODEL_PROBE, 0, 0, 0, 0, 0);
+    tc_sockmodel_cmd_encode(junk, &c);
     assert_int_equal(swf_client_write_all(fd[7], junk, 13), 0);
     close(fd[7]);
     /* 8: a SEND whose payload stops short, then gone */
@@ -226,7 +226,7 @@ static void test_disconnect_while_blocked(void **state)
     raw_cmd(f2, SOCKMODEL_RECV, 0, 0, 0, 0);
     {
         /* make sure the RECV is blocked before leaving */
-        sockmodel_reply_t r;
+        tc_sockmodel_reply_t r;
         raw_cmd(f0, SOCKMODEL_PROBE, 0, 0, 0, 0);
         expect_reply(f0, SOCKMODEL_PROBE, SOCKMODEL_ST_NONE, &r, NULL, 0);
     }
@@ -268,8 +268,8 @@ static void token_hello(int fd, uint32_t rank, const unsigned char *token)
 {
     unsigned char hello[SOCKMODEL_HELLO_AUTH_BYTES];
 
-    sockmodel_put32(hello, SOCKMODEL_HELLO_AUTH);
-    sockmodel_put32(hello + 4, rank);
+    tc_sockmodel_put32(hello, SOCKMODEL_HELLO_AUTH);
+    tc_sockmodel_put32(hello + 4, rank);
     memcpy(hello + 8, token, SOCKMODEL_TOKEN_BYTES);
     assert_int_equal(swf_client_write_all(fd, hello, sizeof(hello)), 0);
 }
@@ -291,12 +291,12 @@ static void test_token(void **state)
         wrong[i] = token[i];
     }
     wrong[SOCKMODEL_TOKEN_BYTES - 1] ^= 1u;
-    sockmodel_token_format(token, line);
-    assert_int_equal(0, sockmodel_token_parse(line, back));
+    tc_sockmodel_token_format(token, line);
+    assert_int_equal(0, tc_sockmodel_token_parse(line, back));
     assert_memory_equal(token, back, sizeof(token));
     line[10] = 'g';   /* not a hex digit */
-    assert_int_equal(-1, sockmodel_token_parse(line, back));
-    sockmodel_token_format(token, line);
+    assert_int_equal(-1, tc_sockmodel_token_parse(line, back));
+    tc_sockmodel_token_format(token, line);
     snprintf(path, sizeof(path), "/tmp/swfsim-token.%d", (int) getpid());
     f = fopen(path, "w");
     assert_non_null(f);

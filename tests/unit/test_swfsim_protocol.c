@@ -38,7 +38,7 @@ static void test_matching(void **state)
 {
     sim_run_t s;
     int fd[2];
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     char buf[64];
 
     (void) state;
@@ -112,7 +112,7 @@ static void test_matching(void **state)
  * run ends cleanly. */
 static void end_with_bye(sim_run_t *s, int fd[2])
 {
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     char buf[16];
 
     raw_send(fd[1], 0, 1, "bye", 3);
@@ -128,7 +128,7 @@ static void run_waiting(const char *model)
 {
     sim_run_t s;
     int fd[2];
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     char buf[16];
 
     sim_start(&s, 2, "--model", model, (char *) NULL);
@@ -169,7 +169,7 @@ static void run_wait_recv(const char *model)
 {
     sim_run_t s;
     int fd[2];
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     char buf[16];
 
     sim_start(&s, 2, "--model", model, (char *) NULL);
@@ -235,7 +235,7 @@ static void test_barrier(void **state)
 {
     sim_run_t s;
     int fd[3];
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
 
     (void) state;
     sim_start(&s, 3, "--model", "torus", (char *) NULL);
@@ -268,7 +268,7 @@ static void test_torus_clocks(void **state)
 {
     sim_run_t s;
     int fd[2];
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     char buf[16];
     char *rep;
 
@@ -326,7 +326,7 @@ static void *pipe_writer(void *arg)
     for (uint32_t i = 0; i < PIPE_SENDS; i++) {
         unsigned char b[4];
 
-        sockmodel_put32(b, i);
+        tc_sockmodel_put32(b, i);
         raw_send(fd, 1, i, b, 4);
     }
     /* and stop holding time */
@@ -338,7 +338,7 @@ static void test_pipelined_behind_timed(void **state)
 {
     sim_run_t s;
     int fd[2];
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     unsigned char buf[8];
     pthread_t th;
 
@@ -352,7 +352,7 @@ static void test_pipelined_behind_timed(void **state)
         raw_cmd(fd[1], SOCKMODEL_RECV, 0, 0, 0, 0);
         expect_reply(fd[1], SOCKMODEL_RECV, SOCKMODEL_ST_OK, &r, buf, sizeof(buf));
         assert_int_equal(r.arg[SOCKMODEL_ARG_TAG], i);
-        assert_int_equal(sockmodel_get32(buf), i);
+        assert_int_equal(tc_sockmodel_get32(buf), i);
     }
     assert_int_equal(0, pthread_join(th, NULL));
     raw_send(fd[1], 0, 99, "done", 4);
