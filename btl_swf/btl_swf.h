@@ -20,7 +20,7 @@
 #include TC_OMPI_MUTEX_H
 #include "opal/util/proc.h"
 
-#include "btl_swf_conn.h"
+#include "tc_sockmodel_client.h"
 
 BEGIN_C_DECLS
 
@@ -39,7 +39,7 @@ OBJ_CLASS_DECLARATION(mca_btl_swf_endpoint_t);
 
 typedef struct mca_btl_swf_module_t {
     mca_btl_base_module_t super;
-    swf_conn_t conn;
+    tc_sockmodel_conn_t conn;
     /* one command exchange at a time on the connection (MPI threads) */
     opal_mutex_t lock;
     bool connected;

@@ -302,13 +302,13 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
         }
         snprintf(host, sizeof(host), "%s", sim_host);
         free(sim_host);
-    } else if (0 != swf_conn_parse_address(c->server, host, sizeof(host), &port)) {
+    } else if (0 != tc_sockmodel_address_parse(c->server, host, sizeof(host), &port)) {
         mca_btl_swf_show_help("bad server address", opal_process_info.nodename, c->server);
         return NULL;
     }
 
     OBJ_CONSTRUCT(&m->lock, opal_mutex_t);
-    swf_conn_init(&m->conn, c->cycle_ns, c->consume_scale,
+    tc_sockmodel_conn_init(&m->conn, c->cycle_ns, c->consume_scale,
                   c->reply_timeout > 0 ? c->reply_timeout * 1000 : 0);
     m->conn.spin_us = c->spin_us > 0 ? c->spin_us : 0;
     {
@@ -328,14 +328,14 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
     /* a unix:PATH host has no port */
     opal_output_verbose(5, c->output, "btl:swf: rank %u connecting to %s%s%.0d", my_rank, host,
                         port > 0 ? ":" : "", port);
-    rc = swf_conn_connect(&m->conn, host, port, my_rank, c->connect_timeout * 1000);
+    rc = tc_sockmodel_conn_connect(&m->conn, host, port, my_rank, c->connect_timeout * 1000);
     if (0 == rc) {
-        rc = swf_conn_size(&m->conn);
+        rc = tc_sockmodel_conn_size(&m->conn);
     }
     if (0 != rc) {
         mca_btl_swf_show_help("connect failed", opal_process_info.nodename, (int) my_rank, host, port,
                               m->conn.error);
-        swf_conn_close(&m->conn);
+        tc_sockmodel_conn_close(&m->conn);
         OBJ_DESTRUCT(&m->lock);
         mca_btl_swf_launch_stop();
         swf_setup_abort(requested);
@@ -348,7 +348,7 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
                  m->conn.nodes, job_size);
         mca_btl_swf_show_help("connect failed", opal_process_info.nodename, (int) my_rank, host, port,
                               why);
-        swf_conn_close(&m->conn);
+        tc_sockmodel_conn_close(&m->conn);
         OBJ_DESTRUCT(&m->lock);
         mca_btl_swf_launch_stop();
         return NULL;
@@ -418,7 +418,7 @@ fail:
     m->rx_buf = NULL;
     free(m->endpoints);
     m->endpoints = NULL;
-    (void) swf_conn_finish(&m->conn);
+    (void) tc_sockmodel_conn_finish(&m->conn);
     m->connected = false;
     OBJ_DESTRUCT(&m->lock);
     mca_btl_swf_launch_stop();
@@ -435,7 +435,7 @@ void mca_btl_swf_fatal(mca_btl_swf_module_t *m, const char *what)
     m->failed = true;
     mca_btl_swf_show_help("connection lost", opal_process_info.nodename,
                           (int) OPAL_PROC_MY_NAME.vpid, what, m->conn.error);
-    swf_conn_close(&m->conn);
+    tc_sockmodel_conn_close(&m->conn);
     if (NULL != m->error_cb) {
         /* ob1 aborts the job: no process waits for a simulator that is gone */
         m->error_cb(&m->super, MCA_BTL_ERROR_FLAGS_FATAL, NULL,

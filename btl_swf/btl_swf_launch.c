@@ -36,9 +36,6 @@
 #define SWF_PORT_FILE_NAME "swf.port"
 #define SWF_SOCK_FILE_NAME "swf.sock"
 #define SWF_TOKEN_FILE_NAME "swf.token"
-/* the port file's line when the launcher could not start the simulator:
- * the other processes stop waiting at once */
-#define SWF_PORT_FILE_FAILED "failed"
 
 #ifndef SWFSIM_INSTALLED_PATH
 #define SWFSIM_INSTALLED_PATH "swfsim"
@@ -274,24 +271,11 @@ char *mca_btl_swf_launch_find(char *tried, size_t len)
 static void mca_btl_swf_launch_mark_failed(void)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
-    char *tmp = NULL;
-    int fd;
 
-    if (NULL == c->port_file || 0 > asprintf(&tmp, "%s.tmp.%d", c->port_file, (int) getpid())) {
-        return;
+    if (NULL != c->port_file &&
+        0 == tc_sockmodel_port_file_write(c->port_file, TC_SOCKMODEL_PORT_FILE_FAILED)) {
+        c->port_file_owner = true;
     }
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd >= 0) {
-        ssize_t n = write(fd, SWF_PORT_FILE_FAILED "\n", sizeof(SWF_PORT_FILE_FAILED));
-
-        close(fd);
-        if (n == (ssize_t) sizeof(SWF_PORT_FILE_FAILED) && 0 == rename(tmp, c->port_file)) {
-            c->port_file_owner = true;
-        } else {
-            (void) unlink(tmp);
-        }
-    }
-    free(tmp);
 }
 
 /* posix_spawn the simulator: the child runs no code of this process
@@ -444,57 +428,11 @@ int mca_btl_swf_launch_start(uint32_t nodes)
     return OPAL_SUCCESS;
 }
 
-/* Parse "PORT", "HOST:PORT" or "unix:PATH" (a complete line); 0 when the
- * file is incomplete. A unix:PATH goes whole into *sock (port 0). */
-static int swf_parse_port_file(const char *path, int *port, char **sock)
-{
-    char buf[256], *colon, *end;
-    ssize_t n;
-    long value;
-    int fd;
-
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return 0;
-    }
-    n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0) {
-        return 0;
-    }
-    buf[n] = '\0';
-    /* only a complete line counts: the simulator may still be writing */
-    end = strchr(buf, '\n');
-    if (NULL == end) {
-        return 0;
-    }
-    *end = '\0';
-    if (0 == strcmp(buf, SWF_PORT_FILE_FAILED)) {
-        return -2;
-    }
-    if (0 == strncmp(buf, SWF_CONN_UNIX_PREFIX, 5)) {
-        if ('\0' == buf[5] || strlen(buf + 5) >= sizeof(((struct sockaddr_un *) 0)->sun_path)) {
-            return -1;
-        }
-        *sock = strdup(buf);
-        *port = 0;
-        return NULL == *sock ? -1 : 1;
-    }
-    colon = strrchr(buf, ':');
-    errno = 0;
-    value = strtol(NULL != colon ? colon + 1 : buf, &end, 10);
-    if (0 != errno || '\0' != *end || value <= 0 || value > 65535) {
-        return -1;
-    }
-    *port = (int) value;
-    return 1;
-}
-
 int mca_btl_swf_launch_wait_port(char **host, int *port)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     const char *port_file = swf_port_file();
-    char *sock = NULL;
+    char addr[4200];
     double deadline;
     int delay_ms = 1, rc, status;
 
@@ -504,11 +442,11 @@ int mca_btl_swf_launch_wait_port(char **host, int *port)
     }
     deadline = swf_now_s() + c->connect_timeout;
     for (;;) {
-        rc = swf_parse_port_file(port_file, port, &sock);
+        rc = tc_sockmodel_port_file_read(port_file, addr, sizeof(addr), port);
         if (rc > 0) {
             break;
         }
-        if (-2 == rc) {
+        if (-ECANCELED == rc) {
             /* the launcher failed and said why: nothing to add */
             opal_output_verbose(1, c->output, "btl:swf: the private simulator was not started "
                                 "(see the launching process's message)");
@@ -543,7 +481,7 @@ int mca_btl_swf_launch_wait_port(char **host, int *port)
             delay_ms *= 2;
         }
     }
-    *host = NULL != sock ? sock : strdup("127.0.0.1");
+    *host = strdup(addr);
     return NULL == *host ? OPAL_ERR_OUT_OF_RESOURCE : OPAL_SUCCESS;
 }
 

@@ -196,12 +196,12 @@ int mca_btl_swf_finalize(struct mca_btl_base_module_t *btl)
         if (c->verbose >= 5) {
             mca_btl_swf_dump(btl, NULL, 0);
         }
-        rc = m->failed ? 0 : swf_conn_finish(&m->conn);
+        rc = m->failed ? 0 : tc_sockmodel_conn_finish(&m->conn);
         if (0 != rc) {
             opal_output_verbose(1, c->output, "btl:swf: FINISH failed: %s", m->conn.error);
         }
     } else {
-        swf_conn_close(&m->conn);
+        tc_sockmodel_conn_close(&m->conn);
     }
     m->connected = false;
     if (NULL != m->endpoints) {

@@ -22,7 +22,7 @@
 
 /* Hand the message in rx_buf (info) to the callback of its tag.
  * 1 when delivered, 0 when dropped. */
-static int swf_dispatch(mca_btl_swf_module_t *m, const swf_msg_info_t *info)
+static int swf_dispatch(mca_btl_swf_module_t *m, const tc_sockmodel_msg_info_t *info)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     const mca_btl_active_message_callback_t *reg;
@@ -68,9 +68,9 @@ static int swf_dispatch(mca_btl_swf_module_t *m, const swf_msg_info_t *info)
 /* RECV the message announced by info and hand it to its callback; a
  * PROBE rides along and tells (*more, *announced) whether another message
  * is queued. 1 when delivered, 0 when dropped, -1 after a fatal error. */
-static int swf_deliver(mca_btl_swf_module_t *m, swf_msg_info_t *announced, int *more)
+static int swf_deliver(mca_btl_swf_module_t *m, tc_sockmodel_msg_info_t *announced, int *more)
 {
-    swf_msg_info_t info;
+    tc_sockmodel_msg_info_t info;
 
     if (announced->len > m->rx_buf_size) {
         /* a peer can never produce this: the stream is not ours */
@@ -81,7 +81,7 @@ static int swf_deliver(mca_btl_swf_module_t *m, swf_msg_info_t *announced, int *
         return -1;
     }
     *more = 0;
-    if (swf_conn_recv(&m->conn, m->rx_buf, m->rx_buf_size, &info, announced, more) < 0) {
+    if (tc_sockmodel_conn_recv(&m->conn, m->rx_buf, m->rx_buf_size, &info, announced, more) < 0) {
         mca_btl_swf_fatal(m, "receiving a message");
         return -1;
     }
@@ -100,7 +100,7 @@ static int swf_poll_start(mca_btl_swf_module_t *m)
     uint32_t flags = 0;
 
     if (m->idle_probes < (unsigned) c->probe_count) {
-        return swf_conn_probe_start(&m->conn);
+        return tc_sockmodel_conn_probe_start(&m->conn);
     }
     if (m->wait_ms > wait_max) {
         m->wait_ms = wait_max;
@@ -111,19 +111,19 @@ static int swf_poll_start(mca_btl_swf_module_t *m)
     }
 #endif
     m->waits++;
-    return swf_conn_wait_start(&m->conn, (uint32_t) m->wait_ms * 1000u, flags);
+    return tc_sockmodel_conn_wait_start(&m->conn, (uint32_t) m->wait_ms * 1000u, flags);
 }
 
-/* The answer to a poll has come (rc from swf_conn_poll): deliver what it
+/* The answer to a poll has come (rc from tc_sockmodel_conn_poll): deliver what it
  * brought. The count of delivered messages, or -1 after a fatal error. */
 static int swf_poll_done(mca_btl_swf_module_t *m, int rc, uint32_t status,
-                         swf_msg_info_t *info)
+                         tc_sockmodel_msg_info_t *info)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     int count = 0, more = 1, i;
 
     switch (rc) {
-    case SWF_POLL_NONE:
+    case TC_SOCKMODEL_POLL_NONE:
         if (SOCKMODEL_ST_NONE == status) {
             m->idle_probes++;
         } else if (SOCKMODEL_ST_EXPIRED == status) {
@@ -132,12 +132,12 @@ static int swf_poll_done(mca_btl_swf_module_t *m, int rc, uint32_t status,
             m->wait_ms += c->wait_step_ms > 0 ? c->wait_step_ms : 1;
         }
         return 0;
-    case SWF_POLL_MSG:
+    case TC_SOCKMODEL_POLL_MSG:
         /* the message came with the wait's answer */
         m->idle_probes = 0;
         m->wait_ms = c->wait_step_ms > 0 ? c->wait_step_ms : 1;
         return swf_dispatch(m, info);
-    case SWF_POLL_FOUND:
+    case TC_SOCKMODEL_POLL_FOUND:
         m->idle_probes = 0;
         m->wait_ms = c->wait_step_ms > 0 ? c->wait_step_ms : 1;
         /* drain what is queued, one round trip per message, but return to
@@ -162,12 +162,12 @@ static int swf_poll_done(mca_btl_swf_module_t *m, int rc, uint32_t status,
  * peek per call meanwhile). Open MPI calls progress in tight loops and
  * other progress callbacks (the communicator-id machinery, the PML's
  * requests) must run in between; a send ends a pending wait first
- * (swf_conn_send). */
+ * (tc_sockmodel_conn_send). */
 int mca_btl_swf_component_progress(void)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     mca_btl_swf_module_t *m = c->module;
-    swf_msg_info_t info;
+    tc_sockmodel_msg_info_t info;
     uint32_t status;
     int rc, count = 0;
 
@@ -190,8 +190,8 @@ int mca_btl_swf_component_progress(void)
             goto out;
         }
     }
-    rc = swf_conn_poll(&m->conn, m->rx_buf, m->rx_buf_size, &info, 0, &status);
-    if (SWF_POLL_NOTYET != rc) {
+    rc = tc_sockmodel_conn_poll(&m->conn, m->rx_buf, m->rx_buf_size, &info, 0, &status);
+    if (TC_SOCKMODEL_POLL_NOTYET != rc) {
         count = swf_poll_done(m, rc, status, &info);
         if (count < 0) {
             count = 0;
@@ -206,14 +206,14 @@ out:
 /* Finalize: end a pending poll and deliver what it brought. */
 void mca_btl_swf_progress_settle(mca_btl_swf_module_t *m)
 {
-    swf_msg_info_t info;
+    tc_sockmodel_msg_info_t info;
     int rc;
 
     if (0 == m->conn.pending || m->failed) {
         return;
     }
     OPAL_THREAD_LOCK(&m->lock);
-    rc = swf_conn_settle(&m->conn, m->rx_buf, m->rx_buf_size, &info);
+    rc = tc_sockmodel_conn_settle(&m->conn, m->rx_buf, m->rx_buf_size, &info);
     if (rc < 0) {
         OPAL_THREAD_UNLOCK(&m->lock);
         mca_btl_swf_fatal(m, "ending the last poll");

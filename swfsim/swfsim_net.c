@@ -21,6 +21,7 @@
 #include <sys/un.h>
 
 #include "swfsim.h"
+#include "tc_sockmodel_client.h"
 
 #define SWFSIM_IOV 64
 #define SWFSIM_READS_PER_EVENT 8
@@ -32,28 +33,13 @@ static void swfsim_on_signal(int sig)
     swfsim_signalled = sig;
 }
 
+/* the port file through the client's one writer, errno set on failure */
 static int swfsim_write_port_line(const char *path, const char *line)
 {
-    char tmp[1100];
-    FILE *f;
-    int fd;
+    int rc = tc_sockmodel_port_file_write(path, line);
 
-    /* write a temporary file and rename it, so that a client polling for
-     * the file never reads half of it */
-    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long) getpid());
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        return -1;
-    }
-    f = fdopen(fd, "w");
-    if (NULL == f) {
-        close(fd);
-        unlink(tmp);
-        return -1;
-    }
-    fprintf(f, "%s\n", line);
-    if (0 != fclose(f) || 0 != rename(tmp, path)) {
-        unlink(tmp);
+    if (0 != rc) {
+        errno = -rc;
         return -1;
     }
     return 0;
@@ -63,7 +49,10 @@ int swfsim_write_port_file(const char *path, const char *host, unsigned port)
 {
     char line[300];
 
-    snprintf(line, sizeof(line), "%s:%u", host, port);
+    if (0 != tc_sockmodel_address_format(line, sizeof(line), host, (int) port)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
     return swfsim_write_port_line(path, line);
 }
 

@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "swf_client.h"
+#include "tc_sockmodel_client.h"
 
 int main(int argc, char **argv)
 {
-    swf_client_t c;
+    tc_sockmodel_client_t c;
     const char *why = "";
     unsigned char junk[64];
     uint32_t me, job, count, i, d;
@@ -26,7 +26,7 @@ int main(int argc, char **argv)
     me = (uint32_t) strtoul(argv[2], NULL, 10);
     job = (uint32_t) strtoul(argv[3], NULL, 10);
     count = (uint32_t) strtoul(argv[4], NULL, 10);
-    if (0 != swf_client_connect(&c, argv[1], me, &why)) {
+    if (0 != tc_sockmodel_client_connect(&c, argv[1], me, NULL, &why)) {
         fprintf(stderr, "swf_intruder: %s\n", why);
         return 1;
     }
@@ -36,12 +36,12 @@ int main(int argc, char **argv)
         }
         for (d = 0; d < job; d++) {
             /* "SWF" marker, then ob1's active-message tags 65.. */
-            if (0 != swf_client_send(&c, d, 0x53574600u | (65u + i % 4u), junk, sizeof(junk))) {
+            if (0 != tc_sockmodel_client_send(&c, d, 0x53574600u | (65u + i % 4u), junk, sizeof(junk))) {
                 fprintf(stderr, "swf_intruder: send failed\n");
                 return 1;
             }
         }
     }
     printf("swf_intruder: sent %u messages to each of %u nodes\n", count, job);
-    return 0 == swf_client_finish(&c) ? 0 : 1;
+    return 0 == tc_sockmodel_client_finish(&c) ? 0 : 1;
 }

@@ -171,7 +171,7 @@ static void unread_run(uint64_t seed, const char *model)
             size_t chunk = total - off < 1024 * SOCKMODEL_CMD_BYTES ? total - off :
                            1024 * SOCKMODEL_CMD_BYTES;
 
-            assert_int_equal(swf_client_write_all(fd[0], cmds + off, chunk), 0);
+            assert_int_equal(tc_sockmodel_client_write_all(fd[0], cmds + off, chunk), 0);
             off += chunk;
             sent = off / SOCKMODEL_CMD_BYTES;
         }

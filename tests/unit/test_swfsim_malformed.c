@@ -74,7 +74,7 @@ static void test_before_start(void **state)
     close(fd);
     /* a truncated hello, then gone */
     fd = raw_connect(&s);
-    assert_int_equal(swf_client_write_all(fd, "\0\0", 2), 0);
+    assert_int_equal(tc_sockmodel_client_write_all(fd, "\0\0", 2), 0);
     close(fd);
     /* connect and vanish */
     close(raw_connect(&s));
@@ -82,7 +82,7 @@ static void test_before_start(void **state)
      * these connections close (their end came first on loopback) */
     /* garbage instead of a hello */
     fd = raw_connect(&s);
-    assert_int_equal(swf_client_write_all(fd, "GARBAGE!GARBAGE!", 16), 0);
+    assert_int_equal(tc_sockmodel_client_write_all(fd, "GARBAGE!GARBAGE!", 16), 0);
     assert_int_equal(raw_read_word(fd), SOCKMODEL_RANK_REFUSED);
     expect_eof(fd);
     /* a rank that does not exist */
@@ -162,11 +162,11 @@ static void run_after_start(const char *model)
     /* 7: half a command, then gone */
     tc_sockmodel_cmd_make(&c, SOCKMODEL_PROBE, 0, 0, 0, 0, 0);
     tc_sockmodel_cmd_encode(junk, &c);
-    assert_int_equal(swf_client_write_all(fd[7], junk, 13), 0);
+    assert_int_equal(tc_sockmodel_client_write_all(fd[7], junk, 13), 0);
     close(fd[7]);
     /* 8: a SEND whose payload stops short, then gone */
     raw_cmd(fd[8], SOCKMODEL_SEND, 0, 9, 1000, 0);
-    assert_int_equal(swf_client_write_all(fd[8], junk, 10), 0);
+    assert_int_equal(tc_sockmodel_client_write_all(fd[8], junk, 10), 0);
     close(fd[8]);
     /* 9: a command other than WAITING_STOP while waiting */
     raw_cmd(fd[9], SOCKMODEL_WAITING_START, SOCKMODEL_WAIT_MAX_US, 0, 0, 0);
@@ -271,7 +271,7 @@ static void token_hello(int fd, uint32_t rank, const unsigned char *token)
     tc_sockmodel_put32(hello, SOCKMODEL_HELLO_AUTH);
     tc_sockmodel_put32(hello + 4, rank);
     memcpy(hello + 8, token, SOCKMODEL_TOKEN_BYTES);
-    assert_int_equal(swf_client_write_all(fd, hello, sizeof(hello)), 0);
+    assert_int_equal(tc_sockmodel_client_write_all(fd, hello, sizeof(hello)), 0);
 }
 
 /* A simulator started with a job token refuses clients without it or
