@@ -283,6 +283,7 @@ void swfsim_node_output_drained(swfsim_t *sim, swfsim_node_t *n);
 void swfsim_msg_free(swfsim_t *sim, swfsim_msg_t *m);
 void swfsim_node_reply(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_reply_t *r,
                        swfsim_msg_t *payload);
+/* messages (swfsim_log.c) and real-time clocks (swfsim_clock.c) */
 void swfsim_log(swfsim_t *sim, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void swfsim_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t swfsim_now_us(void);

@@ -4,58 +4,19 @@
  * timed events in conservative order (an event is processed only when no
  * running node's clock is behind it), and queues replies.  The network
  * layer (swfsim_net.c) moves the bytes; this file makes no system calls
- * apart from reading the clock.
+ * apart from reading the clock (swfsim_clock.c). Messages go through
+ * swfsim_log.c.
  */
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "swfsim.h"
 
 #define SWFSIM_IN_CAP (64 * 1024)
 
 enum { SWFSIM_MATCH_ANY, SWFSIM_MATCH_FROM, SWFSIM_MATCH_TAG };
-
-uint64_t swfsim_now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000ull + (uint64_t) ts.tv_nsec / 1000u;
-}
-
-double swfsim_wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
-}
-
-void swfsim_log(swfsim_t *sim, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (NULL != sim && sim->cfg.quiet) {
-        return;
-    }
-    va_start(ap, fmt);
-    fputs("swfsim: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
-void swfsim_warn(const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    fputs("swfsim: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
 
 static uint32_t swfsim_slot_index(const swfsim_t *sim, const swfsim_node_t *n)
 {
