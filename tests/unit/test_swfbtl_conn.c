@@ -1,6 +1,6 @@
 /*
  * test_swfbtl_conn.c: unit tests of btl_swf's SockModel client
- * (btl_swf/btl_swf_conn.c) against a scripted simulator: the test plays
+ * (common/tc_sockmodel_client.c) against a scripted simulator: the test plays
  * the server on the other end of a socket pair (or a loopback listener
  * for the handshake), queues the replies, and checks every command the
  * client wrote, word by word.
