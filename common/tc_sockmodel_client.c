@@ -678,10 +678,6 @@ int tc_sockmodel_conn_poll(tc_sockmodel_conn_t *c, void *buf, size_t cap, tc_soc
         if (rc <= 0) {
             if (0 == rc) {
                 c->polls_empty++;
-                /* the simulator needs a core to answer: three processes
-                 * or more share two cores on the hosts we measure, and a
-                 * rank that spins without yielding holds it back */
-                sched_yield();
                 /* polling is waiting, not the node's work */
                 tc_sm_set_mark(c);
             }
