@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "swfsim.h"
+#include "swfsim_trace.h"
 
 #define SWFSIM_IN_CAP (64 * 1024)
 
@@ -523,10 +524,14 @@ static void swfsim_give(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m, uint32
     sockmodel_reply_t r;
 
     if (m->t_deliver > n->clock) {
+        n->wait_ps += m->t_deliver - n->clock;
         n->clock = m->t_deliver;
     }
     n->msgs_recv++;
     n->bytes_recv += m->len;
+    if (NULL != sim->trace) {
+        swfsim_trace_recv(sim, n, m);
+    }
     r.code = code;
     r.status = SOCKMODEL_ST_OK;
     r.arg[0] = m->src;
@@ -627,6 +632,9 @@ static void swfsim_barrier_enter(swfsim_t *sim, swfsim_node_t *n)
     uint32_t id = n->cmd.param[0];
     swfsim_barrier_t *b = &sim->barriers[id];
 
+    if (NULL != sim->trace) {
+        swfsim_trace_barrier(sim, n);
+    }
     b->entered++;
     if (n->clock > b->latest) {
         b->latest = n->clock;
@@ -639,6 +647,7 @@ static void swfsim_barrier_enter(swfsim_t *sim, swfsim_node_t *n)
     for (uint32_t r = 0; r < sim->cfg.nodes; r++) {
         swfsim_node_t *o = sim->nodes[r];
         if (SWFSIM_N_BLOCKED_BARRIER == o->state && o->cmd.param[0] == id) {
+            o->wait_ps += b->latest - o->clock;
             o->clock = b->latest;
             swfsim_reply(sim, o, SOCKMODEL_BARRIER_ENTER, SOCKMODEL_ST_OK, id, b->round, 0, 0);
             swfsim_resume(sim, o);
@@ -714,6 +723,9 @@ static void swfsim_send(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m)
     n->bytes_sent += m->len;
     sim->msgs_total++;
     sim->bytes_total += m->len;
+    if (NULL != sim->trace) {
+        swfsim_trace_send(sim, n, m);
+    }
     if (swfsim_is_torus(sim)) {
         swfsim_event_t ev = { .time = n->clock, .type = SWFSIM_EV_INJECT,
                               .node = n->rank, .msg = m };
@@ -894,6 +906,9 @@ static void swfsim_parse(swfsim_t *sim, swfsim_node_t *n)
             }
             sockmodel_cmd_decode(&c, n->in + n->in_off);
             n->in_off += SOCKMODEL_CMD_BYTES;
+            if (NULL != sim->trace) {
+                swfsim_trace_cmd(sim, n, &c);
+            }
             if (swfsim_is_torus(sim)) {
                 n->clock += (uint64_t) c.consumetime * sim->cfg.cycle_ps;
             }
@@ -908,6 +923,9 @@ static void swfsim_parse(swfsim_t *sim, swfsim_node_t *n)
                              c.request, sockmodel_request_name(c.request), c.param[0],
                              c.param[1], c.param[2], c.param[3]);
             return;
+        }
+        if (NULL != sim->trace) {
+            swfsim_trace_cmd(sim, n, &c);
         }
         if (swfsim_is_torus(sim)) {
             n->clock += (uint64_t) c.consumetime * sim->cfg.cycle_ps;
@@ -978,6 +996,18 @@ static void swfsim_event(swfsim_t *sim, const swfsim_event_t *ev)
     case SWFSIM_EV_INJECT: {
         swfsim_event_t d = { .type = SWFSIM_EV_DELIVER, .node = ev->msg->dst,
                              .msg = ev->msg };
+        /* a node's next packet is offered once its previous one has left
+         * the injection link, so flows sharing a link take turns */
+        t = sim->torus.links[4 * sim->torus.dx * sim->torus.dy + ev->msg->src].free_at;
+        if (t > ev->time) {
+            d = *ev;
+            d.time = t;
+            if (0 != swfsim_heap_push(&sim->heap, &d)) {
+                swfsim_warn("out of memory for an event: message lost");
+                swfsim_msg_free(sim, ev->msg);
+            }
+            break;
+        }
         t = swfsim_torus_transfer(&sim->torus, ev->msg->src, ev->msg->dst,
                                   ev->msg->len, ev->time, NULL);
         d.time = t;
