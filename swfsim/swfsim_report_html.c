@@ -289,7 +289,7 @@ static void swfsim_html_torus(FILE *f, const swfsim_json_t *j)
     }
     fputs("</svg>\n", f);
     /* legend */
-    fputs("<svg id=\"legend\" xmlns=\"http://www.w3.org/2000/svg\" width=\"360\" height=\"46\">\n",
+    fputs("<svg id=\"legend\" xmlns=\"http://www.w3.org/2000/svg\" width=\"400\" height=\"46\">\n",
           f);
     for (int i = 0; i < 50; i++) {
         swfsim_html_colour(col, sizeof(col), i / 49.0);
@@ -306,8 +306,9 @@ static void swfsim_html_torus(FILE *f, const swfsim_json_t *j)
     free(hostu);
 }
 
-/* indices of the n busiest links, busiest first */
-static size_t swfsim_html_busiest(const swfsim_json_t *links, size_t *idx, size_t n)
+/* indices of the n busiest links, busiest first: router-to-router
+ * links (net) or injection and ejection links */
+static size_t swfsim_html_busiest(const swfsim_json_t *links, size_t *idx, size_t n, int net)
 {
     size_t k = 0;
 
@@ -318,6 +319,7 @@ static size_t swfsim_html_busiest(const swfsim_json_t *links, size_t *idx, size_
             for (size_t q = 0; q < k; q++) {
                 taken |= idx[q] == i;
             }
+            taken |= net != ('r' == swfsim_json_str(&links->kids[i], "link", "?")[0]);
             if (!taken && (SIZE_MAX == best ||
                            swfsim_json_num(&links->kids[i], "busy_ns", 0) >
                            swfsim_json_num(&links->kids[best], "busy_ns", 0))) {
@@ -332,18 +334,31 @@ static size_t swfsim_html_busiest(const swfsim_json_t *links, size_t *idx, size_
     return k;
 }
 
+static void swfsim_html_link_table(FILE *f, const swfsim_json_t *links, int net);
+
 static void swfsim_html_links(FILE *f, const swfsim_json_t *j)
 {
     const swfsim_json_t *links = swfsim_json_get(j, "link");
-    size_t idx[12], k;
 
     if (NULL == links || SWFSIM_JSON_ARR != links->type || 0 == links->n) {
         return;
     }
-    k = swfsim_html_busiest(links, idx, 12);
-    fprintf(f, "<section><h2>Busiest links</h2><p>%zu links carried traffic.</p>\n"
-            "<table id=\"busiest\" class=\"grid\"><tr><th>link</th><th>utilisation</th>"
-            "<th>packets</th><th>bytes</th><th>busy</th></tr>\n", links->n);
+    fprintf(f, "<section><h2>Busiest links</h2><p>%zu links carried traffic. Router links "
+            "are named r&lt;router&gt;&lt;direction&gt;, a node's links to its router "
+            "inj&lt;node&gt; and ej&lt;node&gt;.</p>\n<div class=\"cols\">\n", links->n);
+    for (int net = 1; net >= 0; net--) {
+        swfsim_html_link_table(f, links, net);
+    }
+    fputs("</div></section>\n", f);
+}
+
+static void swfsim_html_link_table(FILE *f, const swfsim_json_t *links, int net)
+{
+    size_t idx[10], k = swfsim_html_busiest(links, idx, 10, net);
+
+    fprintf(f, "<table id=\"%s\" class=\"grid\"><tr><th>%s</th><th>utilisation</th>"
+            "<th>packets</th><th>bytes</th><th>busy</th></tr>\n", net ? "busiest" : "busiest-host",
+            net ? "router link" : "node link");
     for (size_t q = 0; q < k; q++) {
         const swfsim_json_t *l = &links->kids[idx[q]];
         char col[16], busy[32];
@@ -357,7 +372,7 @@ static void swfsim_html_links(FILE *f, const swfsim_json_t *j)
                 "</tr>\n", 100.0 * u, swfsim_json_num(l, "packets", 0),
                 swfsim_json_num(l, "bytes", 0), busy);
     }
-    fputs("</table></section>\n", f);
+    fputs("</table>\n", f);
 }
 
 static void swfsim_html_latency(FILE *f, const swfsim_json_t *j)
