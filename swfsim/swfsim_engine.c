@@ -624,6 +624,9 @@ static void swfsim_probe_cost(swfsim_t *sim, swfsim_node_t *n)
 {
     if (swfsim_is_torus(sim)) {
         n->clock += (uint64_t) sim->cfg.probe_cycles * sim->cfg.cycle_ps;
+        if (NULL != sim->trace) {
+            swfsim_trace_poll(sim, n, (uint64_t) sim->cfg.probe_cycles * sim->cfg.cycle_ps);
+        }
     }
 }
 

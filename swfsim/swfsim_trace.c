@@ -91,6 +91,15 @@ void swfsim_trace_cmd(swfsim_t *sim, const swfsim_node_t *n, const sockmodel_cmd
     }
 }
 
+void swfsim_trace_poll(swfsim_t *sim, const swfsim_node_t *n, uint64_t ps)
+{
+    swfsim_trace_t *t = sim->trace;
+
+    if (NULL != t && n->rank < t->nodes) {
+        t->pending[n->rank] += ps;
+    }
+}
+
 static void swfsim_trace_head(swfsim_trace_t *t, unsigned op, uint32_t rank)
 {
     putc((int) op, t->f);

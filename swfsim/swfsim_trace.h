@@ -29,6 +29,8 @@ enum swfsim_trace_op {
 int swfsim_trace_open(swfsim_t *sim, const char *path);
 /* a command was decoded: count its consumetime (and CONSUMETIME's) */
 void swfsim_trace_cmd(swfsim_t *sim, const swfsim_node_t *n, const sockmodel_cmd_t *c);
+/* a probe's cost: time the node spent polling, replayed as compute */
+void swfsim_trace_poll(swfsim_t *sim, const swfsim_node_t *n, uint64_t ps);
 void swfsim_trace_send(swfsim_t *sim, const swfsim_node_t *n, const swfsim_msg_t *m);
 void swfsim_trace_recv(swfsim_t *sim, const swfsim_node_t *n, const swfsim_msg_t *m);
 void swfsim_trace_barrier(swfsim_t *sim, const swfsim_node_t *n);
