@@ -226,6 +226,7 @@ typedef struct swfsim_node {
     /* statistics */
     uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv, discarded;
     uint64_t wait_ps;        /* blocked for a message or a barrier */
+    swfsim_msg_t *inj_head, *inj_tail;   /* sent, not yet in the torus */
     char why[160];           /* reason of a drop */
 } swfsim_node_t;
 
@@ -267,6 +268,15 @@ typedef struct swfsim {
     int deadlock;
     struct swfsim_trace *trace;   /* --record: the trace being written */
 } swfsim_t;
+
+/* injection queues (swfsim_inject.c).  offer: queue m, sent by n at
+ * m->t_send (0, or -1 out of memory: m not queued).  due: an INJECT
+ * event came due: 1 and *deliver = arrival time when the packet went,
+ * 0 when it was put off until the injection link is free, -1 out of
+ * memory.  The message of a queued INJECT event is its node's queue head:
+ * free it with the queue, not with the event. */
+int swfsim_inject_offer(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m);
+int swfsim_inject_due(swfsim_t *sim, const swfsim_event_t *ev, uint64_t *deliver);
 
 /* engine (swfsim_engine.c): no system calls except through the hooks
  * below, which the network layer implements */

@@ -178,10 +178,15 @@ void swfsim_fini(swfsim_t *sim)
         for (uint32_t i = 0; i < sim->nslots; i++) {
             swfsim_node_release(sim, &sim->slots[i]);
             swfsim_free_queue(sim, &sim->slots[i]);
+            while (NULL != sim->slots[i].inj_head) {
+                swfsim_msg_t *m = sim->slots[i].inj_head;
+                sim->slots[i].inj_head = m->next;
+                swfsim_msg_free(sim, m);
+            }
         }
     }
     while (0 == swfsim_heap_pop(&sim->heap, &ev)) {
-        if (SWFSIM_EV_CMD != ev.type) {
+        if (SWFSIM_EV_DELIVER == ev.type) {   /* INJECT: freed with its queue */
             swfsim_msg_free(sim, ev.msg);
         }
     }
@@ -730,9 +735,8 @@ static void swfsim_send(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m)
         swfsim_trace_send(sim, n, m);
     }
     if (swfsim_is_torus(sim)) {
-        swfsim_event_t ev = { .time = n->clock, .type = SWFSIM_EV_INJECT,
-                              .node = n->rank, .msg = m };
-        if (0 != swfsim_heap_push(&sim->heap, &ev)) {
+        m->t_send = n->clock;
+        if (0 != swfsim_inject_offer(sim, n, m)) {
             swfsim_msg_free(sim, m);
             swfsim_node_drop(sim, n, "out of memory for an event");
         }
@@ -999,20 +1003,13 @@ static void swfsim_event(swfsim_t *sim, const swfsim_event_t *ev)
     case SWFSIM_EV_INJECT: {
         swfsim_event_t d = { .type = SWFSIM_EV_DELIVER, .node = ev->msg->dst,
                              .msg = ev->msg };
-        /* a node's next packet is offered once its previous one has left
-         * the injection link, so flows sharing a link take turns */
-        t = sim->torus.links[4 * sim->torus.dx * sim->torus.dy + ev->msg->src].free_at;
-        if (t > ev->time) {
-            d = *ev;
-            d.time = t;
-            if (0 != swfsim_heap_push(&sim->heap, &d)) {
-                swfsim_warn("out of memory for an event: message lost");
-                swfsim_msg_free(sim, ev->msg);
-            }
+        int go = swfsim_inject_due(sim, ev, &t);
+        if (go < 0) {
+            swfsim_warn("out of memory for an event: messages held until the end");
+        }
+        if (1 != go) {
             break;
         }
-        t = swfsim_torus_transfer(&sim->torus, ev->msg->src, ev->msg->dst,
-                                  ev->msg->len, ev->time, NULL);
         d.time = t;
         if (0 != swfsim_heap_push(&sim->heap, &d)) {
             swfsim_warn("out of memory for an event: message lost");

@@ -190,7 +190,9 @@ static void swfsim_vpush(swfsim_vrunner_t *v, const swfsim_event_t *ev)
 {
     if (0 != swfsim_heap_push(&v->sim->heap, ev)) {
         v->oom = 1;
-        swfsim_vmsg_free(v, ev->msg);
+        if (SWFSIM_EV_DELIVER == ev->type) {   /* an INJECT's stays in its queue */
+            swfsim_vmsg_free(v, ev->msg);
+        }
     }
 }
 
@@ -234,7 +236,6 @@ static void swfsim_vnode_run(swfsim_vrunner_t *v, uint32_t r)
         switch (vn->op.kind) {
         case SWFSIM_VOP_SEND: {
             swfsim_msg_t *m = swfsim_vmsg_alloc(v);
-            swfsim_event_t ev = { .time = n->clock, .type = SWFSIM_EV_INJECT, .node = r };
             if (NULL == m) {
                 return;
             }
@@ -245,12 +246,14 @@ static void swfsim_vnode_run(swfsim_vrunner_t *v, uint32_t r)
             m->len = vn->op.len;
             m->t_send = n->clock;
             m->t_deliver = 0;
-            ev.msg = m;
             n->msgs_sent++;
             n->bytes_sent += m->len;
             sim->msgs_total++;
             sim->bytes_total += m->len;
-            swfsim_vpush(v, &ev);
+            if (0 != swfsim_inject_offer(sim, n, m)) {
+                v->oom = 1;
+                swfsim_vmsg_free(v, m);
+            }
             break;
         }
         case SWFSIM_VOP_RECV: {
@@ -352,17 +355,25 @@ int swfsim_vrun(swfsim_t *sim, const swfsim_vprog_t *prog)
             swfsim_msg_t *m = ev.msg;
             swfsim_event_t d = { .type = SWFSIM_EV_DELIVER, .node = m->dst, .msg = m };
             if (torus) {
-                /* the node's next packet goes when its previous one has
-                 * left the injection link (docs/swfsim.md, contention) */
-                uint64_t inj = sim->torus.links[4 * sim->torus.dx * sim->torus.dy + m->src].free_at;
-                if (inj > ev.time) {
-                    ev.time = inj;
-                    swfsim_vpush(&v, &ev);
+                int go = swfsim_inject_due(sim, &ev, &d.time);
+                if (go < 0) {
+                    v.oom = 1;
+                }
+                if (1 != go) {
                     continue;
                 }
-                d.time = swfsim_torus_transfer(&sim->torus, m->src, m->dst, m->len, ev.time,
-                                               NULL);
             } else {
+                /* no network: straight through, in send order */
+                swfsim_node_t *n = sim->nodes[m->src];
+                n->inj_head = m->next;
+                if (NULL == n->inj_head) {
+                    n->inj_tail = NULL;
+                } else {
+                    swfsim_event_t e2 = { .time = n->inj_head->t_send, .type = SWFSIM_EV_INJECT,
+                                          .node = m->src, .msg = n->inj_head };
+                    swfsim_vpush(&v, &e2);
+                }
+                m->next = NULL;
                 d.time = ev.time;
             }
             swfsim_vpush(&v, &d);
@@ -397,7 +408,17 @@ int swfsim_vrun(swfsim_t *sim, const swfsim_vprog_t *prog)
     sim->wall_end = swfsim_wall();
     /* free what is left: queued messages, events (after out of memory) */
     while (0 == swfsim_heap_pop(&sim->heap, &ev)) {
-        free(ev.msg);
+        if (SWFSIM_EV_DELIVER == ev.type) {   /* INJECT: freed with its queue */
+            free(ev.msg);
+        }
+    }
+    for (uint32_t r = 0; r < N; r++) {
+        while (NULL != sim->nodes[r]->inj_head) {
+            swfsim_msg_t *m = sim->nodes[r]->inj_head;
+            sim->nodes[r]->inj_head = m->next;
+            free(m);
+        }
+        sim->nodes[r]->inj_tail = NULL;
     }
     for (uint64_t i = 0; i < v.nbucket; i++) {
         while (NULL != v.bucket[i]) {
