@@ -378,7 +378,7 @@ static void swfsim_html_link_table(FILE *f, const swfsim_json_t *links, int net)
 static void swfsim_html_latency(FILE *f, const swfsim_json_t *j)
 {
     const swfsim_json_t *hist = swfsim_json_get(j, "latency_hist_ns");
-    double maxc = 0, bw, W = 900, H = 260, L = 60, B = 50;
+    double maxc = 0, bw, W = 900, H = 260, L = 60, B = 72;
 
     fputs("<section><h2>Latency (send to arrival)</h2>\n", f);
     if (NULL == hist || SWFSIM_JSON_ARR != hist->type || 0 == hist->n) {
