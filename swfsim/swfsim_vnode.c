@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "swfsim_workload.h"
+#include "swfsim_trace.h"
 
 /* queued messages from one source to one destination */
 typedef struct swfsim_vq {
@@ -177,6 +178,9 @@ static swfsim_msg_t *swfsim_vq_take(swfsim_vrunner_t *v, uint32_t dst, uint32_t 
 
 static void swfsim_vgive(swfsim_vrunner_t *v, swfsim_node_t *n, swfsim_msg_t *m)
 {
+    if (NULL != v->sim->trace) {
+        swfsim_trace_recv(v->sim, n, m);
+    }
     if (m->t_deliver > n->clock) {
         n->wait_ps += m->t_deliver - n->clock;
         n->clock = m->t_deliver;
@@ -227,11 +231,18 @@ static void swfsim_vnode_run(swfsim_vrunner_t *v, uint32_t r)
     for (;;) {
         if (!vn->have) {
             if (0 != v->prog->next(v->prog->ctx, r, vn->idx, &vn->op)) {
+                if (NULL != sim->trace) {
+                    sockmodel_cmd_t fin = { .request = SOCKMODEL_FINISH };
+                    swfsim_trace_cmd(sim, n, &fin);
+                }
                 n->state = SWFSIM_N_FINISHED;
                 return;
             }
             vn->have = 1;
             n->clock += vn->op.compute_ps;
+            if (NULL != sim->trace) {
+                swfsim_trace_poll(sim, n, vn->op.compute_ps);
+            }
         }
         switch (vn->op.kind) {
         case SWFSIM_VOP_SEND: {
@@ -250,6 +261,9 @@ static void swfsim_vnode_run(swfsim_vrunner_t *v, uint32_t r)
             n->bytes_sent += m->len;
             sim->msgs_total++;
             sim->bytes_total += m->len;
+            if (NULL != sim->trace) {
+                swfsim_trace_send(sim, n, m);
+            }
             if (0 != swfsim_inject_offer(sim, n, m)) {
                 v->oom = 1;
                 swfsim_vmsg_free(v, m);
@@ -269,6 +283,9 @@ static void swfsim_vnode_run(swfsim_vrunner_t *v, uint32_t r)
             break;
         }
         case SWFSIM_VOP_BARRIER:
+            if (NULL != sim->trace) {
+                swfsim_trace_barrier(sim, n);
+            }
             vn->blocked = 1;
             n->state = SWFSIM_N_BLOCKED_BARRIER;
             if (n->clock > v->barrier_latest) {

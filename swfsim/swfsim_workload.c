@@ -224,10 +224,6 @@ int swfsim_virtual_main(swfsim_config_t *cfg, int argc, char **argv)
     int replay = '\0' != cfg->replay_file[0], rc;
 
     memset(&arr, 0, sizeof(arr));
-    if ('\0' != cfg->record_file[0]) {
-        fprintf(stderr, "swfsim: --record needs a live run (not --workload or --replay)\n");
-        return 1;
-    }
     if (replay && '\0' != cfg->workload[0]) {
         fprintf(stderr, "swfsim: --workload and --replay exclude each other\n");
         return 1;
@@ -276,7 +272,15 @@ int swfsim_virtual_main(swfsim_config_t *cfg, int argc, char **argv)
                    swfsim_workload_name(w.kind), cfg->nodes, w.size, w.iters);
         }
     }
+    if ('\0' != cfg->record_file[0] && 0 != swfsim_trace_open(&sim, cfg->record_file)) {
+        swfsim_fini(&sim);
+        swfsim_vprog_array_fini(&arr);
+        return 1;
+    }
     rc = swfsim_vrun(&sim, &prog);
+    if (0 != swfsim_trace_close(&sim) && 0 == rc) {
+        rc = 1;
+    }
     if (0 != swfsim_report_write(&sim) && 0 == rc) {
         rc = 1;
     }

@@ -212,10 +212,58 @@ static void test_bad_traces(void **state)
     unlink(path);
 }
 
+/* a recorded workload replays to the same end time and event count */
+static void test_workload_replay(void **state)
+{
+    static const char *const specs[] = { "halo2d,size=4K,iters=20,compute=300",
+                                         "alltoall,size=3000,iters=2", "allreduce,size=64K" };
+    (void) state;
+    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+        swfsim_config_t cfg;
+        swfsim_workload_t w;
+        swfsim_vprog_t p;
+        swfsim_vprog_array_t arr;
+        swfsim_t sim;
+        uint64_t end_w = 0, end_r = 0, rec_end = 0, ev_w;
+
+        swfsim_config_defaults(&cfg);
+        cfg.model = SOCKMODEL_MODEL_TORUS;
+        cfg.nodes = 16;
+        cfg.torus_x = cfg.torus_y = 4;
+        assert_int_equal(swfsim_workload_parse(&w, specs[i]), 0);
+        assert_int_equal(swfsim_workload_prog(&w, &cfg, &p), 0);
+        assert_int_equal(swfsim_init(&sim, &cfg), 0);
+        assert_int_equal(swfsim_trace_open(&sim, "wl-trace.tmp"), 0);
+        assert_int_equal(swfsim_vrun(&sim, &p), 0);
+        assert_int_equal(swfsim_trace_close(&sim), 0);
+        for (uint32_t r = 0; r < 16; r++) {
+            end_w = sim.nodes[r]->clock > end_w ? sim.nodes[r]->clock : end_w;
+        }
+        ev_w = sim.events;
+        swfsim_fini(&sim);
+
+        swfsim_config_defaults(&cfg);
+        assert_int_equal(swfsim_trace_load("wl-trace.tmp", &cfg, &arr, &rec_end), 0);
+        assert_int_equal(rec_end, end_w / SWFSIM_PS_PER_NS);
+        assert_int_equal(swfsim_init(&sim, &cfg), 0);
+        swfsim_vprog_array_prog(&arr, &p);
+        assert_int_equal(swfsim_vrun(&sim, &p), 0);
+        for (uint32_t r = 0; r < 16; r++) {
+            end_r = sim.nodes[r]->clock > end_r ? sim.nodes[r]->clock : end_r;
+        }
+        assert_int_equal(end_r, end_w);
+        assert_int_equal(sim.events, ev_w);
+        swfsim_fini(&sim);
+        swfsim_vprog_array_fini(&arr);
+        unlink("wl-trace.tmp");
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_record_replay),
+        cmocka_unit_test(test_workload_replay),
         cmocka_unit_test(test_bad_traces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
