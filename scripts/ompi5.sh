@@ -113,12 +113,17 @@ on_exit() {
     exit "$rc"
 }
 on_signal() {
-    # the command and everything it started (its own process group), then
-    # whatever ignored the signal
+    # the command and everything it started (its own process group): TERM,
+    # since an asynchronous command ignores INT; 10 s to end, then KILL
+    local i
     if [ -n "$child" ]; then
-        kill -s "$1" -- "-$child" 2> /dev/null || true
-        wait "$child" 2> /dev/null || true
+        kill -s TERM -- "-$child" 2> /dev/null || true
+        for ((i = 0; i < 20; i++)); do
+            kill -0 "$child" 2> /dev/null || break
+            sleep 0.5
+        done
         kill -s KILL -- "-$child" 2> /dev/null || true
+        wait "$child" 2> /dev/null || true
     fi
     umount_all
     trap - "$1"
