@@ -77,7 +77,8 @@ typedef struct mca_btl_sci_component {
     int num_connected;
     struct mca_btl_base_endpoint_t **sweep;       /* snapshot of it */
     unsigned int progress_calls;
-    int num_unconnected;           /* peers added but not connected yet */
+    int32_t num_unconnected;             /* peers added but not connected yet (add_procs and
+                                          * progress may change it at once) */
 
     opal_list_t pending_endpoints; /* endpoints with deferred sends */
     opal_list_t completed_frags;   /* sends done, callback still owed */

@@ -422,6 +422,10 @@ static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool en
         if (SCI_ERR_OK == err) {
             err = sci_create_dma_queue(c->sd, 16, &c->dq);
         }
+        if (SCI_ERR_OK == err && enable_mpi_threads) {
+            /* put/get from several threads: the one queue takes a lock */
+            err = sci_dma_queue_share(c->dq);
+        }
         if (SCI_ERR_OK != err) {
             opal_show_help("help-mpi-btl-sci.txt", "cma refused", true, opal_process_info.nodename,
                            sci_strerror(err));

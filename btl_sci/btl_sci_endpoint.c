@@ -172,7 +172,7 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
     c->connected[c->num_connected++] = ep;
     OPAL_THREAD_UNLOCK(&c->lock);
     ep->state = MCA_BTL_SCI_EP_CONNECTED;
-    --c->num_unconnected;
+    (void) OPAL_THREAD_ADD_FETCH32(&c->num_unconnected, -1);
     opal_output_verbose(20, c->output, "btl:sci: connected to local rank %d", ep->peer_rank);
     return OPAL_SUCCESS;
 
@@ -187,7 +187,7 @@ fail:
         sci_disconnect_segment(rseg);
     }
     ep->state = MCA_BTL_SCI_EP_FAILED;
-    --c->num_unconnected;
+    (void) OPAL_THREAD_ADD_FETCH32(&c->num_unconnected, -1);
     opal_show_help("help-mpi-btl-sci.txt", "connect failed", true, opal_process_info.nodename,
                    ep->peer_rank, sci_strerror(err));
     return OPAL_ERROR;
@@ -199,7 +199,7 @@ void mca_btl_sci_endpoint_disconnect(mca_btl_sci_endpoint_t *ep)
     opal_list_item_t *item;
 
     if (MCA_BTL_SCI_EP_CONNECTING == ep->state) {
-        --c->num_unconnected;
+        (void) OPAL_THREAD_ADD_FETCH32(&c->num_unconnected, -1);
     }
     mca_btl_sci_endpoint_deactivate(ep);
     OPAL_THREAD_LOCK(&c->lock);

@@ -142,13 +142,8 @@ static int mca_btl_sci_dma(int direction, struct mca_btl_base_endpoint_t *endpoi
     if (OPAL_UNLIKELY(remote.owner != (uint64_t) endpoint->peer_pid)) {
         return OPAL_ERR_BAD_PARAM;
     }
-    err = sci_dma_enqueue(c->dq, direction, local_address, &remote, remote_address, size);
-    if (SCI_ERR_OK == err) {
-        err = sci_dma_start(c->dq);
-        if (SCI_ERR_OK == err) {
-            err = sci_dma_wait(c->dq);
-        }
-    }
+    /* the queue serialises threads itself when they are enabled */
+    err = sci_dma_transfer(c->dq, direction, local_address, &remote, remote_address, size);
     switch (err) {
     case SCI_ERR_OK:
         return OPAL_SUCCESS;

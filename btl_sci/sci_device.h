@@ -132,6 +132,13 @@ sci_error_t sci_dma_enqueue(sci_dma_queue_t *dq, int direction, void *local_addr
 sci_error_t sci_dma_start(sci_dma_queue_t *dq);
 /* Wait for the queue to drain; returns the first error of the batch. */
 sci_error_t sci_dma_wait(sci_dma_queue_t *dq);
+/* A queue is driven by one thread at a time, as SISCI's is.  After
+ * share, sci_dma_transfer may be called by several threads at once (the
+ * provider serialises them); without it, it takes no lock. */
+sci_error_t sci_dma_queue_share(sci_dma_queue_t *dq);
+/* Enqueue, start and wait for one transfer (the synchronous use). */
+sci_error_t sci_dma_transfer(sci_dma_queue_t *dq, int direction, void *local_addr,
+                             const sci_mem_handle_t *remote, uint64_t remote_addr, size_t len);
 /* SCI_ERR_OK if the engine can be used on this host, else why not. */
 sci_error_t sci_dma_probe(sci_desc_t *sd);
 

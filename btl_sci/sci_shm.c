@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,8 @@ typedef struct sci_dma_entry {
 
 struct sci_dma_queue {
     sci_desc_t *sd;
+    int shared;                /* several threads: transfer takes the lock */
+    pthread_mutex_t lock;
     unsigned max_entries;
     unsigned count;
     sci_error_t status;
@@ -452,6 +455,7 @@ sci_error_t sci_create_dma_queue(sci_desc_t *sd, unsigned max_entries, sci_dma_q
         free(q);
         return SCI_ERR_NOSPC;
     }
+    (void) pthread_mutex_init(&q->lock, NULL);
     q->sd = sd;
     q->max_entries = max_entries;
     *dq = q;
@@ -463,6 +467,7 @@ void sci_remove_dma_queue(sci_dma_queue_t *dq)
     if (NULL == dq) {
         return;
     }
+    (void) pthread_mutex_destroy(&dq->lock);
     free(dq->entries);
     free(dq);
 }
@@ -549,6 +554,42 @@ sci_error_t sci_dma_wait(sci_dma_queue_t *dq)
         return SCI_ERR_ILLEGAL_PARAMETER;
     }
     return dq->status;
+}
+
+sci_error_t sci_dma_queue_share(sci_dma_queue_t *dq)
+{
+    if (NULL == dq) {
+        return SCI_ERR_ILLEGAL_PARAMETER;
+    }
+    dq->shared = 1;
+    return SCI_ERR_OK;
+}
+
+sci_error_t sci_dma_transfer(sci_dma_queue_t *dq, int direction, void *local_addr,
+                             const sci_mem_handle_t *remote, uint64_t remote_addr, size_t len)
+{
+    sci_error_t err;
+
+    if (NULL == dq) {
+        return SCI_ERR_ILLEGAL_PARAMETER;
+    }
+    /* entries, count and status belong to one batch: another thread's
+     * enqueue between our enqueue and start would be lost or run half
+     * written, and its start would report our batch's status */
+    if (dq->shared) {
+        pthread_mutex_lock(&dq->lock);
+    }
+    err = sci_dma_enqueue(dq, direction, local_addr, remote, remote_addr, len);
+    if (SCI_ERR_OK == err) {
+        err = sci_dma_start(dq);
+        if (SCI_ERR_OK == err) {
+            err = sci_dma_wait(dq);
+        }
+    }
+    if (dq->shared) {
+        pthread_mutex_unlock(&dq->lock);
+    }
+    return err;
 }
 
 sci_error_t sci_dma_probe(sci_desc_t *sd)
