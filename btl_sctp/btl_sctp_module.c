@@ -103,7 +103,7 @@ static mca_btl_sctp_endpoint_t *endpoint_create(opal_proc_t *proc)
     return ep;
 }
 
-int mca_btl_sctp_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+static int mca_btl_sctp_add_procs_locked(struct mca_btl_base_module_t *btl, size_t nprocs,
                            struct opal_proc_t **procs,
                            struct mca_btl_base_endpoint_t **peers, opal_bitmap_t *reachable)
 {
@@ -145,7 +145,7 @@ static void endpoint_destroy(mca_btl_sctp_endpoint_t *ep)
 
 static void say_goodbye(mca_btl_sctp_endpoint_t **eps, size_t n);
 
-int mca_btl_sctp_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+static int mca_btl_sctp_del_procs_locked(struct mca_btl_base_module_t *btl, size_t nprocs,
                            struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers)
 {
     (void) btl;
@@ -266,7 +266,7 @@ static uint16_t choose_stream(mca_btl_sctp_endpoint_t *ep, mca_btl_base_tag_t ta
     return 0;
 }
 
-int mca_btl_sctp_send(struct mca_btl_base_module_t *btl,
+static int mca_btl_sctp_send_locked(struct mca_btl_base_module_t *btl,
                       struct mca_btl_base_endpoint_t *endpoint,
                       struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag)
 {
@@ -302,7 +302,7 @@ int mca_btl_sctp_send(struct mca_btl_base_module_t *btl,
  * into an eager fragment, which is sent like any other. The data is the
  * BTL's from then on, so a fragment the socket could not take yet stays
  * queued and the send still succeeds. */
-int mca_btl_sctp_sendi(struct mca_btl_base_module_t *btl,
+static int mca_btl_sctp_sendi_locked(struct mca_btl_base_module_t *btl,
                        struct mca_btl_base_endpoint_t *endpoint,
                        struct opal_convertor_t *convertor, void *header, size_t header_size,
                        size_t payload_size, uint8_t order, uint32_t flags,
@@ -342,7 +342,7 @@ int mca_btl_sctp_sendi(struct mca_btl_base_module_t *btl,
             return OPAL_ERROR;
         }
     }
-    rc = mca_btl_sctp_send(btl, endpoint, des, tag);
+    rc = mca_btl_sctp_send_locked(btl, endpoint, des, tag);
     if (rc < 0) {
         mca_btl_sctp_free(btl, des);
         return rc;
@@ -462,7 +462,7 @@ static void say_goodbye(mca_btl_sctp_endpoint_t **eps, size_t n)
     }
 }
 
-int mca_btl_sctp_finalize(struct mca_btl_base_module_t *btl)
+static int mca_btl_sctp_finalize_locked(struct mca_btl_base_module_t *btl)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
     opal_list_item_t *item;
@@ -513,4 +513,66 @@ void mca_btl_sctp_dump(struct mca_btl_base_module_t *btl,
                     opal_list_get_size(&endpoint->pending_ctrl),
                     opal_list_get_size(&endpoint->pending_bulk));
     }
+}
+
+/* The entry points Open MPI calls from any thread: under the component's
+ * lock when threads are enabled (see btl_sctp.h). */
+
+int mca_btl_sctp_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                           struct opal_proc_t **procs,
+                           struct mca_btl_base_endpoint_t **peers, opal_bitmap_t *reachable)
+{
+    int rc;
+
+    mca_btl_sctp_lock();
+    rc = mca_btl_sctp_add_procs_locked(btl, nprocs, procs, peers, reachable);
+    mca_btl_sctp_unlock();
+    return rc;
+}
+
+int mca_btl_sctp_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                           struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers)
+{
+    int rc;
+
+    mca_btl_sctp_lock();
+    rc = mca_btl_sctp_del_procs_locked(btl, nprocs, procs, peers);
+    mca_btl_sctp_unlock();
+    return rc;
+}
+
+int mca_btl_sctp_send(struct mca_btl_base_module_t *btl,
+                      struct mca_btl_base_endpoint_t *endpoint,
+                      struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag)
+{
+    int rc;
+
+    mca_btl_sctp_lock();
+    rc = mca_btl_sctp_send_locked(btl, endpoint, descriptor, tag);
+    mca_btl_sctp_unlock();
+    return rc;
+}
+
+int mca_btl_sctp_sendi(struct mca_btl_base_module_t *btl,
+                       struct mca_btl_base_endpoint_t *endpoint,
+                       struct opal_convertor_t *convertor, void *header, size_t header_size,
+                       size_t payload_size, uint8_t order, uint32_t flags,
+                       mca_btl_base_tag_t tag, mca_btl_base_descriptor_t **descriptor)
+{
+    int rc;
+
+    mca_btl_sctp_lock();
+    rc = mca_btl_sctp_sendi_locked(btl, endpoint, convertor, header, header_size, payload_size, order, flags, tag, descriptor);
+    mca_btl_sctp_unlock();
+    return rc;
+}
+
+int mca_btl_sctp_finalize(struct mca_btl_base_module_t *btl)
+{
+    int rc;
+
+    mca_btl_sctp_lock();
+    rc = mca_btl_sctp_finalize_locked(btl);
+    mca_btl_sctp_unlock();
+    return rc;
 }
