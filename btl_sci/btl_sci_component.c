@@ -631,8 +631,8 @@ static int mca_btl_sci_progress_slow(void)
                     mca_btl_sci_endpoint_activate(ep);
                 }
             }
-            if (check_alive && SCI_ERR_OK != sci_check_sequence(ep->seq)) {
-                mca_btl_sci_fatal_peer(ep, "the peer process or its segment is gone");
+            if (check_alive) {
+                (void) mca_btl_sci_endpoint_check_peer(ep, "the peer process is gone");
             }
         }
     }
@@ -649,9 +649,10 @@ static int mca_btl_sci_progress_slow(void)
         while (NULL != (ep = (mca_btl_sci_endpoint_t *) opal_list_remove_first(&work))) {
             bool done = mca_btl_sci_endpoint_flush_pending(ep);
 
-            if (!done && SCI_ERR_OK != sci_check_sequence(ep->seq)) {
-                /* stuck on a full ring: is the reader still alive? */
-                mca_btl_sci_fatal_peer(ep, "the peer stopped reading (process gone)");
+            if (!done) {
+                /* stuck on a full ring (or still connecting): is the
+                 * reader still alive? */
+                (void) mca_btl_sci_endpoint_check_peer(ep, "the peer stopped reading (process gone)");
             }
             OPAL_THREAD_LOCK(&c->lock);
             if ((done && opal_list_is_empty(&ep->pending)) || MCA_BTL_SCI_EP_FAILED == ep->state) {

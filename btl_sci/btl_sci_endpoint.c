@@ -284,6 +284,29 @@ void mca_btl_sci_endpoint_defer(mca_btl_sci_endpoint_t *ep, struct mca_btl_sci_f
     OPAL_THREAD_UNLOCK(&c->lock);
 }
 
+bool mca_btl_sci_endpoint_check_peer(mca_btl_sci_endpoint_t *ep, const char *why)
+{
+    if (MCA_BTL_SCI_EP_CONNECTED != ep->state) {
+        /* still connecting (no sequence yet): progress keeps trying; a
+         * failed peer was reported already */
+        return MCA_BTL_SCI_EP_FAILED != ep->state;
+    }
+    switch (sci_check_sequence(ep->seq)) {
+    case SCI_ERR_OK:
+        return true;
+    case SCI_ERR_DISCONNECTED:
+        /* it removed its segments: a normal finalize, never an error (a
+         * slower peer is still in its final fence) */
+        ep->state = MCA_BTL_SCI_EP_FAILED;
+        opal_output_verbose(20, mca_btl_sci_component.output, "btl:sci: local rank %d left",
+                            ep->peer_rank);
+        return false;
+    default:
+        mca_btl_sci_fatal_peer(ep, why);
+        return false;
+    }
+}
+
 void mca_btl_sci_fatal_peer(mca_btl_sci_endpoint_t *ep, const char *why)
 {
     if (MCA_BTL_SCI_EP_FAILED == ep->state) {

@@ -63,6 +63,11 @@ void mca_btl_sci_endpoint_defer(mca_btl_sci_endpoint_t *ep, struct mca_btl_sci_f
 /* push deferred frags; true when none are left */
 bool mca_btl_sci_endpoint_flush_pending(mca_btl_sci_endpoint_t *ep);
 
+/* Is the peer still there?  true while it is (or is still connecting);
+ * false once it failed (reported to the PML with why) or left in order
+ * (quietly: its finalize is not an error). */
+bool mca_btl_sci_endpoint_check_peer(mca_btl_sci_endpoint_t *ep, const char *why);
+
 /* After a publish: if the peer is not polling our ring it asked for a
  * doorbell.  The idle flag is in our own segment: a local load. */
 static inline void mca_btl_sci_endpoint_ring(mca_btl_sci_endpoint_t *ep)

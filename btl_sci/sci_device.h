@@ -34,7 +34,8 @@ typedef enum {
     SCI_ERR_OUT_OF_RANGE = -6,     /* address/length outside a segment */
     SCI_ERR_NOT_SUPPORTED = -7,    /* e.g. the DMA engine is refused (CMA) */
     SCI_ERR_BUSY = -8,             /* DMA queue full */
-    SCI_ERR_SYSTEM = -9            /* any other system error (see errno) */
+    SCI_ERR_SYSTEM = -9,           /* any other system error (see errno) */
+    SCI_ERR_DISCONNECTED = -10     /* the owner removed the segment: it left in order */
 } sci_error_t;
 
 /* Opaque objects. */
@@ -106,8 +107,10 @@ void sci_disconnect_segment(sci_remote_segment_t *rseg);
 sci_error_t sci_create_map_sequence(sci_remote_segment_t *rseg, sci_sequence_t **seq);
 void sci_remove_sequence(sci_sequence_t *seq);
 sci_error_t sci_start_sequence(sci_sequence_t *seq);
-/* SCI_ERR_OK, or SCI_ERR_TRANSFER_FAILED once the remote segment is dead or
- * its owner is gone.  Not for the fast path (may do a system call). */
+/* SCI_ERR_OK; SCI_ERR_DISCONNECTED once the owner removed the segment (an
+ * orderly exit, also after the owner ended); SCI_ERR_TRANSFER_FAILED once
+ * the owner is gone without removing it (it died).  Not for the fast path
+ * (may do a system call). */
 sci_error_t sci_check_sequence(sci_sequence_t *seq);
 
 /* Order all remote stores issued before the barrier before any later one

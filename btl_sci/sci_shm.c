@@ -77,7 +77,7 @@ struct sci_remote_segment {
 
 struct sci_sequence {
     sci_remote_segment_t *rseg;
-    int failed;
+    sci_error_t failed;        /* sticky: DISCONNECTED or TRANSFER_FAILED */
 };
 
 typedef struct sci_dma_entry {
@@ -136,6 +136,7 @@ const char *sci_strerror(sci_error_t err)
     case SCI_ERR_OUT_OF_RANGE: return "address out of range";
     case SCI_ERR_NOT_SUPPORTED: return "not supported on this host";
     case SCI_ERR_BUSY: return "queue full";
+    case SCI_ERR_DISCONNECTED: return "the remote segment was removed by its owner";
     default: return "system error";
     }
 }
@@ -393,7 +394,7 @@ sci_error_t sci_start_sequence(sci_sequence_t *seq)
     if (NULL == seq) {
         return SCI_ERR_ILLEGAL_PARAMETER;
     }
-    return seq->failed ? SCI_ERR_TRANSFER_FAILED : SCI_ERR_OK;
+    return seq->failed;
 }
 
 sci_error_t sci_check_sequence(sci_sequence_t *seq)
@@ -404,17 +405,19 @@ sci_error_t sci_check_sequence(sci_sequence_t *seq)
         return SCI_ERR_ILLEGAL_PARAMETER;
     }
     if (seq->failed) {
-        return SCI_ERR_TRANSFER_FAILED;
+        return seq->failed;
     }
     /* all stores so far are visible before we judge the peer alive */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    /* the state first: an owner that removed its segment and then ended
+     * left in order, although its pid is gone too */
     state = __atomic_load_n(&seq->rseg->hdr->state, __ATOMIC_ACQUIRE);
-    if (SCI_SEG_DEAD == state || SCI_SEG_UNAVAILABLE == state ||
-        (0 != kill(seq->rseg->owner, 0) && ESRCH == errno)) {
-        seq->failed = 1;
-        return SCI_ERR_TRANSFER_FAILED;
+    if (SCI_SEG_DEAD == state || SCI_SEG_UNAVAILABLE == state) {
+        seq->failed = SCI_ERR_DISCONNECTED;
+    } else if (0 != kill(seq->rseg->owner, 0) && ESRCH == errno) {
+        seq->failed = SCI_ERR_TRANSFER_FAILED;
     }
-    return SCI_ERR_OK;
+    return seq->failed;
 }
 
 sci_error_t sci_register_memory(sci_desc_t *sd, void *addr, size_t len, sci_mem_handle_t *handle)

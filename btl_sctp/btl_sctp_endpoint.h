@@ -36,6 +36,9 @@ struct mca_btl_base_endpoint_t {
     int on_pending;
     int state;
     int used;                      /* we sent to it: say goodbye at finalize */
+    int assoc;                     /* an association exists (we sent, or it came up
+                                    * or brought a message): say goodbye too */
+    int leaving;                   /* we said goodbye: its loss is no error */
     uint16_t num_streams;          /* agreed with the peer */
     uint16_t next_bulk;
     struct mca_btl_sctp_frag_t *partial; /* message the socket took in part */

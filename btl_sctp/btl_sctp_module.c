@@ -363,6 +363,7 @@ void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg)
     }
     switch (msg->kind) {
     case BTL_SCTP_SOCK_UP:
+        ep->assoc = 1;
         opal_output_verbose(20, c->output, "btl:sctp: association to %s up",
                             OPAL_NAME_PRINT(ep->proc->proc_name));
         return;
@@ -372,7 +373,7 @@ void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg)
         }
         return;
     case BTL_SCTP_SOCK_LOST:
-        if (MCA_BTL_SCTP_EP_OK == ep->state && !c->finalizing) {
+        if (MCA_BTL_SCTP_EP_OK == ep->state && !ep->leaving && !c->finalizing) {
             char stats[512];
             /* what the stack saw before giving up: retransmissions, drops */
             if (0 == btl_sctp_sock_user_stats(stats, sizeof(stats))) {
@@ -391,6 +392,7 @@ void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg)
                             msg->len);
         return;
     }
+    ep->assoc = 1;
     memcpy(&hdr, msg->data, sizeof(hdr));
     if (MCA_BTL_SCTP_HDR_BYE == hdr.hdr_type) {
         if (MCA_BTL_SCTP_EP_OK == ep->state) {
@@ -425,9 +427,12 @@ void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg)
     }
 }
 
-/* Tell every peer we used that we are leaving, so that the closing of
- * our association is not taken for a failure, then let the queues drain
- * (the socket's close waits until the peers have acknowledged it all). */
+/* Tell every peer with an association that we are leaving (also those we
+ * only received from: our close aborts their association as well), so
+ * that its end is not taken for a failure, then let the queues drain
+ * (the socket's close waits until the peers have acknowledged it all).
+ * From here on, losing one of these peers is no error either: it may
+ * have left before us. */
 static void say_goodbye(mca_btl_sctp_endpoint_t **eps, size_t n)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
@@ -435,8 +440,12 @@ static void say_goodbye(mca_btl_sctp_endpoint_t **eps, size_t n)
     for (size_t i = 0; i < n; ++i) {
         mca_btl_sctp_endpoint_t *ep = eps[i];
         mca_btl_sctp_frag_t *frag;
-        if (NULL == ep || !ep->used || MCA_BTL_SCTP_EP_FAILED == ep->state) {
+        if (NULL == ep || MCA_BTL_SCTP_EP_FAILED == ep->state) {
             continue;
+        }
+        ep->leaving = 1;
+        if (!ep->assoc) {
+            continue; /* never associated: nothing to end */
         }
         frag = mca_btl_sctp_frag_alloc(&c->eager_frags);
         if (NULL == frag) {
