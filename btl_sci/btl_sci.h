@@ -67,7 +67,7 @@ typedef struct mca_btl_sci_component {
     /* one local segment per node-local peer (index: local rank), and our doorbell */
     sci_local_segment_t **lsegs;
     sci_local_segment_t *doorbell_seg;
-    volatile uint8_t *doorbell;
+    uint8_t *doorbell;             /* accessed through btl_sci_doorbell.h */
 
     /* endpoints by local rank; the active ones are polled every call */
     struct mca_btl_base_endpoint_t *endpoints;

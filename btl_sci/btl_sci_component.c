@@ -573,17 +573,14 @@ static inline int mca_btl_sci_poll_ring(mca_btl_sci_endpoint_t *ep)
 static void mca_btl_sci_check_doorbell(void)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
-    volatile uint8_t *bell = c->doorbell;
+    uint8_t *bell = c->doorbell;
 
     for (int base = 0; base < c->num_local; base += 8) {
-        uint64_t word = *(volatile uint64_t *) (bell + base);
-
-        if (OPAL_LIKELY(0 == word)) {
+        if (OPAL_LIKELY(!mca_btl_sci_doorbell_any(bell + base))) {
             continue;
         }
         for (int i = base; i < base + 8 && i < c->num_local; ++i) {
-            if (bell[i]) {
-                bell[i] = 0;
+            if (mca_btl_sci_doorbell_take(bell + i)) {
                 opal_output_verbose(90, c->output, "btl:sci: doorbell from local rank %d", i);
                 if (MCA_BTL_SCI_EP_CONNECTED == c->endpoints[i].state) {
                     mca_btl_sci_endpoint_activate(c->endpoints + i);
@@ -712,13 +709,14 @@ int mca_btl_sci_component_progress(void)
             ep->empty_polls = 0;
             count += n;
         } else if (OPAL_UNLIKELY(++ep->empty_polls > c->idle_polls)) {
-            /* tell the peer to ring, then look once more: a message
-             * published before it saw the flag is not lost */
-            *ep->idle_out = 1;
-            opal_atomic_mb();
+            /* tell the peer to ring, then look once more: the sender
+             * fences between its publish and its look at the flag, we
+             * between the flag and this poll, so one of the two sees
+             * the other (btl_sci_doorbell.h) */
+            mca_btl_sci_doorbell_go_idle(ep->idle_out);
             n = mca_btl_sci_poll_ring(ep);
             if (n > 0) {
-                *ep->idle_out = 0;
+                mca_btl_sci_doorbell_go_active(ep->idle_out);
                 ep->empty_polls = 0;
                 count += n;
             } else {
@@ -730,7 +728,7 @@ int mca_btl_sci_component_progress(void)
     }
 
     /* the doorbell: one load per 8 peers */
-    if (OPAL_UNLIKELY(0 != *(volatile uint64_t *) c->doorbell) || c->num_local > 8) {
+    if (OPAL_UNLIKELY(mca_btl_sci_doorbell_any(c->doorbell)) || c->num_local > 8) {
         mca_btl_sci_check_doorbell();
     }
 

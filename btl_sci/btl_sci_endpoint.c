@@ -53,7 +53,7 @@ void mca_btl_sci_endpoint_activate(mca_btl_sci_endpoint_t *ep)
 
     ep->empty_polls = 0;
     if (NULL != ep->idle_out) {
-        *ep->idle_out = 0;
+        mca_btl_sci_doorbell_go_active(ep->idle_out);
     }
     if (!ep->active) {
         ep->active = true;
@@ -159,15 +159,14 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
     ep->rseg = rseg;
     ep->rdoor = rdoor;
     ep->seq = seq;
-    ep->idle_in = (volatile uint32_t *) (lbase + MCA_BTL_SCI_SEG_IDLE_OFF);
-    ep->idle_out = (volatile uint32_t *) (rbase + MCA_BTL_SCI_SEG_IDLE_OFF);
+    ep->idle_in = (uint32_t *) (lbase + MCA_BTL_SCI_SEG_IDLE_OFF);
+    ep->idle_out = (uint32_t *) (rbase + MCA_BTL_SCI_SEG_IDLE_OFF);
     ep->peer_doorbell = bell + c->local_rank;
     /* a new peer is not polled until it rings: tell it to ring, and ring
      * for it once ourselves for what it may have sent already.  Only
      * progress touches the active list. */
-    *ep->idle_out = 1;
-    opal_atomic_wmb();
-    c->doorbell[ep->peer_rank] = 1;
+    mca_btl_sci_doorbell_go_idle(ep->idle_out);
+    mca_btl_sci_doorbell_ring(c->doorbell + ep->peer_rank);
     OPAL_THREAD_LOCK(&c->lock);
     c->connected[c->num_connected++] = ep;
     OPAL_THREAD_UNLOCK(&c->lock);

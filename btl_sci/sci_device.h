@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tc_atomic.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -117,7 +119,7 @@ sci_error_t sci_check_sequence(sci_sequence_t *seq);
  * (SCIStoreBarrier).  For the shm provider: a release fence. */
 static inline void sci_store_barrier(void)
 {
-    __atomic_thread_fence(__ATOMIC_RELEASE);
+    tc_atomic_fence_release();
 }
 
 /* --- memory registration for DMA ------------------------------------------ */

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "sci_device.h"
+#include "tc_atomic.h"
 #include "tc_shm.h"
 
 #define SCI_SHM_MAGIC 0x5343497365676d31ull   /* "SCIsegm1" */
@@ -47,9 +48,9 @@ typedef struct sci_shm_seg_hdr {
     uint32_t segment_id;
     uint32_t node_id;
     int32_t owner_pid;
-    volatile int32_t state;
-    volatile uint32_t expected;
-    volatile uint32_t attached;
+    int32_t state;             /* shared: tc_atomic.h accessors only */
+    uint32_t expected;
+    uint32_t attached;
     uint64_t user_size;
 } sci_shm_seg_hdr_t;
 
@@ -235,7 +236,7 @@ sci_error_t sci_create_segment(sci_desc_t *sd, uint32_t segment_id, size_t size,
     s->hdr->owner_pid = (int32_t) sd->pid;
     s->hdr->user_size = total - SCI_SHM_HDR_SIZE;
     s->hdr->state = SCI_SEG_CREATED;
-    __atomic_store_n(&s->hdr->magic, SCI_SHM_MAGIC, __ATOMIC_RELEASE);
+    tc_atomic_store_release(&s->hdr->magic, SCI_SHM_MAGIC);
     *seg = s;
     return SCI_ERR_OK;
 }
@@ -247,7 +248,7 @@ sci_error_t sci_prepare_segment(sci_local_segment_t *seg)
     }
     /* the pages exist already (the file is sized at create); nothing for
      * an adapter to pin here */
-    __atomic_store_n(&seg->hdr->state, SCI_SEG_PREPARED, __ATOMIC_RELEASE);
+    tc_atomic_store_release(&seg->hdr->state, SCI_SEG_PREPARED);
     return SCI_ERR_OK;
 }
 
@@ -256,8 +257,8 @@ sci_error_t sci_set_segment_available(sci_local_segment_t *seg, unsigned expecte
     if (NULL == seg || 0 == expected_connections) {
         return SCI_ERR_ILLEGAL_PARAMETER;
     }
-    seg->hdr->expected = expected_connections;
-    __atomic_store_n(&seg->hdr->state, SCI_SEG_AVAILABLE, __ATOMIC_RELEASE);
+    tc_atomic_store_relaxed(&seg->hdr->expected, (uint32_t) expected_connections);
+    tc_atomic_store_release(&seg->hdr->state, SCI_SEG_AVAILABLE);
     return SCI_ERR_OK;
 }
 
@@ -266,7 +267,7 @@ sci_error_t sci_set_segment_unavailable(sci_local_segment_t *seg)
     if (NULL == seg) {
         return SCI_ERR_ILLEGAL_PARAMETER;
     }
-    __atomic_store_n(&seg->hdr->state, SCI_SEG_UNAVAILABLE, __ATOMIC_RELEASE);
+    tc_atomic_store_release(&seg->hdr->state, SCI_SEG_UNAVAILABLE);
     return SCI_ERR_OK;
 }
 
@@ -286,7 +287,7 @@ void sci_remove_segment(sci_local_segment_t *seg)
         return;
     }
     /* peers still mapping it see the state and report a transfer error */
-    __atomic_store_n(&seg->hdr->state, SCI_SEG_DEAD, __ATOMIC_RELEASE);
+    tc_atomic_store_release(&seg->hdr->state, SCI_SEG_DEAD);
     /* the name may still exist if not every peer connected */
     tc_shm_unlink(&seg->shm);
     tc_shm_detach(&seg->shm);
@@ -324,14 +325,14 @@ sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segme
     r->hdr = (sci_shm_seg_hdr_t *) r->shm.base;
     /* a file that is still being created, or is not ours: not available */
     if (r->shm.size < SCI_SHM_HDR_SIZE ||
-        SCI_SHM_MAGIC != __atomic_load_n(&r->hdr->magic, __ATOMIC_ACQUIRE) ||
+        SCI_SHM_MAGIC != tc_atomic_load_acquire(&r->hdr->magic) ||
         r->hdr->segment_id != segment_id ||
         r->hdr->user_size > r->shm.size - SCI_SHM_HDR_SIZE) {
         tc_shm_detach(&r->shm);
         free(r);
         return SCI_ERR_NO_SUCH_SEGMENT;
     }
-    state = __atomic_load_n(&r->hdr->state, __ATOMIC_ACQUIRE);
+    state = tc_atomic_load_acquire(&r->hdr->state);
     if (SCI_SEG_AVAILABLE != state) {
         tc_shm_detach(&r->shm);
         free(r);
@@ -339,7 +340,7 @@ sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segme
     }
     r->owner = (pid_t) r->hdr->owner_pid;
     /* the last expected connection removes the name: nothing stays on disk */
-    if (__atomic_add_fetch(&r->hdr->attached, 1, __ATOMIC_ACQ_REL) == r->hdr->expected) {
+    if (tc_atomic_add_fetch(&r->hdr->attached, 1u) == tc_atomic_load_relaxed(&r->hdr->expected)) {
         tc_shm_unlink(&r->shm);
     }
     *rseg = r;
@@ -408,10 +409,10 @@ sci_error_t sci_check_sequence(sci_sequence_t *seq)
         return seq->failed;
     }
     /* all stores so far are visible before we judge the peer alive */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    tc_atomic_fence_full();
     /* the state first: an owner that removed its segment and then ended
      * left in order, although its pid is gone too */
-    state = __atomic_load_n(&seq->rseg->hdr->state, __ATOMIC_ACQUIRE);
+    state = tc_atomic_load_acquire(&seq->rseg->hdr->state);
     if (SCI_SEG_DEAD == state || SCI_SEG_UNAVAILABLE == state) {
         seq->failed = SCI_ERR_DISCONNECTED;
     } else if (0 != kill(seq->rseg->owner, 0) && ESRCH == errno) {

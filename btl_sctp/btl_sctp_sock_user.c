@@ -95,6 +95,8 @@ struct user_sock {
     int per_peer_mtu;            /* MTU from each peer's paths */
     uint64_t hot_ms[BTL_SCTP_SOCK_MAX_ADDRS]; /* last SCTP packet per UDP socket */
     int pending_recv;            /* the last receive returned a message */
+    int discarding;              /* the rest of an oversize record is still to
+                                  * be dropped (its pieces may arrive later) */
 };
 
 static int user_stack_refs = 0;
@@ -938,13 +940,17 @@ static int user_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
             }
             continue;
         }
+        if (us->discarding) {
+            /* a later piece of a record refused whole: drop it too (no
+             * other message of the socket comes between the pieces of one
+             * record: fragment interleave level 0) */
+            us->discarding = !(flags & MSG_EOR);
+            continue;
+        }
         if (!(flags & MSG_EOR)) {
-            /* larger than any message the BTL sends: drop the rest of it */
-            do {
-                flags = 0;
-                n = usrsctp_recvv(us->so, us->msg, us->msg_size, NULL, NULL, NULL, NULL, NULL,
-                                  &flags);
-            } while (n > 0 && !(flags & MSG_EOR));
+            /* larger than any message the BTL sends: refuse the record
+             * whole, also the pieces that have not arrived yet */
+            us->discarding = 1;
             return -EMSGSIZE;
         }
         memset(msg, 0, sizeof(*msg));
