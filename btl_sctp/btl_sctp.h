@@ -14,6 +14,7 @@
 #include "opal/mca/btl/btl.h"
 #include "opal/mca/btl/base/base.h"
 #include "opal/threads/mutex.h"
+#include "tc_ompi_compat.h"
 
 #include "btl_sctp_sock.h"
 
@@ -29,17 +30,17 @@ typedef struct mca_btl_sctp_component_t {
     int num_streams;
     int sndbuf;
     int rcvbuf;
-    int nodelay;
+    bool nodelay;
     int mtu;
-    int crc32c;
-    int user_pool;
+    bool crc32c;
+    bool user_pool;
     int sack_freq;
     int probe_ms;
     int path_timeout_ms;
     int rto_min_ms;
     int max_retrans;
     int sctp_port;
-    int prio_streams;
+    bool prio_streams;
     int inplace_min;
     int free_list_num;
     int free_list_max;
@@ -65,7 +66,7 @@ typedef struct mca_btl_sctp_component_t {
     opal_recursive_mutex_t lock;
 } mca_btl_sctp_component_t;
 
-OPAL_MODULE_DECLSPEC extern mca_btl_sctp_component_t mca_btl_sctp_component;
+TC_OMPI_MODULE_DECLSPEC extern mca_btl_sctp_component_t mca_btl_sctp_component;
 
 static inline void mca_btl_sctp_lock(void)
 {
