@@ -45,6 +45,7 @@ typedef struct mca_btl_sctp_component_t {
     int free_list_num;
     int free_list_max;
     int free_list_inc;
+    int max_queued;           /* fragments queued per endpoint, at most */
     int verbose;
 
     /* state */

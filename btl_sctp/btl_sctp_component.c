@@ -147,6 +147,11 @@ static int mca_btl_sctp_component_register(void)
             OPAL_INFO_LVL_9);
     reg_int("free_list_max", "Most fragments per free list (-1: unlimited)",
             &c->free_list_max, -1, OPAL_INFO_LVL_9);
+    reg_int("max_queued",
+            "Most fragments queued on one endpoint while its socket has no room; beyond it "
+            "btl_send refuses (the PML retries later), and btl_sendi refuses as soon as "
+            "anything is queued, so a sender to a slow receiver stays bounded",
+            &c->max_queued, 64, OPAL_INFO_LVL_5);
     reg_int("free_list_inc", "Fragments added when a free list grows", &c->free_list_inc, 32,
             OPAL_INFO_LVL_9);
     reg_int("verbose", "Verbosity of btl/sctp (0-100; 0 follows btl_base_verbose)", &c->verbose,
@@ -379,6 +384,10 @@ static mca_btl_base_module_t **mca_btl_sctp_component_init(int *num_btls,
     }
     if (c->num_streams < 1 || c->num_streams > 1024) {
         disqualify("btl_sctp_num_streams must be between 1 and 1024");
+        return NULL;
+    }
+    if (c->max_queued < 1) {
+        disqualify("btl_sctp_max_queued must be at least 1");
         return NULL;
     }
     if (c->sack_freq < 1 || c->sack_freq > 16) {

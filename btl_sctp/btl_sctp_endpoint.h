@@ -48,6 +48,12 @@ typedef mca_btl_base_endpoint_t mca_btl_sctp_endpoint_t;
 
 OBJ_CLASS_DECLARATION(mca_btl_sctp_endpoint_t);
 
+/* Fragments waiting for room in the socket (both queues). */
+static inline size_t mca_btl_sctp_endpoint_queued(mca_btl_sctp_endpoint_t *ep)
+{
+    return opal_list_get_size(&ep->pending_ctrl) + opal_list_get_size(&ep->pending_bulk);
+}
+
 /* Send a fragment now or queue it: 1 sent inline, 0 queued, <0 error. */
 int mca_btl_sctp_endpoint_send(mca_btl_sctp_endpoint_t *ep, mca_btl_sctp_frag_t *frag);
 

@@ -272,6 +272,12 @@ static int mca_btl_sctp_send_locked(struct mca_btl_base_module_t *btl,
     if (2 == descriptor->des_segment_count) {
         len += frag->segments[1].seg_len;
     }
+    /* back-pressure: a receiver that does not read must not make the
+     * sender queue without bound; the PML keeps the request and retries */
+    if (OPAL_UNLIKELY(mca_btl_sctp_endpoint_queued(endpoint)
+                      >= (size_t) mca_btl_sctp_component.max_queued)) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
     frag->hdr->hdr_type = MCA_BTL_SCTP_HDR_DATA;
     frag->hdr->hdr_tag = tag;
     frag->hdr->hdr_pad = 0;
@@ -296,7 +302,10 @@ static int mca_btl_sctp_send_locked(struct mca_btl_base_module_t *btl,
  * this way without allocating a request): header and data are copied
  * into an eager fragment, which is sent like any other. The data is the
  * BTL's from then on, so a fragment the socket could not take yet stays
- * queued and the send still succeeds. */
+ * queued and the send still succeeds; but only when nothing was queued
+ * before: once the endpoint has a backlog, sendi refuses, the PML sends
+ * through a request that completes when the socket took the data, and
+ * the sender waits for the receiver instead of growing. */
 static int mca_btl_sctp_sendi_locked(struct mca_btl_base_module_t *btl,
                        struct mca_btl_base_endpoint_t *endpoint,
                        struct opal_convertor_t *convertor, void *header, size_t header_size,
@@ -312,6 +321,9 @@ static int mca_btl_sctp_sendi_locked(struct mca_btl_base_module_t *btl,
     }
     if (MCA_BTL_SCTP_EP_FAILED == endpoint->state) {
         return OPAL_ERR_UNREACH;
+    }
+    if (0 != mca_btl_sctp_endpoint_queued(endpoint) || NULL != endpoint->partial) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
     }
     if (len <= mca_btl_sctp_module.super.btl_eager_limit) {
         des = mca_btl_sctp_alloc(btl, endpoint, order, len,
