@@ -23,6 +23,7 @@
 
 #include "sci_device.h"
 #include "tc_rcache.h"
+#include "btl_sci_expose.h"
 #include "btl_sci_hdr.h"
 
 BEGIN_C_DECLS
@@ -34,10 +35,13 @@ struct mca_btl_base_registration_handle_t {
     sci_mem_handle_t sci;
 };
 
-/* a registration as the module keeps it: the wire part first */
+/* one btl_register_mem as the module keeps it: the wire part first (the
+ * exact range asked for, not the cache's page-rounded, merged one), the
+ * cache registration behind it, and its entry in the exposed set */
 typedef struct mca_btl_sci_reg {
     mca_btl_base_registration_handle_t handle;
     tc_rcache_reg_t *reg;
+    mca_btl_sci_expose_t expose;
 } mca_btl_sci_reg_t;
 
 typedef struct mca_btl_sci_component {
@@ -88,8 +92,11 @@ typedef struct mca_btl_sci_component {
 
     opal_free_list_t frags;
 
-    /* registration cache over sci_register_memory */
+    /* registration cache over sci_register_memory (handles: sci_mem_handle_t) */
     tc_rcache_t *rcache;
+    /* what peers may name in an atomic: the live registrations */
+    mca_btl_sci_expose_set_t exposed;
+    opal_mutex_t expose_lock;
 
     /* pending atomics, addressed by index+generation from the wire */
     struct mca_btl_sci_atomic_op *aops;

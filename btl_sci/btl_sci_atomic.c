@@ -208,23 +208,25 @@ int mca_btl_sci_atomic_cswap(struct mca_btl_base_module_t *btl, struct mca_btl_b
                                     cbfunc, cbcontext, cbdata);
 }
 
-/* target: is [address, address+width) inside memory we registered?  The
- * peer's copy of the handle is not trusted: our own cache decides. */
+/* target: is [address, address+width) inside memory we expose right now
+ * (a registration not deregistered yet, its exact range)?  The peer's copy
+ * of the handle is not trusted, and the registration cache is no answer:
+ * it keeps released registrations and page-rounded, merged ranges. */
 static bool mca_btl_sci_atomic_address_ok(const mca_btl_sci_atomic_req_t *req, size_t width)
 {
-    tc_rcache_reg_t *reg;
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    bool ok;
 
-    if (NULL != mca_btl_sci_component.rcache &&
-        0 == tc_rcache_find(mca_btl_sci_component.rcache, (const void *) (uintptr_t) req->address,
-                            width, &reg)) {
-        tc_rcache_put(mca_btl_sci_component.rcache, reg);
-        return true;
+    OPAL_THREAD_LOCK(&c->expose_lock);
+    ok = mca_btl_sci_expose_covers(&c->exposed, req->address, width);
+    OPAL_THREAD_UNLOCK(&c->expose_lock);
+    if (!ok) {
+        opal_output_verbose(5, c->output,
+                            "btl:sci: atomic at 0x%" PRIx64 " refused: not inside memory we expose "
+                            "(the peer named [0x%" PRIx64 ", +%" PRIu64 "))", req->address,
+                            req->reg_base, req->reg_len);
     }
-    opal_output_verbose(5, mca_btl_sci_component.output,
-                        "btl:sci: atomic at 0x%" PRIx64 " refused: not inside a registration of ours "
-                        "(the peer named [0x%" PRIx64 ", +%" PRIu64 "))", req->address, req->reg_base,
-                        req->reg_len);
-    return false;
+    return ok;
 }
 
 /* execute a request on local memory; the result goes into *rsp */

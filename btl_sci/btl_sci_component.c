@@ -155,6 +155,7 @@ static int mca_btl_sci_component_open(void)
     OBJ_CONSTRUCT(&c->free_aops, opal_list_t);
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
     OBJ_CONSTRUCT(&c->done_lock, opal_mutex_t);
+    OBJ_CONSTRUCT(&c->expose_lock, opal_mutex_t);
     c->output = -1;
     return OPAL_SUCCESS;
 }
@@ -228,6 +229,7 @@ static int mca_btl_sci_component_close(void)
     OBJ_DESTRUCT(&c->free_aops);
     OBJ_DESTRUCT(&c->lock);
     OBJ_DESTRUCT(&c->done_lock);
+    OBJ_DESTRUCT(&c->expose_lock);
     tc_ompi_output_close(&c->output);
     return OPAL_SUCCESS;
 }
