@@ -24,6 +24,7 @@
 #define _GNU_SOURCE /* dladdr, RTLD_NODELETE */
 #endif
 #include "btl_sctp_pool.h"
+#include "tc_atomic.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -114,7 +115,7 @@ static void pool_take(pool_thread_t *t, int c)
     void *head, *tail;
     uint32_t k = 1, n = pool_cap(c) / 2;
 
-    if (0 == __atomic_load_n(&depot_count[c], __ATOMIC_RELAXED)) {
+    if (0 == tc_atomic_load_relaxed(&depot_count[c])) {
         return; /* a racy peek: a miss only means carving one more block */
     }
     pthread_mutex_lock(&depot_lock);
@@ -389,7 +390,7 @@ static int write_slot(void **slot, void *fn)
         && 0 != mprotect((void *) page, (size_t) pagesz, prot | PROT_WRITE)) {
         return -errno;
     }
-    __atomic_store_n(slot, fn, __ATOMIC_RELEASE);
+    tc_atomic_store_release(slot, fn);
     if (!(prot & PROT_WRITE)) {
         (void) mprotect((void *) page, (size_t) pagesz, prot);
     }

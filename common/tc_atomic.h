@@ -48,6 +48,12 @@
     __atomic_compare_exchange_n((p), (expected), (desired), 1, __ATOMIC_ACQ_REL, \
                                 __ATOMIC_ACQUIRE)
 
+/* the weak form without ordering: claiming a position whose contents
+ * are ordered by another word (a slot's sequence number) */
+#define tc_atomic_cswap_weak_relaxed(p, expected, desired)                    \
+    __atomic_compare_exchange_n((p), (expected), (desired), 1, __ATOMIC_RELAXED, \
+                                __ATOMIC_RELAXED)
+
 /* fences */
 #define tc_atomic_fence_acquire() __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define tc_atomic_fence_release() __atomic_thread_fence(__ATOMIC_RELEASE)

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "tc_rcache.h"
+#include "tc_atomic.h"
 
 #define TC_REG_IN_TREE  0x1u
 #define TC_REG_IN_LRU   0x2u
@@ -571,7 +572,7 @@ void tc_rcache_flush(tc_rcache_t *cache)
 
 bool tc_rcache_reg_is_stale(const tc_rcache_reg_t *reg)
 {
-    return 0 != (__atomic_load_n(&reg->flags, __ATOMIC_RELAXED) & TC_REG_STALE);
+    return 0 != (tc_atomic_load_relaxed(&reg->flags) & TC_REG_STALE);
 }
 
 void tc_rcache_get_stats(tc_rcache_t *cache, tc_rcache_stats_t *stats)
