@@ -319,7 +319,9 @@ sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segme
     rc = tc_shm_attach(&r->shm, sd->dir, name, 0);
     if (0 != rc) {
         free(r);
-        return sci_shm_errno(-rc);
+        /* EINVAL: the file exists but has no size yet (its owner is
+         * between create and truncate): not available yet, like ENOENT */
+        return -EINVAL == rc ? SCI_ERR_NO_SUCH_SEGMENT : sci_shm_errno(-rc);
     }
     r->sd = sd;
     r->hdr = (sci_shm_seg_hdr_t *) r->shm.base;
