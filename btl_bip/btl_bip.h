@@ -59,6 +59,7 @@ typedef struct mca_btl_bip_component {
     int num_local;
     unsigned int slot_size;
     bool threads;
+    bool unlinked;               /* the queue file is gone from disk */
 
     struct mca_btl_base_endpoint_t *endpoints;   /* by local rank */
     int num_unconnected;

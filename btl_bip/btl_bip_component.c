@@ -136,6 +136,7 @@ static int mca_btl_bip_component_open(void)
     c->output = -1;
     c->dev = NULL;
     c->endpoints = NULL;
+    c->unlinked = false;
     memset(&c->cnt, 0, sizeof(c->cnt));
     return OPAL_SUCCESS;
 }

@@ -117,7 +117,7 @@ int mca_btl_bip_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
             (void) opal_bitmap_set_bit(reachable, (int) i);
         }
     }
-    (void) bip_unlink_when_connected(c->dev);
+    c->unlinked = 0 != bip_unlink_when_connected(c->dev);
 
     if (unreachable > 0 && !c->warned_unreachable && mca_btl_bip_only_bip_requested()) {
         c->warned_unreachable = true;

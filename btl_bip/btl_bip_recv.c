@@ -326,7 +326,6 @@ static void mca_btl_bip_progress_slow(void)
 {
     mca_btl_bip_component_t *c = &mca_btl_bip_component;
 
-    (void) bip_unlink_when_connected(c->dev);
     for (int i = 0; i < c->num_local; ++i) {
         mca_btl_bip_endpoint_t *ep = c->endpoints + i;
 
@@ -384,6 +383,10 @@ int mca_btl_bip_component_progress(void)
         }
     }
 
+    if (OPAL_UNLIKELY(!c->unlinked)) {
+        /* one load until every peer has mapped the queue, then the file goes */
+        c->unlinked = 0 != bip_unlink_when_connected(c->dev);
+    }
     if (OPAL_UNLIKELY(0 == (++c->progress_calls % c->check_interval))) {
         mca_btl_bip_progress_slow();
     }
