@@ -55,7 +55,7 @@ static int mca_btl_bip_component_register(void)
     mca_btl_bip_component_t *c = &mca_btl_bip_component;
     mca_btl_base_module_t *m = &mca_btl_bip_module.super;
 
-    c->credits = 16;
+    c->credits = 64;
     mca_btl_bip_reg_uint("credits", "Credits N per peer (MPI-BIP 3.5): control messages a process "
                          "may have unreturned at one peer; the last one is reserved for credit-only "
                          "messages (2..32768)", OPAL_INFO_LVL_4, &c->credits);
@@ -64,7 +64,8 @@ static int mca_btl_bip_component_register(void)
                          "all senders (0: credits x node-local peers, rounded up to a power of two; "
                          "a smaller value is refused, since the credits rely on it)",
                          OPAL_INFO_LVL_5, &c->queue_slots);
-    c->short_limit = 4096;
+    /* 4 KiB of user data plus room for ob1's header (match 14 B, rendezvous 32 B) */
+    c->short_limit = 4096 + 64;
     mca_btl_bip_reg_uint("short_limit", "Largest fragment sent inline in one queue slot (SHORT); "
                          "larger ones up to btl_bip_max_send_size use the three-way protocol "
                          "(REQ, ACK, data) (64..1048576)", OPAL_INFO_LVL_4, &c->short_limit);
@@ -99,7 +100,7 @@ static int mca_btl_bip_component_register(void)
     /* ob1's eager fragments up to 32 KiB: inline up to short_limit, the
      * three-way protocol above; larger messages by RGET (rendezvous) */
     m->btl_eager_limit = 32 * 1024;
-    m->btl_rndv_eager_limit = 4096;
+    m->btl_rndv_eager_limit = 4096 + 64;
     m->btl_max_send_size = 32 * 1024;
     m->btl_rdma_pipeline_send_length = 32 * 1024;
     m->btl_rdma_pipeline_frag_size = 4 * 1024 * 1024;
@@ -234,6 +235,7 @@ static int mca_btl_bip_check_params(uint32_t *nslots)
     if (0 == c->check_interval) {
         c->check_interval = 1;
     }
+    c->progress_calls = c->check_interval;
     /* every peer may fill N slots: the credits rely on the queue holding
      * them all */
     need = (uint64_t) c->credits * (uint64_t) (c->num_local - 1);

@@ -387,7 +387,9 @@ int mca_btl_bip_component_progress(void)
         /* one load until every peer has mapped the queue, then the file goes */
         c->unlinked = 0 != bip_unlink_when_connected(c->dev);
     }
-    if (OPAL_UNLIKELY(0 == (++c->progress_calls % c->check_interval))) {
+    if (OPAL_UNLIKELY(0 == --c->progress_calls)) {
+        /* a countdown, not a division per call */
+        c->progress_calls = c->check_interval;
         mca_btl_bip_progress_slow();
     }
 
