@@ -328,8 +328,29 @@ static void mca_btl_bip_progress_slow(void)
 
     for (int i = 0; i < c->num_local; ++i) {
         mca_btl_bip_endpoint_t *ep = c->endpoints + i;
+        bool waiting;
 
-        if (MCA_BTL_BIP_EP_CONNECTED == ep->state && 0 != bip_peer_alive(ep->peer)) {
+        if (MCA_BTL_BIP_EP_CONNECTED != ep->state) {
+            continue;
+        }
+        /* only a peer we wait for (credits, an ACK, data) can fail us: one
+         * that finalized and left in order is no error */
+        OPAL_THREAD_LOCK(&ep->lock);
+        waiting = tc_credits_queued(&ep->cr) > 0 || !opal_list_is_empty(&ep->await_ack);
+        OPAL_THREAD_UNLOCK(&ep->lock);
+        if (!waiting) {
+            mca_btl_bip_rreq_t *rreq;
+
+            OPAL_THREAD_LOCK(&c->lock);
+            OPAL_LIST_FOREACH (rreq, &c->posted, mca_btl_bip_rreq_t) {
+                waiting = waiting || rreq->ep == ep;
+            }
+            OPAL_LIST_FOREACH (rreq, &c->recv_fifo, mca_btl_bip_rreq_t) {
+                waiting = waiting || rreq->ep == ep;
+            }
+            OPAL_THREAD_UNLOCK(&c->lock);
+        }
+        if (waiting && 0 != bip_peer_alive(ep->peer)) {
             mca_btl_bip_fatal_peer(ep, "the peer process is gone");
         }
     }
