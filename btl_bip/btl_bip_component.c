@@ -11,10 +11,12 @@
 #include <unistd.h>
 
 #include "opal/mca/base/mca_base_var.h"
-#include "opal/mca/pmix/pmix.h"
+#include "tc_ompi_compat.h"
 #include "opal/runtime/opal_params.h"
 #include "opal/util/proc.h"
 #include "opal/util/show_help.h"
+
+#include "tc_ompi.h"
 
 #include "btl_bip.h"
 #include "btl_bip_endpoint.h"
@@ -42,12 +44,11 @@ mca_btl_bip_component_t mca_btl_bip_component = {
     }
 };
 
+/* register with the default already in *storage */
 static void mca_btl_bip_reg_uint(const char *name, const char *desc, int level, unsigned int *storage)
 {
-    (void) mca_base_component_var_register(&mca_btl_bip_component.super.btl_version, name, desc,
-                                           MCA_BASE_VAR_TYPE_UNSIGNED_INT, NULL, 0,
-                                           MCA_BASE_VAR_FLAG_SETTABLE, level,
-                                           MCA_BASE_VAR_SCOPE_LOCAL, storage);
+    (void) tc_ompi_param_uint(&mca_btl_bip_component.super.btl_version, name, desc, level, storage,
+                              *storage);
 }
 
 static int mca_btl_bip_component_register(void)
@@ -89,13 +90,10 @@ static int mca_btl_bip_component_register(void)
     c->free_list_max = 8192;
     mca_btl_bip_reg_uint("free_list_max", "Most send fragments allocated", OPAL_INFO_LVL_6,
                          &c->free_list_max);
-    c->verbose = 0;
-    (void) mca_base_component_var_register(&c->super.btl_version, "verbose",
-                                           "Verbosity of btl_bip (0: silent; 1: counters at finalize "
-                                           "- credit-only messages, deferred sends, FIFO high-water "
-                                           "marks; 100: everything)",
-                                           MCA_BASE_VAR_TYPE_INT, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE,
-                                           OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_LOCAL, &c->verbose);
+    (void) tc_ompi_param_int(&c->super.btl_version, "verbose",
+                             "Verbosity of btl_bip (0: silent, follows btl_base_verbose; 1: counters "
+                             "at finalize - credit-only messages, deferred sends, FIFO high-water "
+                             "marks; 100: everything)", OPAL_INFO_LVL_9, &c->verbose, 0);
 
     /* the standard parameters: below vader, above tcp */
     m->btl_exclusivity = MCA_BTL_EXCLUSIVITY_HIGH - 1;
@@ -156,39 +154,14 @@ static int mca_btl_bip_component_close(void)
     OBJ_DESTRUCT(&c->posted);
     OBJ_DESTRUCT(&c->lock);
     OBJ_DESTRUCT(&c->done_lock);
-    if (c->output >= 0) {
-        opal_output_close(c->output);
-        c->output = -1;
-    }
+    tc_ompi_output_close(&c->output);
     return OPAL_SUCCESS;
 }
 
 /* is the btl list exactly "self,bip" or "bip"?  Then misuse is reported */
 bool mca_btl_bip_only_bip_requested(void)
 {
-    const char **value = NULL;
-    char *copy, *tok, *save = NULL;
-    bool only = true, named = false;
-    int idx;
-
-    idx = mca_base_var_find("opal", "btl", NULL, NULL);
-    if (idx < 0 || OPAL_SUCCESS != mca_base_var_get_value(idx, &value, NULL, NULL) ||
-        NULL == value || NULL == *value || '^' == (*value)[0]) {
-        return false;
-    }
-    copy = strdup(*value);
-    if (NULL == copy) {
-        return false;
-    }
-    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (0 == strcmp(tok, "bip")) {
-            named = true;
-        } else if (0 != strcmp(tok, "self")) {
-            only = false;
-        }
-    }
-    free(copy);
-    return only && named;
+    return tc_ompi_btl_selection("bip").only;
 }
 
 static void mca_btl_bip_bad_param(const char *name, unsigned long value, const char *rule)
@@ -274,8 +247,7 @@ static mca_btl_base_module_t **mca_btl_bip_component_init(int *num_btls, bool en
 
     (void) enable_progress_threads;
     *num_btls = 0;
-    c->output = opal_output_open(NULL);
-    opal_output_set_verbosity(c->output, c->verbose);
+    c->output = tc_ompi_output_open(c->verbose);
     /* locks only where threads are enabled (OPAL_THREAD_LOCK checks too) */
     c->threads = enable_mpi_threads || opal_using_threads();
 
@@ -342,7 +314,7 @@ static mca_btl_base_module_t **mca_btl_bip_component_init(int *num_btls, bool en
     modex.credits = c->credits;
     modex.pid = (int32_t) getpid();
     modex.max_posted = c->max_posted;
-    OPAL_MODEX_SEND(rc, OPAL_PMIX_LOCAL, &c->super.btl_version, &modex, sizeof(modex));
+    TC_OMPI_MODEX_SEND(rc, TC_OMPI_SCOPE_LOCAL, &c->super.btl_version, &modex, sizeof(modex));
     if (OPAL_SUCCESS != rc) {
         goto fail;
     }

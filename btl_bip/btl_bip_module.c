@@ -10,9 +10,11 @@
 #include <string.h>
 
 #include "opal/datatype/opal_convertor.h"
-#include "opal/mca/pmix/pmix.h"
+#include "tc_ompi_compat.h"
 #include "opal/util/proc.h"
 #include "opal/util/show_help.h"
+
+#include "tc_ompi.h"
 
 #include "btl_bip.h"
 #include "btl_bip_endpoint.h"
@@ -54,7 +56,7 @@ static mca_btl_bip_endpoint_t *mca_btl_bip_endpoint_for(struct opal_proc_t *proc
     size_t size = 0;
     int rc;
 
-    OPAL_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &modex, &size);
+    TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &modex, &size);
     if (OPAL_SUCCESS != rc || NULL == modex) {
         return NULL;
     }
@@ -267,37 +269,29 @@ mca_btl_base_descriptor_t *mca_btl_bip_prepare_src(struct mca_btl_base_module_t 
 {
     const size_t max = mca_btl_bip_module.super.btl_max_send_size;
     mca_btl_bip_frag_t *frag;
-    uint32_t iov_count = 1;
-    struct iovec iov;
     size_t max_data;
-    int rc;
 
     (void) btl;
     if (OPAL_UNLIKELY(reserve > mca_btl_bip_component.short_limit || reserve >= max)) {
         return NULL;
     }
-    max_data = *size;
-    if (max_data > max - reserve) {
-        max_data = max - reserve;
-    }
+    max_data = tc_ompi_payload(reserve, *size, max);
     if (reserve + max_data > mca_btl_bip_component.short_limit &&
         !opal_convertor_need_buffers(convertor)) {
         /* medium and contiguous: header here, data in place; the large
          * send gathers both */
+        void *inplace = NULL;
+
         frag = mca_btl_bip_frag_alloc(endpoint);
         if (OPAL_UNLIKELY(NULL == frag)) {
             return NULL;
         }
-        /* a contiguous pack into NULL returns the pointer, no copy */
-        iov.iov_base = NULL;
-        iov.iov_len = max_data;
-        rc = opal_convertor_pack(convertor, &iov, &iov_count, &max_data);
-        if (OPAL_UNLIKELY(rc < 0)) {
+        if (OPAL_UNLIKELY(OPAL_SUCCESS != tc_ompi_pack(convertor, NULL, &max_data, &inplace))) {
             mca_btl_bip_frag_return(frag);
             return NULL;
         }
         frag->segments[0].seg_len = reserve;
-        frag->segments[1].seg_addr.pval = iov.iov_base;
+        frag->segments[1].seg_addr.pval = inplace;
         frag->segments[1].seg_len = max_data;
         frag->base.des_segment_count = 2;
     } else {
@@ -305,10 +299,9 @@ mca_btl_base_descriptor_t *mca_btl_bip_prepare_src(struct mca_btl_base_module_t 
         if (OPAL_UNLIKELY(NULL == frag)) {
             return NULL;
         }
-        iov.iov_base = (IOVBASE_TYPE *) ((unsigned char *) frag->segments[0].seg_addr.pval + reserve);
-        iov.iov_len = max_data;
-        rc = opal_convertor_pack(convertor, &iov, &iov_count, &max_data);
-        if (OPAL_UNLIKELY(rc < 0)) {
+        if (OPAL_UNLIKELY(OPAL_SUCCESS !=
+                          tc_ompi_pack(convertor, (unsigned char *) frag->segments[0].seg_addr.pval + reserve,
+                                       &max_data, NULL))) {
             mca_btl_bip_frag_return(frag);
             return NULL;
         }

@@ -79,15 +79,11 @@ static void mca_btl_bip_rreq_complete(mca_btl_bip_rreq_t *rreq)
     if (MCA_BTL_BIP_ACK_MEDIUM == rreq->kind) {
         const mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger + rreq->tag;
         mca_btl_base_segment_t segment;
-        mca_btl_base_descriptor_t desc;
 
         if (OPAL_LIKELY(NULL != reg->cbfunc)) {
             segment.seg_addr.pval = rreq->buf;
             segment.seg_len = rreq->size;
-            memset(&desc, 0, sizeof(desc));
-            desc.des_segments = &segment;
-            desc.des_segment_count = 1;
-            reg->cbfunc(&mca_btl_bip_module.super, rreq->tag, &desc, reg->cbdata);
+            tc_ompi_deliver(reg, &mca_btl_bip_module.super, rreq->ep, rreq->tag, &segment, 1);
         }
         free(rreq->buf);
     } else {
@@ -265,15 +261,11 @@ static void mca_btl_bip_handle_msg(const unsigned char *msg, uint32_t len, uint3
         }
         {
             mca_btl_base_segment_t segment;
-            mca_btl_base_descriptor_t desc;
 
             /* in place: zero copy out of the slot */
             segment.seg_addr.pval = (void *) (msg + sizeof(hdr));
             segment.seg_len = hdr.len;
-            memset(&desc, 0, sizeof(desc));
-            desc.des_segments = &segment;
-            desc.des_segment_count = 1;
-            reg->cbfunc(&mca_btl_bip_module.super, hdr.tag, &desc, reg->cbdata);
+            tc_ompi_deliver(reg, &mca_btl_bip_module.super, ep, hdr.tag, &segment, 1);
         }
         bip_srecv_release(c->dev);
         /* credits only after the slot is free */
