@@ -280,7 +280,9 @@ int bip_peer_connect(bip_dev_t *dev, uint32_t rank, bip_peer_t **out)
     rc = tc_shm_attach(&peer->seg, dev->dir, name, 0);
     if (0 != rc) {
         free(peer);
-        return rc;
+        /* an empty file is one its owner created but has not sized yet:
+         * not there yet, like a name that does not exist */
+        return -EINVAL == rc ? -ENOENT : rc;
     }
     h = peer->seg.base;
     if (peer->seg.size < sizeof(*h) ||

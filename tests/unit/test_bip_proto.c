@@ -309,6 +309,8 @@ static int run_side(uint32_t me)
     if (NULL == s || NULL == sendbuf) {
         return 10;
     }
+    /* a lost message or a dead peer must fail the test, not hang it */
+    alarm(600);
     s->pool = calloc(3 * NMSG, sizeof(*s->pool));
     /* zeroed: valgrind does not see bytes written by CMA */
     s->rbuf = calloc(1, MEDIUM_MAX);
