@@ -67,14 +67,14 @@ root="$(cd "$root" && pwd)"
 
 SUITE=trixie
 MIRROR="${OMPI5_MIRROR:-http://deb.debian.org/debian}"
-# Open MPI 5.0 and what the build and the tests need (scripts/quickstart.sh's
-# list, less the plotting and netpipe), plus git for the clean clone and
+# Open MPI 5.0 and what the build and the tests need: scripts/quickstart.sh's
+# list less gnuplot (bench/run then prints its tables without plots), plus
 # dpkg-dev for apt-get source.
 PACKAGES=(
     build-essential autoconf automake libtool pkg-config
     libopenmpi-dev openmpi-bin
     libcmocka-dev libusrsctp-dev libsctp-dev libibverbs-dev libhwloc-dev
-    valgrind iproute2 procps git dpkg-dev ca-certificates
+    valgrind netpipe-openmpi iproute2 procps dpkg-dev ca-certificates
 )
 # Inside the root: the clean clone and build, Open MPI's source tree.
 WORK=/build/ompi-transports
@@ -136,6 +136,10 @@ mount_one() {
 
 mount_all() {
     [ "${#mounted[@]}" -eq 0 ] || return 0
+    # the root itself is a mount point, so that / is one inside (`ip netns
+    # exec`, used by tests/sctp/multihome.sh, remounts / as a slave)
+    mount --bind "$root" "$root"
+    mounted+=("$root")
     mount_one /proc -t proc proc
     mount_one /sys --bind /sys
     mount_one /dev --bind /dev
