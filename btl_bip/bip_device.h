@@ -36,18 +36,18 @@
 extern "C" {
 #endif
 
-typedef struct bip_dev bip_dev_t;     /* this process's device */
-typedef struct bip_peer bip_peer_t;   /* a connection to a peer's queue */
+typedef struct bip_dev bip_dev_t;   /* this process's device */
+typedef struct bip_peer bip_peer_t; /* a connection to a peer's queue */
 
 typedef struct bip_dev_params {
-    const char *dir;          /* shm provider: where the queue file lives */
-    const char *job_key;      /* names this job's files apart */
-    uint32_t rank;            /* this process's node-local rank */
-    uint32_t expected_peers;  /* connections after which the file is unlinked */
-    uint32_t nslots;          /* static receive queue: slots (power of two >= 2) */
-    uint32_t slot_size;       /* bytes per slot */
-    uint32_t max_posted;      /* posted large receives at a time (1..4096) */
-    size_t frag_size;         /* bytes per fragment of a large send */
+    const char *dir;         /* shm provider: where the queue file lives */
+    const char *job_key;     /* names this job's files apart */
+    uint32_t rank;           /* this process's node-local rank */
+    uint32_t expected_peers; /* connections after which the file is unlinked */
+    uint32_t nslots;         /* static receive queue: slots (power of two >= 2) */
+    uint32_t slot_size;      /* bytes per slot */
+    uint32_t max_posted;     /* posted large receives at a time (1..4096) */
+    size_t frag_size;        /* bytes per fragment of a large send */
 } bip_dev_params_t;
 
 /* --- device ------------------------------------------------------------- */

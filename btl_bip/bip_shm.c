@@ -32,8 +32,8 @@
 #include "tc_mpring.h"
 #include "tc_shm.h"
 
-#define BIP_SHM_MAGIC 0x4249507175657531ull   /* "BIPqueu1" */
-#define BIP_SHM_IDX_BITS 12u                  /* max_posted <= 4096 */
+#define BIP_SHM_MAGIC 0x4249507175657531ull /* "BIPqueu1" */
+#define BIP_SHM_IDX_BITS 12u                /* max_posted <= 4096 */
 #define BIP_SHM_IDX_MASK ((1u << BIP_SHM_IDX_BITS) - 1u)
 #define BIP_SHM_IOV_MAX 64
 
@@ -45,7 +45,7 @@ typedef struct bip_shm_hdr {
     uint32_t slot_size;
     uint32_t max_posted;
     uint32_t expected;
-    uint32_t attached;          /* atomic: peers that connected */
+    uint32_t attached; /* atomic: peers that connected */
     uint8_t pad[64 - 36];
 } bip_shm_hdr_t;
 
@@ -53,11 +53,11 @@ _Static_assert(sizeof(bip_shm_hdr_t) == 64, "bip_shm_hdr_t is one cache line");
 
 /* one posted large receive as senders see it */
 typedef struct bip_shm_post {
-    uint32_t handle;            /* 0: not posted; else index | generation */
+    uint32_t handle; /* 0: not posted; else index | generation */
     uint32_t pad0;
-    uint64_t addr;              /* receiver's virtual address */
+    uint64_t addr; /* receiver's virtual address */
     uint64_t len;
-    uint64_t filled;            /* atomic: bytes written by the sender */
+    uint64_t filled; /* atomic: bytes written by the sender */
     uint8_t pad[64 - 32];
 } bip_shm_post_t;
 
@@ -67,7 +67,7 @@ struct bip_dev {
     tc_shm_seg_t seg;
     bip_shm_hdr_t *hdr;
     bip_shm_post_t *posted;
-    tc_mpring_t queue;          /* consumer view */
+    tc_mpring_t queue; /* consumer view */
     char *dir;
     char *key;
     uint32_t rank;
@@ -85,7 +85,7 @@ struct bip_peer {
     tc_shm_seg_t seg;
     bip_shm_hdr_t *hdr;
     bip_shm_post_t *posted;
-    tc_mpring_t queue;          /* producer view */
+    tc_mpring_t queue; /* producer view */
     uint32_t max_posted;
     pid_t pid;
     int failed;
@@ -126,9 +126,8 @@ int bip_open(const bip_dev_params_t *p, bip_dev_t **out)
     size_t bytes;
     int rc;
 
-    if (NULL == p || NULL == out || NULL == p->dir || NULL == p->job_key ||
-        0 == p->max_posted || p->max_posted > BIP_SHM_IDX_MASK || 0 == p->frag_size ||
-        p->slot_size < 16) {
+    if (NULL == p || NULL == out || NULL == p->dir || NULL == p->job_key || 0 == p->max_posted ||
+        p->max_posted > BIP_SHM_IDX_MASK || 0 == p->frag_size || p->slot_size < 16) {
         return -EINVAL;
     }
     bytes = bip_shm_bytes(p->nslots, p->slot_size, p->max_posted);
@@ -155,8 +154,9 @@ int bip_open(const bip_dev_params_t *p, bip_dev_t **out)
     rc = tc_mpring_format((char *) dev->seg.base + bip_shm_queue_off(p->max_posted),
                           bytes - bip_shm_queue_off(p->max_posted), p->nslots, p->slot_size);
     if (0 == rc) {
-        rc = tc_mpring_attach(&dev->queue, (char *) dev->seg.base + bip_shm_queue_off(p->max_posted),
-                              bytes - bip_shm_queue_off(p->max_posted), p->nslots, p->slot_size);
+        rc =
+            tc_mpring_attach(&dev->queue, (char *) dev->seg.base + bip_shm_queue_off(p->max_posted),
+                             bytes - bip_shm_queue_off(p->max_posted), p->nslots, p->slot_size);
     }
     if (0 != rc) {
         tc_shm_unlink(&dev->seg);
@@ -232,8 +232,8 @@ uint32_t bip_dev_slot_size(const bip_dev_t *dev)
 int bip_probe_large(bip_dev_t *dev)
 {
     char src = 'B', dst = 0;
-    struct iovec l = {.iov_base = &dst, .iov_len = 1};
-    struct iovec r = {.iov_base = &src, .iov_len = 1};
+    struct iovec l = { .iov_base = &dst, .iov_len = 1 };
+    struct iovec r = { .iov_base = &src, .iov_len = 1 };
 
     (void) dev;
     if (1 != process_vm_readv(getpid(), &l, 1, &r, 1, 0) || 'B' != dst) {

@@ -29,27 +29,27 @@ BEGIN_C_DECLS
 /* counters printed at finalize with btl_bip_verbose */
 typedef struct mca_btl_bip_counters {
     uint64_t short_sent;
-    uint64_t req_sent;          /* medium fragments (three-way) */
-    uint64_t get_acks;          /* large groups (rendezvous) */
+    uint64_t req_sent; /* medium fragments (three-way) */
+    uint64_t get_acks; /* large groups (rendezvous) */
     uint64_t credit_only_sent;
-    uint64_t deferred;          /* control messages that waited for credit */
-    uint64_t fifo_hwm;          /* longest send FIFO (any peer) */
-    uint64_t recv_deferred;     /* receives beyond max_posted */
+    uint64_t deferred;      /* control messages that waited for credit */
+    uint64_t fifo_hwm;      /* longest send FIFO (any peer) */
+    uint64_t recv_deferred; /* receives beyond max_posted */
     uint64_t recv_fifo_hwm;
-    uint64_t bytes_large;       /* bytes written by large sends */
+    uint64_t bytes_large; /* bytes written by large sends */
 } mca_btl_bip_counters_t;
 
 typedef struct mca_btl_bip_component {
     mca_btl_base_component_3_0_0_t super;
 
     /* MCA parameters */
-    unsigned int credits;       /* N per peer */
-    unsigned int queue_slots;   /* 0: N x peers rounded to a power of two */
-    unsigned int short_limit;   /* SHORT payload bytes (slot = header + this) */
-    unsigned int frag_size;     /* large-send fragment bytes */
-    unsigned int max_posted;    /* posted large receives at a time */
-    unsigned int poll_batch;    /* queue messages per progress call */
-    unsigned int check_interval;/* progress calls between liveness checks */
+    unsigned int credits;        /* N per peer */
+    unsigned int queue_slots;    /* 0: N x peers rounded to a power of two */
+    unsigned int short_limit;    /* SHORT payload bytes (slot = header + this) */
+    unsigned int frag_size;      /* large-send fragment bytes */
+    unsigned int max_posted;     /* posted large receives at a time */
+    unsigned int poll_batch;     /* queue messages per progress call */
+    unsigned int check_interval; /* progress calls between liveness checks */
     unsigned int free_list_max;
     int verbose;
     int output;
@@ -60,19 +60,19 @@ typedef struct mca_btl_bip_component {
     int num_local;
     unsigned int slot_size;
     bool threads;
-    bool unlinked;               /* the queue file is gone from disk */
+    bool unlinked; /* the queue file is gone from disk */
 
-    struct mca_btl_base_endpoint_t *endpoints;   /* by local rank */
+    struct mca_btl_base_endpoint_t *endpoints; /* by local rank */
     int num_unconnected;
     unsigned int progress_calls;
 
     opal_free_list_t frags;
-    opal_list_t completed_frags;   /* sends done, callback owed */
-    opal_list_t pending_eps;       /* endpoints with queued control messages */
-    opal_list_t recv_fifo;         /* receives waiting for a posted slot (3.4) */
-    opal_list_t posted;            /* receives posted at the device */
-    opal_mutex_t lock;             /* recv_fifo, posted, pending_eps */
-    opal_mutex_t done_lock;        /* completed_frags */
+    opal_list_t completed_frags; /* sends done, callback owed */
+    opal_list_t pending_eps;     /* endpoints with queued control messages */
+    opal_list_t recv_fifo;       /* receives waiting for a posted slot (3.4) */
+    opal_list_t posted;          /* receives posted at the device */
+    opal_mutex_t lock;           /* recv_fifo, posted, pending_eps */
+    opal_mutex_t done_lock;      /* completed_frags */
     int32_t progress_guard;
 
     mca_btl_bip_counters_t cnt;
@@ -93,10 +93,10 @@ extern mca_btl_bip_module_t mca_btl_bip_module;
 typedef struct mca_btl_bip_rreq {
     opal_list_item_t super;
     struct mca_btl_base_endpoint_t *ep;
-    int kind;                   /* MCA_BTL_BIP_ACK_MEDIUM or _GET */
+    int kind; /* MCA_BTL_BIP_ACK_MEDIUM or _GET */
     uint32_t handle;
     bool is_posted;
-    struct mca_btl_bip_rreq *next_ack;   /* progress's list of ACKs to send */
+    struct mca_btl_bip_rreq *next_ack; /* progress's list of ACKs to send */
     void *buf;
     size_t size;
     /* MEDIUM */
@@ -138,8 +138,8 @@ int mca_btl_bip_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpo
                     void *local_address, uint64_t remote_address,
                     struct mca_btl_base_registration_handle_t *local_handle,
                     struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
-                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc,
-                    void *cbcontext, void *cbdata);
+                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                    void *cbdata);
 
 /* progress and the receive side (btl_bip_recv.c) */
 int mca_btl_bip_component_progress(void);

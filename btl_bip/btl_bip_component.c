@@ -25,8 +25,8 @@
 static int mca_btl_bip_component_register(void);
 static int mca_btl_bip_component_open(void);
 static int mca_btl_bip_component_close(void);
-static mca_btl_base_module_t **mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads,
-                                                          bool enable_mpi_threads);
+static mca_btl_base_module_t **
+mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool enable_mpi_threads);
 
 mca_btl_bip_component_t mca_btl_bip_component = {
     .super = {
@@ -45,7 +45,8 @@ mca_btl_bip_component_t mca_btl_bip_component = {
 };
 
 /* register with the default already in *storage */
-static void mca_btl_bip_reg_uint(const char *name, const char *desc, int level, unsigned int *storage)
+static void mca_btl_bip_reg_uint(const char *name, const char *desc, int level,
+                                 unsigned int *storage)
 {
     (void) tc_ompi_param_uint(&mca_btl_bip_component.super.btl_version, name, desc, level, storage,
                               *storage);
@@ -57,43 +58,57 @@ static int mca_btl_bip_component_register(void)
     mca_btl_base_module_t *m = &mca_btl_bip_module.super;
 
     c->credits = 64;
-    mca_btl_bip_reg_uint("credits", "Credits N per peer (MPI-BIP 3.5): control messages a process "
-                         "may have unreturned at one peer; the last one is reserved for credit-only "
-                         "messages (2..32768)", OPAL_INFO_LVL_4, &c->credits);
+    mca_btl_bip_reg_uint(
+        "credits",
+        "Credits N per peer (MPI-BIP 3.5): control messages a process "
+        "may have unreturned at one peer; the last one is reserved for credit-only "
+        "messages (2..32768)",
+        OPAL_INFO_LVL_4, &c->credits);
     c->queue_slots = 0;
-    mca_btl_bip_reg_uint("queue_slots", "Slots of this process's static receive queue, shared by "
-                         "all senders (0: credits x node-local peers, rounded up to a power of two; "
-                         "a smaller value is refused, since the credits rely on it)",
-                         OPAL_INFO_LVL_5, &c->queue_slots);
+    mca_btl_bip_reg_uint(
+        "queue_slots",
+        "Slots of this process's static receive queue, shared by "
+        "all senders (0: credits x node-local peers, rounded up to a power of two; "
+        "a smaller value is refused, since the credits rely on it)",
+        OPAL_INFO_LVL_5, &c->queue_slots);
     /* 4 KiB of user data plus room for ob1's header (match 14 B, rendezvous 32 B) */
     c->short_limit = 4096 + 64;
-    mca_btl_bip_reg_uint("short_limit", "Largest fragment sent inline in one queue slot (SHORT); "
+    mca_btl_bip_reg_uint("short_limit",
+                         "Largest fragment sent inline in one queue slot (SHORT); "
                          "larger ones up to btl_bip_max_send_size use the three-way protocol "
-                         "(REQ, ACK, data) (64..1048576)", OPAL_INFO_LVL_4, &c->short_limit);
+                         "(REQ, ACK, data) (64..1048576)",
+                         OPAL_INFO_LVL_4, &c->short_limit);
     /* measured (docs/btl_bip.md): 16 KiB .. 1 MiB, the largest was fastest */
     c->frag_size = 1024 * 1024;
-    mca_btl_bip_reg_uint("frag_size", "Bytes per fragment of a large send (medium data and "
+    mca_btl_bip_reg_uint("frag_size",
+                         "Bytes per fragment of a large send (medium data and "
                          "rendezvous groups move in pieces of this size, each published to the "
-                         "receiver as it lands)", OPAL_INFO_LVL_4, &c->frag_size);
+                         "receiver as it lands)",
+                         OPAL_INFO_LVL_4, &c->frag_size);
     /* a window of 64 outstanding large receives stays posted */
     c->max_posted = 64;
-    mca_btl_bip_reg_uint("max_posted", "Large receives posted at the device at one time (BIP: one "
+    mca_btl_bip_reg_uint("max_posted",
+                         "Large receives posted at the device at one time (BIP: one "
                          "per tag); more wait in a software FIFO and are acknowledged when they "
-                         "leave it (1..4095)", OPAL_INFO_LVL_5, &c->max_posted);
+                         "leave it (1..4095)",
+                         OPAL_INFO_LVL_5, &c->max_posted);
     c->poll_batch = 16;
     mca_btl_bip_reg_uint("poll_batch", "Most queue messages handled per progress call",
                          OPAL_INFO_LVL_6, &c->poll_batch);
     c->check_interval = 4096;
-    mca_btl_bip_reg_uint("check_interval", "Progress calls between two checks that the peers are "
-                         "alive (a dead peer is reported, never waited for)", OPAL_INFO_LVL_6,
-                         &c->check_interval);
+    mca_btl_bip_reg_uint("check_interval",
+                         "Progress calls between two checks that the peers are "
+                         "alive (a dead peer is reported, never waited for)",
+                         OPAL_INFO_LVL_6, &c->check_interval);
     c->free_list_max = 8192;
     mca_btl_bip_reg_uint("free_list_max", "Most send fragments allocated", OPAL_INFO_LVL_6,
                          &c->free_list_max);
-    (void) tc_ompi_param_int(&c->super.btl_version, "verbose",
-                             "Verbosity of btl_bip (0: silent, follows btl_base_verbose; 1: counters "
-                             "at finalize - credit-only messages, deferred sends, FIFO high-water "
-                             "marks; 100: everything)", OPAL_INFO_LVL_9, &c->verbose, 0);
+    (void) tc_ompi_param_int(
+        &c->super.btl_version, "verbose",
+        "Verbosity of btl_bip (0: silent, follows btl_base_verbose; 1: counters "
+        "at finalize - credit-only messages, deferred sends, FIFO high-water "
+        "marks; 100: everything)",
+        OPAL_INFO_LVL_9, &c->verbose, 0);
 
     /* the standard parameters: below vader, above tcp */
     m->btl_exclusivity = MCA_BTL_EXCLUSIVITY_HIGH - 1;
@@ -104,8 +119,8 @@ static int mca_btl_bip_component_register(void)
     m->btl_max_send_size = 32 * 1024;
     m->btl_rdma_pipeline_send_length = 32 * 1024;
     m->btl_rdma_pipeline_frag_size = 4 * 1024 * 1024;
-    m->btl_min_rdma_pipeline_size = INT_MAX;   /* always the rendezvous */
-    m->btl_get_limit = 4 * 1024 * 1024;        /* one ACK per group */
+    m->btl_min_rdma_pipeline_size = INT_MAX; /* always the rendezvous */
+    m->btl_get_limit = 4 * 1024 * 1024;      /* one ACK per group */
     m->btl_put_limit = 0;
     m->btl_get_alignment = 0;
     m->btl_put_alignment = 0;
@@ -233,8 +248,8 @@ static int mca_btl_bip_check_params(uint32_t *nslots)
     return OPAL_SUCCESS;
 }
 
-static mca_btl_base_module_t **mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads,
-                                                          bool enable_mpi_threads)
+static mca_btl_base_module_t **
+mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool enable_mpi_threads)
 {
     mca_btl_bip_component_t *c = &mca_btl_bip_component;
     mca_btl_base_module_t *m = &mca_btl_bip_module.super;
@@ -279,8 +294,9 @@ static mca_btl_base_module_t **mca_btl_bip_component_init(int *num_btls, bool en
     params.frag_size = c->frag_size;
     rc = bip_open(&params, &c->dev);
     if (0 != rc) {
-        opal_show_help("help-mpi-btl-bip.txt", "queue create failed", true, opal_process_info.nodename,
-                       opal_process_info.job_session_dir, nslots, c->slot_size, strerror(-rc));
+        opal_show_help("help-mpi-btl-bip.txt", "queue create failed", true,
+                       opal_process_info.nodename, opal_process_info.job_session_dir, nslots,
+                       c->slot_size, strerror(-rc));
         c->dev = NULL;
         return NULL;
     }
@@ -291,10 +307,10 @@ static mca_btl_base_module_t **mca_btl_bip_component_init(int *num_btls, bool en
         goto fail;
     }
 
-    rc = opal_free_list_init(&c->frags, sizeof(mca_btl_bip_frag_t), opal_cache_line_size,
-                             OBJ_CLASS(mca_btl_bip_frag_t), c->short_limit, opal_cache_line_size,
-                             64, (int) c->free_list_max, 64, NULL, 0, NULL,
-                             mca_btl_bip_frag_init, NULL);
+    rc =
+        opal_free_list_init(&c->frags, sizeof(mca_btl_bip_frag_t), opal_cache_line_size,
+                            OBJ_CLASS(mca_btl_bip_frag_t), c->short_limit, opal_cache_line_size, 64,
+                            (int) c->free_list_max, 64, NULL, 0, NULL, mca_btl_bip_frag_init, NULL);
     if (OPAL_SUCCESS != rc) {
         goto fail;
     }
@@ -326,10 +342,11 @@ static mca_btl_base_module_t **mca_btl_bip_component_init(int *num_btls, bool en
     btls[0] = m;
     *num_btls = 1;
     mca_btl_bip_module.initialized = true;
-    opal_output_verbose(10, c->output, "btl:bip: local rank %d of %d, queue %u x %u B, N %u, "
-                        "short %u, max_send %zu, frag %u, posted %u", c->local_rank, c->num_local,
-                        nslots, c->slot_size, c->credits, c->short_limit, m->btl_max_send_size,
-                        c->frag_size, c->max_posted);
+    opal_output_verbose(10, c->output,
+                        "btl:bip: local rank %d of %d, queue %u x %u B, N %u, "
+                        "short %u, max_send %zu, frag %u, posted %u",
+                        c->local_rank, c->num_local, nslots, c->slot_size, c->credits,
+                        c->short_limit, m->btl_max_send_size, c->frag_size, c->max_posted);
     return btls;
 
 fail:

@@ -125,7 +125,7 @@ int mca_btl_bip_endpoint_post(mca_btl_bip_endpoint_t *ep, mca_btl_bip_frag_t *fr
         break;
     }
     case MCA_BTL_BIP_REQ: {
-        mca_btl_bip_req_t req = {.seq = frag->seq, .size = frag->size};
+        mca_btl_bip_req_t req = { .seq = frag->seq, .size = frag->size };
 
         hdr->type = MCA_BTL_BIP_REQ;
         hdr->tag = frag->tag;
@@ -160,7 +160,8 @@ int mca_btl_bip_endpoint_post(mca_btl_bip_endpoint_t *ep, mca_btl_bip_frag_t *fr
 static void mca_btl_bip_endpoint_protocol_error(mca_btl_bip_endpoint_t *ep, int rc)
 {
     BTL_ERROR(("btl:bip: local rank %d: the static receive queue refused a message the credits "
-               "allowed (%s): protocol error", ep->peer_rank, strerror(-rc)));
+               "allowed (%s): protocol error",
+               ep->peer_rank, strerror(-rc)));
     mca_btl_bip_fatal_peer(ep, "static receive queue overflow (protocol error)");
 }
 
@@ -243,8 +244,9 @@ void mca_btl_bip_endpoint_credits_in(mca_btl_bip_endpoint_t *ep, uint32_t credit
     if (OPAL_UNLIKELY(0 != rc)) {
         OPAL_THREAD_UNLOCK(&ep->lock);
         BTL_ERROR(("btl:bip: local rank %d returned %u credits or sent beyond its credits "
-                   "(C=%u B=%u N=%u): protocol error", ep->peer_rank, credits,
-                   tc_credits_available(&ep->cr), tc_credits_owed(&ep->cr), ep->cr.n));
+                   "(C=%u B=%u N=%u): protocol error",
+                   ep->peer_rank, credits, tc_credits_available(&ep->cr), tc_credits_owed(&ep->cr),
+                   ep->cr.n));
         mca_btl_bip_fatal_peer(ep, "bad credits in a control message");
         return;
     }

@@ -14,25 +14,21 @@
 
 BEGIN_C_DECLS
 
-enum {
-    MCA_BTL_BIP_EP_UNUSED = 0,
-    MCA_BTL_BIP_EP_CONNECTED = 1,
-    MCA_BTL_BIP_EP_FAILED = 2
-};
+enum { MCA_BTL_BIP_EP_UNUSED = 0, MCA_BTL_BIP_EP_CONNECTED = 1, MCA_BTL_BIP_EP_FAILED = 2 };
 
 struct mca_btl_bip_frag_t;
 
 struct mca_btl_base_endpoint_t {
     opal_object_t super;
     struct opal_proc_t *proc;
-    int peer_rank;                   /* node-local rank */
+    int peer_rank; /* node-local rank */
     volatile int state;
-    bip_peer_t *peer;                /* the peer's queue and posted receives */
-    tc_credits_t cr;                 /* C, B and the send FIFO */
-    opal_list_t await_ack;           /* medium frags whose REQ went, in order */
-    uint64_t next_seq;               /* next REQ number */
-    uint64_t next_ack_seq;           /* the REQ number the next MEDIUM ACK answers */
-    opal_mutex_t lock;               /* all of the above */
+    bip_peer_t *peer;      /* the peer's queue and posted receives */
+    tc_credits_t cr;       /* C, B and the send FIFO */
+    opal_list_t await_ack; /* medium frags whose REQ went, in order */
+    uint64_t next_seq;     /* next REQ number */
+    uint64_t next_ack_seq; /* the REQ number the next MEDIUM ACK answers */
+    opal_mutex_t lock;     /* all of the above */
 };
 
 typedef struct mca_btl_base_endpoint_t mca_btl_bip_endpoint_t;
@@ -49,7 +45,8 @@ int mca_btl_bip_endpoint_send_ctl(mca_btl_bip_endpoint_t *ep, struct mca_btl_bip
 /* After a message from the peer was consumed (slot freed): apply its
  * credits, let queued sends go, send a credit-only message if B = N-1.
  * credit_only: the message was a CREDIT. */
-void mca_btl_bip_endpoint_credits_in(mca_btl_bip_endpoint_t *ep, uint32_t credits, bool credit_only);
+void mca_btl_bip_endpoint_credits_in(mca_btl_bip_endpoint_t *ep, uint32_t credits,
+                                     bool credit_only);
 
 /* Write one control message into a reserved slot of the peer's queue
  * (caller holds ep->lock and has accounted the credit). */

@@ -19,15 +19,15 @@ typedef struct mca_btl_bip_frag_t {
     mca_btl_base_descriptor_t base;
     mca_btl_base_segment_t segments[2];
     struct mca_btl_base_endpoint_t *endpoint;
-    tc_list_item_t link;             /* the peer's credit FIFO */
-    int ctl;                         /* MCA_BTL_BIP_SHORT, _REQ or _ACK */
-    bool internal;                   /* the BTL's own message: no callback */
+    tc_list_item_t link; /* the peer's credit FIFO */
+    int ctl;             /* MCA_BTL_BIP_SHORT, _REQ or _ACK */
+    bool internal;       /* the BTL's own message: no callback */
     uint8_t tag;
-    uint64_t seq;                    /* REQ number */
-    size_t size;                     /* bytes of all segments */
-    mca_btl_bip_ack_t ack;           /* ACK body */
-    unsigned char *data;             /* short_limit bytes (free list) */
-    void *heap;                      /* larger buffer, freed with the frag */
+    uint64_t seq;          /* REQ number */
+    size_t size;           /* bytes of all segments */
+    mca_btl_bip_ack_t ack; /* ACK body */
+    unsigned char *data;   /* short_limit bytes (free list) */
+    void *heap;            /* larger buffer, freed with the frag */
 } mca_btl_bip_frag_t;
 
 OBJ_CLASS_DECLARATION(mca_btl_bip_frag_t);
@@ -36,7 +36,8 @@ int mca_btl_bip_frag_init(opal_free_list_item_t *item, void *ctx);
 
 static inline mca_btl_bip_frag_t *mca_btl_bip_frag_alloc(struct mca_btl_base_endpoint_t *ep)
 {
-    mca_btl_bip_frag_t *frag = (mca_btl_bip_frag_t *) opal_free_list_get(&mca_btl_bip_component.frags);
+    mca_btl_bip_frag_t *frag =
+        (mca_btl_bip_frag_t *) opal_free_list_get(&mca_btl_bip_component.frags);
 
     if (OPAL_LIKELY(NULL != frag)) {
         frag->endpoint = ep;

@@ -14,23 +14,23 @@
 
 /* control message types (MPI-BIP section 3.1) */
 enum {
-    MCA_BTL_BIP_SHORT = 1,   /* data inline: an ob1 fragment of <= short_limit */
-    MCA_BTL_BIP_REQ = 2,     /* request to send a medium fragment (three-way) */
-    MCA_BTL_BIP_ACK = 3,     /* receiver ready: the data may go into `handle` */
-    MCA_BTL_BIP_CREDIT = 4   /* credits only (the reserved slot) */
+    MCA_BTL_BIP_SHORT = 1, /* data inline: an ob1 fragment of <= short_limit */
+    MCA_BTL_BIP_REQ = 2,   /* request to send a medium fragment (three-way) */
+    MCA_BTL_BIP_ACK = 3,   /* receiver ready: the data may go into `handle` */
+    MCA_BTL_BIP_CREDIT = 4 /* credits only (the reserved slot) */
 };
 
 /* ACK kinds */
 enum {
-    MCA_BTL_BIP_ACK_MEDIUM = 1,  /* answers our REQ number `seq` */
-    MCA_BTL_BIP_ACK_GET = 2      /* the peer gets [addr, addr+size) of ours */
+    MCA_BTL_BIP_ACK_MEDIUM = 1, /* answers our REQ number `seq` */
+    MCA_BTL_BIP_ACK_GET = 2     /* the peer gets [addr, addr+size) of ours */
 };
 
 typedef struct mca_btl_bip_hdr {
-    uint8_t type;       /* MCA_BTL_BIP_* */
-    uint8_t tag;        /* ob1's active-message tag (SHORT, REQ) */
-    uint16_t credits;   /* piggy-backed credits (B at send time) */
-    uint32_t len;       /* SHORT: payload bytes after the header */
+    uint8_t type;     /* MCA_BTL_BIP_* */
+    uint8_t tag;      /* ob1's active-message tag (SHORT, REQ) */
+    uint16_t credits; /* piggy-backed credits (B at send time) */
+    uint32_t len;     /* SHORT: payload bytes after the header */
 } mca_btl_bip_hdr_t;
 
 /* REQ body: the sender's number for this request and the fragment size */
@@ -41,11 +41,11 @@ typedef struct mca_btl_bip_req {
 
 /* ACK body */
 typedef struct mca_btl_bip_ack {
-    uint64_t seq;       /* MEDIUM: the REQ it answers */
-    uint64_t addr;      /* GET: source address at the sender */
-    uint64_t size;      /* bytes to write */
-    uint32_t handle;    /* the posted receive at the receiver */
-    uint32_t kind;      /* MCA_BTL_BIP_ACK_* */
+    uint64_t seq;    /* MEDIUM: the REQ it answers */
+    uint64_t addr;   /* GET: source address at the sender */
+    uint64_t size;   /* bytes to write */
+    uint32_t handle; /* the posted receive at the receiver */
+    uint32_t kind;   /* MCA_BTL_BIP_ACK_* */
 } mca_btl_bip_ack_t;
 
 _Static_assert(sizeof(mca_btl_bip_hdr_t) == 8, "bip header is 8 bytes");

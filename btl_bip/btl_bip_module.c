@@ -67,10 +67,10 @@ static mca_btl_bip_endpoint_t *mca_btl_bip_endpoint_for(struct opal_proc_t *proc
     }
     if (modex->nslots != bip_dev_nslots(c->dev) || modex->slot_size != c->slot_size ||
         modex->credits != c->credits || modex->max_posted != c->max_posted) {
-        opal_show_help("help-mpi-btl-bip.txt", "geometry mismatch", true, opal_process_info.nodename,
-                       bip_dev_nslots(c->dev), c->slot_size, c->credits, c->max_posted,
-                       (int) modex->local_rank, modex->nslots, modex->slot_size, modex->credits,
-                       modex->max_posted);
+        opal_show_help("help-mpi-btl-bip.txt", "geometry mismatch", true,
+                       opal_process_info.nodename, bip_dev_nslots(c->dev), c->slot_size, c->credits,
+                       c->max_posted, (int) modex->local_rank, modex->nslots, modex->slot_size,
+                       modex->credits, modex->max_posted);
         free(modex);
         return NULL;
     }
@@ -216,7 +216,8 @@ int mca_btl_bip_finalize(struct mca_btl_base_module_t *btl)
 }
 
 /* a fragment of `size` bytes: the slot-sized buffer, or a heap one */
-static mca_btl_bip_frag_t *mca_btl_bip_frag_sized(struct mca_btl_base_endpoint_t *endpoint, size_t size)
+static mca_btl_bip_frag_t *mca_btl_bip_frag_sized(struct mca_btl_base_endpoint_t *endpoint,
+                                                  size_t size)
 {
     mca_btl_bip_frag_t *frag = mca_btl_bip_frag_alloc(endpoint);
 
@@ -300,7 +301,8 @@ mca_btl_base_descriptor_t *mca_btl_bip_prepare_src(struct mca_btl_base_module_t 
             return NULL;
         }
         if (OPAL_UNLIKELY(OPAL_SUCCESS !=
-                          tc_ompi_pack(convertor, (unsigned char *) frag->segments[0].seg_addr.pval + reserve,
+                          tc_ompi_pack(convertor,
+                                       (unsigned char *) frag->segments[0].seg_addr.pval + reserve,
                                        &max_data, NULL))) {
             mca_btl_bip_frag_return(frag);
             return NULL;

@@ -77,7 +77,8 @@ void mca_btl_bip_post_or_defer(mca_btl_bip_rreq_t *rreq)
 static void mca_btl_bip_rreq_complete(mca_btl_bip_rreq_t *rreq)
 {
     if (MCA_BTL_BIP_ACK_MEDIUM == rreq->kind) {
-        const mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger + rreq->tag;
+        const mca_btl_active_message_callback_t *reg =
+            mca_btl_base_active_message_trigger + rreq->tag;
         mca_btl_base_segment_t segment;
 
         if (OPAL_LIKELY(NULL != reg->cbfunc)) {
@@ -103,7 +104,8 @@ int mca_btl_bip_poll_posted(void)
 
     OBJ_CONSTRUCT(&done, opal_list_t);
     OPAL_THREAD_LOCK(&c->lock);
-    OPAL_LIST_FOREACH_SAFE (rreq, next, &c->posted, mca_btl_bip_rreq_t) {
+    OPAL_LIST_FOREACH_SAFE(rreq, next, &c->posted, mca_btl_bip_rreq_t)
+    {
         long got = bip_recv_test(c->dev, rreq->handle);
 
         if (got == (long) rreq->size) {
@@ -159,8 +161,8 @@ static void mca_btl_bip_do_large(mca_btl_bip_endpoint_t *ep, uint32_t handle,
     if (OPAL_UNLIKELY(0 != rc)) {
         BTL_ERROR(("btl:bip: large send of %zu bytes to local rank %d failed: %s", size,
                    ep->peer_rank, strerror(-rc)));
-        mca_btl_bip_fatal_peer(ep, -ESRCH == rc ? "the peer process is gone"
-                                                : "a large send was refused (bad ACK)");
+        mca_btl_bip_fatal_peer(
+            ep, -ESRCH == rc ? "the peer process is gone" : "a large send was refused (bad ACK)");
         return;
     }
     mca_btl_bip_component.cnt.bytes_large += size;
@@ -191,7 +193,7 @@ static void mca_btl_bip_handle_ack(mca_btl_bip_endpoint_t *ep, const mca_btl_bip
         /* the data is in the receiver's buffer: the send is complete */
         mca_btl_bip_frag_complete(frag, OPAL_SUCCESS);
     } else if (MCA_BTL_BIP_ACK_GET == ack->kind) {
-        struct iovec iov = {.iov_base = (void *) (uintptr_t) ack->addr, .iov_len = ack->size};
+        struct iovec iov = { .iov_base = (void *) (uintptr_t) ack->addr, .iov_len = ack->size };
 
         /* the device checks the write against the receive posted there */
         mca_btl_bip_do_large(ep, ack->handle, &iov, 1, ack->size);
@@ -200,7 +202,8 @@ static void mca_btl_bip_handle_ack(mca_btl_bip_endpoint_t *ep, const mca_btl_bip
     }
 }
 
-static void mca_btl_bip_handle_req(mca_btl_bip_endpoint_t *ep, uint8_t tag, const mca_btl_bip_req_t *req)
+static void mca_btl_bip_handle_req(mca_btl_bip_endpoint_t *ep, uint8_t tag,
+                                   const mca_btl_bip_req_t *req)
 {
     mca_btl_bip_rreq_t *rreq;
 
@@ -252,7 +255,8 @@ static void mca_btl_bip_handle_msg(const unsigned char *msg, uint32_t len, uint3
 
     switch (hdr.type) {
     case MCA_BTL_BIP_SHORT: {
-        const mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger + hdr.tag;
+        const mca_btl_active_message_callback_t *reg =
+            mca_btl_base_active_message_trigger + hdr.tag;
 
         if (OPAL_UNLIKELY(hdr.len > len - sizeof(hdr) || NULL == reg->cbfunc)) {
             bip_srecv_release(c->dev);
@@ -334,10 +338,12 @@ static void mca_btl_bip_progress_slow(void)
             mca_btl_bip_rreq_t *rreq;
 
             OPAL_THREAD_LOCK(&c->lock);
-            OPAL_LIST_FOREACH (rreq, &c->posted, mca_btl_bip_rreq_t) {
+            OPAL_LIST_FOREACH(rreq, &c->posted, mca_btl_bip_rreq_t)
+            {
                 waiting = waiting || rreq->ep == ep;
             }
-            OPAL_LIST_FOREACH (rreq, &c->recv_fifo, mca_btl_bip_rreq_t) {
+            OPAL_LIST_FOREACH(rreq, &c->recv_fifo, mca_btl_bip_rreq_t)
+            {
                 waiting = waiting || rreq->ep == ep;
             }
             OPAL_THREAD_UNLOCK(&c->lock);
@@ -423,7 +429,7 @@ void mca_btl_bip_fatal_peer(mca_btl_bip_endpoint_t *ep, const char *why)
                         ep->peer_rank, why);
     /* the PML decides (ob1 aborts the job): never hang on a dead peer */
     if (NULL != mca_btl_bip_module.error_cb) {
-        mca_btl_bip_module.error_cb(&mca_btl_bip_module.super, MCA_BTL_ERROR_FLAGS_FATAL,
-                                    ep->proc, (char *) why);
+        mca_btl_bip_module.error_cb(&mca_btl_bip_module.super, MCA_BTL_ERROR_FLAGS_FATAL, ep->proc,
+                                    (char *) why);
     }
 }

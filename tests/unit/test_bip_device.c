@@ -44,12 +44,17 @@ static int teardown(void **state)
     return rmdir(test_dir);
 }
 
-static bip_dev_params_t params(uint32_t rank, uint32_t expected, uint32_t nslots, uint32_t slot_size,
-                               uint32_t max_posted, size_t frag)
+static bip_dev_params_t params(uint32_t rank, uint32_t expected, uint32_t nslots,
+                               uint32_t slot_size, uint32_t max_posted, size_t frag)
 {
-    bip_dev_params_t p = {.dir = test_dir, .job_key = test_key, .rank = rank,
-                          .expected_peers = expected, .nslots = nslots, .slot_size = slot_size,
-                          .max_posted = max_posted, .frag_size = frag};
+    bip_dev_params_t p = { .dir = test_dir,
+                           .job_key = test_key,
+                           .rank = rank,
+                           .expected_peers = expected,
+                           .nslots = nslots,
+                           .slot_size = slot_size,
+                           .max_posted = max_posted,
+                           .frag_size = frag };
     return p;
 }
 
@@ -69,7 +74,7 @@ static void test_forked_senders(void **state)
     bip_dev_params_t p = params(0, NSENDERS, 8, 128, 4, 4096);
     bip_dev_t *dev;
     pid_t kids[NSENDERS];
-    uint32_t next[NSENDERS + 1] = {0};
+    uint32_t next[NSENDERS + 1] = { 0 };
     int total = 0;
     (void) state;
 
@@ -206,9 +211,9 @@ static void test_posted_limit(void **state)
     bip_peer_t *to0;
     uint32_t h[4], old;
     /* zeroed: valgrind does not see bytes written by CMA */
-    char bufs[4][100] = {{0}};
+    char bufs[4][100] = { { 0 } };
     char src[100];
-    struct iovec iov = {.iov_base = src, .iov_len = sizeof(src)};
+    struct iovec iov = { .iov_base = src, .iov_len = sizeof(src) };
     (void) state;
 
     memset(src, 'x', sizeof(src));
@@ -322,17 +327,17 @@ static void test_bad_params(void **state)
     bip_peer_t *peer;
     (void) state;
 
-    assert_int_equal(bip_open(&p, &d0), -EINVAL);   /* not a power of two */
+    assert_int_equal(bip_open(&p, &d0), -EINVAL); /* not a power of two */
     p = params(0, 1, 4, 64, 0, 4096);
-    assert_int_equal(bip_open(&p, &d0), -EINVAL);   /* no posted receive */
+    assert_int_equal(bip_open(&p, &d0), -EINVAL); /* no posted receive */
     p = params(0, 1, 4, 64, 2, 0);
-    assert_int_equal(bip_open(&p, &d0), -EINVAL);   /* no fragment size */
+    assert_int_equal(bip_open(&p, &d0), -EINVAL); /* no fragment size */
     p = params(0, 1, 4, 64, 2, 4096);
     assert_int_equal(bip_open(&p, &d0), 0);
     p = params(1, 1, 8, 64, 2, 4096);
     assert_int_equal(bip_open(&p, &d1), 0);
-    assert_int_equal(bip_peer_connect(d1, 0, &peer), -EPROTO);   /* 8 vs 4 slots */
-    assert_int_equal(bip_peer_connect(d1, 1, &peer), -EINVAL);   /* itself */
+    assert_int_equal(bip_peer_connect(d1, 0, &peer), -EPROTO); /* 8 vs 4 slots */
+    assert_int_equal(bip_peer_connect(d1, 1, &peer), -EINVAL); /* itself */
     bip_close(d1);
     bip_close(d0);
 }

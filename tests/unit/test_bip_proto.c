@@ -41,8 +41,8 @@ static char test_key[64];
 
 typedef struct out_msg {
     tc_list_item_t link;
-    int type;            /* SHORT, REQ or ACK */
-    uint32_t id;         /* message number (SHORT, REQ) */
+    int type;    /* SHORT, REQ or ACK */
+    uint32_t id; /* message number (SHORT, REQ) */
     uint32_t size;
     mca_btl_bip_ack_t ack;
 } out_msg_t;
@@ -51,7 +51,7 @@ typedef struct side {
     bip_dev_t *dev;
     bip_peer_t *peer;
     tc_credits_t cr;
-    out_msg_t *pool;            /* sends: NMSG messages + ACKs */
+    out_msg_t *pool; /* sends: NMSG messages + ACKs */
     int npool;
     /* three-way: my REQs waiting for an ACK, oldest first */
     uint32_t await[NMSG];
@@ -60,7 +60,7 @@ typedef struct side {
     uint32_t received;
     uint32_t last_short, last_medium;
     unsigned char got[NMSG];
-    unsigned char *rbuf;        /* the one posted medium receive's buffer */
+    unsigned char *rbuf; /* the one posted medium receive's buffer */
     uint32_t posted_handle;
     uint32_t posted_id, posted_size;
     int posted;
@@ -103,7 +103,7 @@ static int teardown(void **state)
 static void post(side_t *s, uint32_t me, const out_msg_t *m, int type, uint32_t credits)
 {
     unsigned char *dst;
-    mca_btl_bip_hdr_t hdr = {.type = (uint8_t) type, .tag = 1, .credits = (uint16_t) credits};
+    mca_btl_bip_hdr_t hdr = { .type = (uint8_t) type, .tag = 1, .credits = (uint16_t) credits };
     uint32_t len = sizeof(hdr);
 
     if (0 != bip_ssend_reserve(s->peer, (void **) &dst)) {
@@ -119,7 +119,7 @@ static void post(side_t *s, uint32_t me, const out_msg_t *m, int type, uint32_t 
         }
         len += hdr.len;
     } else if (MCA_BTL_BIP_REQ == type) {
-        mca_btl_bip_req_t req = {.seq = m->id, .size = m->size};
+        mca_btl_bip_req_t req = { .seq = m->id, .size = m->size };
         memcpy(dst + sizeof(hdr), &req, sizeof(req));
         len += sizeof(req);
         s->await[s->await_tail++] = m->id;
@@ -197,7 +197,8 @@ static void post_or_defer(side_t *s, uint32_t me, uint32_t id, uint32_t size, in
 /* SHORT messages arrive in order, and medium ones in order; a medium one
  * completes after SHORT messages sent behind it (ob1 reorders by its own
  * sequence numbers) */
-static void deliver(side_t *s, uint32_t peer_id, uint32_t id, const unsigned char *data, uint32_t size)
+static void deliver(side_t *s, uint32_t peer_id, uint32_t id, const unsigned char *data,
+                    uint32_t size)
 {
     uint32_t *last = size > SHORT_MAX ? &s->last_medium : &s->last_short;
 
@@ -298,8 +299,14 @@ static int progress(side_t *s, uint32_t me, uint32_t peer_id, unsigned char *sen
 static int run_side(uint32_t me)
 {
     const uint32_t peer_id = 1 - me;
-    bip_dev_params_t p = {.dir = test_dir, .job_key = test_key, .rank = me, .expected_peers = 1,
-                          .nslots = 2, .slot_size = SLOT, .max_posted = 1, .frag_size = 1000};
+    bip_dev_params_t p = { .dir = test_dir,
+                           .job_key = test_key,
+                           .rank = me,
+                           .expected_peers = 1,
+                           .nslots = 2,
+                           .slot_size = SLOT,
+                           .max_posted = 1,
+                           .frag_size = 1000 };
     side_t *s = calloc(1, sizeof(*s));
     unsigned char *sendbuf = malloc(MEDIUM_MAX);
     uint32_t next_send = 0;
