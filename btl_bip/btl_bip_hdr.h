@@ -49,11 +49,19 @@ typedef struct mca_btl_bip_ack {
 } mca_btl_bip_ack_t;
 
 _Static_assert(sizeof(mca_btl_bip_hdr_t) == 8, "bip header is 8 bytes");
+_Static_assert(offsetof(mca_btl_bip_hdr_t, type) == 0, "type at byte 0");
+_Static_assert(offsetof(mca_btl_bip_hdr_t, tag) == 1, "tag at byte 1");
 _Static_assert(offsetof(mca_btl_bip_hdr_t, credits) == 2, "credits at byte 2");
 _Static_assert(offsetof(mca_btl_bip_hdr_t, len) == 4, "len at byte 4");
 _Static_assert(sizeof(mca_btl_bip_req_t) == 16, "REQ body is 16 bytes");
+_Static_assert(offsetof(mca_btl_bip_req_t, seq) == 0, "REQ seq at byte 0");
+_Static_assert(offsetof(mca_btl_bip_req_t, size) == 8, "REQ size at byte 8");
 _Static_assert(sizeof(mca_btl_bip_ack_t) == 32, "ACK body is 32 bytes");
+_Static_assert(offsetof(mca_btl_bip_ack_t, seq) == 0, "ACK seq at byte 0");
+_Static_assert(offsetof(mca_btl_bip_ack_t, addr) == 8, "ACK addr at byte 8");
+_Static_assert(offsetof(mca_btl_bip_ack_t, size) == 16, "ACK size at byte 16");
 _Static_assert(offsetof(mca_btl_bip_ack_t, handle) == 24, "ACK handle at byte 24");
+_Static_assert(offsetof(mca_btl_bip_ack_t, kind) == 28, "ACK kind at byte 28");
 
 /* largest control message without data */
 #define MCA_BTL_BIP_CTL_MAX (sizeof(mca_btl_bip_hdr_t) + sizeof(mca_btl_bip_ack_t))
@@ -69,5 +77,11 @@ typedef struct mca_btl_bip_modex {
 } mca_btl_bip_modex_t;
 
 _Static_assert(sizeof(mca_btl_bip_modex_t) == 24, "modex record is 24 bytes");
+_Static_assert(offsetof(mca_btl_bip_modex_t, local_rank) == 0, "modex local_rank at byte 0");
+_Static_assert(offsetof(mca_btl_bip_modex_t, nslots) == 4, "modex nslots at byte 4");
+_Static_assert(offsetof(mca_btl_bip_modex_t, slot_size) == 8, "modex slot_size at byte 8");
+_Static_assert(offsetof(mca_btl_bip_modex_t, credits) == 12, "modex credits at byte 12");
+_Static_assert(offsetof(mca_btl_bip_modex_t, pid) == 16, "modex pid at byte 16");
+_Static_assert(offsetof(mca_btl_bip_modex_t, max_posted) == 20, "modex max_posted at byte 20");
 
 #endif /* MCA_BTL_BIP_HDR_H */
