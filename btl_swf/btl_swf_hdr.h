@@ -33,4 +33,9 @@ static inline int mca_btl_swf_tag_decode(uint32_t wire_tag, uint8_t *am_tag)
     return 1;
 }
 
+/* The marker leaves the low byte to ob1's tag, and the mask covers it. */
+_Static_assert(0 == (MCA_BTL_SWF_TAG_MARKER & ~MCA_BTL_SWF_TAG_MASK) &&
+                   0xFFu == (uint32_t) ~MCA_BTL_SWF_TAG_MASK,
+               "swf wire tag: 24-bit marker above an 8-bit active-message tag");
+
 #endif /* MCA_BTL_SWF_HDR_H */

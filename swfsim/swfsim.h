@@ -40,6 +40,11 @@ typedef struct swfsim_config {
     uint32_t probe_cycles;        /* cost of PROBE / immediate WAITING_START */
     uint64_t mem_limit;           /* payload bytes the simulator may hold */
     uint32_t spin_us;             /* poll this long before sleeping in epoll */
+    /* virtual nodes, traces, the HTML report (docs/swfsim.md) */
+    char workload[256];           /* --workload SPEC: run built-in virtual nodes */
+    char replay_file[1024];       /* --replay FILE: run a recorded trace */
+    char record_file[1024];       /* --record FILE: write a trace of a live run */
+    char report_html[1024];       /* --report-html FILE */
 } swfsim_config_t;
 
 void swfsim_config_defaults(swfsim_config_t *cfg);
@@ -47,6 +52,9 @@ void swfsim_config_defaults(swfsim_config_t *cfg);
  * run, 1 when the program should exit 0 (--help, --version), -1 on error
  * (message already printed). */
 int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv);
+/* The same over settings already in cfg (no defaults first): a replay
+ * applies the command line over the recorded parameters. */
+int swfsim_config_parse_over(swfsim_config_t *cfg, int argc, char **argv);
 /* Apply one "key = value" setting; returns 0 or -1. */
 int swfsim_config_set(swfsim_config_t *cfg, const char *key, const char *value);
 int swfsim_config_load(swfsim_config_t *cfg, const char *path);
@@ -109,7 +117,18 @@ typedef struct swfsim_torus {
      * 4*dx*dy+i; ejection of node i at 4*dx*dy+nodes+i */
     swfsim_link_t *links;
     uint32_t nlinks;
+    /* busy time per link over simulated time (swfsim_timeline.c) */
+    uint64_t *tl;            /* nlinks x SWFSIM_TL_BUCKETS, ps */
+    uint64_t tl_width;       /* ps per bucket; doubles as time goes on */
 } swfsim_torus_t;
+
+#define SWFSIM_TL_BUCKETS 48
+
+/* swfsim_timeline.c: link k busy from t0 for len ps */
+int swfsim_timeline_init(swfsim_torus_t *t);
+void swfsim_timeline_add(swfsim_torus_t *t, uint32_t link, uint64_t t0, uint64_t len);
+/* the "link_timeline" member of the JSON report (busiest links) */
+void swfsim_timeline_json(const swfsim_torus_t *t, FILE *f, uint64_t end_ps);
 
 #define SWFSIM_MAX_PATH (2 * 4096 + 2)
 
@@ -206,6 +225,8 @@ typedef struct swfsim_node {
     uint32_t barrier_inits;
     /* statistics */
     uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv, discarded;
+    uint64_t wait_ps;        /* blocked for a message or a barrier */
+    swfsim_msg_t *inj_head, *inj_tail;   /* sent, not yet in the torus */
     char why[160];           /* reason of a drop */
 } swfsim_node_t;
 
@@ -245,7 +266,17 @@ typedef struct swfsim {
     uint64_t events;
     double wall_start, wall_run_start, wall_end;
     int deadlock;
+    struct swfsim_trace *trace;   /* --record: the trace being written */
 } swfsim_t;
+
+/* injection queues (swfsim_inject.c).  offer: queue m, sent by n at
+ * m->t_send (0, or -1 out of memory: m not queued).  due: an INJECT
+ * event came due: 1 and *deliver = arrival time when the packet went,
+ * 0 when it was put off until the injection link is free, -1 out of
+ * memory.  The message of a queued INJECT event is its node's queue head:
+ * free it with the queue, not with the event. */
+int swfsim_inject_offer(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m);
+int swfsim_inject_due(swfsim_t *sim, const swfsim_event_t *ev, uint64_t *deliver);
 
 /* engine (swfsim_engine.c): no system calls except through the hooks
  * below, which the network layer implements */
@@ -285,6 +316,10 @@ int swfsim_write_port_file_unix(const char *path, const char *sock_path);
 int swfsim_report_json(swfsim_t *sim, FILE *f);
 void swfsim_report_summary(swfsim_t *sim, FILE *f);
 int swfsim_report_write(swfsim_t *sim);
+/* --report-html (swfsim_report_html.c): from the JSON report of sim */
+int swfsim_report_html_write(swfsim_t *sim);
+/* the same from a JSON report's text; returns 0 or -1 (message printed) */
+int swfsim_html_from_json(const char *json, size_t len, FILE *out, const char *src_name);
 
 /* whole program, used by main() and by tests that fork a simulator */
 int swfsim_main(int argc, char **argv);

@@ -50,6 +50,12 @@ void swfsim_usage(FILE *out)
         "                         beyond it drops its sender\n"
         "      --spin-us US       when idle, poll the sockets this long (yielding the\n"
         "                         core) before sleeping: lower latency, more CPU (default 0)\n"
+        "      --workload SPEC    run virtual nodes instead of clients: halo2d, alltoall\n"
+        "                         or allreduce, e.g. halo2d,size=64K,iters=100[,compute=CYC];\n"
+        "                         --nodes defaults to the torus size\n"
+        "      --record FILE      write a trace of the live run (operations, compute time)\n"
+        "      --replay FILE      run a trace without clients; options override its parameters\n"
+        "      --report-html FILE write the report as one self-contained HTML page\n"
         "  -q, --quiet            no progress messages, no summary on stdout\n"
         "  -h, --help             this text\n"
         "  -V, --version          version\n",
@@ -291,10 +297,37 @@ enum {
     SWFSIM_OPT_TORUS,
     SWFSIM_OPT_CTIMEOUT,
     SWFSIM_OPT_MEMLIMIT,
-    SWFSIM_OPT_SPIN
+    SWFSIM_OPT_SPIN,
+    SWFSIM_OPT_WORKLOAD,
+    SWFSIM_OPT_REPLAY,
+    SWFSIM_OPT_RECORD,
+    SWFSIM_OPT_HTML
 };
 
+/* copy a file name option; nonzero if it does not fit */
+static int swfsim_opt_path(char *dst, size_t n, const char *src)
+{
+    if (strlen(src) >= n || '\0' == src[0]) {
+        return 1;
+    }
+    snprintf(dst, n, "%s", src);
+    return 0;
+}
+
+static int swfsim_config_parse_args(swfsim_config_t *cfg, int argc, char **argv);
+
 int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
+{
+    swfsim_config_defaults(cfg);
+    return swfsim_config_parse_args(cfg, argc, argv);
+}
+
+int swfsim_config_parse_over(swfsim_config_t *cfg, int argc, char **argv)
+{
+    return swfsim_config_parse_args(cfg, argc, argv);
+}
+
+static int swfsim_config_parse_args(swfsim_config_t *cfg, int argc, char **argv)
 {
     static const struct option opts[] = {
         { "nodes", required_argument, NULL, 'n' },
@@ -308,6 +341,10 @@ int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
         { "connect-timeout", required_argument, NULL, SWFSIM_OPT_CTIMEOUT },
         { "mem-limit", required_argument, NULL, SWFSIM_OPT_MEMLIMIT },
         { "spin-us", required_argument, NULL, SWFSIM_OPT_SPIN },
+        { "workload", required_argument, NULL, SWFSIM_OPT_WORKLOAD },
+        { "replay", required_argument, NULL, SWFSIM_OPT_REPLAY },
+        { "record", required_argument, NULL, SWFSIM_OPT_RECORD },
+        { "report-html", required_argument, NULL, SWFSIM_OPT_HTML },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
@@ -316,7 +353,6 @@ int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
     const char *shortopts = "n:m:l:p:r:c:qhV";
     int c, pass;
 
-    swfsim_config_defaults(cfg);
     /* pass 0: only --config, --help, --version; pass 1: the rest */
     for (pass = 0; pass < 2; pass++) {
         optind = 0;     /* full re-initialisation in glibc */
@@ -359,6 +395,18 @@ int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
             case SWFSIM_OPT_TORUS: bad = swfsim_config_set(cfg, "torus", optarg); break;
             case SWFSIM_OPT_MEMLIMIT: bad = swfsim_config_set(cfg, "mem_limit", optarg); break;
             case SWFSIM_OPT_SPIN: bad = swfsim_config_set(cfg, "spin_us", optarg); break;
+            case SWFSIM_OPT_WORKLOAD:
+                bad = swfsim_opt_path(cfg->workload, sizeof(cfg->workload), optarg);
+                break;
+            case SWFSIM_OPT_REPLAY:
+                bad = swfsim_opt_path(cfg->replay_file, sizeof(cfg->replay_file), optarg);
+                break;
+            case SWFSIM_OPT_RECORD:
+                bad = swfsim_opt_path(cfg->record_file, sizeof(cfg->record_file), optarg);
+                break;
+            case SWFSIM_OPT_HTML:
+                bad = swfsim_opt_path(cfg->report_html, sizeof(cfg->report_html), optarg);
+                break;
             case SWFSIM_OPT_CTIMEOUT:
                 bad = swfsim_parse_u32(optarg, &cfg->connect_timeout_s, 0, 86400);
                 break;
@@ -376,6 +424,14 @@ int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
     if (optind < argc) {
         fprintf(stderr, "swfsim: unexpected argument '%s'\n", argv[optind]);
         return -1;
+    }
+    if (0 == cfg->nodes && '\0' != cfg->workload[0] && cfg->torus_x && cfg->torus_y &&
+        (uint64_t) cfg->torus_x * cfg->torus_y <= SOCKMODEL_MAX_NODES) {
+        /* a workload fills its torus */
+        cfg->nodes = cfg->torus_x * cfg->torus_y;
+    }
+    if (0 == cfg->nodes && '\0' != cfg->replay_file[0]) {
+        return 0;    /* the trace says how many */
     }
     if (0 == cfg->nodes) {
         fprintf(stderr, "swfsim: --nodes N is required (see --help)\n");

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "swfsim.h"
+#include "swfsim_trace.h"
 
 #define SWFSIM_IN_CAP (64 * 1024)
 
@@ -177,10 +178,15 @@ void swfsim_fini(swfsim_t *sim)
         for (uint32_t i = 0; i < sim->nslots; i++) {
             swfsim_node_release(sim, &sim->slots[i]);
             swfsim_free_queue(sim, &sim->slots[i]);
+            while (NULL != sim->slots[i].inj_head) {
+                swfsim_msg_t *m = sim->slots[i].inj_head;
+                sim->slots[i].inj_head = m->next;
+                swfsim_msg_free(sim, m);
+            }
         }
     }
     while (0 == swfsim_heap_pop(&sim->heap, &ev)) {
-        if (SWFSIM_EV_CMD != ev.type) {
+        if (SWFSIM_EV_DELIVER == ev.type) {   /* INJECT: freed with its queue */
             swfsim_msg_free(sim, ev.msg);
         }
     }
@@ -523,10 +529,14 @@ static void swfsim_give(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m, uint32
     sockmodel_reply_t r;
 
     if (m->t_deliver > n->clock) {
+        n->wait_ps += m->t_deliver - n->clock;
         n->clock = m->t_deliver;
     }
     n->msgs_recv++;
     n->bytes_recv += m->len;
+    if (NULL != sim->trace) {
+        swfsim_trace_recv(sim, n, m);
+    }
     r.code = code;
     r.status = SOCKMODEL_ST_OK;
     r.arg[0] = m->src;
@@ -619,6 +629,9 @@ static void swfsim_probe_cost(swfsim_t *sim, swfsim_node_t *n)
 {
     if (swfsim_is_torus(sim)) {
         n->clock += (uint64_t) sim->cfg.probe_cycles * sim->cfg.cycle_ps;
+        if (NULL != sim->trace) {
+            swfsim_trace_poll(sim, n, (uint64_t) sim->cfg.probe_cycles * sim->cfg.cycle_ps);
+        }
     }
 }
 
@@ -627,6 +640,9 @@ static void swfsim_barrier_enter(swfsim_t *sim, swfsim_node_t *n)
     uint32_t id = n->cmd.param[0];
     swfsim_barrier_t *b = &sim->barriers[id];
 
+    if (NULL != sim->trace) {
+        swfsim_trace_barrier(sim, n);
+    }
     b->entered++;
     if (n->clock > b->latest) {
         b->latest = n->clock;
@@ -639,6 +655,7 @@ static void swfsim_barrier_enter(swfsim_t *sim, swfsim_node_t *n)
     for (uint32_t r = 0; r < sim->cfg.nodes; r++) {
         swfsim_node_t *o = sim->nodes[r];
         if (SWFSIM_N_BLOCKED_BARRIER == o->state && o->cmd.param[0] == id) {
+            o->wait_ps += b->latest - o->clock;
             o->clock = b->latest;
             swfsim_reply(sim, o, SOCKMODEL_BARRIER_ENTER, SOCKMODEL_ST_OK, id, b->round, 0, 0);
             swfsim_resume(sim, o);
@@ -714,10 +731,12 @@ static void swfsim_send(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m)
     n->bytes_sent += m->len;
     sim->msgs_total++;
     sim->bytes_total += m->len;
+    if (NULL != sim->trace) {
+        swfsim_trace_send(sim, n, m);
+    }
     if (swfsim_is_torus(sim)) {
-        swfsim_event_t ev = { .time = n->clock, .type = SWFSIM_EV_INJECT,
-                              .node = n->rank, .msg = m };
-        if (0 != swfsim_heap_push(&sim->heap, &ev)) {
+        m->t_send = n->clock;
+        if (0 != swfsim_inject_offer(sim, n, m)) {
             swfsim_msg_free(sim, m);
             swfsim_node_drop(sim, n, "out of memory for an event");
         }
@@ -894,6 +913,9 @@ static void swfsim_parse(swfsim_t *sim, swfsim_node_t *n)
             }
             sockmodel_cmd_decode(&c, n->in + n->in_off);
             n->in_off += SOCKMODEL_CMD_BYTES;
+            if (NULL != sim->trace) {
+                swfsim_trace_cmd(sim, n, &c);
+            }
             if (swfsim_is_torus(sim)) {
                 n->clock += (uint64_t) c.consumetime * sim->cfg.cycle_ps;
             }
@@ -908,6 +930,9 @@ static void swfsim_parse(swfsim_t *sim, swfsim_node_t *n)
                              c.request, sockmodel_request_name(c.request), c.param[0],
                              c.param[1], c.param[2], c.param[3]);
             return;
+        }
+        if (NULL != sim->trace) {
+            swfsim_trace_cmd(sim, n, &c);
         }
         if (swfsim_is_torus(sim)) {
             n->clock += (uint64_t) c.consumetime * sim->cfg.cycle_ps;
@@ -978,8 +1003,13 @@ static void swfsim_event(swfsim_t *sim, const swfsim_event_t *ev)
     case SWFSIM_EV_INJECT: {
         swfsim_event_t d = { .type = SWFSIM_EV_DELIVER, .node = ev->msg->dst,
                              .msg = ev->msg };
-        t = swfsim_torus_transfer(&sim->torus, ev->msg->src, ev->msg->dst,
-                                  ev->msg->len, ev->time, NULL);
+        int go = swfsim_inject_due(sim, ev, &t);
+        if (go < 0) {
+            swfsim_warn("out of memory for an event: messages held until the end");
+        }
+        if (1 != go) {
+            break;
+        }
         d.time = t;
         if (0 != swfsim_heap_push(&sim->heap, &d)) {
             swfsim_warn("out of memory for an event: message lost");

@@ -196,12 +196,13 @@ int swfsim_report_json(swfsim_t *sim, FILE *f)
         const swfsim_node_t *n = sim->nodes[r];
         fprintf(f, "%s\n    { \"rank\": %u, \"state\": \"%s\", \"clock_ns\": %llu, "
                 "\"msgs_sent\": %llu, \"bytes_sent\": %llu, \"msgs_recv\": %llu, "
-                "\"bytes_recv\": %llu, \"discarded\": %llu",
+                "\"bytes_recv\": %llu, \"discarded\": %llu, \"wait_ns\": %llu",
                 r ? "," : "", r, swfsim_state_name(n->state),
                 (unsigned long long) (n->clock / SWFSIM_PS_PER_NS),
                 (unsigned long long) n->msgs_sent, (unsigned long long) n->bytes_sent,
                 (unsigned long long) n->msgs_recv, (unsigned long long) n->bytes_recv,
-                (unsigned long long) n->discarded);
+                (unsigned long long) n->discarded,
+                (unsigned long long) (n->wait_ps / SWFSIM_PS_PER_NS));
         if (SWFSIM_N_DEAD == n->state) {
             fprintf(f, ", \"drop_reason\": ");
             swfsim_json_str(f, n->why);
@@ -224,7 +225,11 @@ int swfsim_report_json(swfsim_t *sim, FILE *f)
                 end ? (double) l->busy_ps / (double) end : 0.0);
         first = 0;
     }
-    fprintf(f, "\n  ]\n}\n");
+    fprintf(f, "\n  ]");
+    if (torus) {
+        swfsim_timeline_json(&sim->torus, f, end);
+    }
+    fprintf(f, "\n}\n");
     return ferror(f) ? -1 : 0;
 }
 

@@ -6,7 +6,7 @@
  *
  *   series  BTL interface  OSC    Debian
  *   4.1     3.1.0          3.0.0  12 (4.1.4)
- *   5.0     3.3.0          4.0.0  13 (5.0.7)
+ *   5.0     3.3.0          3.0.0  13 (5.0.7)
  *
  * What differs, and the spelling to use in a component:
  *
