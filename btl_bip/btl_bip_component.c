@@ -144,7 +144,6 @@ static int mca_btl_bip_component_open(void)
 #endif
     OBJ_CONSTRUCT(&c->frags, opal_free_list_t);
     OBJ_CONSTRUCT(&c->completed_frags, opal_list_t);
-    OBJ_CONSTRUCT(&c->pending_eps, opal_list_t);
     OBJ_CONSTRUCT(&c->recv_fifo, opal_list_t);
     OBJ_CONSTRUCT(&c->posted, opal_list_t);
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
@@ -164,7 +163,6 @@ static int mca_btl_bip_component_close(void)
     mca_btl_bip_release_all();
     OBJ_DESTRUCT(&c->frags);
     OBJ_DESTRUCT(&c->completed_frags);
-    OBJ_DESTRUCT(&c->pending_eps);
     OBJ_DESTRUCT(&c->recv_fifo);
     OBJ_DESTRUCT(&c->posted);
     OBJ_DESTRUCT(&c->lock);
