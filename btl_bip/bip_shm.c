@@ -232,8 +232,8 @@ uint32_t bip_dev_slot_size(const bip_dev_t *dev)
 int bip_probe_large(bip_dev_t *dev)
 {
     char src = 'B', dst = 0;
-    struct iovec l = { .iov_base = &dst, .iov_len = 1 };
-    struct iovec r = { .iov_base = &src, .iov_len = 1 };
+    struct iovec l = {.iov_base = &dst, .iov_len = 1};
+    struct iovec r = {.iov_base = &src, .iov_len = 1};
 
     (void) dev;
     if (1 != process_vm_readv(getpid(), &l, 1, &r, 1, 0) || 'B' != dst) {

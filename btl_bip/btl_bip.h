@@ -70,6 +70,7 @@ typedef struct mca_btl_bip_component {
     opal_list_t completed_frags; /* sends done, callback owed */
     opal_list_t recv_fifo;       /* receives waiting for a posted slot (3.4) */
     opal_list_t posted;          /* receives posted at the device */
+    opal_mutex_t lock;           /* recv_fifo, posted */
     opal_mutex_t done_lock;      /* completed_frags */
     int32_t progress_guard;
 

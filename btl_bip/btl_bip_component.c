@@ -30,19 +30,17 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
 
 mca_btl_bip_component_t mca_btl_bip_component = {
     .super = {
-        .btl_version = {
-            MCA_BTL_DEFAULT_VERSION("bip"),
-            .mca_open_component = mca_btl_bip_component_open,
-            .mca_close_component = mca_btl_bip_component_close,
-            .mca_register_component_params = mca_btl_bip_component_register,
-        },
-        .btl_data = {
-            .param_field = MCA_BASE_METADATA_PARAM_CHECKPOINT
-        },
+        .btl_version =
+            {
+                MCA_BTL_DEFAULT_VERSION("bip"),
+                .mca_open_component = mca_btl_bip_component_open,
+                .mca_close_component = mca_btl_bip_component_close,
+                .mca_register_component_params = mca_btl_bip_component_register,
+            },
+        .btl_data = {.param_field = MCA_BASE_METADATA_PARAM_CHECKPOINT},
         .btl_init = mca_btl_bip_component_init,
         .btl_progress = mca_btl_bip_component_progress,
-    }
-};
+    }};
 
 /* register with the default already in *storage */
 static void mca_btl_bip_reg_uint(const char *name, const char *desc, int level,

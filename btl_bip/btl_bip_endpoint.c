@@ -125,7 +125,7 @@ int mca_btl_bip_endpoint_post(mca_btl_bip_endpoint_t *ep, mca_btl_bip_frag_t *fr
         break;
     }
     case MCA_BTL_BIP_REQ: {
-        mca_btl_bip_req_t req = { .seq = frag->seq, .size = frag->size };
+        mca_btl_bip_req_t req = {.seq = frag->seq, .size = frag->size};
 
         hdr->type = MCA_BTL_BIP_REQ;
         hdr->tag = frag->tag;

@@ -24,20 +24,21 @@ static int mca_btl_bip_register_error(struct mca_btl_base_module_t *btl,
                                       mca_btl_base_module_error_cb_fn_t cbfunc);
 
 mca_btl_bip_module_t mca_btl_bip_module = {
-    .super = {
-        .btl_component = &mca_btl_bip_component.super,
-        .btl_add_procs = mca_btl_bip_add_procs,
-        .btl_del_procs = mca_btl_bip_del_procs,
-        .btl_finalize = mca_btl_bip_finalize,
-        .btl_alloc = mca_btl_bip_alloc,
-        .btl_free = mca_btl_bip_free,
-        .btl_prepare_src = mca_btl_bip_prepare_src,
-        .btl_send = mca_btl_bip_send,
-        .btl_sendi = mca_btl_bip_sendi,
-        .btl_get = mca_btl_bip_get,
-        .btl_dump = mca_btl_base_dump,
-        .btl_register_error = mca_btl_bip_register_error,
-    },
+    .super =
+        {
+            .btl_component = &mca_btl_bip_component.super,
+            .btl_add_procs = mca_btl_bip_add_procs,
+            .btl_del_procs = mca_btl_bip_del_procs,
+            .btl_finalize = mca_btl_bip_finalize,
+            .btl_alloc = mca_btl_bip_alloc,
+            .btl_free = mca_btl_bip_free,
+            .btl_prepare_src = mca_btl_bip_prepare_src,
+            .btl_send = mca_btl_bip_send,
+            .btl_sendi = mca_btl_bip_sendi,
+            .btl_get = mca_btl_bip_get,
+            .btl_dump = mca_btl_base_dump,
+            .btl_register_error = mca_btl_bip_register_error,
+        },
 };
 
 static int mca_btl_bip_register_error(struct mca_btl_base_module_t *btl,

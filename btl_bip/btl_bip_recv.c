@@ -193,7 +193,7 @@ static void mca_btl_bip_handle_ack(mca_btl_bip_endpoint_t *ep, const mca_btl_bip
         /* the data is in the receiver's buffer: the send is complete */
         mca_btl_bip_frag_complete(frag, OPAL_SUCCESS);
     } else if (MCA_BTL_BIP_ACK_GET == ack->kind) {
-        struct iovec iov = { .iov_base = (void *) (uintptr_t) ack->addr, .iov_len = ack->size };
+        struct iovec iov = {.iov_base = (void *) (uintptr_t) ack->addr, .iov_len = ack->size};
 
         /* the device checks the write against the receive posted there */
         mca_btl_bip_do_large(ep, ack->handle, &iov, 1, ack->size);

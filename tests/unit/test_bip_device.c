@@ -47,14 +47,14 @@ static int teardown(void **state)
 static bip_dev_params_t params(uint32_t rank, uint32_t expected, uint32_t nslots,
                                uint32_t slot_size, uint32_t max_posted, size_t frag)
 {
-    bip_dev_params_t p = { .dir = test_dir,
-                           .job_key = test_key,
-                           .rank = rank,
-                           .expected_peers = expected,
-                           .nslots = nslots,
-                           .slot_size = slot_size,
-                           .max_posted = max_posted,
-                           .frag_size = frag };
+    bip_dev_params_t p = {.dir = test_dir,
+                          .job_key = test_key,
+                          .rank = rank,
+                          .expected_peers = expected,
+                          .nslots = nslots,
+                          .slot_size = slot_size,
+                          .max_posted = max_posted,
+                          .frag_size = frag};
     return p;
 }
 
@@ -74,7 +74,7 @@ static void test_forked_senders(void **state)
     bip_dev_params_t p = params(0, NSENDERS, 8, 128, 4, 4096);
     bip_dev_t *dev;
     pid_t kids[NSENDERS];
-    uint32_t next[NSENDERS + 1] = { 0 };
+    uint32_t next[NSENDERS + 1] = {0};
     int total = 0;
     (void) state;
 
@@ -211,9 +211,9 @@ static void test_posted_limit(void **state)
     bip_peer_t *to0;
     uint32_t h[4], old;
     /* zeroed: valgrind does not see bytes written by CMA */
-    char bufs[4][100] = { { 0 } };
+    char bufs[4][100] = {{0}};
     char src[100];
-    struct iovec iov = { .iov_base = src, .iov_len = sizeof(src) };
+    struct iovec iov = {.iov_base = src, .iov_len = sizeof(src)};
     (void) state;
 
     memset(src, 'x', sizeof(src));

@@ -103,7 +103,7 @@ static int teardown(void **state)
 static void post(side_t *s, uint32_t me, const out_msg_t *m, int type, uint32_t credits)
 {
     unsigned char *dst;
-    mca_btl_bip_hdr_t hdr = { .type = (uint8_t) type, .tag = 1, .credits = (uint16_t) credits };
+    mca_btl_bip_hdr_t hdr = {.type = (uint8_t) type, .tag = 1, .credits = (uint16_t) credits};
     uint32_t len = sizeof(hdr);
 
     if (0 != bip_ssend_reserve(s->peer, (void **) &dst)) {
@@ -119,7 +119,7 @@ static void post(side_t *s, uint32_t me, const out_msg_t *m, int type, uint32_t 
         }
         len += hdr.len;
     } else if (MCA_BTL_BIP_REQ == type) {
-        mca_btl_bip_req_t req = { .seq = m->id, .size = m->size };
+        mca_btl_bip_req_t req = {.seq = m->id, .size = m->size};
         memcpy(dst + sizeof(hdr), &req, sizeof(req));
         len += sizeof(req);
         s->await[s->await_tail++] = m->id;
@@ -299,14 +299,14 @@ static int progress(side_t *s, uint32_t me, uint32_t peer_id, unsigned char *sen
 static int run_side(uint32_t me)
 {
     const uint32_t peer_id = 1 - me;
-    bip_dev_params_t p = { .dir = test_dir,
-                           .job_key = test_key,
-                           .rank = me,
-                           .expected_peers = 1,
-                           .nslots = 2,
-                           .slot_size = SLOT,
-                           .max_posted = 1,
-                           .frag_size = 1000 };
+    bip_dev_params_t p = {.dir = test_dir,
+                          .job_key = test_key,
+                          .rank = me,
+                          .expected_peers = 1,
+                          .nslots = 2,
+                          .slot_size = SLOT,
+                          .max_posted = 1,
+                          .frag_size = 1000};
     side_t *s = calloc(1, sizeof(*s));
     unsigned char *sendbuf = malloc(MEDIUM_MAX);
     uint32_t next_send = 0;
