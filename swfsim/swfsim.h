@@ -22,7 +22,7 @@
 
 typedef struct swfsim_config {
     uint32_t nodes;
-    int model;                    /* enum sockmodel_model */
+    int model;                    /* enum tc_sockmodel_model */
     char listen_host[256];
     uint16_t listen_port;
     char listen_unix[108];        /* --listen unix:PATH (sun_path's size); "" = TCP */
@@ -40,6 +40,10 @@ typedef struct swfsim_config {
     uint32_t probe_cycles;        /* cost of PROBE / immediate WAITING_START */
     uint64_t mem_limit;           /* payload bytes the simulator may hold */
     uint32_t spin_us;             /* poll this long before sleeping in epoll */
+    int parent_pid;               /* --parent-pid: end with this process; 0: no */
+    int all_cpus;                 /* --all-cpus: drop an inherited CPU binding */
+    int have_token;               /* --token-file: every hello must carry it */
+    unsigned char token[SOCKMODEL_TOKEN_BYTES];
     /* virtual nodes, traces, the HTML report (docs/swfsim.md) */
     char workload[256];           /* --workload SPEC: run built-in virtual nodes */
     char replay_file[1024];       /* --replay FILE: run a recorded trace */
@@ -204,7 +208,7 @@ typedef struct swfsim_node {
     uint64_t clock;          /* ps */
     int active;              /* a command awaits its event or a wake-up */
     uint64_t gen;
-    sockmodel_cmd_t cmd;     /* the active command */
+    tc_sockmodel_cmd_t cmd;     /* the active command */
     uint64_t deadline_us;    /* WAITING: real-time end */
     /* input */
     unsigned char *in;
@@ -220,11 +224,17 @@ typedef struct swfsim_node {
     swfsim_out_t *out;
     size_t out_head, out_count, out_cap;
     size_t out_off;          /* bytes of the head item already written */
+    size_t out_peak;         /* most replies queued at once */
+    int out_full;            /* SWFSIM_OUT_MAX replies queued: parse no more */
     int on_dirty, on_ready;
     /* barriers */
     uint32_t barrier_inits;
     /* statistics */
     uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv, discarded;
+    /* the simulator's view of the node's waits: how each WAITING_START
+     * ended, and the wall time the node spent parked in them */
+    uint64_t waits_found, waits_expired, waits_stopped;
+    uint64_t wait_wall_us, wait_since_us;
     uint64_t wait_ps;        /* blocked for a message or a barrier */
     swfsim_msg_t *inj_head, *inj_tail;   /* sent, not yet in the torus */
     char why[160];           /* reason of a drop */
@@ -269,6 +279,11 @@ typedef struct swfsim {
     struct swfsim_trace *trace;   /* --record: the trace being written */
 } swfsim_t;
 
+/* Most replies queued for one client. A client that sends requests and
+ * does not read their replies (pipelined SIZE or PROBE) is no longer
+ * parsed, nor read from, until its output has drained to half of it:
+ * its queue, and the simulator's memory, stay bounded. */
+#define SWFSIM_OUT_MAX 4096u
 /* injection queues (swfsim_inject.c).  offer: queue m, sent by n at
  * m->t_send (0, or -1 out of memory: m not queued).  due: an INJECT
  * event came due: 1 and *deliver = arrival time when the packet went,
@@ -292,10 +307,13 @@ void swfsim_node_drop(swfsim_t *sim, swfsim_node_t *n, const char *fmt, ...)
 /* process due events, expire waits, parse ready nodes; returns the
  * microseconds until the next wait deadline (or -1 for none) */
 long swfsim_step(swfsim_t *sim, uint64_t now_us);
+/* the network layer wrote some of n's output */
+void swfsim_node_output_drained(swfsim_t *sim, swfsim_node_t *n);
 /* append a reply (and payload owner) to n's output */
 void swfsim_msg_free(swfsim_t *sim, swfsim_msg_t *m);
-void swfsim_node_reply(swfsim_t *sim, swfsim_node_t *n, const sockmodel_reply_t *r,
+void swfsim_node_reply(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_reply_t *r,
                        swfsim_msg_t *payload);
+/* messages (swfsim_log.c) and real-time clocks (swfsim_clock.c) */
 void swfsim_log(swfsim_t *sim, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void swfsim_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t swfsim_now_us(void);
@@ -308,6 +326,9 @@ void swfsim_net_close_node(swfsim_t *sim, swfsim_node_t *n);
 /* write out what n has queued; returns -1 if the connection broke */
 int swfsim_net_flush(swfsim_t *sim, swfsim_node_t *n);
 void swfsim_net_want_in(swfsim_t *sim, swfsim_node_t *n, int on);
+/* input was consumed (also by a command that came due later): read more
+ * from n if its buffer has room again */
+void swfsim_net_input_room(swfsim_t *sim, swfsim_node_t *n);
 int swfsim_write_port_file(const char *path, const char *host, unsigned port);
 /* the port file of a Unix-domain socket: "unix:PATH" */
 int swfsim_write_port_file_unix(const char *path, const char *sock_path);

@@ -50,6 +50,11 @@ void swfsim_usage(FILE *out)
         "                         beyond it drops its sender\n"
         "      --spin-us US       when idle, poll the sockets this long (yielding the\n"
         "                         core) before sleeping: lower latency, more CPU (default 0)\n"
+        "      --parent-pid PID   end when process PID (the parent) ends; exit at once\n"
+        "                         if the parent is not PID any more (it already died)\n"
+        "      --all-cpus         run on every CPU, whatever binding was inherited\n"
+        "      --token-file FILE  accept only clients whose hello carries the job token\n"
+        "                         in FILE (one line of 64 hex digits)\n"
         "      --workload SPEC    run virtual nodes instead of clients: halo2d, alltoall\n"
         "                         or allreduce, e.g. halo2d,size=64K,iters=100[,compute=CYC];\n"
         "                         --nodes defaults to the torus size\n"
@@ -298,11 +303,37 @@ enum {
     SWFSIM_OPT_CTIMEOUT,
     SWFSIM_OPT_MEMLIMIT,
     SWFSIM_OPT_SPIN,
+    SWFSIM_OPT_PARENT,
+    SWFSIM_OPT_ALLCPUS,
+    SWFSIM_OPT_TOKEN,
     SWFSIM_OPT_WORKLOAD,
     SWFSIM_OPT_REPLAY,
     SWFSIM_OPT_RECORD,
     SWFSIM_OPT_HTML
 };
+
+/* Read the job token from the first line of path; 0 or -1 (printed). */
+static int swfsim_token_load(swfsim_config_t *cfg, const char *path)
+{
+    char line[2 * SOCKMODEL_TOKEN_BYTES + 8];
+    FILE *f = fopen(path, "r");
+    int ok;
+
+    if (NULL == f) {
+        swfsim_warn("cannot open the token file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    ok = NULL != fgets(line, sizeof(line), f) && 0 == tc_sockmodel_token_parse(line, cfg->token);
+    fclose(f);
+    if (!ok) {
+        swfsim_warn("the token file %s does not hold one line of %u hex digits", path,
+                    2u * SOCKMODEL_TOKEN_BYTES);
+        return -1;
+    }
+    cfg->have_token = 1;
+    return 0;
+}
+
 
 /* copy a file name option; nonzero if it does not fit */
 static int swfsim_opt_path(char *dst, size_t n, const char *src)
@@ -341,6 +372,9 @@ static int swfsim_config_parse_args(swfsim_config_t *cfg, int argc, char **argv)
         { "connect-timeout", required_argument, NULL, SWFSIM_OPT_CTIMEOUT },
         { "mem-limit", required_argument, NULL, SWFSIM_OPT_MEMLIMIT },
         { "spin-us", required_argument, NULL, SWFSIM_OPT_SPIN },
+        { "parent-pid", required_argument, NULL, SWFSIM_OPT_PARENT },
+        { "all-cpus", no_argument, NULL, SWFSIM_OPT_ALLCPUS },
+        { "token-file", required_argument, NULL, SWFSIM_OPT_TOKEN },
         { "workload", required_argument, NULL, SWFSIM_OPT_WORKLOAD },
         { "replay", required_argument, NULL, SWFSIM_OPT_REPLAY },
         { "record", required_argument, NULL, SWFSIM_OPT_RECORD },
@@ -409,6 +443,19 @@ static int swfsim_config_parse_args(swfsim_config_t *cfg, int argc, char **argv)
                 break;
             case SWFSIM_OPT_CTIMEOUT:
                 bad = swfsim_parse_u32(optarg, &cfg->connect_timeout_s, 0, 86400);
+                break;
+            case SWFSIM_OPT_PARENT: {
+                uint32_t pid = 0;
+
+                bad = swfsim_parse_u32(optarg, &pid, 1, 0x7fffffff);
+                cfg->parent_pid = (int) pid;
+                break;
+            }
+            case SWFSIM_OPT_ALLCPUS: cfg->all_cpus = 1; break;
+            case SWFSIM_OPT_TOKEN:
+                if (0 != swfsim_token_load(cfg, optarg)) {
+                    return -1;
+                }
                 break;
             case 'q': cfg->quiet = 1; break;
             default:

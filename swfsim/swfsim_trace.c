@@ -70,7 +70,7 @@ int swfsim_trace_open(swfsim_t *sim, const char *path)
     return 0;
 }
 
-void swfsim_trace_cmd(swfsim_t *sim, const swfsim_node_t *n, const sockmodel_cmd_t *c)
+void swfsim_trace_cmd(swfsim_t *sim, const swfsim_node_t *n, const tc_sockmodel_cmd_t *c)
 {
     swfsim_trace_t *t = sim->trace;
     uint64_t cyc = c->consumetime;

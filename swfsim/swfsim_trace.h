@@ -28,7 +28,7 @@ enum swfsim_trace_op {
 /* writer, called by the engine's hooks */
 int swfsim_trace_open(swfsim_t *sim, const char *path);
 /* a command was decoded: count its consumetime (and CONSUMETIME's) */
-void swfsim_trace_cmd(swfsim_t *sim, const swfsim_node_t *n, const sockmodel_cmd_t *c);
+void swfsim_trace_cmd(swfsim_t *sim, const swfsim_node_t *n, const tc_sockmodel_cmd_t *c);
 /* a probe's cost: time the node spent polling, replayed as compute */
 void swfsim_trace_poll(swfsim_t *sim, const swfsim_node_t *n, uint64_t ps);
 void swfsim_trace_send(swfsim_t *sim, const swfsim_node_t *n, const swfsim_msg_t *m);

@@ -232,7 +232,7 @@ static void swfsim_vnode_run(swfsim_vrunner_t *v, uint32_t r)
         if (!vn->have) {
             if (0 != v->prog->next(v->prog->ctx, r, vn->idx, &vn->op)) {
                 if (NULL != sim->trace) {
-                    sockmodel_cmd_t fin = { .request = SOCKMODEL_FINISH };
+                    tc_sockmodel_cmd_t fin = { .request = SOCKMODEL_FINISH };
                     swfsim_trace_cmd(sim, n, &fin);
                 }
                 n->state = SWFSIM_N_FINISHED;

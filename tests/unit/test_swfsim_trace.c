@@ -26,36 +26,36 @@
  * r-2 with blocking RECVFROM, compute between */
 static int client(const char *hostport, uint32_t r)
 {
-    swf_client_t c;
+    tc_sockmodel_client_t c;
     const char *why;
     static unsigned char buf[8192];
-    sockmodel_reply_t rep;
+    tc_sockmodel_reply_t rep;
 
-    if (0 != swf_client_connect(&c, hostport, r, &why)) {
+    if (0 != tc_sockmodel_client_connect(&c, hostport, r, NULL, &why)) {
         return 10;
     }
     memset(buf, (int) r, sizeof(buf));
     for (uint32_t it = 0; it < ITERS; it++) {
         uint32_t len1 = 500 + 97 * ((r + it) % 7), len2 = 3000 + 11 * r;
-        if (0 != swf_client_cmd(&c, SOCKMODEL_SEND, (r + 1) % NODES, it, len1,
+        if (0 != tc_sockmodel_client_cmd(&c, SOCKMODEL_SEND, (r + 1) % NODES, it, len1,
                                 50 + 13 * r + it % 5, buf) ||
-            0 != swf_client_cmd(&c, SOCKMODEL_SEND, (r + 2) % NODES, it, len2, 7, buf)) {
+            0 != tc_sockmodel_client_cmd(&c, SOCKMODEL_SEND, (r + 2) % NODES, it, len2, 7, buf)) {
             return 11;
         }
-        if (0 != swf_client_cmd(&c, SOCKMODEL_RECVFROM, (r + NODES - 1) % NODES, 0, 0, 3, NULL) ||
-            0 != swf_client_reply(&c, &rep, buf, sizeof(buf)) || rep.arg[1] != it) {
+        if (0 != tc_sockmodel_client_cmd(&c, SOCKMODEL_RECVFROM, (r + NODES - 1) % NODES, 0, 0, 3, NULL) ||
+            0 != tc_sockmodel_client_reply(&c, &rep, buf, sizeof(buf)) || rep.arg[1] != it) {
             return 12;
         }
-        if (0 != swf_client_cmd(&c, SOCKMODEL_RECVFROM, (r + 2) % NODES, 0, 0, 0, NULL) ||
-            0 != swf_client_reply(&c, &rep, buf, sizeof(buf)) || rep.arg[1] != it) {
+        if (0 != tc_sockmodel_client_cmd(&c, SOCKMODEL_RECVFROM, (r + 2) % NODES, 0, 0, 0, NULL) ||
+            0 != tc_sockmodel_client_reply(&c, &rep, buf, sizeof(buf)) || rep.arg[1] != it) {
             return 13;
         }
         if (0 == it % 10 &&
-            0 != swf_client_cmd(&c, SOCKMODEL_CONSUMETIME, 1000 + r, 0, 0, 0, NULL)) {
+            0 != tc_sockmodel_client_cmd(&c, SOCKMODEL_CONSUMETIME, 1000 + r, 0, 0, 0, NULL)) {
             return 14;
         }
     }
-    return 0 == swf_client_finish(&c) ? 0 : 15;
+    return 0 == tc_sockmodel_client_finish(&c) ? 0 : 15;
 }
 
 static uint64_t replay_end(const char *trace, uint64_t link_bw, uint64_t *rec_end,
