@@ -7,6 +7,7 @@
  * process with bounds checks, and the queue file's mode and removal.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -37,11 +38,29 @@ static int setup(void **state)
     return 0;
 }
 
+/* every test must leave the directory empty: a file left behind fails
+ * the test, and is removed so that a failed run leaves nothing in /tmp */
 static int teardown(void **state)
 {
+    DIR *d = opendir(test_dir);
+    struct dirent *e;
+    int left = 0;
+
     (void) state;
-    /* every test must leave the directory empty: rmdir fails otherwise */
-    return rmdir(test_dir);
+    while (NULL != d && NULL != (e = readdir(d))) {
+        char path[512];
+
+        if ('.' == e->d_name[0]) {
+            continue;
+        }
+        snprintf(path, sizeof(path), "%s/%s", test_dir, e->d_name);
+        (void) unlink(path);
+        ++left;
+    }
+    if (NULL != d) {
+        closedir(d);
+    }
+    return 0 == rmdir(test_dir) && 0 == left ? 0 : -1;
 }
 
 static bip_dev_params_t params(uint32_t rank, uint32_t expected, uint32_t nslots,

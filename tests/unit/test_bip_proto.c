@@ -14,6 +14,7 @@
  * ping-pong).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -93,10 +94,29 @@ static int setup(void **state)
     return 0;
 }
 
+/* every test must leave the directory empty: a file left behind fails
+ * the test, and is removed so that a failed run leaves nothing in /tmp */
 static int teardown(void **state)
 {
+    DIR *d = opendir(test_dir);
+    struct dirent *e;
+    int left = 0;
+
     (void) state;
-    return rmdir(test_dir);
+    while (NULL != d && NULL != (e = readdir(d))) {
+        char path[512];
+
+        if ('.' == e->d_name[0]) {
+            continue;
+        }
+        snprintf(path, sizeof(path), "%s/%s", test_dir, e->d_name);
+        (void) unlink(path);
+        ++left;
+    }
+    if (NULL != d) {
+        closedir(d);
+    }
+    return 0 == rmdir(test_dir) && 0 == left ? 0 : -1;
 }
 
 /* write one control message into the peer's queue */
