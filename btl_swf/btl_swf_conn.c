@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_swf_conn.c: the SockModel client (see btl_swf_conn.h): socket I/O
  * with bounded blocking, command framing from tc_sockmodel.h, reply

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_swf_conn.h: the SockModel client used by btl_swf: one TCP
  * connection to the simulator, the rank handshake, one function per

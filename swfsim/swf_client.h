@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swf_client.h: a small blocking SockModel client used by the load
  * generator, the example and the tests.  One connection, plain
