@@ -1,3 +1,4 @@
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 # transports.sh: shell helpers shared by tests/mpi/run and bench/run (bash).
 #
 # They find the build tree, collect the components built there into a

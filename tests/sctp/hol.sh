@@ -9,6 +9,7 @@
 #
 # Usage: tests/sctp/hol.sh [MiB]   (default 64)
 
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../lib/transports.sh

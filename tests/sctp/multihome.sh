@@ -14,6 +14,7 @@
 # Needs root, ip netns and veth; otherwise it skips (exit 77) and says why.
 # Usage: tests/sctp/multihome.sh [--stack user|kernel|auto] [--extra N]
 
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../lib/transports.sh

@@ -8,6 +8,7 @@
 # (retransmissions exhausted) and the "peer lost" message must appear
 # before the timeout.
 
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../lib/transports.sh
