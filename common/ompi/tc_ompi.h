@@ -29,8 +29,8 @@ BEGIN_C_DECLS
 
 /* How a BTL list (the value of --mca btl) names one component. */
 typedef struct tc_ompi_btl_selection_t {
-    bool named;    /* the list includes it (an exclusion list "^..." never does) */
-    bool only;     /* named, and nothing else but "self" */
+    bool named; /* the list includes it (an exclusion list "^..." never does) */
+    bool only;  /* named, and nothing else but "self" */
 } tc_ompi_btl_selection_t;
 
 /* Parse a comma-separated BTL list for name (exact, case-sensitive tokens;

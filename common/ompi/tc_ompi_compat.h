@@ -181,6 +181,19 @@ static inline int tc_ompi_job_size(uint32_t *size)
     return rc;
 }
 
+/* End every process of this job now, with status (a setup failure whose
+ * reason was already printed); returns only if the runtime did not. */
+static inline void tc_ompi_abort_job(int status)
+{
+#if TC_OMPI_SERIES >= 50
+    (void) PMIx_Abort(status, NULL, NULL, 0);
+#else
+    if (NULL != opal_pmix.abort) {
+        (void) opal_pmix.abort(status, NULL, NULL);
+    }
+#endif
+}
+
 /* ---- MPI_Info ---- */
 
 /* Copies the value of key in info into buf (len bytes, always

@@ -46,8 +46,7 @@ int tc_ompi_param_double(const mca_base_component_t *comp, const char *name, con
                          int level, double *storage, double def)
 {
     *storage = def;
-    return tc_ompi_param_register(comp, name, desc, MCA_BASE_VAR_TYPE_DOUBLE, NULL, level,
-                                  storage);
+    return tc_ompi_param_register(comp, name, desc, MCA_BASE_VAR_TYPE_DOUBLE, NULL, level, storage);
 }
 
 int tc_ompi_param_string(const mca_base_component_t *comp, const char *name, const char *desc,
@@ -55,8 +54,7 @@ int tc_ompi_param_string(const mca_base_component_t *comp, const char *name, con
 {
     /* Open MPI copies the default when it registers the variable */
     *storage = (char *) def;
-    return tc_ompi_param_register(comp, name, desc, MCA_BASE_VAR_TYPE_STRING, NULL, level,
-                                  storage);
+    return tc_ompi_param_register(comp, name, desc, MCA_BASE_VAR_TYPE_STRING, NULL, level, storage);
 }
 
 int tc_ompi_param_enum(const mca_base_component_t *comp, const char *name, const char *desc,
@@ -71,8 +69,8 @@ int tc_ompi_param_enum(const mca_base_component_t *comp, const char *name, const
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
-    rc = tc_ompi_param_register(comp, name, desc, MCA_BASE_VAR_TYPE_INT, enumerator, level,
-                                storage);
+    rc =
+        tc_ompi_param_register(comp, name, desc, MCA_BASE_VAR_TYPE_INT, enumerator, level, storage);
     /* the variable holds its own reference */
     OBJ_RELEASE(enumerator);
     return rc;

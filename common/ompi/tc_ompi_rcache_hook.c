@@ -48,8 +48,9 @@ int tc_ompi_rcache_hook_register(tc_rcache_t *cache)
 {
     int slot = -1, rc = 0;
 
-    if (0 == (opal_mem_hooks_support_level() &
-              (OPAL_MEMORY_FREE_SUPPORT | OPAL_MEMORY_MUNMAP_SUPPORT))) {
+    if (0 ==
+        (opal_mem_hooks_support_level() &
+         (OPAL_MEMORY_FREE_SUPPORT | OPAL_MEMORY_MUNMAP_SUPPORT))) {
         return -ENOTSUP;
     }
     pthread_mutex_lock(&tc_ompi_rcache_hook_install_lock);
