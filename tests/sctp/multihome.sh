@@ -102,7 +102,7 @@ tx_before() { ip -n "$nsA" -s link show "mh1a$$" | awk '/TX:/{getline; print $2}
 
 PMIX_MCA_ptl_tcp_if_include=10.203.0.0/16 timeout 300 mpirun "${root[@]}" "${TR_SAN_ARGS[@]}" --oversubscribe -np 1 "${mca[@]}" \
     ip netns exec "$nsA" "$work/t_multihome" "$cut" "$extra" : \
-    -np 1 ip netns exec "$nsB" "$work/t_multihome" "$cut" "$extra" > "$work/out" 2>&1 &
+    -np 1 "${TR_SAN_ARGS[@]}" ip netns exec "$nsB" "$work/t_multihome" "$cut" "$extra" > "$work/out" 2>&1 &
 job=$!
 tx0="$(tx_before)"
 
