@@ -1,4 +1,5 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_sci_module.c: the btl_sci module: add_procs (connect and map each
  * node-local peer's segment, eagerly, with a lazy retry), del_procs,
@@ -115,7 +116,7 @@ int mca_btl_sci_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
             ep->proc = procs[i];
             ep->lseg = c->lsegs[ep->peer_rank];
             ep->state = MCA_BTL_SCI_EP_CONNECTING;
-            ++c->num_unconnected;
+            (void) OPAL_THREAD_ADD_FETCH32(&c->num_unconnected, 1);
             /* eager connection; if the peer's segment is not available yet
              * progress (or the first send) retries */
             (void) mca_btl_sci_endpoint_connect(ep);

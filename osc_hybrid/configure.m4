@@ -1,3 +1,4 @@
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 # osc_hybrid/configure.m4: the OSC component "hybrid" (MPI one-sided
 # communication over any BTL). It needs nothing beyond Open MPI's own
 # headers and libmpi, which the top-level configure has checked. It is

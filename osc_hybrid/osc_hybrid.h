@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * osc_hybrid.h: osc/hybrid, MPI one-sided communication over whatever BTLs
  * the job uses. Module and component structures, the internal request

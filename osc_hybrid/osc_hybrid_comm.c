@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * osc_hybrid_comm.c: the origin side of osc/hybrid's communication calls
  * (put, get, accumulate, get_accumulate, fetch_and_op, compare_and_swap

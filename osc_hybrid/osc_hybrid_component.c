@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * osc_hybrid_component.c: osc/hybrid's component: MCA parameters, the
  * query that decides when it serves a window, window creation (create,

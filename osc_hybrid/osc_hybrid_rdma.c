@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * osc_hybrid_rdma.c: the RDMA path of osc/hybrid. When one BTL with
  * btl_put and btl_get reaches every other rank of a create or allocate

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * osc_hybrid_sync.c: osc/hybrid's synchronisation calls: fence, post /
  * start / complete / wait / test, lock / unlock (shared and exclusive),

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * osc_hybrid_target.c: the target side of osc/hybrid: checks and applies
  * each arrived active message to the window (put, get, accumulate,

@@ -3,6 +3,7 @@
 # (plus Open MPI's own vader and tcp for comparison) and print a small
 # latency/bandwidth table. Expects a built tree (scripts/quickstart.sh demo
 # does the setup). The SWORDFISH simulator is started by btl_swf itself.
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,3 +18,6 @@ tests/mpi/run --np 2 --tests collectives
 echo
 echo "== 2. latency and bandwidth, side by side (results in $out/)"
 bench/run --quick --out "$out"
+echo
+echo "== 3. the collectives on a simulated 2x2 torus (btl_swf), as an HTML report"
+tests/swfsim/torus_report.sh --out "$out"

@@ -9,6 +9,7 @@
 # Packages are installed with apt-get (as root, or through sudo) only when
 # missing. The build happens in the source tree; nothing is installed into
 # Open MPI's directories (see README.md, "Install", for that).
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,6 +22,9 @@ PACKAGES=(
     libcmocka-dev libusrsctp-dev libsctp-dev libibverbs-dev libhwloc-dev
     gnuplot-nox valgrind netpipe-openmpi iproute2 procps
 )
+
+# The tests also render swfsim's HTML report in a headless browser.
+TEST_PACKAGES=(chromium)
 
 log() { printf '==> %s\n' "$*"; }
 
@@ -151,6 +155,7 @@ case "$what" in
         bash scripts/demo.sh
         ;;
     test)
+        PACKAGES+=("${TEST_PACKAGES[@]}")
         install_packages
         build
         run_tests

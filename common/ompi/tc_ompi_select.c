@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_ompi_select.c: does the user's BTL selection (--mca btl LIST) name a
  * component? A component that cannot start says why only when it was
@@ -14,7 +15,7 @@
 
 tc_ompi_btl_selection_t tc_ompi_btl_list_parse(const char *list, const char *name)
 {
-    tc_ompi_btl_selection_t sel = { false, true };
+    tc_ompi_btl_selection_t sel = {false, true};
     size_t name_len = strlen(name);
     const char *p = list;
 

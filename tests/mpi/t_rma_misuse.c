@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_rma_misuse.c: erroneous uses of MPI one-sided communication get MPI's
  * error class back (MPI_ERRORS_RETURN on the window) and no process

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_rma_ops.c: MPI one-sided communication, data verified with patterns,
  * on windows of the three flavors create, allocate and dynamic: put and

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_rma_selfcas.c: MPI_Compare_and_swap and MPI_Fetch_and_op with the
  * calling rank as target, in lock, lock_all and fence epochs, on windows of

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_rma_threads.c: MPI one-sided communication from several threads at
  * once (MPI_THREAD_MULTIPLE): inside one lock_all epoch every thread of

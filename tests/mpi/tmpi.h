@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tmpi.h: helpers shared by the MPI test programs: byte patterns that
  * depend on position, rank and sequence number, their verification, and
@@ -22,6 +23,8 @@ extern int tmpi_rank;
 extern int tmpi_size;
 
 void tmpi_init(int *argc, char ***argv, const char *name);
+/* MPI_Init_thread with the required level; returns the level provided. */
+int tmpi_init_thread(int *argc, char ***argv, const char *name, int required);
 
 /* The expected byte at position pos of a buffer sent by rank src with
  * sequence number seq: not periodic in any power of two, so a shifted,

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fint_2_int.h: stand-in for an Open MPI header that ompi/op/op.h includes
  * but Debian's libopenmpi-dev does not ship. op.h only needs the scalar
