@@ -16,6 +16,9 @@
 #include "opal/util/show_help.h"
 #include "ompi/mca/pml/pml.h"
 #include "ompi/mca/osc/base/base.h"
+#include "ompi/mca/bml/bml.h"
+#include "ompi/mca/bml/base/base.h"
+#include "ompi/proc/proc.h"
 
 #include "osc_hybrid.h"
 
@@ -92,6 +95,13 @@ static int mca_osc_hybrid_register(void)
         "exactly when they cannot (a BTL without RDMA or atomics); --mca osc hybrid forces it",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,
         &c->priority);
+    c->over_vader = true;
+    (void) mca_base_component_var_register(&c->super.osc_version, "over_vader",
+        "Serve windows whose peers are all reached by btl/vader, above osc/rdma: Open MPI "
+        "4.1's osc/rdma over vader crashes in a compare-and-swap that targets the calling "
+        "rank and returns wrong MPI_LOR/MPI_LXOR accumulates (false: leave them to osc/rdma)",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->over_vader);
     c->slot_size = 32768;
     (void) mca_base_component_var_register(&c->super.osc_version, "slot_size",
         "Bytes of one pre-posted active-message receive (header, segment list and inline "
@@ -170,13 +180,50 @@ static int mca_osc_hybrid_finalize(void)
     return OMPI_SUCCESS;
 }
 
+/* Whether every other rank of comm is reached by btl/vader. The answer is
+ * the same on every rank: a communicator that spans two hosts gives every
+ * rank a peer that vader cannot reach. */
+static bool mca_osc_hybrid_vader_only(ompi_communicator_t *comm)
+{
+    int n = ompi_comm_size(comm);
+
+    if (n < 2) {
+        return false;
+    }
+    for (int i = 0; i < n; ++i) {
+        ompi_proc_t *proc = ompi_comm_peer_lookup(comm, i);
+        mca_bml_base_endpoint_t *ep;
+        mca_bml_base_btl_t *b;
+
+        if (NULL == proc) {
+            return false;
+        }
+        if (proc == ompi_proc_local()) {
+            continue;
+        }
+        ep = mca_bml_base_get_endpoint(proc);
+        if (NULL == ep || 0 == mca_bml_base_btl_array_get_size(&ep->btl_eager)) {
+            return false;
+        }
+        b = mca_bml_base_btl_array_get_index(&ep->btl_eager, 0);
+        if (0 != strcmp(b->btl->btl_component->btl_version.mca_component_name, "vader")) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static int mca_osc_hybrid_query(ompi_win_t *win, void **base, size_t size, int disp_unit,
                                 ompi_communicator_t *comm, opal_info_t *info, int flavor)
 {
-    (void) win; (void) base; (void) size; (void) disp_unit; (void) comm; (void) info;
+    (void) win; (void) base; (void) size; (void) disp_unit; (void) info;
     /* Shared-memory windows are osc/sm's business. */
     if (MPI_WIN_FLAVOR_SHARED == flavor) {
         return -1;
+    }
+    /* Above osc/rdma's 101 where osc/rdma would run over vader. */
+    if (mca_osc_hybrid_component.over_vader && mca_osc_hybrid_vader_only(comm)) {
+        return 102 > mca_osc_hybrid_component.priority ? 102 : mca_osc_hybrid_component.priority;
     }
     return mca_osc_hybrid_component.priority;
 }
