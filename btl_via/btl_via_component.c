@@ -401,7 +401,7 @@ static mca_btl_base_module_t **mca_btl_via_component_init(int *num_btls, bool en
     m->btl_get_limit = m->btl_put_limit;
 
     if (VIPL_SUCCESS != vipl_create_ptag(c->nic, &c->ptag) ||
-        VIPL_SUCCESS != vipl_create_cq(c->nic, c->nprocs, &c->recv_cq)) {
+        VIPL_SUCCESS != vipl_create_cq(c->nic, c->nprocs * c->recv_descriptors, &c->recv_cq)) {
         goto fail;
     }
     c->vis = calloc(c->nprocs, sizeof(*c->vis));

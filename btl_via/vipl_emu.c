@@ -37,6 +37,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "tc_config.h"
 #include "tc_shm.h"
 #include "vipl.h"
 
