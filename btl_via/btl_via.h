@@ -86,6 +86,8 @@ typedef struct mca_btl_via_component {
 
     tc_rcache_t *rcache;
     uint64_t put_notices;          /* PUT_DONE immediates received */
+    uint64_t puts, gets;           /* RDMA operations started */
+    uint64_t rdma_bytes;
 
     bool warned_unreachable;
 } mca_btl_via_component_t;

@@ -153,10 +153,13 @@ static void mca_btl_via_print_stats(void)
     tc_rcache_get_stats(c->rcache, &st);
     rate = (st.hits + st.misses) ? 100.0 * (double) st.hits / (double) (st.hits + st.misses) : 0.0;
     opal_output(0, "btl:via: vpid %u rcache: %llu hits, %llu misses (hit rate %.1f%%), %llu evictions, "
-                "%llu invalidations, %llu registrations, %zu cached; %llu put notices received",
+                "%llu invalidations, %llu registrations, %zu cached; %llu puts, %llu gets, %llu RDMA bytes, "
+                "%llu put notices received",
                 c->my_vpid, (unsigned long long) st.hits, (unsigned long long) st.misses, rate,
                 (unsigned long long) st.evictions, (unsigned long long) st.invalidations,
-                (unsigned long long) st.registrations, st.cached, (unsigned long long) c->put_notices);
+                (unsigned long long) st.registrations, st.cached, (unsigned long long) c->puts,
+                (unsigned long long) c->gets, (unsigned long long) c->rdma_bytes,
+                (unsigned long long) c->put_notices);
 }
 
 int mca_btl_via_finalize(struct mca_btl_base_module_t *btl)

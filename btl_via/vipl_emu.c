@@ -51,6 +51,8 @@
 #define VIPL_EMU_MAX_IOV   256
 #define VIPL_EMU_CHECK_POLLS 8192u      /* empty polls between liveness checks */
 #define VIPL_EMU_MAX_FREE  64
+#define VIPL_EMU_INLINE_MAX 32           /* bytes carried in the receive slot */
+#define VIPL_EMU_STATUS_INLINE 0x80000000u  /* slot status: data in inline_data */
 
 /* ---- shared layout -------------------------------------------------- */
 
@@ -92,7 +94,7 @@ typedef struct vipl_emu_rslot {
     uint64_t handle;
     uint32_t done_len;
     uint32_t imm;
-    uint8_t pad_[32];
+    uint8_t inline_data[32];         /* small messages: see vipl_emu_deliver */
 } vipl_emu_rslot_t;
 _Static_assert(sizeof(vipl_emu_rslot_t) == 64, "one receive slot per cache line");
 
@@ -214,6 +216,7 @@ struct vipl_emu_vi {
     uint32_t remote_vi;
     uint32_t remote_depth;
     uint64_t rconsumed;              /* peer's receive slots I consumed */
+    uint64_t rposted_seen;           /* peer's posted count, last read */
 };
 
 static const vipl_ops_t vipl_emu_ops;
@@ -833,6 +836,7 @@ static vipl_return_t vipl_emu_connect_peer_done(vipl_vi_t *base)
         }
         vi->remote_depth = depth;
         vi->rconsumed = 0;
+        vi->rposted_seen = 0;
         vi->state = VIPL_STATE_CONNECTED;
         vipl_emu_store32(&vi->rec->state, VIPL_STATE_CONNECTED);
         return VIPL_SUCCESS;
@@ -888,12 +892,17 @@ static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool w
 {
     vipl_emu_vi_rec_t *rr = vi->rrec;
     vipl_emu_remote_t *r = vi->remote;
-    uint64_t posted = __atomic_load_n(&rr->posted, __ATOMIC_ACQUIRE);
+    uint64_t posted = vi->rposted_seen;
     vipl_emu_rslot_t *slot;
     vipl_emu_reg_t reg;
     uint32_t rstatus = VIPL_STATUS_DONE;
     uint64_t addr, buf_len;
 
+    if (posted == vi->rconsumed) {
+        /* the peer's posted count lives on a line it writes: read it only
+         * when the receives seen so far are used up */
+        posted = vi->rposted_seen = __atomic_load_n(&rr->posted, __ATOMIC_ACQUIRE);
+    }
     if (posted == vi->rconsumed) {
         /* VIA: a send without a posted receive breaks the connection */
         vipl_emu_vi_fail(vi, VIPL_VIERR_RECV_NOT_POSTED, true);
@@ -904,6 +913,23 @@ static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool w
         return VIPL_STATUS_TRANSPORT_ERROR;
     }
     slot = rr->slots + (vi->rconsumed % vi->remote_depth);
+    if (with_data && total <= VIPL_EMU_INLINE_MAX) {
+        /* a small message travels in the completion's own cache line; the
+         * owner's NIC side (recv_done) checks its descriptor and moves it
+         * into the buffer before it reports the completion, so the buffer
+         * is never touched from here: one line crosses, not three */
+        uint8_t *dst = slot->inline_data;
+        for (uint32_t i = 0; i < d->seg_count; ++i) {
+            memcpy(dst, d->ds[i].addr, d->ds[i].length);
+            dst += d->ds[i].length;
+        }
+        slot->done_len = (uint32_t) total;
+        slot->imm = d->imm_data;
+        vipl_emu_store32(&slot->status, VIPL_STATUS_DONE | VIPL_EMU_STATUS_INLINE |
+                                        ((d->control & VIPL_CONTROL_IMMEDIATE) ? VIPL_STATUS_IMMEDIATE : 0));
+        ++vi->rconsumed;
+        return 0;
+    }
     addr = slot->addr;
     buf_len = slot->buf_len;
     if (with_data && total > 0) {
@@ -1225,10 +1251,21 @@ static vipl_return_t vipl_emu_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
     } else {
         uint32_t len = slot->done_len;
         /* the peer wrote these: never trust a length beyond the buffer */
-        if (len > d->ds[0].length) {
+        if (len > d->ds[0].length || ((st & VIPL_EMU_STATUS_INLINE) && len > VIPL_EMU_INLINE_MAX)) {
             st |= VIPL_STATUS_LENGTH_ERROR;
             len = 0;
+        } else if (st & VIPL_EMU_STATUS_INLINE) {
+            /* the NIC's last step of an inline delivery: check the
+             * descriptor's buffer as the sender would have, then fill it */
+            if (len > 0 && !vipl_emu_check_reg(vi->nic->regs, vi->nic->max_regs, d->ds[0].handle, vi->ptag,
+                                               (uintptr_t) d->ds[0].addr, len, 0, NULL)) {
+                st |= VIPL_STATUS_PROTECTION_ERROR;
+                len = 0;
+            } else {
+                memcpy(d->ds[0].addr, slot->inline_data, len);
+            }
         }
+        st &= ~VIPL_EMU_STATUS_INLINE;
         d->status = st | VIPL_STATUS_DONE;
         d->length = len;
         d->imm_data = slot->imm;

@@ -523,6 +523,56 @@ static void test_length_and_recv_protection(void **state)
     assert_int_equal(0xee, (unsigned char) f->s[1].rbuf[0]);
 }
 
+/* a small (inline) message is checked at the receiver: too long for the
+ * buffer, or a buffer handle that is not the receiver's, writes nothing */
+static void test_inline_checks(void **state)
+{
+    fixture_t *f = *state;
+    vipl_desc_t s, r, *done;
+
+    connect_pair(f);
+    memset(&r, 0, sizeof(r));
+    r.seg_count = 1;
+    r.ds[0].addr = f->s[1].rbuf;
+    r.ds[0].handle = f->s[1].rh;
+    r.ds[0].length = 16;
+    memset(f->s[1].rbuf, 0xee, 64);
+    assert_int_equal(VIPL_SUCCESS, vipl_post_recv(f->s[1].vi, &r));
+    fill(f->s[0].sbuf, 20, 5);
+    make_send(&f->s[0], &s, 0, 20);
+    assert_int_equal(VIPL_SUCCESS, vipl_post_send(f->s[0].vi, &s));
+    assert_int_equal(VIPL_SUCCESS, vipl_send_done(f->s[0].vi, &done));
+    assert_int_equal(VIPL_SUCCESS, vipl_recv_done(f->s[1].vi, &done));
+    assert_true(r.status & VIPL_STATUS_LENGTH_ERROR);
+    assert_int_equal(0, r.length);
+    for (int i = 0; i < 64; ++i) {
+        assert_int_equal(0xee, (unsigned char) f->s[1].rbuf[i]);
+    }
+}
+
+static void test_inline_bad_handle(void **state)
+{
+    fixture_t *f = *state;
+    vipl_desc_t s, r, *done;
+
+    connect_pair(f);
+    memset(&r, 0, sizeof(r));
+    r.seg_count = 1;
+    r.ds[0].addr = f->s[1].rbuf;
+    r.ds[0].handle = f->s[1].sh;     /* registered, but another region */
+    r.ds[0].length = 64;
+    memset(f->s[1].rbuf, 0xee, 64);
+    assert_int_equal(VIPL_SUCCESS, vipl_post_recv(f->s[1].vi, &r));
+    make_send(&f->s[0], &s, 0, 8);
+    assert_int_equal(VIPL_SUCCESS, vipl_post_send(f->s[0].vi, &s));
+    assert_int_equal(VIPL_SUCCESS, vipl_send_done(f->s[0].vi, &done));
+    assert_int_equal(VIPL_SUCCESS, vipl_recv_done(f->s[1].vi, &done));
+    assert_true(r.status & VIPL_STATUS_PROTECTION_ERROR);
+    for (int i = 0; i < 64; ++i) {
+        assert_int_equal(0xee, (unsigned char) f->s[1].rbuf[i]);
+    }
+}
+
 /* invalid attributes are refused */
 static void test_bad_attributes(void **state)
 {
@@ -657,6 +707,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rdma_write_immediate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recv_not_posted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_length_and_recv_protection, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_inline_checks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_inline_bad_handle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_attributes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_peer_death, setup, teardown),
     };
