@@ -75,7 +75,7 @@ typedef struct mca_btl_via_component {
     struct mca_btl_base_endpoint_t **endpoints;   /* by vpid */
     struct mca_btl_base_endpoint_t **active;      /* connected, polled for sends */
     int num_active;
-    int num_connecting;
+    int32_t num_connecting;        /* atomic: endpoints not matched yet */
 
     opal_list_t completed_frags;   /* sends done, callback owed */
     opal_list_t completed_rdma;    /* put/get done, callback owed */

@@ -70,8 +70,7 @@ mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, ui
         goto fail;
     }
     ep->state = MCA_BTL_VIA_EP_CONNECTING;
-    ++c->num_connecting;
-    mca_btl_via_endpoint_try_connect(ep);
+    (void) OPAL_THREAD_ADD_FETCH32(&c->num_connecting, 1);
     return ep;
 
 fail:
@@ -93,7 +92,7 @@ void mca_btl_via_endpoint_destroy(mca_btl_via_endpoint_t *ep)
 
     OPAL_THREAD_LOCK(&ep->lock);
     if (MCA_BTL_VIA_EP_CONNECTING == ep->state) {
-        --c->num_connecting;
+        (void) OPAL_THREAD_ADD_FETCH32(&c->num_connecting, -1);
     }
     if (NULL != ep->vi) {
         (void) vipl_disconnect(ep->vi);
@@ -125,7 +124,7 @@ void mca_btl_via_endpoint_try_connect(mca_btl_via_endpoint_t *ep)
         OPAL_THREAD_UNLOCK(&ep->lock);
         return;
     }
-    --c->num_connecting;
+    (void) OPAL_THREAD_ADD_FETCH32(&c->num_connecting, -1);
     if (VIPL_SUCCESS != rc) {
         ep->state = MCA_BTL_VIA_EP_FAILED;
         mca_btl_via_endpoint_fail_locked(ep);

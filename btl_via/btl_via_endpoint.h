@@ -38,7 +38,8 @@ struct mca_btl_base_endpoint_t {
 
 typedef struct mca_btl_base_endpoint_t mca_btl_via_endpoint_t;
 
-/* create the endpoint of vpid: buffers, receives, connection request */
+/* create the endpoint of vpid: buffers, receives, connection request
+ * (the caller polls try_connect) */
 mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, uint32_t vpid,
                                                     const vipl_vi_address_t *remote);
 void mca_btl_via_endpoint_destroy(mca_btl_via_endpoint_t *ep);

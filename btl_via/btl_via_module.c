@@ -113,6 +113,10 @@ int mca_btl_via_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
             }
         }
         OPAL_THREAD_UNLOCK(&c->lock);
+        if (NULL != ep) {
+            /* the peer may have matched us already (no lock of ours held) */
+            mca_btl_via_endpoint_try_connect(ep);
+        }
         if (NULL == ep || MCA_BTL_VIA_EP_FAILED == ep->state) {
             ++unreachable;
             continue;
