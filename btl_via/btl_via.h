@@ -60,6 +60,7 @@ typedef struct mca_btl_via_component {
     vipl_ptag_t *ptag;
     vipl_cq_t *recv_cq;
     uint32_t provider_id;          /* 1 emu, 2 verbs (modex) */
+    bool poll_sends;               /* sends complete later: progress reaps them */
     uint32_t my_vpid;
     uint32_t nprocs;
     uint32_t recv_size;            /* bytes per receive buffer (max_send_size) */

@@ -289,6 +289,9 @@ static int mca_btl_via_open_nic(void)
             return OPAL_ERROR;
         }
     }
+    /* the emu NIC completes a send descriptor while it is posted (it is
+     * reaped right there); a real NIC completes it later */
+    c->poll_sends = 1 != c->provider_id;
     if (c->max_transfer > vipl_query_nic(c->nic)->max_transfer_size) {
         c->max_transfer = vipl_query_nic(c->nic)->max_transfer_size;
     }
@@ -557,7 +560,7 @@ static int mca_btl_via_progress_slow(void)
         }
     }
     /* send completions of providers that complete later (verbs) */
-    for (int i = 0; i < c->num_active; ++i) {
+    for (int i = 0; c->poll_sends && i < c->num_active; ++i) {
         mca_btl_via_endpoint_t *ep = c->active[i];
 
         if (ep->outstanding > 0 || tc_credits_queued(&ep->credits) > 0) {
@@ -627,7 +630,7 @@ int mca_btl_via_component_progress(void)
         ++count;
     }
     if (OPAL_UNLIKELY(c->num_connecting > 0 || !opal_list_is_empty(&c->completed_frags) ||
-                      !opal_list_is_empty(&c->completed_rdma) || c->num_active > 0)) {
+                      !opal_list_is_empty(&c->completed_rdma) || (c->poll_sends && c->num_active > 0))) {
         count += mca_btl_via_progress_slow();
     }
     if (opal_using_threads()) {
