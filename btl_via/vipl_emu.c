@@ -49,7 +49,7 @@
 #define VIPL_EMU_NIC_OPEN   1u
 #define VIPL_EMU_NIC_CLOSED 2u
 #define VIPL_EMU_MAX_IOV   256
-#define VIPL_EMU_CHECK_POLLS 8192u      /* empty polls between liveness checks */
+#define VIPL_EMU_CHECK_POLLS 65536u     /* empty polls between liveness checks */
 #define VIPL_EMU_MAX_FREE  64
 #define VIPL_EMU_INLINE_MAX 32           /* bytes carried in the receive slot */
 #define VIPL_EMU_STATUS_INLINE 0x80000000u  /* slot status: data in inline_data */

@@ -666,7 +666,7 @@ static void test_peer_death(void **state)
     kill(pid, SIGKILL);
     assert_int_equal(pid, waitpid(pid, NULL, 0));
     /* polling finds out (bounded: the check runs every few thousand polls) */
-    for (long i = 0; i < 1000000 && flushed < 4; ++i) {
+    for (long i = 0; i < 10000000 && flushed < 4; ++i) {
         if (VIPL_SUCCESS == vipl_recv_done(f->s[0].vi, &done)) {
             assert_true(done->status & VIPL_STATUS_FLUSHED_ERROR);
             ++flushed;
