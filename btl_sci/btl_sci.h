@@ -19,6 +19,7 @@
 #include "opal/mca/btl/base/base.h"
 #include "opal/mca/btl/base/btl_base_error.h"
 #include "opal/util/output.h"
+#include "tc_ompi_compat.h"
 
 #include "sci_device.h"
 #include "tc_rcache.h"
@@ -97,7 +98,7 @@ typedef struct mca_btl_sci_component {
     bool warned_unreachable;
 } mca_btl_sci_component_t;
 
-OPAL_MODULE_DECLSPEC extern mca_btl_sci_component_t mca_btl_sci_component;
+TC_OMPI_MODULE_DECLSPEC extern mca_btl_sci_component_t mca_btl_sci_component;
 
 typedef struct mca_btl_sci_module {
     mca_btl_base_module_t super;

@@ -12,10 +12,12 @@
 #include <unistd.h>
 
 #include "opal/mca/base/mca_base_var.h"
-#include "opal/mca/pmix/pmix.h"
+#include "tc_ompi_compat.h"
 #include "opal/runtime/opal_params.h"
 #include "opal/util/proc.h"
 #include "opal/util/show_help.h"
+
+#include "tc_ompi.h"
 
 #include "btl_sci.h"
 #include "btl_sci_endpoint.h"
@@ -43,12 +45,11 @@ mca_btl_sci_component_t mca_btl_sci_component = {
     }
 };
 
+/* register with the default already in *storage */
 static void mca_btl_sci_reg_uint(const char *name, const char *desc, int level, unsigned int *storage)
 {
-    (void) mca_base_component_var_register(&mca_btl_sci_component.super.btl_version, name, desc,
-                                           MCA_BASE_VAR_TYPE_UNSIGNED_INT, NULL, 0,
-                                           MCA_BASE_VAR_FLAG_SETTABLE, level,
-                                           MCA_BASE_VAR_SCOPE_LOCAL, storage);
+    (void) tc_ompi_param_uint(&mca_btl_sci_component.super.btl_version, name, desc, level, storage,
+                              *storage);
 }
 
 static int mca_btl_sci_component_register(void)
@@ -87,29 +88,23 @@ static int mca_btl_sci_component_register(void)
     mca_btl_sci_reg_uint("sweep_interval", "Progress calls between two checks of the rings of "
                          "idle peers (a safety net behind the doorbell)", OPAL_INFO_LVL_6,
                          &c->sweep_interval);
-    c->use_dma = true;
-    (void) mca_base_component_var_register(&c->super.btl_version, "dma",
-                                           "Use the DMA engine (CMA) for put/get, so that ob1 moves large "
-                                           "messages zero-copy and osc/rdma can run over sci; false: every "
-                                           "byte goes through the rings (as when CMA is refused)",
-                                           MCA_BASE_VAR_TYPE_BOOL, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE,
-                                           OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL, &c->use_dma);
-    c->prefetch = false;
-    (void) mca_base_component_var_register(&c->super.btl_version, "prefetch",
-                                           "After each send, prefetch the ring slot after next for "
-                                           "writing, so that the next-but-one message does not wait "
-                                           "for the cache line (off by default: no gain was "
-                                           "measurable on a noisy 2-core host)",
-                                           MCA_BASE_VAR_TYPE_BOOL, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE,
-                                           OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_LOCAL, &c->prefetch);
+    (void) tc_ompi_param_bool(&c->super.btl_version, "dma",
+                              "Use the DMA engine (CMA) for put/get, so that ob1 moves large "
+                              "messages zero-copy and osc/rdma can run over sci; false: every "
+                              "byte goes through the rings (as when CMA is refused)",
+                              OPAL_INFO_LVL_4, &c->use_dma, true);
+    (void) tc_ompi_param_bool(&c->super.btl_version, "prefetch",
+                              "After each send, prefetch the ring slot after next for "
+                              "writing, so that the next-but-one message does not wait "
+                              "for the cache line (off by default: no gain was "
+                              "measurable on a noisy 2-core host)",
+                              OPAL_INFO_LVL_6, &c->prefetch, false);
     c->free_list_max = 8192;
     mca_btl_sci_reg_uint("free_list_max", "Most send fragments allocated", OPAL_INFO_LVL_6,
                          &c->free_list_max);
-    c->verbose = 0;
-    (void) mca_base_component_var_register(&c->super.btl_version, "verbose",
-                                           "Verbosity of btl_sci (0: silent, 100: everything)",
-                                           MCA_BASE_VAR_TYPE_INT, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE,
-                                           OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_LOCAL, &c->verbose);
+    (void) tc_ompi_param_int(&c->super.btl_version, "verbose",
+                             "Verbosity of btl_sci (0: silent, 100: everything; 0 follows "
+                             "btl_base_verbose)", OPAL_INFO_LVL_9, &c->verbose, 0);
 
     /* the standard parameters: below vader, above tcp */
     m->btl_exclusivity = MCA_BTL_EXCLUSIVITY_HIGH - 1;
@@ -127,8 +122,11 @@ static int mca_btl_sci_component_register(void)
     m->btl_get_alignment = 0;
     m->btl_latency = 1;
     m->btl_bandwidth = 40000;
+    /* put/get and atomics complete only once the target's memory holds
+     * the result (a synchronous engine; atomics answered by the target) */
     m->btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_SEND_INPLACE | MCA_BTL_FLAGS_RDMA |
-        MCA_BTL_FLAGS_ATOMIC_OPS | MCA_BTL_FLAGS_ATOMIC_FOPS;
+        MCA_BTL_FLAGS_ATOMIC_OPS | MCA_BTL_FLAGS_ATOMIC_FOPS |
+        TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION;
     m->btl_atomic_flags = MCA_BTL_ATOMIC_SUPPORTS_ADD | MCA_BTL_ATOMIC_SUPPORTS_AND |
         MCA_BTL_ATOMIC_SUPPORTS_OR | MCA_BTL_ATOMIC_SUPPORTS_XOR | MCA_BTL_ATOMIC_SUPPORTS_SWAP |
         MCA_BTL_ATOMIC_SUPPORTS_MIN | MCA_BTL_ATOMIC_SUPPORTS_MAX | MCA_BTL_ATOMIC_SUPPORTS_CSWAP |
@@ -230,10 +228,7 @@ static int mca_btl_sci_component_close(void)
     OBJ_DESTRUCT(&c->free_aops);
     OBJ_DESTRUCT(&c->lock);
     OBJ_DESTRUCT(&c->done_lock);
-    if (c->output >= 0) {
-        opal_output_close(c->output);
-        c->output = -1;
-    }
+    tc_ompi_output_close(&c->output);
     return OPAL_SUCCESS;
 }
 
@@ -241,29 +236,7 @@ static int mca_btl_sci_component_close(void)
  * reach is worth a message (nothing else will carry it). */
 bool mca_btl_sci_only_sci_requested(void)
 {
-    const char **value = NULL;
-    char *copy, *tok, *save = NULL;
-    bool only = true, named = false;
-    int idx;
-
-    idx = mca_base_var_find("opal", "btl", NULL, NULL);
-    if (idx < 0 || OPAL_SUCCESS != mca_base_var_get_value(idx, &value, NULL, NULL) ||
-        NULL == value || NULL == *value || '^' == (*value)[0]) {
-        return false;
-    }
-    copy = strdup(*value);
-    if (NULL == copy) {
-        return false;
-    }
-    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (0 == strcmp(tok, "sci")) {
-            named = true;
-        } else if (0 != strcmp(tok, "self")) {
-            only = false;
-        }
-    }
-    free(copy);
-    return only && named;
+    return tc_ompi_btl_selection("sci").only;
 }
 
 static int mca_btl_sci_modex_send(void)
@@ -278,7 +251,7 @@ static int mca_btl_sci_modex_send(void)
     modex.nslots = c->ring_slots;
     modex.slot_size = c->slot_size;
     modex.pid = (int32_t) getpid();
-    OPAL_MODEX_SEND(rc, OPAL_PMIX_LOCAL, &c->super.btl_version, &modex, sizeof(modex));
+    TC_OMPI_MODEX_SEND(rc, TC_OMPI_SCOPE_LOCAL, &c->super.btl_version, &modex, sizeof(modex));
     return rc;
 }
 
@@ -360,8 +333,7 @@ static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool en
     (void) enable_mpi_threads;
     *num_btls = 0;
 
-    c->output = opal_output_open(NULL);
-    opal_output_set_verbosity(c->output, c->verbose);
+    c->output = tc_ompi_output_open(c->verbose);
 
     /* the shm provider reaches this host's processes only */
     if (0 == opal_process_info.num_local_peers || NULL == opal_process_info.job_session_dir) {
@@ -428,7 +400,8 @@ static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool en
         }
     }
     if (NULL == c->dq) {
-        m->btl_flags &= ~(MCA_BTL_FLAGS_RDMA | MCA_BTL_FLAGS_ATOMIC_OPS | MCA_BTL_FLAGS_ATOMIC_FOPS);
+        m->btl_flags &= ~(MCA_BTL_FLAGS_RDMA | MCA_BTL_FLAGS_ATOMIC_OPS | MCA_BTL_FLAGS_ATOMIC_FOPS |
+                          TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION);
         m->btl_put = NULL;
         m->btl_get = NULL;
         m->btl_register_mem = NULL;
@@ -512,7 +485,6 @@ static inline void mca_btl_sci_deliver(mca_btl_sci_endpoint_t *ep, const void *p
         mca_btl_base_tag_t tag = (mca_btl_base_tag_t) (tagword & MCA_BTL_SCI_TAG_MASK);
         const mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger + tag;
         mca_btl_base_segment_t segment;
-        mca_btl_base_descriptor_t desc;
 
         if (OPAL_UNLIKELY(NULL == reg->cbfunc)) {
             BTL_ERROR(("btl:sci: message with unregistered tag %u from local rank %d dropped",
@@ -522,10 +494,7 @@ static inline void mca_btl_sci_deliver(mca_btl_sci_endpoint_t *ep, const void *p
         /* the fragment is handed over in place: zero copy out of the slot */
         segment.seg_addr.pval = (void *) payload;
         segment.seg_len = len;
-        memset(&desc, 0, sizeof(desc));
-        desc.des_segments = &segment;
-        desc.des_segment_count = 1;
-        reg->cbfunc(&mca_btl_sci_module.super, tag, &desc, reg->cbdata);
+        tc_ompi_deliver(reg, &mca_btl_sci_module.super, ep, tag, &segment, 1);
     } else if (MCA_BTL_SCI_KIND_ATOMIC_REQ == kind) {
         mca_btl_sci_atomic_handle_req(ep, payload, len);
     } else if (MCA_BTL_SCI_KIND_ATOMIC_RSP == kind) {

@@ -10,6 +10,7 @@
 #ifndef MCA_BTL_SCI_HDR_H
 #define MCA_BTL_SCI_HDR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tc_common.h"
@@ -103,5 +104,45 @@ typedef struct mca_btl_sci_modex {
     int32_t pid;
     uint32_t pad;
 } mca_btl_sci_modex_t;
+
+/* The layouts above are shared with the peer (ring slots, segments, the
+ * modex): docs/btl_sci.md gives the same offsets. A change here is a
+ * change of the format, on both sides. */
+_Static_assert(0 == MCA_BTL_SCI_SEG_CONSUMED_OFF % TC_CACHELINE &&
+               0 == MCA_BTL_SCI_SEG_IDLE_OFF % TC_CACHELINE &&
+               0 == MCA_BTL_SCI_SEG_RING_OFF % TC_CACHELINE &&
+               MCA_BTL_SCI_SEG_CONSUMED_OFF + 8 <= MCA_BTL_SCI_SEG_IDLE_OFF &&
+               MCA_BTL_SCI_SEG_IDLE_OFF + 4 <= MCA_BTL_SCI_SEG_RING_OFF,
+               "sci segment: control words on cache lines of their own, before the ring");
+_Static_assert(MCA_BTL_SCI_KIND_MAX - 1 <= 0xff, "sci tag word: the kind fits its byte");
+
+_Static_assert(56 == sizeof(mca_btl_sci_atomic_req_t), "sci atomic request: 56 bytes");
+_Static_assert(0 == offsetof(mca_btl_sci_atomic_req_t, op_index) &&
+               4 == offsetof(mca_btl_sci_atomic_req_t, op_gen) &&
+               8 == offsetof(mca_btl_sci_atomic_req_t, op) &&
+               12 == offsetof(mca_btl_sci_atomic_req_t, flags) &&
+               16 == offsetof(mca_btl_sci_atomic_req_t, address) &&
+               24 == offsetof(mca_btl_sci_atomic_req_t, operand) &&
+               32 == offsetof(mca_btl_sci_atomic_req_t, compare) &&
+               40 == offsetof(mca_btl_sci_atomic_req_t, reg_base) &&
+               48 == offsetof(mca_btl_sci_atomic_req_t, reg_len),
+               "sci atomic request: field offsets");
+
+_Static_assert(24 == sizeof(mca_btl_sci_atomic_rsp_t), "sci atomic response: 24 bytes");
+_Static_assert(0 == offsetof(mca_btl_sci_atomic_rsp_t, op_index) &&
+               4 == offsetof(mca_btl_sci_atomic_rsp_t, op_gen) &&
+               8 == offsetof(mca_btl_sci_atomic_rsp_t, status) &&
+               12 == offsetof(mca_btl_sci_atomic_rsp_t, pad) &&
+               16 == offsetof(mca_btl_sci_atomic_rsp_t, result),
+               "sci atomic response: field offsets");
+
+_Static_assert(24 == sizeof(mca_btl_sci_modex_t), "sci modex record: 24 bytes");
+_Static_assert(0 == offsetof(mca_btl_sci_modex_t, node_id) &&
+               4 == offsetof(mca_btl_sci_modex_t, local_rank) &&
+               8 == offsetof(mca_btl_sci_modex_t, nslots) &&
+               12 == offsetof(mca_btl_sci_modex_t, slot_size) &&
+               16 == offsetof(mca_btl_sci_modex_t, pid) &&
+               20 == offsetof(mca_btl_sci_modex_t, pad),
+               "sci modex record: field offsets");
 
 #endif /* MCA_BTL_SCI_HDR_H */

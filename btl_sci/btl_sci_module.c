@@ -10,9 +10,11 @@
 #include <string.h>
 
 #include "opal/datatype/opal_convertor.h"
-#include "opal/mca/pmix/pmix.h"
+#include "tc_ompi_compat.h"
 #include "opal/util/proc.h"
 #include "opal/util/show_help.h"
+
+#include "tc_ompi.h"
 
 #include "btl_sci.h"
 #include "btl_sci_endpoint.h"
@@ -60,7 +62,7 @@ static mca_btl_sci_endpoint_t *mca_btl_sci_endpoint_for(struct opal_proc_t *proc
     size_t size = 0;
     int rc;
 
-    OPAL_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &modex, &size);
+    TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &modex, &size);
     if (OPAL_SUCCESS != rc || NULL == modex) {
         return NULL;
     }
@@ -210,10 +212,7 @@ mca_btl_base_descriptor_t *mca_btl_sci_prepare_src(struct mca_btl_base_module_t 
 {
     const size_t slot = mca_btl_sci_component.slot_size;
     mca_btl_sci_frag_t *frag;
-    uint32_t iov_count = 1;
-    struct iovec iov;
     size_t max_data;
-    int rc;
 
     (void) btl;
     if (OPAL_UNLIKELY(reserve > slot)) {
@@ -223,16 +222,10 @@ mca_btl_base_descriptor_t *mca_btl_sci_prepare_src(struct mca_btl_base_module_t 
     if (OPAL_UNLIKELY(NULL == frag)) {
         return NULL;
     }
-    max_data = *size;
-    if (max_data > slot - reserve) {
-        max_data = slot - reserve;
-    }
+    max_data = tc_ompi_payload(reserve, *size, slot);
     /* the fragment goes through a ring slot: pack once into the fragment
      * here, one memcpy into the slot at send time */
-    iov.iov_base = (IOVBASE_TYPE *) (frag->data + reserve);
-    iov.iov_len = max_data;
-    rc = opal_convertor_pack(convertor, &iov, &iov_count, &max_data);
-    if (OPAL_UNLIKELY(rc < 0)) {
+    if (OPAL_UNLIKELY(OPAL_SUCCESS != tc_ompi_pack(convertor, frag->data + reserve, &max_data, NULL))) {
         mca_btl_sci_frag_return(frag);
         return NULL;
     }

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tc_ompi.h"
+
 #include "btl_sci.h"
 #include "btl_sci_endpoint.h"
 
@@ -57,14 +59,14 @@ int mca_btl_sci_rcache_init(void)
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
     /* freed or unmapped memory must not keep a stale registration */
-    (void) tc_rcache_hook_register(mca_btl_sci_component.rcache);
+    (void) tc_ompi_rcache_hook_register(mca_btl_sci_component.rcache);
     return OPAL_SUCCESS;
 }
 
 void mca_btl_sci_rcache_fini(void)
 {
     if (NULL != mca_btl_sci_component.rcache) {
-        tc_rcache_hook_unregister(mca_btl_sci_component.rcache);
+        tc_ompi_rcache_hook_unregister(mca_btl_sci_component.rcache);
         (void) tc_rcache_destroy(mca_btl_sci_component.rcache);
         mca_btl_sci_component.rcache = NULL;
     }

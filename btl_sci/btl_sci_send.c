@@ -63,9 +63,6 @@ int mca_btl_sci_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     const size_t length = header_size + payload_size;
     unsigned char *dst;
 
-    (void) btl;
-    (void) order;
-    (void) flags;
     if (OPAL_UNLIKELY(length > mca_btl_sci_component.slot_size ||
                       !opal_list_is_empty(&endpoint->pending))) {
         goto no_resource;
@@ -99,8 +96,12 @@ int mca_btl_sci_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     return OPAL_SUCCESS;
 
 no_resource:
+    /* a descriptor for the caller to pack into and btl_send, which waits
+     * for a credit in order: Open MPI 5.0's ob1 sends its control messages
+     * (ACK, FIN) through sendi and, without one, parks them on a list that
+     * only a later completion retries (a hang once the traffic stops) */
     if (NULL != descriptor) {
-        *descriptor = NULL;
+        *descriptor = mca_btl_sci_alloc(btl, endpoint, order, length, flags);
     }
     return OPAL_ERR_OUT_OF_RESOURCE;
 }

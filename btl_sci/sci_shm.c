@@ -314,7 +314,9 @@ sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segme
     rc = tc_shm_attach(&r->shm, sd->dir, name, 0);
     if (0 != rc) {
         free(r);
-        return sci_shm_errno(-rc);
+        /* an empty file is one its owner has created but not yet sized:
+         * not available yet, like a name that does not exist */
+        return -EINVAL == rc ? SCI_ERR_NO_SUCH_SEGMENT : sci_shm_errno(-rc);
     }
     r->sd = sd;
     r->hdr = (sci_shm_seg_hdr_t *) r->shm.base;

@@ -13,6 +13,7 @@
 #include "opal/class/opal_list.h"
 #include "opal/mca/btl/btl.h"
 #include "opal/mca/btl/base/base.h"
+#include "tc_ompi_compat.h"
 
 #include "btl_sctp_sock.h"
 
@@ -28,17 +29,17 @@ typedef struct mca_btl_sctp_component_t {
     int num_streams;
     int sndbuf;
     int rcvbuf;
-    int nodelay;
+    bool nodelay;
     int mtu;
-    int crc32c;
-    int user_pool;
+    bool crc32c;
+    bool user_pool;
     int sack_freq;
     int probe_ms;
     int path_timeout_ms;
     int rto_min_ms;
     int max_retrans;
     int sctp_port;
-    int prio_streams;
+    bool prio_streams;
     int inplace_min;
     int free_list_num;
     int free_list_max;
@@ -57,7 +58,7 @@ typedef struct mca_btl_sctp_component_t {
     int explicit_request;     /* sctp named in the btl list */
 } mca_btl_sctp_component_t;
 
-OPAL_MODULE_DECLSPEC extern mca_btl_sctp_component_t mca_btl_sctp_component;
+TC_OMPI_MODULE_DECLSPEC extern mca_btl_sctp_component_t mca_btl_sctp_component;
 
 typedef struct mca_btl_sctp_module_t {
     mca_btl_base_module_t super;

@@ -15,10 +15,12 @@
 #include <unistd.h>
 
 #include "opal/mca/base/mca_base_var.h"
-#include "opal/mca/pmix/pmix.h"
+#include "tc_ompi_compat.h"
 #include "opal/util/argv.h"
 #include "opal/util/output.h"
 #include "opal/util/show_help.h"
+
+#include "tc_ompi.h"
 
 #include "btl_sctp.h"
 #include "btl_sctp_endpoint.h"
@@ -58,38 +60,35 @@ static const mca_base_var_enum_value_t stack_values[] = {
 /* Set a parameter's default into its storage, then register it. */
 static void reg_int(const char *name, const char *desc, int *storage, int def, int level)
 {
-    *storage = def;
-    (void) mca_base_component_var_register(&mca_btl_sctp_component.super.btl_version, name, desc,
-                                           MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, level,
-                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+    (void) tc_ompi_param_int(&mca_btl_sctp_component.super.btl_version, name, desc, level, storage,
+                             def);
+}
+
+static void reg_bool(const char *name, const char *desc, bool *storage, bool def, int level)
+{
+    (void) tc_ompi_param_bool(&mca_btl_sctp_component.super.btl_version, name, desc, level, storage,
+                              def);
 }
 
 static void reg_string(const char *name, const char *desc, char **storage, char *def,
                        int level)
 {
-    *storage = def;
-    (void) mca_base_component_var_register(&mca_btl_sctp_component.super.btl_version, name, desc,
-                                           MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, level,
-                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+    (void) tc_ompi_param_string(&mca_btl_sctp_component.super.btl_version, name, desc, level,
+                                storage, def);
 }
 
 static int mca_btl_sctp_component_register(void)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
-    mca_base_var_enum_t *stack_enum = NULL;
     btl_sctp_sock_config_t def;
 
     btl_sctp_sock_config_default(&def, BTL_SCTP_STACK_USER);
 
-    c->stack_param = BTL_SCTP_STACK_AUTO;
-    (void) mca_base_var_enum_create("btl_sctp_stack", stack_values, &stack_enum);
-    (void) mca_base_component_var_register(
+    (void) tc_ompi_param_enum(
         &c->super.btl_version, "stack",
         "SCTP stack: auto (kernel SCTP when the kernel has it, else usrsctp), kernel "
         "(libsctp), user (usrsctp over UDP, driven by the BTL's progress)",
-        MCA_BASE_VAR_TYPE_INT, stack_enum, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->stack_param);
-    OBJ_RELEASE(stack_enum);
+        OPAL_INFO_LVL_4, "btl_sctp_stack", stack_values, &c->stack_param, BTL_SCTP_STACK_AUTO);
 
     reg_string("if_include",
                "Comma-separated interfaces (names or a.b.c.d/n) to bind and advertise; "
@@ -105,25 +104,25 @@ static int mca_btl_sctp_component_register(void)
             &c->num_streams, def.num_streams, OPAL_INFO_LVL_4);
     reg_int("sndbuf", "Socket send buffer in bytes", &c->sndbuf, def.sndbuf, OPAL_INFO_LVL_4);
     reg_int("rcvbuf", "Socket receive buffer in bytes", &c->rcvbuf, def.rcvbuf, OPAL_INFO_LVL_4);
-    reg_int("nodelay", "Set SCTP_NODELAY (send small messages at once)", &c->nodelay, 1,
-            OPAL_INFO_LVL_4);
+    reg_bool("nodelay", "Set SCTP_NODELAY (send small messages at once)", &c->nodelay, true,
+             OPAL_INFO_LVL_4);
     reg_int("mtu",
             "User stack: largest SCTP packet per UDP datagram (0: per peer, the "
             "smallest of its paths: 65000 over loopback, interface MTU - 28 elsewhere)",
             &c->mtu, 0, OPAL_INFO_LVL_5);
-    reg_int("crc32c",
-            "User stack: compute and check SCTP's CRC32c (0: rely on the UDP checksum, "
-            "which is cheaper; must be equal in every process)",
-            &c->crc32c, 0, OPAL_INFO_LVL_5);
+    reg_bool("crc32c",
+             "User stack: compute and check SCTP's CRC32c (false: rely on the UDP checksum, "
+             "which is cheaper; must be equal in every process)",
+             &c->crc32c, false, OPAL_INFO_LVL_5);
     reg_int("sack_freq",
             "User stack: the receiver acknowledges every this many packets, else after "
             "1 ms (1-16)",
             &c->sack_freq, def.sack_freq, OPAL_INFO_LVL_5);
-    reg_int("user_pool",
-            "User stack: usrsctp takes its mbufs and packet buffers from a pool of "
-            "per-thread free lists instead of glibc's malloc (1), or from malloc (0); "
-            "the pool streams 4 MiB messages about 1.4x faster",
-            &c->user_pool, def.pool, OPAL_INFO_LVL_5);
+    reg_bool("user_pool",
+             "User stack: usrsctp takes its mbufs and packet buffers from a pool of "
+             "per-thread free lists instead of glibc's malloc (true), or from malloc (false); "
+             "the pool streams 4 MiB messages about 1.4x faster",
+             &c->user_pool, 0 != def.pool, OPAL_INFO_LVL_5);
     reg_int("path_probe_ms", "User stack: interval of path probes per peer, ms",
             &c->probe_ms, def.probe_ms, OPAL_INFO_LVL_5);
     reg_int("path_timeout_ms",
@@ -136,10 +135,10 @@ static int mca_btl_sctp_component_register(void)
             &c->max_retrans, def.max_retrans, OPAL_INFO_LVL_5);
     reg_int("port", "User stack: SCTP port inside the AF_CONN stack", &c->sctp_port,
             def.sctp_port, OPAL_INFO_LVL_6);
-    reg_int("stream_priority",
-            "Serve stream 0 before the bulk streams and interleave messages (I-DATA) "
-            "when the stack supports it",
-            &c->prio_streams, 1, OPAL_INFO_LVL_5);
+    reg_bool("stream_priority",
+             "Serve stream 0 before the bulk streams and interleave messages (I-DATA) "
+             "when the stack supports it",
+             &c->prio_streams, true, OPAL_INFO_LVL_5);
     reg_int("inplace_min",
             "Send contiguous data of at least this many bytes from the user's buffer "
             "instead of packing it into a fragment (0: always pack)",
@@ -150,7 +149,8 @@ static int mca_btl_sctp_component_register(void)
             &c->free_list_max, -1, OPAL_INFO_LVL_9);
     reg_int("free_list_inc", "Fragments added when a free list grows", &c->free_list_inc, 32,
             OPAL_INFO_LVL_9);
-    reg_int("verbose", "Verbosity of btl/sctp (0-100)", &c->verbose, 0, OPAL_INFO_LVL_9);
+    reg_int("verbose", "Verbosity of btl/sctp (0-100; 0 follows btl_base_verbose)", &c->verbose,
+            0, OPAL_INFO_LVL_9);
 
     mca_btl_sctp_module.super.btl_exclusivity = MCA_BTL_EXCLUSIVITY_LOW;
     mca_btl_sctp_module.super.btl_eager_limit = 64 * 1024;
@@ -166,8 +166,7 @@ static int mca_btl_sctp_component_open(void)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
 
-    c->output = opal_output_open(NULL);
-    opal_output_set_verbosity(c->output, c->verbose);
+    c->output = tc_ompi_output_open(c->verbose);
     c->sock = NULL;
     c->finalizing = 0;
     OBJ_CONSTRUCT(&c->eager_frags, opal_free_list_t);
@@ -195,7 +194,7 @@ static int mca_btl_sctp_component_close(void)
     OBJ_DESTRUCT(&c->endpoints);
     OBJ_DESTRUCT(&c->eager_frags);
     OBJ_DESTRUCT(&c->max_frags);
-    opal_output_close(c->output);
+    tc_ompi_output_close(&c->output);
     return OPAL_SUCCESS;
 }
 
@@ -203,23 +202,7 @@ static int mca_btl_sctp_component_close(void)
  * does a failure to start deserve a message. */
 static int sctp_requested_explicitly(void)
 {
-    const char **value = NULL;
-    int idx = mca_base_var_find("opal", "btl", NULL, NULL);
-    char **list;
-    int found = 0;
-
-    if (idx < 0 || OPAL_SUCCESS != mca_base_var_get_value(idx, &value, NULL, NULL)
-        || NULL == value || NULL == value[0] || '^' == value[0][0]) {
-        return 0;
-    }
-    list = opal_argv_split(value[0], ',');
-    for (int i = 0; NULL != list && NULL != list[i]; ++i) {
-        if (0 == strcmp(list[i], "sctp")) {
-            found = 1;
-        }
-    }
-    opal_argv_free(list);
-    return found;
+    return tc_ompi_btl_selection("sctp").named;
 }
 
 /* Does an interface (name, address) match one entry of a comma list of
@@ -352,7 +335,7 @@ static int publish_modex(void)
         m->addrs[i].ip = addrs[i].ip;
         m->addrs[i].port = addrs[i].port;
     }
-    OPAL_MODEX_SEND(rc, OPAL_PMIX_GLOBAL, &c->super.btl_version, buf,
+    TC_OMPI_MODEX_SEND(rc, TC_OMPI_SCOPE_GLOBAL, &c->super.btl_version, buf,
                     sizeof(*m) + (size_t) n * sizeof(mca_btl_sctp_modex_addr_t));
     return rc;
 }

@@ -12,9 +12,10 @@
  * offset) are spread round-robin over streams 1..n-1 so that they never
  * hold back small messages.
  */
-#ifndef BTL_SCTP_HDR_H
-#define BTL_SCTP_HDR_H
+#ifndef MCA_BTL_SCTP_HDR_H
+#define MCA_BTL_SCTP_HDR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum {
@@ -49,4 +50,62 @@ typedef struct mca_btl_sctp_modex_t {
     mca_btl_sctp_modex_addr_t addrs[]; /* naddrs entries */
 } mca_btl_sctp_modex_t;
 
-#endif /* BTL_SCTP_HDR_H */
+/* The user stack's path probe (btl_sctp_sock_udp.c): a UDP datagram of
+ * its own between the UDP sockets of two processes, next to the SCTP
+ * packets. It starts with two zero bytes, which no SCTP packet does (its
+ * source port, 0, is invalid), so the receiver tells the two apart by
+ * them. A PROBE is sent on each path every btl_sctp_path_probe_ms; the
+ * receiver turns it into a PROBE_ACK and sends it back on the path it
+ * came in on (same socket, same address). The ack names the prober's path
+ * index, and a path is alive while acks come back within
+ * btl_sctp_path_timeout_ms. A datagram that starts with two zero bytes
+ * but is not exactly MCA_BTL_SCTP_PROBE_SIZE bytes is dropped. */
+enum {
+    MCA_BTL_SCTP_PROBE = 1,     /* please answer */
+    MCA_BTL_SCTP_PROBE_ACK = 2  /* the answer: the probe, echoed */
+};
+
+typedef struct mca_btl_sctp_probe_t {
+    uint16_t zero;  /* 0: not an SCTP packet */
+    uint8_t kind;   /* MCA_BTL_SCTP_PROBE or _PROBE_ACK */
+    uint8_t pad;    /* 0 */
+    uint32_t seq;   /* network order: the prober's clock in ms, echoed */
+    uint32_t path;  /* network order: the prober's path index, echoed */
+} mca_btl_sctp_probe_t;
+
+#define MCA_BTL_SCTP_PROBE_SIZE sizeof(mca_btl_sctp_probe_t)
+
+/* These layouts are on the wire or in the modex; docs/btl_sctp.md gives
+ * the same offsets. */
+_Static_assert(8 == sizeof(mca_btl_sctp_hdr_t), "sctp header: 8 bytes");
+_Static_assert(0 == offsetof(mca_btl_sctp_hdr_t, hdr_type) &&
+               1 == offsetof(mca_btl_sctp_hdr_t, hdr_tag) &&
+               2 == offsetof(mca_btl_sctp_hdr_t, hdr_pad) &&
+               4 == offsetof(mca_btl_sctp_hdr_t, hdr_size),
+               "sctp header: field offsets");
+
+_Static_assert(8 == sizeof(mca_btl_sctp_modex_addr_t), "sctp modex address: 8 bytes");
+_Static_assert(0 == offsetof(mca_btl_sctp_modex_addr_t, ip) &&
+               4 == offsetof(mca_btl_sctp_modex_addr_t, port) &&
+               6 == offsetof(mca_btl_sctp_modex_addr_t, pad),
+               "sctp modex address: field offsets");
+
+_Static_assert(8 == sizeof(mca_btl_sctp_modex_t), "sctp modex entry: 8 bytes before the addresses");
+_Static_assert(0 == offsetof(mca_btl_sctp_modex_t, version) &&
+               1 == offsetof(mca_btl_sctp_modex_t, stack) &&
+               2 == offsetof(mca_btl_sctp_modex_t, naddrs) &&
+               3 == offsetof(mca_btl_sctp_modex_t, crc32c) &&
+               4 == offsetof(mca_btl_sctp_modex_t, sctp_port) &&
+               6 == offsetof(mca_btl_sctp_modex_t, num_streams) &&
+               8 == offsetof(mca_btl_sctp_modex_t, addrs),
+               "sctp modex entry: field offsets");
+
+_Static_assert(12 == sizeof(mca_btl_sctp_probe_t), "sctp path probe: 12 bytes");
+_Static_assert(0 == offsetof(mca_btl_sctp_probe_t, zero) &&
+               2 == offsetof(mca_btl_sctp_probe_t, kind) &&
+               3 == offsetof(mca_btl_sctp_probe_t, pad) &&
+               4 == offsetof(mca_btl_sctp_probe_t, seq) &&
+               8 == offsetof(mca_btl_sctp_probe_t, path),
+               "sctp path probe: field offsets");
+
+#endif /* MCA_BTL_SCTP_HDR_H */

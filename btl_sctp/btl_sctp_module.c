@@ -10,10 +10,12 @@
 
 #include "opal/class/opal_bitmap.h"
 #include "opal/datatype/opal_convertor.h"
-#include "opal/mca/pmix/pmix.h"
+#include "tc_ompi_compat.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
 #include "opal/util/show_help.h"
+
+#include "tc_ompi.h"
 
 #include "btl_sctp.h"
 #include "btl_sctp_endpoint.h"
@@ -48,7 +50,7 @@ static mca_btl_sctp_endpoint_t *endpoint_create(opal_proc_t *proc)
     int rc, n = 0;
     int local = OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags);
 
-    OPAL_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &m, &size);
+    TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &m, &size);
     if (OPAL_SUCCESS != rc || NULL == m) {
         return NULL; /* the peer has no sctp */
     }
@@ -162,13 +164,10 @@ int mca_btl_sctp_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
 static mca_btl_sctp_frag_t *frag_for(size_t size)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
-    if (size <= mca_btl_sctp_module.super.btl_eager_limit) {
-        return mca_btl_sctp_frag_alloc(&c->eager_frags);
-    }
-    if (size <= mca_btl_sctp_module.super.btl_max_send_size) {
-        return mca_btl_sctp_frag_alloc(&c->max_frags);
-    }
-    return NULL;
+    opal_free_list_t *list = tc_ompi_frag_list(&mca_btl_sctp_module.super, size, &c->eager_frags,
+                                               &c->max_frags);
+
+    return NULL == list ? NULL : mca_btl_sctp_frag_alloc(list);
 }
 
 /* A fresh descriptor: one segment of len bytes, no callback. */
@@ -215,16 +214,12 @@ mca_btl_base_descriptor_t *mca_btl_sctp_prepare_src(struct mca_btl_base_module_t
                                                     size_t *size, uint32_t flags)
 {
     mca_btl_sctp_frag_t *frag;
-    struct iovec iov;
-    uint32_t iov_count = 1;
-    size_t max_data = *size;
+    size_t max_data = tc_ompi_payload(reserve, *size, mca_btl_sctp_module.super.btl_max_send_size);
+    void *data = NULL;
     int inplace;
     (void) btl;
     (void) order;
 
-    if (reserve + max_data > mca_btl_sctp_module.super.btl_max_send_size) {
-        max_data = mca_btl_sctp_module.super.btl_max_send_size - reserve;
-    }
     /* from btl_sctp_inplace_min bytes on, contiguous data stays where it
      * is (the stack copies it anyway); smaller data is packed behind the
      * header, which keeps a small message one piece */
@@ -236,16 +231,16 @@ mca_btl_base_descriptor_t *mca_btl_sctp_prepare_src(struct mca_btl_base_module_t
         return NULL;
     }
     /* in place: the convertor hands out a pointer to the user's data */
-    iov.iov_base = inplace ? NULL : (char *) frag->segments[0].seg_addr.pval + reserve;
-    iov.iov_len = max_data;
-    if (opal_convertor_pack(convertor, &iov, &iov_count, &max_data) < 0) {
+    if (OPAL_SUCCESS != tc_ompi_pack(convertor,
+                                     inplace ? NULL : (char *) frag->segments[0].seg_addr.pval + reserve,
+                                     &max_data, &data)) {
         mca_btl_sctp_frag_return(frag);
         return NULL;
     }
     *size = max_data;
     frag_setup(frag, endpoint, flags, inplace ? reserve : reserve + max_data);
     if (inplace) {
-        frag->segments[1].seg_addr.pval = iov.iov_base;
+        frag->segments[1].seg_addr.pval = data;
         frag->segments[1].seg_len = max_data;
         frag->base.des_segment_count = 2;
     }
@@ -331,12 +326,10 @@ int mca_btl_sctp_sendi(struct mca_btl_base_module_t *btl,
     }
     memcpy(des->des_segments[0].seg_addr.pval, header, header_size);
     if (payload_size > 0) {
-        struct iovec iov;
-        uint32_t iov_count = 1;
         size_t max_data = payload_size;
-        iov.iov_base = (char *) des->des_segments[0].seg_addr.pval + header_size;
-        iov.iov_len = payload_size;
-        if (opal_convertor_pack(convertor, &iov, &iov_count, &max_data) < 0
+        if (OPAL_SUCCESS != tc_ompi_pack(convertor,
+                                         (char *) des->des_segments[0].seg_addr.pval + header_size,
+                                         &max_data, NULL)
             || max_data != payload_size) {
             mca_btl_sctp_free(btl, des);
             return OPAL_ERROR;
@@ -409,19 +402,15 @@ void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg)
         mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger
                                                  + hdr.hdr_tag;
         mca_btl_base_segment_t seg;
-        mca_btl_base_descriptor_t des;
 
         if (NULL == reg->cbfunc) {
             opal_output_verbose(1, c->output, "btl:sctp: message for unused tag %u dropped",
                                 hdr.hdr_tag);
             return;
         }
-        memset(&des, 0, sizeof(des));
         seg.seg_addr.pval = (char *) msg->data + MCA_BTL_SCTP_HDR_SIZE;
         seg.seg_len = msg->len - MCA_BTL_SCTP_HDR_SIZE;
-        des.des_segments = &seg;
-        des.des_segment_count = 1;
-        reg->cbfunc(&mca_btl_sctp_module.super, hdr.hdr_tag, &des, reg->cbdata);
+        tc_ompi_deliver(reg, &mca_btl_sctp_module.super, ep, hdr.hdr_tag, &seg, 1);
     }
 }
 

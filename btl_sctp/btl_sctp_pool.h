@@ -12,8 +12,8 @@
  * Nothing outside usrsctp is affected; blocks larger than the largest
  * class, and blocks glibc allocated, still go to glibc.
  */
-#ifndef BTL_SCTP_POOL_H
-#define BTL_SCTP_POOL_H
+#ifndef MCA_BTL_SCTP_POOL_H
+#define MCA_BTL_SCTP_POOL_H
 
 #include <stddef.h>
 
@@ -50,4 +50,4 @@ size_t btl_sctp_pool_reserved_bytes(void);
 }
 #endif
 
-#endif /* BTL_SCTP_POOL_H */
+#endif /* MCA_BTL_SCTP_POOL_H */

@@ -12,8 +12,8 @@
  * (-EAGAIN: the socket buffer is full, try again from progress).
  * No Open MPI header here, so the layer is unit-testable alone.
  */
-#ifndef BTL_SCTP_SOCK_H
-#define BTL_SCTP_SOCK_H
+#ifndef MCA_BTL_SCTP_SOCK_H
+#define MCA_BTL_SCTP_SOCK_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -189,4 +189,4 @@ static inline uint64_t btl_sctp_sock_addr_key(uint32_t ip, uint16_t port)
 }
 #endif
 
-#endif /* BTL_SCTP_SOCK_H */
+#endif /* MCA_BTL_SCTP_SOCK_H */

@@ -6,8 +6,8 @@
  * same SCTP structures and cannot meet in one file, so this is a static
  * function compiled once per stack, calling that stack's setsockopt.
  */
-#ifndef BTL_SCTP_SOCK_OPTS_H
-#define BTL_SCTP_SOCK_OPTS_H
+#ifndef MCA_BTL_SCTP_SOCK_OPTS_H
+#define MCA_BTL_SCTP_SOCK_OPTS_H
 
 #include <errno.h>
 #include <stdint.h>
@@ -89,4 +89,4 @@ static inline int btl_sctp_sock_set_common(void *sock, btl_sctp_setopt_fn_t set,
     return 0;
 }
 
-#endif /* BTL_SCTP_SOCK_OPTS_H */
+#endif /* MCA_BTL_SCTP_SOCK_OPTS_H */

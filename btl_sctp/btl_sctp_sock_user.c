@@ -1,5 +1,8 @@
 /*
- * btl_sctp_sock_user.c: the `user` stack of the socket layer.
+ * btl_sctp_sock_user.c: the `user` stack of the socket layer: the usrsctp
+ * glue (stack setup, associations, sending, receiving, closing). The UDP
+ * sockets, the paths to each peer and their probes are the layer below,
+ * btl_sctp_sock_udp.c; the two share btl_sctp_sock_user.h.
  *
  * usrsctp runs without its threads (usrsctp_init_nothreads) and is driven
  * from btl_sctp_sock_progress: we read our UDP sockets and hand each
@@ -9,13 +12,9 @@
  * sender is known without any lookup, and the output callback sends the
  * packet over UDP to that peer.
  *
- * Multihoming lives below SCTP: a peer has one UDP path per advertised
- * address. Paths are probed (a 12-byte probe, answered by an ack); the
- * output callback sends on the first path whose ack is recent, or on all
- * paths when none is known to be alive. When a path dies, SCTP's own
- * retransmissions carry the lost packets over the next live path. The
- * association itself sees one AF_CONN address: usrsctp does not carry
- * AF_CONN addresses in INIT, so SCTP-level multihoming is not possible.
+ * Multihoming lives below SCTP, in the UDP path layer: a peer has one
+ * UDP path per advertised address, and the output callback sends on the
+ * path that layer chose.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* recvmmsg */
@@ -40,74 +39,13 @@
 #include "btl_sctp_pool.h"
 #include "btl_sctp_sock.h"
 #include "btl_sctp_sock_opts.h"
+#include "btl_sctp_sock_user.h"
 #include "tc_hash.h"
 
 /* Not in every usrsctp.h, known to the library since 0.9.4. */
 #ifndef SCTP_INTERLEAVING_SUPPORTED
 #define SCTP_INTERLEAVING_SUPPORTED 0x00001206
 #endif
-
-/* Our own UDP datagrams between peers start with two zero bytes, which
- * no SCTP packet does (source port 0 is invalid). */
-#define USER_PROBE_LEN 12
-enum { USER_PROBE = 1, USER_PROBE_ACK = 2 };
-
-typedef struct user_path {
-    int lidx;                /* index of our UDP socket */
-    struct sockaddr_in to;   /* the peer's UDP address on this path */
-    uint64_t last_ack_ms;    /* last probe ack (0: never) */
-    uint64_t last_probe_ms;
-    uint32_t mtu;            /* SCTP packet size over this path */
-} user_path_t;
-
-typedef struct user_sock user_sock_t;
-
-struct btl_sctp_peer {
-    user_sock_t *sock;
-    void *cookie;
-    struct sockaddr_conn sconn;  /* the peer's AF_CONN address: points at us */
-    int npaths;
-    user_path_t paths[BTL_SCTP_SOCK_MAX_ADDRS];
-    int active;                  /* path in use, -1: send on all */
-    uint32_t mtu;                /* SCTP packet size in use (active path's) */
-    int has_assoc_mtu;           /* mtu was applied to the association */
-    int probing;                 /* started once the peer is used */
-    sctp_assoc_t assoc_id;
-    int has_assoc;
-};
-
-struct user_sock {
-    btl_sctp_sock_t base;
-    btl_sctp_sock_config_t cfg;
-    struct socket *so;
-    int udp_fd[BTL_SCTP_SOCK_MAX_ADDRS]; /* one per base.local address */
-    tc_hash_t by_addr;           /* UDP ip:port -> peer */
-    tc_hash_t by_assoc;          /* association id -> peer */
-    btl_sctp_peer_t **peers;     /* for probing */
-    int npeers, maxpeers;
-    uint64_t last_ms;
-    unsigned char *pkt;          /* USER_RX_BATCH UDP datagrams */
-    unsigned char *msg;          /* one received message */
-    unsigned char *stage;        /* head of a message sent in pieces */
-    size_t stage_size;
-    size_t msg_size;
-    size_t pkt_size;
-    int per_peer_mtu;            /* MTU from each peer's paths */
-    uint64_t hot_ms[BTL_SCTP_SOCK_MAX_ADDRS]; /* last SCTP packet per UDP socket */
-    int pending_recv;            /* the last receive returned a message */
-};
-
-static int user_stack_refs = 0;
-static char user_pool_note[160] = "off"; /* how usrsctp allocates, for the stats */
-
-/* Loopback carries 64 KiB datagrams; IPv4 + UDP headers take 28 bytes. */
-#define USER_LOOPBACK_MTU 65000
-#define USER_UDP_OVERHEAD 28
-
-/* Packets taken per socket per progress call: the caller reads the
- * messages in between, so the stack's receive buffer never fills up
- * (a full one advertises a zero window and stalls the sender). */
-#define USER_PROGRESS_BURST 16
 
 /* SCTP common header and an I-DATA chunk header, with room to spare:
  * the data that fills one packet is the packet size less this. */
@@ -116,47 +54,8 @@ static char user_pool_note[160] = "off"; /* how usrsctp allocates, for the stats
 /* Messages up to this size are always sent as one staged piece. */
 #define USER_STAGE_ALWAYS 4096
 
-/* Datagrams taken by one recvmmsg. */
-#define USER_RX_BATCH 8
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
-
-static int path_alive(const btl_sctp_peer_t *p, int i, uint64_t now)
-{
-    return 0 != p->paths[i].last_ack_ms
-           && now - p->paths[i].last_ack_ms <= (uint64_t) p->sock->cfg.path_timeout_ms;
-}
-
-static void apply_mtu(btl_sctp_peer_t *p);
-
-/* The first live path in advertised order: both sides prefer the same
- * path and fail back to it when it returns. */
-static void choose_path(btl_sctp_peer_t *p, uint64_t now)
-{
-    int old = p->active;
-    p->active = -1;
-    for (int i = 0; i < p->npaths; ++i) {
-        if (path_alive(p, i, now)) {
-            p->active = i;
-            break;
-        }
-    }
-    if (old != p->active) {
-        apply_mtu(p);
-    }
-}
-
-static void path_send(user_sock_t *us, const user_path_t *path, const void *buf, size_t len)
-{
-    /* A full UDP buffer or a dead route loses the packet: SCTP retransmits. */
-    (void) sendto(us->udp_fd[path->lidx], buf, len, MSG_DONTWAIT,
-                  (const struct sockaddr *) &path->to, sizeof(path->to));
-}
+static int user_stack_refs = 0;
+static char user_pool_note[160] = "off"; /* how usrsctp allocates, for the stats */
 
 /* usrsctp's output callback: addr is the peer (our AF_CONN address). */
 static int user_output(void *addr, void *buffer, size_t length, uint8_t tos, uint8_t set_df)
@@ -169,13 +68,7 @@ static int user_output(void *addr, void *buffer, size_t length, uint8_t tos, uin
         return 0;
     }
     p->probing = 1;
-    if (p->active >= 0) {
-        path_send(p->sock, &p->paths[p->active], buffer, length);
-    } else {
-        for (int i = 0; i < p->npaths; ++i) {
-            path_send(p->sock, &p->paths[i], buffer, length);
-        }
-    }
+    btl_sctp_udp_output(p, buffer, length);
     return 0;
 }
 
@@ -200,14 +93,6 @@ static int set_opt(user_sock_t *us, int level, int name, const void *val, sockle
 {
     return btl_sctp_sock_setopt(us->so, user_setopt, "usrsctp setsockopt", level, name, val,
                                 len, what, why, whylen);
-}
-
-static void set_udp_buf(int fd, int opt_force, int opt, int size)
-{
-    /* Root may exceed net.core.[rw]mem_max; others get what is allowed. */
-    if (setsockopt(fd, SOL_SOCKET, opt_force, &size, sizeof(size)) < 0) {
-        (void) setsockopt(fd, SOL_SOCKET, opt, &size, sizeof(size));
-    }
 }
 
 static void user_close(btl_sctp_sock_t *s);
@@ -275,37 +160,11 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
         free(us);
         return -ENOMEM;
     }
-    for (int i = 0; i < nlocal; ++i) {
-        struct sockaddr_in sin;
-        socklen_t slen = sizeof(sin);
-        int fd = socket(AF_INET, SOCK_DGRAM, 0);
-        if (fd < 0) {
-            rc = -errno;
-            snprintf(why, whylen, "UDP socket: %s", strerror(errno));
-            goto fail;
-        }
-        memset(&sin, 0, sizeof(sin));
-        sin.sin_family = AF_INET;
-        sin.sin_addr.s_addr = local[i].ip;
-        sin.sin_port = local[i].port;
-        if (bind(fd, (struct sockaddr *) &sin, sizeof(sin)) < 0
-            || getsockname(fd, (struct sockaddr *) &sin, &slen) < 0) {
-            char ip[INET_ADDRSTRLEN];
-            rc = -errno;
-            close(fd);
-            inet_ntop(AF_INET, &local[i].ip, ip, sizeof(ip));
-            snprintf(why, whylen, "bind UDP %s: %s", ip, strerror(-rc));
-            goto fail;
-        }
-        us->udp_fd[us->base.nlocal] = fd;
-        set_udp_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, cfg->rcvbuf);
-        set_udp_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, cfg->sndbuf);
-        us->base.local[us->base.nlocal] = local[i];
-        us->base.local[us->base.nlocal].port = sin.sin_port;
-        us->base.nlocal++;
+    if ((rc = btl_sctp_udp_open(us, local, nlocal, why, whylen))) {
+        goto fail;
     }
     if (0 == us->cfg.mtu) {
-        /* New associations start large; apply_mtu lowers the size to the
+        /* New associations start large; btl_sctp_user_apply_mtu lowers the size to the
          * path in use (usrsctp never raises an association's fragment
          * point again, so after a failover to a smaller path it stays). */
         us->cfg.mtu = USER_LOOPBACK_MTU;
@@ -401,15 +260,8 @@ fail:
     return rc;
 }
 
-static int prefix_match(uint32_t a, uint32_t b, int prefix)
-{
-    uint32_t mask = 0 == prefix ? 0 : htonl(~0u << (32 - prefix));
-    return (a & mask) == (b & mask);
-}
-
-/* A path per remote address, from the local socket in its subnet
- * (loopback to loopback, else any non-loopback socket for a routed peer);
- * a loopback address no loopback socket can reach is skipped. */
+/* A peer: its UDP paths (btl_sctp_udp_peer_paths), the routes from its
+ * UDP addresses to the record, and its AF_CONN address. */
 static int user_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, int naddrs,
                          int sctp_port, void *cookie, btl_sctp_peer_t **out)
 {
@@ -422,43 +274,7 @@ static int user_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, 
     p->sock = us;
     p->cookie = cookie;
     p->active = -1;
-    for (int r = 0; r < naddrs; ++r) {
-        int remote_lo = (ntohl(addrs[r].ip) >> 24) == 127;
-        int local_lo = 0;
-        int lidx = -1;
-        for (int l = 0; l < us->base.nlocal && lidx < 0; ++l) {
-            int lo = (ntohl(us->base.local[l].ip) >> 24) == 127;
-            if (remote_lo ? lo
-                          : (!lo && prefix_match(addrs[r].ip, us->base.local[l].ip,
-                                                 us->base.local[l].prefix))) {
-                lidx = l;
-                local_lo = lo;
-            }
-        }
-        /* a routed peer (no subnet in common): the first non-loopback
-         * socket, and the kernel's routing table picks the way */
-        for (int l = 0; l < us->base.nlocal && lidx < 0 && !remote_lo; ++l) {
-            if ((ntohl(us->base.local[l].ip) >> 24) != 127) {
-                lidx = l;
-            }
-        }
-        if (lidx < 0) {
-            continue;
-        }
-        user_path_t *path = &p->paths[p->npaths++];
-        path->lidx = lidx;
-        path->to.sin_family = AF_INET;
-        path->to.sin_addr.s_addr = addrs[r].ip;
-        path->to.sin_port = addrs[r].port;
-        /* a peer address that is one of ours is routed through loopback */
-        for (int l = 0; l < us->base.nlocal && !local_lo; ++l) {
-            local_lo = us->base.local[l].ip == addrs[r].ip;
-        }
-        path->mtu = local_lo ? USER_LOOPBACK_MTU
-                    : (us->base.local[lidx].mtu > USER_UDP_OVERHEAD + 512
-                           ? us->base.local[lidx].mtu - USER_UDP_OVERHEAD
-                           : 1500 - USER_UDP_OVERHEAD);
-    }
+    btl_sctp_udp_peer_paths(us, p, addrs, naddrs);
     if (0 == p->npaths) {
         free(p);
         return -EHOSTUNREACH;
@@ -526,7 +342,7 @@ static void remember_assoc(user_sock_t *us, btl_sctp_peer_t *p, sctp_assoc_t id)
 /* The association's packet size follows the path in use (the smallest
  * of all while sending on every path). Chunks already cut for a larger
  * size still go out: IP fragments the UDP datagram. */
-static void apply_mtu(btl_sctp_peer_t *p)
+void btl_sctp_user_apply_mtu(btl_sctp_peer_t *p)
 {
     user_sock_t *us = p->sock;
     struct sctp_paddrparams pp;
@@ -565,7 +381,7 @@ static void assoc_setup(user_sock_t *us, btl_sctp_peer_t *p, sctp_assoc_t id)
     struct sctp_stream_value sv;
     if (NULL != p) {
         p->has_assoc_mtu = 0;
-        apply_mtu(p);
+        btl_sctp_user_apply_mtu(p);
     }
     if (!us->cfg.prio_streams) {
         return;
@@ -714,74 +530,9 @@ static int user_sendv(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
     return rc;
 }
 
-static void probe_send(user_sock_t *us, btl_sctp_peer_t *p, int i, int kind, uint32_t seq)
+/* An SCTP packet that came in over UDP, for usrsctp. */
+void btl_sctp_user_input(btl_sctp_peer_t *p, void *pkt, size_t n)
 {
-    unsigned char b[USER_PROBE_LEN];
-    uint32_t n;
-    memset(b, 0, sizeof(b));
-    b[2] = (unsigned char) kind;
-    n = htonl(seq);
-    memcpy(b + 4, &n, 4);
-    n = htonl((uint32_t) i);
-    memcpy(b + 8, &n, 4);
-    path_send(us, &p->paths[i], b, sizeof(b));
-}
-
-static void probe_paths(user_sock_t *us, uint64_t now)
-{
-    for (int k = 0; k < us->npeers; ++k) {
-        btl_sctp_peer_t *p = us->peers[k];
-        if (!p->probing || NULL == p->cookie) {
-            continue;
-        }
-        for (int i = 0; i < p->npaths; ++i) {
-            if (now - p->paths[i].last_probe_ms >= (uint64_t) us->cfg.probe_ms) {
-                p->paths[i].last_probe_ms = now;
-                probe_send(us, p, i, USER_PROBE, (uint32_t) now);
-            }
-        }
-        choose_path(p, now);
-    }
-}
-
-/* One datagram from UDP socket l: a path probe or ack, or an SCTP packet
- * for usrsctp. */
-static void handle_datagram(user_sock_t *us, int l, unsigned char *pkt, size_t n,
-                            const struct sockaddr_in *from, uint64_t now)
-{
-    btl_sctp_peer_t *p;
-    void *v;
-
-    if (!tc_hash_get(&us->by_addr, btl_sctp_sock_addr_key(from->sin_addr.s_addr, from->sin_port),
-                     &v)) {
-        return; /* not from a peer we know: drop */
-    }
-    p = (btl_sctp_peer_t *) v;
-    if (n >= 2 && 0 == pkt[0] && 0 == pkt[1]) {
-        uint32_t idx;
-        if (USER_PROBE_LEN != n) {
-            return;
-        }
-        if (USER_PROBE == pkt[2]) {
-            /* answer on the path it came in on: same socket, same address */
-            pkt[2] = USER_PROBE_ACK;
-            (void) sendto(us->udp_fd[l], pkt, USER_PROBE_LEN, MSG_DONTWAIT,
-                          (const struct sockaddr *) from, sizeof(*from));
-        } else if (USER_PROBE_ACK == pkt[2]) {
-            memcpy(&idx, pkt + 8, 4);
-            idx = ntohl(idx);
-            if (idx < (uint32_t) p->npaths && p->paths[idx].to.sin_addr.s_addr == from->sin_addr.s_addr
-                && p->paths[idx].to.sin_port == from->sin_port) {
-                p->paths[idx].last_ack_ms = now;
-                if (p->active < 0 || (int) idx < p->active) {
-                    choose_path(p, now);
-                }
-            }
-        }
-        return;
-    }
-    p->probing = 1;
-    us->hot_ms[l] = now;
     usrsctp_conninput(p, pkt, n, 0);
 }
 
@@ -789,58 +540,15 @@ static int user_progress(btl_sctp_sock_t *s)
 {
     user_sock_t *us = (user_sock_t *) s;
     uint64_t now = now_ms();
-    int handled = 0, drained = 1;
+    int drained = 1;
+    int handled = btl_sctp_udp_poll(us, now, &drained);
 
-    for (int l = 0; l < us->base.nlocal; ++l) {
-        /* A socket that carried no SCTP packet lately (a standby path,
-         * probes only) is read once per millisecond, not on every call:
-         * polling an empty socket is a system call. */
-        if (now - us->hot_ms[l] > 1000 && now == us->last_ms) {
-            continue;
-        }
-        for (int taken = 0;;) {
-            struct mmsghdr mm[USER_RX_BATCH];
-            struct iovec iov[USER_RX_BATCH];
-            struct sockaddr_in from[USER_RX_BATCH];
-            int n;
-
-            if (taken >= USER_PROGRESS_BURST) {
-                drained = 0; /* the rest next time, timers too */
-                break;
-            }
-            /* several datagrams per system call */
-            memset(mm, 0, sizeof(mm));
-            for (int i = 0; i < USER_RX_BATCH; ++i) {
-                iov[i].iov_base = us->pkt + (size_t) i * us->pkt_size;
-                iov[i].iov_len = us->pkt_size;
-                mm[i].msg_hdr.msg_iov = &iov[i];
-                mm[i].msg_hdr.msg_iovlen = 1;
-                mm[i].msg_hdr.msg_name = &from[i];
-                mm[i].msg_hdr.msg_namelen = sizeof(from[i]);
-            }
-            n = recvmmsg(us->udp_fd[l], mm, USER_RX_BATCH, MSG_DONTWAIT, NULL);
-            if (n <= 0) {
-                break;
-            }
-            for (int i = 0; i < n; ++i) {
-                if (sizeof(from[i]) == mm[i].msg_hdr.msg_namelen) {
-                    handle_datagram(us, l, (unsigned char *) iov[i].iov_base, mm[i].msg_len,
-                                    &from[i], now);
-                }
-            }
-            handled += n;
-            taken += n;
-            if (n < USER_RX_BATCH) {
-                break; /* the socket is empty */
-            }
-        }
-    }
     /* Timers only once every queued packet (SACKs in particular) is in:
      * after a pause in progress they would otherwise fire spuriously. */
     if (now != us->last_ms && drained) {
         usrsctp_handle_timers((uint32_t) (now - us->last_ms));
         us->last_ms = now;
-        probe_paths(us, now);
+        btl_sctp_udp_probe_paths(us, now);
         ++handled; /* a timer may have queued an event (association lost) */
     }
     if (us->pending_recv) {
@@ -964,26 +672,6 @@ static int user_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
     }
 }
 
-static int user_paths(btl_sctp_sock_t *s, btl_sctp_peer_t *p, int *alive)
-{
-    uint64_t now = now_ms();
-    int n = 0;
-    (void) s;
-    for (int i = 0; i < p->npaths; ++i) {
-        n += path_alive(p, i, now) ? 1 : 0;
-    }
-    if (NULL != alive) {
-        *alive = n;
-    }
-    return p->npaths;
-}
-
-static int user_active_path(btl_sctp_sock_t *s, btl_sctp_peer_t *p)
-{
-    (void) s;
-    return p->active;
-}
-
 static int peer_drained(user_sock_t *us, btl_sctp_peer_t *p)
 {
     struct sctp_status st;
@@ -1024,9 +712,7 @@ static void user_close(btl_sctp_sock_t *s)
         free(us->peers[i]);
     }
     free(us->peers);
-    for (int i = 0; i < us->base.nlocal; ++i) {
-        close(us->udp_fd[i]);
-    }
+    btl_sctp_udp_close(us);
     tc_hash_fini(&us->by_addr);
     tc_hash_fini(&us->by_assoc);
     free(us->pkt);
@@ -1064,8 +750,8 @@ const btl_sctp_sock_ops_t btl_sctp_sock_user_ops = {
     .sendv = user_sendv,
     .progress = user_progress,
     .recv = user_recv,
-    .paths = user_paths,
-    .active_path = user_active_path,
+    .paths = btl_sctp_udp_paths,
+    .active_path = btl_sctp_udp_active_path,
 };
 
 #endif /* TC_HAVE_USRSCTP */

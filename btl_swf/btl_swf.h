@@ -16,7 +16,8 @@
 #include "opal/class/opal_object.h"
 #include "opal/mca/btl/btl.h"
 #include "opal/mca/btl/base/base.h"
-#include "opal/threads/mutex.h"
+#include "tc_ompi_compat.h"
+#include TC_OMPI_MUTEX_H
 #include "opal/util/proc.h"
 
 #include "btl_swf_conn.h"
@@ -96,7 +97,7 @@ typedef struct mca_btl_swf_component_t {
     bool port_file_owner;
 } mca_btl_swf_component_t;
 
-OPAL_MODULE_DECLSPEC extern mca_btl_swf_component_t mca_btl_swf_component;
+TC_OMPI_MODULE_DECLSPEC extern mca_btl_swf_component_t mca_btl_swf_component;
 extern mca_btl_swf_module_t mca_btl_swf_module;
 
 /* btl_swf_module.c */

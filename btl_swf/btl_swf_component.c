@@ -15,11 +15,13 @@
 
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/btl/base/base.h"
-#include "opal/mca/pmix/pmix.h"
+#include "tc_ompi_compat.h"
 #include "opal/runtime/opal.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
 #include "opal/util/show_help.h"
+
+#include "tc_ompi.h"
 
 #include "btl_swf.h"
 #include "btl_swf_frag.h"
@@ -59,31 +61,22 @@ mca_btl_swf_component_t mca_btl_swf_component = {
 static void swf_reg_string(const char *name, const char *desc, mca_base_var_info_lvl_t lvl,
                            char **storage, const char *def)
 {
-    *storage = (char *) def;
-    (void) mca_base_component_var_register(&mca_btl_swf_component.super.btl_version, name, desc,
-                                           MCA_BASE_VAR_TYPE_STRING, NULL, 0,
-                                           MCA_BASE_VAR_FLAG_SETTABLE, lvl,
-                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+    (void) tc_ompi_param_string(&mca_btl_swf_component.super.btl_version, name, desc, lvl,
+                                storage, def);
 }
 
 static void swf_reg_int(const char *name, const char *desc, mca_base_var_info_lvl_t lvl,
                         int *storage, int def)
 {
-    *storage = def;
-    (void) mca_base_component_var_register(&mca_btl_swf_component.super.btl_version, name, desc,
-                                           MCA_BASE_VAR_TYPE_INT, NULL, 0,
-                                           MCA_BASE_VAR_FLAG_SETTABLE, lvl,
-                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+    (void) tc_ompi_param_int(&mca_btl_swf_component.super.btl_version, name, desc, lvl, storage,
+                             def);
 }
 
 static void swf_reg_double(const char *name, const char *desc, mca_base_var_info_lvl_t lvl,
                            double *storage, double def)
 {
-    *storage = def;
-    (void) mca_base_component_var_register(&mca_btl_swf_component.super.btl_version, name, desc,
-                                           MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0,
-                                           MCA_BASE_VAR_FLAG_SETTABLE, lvl,
-                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+    (void) tc_ompi_param_double(&mca_btl_swf_component.super.btl_version, name, desc, lvl,
+                                storage, def);
 }
 
 static int mca_btl_swf_component_register(void)
@@ -157,7 +150,7 @@ static int mca_btl_swf_component_register(void)
                 "at the cost of CPU time; 0 sleeps at once",
                 OPAL_INFO_LVL_5, &c->simulator_spin_us, 100);
     swf_reg_int("verbose", "Verbosity of btl_swf's diagnostic output (0: none, 5: setup, "
-                "10: per message)", OPAL_INFO_LVL_9, &c->verbose, 0);
+                "10: per message; 0 follows btl_base_verbose)", OPAL_INFO_LVL_9, &c->verbose, 0);
 
     /* defaults for the generic BTL parameters: a simulated network that
      * carries whole messages, send/receive only */
@@ -191,8 +184,7 @@ static int mca_btl_swf_component_open(void)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
 
-    c->output = opal_output_open(NULL);
-    opal_output_set_verbosity(c->output, c->verbose);
+    c->output = tc_ompi_output_open(c->verbose);
     c->module = NULL;
     c->sim_pid = 0;
     c->port_file = NULL;
@@ -215,10 +207,7 @@ static int mca_btl_swf_component_close(void)
 
     /* normally done by finalize; this covers a failed init */
     mca_btl_swf_launch_stop();
-    if (c->output >= 0) {
-        opal_output_close(c->output);
-        c->output = -1;
-    }
+    tc_ompi_output_close(&c->output);
     return OPAL_SUCCESS;
 }
 
@@ -229,43 +218,7 @@ static int mca_btl_swf_component_close(void)
  * start simulators for jobs that never wanted one. */
 static bool swf_explicitly_requested(void)
 {
-    const char **value = NULL;
-    const char *p;
-    int idx;
-
-    idx = mca_base_var_find("opal", "btl", NULL, NULL);
-    if (idx < 0 || OPAL_SUCCESS != mca_base_var_get_value(idx, &value, NULL, NULL) ||
-        NULL == value || NULL == *value) {
-        return false;
-    }
-    p = *value;
-    if ('^' == *p) {
-        return false;
-    }
-    while ('\0' != *p) {
-        size_t n = strcspn(p, ",");
-
-        if (3 == n && 0 == strncmp(p, "swf", 3)) {
-            return true;
-        }
-        p += n;
-        if (',' == *p) {
-            p++;
-        }
-    }
-    return false;
-}
-
-static int swf_job_size(uint32_t *size)
-{
-    opal_process_name_t wildcard;
-    uint32_t *ptr = size;
-    int rc;
-
-    wildcard.jobid = OPAL_PROC_MY_NAME.jobid;
-    wildcard.vpid = OPAL_VPID_WILDCARD;
-    OPAL_MODEX_RECV_VALUE(rc, OPAL_PMIX_JOB_SIZE, &wildcard, &ptr, OPAL_UINT32);
-    return rc;
+    return tc_ompi_btl_selection("swf").named;
 }
 
 static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
@@ -284,14 +237,13 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
     (void) enable_progress_threads;
     (void) enable_mpi_threads;
     *num_btls = 0;
-    opal_output_set_verbosity(c->output, c->verbose);
 
     if (private_sim && !requested) {
         opal_output_verbose(5, c->output,
                             "btl:swf: not selected (no btl_swf_server and btl does not name swf)");
         return NULL;
     }
-    if (OPAL_SUCCESS != swf_job_size(&job_size) || 0 == job_size) {
+    if (OPAL_SUCCESS != tc_ompi_job_size(&job_size) || 0 == job_size) {
         opal_output_verbose(1, c->output, "btl:swf: job size unknown, disqualifying");
         return NULL;
     }
@@ -399,7 +351,7 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
     }
 
     node_be = htonl(m->conn.rank);
-    OPAL_MODEX_SEND(rc, OPAL_PMIX_GLOBAL, &c->super.btl_version, &node_be, sizeof(node_be));
+    TC_OMPI_MODEX_SEND(rc, TC_OMPI_SCOPE_GLOBAL, &c->super.btl_version, &node_be, sizeof(node_be));
     if (OPAL_SUCCESS != rc) {
         free(btls);
         goto fail;

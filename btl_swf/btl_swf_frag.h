@@ -6,6 +6,8 @@
 #ifndef MCA_BTL_SWF_FRAG_H
 #define MCA_BTL_SWF_FRAG_H
 
+#include "tc_ompi.h"
+
 #include "btl_swf.h"
 
 BEGIN_C_DECLS
@@ -25,14 +27,11 @@ void mca_btl_swf_frag_lists_fini(void);
 static inline mca_btl_swf_frag_t *mca_btl_swf_frag_get(size_t size)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
-    opal_free_list_t *list;
+    opal_free_list_t *list = tc_ompi_frag_list(&c->module->super, size, &c->eager_frags,
+                                               &c->max_frags);
     mca_btl_swf_frag_t *frag;
 
-    if (size <= c->module->super.btl_eager_limit) {
-        list = &c->eager_frags;
-    } else if (size <= c->module->super.btl_max_send_size) {
-        list = &c->max_frags;
-    } else {
+    if (NULL == list) {
         return NULL;
     }
     frag = (mca_btl_swf_frag_t *) opal_free_list_get(list);

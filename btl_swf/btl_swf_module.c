@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "opal/class/opal_bitmap.h"
-#include "opal/mca/pmix/pmix.h"
+#include "tc_ompi_compat.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
 
@@ -56,7 +56,7 @@ static int swf_proc_node(opal_proc_t *proc, uint32_t *node)
         *node = c->module->conn.rank;
         return OPAL_SUCCESS;
     }
-    OPAL_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &data, &size);
+    TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &data, &size);
     if (OPAL_SUCCESS != rc) {
         return rc;
     }

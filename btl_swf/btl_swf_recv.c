@@ -24,7 +24,6 @@ static int swf_dispatch(mca_btl_swf_module_t *m, const swf_msg_info_t *info)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     const mca_btl_active_message_callback_t *reg;
-    mca_btl_base_descriptor_t des;
     mca_btl_base_segment_t seg;
     uint8_t am_tag;
 
@@ -48,12 +47,9 @@ static int swf_dispatch(mca_btl_swf_module_t *m, const swf_msg_info_t *info)
 
     seg.seg_addr.pval = m->rx_buf;
     seg.seg_len = info->len;
-    memset(&des, 0, sizeof(des));
-    des.des_segments = &seg;
-    des.des_segment_count = 1;
     /* the callback may send: let it have the connection */
     OPAL_THREAD_UNLOCK(&m->lock);
-    reg->cbfunc(&m->super, am_tag, &des, reg->cbdata);
+    tc_ompi_deliver(reg, &m->super, NULL, am_tag, &seg, 1);
     OPAL_THREAD_LOCK(&m->lock);
     return 1;
 }

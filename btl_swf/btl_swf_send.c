@@ -47,23 +47,16 @@ mca_btl_base_descriptor_t *mca_btl_swf_prepare_src(struct mca_btl_base_module_t 
                                                    size_t *size, uint32_t flags)
 {
     mca_btl_swf_frag_t *frag;
-    struct iovec iov;
-    uint32_t iov_count = 1;
-    size_t max_data = *size;
-    int rc;
+    size_t max_data = tc_ompi_payload(reserve, *size, btl->btl_max_send_size);
 
     (void) order;
-    if (reserve + max_data > btl->btl_max_send_size) {
-        max_data = btl->btl_max_send_size - reserve;
-    }
     frag = mca_btl_swf_frag_get(reserve + max_data);
     if (OPAL_UNLIKELY(NULL == frag)) {
         return NULL;
     }
-    iov.iov_base = (unsigned char *) frag->segment.seg_addr.pval + reserve;
-    iov.iov_len = max_data;
-    rc = opal_convertor_pack(convertor, &iov, &iov_count, &max_data);
-    if (OPAL_UNLIKELY(rc < 0)) {
+    if (OPAL_UNLIKELY(OPAL_SUCCESS != tc_ompi_pack(convertor,
+                                                   (unsigned char *) frag->segment.seg_addr.pval + reserve,
+                                                   &max_data, NULL))) {
         mca_btl_swf_frag_return(frag);
         return NULL;
     }
@@ -156,8 +149,6 @@ int mca_btl_swf_sendi(struct mca_btl_base_module_t *btl,
         return swf_send_iov(m, endpoint, tag, iov, 2, total);
     } else {
         mca_btl_swf_frag_t *frag = mca_btl_swf_frag_get(total);
-        struct iovec pack;
-        uint32_t pack_count = 1;
         size_t max_data = payload_size;
 
         if (OPAL_UNLIKELY(NULL == frag)) {
@@ -167,10 +158,9 @@ int mca_btl_swf_sendi(struct mca_btl_base_module_t *btl,
             return OPAL_ERR_OUT_OF_RESOURCE;
         }
         memcpy(frag->segment.seg_addr.pval, header, header_size);
-        pack.iov_base = (unsigned char *) frag->segment.seg_addr.pval + header_size;
-        pack.iov_len = payload_size;
-        rc = opal_convertor_pack(convertor, &pack, &pack_count, &max_data);
-        if (OPAL_UNLIKELY(rc < 0 || max_data != payload_size)) {
+        rc = tc_ompi_pack(convertor, (unsigned char *) frag->segment.seg_addr.pval + header_size,
+                          &max_data, NULL);
+        if (OPAL_UNLIKELY(OPAL_SUCCESS != rc || max_data != payload_size)) {
             mca_btl_swf_frag_return(frag);
             if (NULL != descriptor) {
                 *descriptor = NULL;

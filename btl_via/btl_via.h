@@ -20,6 +20,7 @@
 #include "opal/mca/btl/base/btl_base_error.h"
 #include "opal/util/output.h"
 
+#include "tc_ompi_compat.h"
 #include "tc_rcache.h"
 #include "vipl.h"
 #include "btl_via_hdr.h"
@@ -93,7 +94,7 @@ typedef struct mca_btl_via_component {
     bool warned_unreachable;
 } mca_btl_via_component_t;
 
-OPAL_MODULE_DECLSPEC extern mca_btl_via_component_t mca_btl_via_component;
+TC_OMPI_MODULE_DECLSPEC extern mca_btl_via_component_t mca_btl_via_component;
 
 typedef struct mca_btl_via_module {
     mca_btl_base_module_t super;

@@ -13,12 +13,13 @@
 #include <unistd.h>
 
 #include "opal/mca/base/mca_base_var.h"
-#include "opal/mca/pmix/pmix.h"
 #include "opal/runtime/opal_params.h"
 #include "opal/util/proc.h"
 #include "opal/util/show_help.h"
 
 #include "btl_via.h"
+#include TC_OMPI_PMIX_H
+#include "tc_ompi.h"
 #include "btl_via_endpoint.h"
 #include "btl_via_frag.h"
 
@@ -46,10 +47,8 @@ mca_btl_via_component_t mca_btl_via_component = {
 
 static void mca_btl_via_reg_uint(const char *name, const char *desc, int level, unsigned int *storage)
 {
-    (void) mca_base_component_var_register(&mca_btl_via_component.super.btl_version, name, desc,
-                                           MCA_BASE_VAR_TYPE_UNSIGNED_INT, NULL, 0,
-                                           MCA_BASE_VAR_FLAG_SETTABLE, level,
-                                           MCA_BASE_VAR_SCOPE_LOCAL, storage);
+    (void) tc_ompi_param_uint(&mca_btl_via_component.super.btl_version, name, desc, level, storage,
+                              *storage);
 }
 
 static int mca_btl_via_component_register(void)
@@ -57,28 +56,25 @@ static int mca_btl_via_component_register(void)
     mca_btl_via_component_t *c = &mca_btl_via_component;
     mca_btl_base_module_t *m = &mca_btl_via_module.super;
 
-    c->provider = "auto";
-    (void) mca_base_component_var_register(&c->super.btl_version, "provider",
-                                           "VI provider: auto (verbs when an RDMA device is present, "
-                                           "else emu), emu (software VI NIC between processes of one "
-                                           "host: shared queues, RDMA by CMA), verbs (libibverbs RC "
-                                           "queue pairs)",
-                                           MCA_BASE_VAR_TYPE_STRING, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE,
-                                           OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY, &c->provider);
+    (void) tc_ompi_param_string(&c->super.btl_version, "provider",
+                                "VI provider: auto (verbs when an RDMA device is present, else emu), "
+                                "emu (software VI NIC between processes of one host: shared queues, "
+                                "RDMA by CMA), verbs (libibverbs RC queue pairs).",
+                                OPAL_INFO_LVL_3, &c->provider, "auto");
     c->recv_descriptors = 32;
     mca_btl_via_reg_uint("recv_descriptors", "Receive descriptors pre-posted per VI: the credits a "
-                         "peer holds (MPI-BIP flow control; sends wait when none is left; >= 2)",
+                         "peer holds (MPI-BIP flow control; sends wait when none is left; >= 2).",
                          OPAL_INFO_LVL_4, &c->recv_descriptors);
     c->send_descriptors = 256;
     mca_btl_via_reg_uint("send_descriptors", "Depth of each VI's send work queue (descriptors "
-                         "outstanding; put/get larger than this many RDMA descriptors are split by ob1)",
+                         "outstanding; put/get larger than this many RDMA descriptors are split by ob1).",
                          OPAL_INFO_LVL_5, &c->send_descriptors);
     c->max_transfer = 65536;
     mca_btl_via_reg_uint("max_transfer", "Bytes moved by one RDMA descriptor (VIA's maximum "
-                         "transfer size; a put/get is split into descriptors of at most this size)",
+                         "transfer size; a put/get is split into descriptors of at most this size).",
                          OPAL_INFO_LVL_5, &c->max_transfer);
     c->poll_batch = 16;
-    mca_btl_via_reg_uint("poll_batch", "Most receive completions taken per progress call",
+    mca_btl_via_reg_uint("poll_batch", "Most receive completions taken per progress call.",
                          OPAL_INFO_LVL_5, &c->poll_batch);
     c->free_list_max = 512;
     mca_btl_via_reg_uint("free_list_max", "Send buffers in the registered send pool (each "
@@ -89,21 +85,15 @@ static int mca_btl_via_component_register(void)
                          "registration is expensive, reuse it)", OPAL_INFO_LVL_5, &c->rcache_max_unused);
     c->rdma_threshold = 0;
     mca_btl_via_reg_uint("rdma_threshold", "put/get of fewer bytes than this are refused, so that "
-                         "ob1 copies them through send descriptors instead (0: always RDMA)",
+                         "ob1 copies them through send descriptors instead (0: always RDMA).",
                          OPAL_INFO_LVL_5, &c->rdma_threshold);
-    c->put_notify = true;
-    (void) mca_base_component_var_register(&c->super.btl_version, "put_notify",
-                                           "End every put with an RDMA write with immediate data that "
-                                           "completes a receive descriptor at the target (CHEMPI's "
-                                           "completion notice; costs one credit per put)",
-                                           MCA_BASE_VAR_TYPE_BOOL, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE,
-                                           OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_LOCAL, &c->put_notify);
-    c->verbose = 0;
-    (void) mca_base_component_var_register(&c->super.btl_version, "verbose",
-                                           "Verbosity of btl_via (0: silent; >= 1: registration cache "
-                                           "statistics at finalize; 100: everything)",
-                                           MCA_BASE_VAR_TYPE_INT, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE,
-                                           OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_LOCAL, &c->verbose);
+    (void) tc_ompi_param_bool(&c->super.btl_version, "put_notify",
+                              "End every put with an RDMA write with immediate data that completes a "
+                              "receive descriptor at the target (CHEMPI's completion notice; costs one "
+                              "credit per put).", OPAL_INFO_LVL_6, &c->put_notify, true);
+    (void) tc_ompi_param_int(&c->super.btl_version, "verbose",
+                             "Verbosity of btl_via (0: silent; >= 1: registration cache statistics at "
+                             "finalize; 100: everything).", OPAL_INFO_LVL_9, &c->verbose, 0);
 
     /* below vader and sci, above tcp */
     m->btl_exclusivity = MCA_BTL_EXCLUSIVITY_HIGH - 2;
@@ -197,10 +187,7 @@ static int mca_btl_via_component_close(void)
     OBJ_DESTRUCT(&c->lock);
     OBJ_DESTRUCT(&c->done_lock);
     OBJ_DESTRUCT(&c->pool_lock);
-    if (c->output >= 0) {
-        opal_output_close(c->output);
-        c->output = -1;
-    }
+    tc_ompi_output_close(&c->output);
     return OPAL_SUCCESS;
 }
 
@@ -208,29 +195,7 @@ static int mca_btl_via_component_close(void)
  * an unreachable peer is worth a message. */
 bool mca_btl_via_only_via_requested(void)
 {
-    const char **value = NULL;
-    char *copy, *tok, *save = NULL;
-    bool only = true, named = false;
-    int idx;
-
-    idx = mca_base_var_find("opal", "btl", NULL, NULL);
-    if (idx < 0 || OPAL_SUCCESS != mca_base_var_get_value(idx, &value, NULL, NULL) ||
-        NULL == value || NULL == *value || '^' == (*value)[0]) {
-        return false;
-    }
-    copy = strdup(*value);
-    if (NULL == copy) {
-        return false;
-    }
-    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (0 == strcmp(tok, "via")) {
-            named = true;
-        } else if (0 != strcmp(tok, "self")) {
-            only = false;
-        }
-    }
-    free(copy);
-    return only && named;
+    return tc_ompi_btl_selection("via").only;
 }
 
 /* open the provider the user asked for (auto: verbs if it finds a
@@ -324,8 +289,8 @@ static int mca_btl_via_modex_send(void)
             vipl_vi_address(c->vis[i], addrs + i);
         }
     }
-    OPAL_MODEX_SEND(rc, c->provider_id == 1 ? OPAL_PMIX_LOCAL : OPAL_PMIX_GLOBAL,
-                    &c->super.btl_version, hdr, len);
+    TC_OMPI_MODEX_SEND(rc, c->provider_id == 1 ? TC_OMPI_SCOPE_LOCAL : TC_OMPI_SCOPE_GLOBAL,
+                       &c->super.btl_version, hdr, len);
     free(hdr);
     return rc;
 }
@@ -344,8 +309,7 @@ static mca_btl_base_module_t **mca_btl_via_component_init(int *num_btls, bool en
     (void) enable_progress_threads;
     (void) enable_mpi_threads;
     *num_btls = 0;
-    c->output = opal_output_open(NULL);
-    opal_output_set_verbosity(c->output, c->verbose);
+    c->output = tc_ompi_output_open(c->verbose);
 
     if (OPAL_SUCCESS != mca_btl_base_param_verify(m)) {
         return NULL;

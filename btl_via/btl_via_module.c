@@ -11,11 +11,11 @@
 #include <string.h>
 
 #include "opal/datatype/opal_convertor.h"
-#include "opal/mca/pmix/pmix.h"
 #include "opal/util/proc.h"
 #include "opal/util/show_help.h"
 
 #include "btl_via.h"
+#include TC_OMPI_PMIX_H
 #include "btl_via_endpoint.h"
 #include "btl_via_frag.h"
 
@@ -58,7 +58,7 @@ static int mca_btl_via_peer_address(struct opal_proc_t *proc, vipl_vi_address_t 
     size_t size = 0;
     int rc;
 
-    OPAL_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &hdr, &size);
+    TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &hdr, &size);
     if (OPAL_SUCCESS != rc || NULL == hdr) {
         return OPAL_ERR_UNREACH;
     }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "btl_via.h"
+#include "tc_ompi.h"
 #include "btl_via_endpoint.h"
 #include "btl_via_frag.h"
 
@@ -62,14 +63,14 @@ int mca_btl_via_rcache_init(void)
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
     /* freed or unmapped memory must not keep a stale registration */
-    (void) tc_rcache_hook_register(mca_btl_via_component.rcache);
+    (void) tc_ompi_rcache_hook_register(mca_btl_via_component.rcache);
     return OPAL_SUCCESS;
 }
 
 void mca_btl_via_rcache_fini(void)
 {
     if (NULL != mca_btl_via_component.rcache) {
-        tc_rcache_hook_unregister(mca_btl_via_component.rcache);
+        tc_ompi_rcache_hook_unregister(mca_btl_via_component.rcache);
         (void) tc_rcache_destroy(mca_btl_via_component.rcache);
         mca_btl_via_component.rcache = NULL;
     }

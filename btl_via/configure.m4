@@ -26,6 +26,13 @@ AS_IF([test "x$have_via_verbs" = "xyes"],
 AC_SUBST([VIA_VERBS_LIBS])
 AM_CONDITIONAL([BUILD_VIA_VERBS], [test "x$have_via_verbs" = "xyes"])
 
-TC_COMPONENT([btl_via], [btl-via], [true], [])
+tc_optional_libs="$tc_optional_libs via-verbs=$have_via_verbs"
+
+TC_COMPONENT([btl_via], [btl-via], [true], [], [mca_btl_via])
 AM_CONDITIONAL([BUILD_BTL_VIA], [test "x$build_btl_via" = "xyes"])
 AC_CONFIG_FILES([btl_via/Makefile])
+TC_COMPONENT_TESTS([tests/via])
+AS_IF([test "x$have_via_verbs" = "xyes"],
+      [btl_via_providers="emu verbs"],
+      [btl_via_providers="emu (no verbs: $why_via_verbs)"])
+TC_SUMMARY_ROW([btl_via], [$build_btl_via], [${why_btl_via:-providers: $btl_via_providers}])

@@ -5,8 +5,8 @@
  * value on failure (-EAGAIN: try again later, -ENOMEM, -EINVAL: bad
  * argument, -EPROTO: corrupt data read from shared memory or the wire,
  * -EMSGSIZE: payload larger than a slot, -EEXIST, -ENOENT, -EPERM ...).
- * Components map these onto OPAL_ERR_* codes themselves, so this library
- * never includes Open MPI headers (except tc_rcache_hook.c).
+ * Components map these onto OPAL_ERR_* codes (tc_ompi_errno_to_opal in
+ * common/ompi), so this library never includes Open MPI headers.
  */
 #ifndef TC_COMMON_H
 #define TC_COMMON_H

@@ -21,7 +21,7 @@
  *   call into the cache (invalidate itself may run inside free/munmap,
  *   where neither the provider nor free() may be called), or right away
  *   with tc_rcache_release_pending(); one still in use is deregistered
- *   when its last reference drops. tc_rcache_hook.c connects this to Open MPI's
+ *   when its last reference drops. common/ompi connects this to Open MPI's
  *   memory release hooks (opal_mem_hooks_register_release).
  * - Provider callbacks and malloc/free are never called with the cache's
  *   lock held, so a provider may itself free memory (and re-enter
@@ -131,14 +131,8 @@ bool tc_rcache_reg_is_stale(const tc_rcache_reg_t *reg);
 
 void tc_rcache_get_stats(tc_rcache_t *cache, tc_rcache_stats_t *stats);
 
-/* Open MPI memory hooks (tc_rcache_hook.c; needs libopen-pal and an
- * initialised OPAL). After register, every release of memory reported by
- * OPAL (free/munmap intercepted by the memory patcher) invalidates the
- * range in this cache. Several caches may be registered. Returns 0, or
- * -ENOTSUP if OPAL cannot report releases on this process (then use large
- * registrations carefully or call tc_rcache_invalidate yourself). */
-int tc_rcache_hook_register(tc_rcache_t *cache);
-void tc_rcache_hook_unregister(tc_rcache_t *cache);
+/* Open MPI's memory release hooks drive tc_rcache_invalidate through
+ * tc_ompi_rcache_hook_register (common/ompi/tc_ompi.h). */
 
 #ifdef __cplusplus
 }

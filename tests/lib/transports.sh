@@ -17,6 +17,8 @@ TR_COMPPATH=""      # value for mca_base_component_path
 TR_TREE_COMPONENTS=()  # framework_name of each component found in the tree
 TR_TREE_BTLS=()        # names of the BTL components found in the tree
 TR_NCORES=1
+TR_OMPI_SERIES=""   # Open MPI's release series, e.g. 4.1 or 5.0
+TR_TMPDIR_PARAM=""  # MCA parameter for the session directories' base
 
 tr_die() {
     echo "$(basename "$0"): $*" >&2
@@ -68,6 +70,19 @@ tr_init() {
     mkdir "$TR_COMPDIR"
     tr_find_system_components
     tr_collect_components
+    tr_find_series
+}
+
+# The release series of the Open MPI on PATH and what differs with it for
+# the scripts (for C: common/ompi/tc_ompi_compat.h): 5.0's mpirun is
+# prte's, so its session directories follow prte_tmpdir_base.
+tr_find_series() {
+    TR_OMPI_SERIES="$(ompi_info --version 2>/dev/null |
+                      sed -n 's/^Open MPI v\([0-9]*\.[0-9]*\).*/\1/p' | head -n 1)"
+    case "$TR_OMPI_SERIES" in
+        4.*) TR_TMPDIR_PARAM=orte_tmpdir_base ;;
+        *) TR_TMPDIR_PARAM=prte_tmpdir_base ;;
+    esac
 }
 
 tr_cleanup() {
@@ -89,7 +104,7 @@ tr_find_system_components() {
         local libdir
         libdir="$(ompi_info --parsable --path libdir 2>/dev/null |
                   sed -n 's/^path:libdir://p' | head -n 1)"
-        for cand in "$libdir/openmpi3" "$libdir/openmpi"; do
+        for cand in "$libdir/openmpi3" "$libdir/openmpi40" "$libdir/openmpi"; do
             if [ -n "$libdir" ] && [ -d "$cand" ]; then
                 dir="$cand"
                 break

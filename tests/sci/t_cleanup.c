@@ -2,7 +2,8 @@
  * t_cleanup.c: btl_sci leaves nothing on disk.  Every rank talks to every
  * other rank (so every sci segment has been connected), then counts the
  * files named sci.* under the directory given as argv[1] (the runner puts
- * Open MPI's session directories there with orte_tmpdir_base): none may
+ * Open MPI's session directories there with orte_tmpdir_base, 5.0's
+ * prte_tmpdir_base): none may
  * remain while the job runs, because each segment's name is removed as
  * soon as its peers have mapped it.  With "kill" as argv[2], the last rank
  * then SIGKILLs itself while the others keep communicating with it: the

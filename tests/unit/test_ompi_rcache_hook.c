@@ -1,5 +1,5 @@
 /*
- * test_common_rcache_hook.c: the registration cache driven by Open MPI's
+ * test_ompi_rcache_hook.c: the registration cache driven by Open MPI's
  * real memory release hooks. OPAL is initialised in this test process and
  * its memory patcher activated (as MPI_Init does), then a registered region
  * is released with plain munmap() and free(), and the cache must drop it.
@@ -23,7 +23,7 @@
 #include "opal/memoryhooks/memory.h"
 #include "opal/runtime/opal.h"
 
-#include "tc_rcache.h"
+#include "tc_ompi.h"
 
 #if defined(__has_include)
 #if __has_include(<valgrind/valgrind.h>)
@@ -117,8 +117,8 @@ static void test_release_hook_invalidates(void **state)
         tc_rcache_destroy(c);
         skip();
     }
-    assert_int_equal(tc_rcache_hook_register(c), 0);
-    assert_int_equal(tc_rcache_hook_register(c), 0);
+    assert_int_equal(tc_ompi_rcache_hook_register(c), 0);
+    assert_int_equal(tc_ompi_rcache_hook_register(c), 0);
 
     /* munmap of an unused registration. */
     a = mmap(NULL, 16 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -148,7 +148,7 @@ static void test_release_hook_invalidates(void **state)
     assert_true(MAP_FAILED != keep);
     assert_int_equal(tc_rcache_get(c, keep, 2 * page, &r), 0);
     tc_rcache_put(c, r);
-    tc_rcache_hook_unregister(c);
+    tc_ompi_rcache_hook_unregister(c);
     assert_int_equal(munmap(keep, 2 * page), 0);
     tc_rcache_get_stats(c, &st);
     assert_int_equal(st.cached, 1);

@@ -1,0 +1,328 @@
+/*
+ * btl_sctp_sock_udp.c: the UDP path layer under the user stack.
+ *
+ * One UDP socket per local address carries the SCTP packets usrsctp puts
+ * out (one packet per datagram) and the path probes. A peer has one path
+ * per advertised address, from the local socket in the same subnet.
+ * Paths are probed (mca_btl_sctp_probe_t, btl_sctp_hdr.h, answered by an
+ * ack); packets go out on the first path whose ack is recent, or on all
+ * paths when none is known to be alive. When a path dies, SCTP's own
+ * retransmissions carry the lost packets over the next live path (the
+ * association sees one AF_CONN address: usrsctp does not carry AF_CONN
+ * addresses in INIT, so SCTP-level multihoming is not possible).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* recvmmsg */
+#endif
+#include "tc_config.h"
+
+#if TC_HAVE_USRSCTP
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "btl_sctp_hdr.h"
+#include "btl_sctp_sock_user.h"
+
+static int btl_sctp_udp_path_alive(const btl_sctp_peer_t *p, int i, uint64_t now)
+{
+    return 0 != p->paths[i].last_ack_ms &&
+        now - p->paths[i].last_ack_ms <= (uint64_t) p->sock->cfg.path_timeout_ms;
+}
+
+/* The first live path in advertised order: both sides prefer the same
+ * path and fail back to it when it returns. */
+static void btl_sctp_udp_choose_path(btl_sctp_peer_t *p, uint64_t now)
+{
+    int old = p->active;
+    p->active = -1;
+    for (int i = 0; i < p->npaths; ++i) {
+        if (btl_sctp_udp_path_alive(p, i, now)) {
+            p->active = i;
+            break;
+        }
+    }
+    if (old != p->active) {
+        btl_sctp_user_apply_mtu(p);
+    }
+}
+
+static void btl_sctp_udp_path_send(user_sock_t *us, const user_path_t *path, const void *buf,
+                                   size_t len)
+{
+    /* A full UDP buffer or a dead route loses the packet: SCTP retransmits. */
+    (void) sendto(us->udp_fd[path->lidx], buf, len, MSG_DONTWAIT,
+                  (const struct sockaddr *) &path->to, sizeof(path->to));
+}
+
+static void btl_sctp_udp_set_buf(int fd, int opt_force, int opt, int size)
+{
+    /* Root may exceed net.core.[rw]mem_max; others get what is allowed. */
+    if (setsockopt(fd, SOL_SOCKET, opt_force, &size, sizeof(size)) < 0) {
+        (void) setsockopt(fd, SOL_SOCKET, opt, &size, sizeof(size));
+    }
+}
+
+int btl_sctp_udp_open(user_sock_t *us, const btl_sctp_sock_addr_t *local, int nlocal, char *why,
+                      size_t whylen)
+{
+    for (int i = 0; i < nlocal; ++i) {
+        struct sockaddr_in sin;
+        socklen_t slen = sizeof(sin);
+        int fd = socket(AF_INET, SOCK_DGRAM, 0);
+        if (fd < 0) {
+            int rc = -errno;
+            snprintf(why, whylen, "UDP socket: %s", strerror(errno));
+            return rc;
+        }
+        memset(&sin, 0, sizeof(sin));
+        sin.sin_family = AF_INET;
+        sin.sin_addr.s_addr = local[i].ip;
+        sin.sin_port = local[i].port;
+        if (bind(fd, (struct sockaddr *) &sin, sizeof(sin)) < 0 ||
+            getsockname(fd, (struct sockaddr *) &sin, &slen) < 0) {
+            char ip[INET_ADDRSTRLEN];
+            int rc = -errno;
+            close(fd);
+            inet_ntop(AF_INET, &local[i].ip, ip, sizeof(ip));
+            snprintf(why, whylen, "bind UDP %s: %s", ip, strerror(-rc));
+            return rc;
+        }
+        us->udp_fd[us->base.nlocal] = fd;
+        btl_sctp_udp_set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, us->cfg.rcvbuf);
+        btl_sctp_udp_set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, us->cfg.sndbuf);
+        us->base.local[us->base.nlocal] = local[i];
+        us->base.local[us->base.nlocal].port = sin.sin_port;
+        us->base.nlocal++;
+    }
+    return 0;
+}
+
+void btl_sctp_udp_close(user_sock_t *us)
+{
+    for (int i = 0; i < us->base.nlocal; ++i) {
+        close(us->udp_fd[i]);
+    }
+}
+
+static int btl_sctp_udp_prefix_match(uint32_t a, uint32_t b, int prefix)
+{
+    uint32_t mask = 0 == prefix ? 0 : htonl(~0u << (32 - prefix));
+    return (a & mask) == (b & mask);
+}
+
+/* A path per remote address, from the local socket in its subnet
+ * (loopback to loopback, else any non-loopback socket for a routed peer);
+ * a loopback address no loopback socket can reach is skipped. */
+void btl_sctp_udp_peer_paths(user_sock_t *us, btl_sctp_peer_t *p, const btl_sctp_sock_addr_t *addrs,
+                             int naddrs)
+{
+    for (int r = 0; r < naddrs; ++r) {
+        int remote_lo = (ntohl(addrs[r].ip) >> 24) == 127;
+        int local_lo = 0;
+        int lidx = -1;
+        for (int l = 0; l < us->base.nlocal && lidx < 0; ++l) {
+            int lo = (ntohl(us->base.local[l].ip) >> 24) == 127;
+            if (remote_lo ? lo
+                          : (!lo &&
+                             btl_sctp_udp_prefix_match(addrs[r].ip, us->base.local[l].ip,
+                                                       us->base.local[l].prefix))) {
+                lidx = l;
+                local_lo = lo;
+            }
+        }
+        /* a routed peer (no subnet in common): the first non-loopback
+         * socket, and the kernel's routing table picks the way */
+        for (int l = 0; l < us->base.nlocal && lidx < 0 && !remote_lo; ++l) {
+            if ((ntohl(us->base.local[l].ip) >> 24) != 127) {
+                lidx = l;
+            }
+        }
+        if (lidx < 0) {
+            continue;
+        }
+        user_path_t *path = &p->paths[p->npaths++];
+        path->lidx = lidx;
+        path->to.sin_family = AF_INET;
+        path->to.sin_addr.s_addr = addrs[r].ip;
+        path->to.sin_port = addrs[r].port;
+        /* a peer address that is one of ours is routed through loopback */
+        for (int l = 0; l < us->base.nlocal && !local_lo; ++l) {
+            local_lo = us->base.local[l].ip == addrs[r].ip;
+        }
+        path->mtu = local_lo ? USER_LOOPBACK_MTU
+                             : (us->base.local[lidx].mtu > USER_UDP_OVERHEAD + 512
+                                    ? us->base.local[lidx].mtu - USER_UDP_OVERHEAD
+                                    : 1500 - USER_UDP_OVERHEAD);
+    }
+}
+
+void btl_sctp_udp_output(btl_sctp_peer_t *p, const void *buf, size_t len)
+{
+    if (p->active >= 0) {
+        btl_sctp_udp_path_send(p->sock, &p->paths[p->active], buf, len);
+    } else {
+        for (int i = 0; i < p->npaths; ++i) {
+            btl_sctp_udp_path_send(p->sock, &p->paths[i], buf, len);
+        }
+    }
+}
+
+static void btl_sctp_udp_probe_send(user_sock_t *us, btl_sctp_peer_t *p, int i, uint8_t kind,
+                                    uint32_t seq)
+{
+    mca_btl_sctp_probe_t probe;
+
+    memset(&probe, 0, sizeof(probe));
+    probe.kind = kind;
+    probe.seq = htonl(seq);
+    probe.path = htonl((uint32_t) i);
+    btl_sctp_udp_path_send(us, &p->paths[i], &probe, sizeof(probe));
+}
+
+void btl_sctp_udp_probe_paths(user_sock_t *us, uint64_t now)
+{
+    for (int k = 0; k < us->npeers; ++k) {
+        btl_sctp_peer_t *p = us->peers[k];
+        if (!p->probing || NULL == p->cookie) {
+            continue;
+        }
+        for (int i = 0; i < p->npaths; ++i) {
+            if (now - p->paths[i].last_probe_ms >= (uint64_t) us->cfg.probe_ms) {
+                p->paths[i].last_probe_ms = now;
+                btl_sctp_udp_probe_send(us, p, i, MCA_BTL_SCTP_PROBE, (uint32_t) now);
+            }
+        }
+        btl_sctp_udp_choose_path(p, now);
+    }
+}
+
+/* A probe or ack that came in on UDP socket l from p. */
+static void btl_sctp_udp_probe_input(user_sock_t *us, int l, btl_sctp_peer_t *p, unsigned char *pkt,
+                                     size_t n, const struct sockaddr_in *from, uint64_t now)
+{
+    mca_btl_sctp_probe_t probe;
+    uint32_t idx;
+
+    if (MCA_BTL_SCTP_PROBE_SIZE != n) {
+        return;
+    }
+    memcpy(&probe, pkt, sizeof(probe));
+    if (MCA_BTL_SCTP_PROBE == probe.kind) {
+        /* answer on the path it came in on: same socket, same address */
+        probe.kind = MCA_BTL_SCTP_PROBE_ACK;
+        (void) sendto(us->udp_fd[l], &probe, sizeof(probe), MSG_DONTWAIT,
+                      (const struct sockaddr *) from, sizeof(*from));
+    } else if (MCA_BTL_SCTP_PROBE_ACK == probe.kind) {
+        idx = ntohl(probe.path);
+        if (idx < (uint32_t) p->npaths &&
+            p->paths[idx].to.sin_addr.s_addr == from->sin_addr.s_addr &&
+            p->paths[idx].to.sin_port == from->sin_port) {
+            p->paths[idx].last_ack_ms = now;
+            if (p->active < 0 || (int) idx < p->active) {
+                btl_sctp_udp_choose_path(p, now);
+            }
+        }
+    }
+}
+
+/* One datagram from UDP socket l: a path probe or ack, or an SCTP packet
+ * for usrsctp. */
+static void btl_sctp_udp_datagram(user_sock_t *us, int l, unsigned char *pkt, size_t n,
+                                  const struct sockaddr_in *from, uint64_t now)
+{
+    btl_sctp_peer_t *p;
+    void *v;
+
+    if (!tc_hash_get(&us->by_addr, btl_sctp_sock_addr_key(from->sin_addr.s_addr, from->sin_port),
+                     &v)) {
+        return; /* not from a peer we know: drop */
+    }
+    p = (btl_sctp_peer_t *) v;
+    if (n >= 2 && 0 == pkt[0] && 0 == pkt[1]) {
+        btl_sctp_udp_probe_input(us, l, p, pkt, n, from, now);
+        return;
+    }
+    p->probing = 1;
+    us->hot_ms[l] = now;
+    btl_sctp_user_input(p, pkt, n);
+}
+
+int btl_sctp_udp_poll(user_sock_t *us, uint64_t now, int *drained)
+{
+    int handled = 0;
+
+    for (int l = 0; l < us->base.nlocal; ++l) {
+        /* A socket that carried no SCTP packet lately (a standby path,
+         * probes only) is read once per millisecond, not on every call:
+         * polling an empty socket is a system call. */
+        if (now - us->hot_ms[l] > 1000 && now == us->last_ms) {
+            continue;
+        }
+        for (int taken = 0;;) {
+            struct mmsghdr mm[USER_RX_BATCH];
+            struct iovec iov[USER_RX_BATCH];
+            struct sockaddr_in from[USER_RX_BATCH];
+            int n;
+
+            if (taken >= USER_PROGRESS_BURST) {
+                *drained = 0; /* the rest next time, timers too */
+                break;
+            }
+            /* several datagrams per system call */
+            memset(mm, 0, sizeof(mm));
+            for (int i = 0; i < USER_RX_BATCH; ++i) {
+                iov[i].iov_base = us->pkt + (size_t) i * us->pkt_size;
+                iov[i].iov_len = us->pkt_size;
+                mm[i].msg_hdr.msg_iov = &iov[i];
+                mm[i].msg_hdr.msg_iovlen = 1;
+                mm[i].msg_hdr.msg_name = &from[i];
+                mm[i].msg_hdr.msg_namelen = sizeof(from[i]);
+            }
+            n = recvmmsg(us->udp_fd[l], mm, USER_RX_BATCH, MSG_DONTWAIT, NULL);
+            if (n <= 0) {
+                break;
+            }
+            for (int i = 0; i < n; ++i) {
+                if (sizeof(from[i]) == mm[i].msg_hdr.msg_namelen) {
+                    btl_sctp_udp_datagram(us, l, (unsigned char *) iov[i].iov_base, mm[i].msg_len,
+                                          &from[i], now);
+                }
+            }
+            handled += n;
+            taken += n;
+            if (n < USER_RX_BATCH) {
+                break; /* the socket is empty */
+            }
+        }
+    }
+    return handled;
+}
+
+int btl_sctp_udp_paths(btl_sctp_sock_t *s, btl_sctp_peer_t *p, int *alive)
+{
+    uint64_t now = now_ms();
+    int n = 0;
+    (void) s;
+    for (int i = 0; i < p->npaths; ++i) {
+        n += btl_sctp_udp_path_alive(p, i, now) ? 1 : 0;
+    }
+    if (NULL != alive) {
+        *alive = n;
+    }
+    return p->npaths;
+}
+
+int btl_sctp_udp_active_path(btl_sctp_sock_t *s, btl_sctp_peer_t *p)
+{
+    (void) s;
+    return p->active;
+}
+
+#endif /* TC_HAVE_USRSCTP */

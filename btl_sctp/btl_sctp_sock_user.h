@@ -1,0 +1,122 @@
+/*
+ * btl_sctp_sock_user.h: what the two halves of the user stack share: the
+ * usrsctp glue (btl_sctp_sock_user.c) and the UDP path layer below it
+ * (btl_sctp_sock_udp.c). Private to the socket layer; only compiled with
+ * usrsctp.
+ *
+ * The UDP layer owns one UDP socket per local address, the paths to each
+ * peer (one per advertised peer address), the path probes and the choice
+ * of the path in use; it hands SCTP packets to the glue
+ * (btl_sctp_user_input) and sends the packets usrsctp puts out
+ * (btl_sctp_udp_output). The glue owns the usrsctp socket and the
+ * associations.
+ */
+#ifndef MCA_BTL_SCTP_SOCK_USER_H
+#define MCA_BTL_SCTP_SOCK_USER_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <usrsctp.h>
+
+#include "btl_sctp_sock.h"
+#include "tc_hash.h"
+
+/* Loopback carries 64 KiB datagrams; IPv4 + UDP headers take 28 bytes. */
+#define USER_LOOPBACK_MTU 65000
+#define USER_UDP_OVERHEAD 28
+
+/* Packets taken per socket per progress call: the caller reads the
+ * messages in between, so the stack's receive buffer never fills up
+ * (a full one advertises a zero window and stalls the sender). */
+#define USER_PROGRESS_BURST 16
+
+/* Datagrams taken by one recvmmsg. */
+#define USER_RX_BATCH 8
+
+typedef struct user_path {
+    int lidx;              /* index of our UDP socket */
+    struct sockaddr_in to; /* the peer's UDP address on this path */
+    uint64_t last_ack_ms;  /* last probe ack (0: never) */
+    uint64_t last_probe_ms;
+    uint32_t mtu; /* SCTP packet size over this path */
+} user_path_t;
+
+typedef struct user_sock user_sock_t;
+
+struct btl_sctp_peer {
+    user_sock_t *sock;
+    void *cookie;
+    struct sockaddr_conn sconn; /* the peer's AF_CONN address: points at us */
+    int npaths;
+    user_path_t paths[BTL_SCTP_SOCK_MAX_ADDRS];
+    int active;        /* path in use, -1: send on all */
+    uint32_t mtu;      /* SCTP packet size in use (active path's) */
+    int has_assoc_mtu; /* mtu was applied to the association */
+    int probing;       /* started once the peer is used */
+    sctp_assoc_t assoc_id;
+    int has_assoc;
+};
+
+struct user_sock {
+    btl_sctp_sock_t base;
+    btl_sctp_sock_config_t cfg;
+    struct socket *so;
+    int udp_fd[BTL_SCTP_SOCK_MAX_ADDRS]; /* one per base.local address */
+    tc_hash_t by_addr;                   /* UDP ip:port -> peer */
+    tc_hash_t by_assoc;                  /* association id -> peer */
+    btl_sctp_peer_t **peers;             /* for probing */
+    int npeers, maxpeers;
+    uint64_t last_ms;
+    unsigned char *pkt;   /* USER_RX_BATCH UDP datagrams */
+    unsigned char *msg;   /* one received message */
+    unsigned char *stage; /* head of a message sent in pieces */
+    size_t stage_size;
+    size_t msg_size;
+    size_t pkt_size;
+    int per_peer_mtu;                         /* MTU from each peer's paths */
+    uint64_t hot_ms[BTL_SCTP_SOCK_MAX_ADDRS]; /* last SCTP packet per UDP socket */
+    int pending_recv;                         /* the last receive returned a message */
+};
+
+static inline uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+/* ---- the UDP path layer (btl_sctp_sock_udp.c) ---- */
+
+/* One bound UDP socket per local address (us->base.local, us->udp_fd),
+ * buffers from us->cfg. 0, or a negative errno and the reason in why. */
+int btl_sctp_udp_open(user_sock_t *us, const btl_sctp_sock_addr_t *local, int nlocal, char *why,
+                      size_t whylen);
+void btl_sctp_udp_close(user_sock_t *us);
+/* The paths to a new peer, one per address some local socket can reach;
+ * sets p->npaths (0: unreachable). */
+void btl_sctp_udp_peer_paths(user_sock_t *us, btl_sctp_peer_t *p, const btl_sctp_sock_addr_t *addrs,
+                             int naddrs);
+/* Send one SCTP packet to p: on the path in use, or on every path while
+ * none is known to be alive. */
+void btl_sctp_udp_output(btl_sctp_peer_t *p, const void *buf, size_t len);
+/* Read the UDP sockets: answer probes, note acks, hand SCTP packets to
+ * btl_sctp_user_input. Returns the datagrams taken; *drained = 0 when the
+ * burst limit stopped it before a socket was empty. */
+int btl_sctp_udp_poll(user_sock_t *us, uint64_t now, int *drained);
+/* Probe the paths of every peer in use that are due, choose each peer's path. */
+void btl_sctp_udp_probe_paths(user_sock_t *us, uint64_t now);
+/* The ops table's paths and active_path. */
+int btl_sctp_udp_paths(btl_sctp_sock_t *s, btl_sctp_peer_t *p, int *alive);
+int btl_sctp_udp_active_path(btl_sctp_sock_t *s, btl_sctp_peer_t *p);
+
+/* ---- the usrsctp glue (btl_sctp_sock_user.c), called by the UDP layer ---- */
+
+/* An SCTP packet from p, for usrsctp. */
+void btl_sctp_user_input(btl_sctp_peer_t *p, void *pkt, size_t n);
+/* The association's packet size after a change of the path in use. */
+void btl_sctp_user_apply_mtu(btl_sctp_peer_t *p);
+
+#endif /* MCA_BTL_SCTP_SOCK_USER_H */

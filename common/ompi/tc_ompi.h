@@ -1,0 +1,129 @@
+/*
+ * tc_ompi.h: the Open MPI-side glue every BTL of this project needs, in
+ * one place (libtc_ompi): whether the user named a BTL in --mca btl, MCA
+ * parameter registration with one policy, the prepare_src pack and the
+ * eager/max free-list choice, errno -> OPAL_ERR_* mapping, the component's
+ * diagnostic stream, and Open MPI's memory release hooks for a tc_rcache.
+ *
+ * The core library (common/, libtransports_common) stays free of Open MPI;
+ * everything that includes an Open MPI header lives here.
+ */
+#ifndef TC_OMPI_H
+#define TC_OMPI_H
+
+#include "opal_config.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "opal/class/opal_free_list.h"
+#include "opal/datatype/opal_convertor.h"
+#include "opal/mca/base/mca_base_var.h"
+#include "opal/mca/btl/btl.h"
+
+#include "tc_rcache.h"
+
+BEGIN_C_DECLS
+
+/* ---- the btl selection ------------------------------------------------ */
+
+/* How a BTL list (the value of --mca btl) names one component. */
+typedef struct tc_ompi_btl_selection_t {
+    bool named; /* the list includes it (an exclusion list "^..." never does) */
+    bool only;  /* named, and nothing else but "self" */
+} tc_ompi_btl_selection_t;
+
+/* Parse a comma-separated BTL list for name (exact, case-sensitive tokens;
+ * empty tokens are ignored). list may be NULL (no selection: nothing named). */
+tc_ompi_btl_selection_t tc_ompi_btl_list_parse(const char *list, const char *name);
+
+/* The same for the current value of the "btl" MCA variable. */
+tc_ompi_btl_selection_t tc_ompi_btl_selection(const char *name);
+
+/* ---- MCA parameters --------------------------------------------------- */
+
+/* One policy for every parameter of the project's components: each value
+ * is read once, when the component initialises, so every parameter is
+ * registered with scope READONLY and no flag (not settable through MPI_T
+ * after init). Each helper stores the default into *storage, registers the
+ * variable with the component and returns the variable's index (or a
+ * negative OPAL error). desc must be a full sentence; level is an
+ * OPAL_INFO_LVL_*. */
+int tc_ompi_param_int(const mca_base_component_t *comp, const char *name, const char *desc,
+                      int level, int *storage, int def);
+int tc_ompi_param_uint(const mca_base_component_t *comp, const char *name, const char *desc,
+                       int level, unsigned int *storage, unsigned int def);
+int tc_ompi_param_bool(const mca_base_component_t *comp, const char *name, const char *desc,
+                       int level, bool *storage, bool def);
+int tc_ompi_param_double(const mca_base_component_t *comp, const char *name, const char *desc,
+                         int level, double *storage, double def);
+/* def is not copied: a string literal or NULL (Open MPI owns the value). */
+int tc_ompi_param_string(const mca_base_component_t *comp, const char *name, const char *desc,
+                         int level, char **storage, const char *def);
+/* An enumeration: values ends with {0, NULL}; enum_name names the enum
+ * object (e.g. "btl_sctp_stack"). The value is stored as an int. */
+int tc_ompi_param_enum(const mca_base_component_t *comp, const char *name, const char *desc,
+                       int level, const char *enum_name, const mca_base_var_enum_value_t *values,
+                       int *storage, int def);
+
+/* ---- fragments --------------------------------------------------------- */
+
+/* The free list for a fragment of bytes bytes: eager up to the module's
+ * eager limit, max up to its max send size; NULL when it is larger. */
+static inline opal_free_list_t *tc_ompi_frag_list(const mca_btl_base_module_t *btl, size_t bytes,
+                                                  opal_free_list_t *eager, opal_free_list_t *max)
+{
+    if (bytes <= btl->btl_eager_limit) {
+        return eager;
+    }
+    if (bytes <= btl->btl_max_send_size) {
+        return max;
+    }
+    return NULL;
+}
+
+/* The payload a prepare_src can carry: *size clamped so that reserve +
+ * payload fits in limit bytes (limit >= reserve). */
+static inline size_t tc_ompi_payload(size_t reserve, size_t size, size_t limit)
+{
+    return reserve + size > limit ? limit - reserve : size;
+}
+
+/* Pack up to *size bytes from convertor into dst, the common step of
+ * prepare_src. dst NULL packs in place: the convertor hands out a pointer
+ * to the user's contiguous data in *inplace. On return *size is the
+ * number of bytes packed. Returns OPAL_SUCCESS or OPAL_ERROR. */
+int tc_ompi_pack(struct opal_convertor_t *convertor, void *dst, size_t *size, void **inplace);
+
+/* ---- errors ------------------------------------------------------------ */
+
+/* An errno value (positive, or negative as libtransports_common returns
+ * them) as the OPAL_ERR_* code that says the same; 0 is OPAL_SUCCESS. */
+int tc_ompi_errno_to_opal(int err);
+
+/* ---- diagnostics ------------------------------------------------------- */
+
+/* The stream a component writes its diagnostics to (opal_output_verbose):
+ * with its own verbose parameter above 0, a stream of that verbosity; else
+ * the BTL framework's stream, so that btl_base_verbose shows the
+ * component's messages as it does Open MPI's own BTLs'. Call once, from
+ * the component's open (parameters are registered by then). */
+int tc_ompi_output_open(int verbose);
+/* Close what tc_ompi_output_open opened (never the framework's stream);
+ * sets *output to -1. */
+void tc_ompi_output_close(int *output);
+
+/* ---- memory release hooks (tc_ompi_rcache_hook.c) ---------------------- */
+
+/* After register, every release of memory reported by OPAL (free/munmap
+ * intercepted by the memory patcher; needs an initialised OPAL)
+ * invalidates the range in this cache. Several caches may be registered.
+ * Returns 0, or -ENOTSUP if OPAL cannot report releases in this process
+ * (then use large registrations carefully or call tc_rcache_invalidate
+ * yourself), -ENOSPC when too many caches are registered. */
+int tc_ompi_rcache_hook_register(tc_rcache_t *cache);
+void tc_ompi_rcache_hook_unregister(tc_rcache_t *cache);
+
+END_C_DECLS
+
+#endif /* TC_OMPI_H */

@@ -1,0 +1,217 @@
+/*
+ * tc_ompi_compat.h: every difference between the Open MPI release series
+ * this project builds against, in one place. Components include this
+ * header (after opal_config.h) and write the TC_OMPI_* spellings below;
+ * no component holds a version conditional of its own.
+ *
+ *   series  BTL interface  OSC    Debian
+ *   4.1     3.1.0          3.0.0  12 (4.1.4)
+ *   5.0     3.3.0          4.0.0  13 (5.0.7)
+ *
+ * What differs, and the spelling to use in a component:
+ *
+ *   header paths     TC_OMPI_PMIX_H, TC_OMPI_MUTEX_H: #include them
+ *                    (opal/mca/pmix/pmix.h became pmix-internal.h,
+ *                    opal/threads/mutex.h became opal/mca/threads/mutex.h)
+ *   visibility       TC_OMPI_MODULE_DECLSPEC on the component struct
+ *                    (OPAL_MODULE_DECLSPEC is gone in 5.0: OPAL_DECLSPEC)
+ *   receive callback tc_ompi_deliver(reg, btl, ep, tag, segs, nsegs) hands
+ *                    a received active message to the callback registered
+ *                    for tag (4.1: (btl, tag, des, cbdata); 5.0:
+ *                    (btl, const mca_btl_base_receive_descriptor_t *))
+ *   modex            TC_OMPI_MODEX_SEND(rc, TC_OMPI_SCOPE_LOCAL|GLOBAL, ...),
+ *                    TC_OMPI_MODEX_RECV(rc, ...), tc_ompi_job_size(&n):
+ *                    5.0 takes PMIx's scopes, keys and types and returns
+ *                    PMIx status codes; rc is an OPAL_* code in both
+ *   AM tag           TC_OMPI_BTL_TAG_SM (MCA_BTL_TAG_VADER in 4.1,
+ *                    MCA_BTL_TAG_SM in 5.0; the shared-memory BTL's tag)
+ *   BTL flags        TC_OMPI_BTL_FLAGS_PUT_AM, _GET_AM, _ATOMIC_AM_FOP,
+ *                    _RDMA_REMOTE_COMPLETION: 5.0's flags, 0 in 4.1 so
+ *                    that a component may always OR them in. Set
+ *                    RDMA_REMOTE_COMPLETION only where a completed put is
+ *                    visible at the target (5.0's osc/rdma uses a BTL
+ *                    natively only with it, and emulates RDMA with active
+ *                    messages otherwise)
+ *   MPI_Info values  tc_ompi_info_get(info, key, buf, len, &flag) copies
+ *                    a value out (5.0's opal_info_get returns an
+ *                    opal_cstring_t, 4.1's fills a caller's buffer)
+ *   session tmpdir   TC_OMPI_TMPDIR_PARAM: the MCA parameter that moves
+ *                    the session directories ("orte_tmpdir_base" in 4.1,
+ *                    "prte_tmpdir_base" in 5.0, where mpirun is prte's);
+ *                    scripts read it from tests/lib/transports.sh
+ *
+ * TC_OMPI_SERIES is 41 or 50 for what cannot be spelled the same way (use
+ * it here, not in a component). Component directories differ too (5.0:
+ * .../openmpi/lib/openmpi40), but configure asks ompi_info for it.
+ */
+#ifndef TC_OMPI_COMPAT_H
+#define TC_OMPI_COMPAT_H
+
+#include "opal_config.h"
+
+#include <string.h>
+
+#if OPAL_MAJOR_VERSION == 4 && OPAL_MINOR_VERSION == 1
+#    define TC_OMPI_SERIES 41
+#elif OPAL_MAJOR_VERSION == 5 && OPAL_MINOR_VERSION == 0
+#    define TC_OMPI_SERIES 50
+#else
+#    error "ompi-transports supports Open MPI 4.1.x and 5.0.x only"
+#endif
+
+/* ---- header paths: #include TC_OMPI_PMIX_H ---- */
+#if TC_OMPI_SERIES >= 50
+#    define TC_OMPI_PMIX_H  "opal/mca/pmix/pmix-internal.h"
+#    define TC_OMPI_MUTEX_H "opal/mca/threads/mutex.h"
+#else
+#    define TC_OMPI_PMIX_H  "opal/mca/pmix/pmix.h"
+#    define TC_OMPI_MUTEX_H "opal/threads/mutex.h"
+#endif
+
+#include "opal/mca/btl/btl.h"
+#include "opal/util/info.h"
+#include TC_OMPI_PMIX_H
+
+/* ---- visibility of the component structure (what Open MPI dlsym()s) ---- */
+#if TC_OMPI_SERIES >= 50
+#    define TC_OMPI_MODULE_DECLSPEC OPAL_DECLSPEC
+#else
+#    define TC_OMPI_MODULE_DECLSPEC OPAL_MODULE_DECLSPEC
+#endif
+
+/* ---- active-message tags and the BTL flags new in 5.0 ---- */
+#if TC_OMPI_SERIES >= 50
+#    define TC_OMPI_BTL_TAG_SM                     MCA_BTL_TAG_SM
+#    define TC_OMPI_BTL_FLAGS_PUT_AM               MCA_BTL_FLAGS_PUT_AM
+#    define TC_OMPI_BTL_FLAGS_GET_AM               MCA_BTL_FLAGS_GET_AM
+#    define TC_OMPI_BTL_FLAGS_ATOMIC_AM_FOP        MCA_BTL_FLAGS_ATOMIC_AM_FOP
+#    define TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION
+#else
+#    define TC_OMPI_BTL_TAG_SM                     MCA_BTL_TAG_VADER
+#    define TC_OMPI_BTL_FLAGS_PUT_AM               0
+#    define TC_OMPI_BTL_FLAGS_GET_AM               0
+#    define TC_OMPI_BTL_FLAGS_ATOMIC_AM_FOP        0
+#    define TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION 0
+#endif
+
+/* ---- the session directory parameter (its name, for messages and tests) ---- */
+#if TC_OMPI_SERIES >= 50
+#    define TC_OMPI_TMPDIR_PARAM "prte_tmpdir_base"
+#else
+#    define TC_OMPI_TMPDIR_PARAM "orte_tmpdir_base"
+#endif
+
+/* ---- receive callback ---- */
+
+/* Hands one received active message (segs, nsegs) with tag to the
+ * callback reg registered for it (reg = mca_btl_base_active_message_trigger
+ * + tag, its cbfunc checked by the caller). ep may be NULL where the
+ * endpoint is not at hand. The segments are only valid during the call. */
+static inline void tc_ompi_deliver(const mca_btl_active_message_callback_t *reg,
+                                   mca_btl_base_module_t *btl,
+                                   struct mca_btl_base_endpoint_t *ep, mca_btl_base_tag_t tag,
+                                   mca_btl_base_segment_t *segs, size_t nsegs)
+{
+#if TC_OMPI_SERIES >= 50
+    mca_btl_base_receive_descriptor_t desc = {
+        .endpoint = ep,
+        .des_segments = segs,
+        .des_segment_count = nsegs,
+        .tag = tag,
+        .cbdata = reg->cbdata,
+    };
+
+    reg->cbfunc(btl, &desc);
+#else
+    mca_btl_base_descriptor_t desc;
+
+    (void) ep;
+    memset(&desc, 0, sizeof(desc));
+    desc.des_segments = segs;
+    desc.des_segment_count = nsegs;
+    reg->cbfunc(btl, tag, &desc, reg->cbdata);
+#endif
+}
+
+/* ---- modex ---- */
+
+/* Scopes of a modex entry: this node only, or every process of the job. */
+#if TC_OMPI_SERIES >= 50
+#    define TC_OMPI_SCOPE_LOCAL  PMIX_LOCAL
+#    define TC_OMPI_SCOPE_GLOBAL PMIX_GLOBAL
+/* PMIx status (5.0) -> OPAL_* code; success is 0 in both */
+#    define TC_OMPI_MODEX_RC(r) ((r) = (0 == (r)) ? OPAL_SUCCESS : opal_pmix_convert_status(r))
+#else
+#    define TC_OMPI_SCOPE_LOCAL  OPAL_PMIX_LOCAL
+#    define TC_OMPI_SCOPE_GLOBAL OPAL_PMIX_GLOBAL
+#    define TC_OMPI_MODEX_RC(r) ((void) 0)
+#endif
+
+/* Publishes size bytes at data under the component's name (version:
+ * &component->btl_version or the like); rc gets an OPAL_* code. */
+#define TC_OMPI_MODEX_SEND(rc, scope, version, data, size)      \
+    do {                                                        \
+        OPAL_MODEX_SEND((rc), (scope), (version), (data), (size)); \
+        TC_OMPI_MODEX_RC(rc);                                   \
+    } while (0)
+
+/* Reads what the process proc_name published under the component's
+ * name into a malloc()ed *datap of *sizep bytes; rc gets an OPAL_* code. */
+#define TC_OMPI_MODEX_RECV(rc, version, proc_name, datap, sizep)      \
+    do {                                                              \
+        OPAL_MODEX_RECV((rc), (version), (proc_name), (datap), (sizep)); \
+        TC_OMPI_MODEX_RC(rc);                                         \
+    } while (0)
+
+/* The number of processes in this job; OPAL_SUCCESS or an OPAL_* error. */
+static inline int tc_ompi_job_size(uint32_t *size)
+{
+    opal_process_name_t wildcard;
+    uint32_t *ptr = size;
+    int rc;
+
+    wildcard.jobid = OPAL_PROC_MY_NAME.jobid;
+    wildcard.vpid = OPAL_VPID_WILDCARD;
+#if TC_OMPI_SERIES >= 50
+    OPAL_MODEX_RECV_VALUE(rc, PMIX_JOB_SIZE, &wildcard, &ptr, PMIX_UINT32);
+#else
+    OPAL_MODEX_RECV_VALUE(rc, OPAL_PMIX_JOB_SIZE, &wildcard, &ptr, OPAL_UINT32);
+#endif
+    TC_OMPI_MODEX_RC(rc);
+    return rc;
+}
+
+/* ---- MPI_Info ---- */
+
+/* Copies the value of key in info into buf (len bytes, always
+ * terminated); *flag says whether the key is there. OPAL_SUCCESS or an
+ * OPAL_* error. */
+static inline int tc_ompi_info_get(opal_info_t *info, const char *key, char *buf, size_t len,
+                                   int *flag)
+{
+    int rc;
+
+#if TC_OMPI_SERIES >= 50
+    opal_cstring_t *value = NULL;
+
+    rc = opal_info_get(info, key, &value, flag);
+    if (OPAL_SUCCESS == rc && *flag && NULL != value && len > 0) {
+        size_t n = value->length < len - 1 ? value->length : len - 1;
+
+        memcpy(buf, value->string, n);
+        buf[n] = '\0';
+    }
+    if (NULL != value) {
+        OBJ_RELEASE(value);
+    }
+#else
+    if (0 == len) {
+        return OPAL_ERR_BAD_PARAM;
+    }
+    rc = opal_info_get(info, key, (int) len - 1, buf, flag);
+    buf[len - 1] = '\0';
+#endif
+    return rc;
+}
+
+#endif /* TC_OMPI_COMPAT_H */

@@ -1,0 +1,77 @@
+/*
+ * tc_ompi_param.c: MCA parameter registration with one policy for every
+ * component (scope READONLY, no flag: values are read once, at init) and
+ * the real types (bool, enum) instead of ints.
+ */
+#include "opal_config.h"
+
+#include "opal/constants.h"
+#include "opal/mca/base/mca_base_var.h"
+#include "opal/mca/base/mca_base_var_enum.h"
+
+#include "tc_ompi.h"
+
+static int tc_ompi_param_register(const mca_base_component_t *comp, const char *name,
+                                  const char *desc, mca_base_var_type_t type,
+                                  mca_base_var_enum_t *enumerator, int level, void *storage)
+{
+    return mca_base_component_var_register(comp, name, desc, type, enumerator, 0, 0,
+                                           (mca_base_var_info_lvl_t) level,
+                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+int tc_ompi_param_int(const mca_base_component_t *comp, const char *name, const char *desc,
+                      int level, int *storage, int def)
+{
+    *storage = def;
+    return tc_ompi_param_register(comp, name, desc, MCA_BASE_VAR_TYPE_INT, NULL, level, storage);
+}
+
+int tc_ompi_param_uint(const mca_base_component_t *comp, const char *name, const char *desc,
+                       int level, unsigned int *storage, unsigned int def)
+{
+    *storage = def;
+    return tc_ompi_param_register(comp, name, desc, MCA_BASE_VAR_TYPE_UNSIGNED_INT, NULL, level,
+                                  storage);
+}
+
+int tc_ompi_param_bool(const mca_base_component_t *comp, const char *name, const char *desc,
+                       int level, bool *storage, bool def)
+{
+    *storage = def;
+    return tc_ompi_param_register(comp, name, desc, MCA_BASE_VAR_TYPE_BOOL, NULL, level, storage);
+}
+
+int tc_ompi_param_double(const mca_base_component_t *comp, const char *name, const char *desc,
+                         int level, double *storage, double def)
+{
+    *storage = def;
+    return tc_ompi_param_register(comp, name, desc, MCA_BASE_VAR_TYPE_DOUBLE, NULL, level, storage);
+}
+
+int tc_ompi_param_string(const mca_base_component_t *comp, const char *name, const char *desc,
+                         int level, char **storage, const char *def)
+{
+    /* Open MPI copies the default when it registers the variable */
+    *storage = (char *) def;
+    return tc_ompi_param_register(comp, name, desc, MCA_BASE_VAR_TYPE_STRING, NULL, level, storage);
+}
+
+int tc_ompi_param_enum(const mca_base_component_t *comp, const char *name, const char *desc,
+                       int level, const char *enum_name, const mca_base_var_enum_value_t *values,
+                       int *storage, int def)
+{
+    mca_base_var_enum_t *enumerator = NULL;
+    int rc;
+
+    *storage = def;
+    rc = mca_base_var_enum_create(enum_name, values, &enumerator);
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    rc =
+        tc_ompi_param_register(comp, name, desc, MCA_BASE_VAR_TYPE_INT, enumerator, level, storage);
+    /* the variable holds its own reference */
+    OBJ_RELEASE(enumerator);
+    return rc;
+}
