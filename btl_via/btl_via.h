@@ -50,8 +50,8 @@ typedef struct mca_btl_via_component {
     unsigned int poll_batch;       /* completions taken per progress call */
     unsigned int free_list_max;    /* send buffers */
     unsigned int rcache_max_unused;
-    unsigned int rdma_threshold;   /* smaller put/get are refused (ob1 copies) */
-    bool put_notify;               /* immediate data at the end of a put */
+    unsigned int rdma_threshold; /* smaller put/get are refused (ob1 copies) */
+    bool put_notify;             /* immediate data at the end of a put */
     int verbose;
     int output;
 
@@ -60,12 +60,12 @@ typedef struct mca_btl_via_component {
     vipl_nic_t *nic;
     vipl_ptag_t *ptag;
     vipl_cq_t *recv_cq;
-    uint32_t provider_id;          /* 1 emu, 2 verbs (modex) */
-    bool poll_sends;               /* sends complete later: progress reaps them */
+    uint32_t provider_id; /* 1 emu, 2 verbs (modex) */
+    bool poll_sends;      /* sends complete later: progress reaps them */
     uint32_t my_vpid;
     uint32_t nprocs;
-    uint32_t recv_size;            /* bytes per receive buffer (max_send_size) */
-    vipl_vi_t **vis;               /* by peer vpid (NULL: none) */
+    uint32_t recv_size; /* bytes per receive buffer (max_send_size) */
+    vipl_vi_t **vis;    /* by peer vpid (NULL: none) */
 
     /* send buffers: one registered pool */
     char *send_pool;
@@ -74,21 +74,21 @@ typedef struct mca_btl_via_component {
     vipl_mem_handle_t send_pool_handle;
     opal_mutex_t pool_lock;
 
-    struct mca_btl_base_endpoint_t **endpoints;   /* by vpid */
-    struct mca_btl_base_endpoint_t **active;      /* connected, polled for sends */
+    struct mca_btl_base_endpoint_t **endpoints; /* by vpid */
+    struct mca_btl_base_endpoint_t **active;    /* connected, polled for sends */
     int num_active;
-    int32_t num_connecting;        /* atomic: endpoints not matched yet */
+    int32_t num_connecting; /* atomic: endpoints not matched yet */
 
-    opal_list_t completed_frags;   /* sends done, callback owed */
-    opal_list_t completed_rdma;    /* put/get done, callback owed */
+    opal_list_t completed_frags; /* sends done, callback owed */
+    opal_list_t completed_rdma;  /* put/get done, callback owed */
     opal_mutex_t done_lock;
-    opal_mutex_t lock;             /* endpoint table, active list */
+    opal_mutex_t lock; /* endpoint table, active list */
 
     opal_free_list_t frags;
 
     tc_rcache_t *rcache;
-    uint64_t put_notices;          /* PUT_DONE immediates received */
-    uint64_t puts, gets;           /* RDMA operations started */
+    uint64_t put_notices; /* PUT_DONE immediates received */
+    uint64_t puts, gets;  /* RDMA operations started */
     uint64_t rdma_bytes;
 
     bool warned_unreachable;
@@ -130,17 +130,18 @@ int mca_btl_via_put(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpo
                     void *local_address, uint64_t remote_address,
                     struct mca_btl_base_registration_handle_t *local_handle,
                     struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
-                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc,
-                    void *cbcontext, void *cbdata);
+                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                    void *cbdata);
 int mca_btl_via_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
                     void *local_address, uint64_t remote_address,
                     struct mca_btl_base_registration_handle_t *local_handle,
                     struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
-                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc,
-                    void *cbcontext, void *cbdata);
-struct mca_btl_base_registration_handle_t *mca_btl_via_register_mem(struct mca_btl_base_module_t *btl,
-                                                                    struct mca_btl_base_endpoint_t *endpoint,
-                                                                    void *base, size_t size, uint32_t flags);
+                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                    void *cbdata);
+struct mca_btl_base_registration_handle_t *
+mca_btl_via_register_mem(struct mca_btl_base_module_t *btl,
+                         struct mca_btl_base_endpoint_t *endpoint, void *base, size_t size,
+                         uint32_t flags);
 int mca_btl_via_deregister_mem(struct mca_btl_base_module_t *btl,
                                struct mca_btl_base_registration_handle_t *handle);
 int mca_btl_via_rcache_init(void);

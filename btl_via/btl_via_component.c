@@ -26,8 +26,8 @@
 static int mca_btl_via_component_register(void);
 static int mca_btl_via_component_open(void);
 static int mca_btl_via_component_close(void);
-static mca_btl_base_module_t **mca_btl_via_component_init(int *num_btls, bool enable_progress_threads,
-                                                          bool enable_mpi_threads);
+static mca_btl_base_module_t **
+mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool enable_mpi_threads);
 
 mca_btl_via_component_t mca_btl_via_component = {
     .super = {
@@ -45,7 +45,8 @@ mca_btl_via_component_t mca_btl_via_component = {
     }
 };
 
-static void mca_btl_via_reg_uint(const char *name, const char *desc, int level, unsigned int *storage)
+static void mca_btl_via_reg_uint(const char *name, const char *desc, int level,
+                                 unsigned int *storage)
 {
     (void) tc_ompi_param_uint(&mca_btl_via_component.super.btl_version, name, desc, level, storage,
                               *storage);
@@ -56,44 +57,59 @@ static int mca_btl_via_component_register(void)
     mca_btl_via_component_t *c = &mca_btl_via_component;
     mca_btl_base_module_t *m = &mca_btl_via_module.super;
 
-    (void) tc_ompi_param_string(&c->super.btl_version, "provider",
-                                "VI provider: auto (verbs when an RDMA device is present, else emu), "
-                                "emu (software VI NIC between processes of one host: shared queues, "
-                                "RDMA by CMA), verbs (libibverbs RC queue pairs).",
-                                OPAL_INFO_LVL_3, &c->provider, "auto");
+    (void) tc_ompi_param_string(
+        &c->super.btl_version, "provider",
+        "VI provider: auto (verbs when an RDMA device is present, else emu), "
+        "emu (software VI NIC between processes of one host: shared queues, "
+        "RDMA by CMA), verbs (libibverbs RC queue pairs).",
+        OPAL_INFO_LVL_3, &c->provider, "auto");
     c->recv_descriptors = 32;
-    mca_btl_via_reg_uint("recv_descriptors", "Receive descriptors pre-posted per VI: the credits a "
+    mca_btl_via_reg_uint("recv_descriptors",
+                         "Receive descriptors pre-posted per VI: the credits a "
                          "peer holds (MPI-BIP flow control; sends wait when none is left; >= 2).",
                          OPAL_INFO_LVL_4, &c->recv_descriptors);
     c->send_descriptors = 256;
-    mca_btl_via_reg_uint("send_descriptors", "Depth of each VI's send work queue (descriptors "
-                         "outstanding; put/get larger than this many RDMA descriptors are split by ob1).",
-                         OPAL_INFO_LVL_5, &c->send_descriptors);
+    mca_btl_via_reg_uint(
+        "send_descriptors",
+        "Depth of each VI's send work queue (descriptors "
+        "outstanding; put/get larger than this many RDMA descriptors are split by ob1).",
+        OPAL_INFO_LVL_5, &c->send_descriptors);
     c->max_transfer = 65536;
-    mca_btl_via_reg_uint("max_transfer", "Bytes moved by one RDMA descriptor (VIA's maximum "
-                         "transfer size; a put/get is split into descriptors of at most this size).",
-                         OPAL_INFO_LVL_5, &c->max_transfer);
+    mca_btl_via_reg_uint(
+        "max_transfer",
+        "Bytes moved by one RDMA descriptor (VIA's maximum "
+        "transfer size; a put/get is split into descriptors of at most this size).",
+        OPAL_INFO_LVL_5, &c->max_transfer);
     c->poll_batch = 16;
     mca_btl_via_reg_uint("poll_batch", "Most receive completions taken per progress call.",
                          OPAL_INFO_LVL_5, &c->poll_batch);
     c->free_list_max = 512;
-    mca_btl_via_reg_uint("free_list_max", "Send buffers in the registered send pool (each "
-                         "max_send_size bytes)", OPAL_INFO_LVL_5, &c->free_list_max);
+    mca_btl_via_reg_uint("free_list_max",
+                         "Send buffers in the registered send pool (each "
+                         "max_send_size bytes)",
+                         OPAL_INFO_LVL_5, &c->free_list_max);
     c->rcache_max_unused = 4096;
-    mca_btl_via_reg_uint("rcache_max_unused", "Unused registrations the registration cache keeps "
+    mca_btl_via_reg_uint("rcache_max_unused",
+                         "Unused registrations the registration cache keeps "
                          "for reuse before it deregisters the least recently used (CHEMPI: "
-                         "registration is expensive, reuse it)", OPAL_INFO_LVL_5, &c->rcache_max_unused);
+                         "registration is expensive, reuse it)",
+                         OPAL_INFO_LVL_5, &c->rcache_max_unused);
     c->rdma_threshold = 0;
-    mca_btl_via_reg_uint("rdma_threshold", "put/get of fewer bytes than this are refused, so that "
+    mca_btl_via_reg_uint("rdma_threshold",
+                         "put/get of fewer bytes than this are refused, so that "
                          "ob1 copies them through send descriptors instead (0: always RDMA).",
                          OPAL_INFO_LVL_5, &c->rdma_threshold);
-    (void) tc_ompi_param_bool(&c->super.btl_version, "put_notify",
-                              "End every put with an RDMA write with immediate data that completes a "
-                              "receive descriptor at the target (CHEMPI's completion notice; costs one "
-                              "credit per put).", OPAL_INFO_LVL_6, &c->put_notify, true);
-    (void) tc_ompi_param_int(&c->super.btl_version, "verbose",
-                             "Verbosity of btl_via (0: silent; >= 1: registration cache statistics at "
-                             "finalize; 100: everything).", OPAL_INFO_LVL_9, &c->verbose, 0);
+    (void) tc_ompi_param_bool(
+        &c->super.btl_version, "put_notify",
+        "End every put with an RDMA write with immediate data that completes a "
+        "receive descriptor at the target (CHEMPI's completion notice; costs one "
+        "credit per put).",
+        OPAL_INFO_LVL_6, &c->put_notify, true);
+    (void) tc_ompi_param_int(
+        &c->super.btl_version, "verbose",
+        "Verbosity of btl_via (0: silent; >= 1: registration cache statistics at "
+        "finalize; 100: everything).",
+        OPAL_INFO_LVL_9, &c->verbose, 0);
 
     /* below vader and sci, above tcp */
     m->btl_exclusivity = MCA_BTL_EXCLUSIVITY_HIGH - 2;
@@ -102,8 +118,8 @@ static int mca_btl_via_component_register(void)
     m->btl_max_send_size = 4096;
     m->btl_rdma_pipeline_send_length = 4096;
     m->btl_rdma_pipeline_frag_size = 4 * 1024 * 1024;
-    m->btl_min_rdma_pipeline_size = INT_MAX;   /* always the RDMA protocol */
-    m->btl_put_limit = SIZE_MAX;               /* set from the queue depth at init */
+    m->btl_min_rdma_pipeline_size = INT_MAX; /* always the RDMA protocol */
+    m->btl_put_limit = SIZE_MAX;             /* set from the queue depth at init */
     m->btl_get_limit = SIZE_MAX;
     m->btl_put_alignment = 0;
     m->btl_get_alignment = 0;
@@ -219,8 +235,9 @@ static int mca_btl_via_open_nic(void)
     params.max_recv_depth = c->recv_descriptors;
     params.max_regs = c->rcache_max_unused + 1024;
     /* receive buffers for every local peer, and the send pool */
-    params.nic_memory = ((size_t) nlocal * c->recv_descriptors + c->free_list_max) *
-        (c->recv_size + 64) + 4096 * (nlocal + 2);
+    params.nic_memory =
+        ((size_t) nlocal * c->recv_descriptors + c->free_list_max) * (c->recv_size + 64) +
+        4096 * (nlocal + 2);
     params.expected_peers = nlocal;
     params.max_transfer_size = c->max_transfer;
 
@@ -249,8 +266,9 @@ static int mca_btl_via_open_nic(void)
         c->provider_id = 1;
         rc = vipl_open_nic(c->ops, &params, &c->nic);
         if (VIPL_SUCCESS != rc) {
-            opal_show_help("help-mpi-btl-via.txt", "nic open failed", true, opal_process_info.nodename,
-                           "emu", opal_process_info.job_session_dir, vipl_strerror(rc));
+            opal_show_help("help-mpi-btl-via.txt", "nic open failed", true,
+                           opal_process_info.nodename, "emu", opal_process_info.job_session_dir,
+                           vipl_strerror(rc));
             return OPAL_ERROR;
         }
     }
@@ -295,8 +313,8 @@ static int mca_btl_via_modex_send(void)
     return rc;
 }
 
-static mca_btl_base_module_t **mca_btl_via_component_init(int *num_btls, bool enable_progress_threads,
-                                                          bool enable_mpi_threads)
+static mca_btl_base_module_t **
+mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool enable_mpi_threads)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
     mca_btl_base_module_t *m = &mca_btl_via_module.super;
@@ -360,7 +378,8 @@ static mca_btl_base_module_t **mca_btl_via_component_init(int *num_btls, bool en
         return NULL;
     }
     if (vipl_query_nic(c->nic)->local_only && 0 == opal_process_info.num_local_peers) {
-        opal_output_verbose(10, c->output, "btl:via: no node-local peer for the emu provider, disabled");
+        opal_output_verbose(10, c->output,
+                            "btl:via: no node-local peer for the emu provider, disabled");
         mca_btl_via_release_device();
         return NULL;
     }
@@ -394,8 +413,8 @@ static mca_btl_base_module_t **mca_btl_via_component_init(int *num_btls, bool en
         /* sends are reaped per VI under the endpoint's lock: no send CQ */
         vrc = vipl_create_vi(c->nic, &va, NULL, c->recv_cq, c->vis + i);
         if (VIPL_SUCCESS != vrc) {
-            opal_show_help("help-mpi-btl-via.txt", "vi create failed", true, opal_process_info.nodename,
-                           vipl_strerror(vrc));
+            opal_show_help("help-mpi-btl-via.txt", "vi create failed", true,
+                           opal_process_info.nodename, vipl_strerror(vrc));
             goto fail;
         }
     }
@@ -406,15 +425,16 @@ static mca_btl_base_module_t **mca_btl_via_component_init(int *num_btls, bool en
     memset(&ma, 0, sizeof(ma));
     ma.ptag = c->ptag;
     if (NULL == c->send_pool ||
-        VIPL_SUCCESS != vipl_register_mem(c->nic, c->send_pool, pool_bytes, &ma, &c->send_pool_handle)) {
+        VIPL_SUCCESS !=
+            vipl_register_mem(c->nic, c->send_pool, pool_bytes, &ma, &c->send_pool_handle)) {
         goto fail;
     }
     c->send_pool_count = c->free_list_max;
     c->send_pool_next = 0;
-    rc = opal_free_list_init(&c->frags, sizeof(mca_btl_via_frag_t), opal_cache_line_size,
-                             OBJ_CLASS(mca_btl_via_frag_t), 0, opal_cache_line_size,
-                             32, (int) c->free_list_max, 32, NULL, 0, NULL,
-                             mca_btl_via_frag_init, NULL);
+    rc =
+        opal_free_list_init(&c->frags, sizeof(mca_btl_via_frag_t), opal_cache_line_size,
+                            OBJ_CLASS(mca_btl_via_frag_t), 0, opal_cache_line_size, 32,
+                            (int) c->free_list_max, 32, NULL, 0, NULL, mca_btl_via_frag_init, NULL);
     if (OPAL_SUCCESS != rc) {
         goto fail;
     }
@@ -429,9 +449,11 @@ static mca_btl_base_module_t **mca_btl_via_component_init(int *num_btls, bool en
     btls[0] = m;
     *num_btls = 1;
     mca_btl_via_module.initialized = true;
-    opal_output_verbose(10, c->output, "btl:via: provider %s, %u receive descriptors of %u B per VI, "
-                        "RDMA descriptors of %u B", vipl_query_nic(c->nic)->provider,
-                        c->recv_descriptors, c->recv_size, c->max_transfer);
+    opal_output_verbose(10, c->output,
+                        "btl:via: provider %s, %u receive descriptors of %u B per VI, "
+                        "RDMA descriptors of %u B",
+                        vipl_query_nic(c->nic)->provider, c->recv_descriptors, c->recv_size,
+                        c->max_transfer);
     return btls;
 
 fail:
@@ -463,12 +485,14 @@ static void mca_btl_via_handle_recv(mca_btl_via_endpoint_t *ep, vipl_desc_t *d)
         OPAL_THREAD_UNLOCK(&ep->lock);
         /* a peer that finalized disconnects its VIs: not an error */
         if (!was_failed && VIPL_VIERR_DISCONNECTED != why) {
-            mca_btl_via_fatal_peer(ep, VIPL_VIERR_PEER_GONE == why ? "the peer process is gone"
-                                                                    : vipl_status_string(d->status));
+            mca_btl_via_fatal_peer(ep,
+                                   VIPL_VIERR_PEER_GONE == why ? "the peer process is gone"
+                                                               : vipl_status_string(d->status));
         }
         return;
     }
-    if (OPAL_UNLIKELY(!(d->status & VIPL_STATUS_IMMEDIATE) || 0 == kind || kind >= MCA_BTL_VIA_KIND_MAX ||
+    if (OPAL_UNLIKELY(!(d->status & VIPL_STATUS_IMMEDIATE) || 0 == kind ||
+                      kind >= MCA_BTL_VIA_KIND_MAX ||
                       (MCA_BTL_VIA_KIND_AM != kind && 0 != d->length))) {
         mca_btl_via_fatal_peer(ep, "malformed message (bad immediate data)");
         return;
@@ -594,7 +618,8 @@ int mca_btl_via_component_progress(void)
         ++count;
     }
     if (OPAL_UNLIKELY(c->num_connecting > 0 || !opal_list_is_empty(&c->completed_frags) ||
-                      !opal_list_is_empty(&c->completed_rdma) || (c->poll_sends && c->num_active > 0))) {
+                      !opal_list_is_empty(&c->completed_rdma) ||
+                      (c->poll_sends && c->num_active > 0))) {
         count += mca_btl_via_progress_slow();
     }
     if (opal_using_threads()) {

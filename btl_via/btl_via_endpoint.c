@@ -37,7 +37,7 @@ mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, ui
     mca_btl_via_component_t *c = &mca_btl_via_component;
     mca_btl_via_endpoint_t *ep = calloc(1, sizeof(*ep));
     size_t bytes = (size_t) c->recv_descriptors * c->recv_size;
-    vipl_mem_attrs_t ma = {.ptag = c->ptag};
+    vipl_mem_attrs_t ma = { .ptag = c->ptag };
     vipl_return_t rc;
 
     if (NULL == ep) {
@@ -153,7 +153,8 @@ static int mca_btl_via_endpoint_post(mca_btl_via_endpoint_t *ep, mca_btl_via_fra
     vipl_return_t rc;
 
     d->control = VIPL_CONTROL_OP_SEND | VIPL_CONTROL_IMMEDIATE;
-    d->imm_data = frag->imm | ((credits & MCA_BTL_VIA_IMM_CREDIT_MAX) << MCA_BTL_VIA_IMM_CREDIT_SHIFT);
+    d->imm_data =
+        frag->imm | ((credits & MCA_BTL_VIA_IMM_CREDIT_MAX) << MCA_BTL_VIA_IMM_CREDIT_SHIFT);
     d->seg_count = 1;
     d->ds[0].length = (uint32_t) frag->segment.seg_len;
     d->context = frag;
@@ -181,7 +182,7 @@ static void mca_btl_via_endpoint_credit_locked(mca_btl_via_endpoint_t *ep)
     }
     frag = mca_btl_via_frag_alloc(ep);
     if (NULL == frag) {
-        return;                      /* next progress call tries again */
+        return; /* next progress call tries again */
     }
     frag->kind = MCA_BTL_VIA_FRAG_INTERNAL;
     frag->imm = MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_CREDIT, 0, 0);
@@ -251,7 +252,8 @@ void mca_btl_via_endpoint_reap_locked(mca_btl_via_endpoint_t *ep)
             mca_btl_via_rdma_op_t *op = mca_btl_via_ctx_rdma(d->context);
 
             if (failed && OPAL_SUCCESS == op->status) {
-                op->status = (d->status & VIPL_STATUS_RDMA_PROT_ERROR) ? OPAL_ERR_BAD_PARAM : OPAL_ERR_UNREACH;
+                op->status = (d->status & VIPL_STATUS_RDMA_PROT_ERROR) ? OPAL_ERR_BAD_PARAM
+                                                                       : OPAL_ERR_UNREACH;
             }
             if (0 == --op->remaining) {
                 OPAL_THREAD_LOCK(&c->done_lock);

@@ -16,9 +16,9 @@
 BEGIN_C_DECLS
 
 enum {
-    MCA_BTL_VIA_EP_CONNECTING = 1,   /* receives posted, peer not matched yet */
+    MCA_BTL_VIA_EP_CONNECTING = 1, /* receives posted, peer not matched yet */
     MCA_BTL_VIA_EP_CONNECTED = 2,
-    MCA_BTL_VIA_EP_FAILED = 3        /* VI in error: the peer went away */
+    MCA_BTL_VIA_EP_FAILED = 3 /* VI in error: the peer went away */
 };
 
 struct mca_btl_base_endpoint_t {
@@ -26,13 +26,13 @@ struct mca_btl_base_endpoint_t {
     uint32_t vpid;
     int state;
     vipl_vi_t *vi;
-    vipl_vi_address_t remote;        /* the peer's VI for us (modex) */
-    tc_credits_t credits;            /* C, B and the FIFO (MPI-BIP 3.4/3.5) */
-    vipl_desc_t *rdescs;             /* recv_descriptors receive descriptors */
-    char *rbufs;                     /* their buffers: NIC memory */
+    vipl_vi_address_t remote; /* the peer's VI for us (modex) */
+    tc_credits_t credits;     /* C, B and the FIFO (MPI-BIP 3.4/3.5) */
+    vipl_desc_t *rdescs;      /* recv_descriptors receive descriptors */
+    char *rbufs;              /* their buffers: NIC memory */
     vipl_mem_handle_t rhandle;
-    uint32_t outstanding;            /* send-queue descriptors not reaped */
-    bool active;                     /* on the component's active list */
+    uint32_t outstanding; /* send-queue descriptors not reaped */
+    bool active;          /* on the component's active list */
     opal_mutex_t lock;
 };
 

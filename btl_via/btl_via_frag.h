@@ -14,20 +14,20 @@
 BEGIN_C_DECLS
 
 enum {
-    MCA_BTL_VIA_FRAG_SEND = 0,     /* handed out by alloc/prepare_src */
-    MCA_BTL_VIA_FRAG_INTERNAL = 1  /* sendi or a credit message: nobody to call */
+    MCA_BTL_VIA_FRAG_SEND = 0,    /* handed out by alloc/prepare_src */
+    MCA_BTL_VIA_FRAG_INTERNAL = 1 /* sendi or a credit message: nobody to call */
 };
 
 typedef struct mca_btl_via_frag_t {
     mca_btl_base_descriptor_t base;
     mca_btl_base_segment_t segment;
     struct mca_btl_base_endpoint_t *endpoint;
-    tc_list_item_t link;             /* in the endpoint's credit FIFO */
+    tc_list_item_t link; /* in the endpoint's credit FIFO */
     vipl_desc_t desc;
     int kind;
     int status;
-    uint32_t imm;                    /* kind and tag; credits at post time */
-    unsigned char *data;             /* recv_size bytes of registered memory */
+    uint32_t imm;        /* kind and tag; credits at post time */
+    unsigned char *data; /* recv_size bytes of registered memory */
 } mca_btl_via_frag_t;
 
 OBJ_CLASS_DECLARATION(mca_btl_via_frag_t);
@@ -36,7 +36,8 @@ int mca_btl_via_frag_init(opal_free_list_item_t *item, void *ctx);
 
 static inline mca_btl_via_frag_t *mca_btl_via_frag_alloc(struct mca_btl_base_endpoint_t *ep)
 {
-    mca_btl_via_frag_t *frag = (mca_btl_via_frag_t *) opal_free_list_get(&mca_btl_via_component.frags);
+    mca_btl_via_frag_t *frag =
+        (mca_btl_via_frag_t *) opal_free_list_get(&mca_btl_via_component.frags);
 
     if (OPAL_LIKELY(NULL != frag)) {
         frag->endpoint = ep;

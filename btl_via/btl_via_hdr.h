@@ -22,25 +22,26 @@
  *                this message re-posted for us since its last message;
  *                MPI-BIP's piggy-backed credits, common/tc_credits)
  */
-#define MCA_BTL_VIA_IMM_TAG_MASK      0xffu
-#define MCA_BTL_VIA_IMM_KIND_SHIFT    8
-#define MCA_BTL_VIA_IMM_KIND_MASK     0xfu
-#define MCA_BTL_VIA_IMM_CREDIT_SHIFT  12
-#define MCA_BTL_VIA_IMM_CREDIT_MAX    0xfffffu
+#define MCA_BTL_VIA_IMM_TAG_MASK 0xffu
+#define MCA_BTL_VIA_IMM_KIND_SHIFT 8
+#define MCA_BTL_VIA_IMM_KIND_MASK 0xfu
+#define MCA_BTL_VIA_IMM_CREDIT_SHIFT 12
+#define MCA_BTL_VIA_IMM_CREDIT_MAX 0xfffffu
 
 enum {
-    MCA_BTL_VIA_KIND_AM = 1,        /* active message for the tag */
-    MCA_BTL_VIA_KIND_CREDIT = 2,    /* credits only, no payload */
-    MCA_BTL_VIA_KIND_PUT_DONE = 3,  /* end of a put (RDMA write with immediate) */
+    MCA_BTL_VIA_KIND_AM = 1,       /* active message for the tag */
+    MCA_BTL_VIA_KIND_CREDIT = 2,   /* credits only, no payload */
+    MCA_BTL_VIA_KIND_PUT_DONE = 3, /* end of a put (RDMA write with immediate) */
     MCA_BTL_VIA_KIND_MAX = 4
 };
 
-#define MCA_BTL_VIA_IMM(kind, tag, credits) \
-    ((((uint32_t) (credits) & MCA_BTL_VIA_IMM_CREDIT_MAX) << MCA_BTL_VIA_IMM_CREDIT_SHIFT) | \
-     (((uint32_t) (kind) & MCA_BTL_VIA_IMM_KIND_MASK) << MCA_BTL_VIA_IMM_KIND_SHIFT) |      \
-     ((uint32_t) (tag) & MCA_BTL_VIA_IMM_TAG_MASK))
-#define MCA_BTL_VIA_IMM_KIND(imm)    (((imm) >> MCA_BTL_VIA_IMM_KIND_SHIFT) & MCA_BTL_VIA_IMM_KIND_MASK)
-#define MCA_BTL_VIA_IMM_TAGOF(imm)   ((imm) & MCA_BTL_VIA_IMM_TAG_MASK)
+#define MCA_BTL_VIA_IMM(kind, tag, credits)                                                 \
+    ((((uint32_t) (credits) &MCA_BTL_VIA_IMM_CREDIT_MAX) << MCA_BTL_VIA_IMM_CREDIT_SHIFT) | \
+     (((uint32_t) (kind) &MCA_BTL_VIA_IMM_KIND_MASK) << MCA_BTL_VIA_IMM_KIND_SHIFT) |       \
+     ((uint32_t) (tag) &MCA_BTL_VIA_IMM_TAG_MASK))
+#define MCA_BTL_VIA_IMM_KIND(imm) \
+    (((imm) >> MCA_BTL_VIA_IMM_KIND_SHIFT) & MCA_BTL_VIA_IMM_KIND_MASK)
+#define MCA_BTL_VIA_IMM_TAGOF(imm) ((imm) &MCA_BTL_VIA_IMM_TAG_MASK)
 #define MCA_BTL_VIA_IMM_CREDITS(imm) ((imm) >> MCA_BTL_VIA_IMM_CREDIT_SHIFT)
 
 _Static_assert(MCA_BTL_VIA_IMM_CREDIT_SHIFT + 20 == 32, "credits fill the top of the immediate");
@@ -49,7 +50,7 @@ _Static_assert(MCA_BTL_VIA_KIND_MAX <= MCA_BTL_VIA_IMM_KIND_MASK, "kinds fit the
 /* modex record: a header, then one VI address per process of the job
  * (index: the peer's vpid; the entry for vpid v is the VI this process
  * created for v) */
-#define MCA_BTL_VIA_MODEX_MAGIC 0x56494131u   /* "VIA1" */
+#define MCA_BTL_VIA_MODEX_MAGIC 0x56494131u /* "VIA1" */
 typedef struct mca_btl_via_modex_hdr {
     uint32_t magic;
     uint32_t provider;         /* 1: emu, 2: verbs */

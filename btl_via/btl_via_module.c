@@ -69,9 +69,9 @@ static int mca_btl_via_peer_address(struct opal_proc_t *proc, vipl_vi_address_t 
         return OPAL_ERR_UNREACH;
     }
     if (hdr->recv_descriptors != c->recv_descriptors || hdr->recv_size != c->recv_size) {
-        opal_show_help("help-mpi-btl-via.txt", "geometry mismatch", true, opal_process_info.nodename,
-                       c->recv_descriptors, c->recv_size, (int) proc->proc_name.vpid,
-                       hdr->recv_descriptors, hdr->recv_size);
+        opal_show_help("help-mpi-btl-via.txt", "geometry mismatch", true,
+                       opal_process_info.nodename, c->recv_descriptors, c->recv_size,
+                       (int) proc->proc_name.vpid, hdr->recv_descriptors, hdr->recv_size);
         free(hdr);
         return OPAL_ERR_UNREACH;
     }
@@ -156,14 +156,17 @@ static void mca_btl_via_print_stats(void)
     }
     tc_rcache_get_stats(c->rcache, &st);
     rate = (st.hits + st.misses) ? 100.0 * (double) st.hits / (double) (st.hits + st.misses) : 0.0;
-    opal_output(0, "btl:via: vpid %u rcache: %llu hits, %llu misses (hit rate %.1f%%), %llu evictions, "
-                "%llu invalidations, %llu registrations, %zu cached; %llu puts, %llu gets, %llu RDMA bytes, "
-                "%llu put notices received",
-                c->my_vpid, (unsigned long long) st.hits, (unsigned long long) st.misses, rate,
-                (unsigned long long) st.evictions, (unsigned long long) st.invalidations,
-                (unsigned long long) st.registrations, st.cached, (unsigned long long) c->puts,
-                (unsigned long long) c->gets, (unsigned long long) c->rdma_bytes,
-                (unsigned long long) c->put_notices);
+    opal_output(
+        0,
+        "btl:via: vpid %u rcache: %llu hits, %llu misses (hit rate %.1f%%), %llu evictions, "
+        "%llu invalidations, %llu registrations, %zu cached; %llu puts, %llu gets, %llu RDMA "
+        "bytes, "
+        "%llu put notices received",
+        c->my_vpid, (unsigned long long) st.hits, (unsigned long long) st.misses, rate,
+        (unsigned long long) st.evictions, (unsigned long long) st.invalidations,
+        (unsigned long long) st.registrations, st.cached, (unsigned long long) c->puts,
+        (unsigned long long) c->gets, (unsigned long long) c->rdma_bytes,
+        (unsigned long long) c->put_notices);
 }
 
 int mca_btl_via_finalize(struct mca_btl_base_module_t *btl)
@@ -271,7 +274,7 @@ void mca_btl_via_fatal_peer(mca_btl_via_endpoint_t *ep, const char *why)
     opal_output_verbose(1, mca_btl_via_component.output, "btl:via: vpid %u: %s", ep->vpid, why);
     /* the PML decides (ob1 aborts the job): never hang on a dead peer */
     if (NULL != mca_btl_via_module.error_cb) {
-        mca_btl_via_module.error_cb(&mca_btl_via_module.super, MCA_BTL_ERROR_FLAGS_FATAL,
-                                    ep->proc, (char *) why);
+        mca_btl_via_module.error_cb(&mca_btl_via_module.super, MCA_BTL_ERROR_FLAGS_FATAL, ep->proc,
+                                    (char *) why);
     }
 }

@@ -21,8 +21,9 @@
 static int mca_btl_via_rcache_reg(void *ctx, void *base, size_t len, void **handle)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
-    vipl_mem_attrs_t ma = {.ptag = c->ptag, .enable_rdma_write = true,
-                           .enable_rdma_read = vipl_query_nic(c->nic)->rdma_read};
+    vipl_mem_attrs_t ma = { .ptag = c->ptag,
+                            .enable_rdma_write = true,
+                            .enable_rdma_read = vipl_query_nic(c->nic)->rdma_read };
     mca_btl_via_reg_t *r = calloc(1, sizeof(*r));
 
     (void) ctx;
@@ -76,9 +77,10 @@ void mca_btl_via_rcache_fini(void)
     }
 }
 
-struct mca_btl_base_registration_handle_t *mca_btl_via_register_mem(struct mca_btl_base_module_t *btl,
-                                                                    struct mca_btl_base_endpoint_t *endpoint,
-                                                                    void *base, size_t size, uint32_t flags)
+struct mca_btl_base_registration_handle_t *
+mca_btl_via_register_mem(struct mca_btl_base_module_t *btl,
+                         struct mca_btl_base_endpoint_t *endpoint, void *base, size_t size,
+                         uint32_t flags)
 {
     tc_rcache_reg_t *reg;
     mca_btl_via_reg_t *r;
@@ -110,8 +112,9 @@ int mca_btl_via_deregister_mem(struct mca_btl_base_module_t *btl,
     return OPAL_SUCCESS;
 }
 
-static int mca_btl_via_rdma(uint32_t op_code, struct mca_btl_base_endpoint_t *ep, void *local_address,
-                            uint64_t remote_address, struct mca_btl_base_registration_handle_t *local_handle,
+static int mca_btl_via_rdma(uint32_t op_code, struct mca_btl_base_endpoint_t *ep,
+                            void *local_address, uint64_t remote_address,
+                            struct mca_btl_base_registration_handle_t *local_handle,
                             struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
                             mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
 {
@@ -207,8 +210,8 @@ int mca_btl_via_put(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpo
                     void *local_address, uint64_t remote_address,
                     struct mca_btl_base_registration_handle_t *local_handle,
                     struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
-                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc,
-                    void *cbcontext, void *cbdata)
+                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                    void *cbdata)
 {
     (void) btl;
     (void) flags;
@@ -221,8 +224,8 @@ int mca_btl_via_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpo
                     void *local_address, uint64_t remote_address,
                     struct mca_btl_base_registration_handle_t *local_handle,
                     struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
-                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc,
-                    void *cbcontext, void *cbdata)
+                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                    void *cbdata)
 {
     (void) btl;
     (void) flags;

@@ -31,42 +31,42 @@ extern "C" {
 /* VIP_RETURN */
 typedef enum {
     VIPL_SUCCESS = 0,
-    VIPL_NOT_DONE = 1,               /* nothing completed (yet) */
+    VIPL_NOT_DONE = 1, /* nothing completed (yet) */
     VIPL_INVALID_PARAMETER = 2,
     VIPL_ERROR_RESOURCE = 3,
     VIPL_INVALID_RELIABILITY_LEVEL = 4,
     VIPL_INVALID_PTAG = 5,
-    VIPL_INVALID_RDMAREAD = 6,       /* RDMA read not supported/enabled */
+    VIPL_INVALID_RDMAREAD = 6, /* RDMA read not supported/enabled */
     VIPL_DESCRIPTOR_ERROR = 7,
-    VIPL_INVALID_STATE = 8,          /* VI not connected, or in error */
-    VIPL_NOT_REACHABLE = 9,          /* peer NIC not there (yet) */
-    VIPL_NO_DEVICE = 10,             /* provider has no device on this host */
+    VIPL_INVALID_STATE = 8, /* VI not connected, or in error */
+    VIPL_NOT_REACHABLE = 9, /* peer NIC not there (yet) */
+    VIPL_NO_DEVICE = 10,    /* provider has no device on this host */
     VIPL_ERROR_NOT_SUPPORTED = 11
 } vipl_return_t;
 
 /* descriptor status bits (VIP_STATUS_*), set by the provider */
-#define VIPL_STATUS_DONE              0x00000001u
-#define VIPL_STATUS_FORMAT_ERROR      0x00000002u  /* bad descriptor */
-#define VIPL_STATUS_PROTECTION_ERROR  0x00000004u  /* local handle/ptag/range */
-#define VIPL_STATUS_LENGTH_ERROR      0x00000008u  /* receive buffer too small */
-#define VIPL_STATUS_FLUSHED_ERROR     0x00000010u  /* VI went to error */
-#define VIPL_STATUS_TRANSPORT_ERROR   0x00000020u  /* peer gone */
-#define VIPL_STATUS_RDMA_PROT_ERROR   0x00000040u  /* remote handle/ptag/range/enable */
-#define VIPL_STATUS_REMOTE_DESC_ERROR 0x00000080u  /* no receive posted at the peer */
-#define VIPL_STATUS_ERROR_MASK        0x000000feu
-#define VIPL_STATUS_IMMEDIATE         0x00010000u  /* immediate data valid */
+#define VIPL_STATUS_DONE 0x00000001u
+#define VIPL_STATUS_FORMAT_ERROR 0x00000002u      /* bad descriptor */
+#define VIPL_STATUS_PROTECTION_ERROR 0x00000004u  /* local handle/ptag/range */
+#define VIPL_STATUS_LENGTH_ERROR 0x00000008u      /* receive buffer too small */
+#define VIPL_STATUS_FLUSHED_ERROR 0x00000010u     /* VI went to error */
+#define VIPL_STATUS_TRANSPORT_ERROR 0x00000020u   /* peer gone */
+#define VIPL_STATUS_RDMA_PROT_ERROR 0x00000040u   /* remote handle/ptag/range/enable */
+#define VIPL_STATUS_REMOTE_DESC_ERROR 0x00000080u /* no receive posted at the peer */
+#define VIPL_STATUS_ERROR_MASK 0x000000feu
+#define VIPL_STATUS_IMMEDIATE 0x00010000u /* immediate data valid */
 
 /* control segment: operation and flags (VIP_CONTROL_*) */
-#define VIPL_CONTROL_OP_SEND      0x0u
+#define VIPL_CONTROL_OP_SEND 0x0u
 #define VIPL_CONTROL_OP_RDMAWRITE 0x1u
-#define VIPL_CONTROL_OP_RDMAREAD  0x2u
-#define VIPL_CONTROL_OP_MASK      0x3u
-#define VIPL_CONTROL_IMMEDIATE    0x4u    /* carry imm_data (send, RDMA write) */
+#define VIPL_CONTROL_OP_RDMAREAD 0x2u
+#define VIPL_CONTROL_OP_MASK 0x3u
+#define VIPL_CONTROL_IMMEDIATE 0x4u /* carry imm_data (send, RDMA write) */
 
 #define VIPL_MAX_DATA_SEGS 4
-#define VIPL_ADDR_BYTES    48
+#define VIPL_ADDR_BYTES 48
 
-typedef uint64_t vipl_mem_handle_t;     /* VIP_MEM_HANDLE (0: none) */
+typedef uint64_t vipl_mem_handle_t; /* VIP_MEM_HANDLE (0: none) */
 
 typedef struct vipl_nic vipl_nic_t;
 typedef struct vipl_vi vipl_vi_t;
@@ -91,13 +91,13 @@ typedef struct vipl_data_seg {
  * RDMA, data segments.  Lives in the caller's memory until completed. */
 typedef struct vipl_desc {
     /* control segment */
-    uint32_t control;          /* VIPL_CONTROL_* */
-    uint32_t seg_count;        /* data segments used */
-    uint32_t length;           /* completion: bytes transferred */
-    uint32_t status;           /* completion: VIPL_STATUS_* */
-    uint32_t imm_data;         /* immediate data (sent / received) */
+    uint32_t control;   /* VIPL_CONTROL_* */
+    uint32_t seg_count; /* data segments used */
+    uint32_t length;    /* completion: bytes transferred */
+    uint32_t status;    /* completion: VIPL_STATUS_* */
+    uint32_t imm_data;  /* immediate data (sent / received) */
     uint32_t pad_;
-    void *context;             /* the caller's cookie */
+    void *context; /* the caller's cookie */
     /* address segment (RDMA write/read) */
     uint64_t remote_addr;
     vipl_mem_handle_t remote_handle;
@@ -111,11 +111,11 @@ enum { VIPL_RELIABLE_DELIVERY = 1 };
 /* VIP_NIC_ATTRIBUTES, reduced */
 typedef struct vipl_nic_attrs {
     const char *provider;
-    uint32_t max_transfer_size;    /* bytes per descriptor */
-    uint32_t max_descriptors;      /* per work queue */
+    uint32_t max_transfer_size; /* bytes per descriptor */
+    uint32_t max_descriptors;   /* per work queue */
     uint32_t max_segs;
-    bool rdma_read;                /* VipPostSend with RDMA read works */
-    bool local_only;               /* reaches this host's processes only */
+    bool rdma_read;  /* VipPostSend with RDMA read works */
+    bool local_only; /* reaches this host's processes only */
 } vipl_nic_attrs_t;
 
 /* VIP_MEM_ATTRIBUTES */
@@ -127,10 +127,10 @@ typedef struct vipl_mem_attrs {
 
 /* VIP_VI_ATTRIBUTES */
 typedef struct vipl_vi_attrs {
-    int reliability;               /* VIPL_RELIABLE_DELIVERY */
+    int reliability; /* VIPL_RELIABLE_DELIVERY */
     vipl_ptag_t *ptag;
     uint32_t max_transfer_size;
-    uint32_t send_depth;           /* descriptors per work queue */
+    uint32_t send_depth; /* descriptors per work queue */
     uint32_t recv_depth;
     bool enable_rdma_write;
     bool enable_rdma_read;
@@ -146,24 +146,24 @@ typedef enum {
 /* why a VI went to error (VIPL's asynchronous error codes, reduced) */
 typedef enum {
     VIPL_VIERR_NONE = 0,
-    VIPL_VIERR_PEER_GONE = 1,         /* the peer process/NIC went away */
-    VIPL_VIERR_RECV_NOT_POSTED = 2,   /* a send found no receive descriptor */
-    VIPL_VIERR_PROTOCOL = 3,          /* corrupt shared queue */
-    VIPL_VIERR_DISCONNECTED = 4       /* the peer disconnected */
+    VIPL_VIERR_PEER_GONE = 1,       /* the peer process/NIC went away */
+    VIPL_VIERR_RECV_NOT_POSTED = 2, /* a send found no receive descriptor */
+    VIPL_VIERR_PROTOCOL = 3,        /* corrupt shared queue */
+    VIPL_VIERR_DISCONNECTED = 4     /* the peer disconnected */
 } vipl_vi_error_t;
 
 /* parameters of VipOpenNic; providers ignore what they do not use */
 typedef struct vipl_open_params {
-    const char *device;            /* verbs: device name (NULL: first) */
-    const char *segment_dir;       /* emu: where the NIC segment lives */
-    const char *job_key;           /* emu: names this job's segments */
-    uint32_t nic_id;               /* emu: this NIC's number in the job */
-    uint32_t max_vis;              /* emu: VIs this NIC will create */
-    uint32_t max_recv_depth;       /* emu: largest receive queue */
-    uint32_t max_regs;             /* emu: registration table entries */
-    size_t nic_memory;             /* emu: bytes of NIC memory (vipl_mem_alloc) */
-    uint32_t expected_peers;       /* emu: NICs that attach; then the name goes */
-    uint32_t max_transfer_size;    /* 0: the provider's default */
+    const char *device;         /* verbs: device name (NULL: first) */
+    const char *segment_dir;    /* emu: where the NIC segment lives */
+    const char *job_key;        /* emu: names this job's segments */
+    uint32_t nic_id;            /* emu: this NIC's number in the job */
+    uint32_t max_vis;           /* emu: VIs this NIC will create */
+    uint32_t max_recv_depth;    /* emu: largest receive queue */
+    uint32_t max_regs;          /* emu: registration table entries */
+    size_t nic_memory;          /* emu: bytes of NIC memory (vipl_mem_alloc) */
+    uint32_t expected_peers;    /* emu: NICs that attach; then the name goes */
+    uint32_t max_transfer_size; /* 0: the provider's default */
 } vipl_open_params_t;
 
 struct vipl_ops {
@@ -201,7 +201,7 @@ struct vipl_nic {
 };
 struct vipl_vi {
     vipl_nic_t *nic;
-    void *user;                    /* the caller's cookie (the endpoint) */
+    void *user; /* the caller's cookie (the endpoint) */
 };
 struct vipl_cq {
     vipl_nic_t *nic;
@@ -278,7 +278,8 @@ static inline void vipl_vi_address(vipl_vi_t *vi, vipl_vi_address_t *addr)
 {
     vi->nic->ops->vi_address(vi, addr);
 }
-static inline vipl_return_t vipl_connect_peer_request(vipl_vi_t *vi, const vipl_vi_address_t *remote)
+static inline vipl_return_t vipl_connect_peer_request(vipl_vi_t *vi,
+                                                      const vipl_vi_address_t *remote)
 {
     return vi->nic->ops->connect_peer_request(vi, remote);
 }

@@ -41,18 +41,18 @@
 #include "tc_shm.h"
 #include "vipl.h"
 
-#define VIPL_EMU_MAGIC     0x45504956u   /* "VIPE" */
-#define VIPL_EMU_VERSION   1u
-#define VIPL_EMU_ADDR_MAGIC 0x56454d55u  /* "UMEV" */
+#define VIPL_EMU_MAGIC 0x45504956u /* "VIPE" */
+#define VIPL_EMU_VERSION 1u
+#define VIPL_EMU_ADDR_MAGIC 0x56454d55u /* "UMEV" */
 #define VIPL_EMU_REG_WRITE 0x1u
-#define VIPL_EMU_REG_READ  0x2u
-#define VIPL_EMU_NIC_OPEN   1u
+#define VIPL_EMU_REG_READ 0x2u
+#define VIPL_EMU_NIC_OPEN 1u
 #define VIPL_EMU_NIC_CLOSED 2u
-#define VIPL_EMU_MAX_IOV   256
-#define VIPL_EMU_CHECK_POLLS 65536u     /* empty polls between liveness checks */
-#define VIPL_EMU_MAX_FREE  64
-#define VIPL_EMU_INLINE_MAX 32           /* bytes carried in the receive slot */
-#define VIPL_EMU_STATUS_INLINE 0x80000000u  /* slot status: data in inline_data */
+#define VIPL_EMU_MAX_IOV 256
+#define VIPL_EMU_CHECK_POLLS 65536u /* empty polls between liveness checks */
+#define VIPL_EMU_MAX_FREE 64
+#define VIPL_EMU_INLINE_MAX 32             /* bytes carried in the receive slot */
+#define VIPL_EMU_STATUS_INLINE 0x80000000u /* slot status: data in inline_data */
 
 /* ---- shared layout -------------------------------------------------- */
 
@@ -64,56 +64,56 @@ typedef struct vipl_emu_nic_hdr {
     uint32_t max_vis;
     uint32_t max_recv_depth;
     uint32_t max_regs;
-    uint32_t state;                  /* VIPL_EMU_NIC_* */
+    uint32_t state; /* VIPL_EMU_NIC_* */
     uint64_t reg_off;
     uint64_t vi_off;
     uint64_t vi_stride;
     uint64_t mem_off;
     uint64_t mem_size;
-    uint32_t attached;               /* peers that mapped this segment */
-    uint32_t expected;               /* ... and how many will */
+    uint32_t attached; /* peers that mapped this segment */
+    uint32_t expected; /* ... and how many will */
     uint8_t pad_[48];
 } vipl_emu_nic_hdr_t;
 _Static_assert(sizeof(vipl_emu_nic_hdr_t) == 128, "emu NIC header is two cache lines");
 
 typedef struct vipl_emu_reg {
-    uint32_t gen;                    /* odd: free or changing; even: valid */
+    uint32_t gen; /* odd: free or changing; even: valid */
     uint32_t ptag;
-    uint32_t flags;                  /* VIPL_EMU_REG_* */
+    uint32_t flags; /* VIPL_EMU_REG_* */
     uint32_t pad_;
     uint64_t base;
     uint64_t len;
-    int64_t seg_off;                 /* base's offset in the segment, -1: outside */
+    int64_t seg_off; /* base's offset in the segment, -1: outside */
 } vipl_emu_reg_t;
 _Static_assert(sizeof(vipl_emu_reg_t) == 40, "emu registration entry layout");
 
 typedef struct vipl_emu_rslot {
-    uint32_t status;                 /* 0 until completed (VIPL_STATUS_*) */
+    uint32_t status; /* 0 until completed (VIPL_STATUS_*) */
     uint32_t buf_len;
     uint64_t addr;
     uint64_t handle;
     uint32_t done_len;
     uint32_t imm;
-    uint8_t inline_data[32];         /* small messages: see vipl_emu_deliver */
+    uint8_t inline_data[32]; /* small messages: see vipl_emu_deliver */
 } vipl_emu_rslot_t;
 _Static_assert(sizeof(vipl_emu_rslot_t) == 64, "one receive slot per cache line");
 
 typedef struct vipl_emu_vi_rec {
     /* line 0: written by the owner */
-    uint32_t state;                  /* vipl_vi_state_t */
-    uint32_t error;                  /* vipl_vi_error_t */
+    uint32_t state; /* vipl_vi_state_t */
+    uint32_t error; /* vipl_vi_error_t */
     uint32_t ptag;
     uint32_t recv_depth;
     uint32_t remote_nic;
     uint32_t remote_vi;
-    uint32_t enable;                 /* VIPL_EMU_REG_* enabled on the VI */
+    uint32_t enable; /* VIPL_EMU_REG_* enabled on the VI */
     uint32_t in_use;
     uint8_t pad0_[32];
     /* line 1: receive descriptors posted so far (owner) */
     uint64_t posted;
     uint8_t pad1_[56];
     /* line 2: written by the peer */
-    uint32_t peer_error;             /* vipl_vi_error_t the peer reported */
+    uint32_t peer_error; /* vipl_vi_error_t the peer reported */
     uint8_t pad2_[60];
     vipl_emu_rslot_t slots[];
 } vipl_emu_vi_rec_t;
@@ -162,7 +162,9 @@ typedef struct vipl_emu_nic {
     char *mem;
     size_t mem_size;
     size_t mem_bump;
-    struct { size_t off, len; } free_blocks[VIPL_EMU_MAX_FREE];
+    struct {
+        size_t off, len;
+    } free_blocks[VIPL_EMU_MAX_FREE];
     unsigned num_free;
     uint32_t next_ptag;
     char *dir;
@@ -170,7 +172,7 @@ typedef struct vipl_emu_nic {
     pid_t pid;
     uint32_t nic_id;
     vipl_emu_remote_t *remotes;
-    pthread_mutex_t lock;            /* table, allocator, remotes */
+    pthread_mutex_t lock; /* table, allocator, remotes */
 } vipl_emu_nic_t;
 
 typedef struct vipl_emu_ptag {
@@ -180,11 +182,11 @@ typedef struct vipl_emu_ptag {
 
 struct vipl_emu_cq {
     vipl_cq_t super;
-    vipl_emu_vi_t **vis;             /* attached work queues */
+    vipl_emu_vi_t **vis; /* attached work queues */
     bool *is_recv;
     uint32_t count;
     uint32_t cap;
-    uint32_t next;                   /* round robin */
+    uint32_t next; /* round robin */
 };
 
 struct vipl_emu_vi {
@@ -215,8 +217,8 @@ struct vipl_emu_vi {
     vipl_emu_vi_rec_t *rrec;
     uint32_t remote_vi;
     uint32_t remote_depth;
-    uint64_t rconsumed;              /* peer's receive slots I consumed */
-    uint64_t rposted_seen;           /* peer's posted count, last read */
+    uint64_t rconsumed;    /* peer's receive slots I consumed */
+    uint64_t rposted_seen; /* peer's posted count, last read */
 };
 
 static const vipl_ops_t vipl_emu_ops;
@@ -248,9 +250,9 @@ static vipl_emu_vi_rec_t *vipl_emu_rec(char *vi_base, size_t stride, uint32_t in
  * valid entry of that generation, the protection tag, [addr, addr+len)
  * inside, and the enable bits.  Seqlock read: the entry must not change
  * while it is read. */
-static bool vipl_emu_check_reg(const vipl_emu_reg_t *regs, uint32_t max_regs, vipl_mem_handle_t handle,
-                               uint32_t ptag, uint64_t addr, uint64_t len, uint32_t need,
-                               vipl_emu_reg_t *out)
+static bool vipl_emu_check_reg(const vipl_emu_reg_t *regs, uint32_t max_regs,
+                               vipl_mem_handle_t handle, uint32_t ptag, uint64_t addr, uint64_t len,
+                               uint32_t need, vipl_emu_reg_t *out)
 {
     uint32_t index = (uint32_t) (handle & 0xffffffffu);
     uint32_t gen = (uint32_t) (handle >> 32);
@@ -307,10 +309,12 @@ static vipl_return_t vipl_emu_open_nic(const vipl_open_params_t *params, vipl_ni
         goto fail;
     }
     reg_bytes = TC_ALIGN_UP((size_t) params->max_regs * sizeof(vipl_emu_reg_t), (size_t) 64);
-    vi_stride = sizeof(vipl_emu_vi_rec_t) + (size_t) params->max_recv_depth * sizeof(vipl_emu_rslot_t);
+    vi_stride =
+        sizeof(vipl_emu_vi_rec_t) + (size_t) params->max_recv_depth * sizeof(vipl_emu_rslot_t);
     vi_bytes = (size_t) params->max_vis * vi_stride;
     mem_bytes = TC_ALIGN_UP(params->nic_memory, (size_t) 4096);
-    total = TC_ALIGN_UP(sizeof(vipl_emu_nic_hdr_t) + reg_bytes + vi_bytes, (size_t) 4096) + mem_bytes;
+    total =
+        TC_ALIGN_UP(sizeof(vipl_emu_nic_hdr_t) + reg_bytes + vi_bytes, (size_t) 4096) + mem_bytes;
     rc = tc_shm_create(&nic->seg, nic->dir, name, total);
     if (0 != rc) {
         goto fail;
@@ -331,7 +335,7 @@ static vipl_return_t vipl_emu_open_nic(const vipl_open_params_t *params, vipl_ni
     nic->hdr->state = VIPL_EMU_NIC_OPEN;
     nic->regs = (vipl_emu_reg_t *) ((char *) nic->seg.base + nic->hdr->reg_off);
     for (uint32_t i = 0; i < params->max_regs; ++i) {
-        nic->regs[i].gen = 1;        /* free */
+        nic->regs[i].gen = 1; /* free */
     }
     nic->max_regs = params->max_regs;
     nic->vi_base = (char *) nic->seg.base + nic->hdr->vi_off;
@@ -353,7 +357,8 @@ static vipl_return_t vipl_emu_open_nic(const vipl_open_params_t *params, vipl_ni
 
     nic->super.ops = &vipl_emu_ops;
     nic->super.attrs.provider = "emu";
-    nic->super.attrs.max_transfer_size = params->max_transfer_size ? params->max_transfer_size : 65536;
+    nic->super.attrs.max_transfer_size =
+        params->max_transfer_size ? params->max_transfer_size : 65536;
     nic->super.attrs.max_descriptors = params->max_recv_depth;
     nic->super.attrs.max_segs = VIPL_MAX_DATA_SEGS;
     nic->super.attrs.rdma_read = true;
@@ -444,7 +449,8 @@ static vipl_return_t vipl_emu_remote_get(vipl_emu_nic_t *nic, uint32_t nic_id, p
         return -EPERM == rc ? VIPL_INVALID_PARAMETER : VIPL_NOT_REACHABLE;
     }
     if (r->seg.size < sizeof(h) ||
-        VIPL_EMU_MAGIC != __atomic_load_n(&((vipl_emu_nic_hdr_t *) r->seg.base)->magic, __ATOMIC_ACQUIRE)) {
+        VIPL_EMU_MAGIC !=
+            __atomic_load_n(&((vipl_emu_nic_hdr_t *) r->seg.base)->magic, __ATOMIC_ACQUIRE)) {
         (void) tc_shm_detach(&r->seg);
         free(r);
         return VIPL_NOT_REACHABLE;
@@ -452,9 +458,12 @@ static vipl_return_t vipl_emu_remote_get(vipl_emu_nic_t *nic, uint32_t nic_id, p
     memcpy(&h, r->seg.base, sizeof(h));
     /* the geometry comes from another process: check it all */
     if (VIPL_EMU_VERSION != h.version || h.nic_id != nic_id || (pid > 0 && h.pid != pid) ||
-        0 == h.max_vis || 0 == h.max_regs || 0 == h.max_recv_depth || h.max_recv_depth > (1u << 16) ||
-        h.vi_stride != sizeof(vipl_emu_vi_rec_t) + (size_t) h.max_recv_depth * sizeof(vipl_emu_rslot_t) ||
-        h.reg_off < sizeof(h) || h.reg_off + (uint64_t) h.max_regs * sizeof(vipl_emu_reg_t) > h.vi_off ||
+        0 == h.max_vis || 0 == h.max_regs || 0 == h.max_recv_depth ||
+        h.max_recv_depth > (1u << 16) ||
+        h.vi_stride !=
+            sizeof(vipl_emu_vi_rec_t) + (size_t) h.max_recv_depth * sizeof(vipl_emu_rslot_t) ||
+        h.reg_off < sizeof(h) ||
+        h.reg_off + (uint64_t) h.max_regs * sizeof(vipl_emu_reg_t) > h.vi_off ||
         h.vi_off + (uint64_t) h.max_vis * h.vi_stride > h.mem_off ||
         h.mem_off + h.mem_size > r->seg.size || 0 != (h.reg_off & 7) || 0 != (h.vi_off & 63)) {
         (void) tc_shm_detach(&r->seg);
@@ -562,7 +571,7 @@ static vipl_return_t vipl_emu_deregister_mem(vipl_nic_t *base, void *addr, vipl_
         pthread_mutex_unlock(&nic->lock);
         return VIPL_INVALID_PARAMETER;
     }
-    vipl_emu_store32(&e->gen, gen + 1);   /* odd: invalid from now on */
+    vipl_emu_store32(&e->gen, gen + 1); /* odd: invalid from now on */
     pthread_mutex_unlock(&nic->lock);
     return VIPL_SUCCESS;
 }
@@ -680,8 +689,8 @@ static vipl_return_t vipl_emu_create_vi(vipl_nic_t *base, const vipl_vi_attrs_t 
     if (VIPL_RELIABLE_DELIVERY != attrs->reliability) {
         return VIPL_INVALID_RELIABILITY_LEVEL;
     }
-    if (0 == attrs->recv_depth || attrs->recv_depth > nic->max_recv_depth || 0 == attrs->send_depth ||
-        attrs->max_transfer_size > nic->super.attrs.max_transfer_size) {
+    if (0 == attrs->recv_depth || attrs->recv_depth > nic->max_recv_depth ||
+        0 == attrs->send_depth || attrs->max_transfer_size > nic->super.attrs.max_transfer_size) {
         return VIPL_INVALID_PARAMETER;
     }
     vi = calloc(1, sizeof(*vi));
@@ -716,7 +725,8 @@ static vipl_return_t vipl_emu_create_vi(vipl_nic_t *base, const vipl_vi_attrs_t 
     vi->ptag = ((vipl_emu_ptag_t *) attrs->ptag)->id;
     vi->enable = (attrs->enable_rdma_write ? VIPL_EMU_REG_WRITE : 0) |
         (attrs->enable_rdma_read ? VIPL_EMU_REG_READ : 0);
-    vi->max_transfer = attrs->max_transfer_size ? attrs->max_transfer_size : nic->super.attrs.max_transfer_size;
+    vi->max_transfer =
+        attrs->max_transfer_size ? attrs->max_transfer_size : nic->super.attrs.max_transfer_size;
     vi->send_depth = attrs->send_depth;
     vi->recv_depth = attrs->recv_depth;
     vi->state = VIPL_STATE_IDLE;
@@ -850,7 +860,8 @@ static vipl_return_t vipl_emu_connect_peer_done(vipl_vi_t *base)
 
 /* ---- send queue -------------------------------------------------------------- */
 
-static inline void vipl_emu_send_complete(vipl_emu_vi_t *vi, vipl_desc_t *d, uint32_t status, uint32_t len)
+static inline void vipl_emu_send_complete(vipl_emu_vi_t *vi, vipl_desc_t *d, uint32_t status,
+                                          uint32_t len)
 {
     d->status = VIPL_STATUS_DONE | status;
     d->length = len;
@@ -888,7 +899,8 @@ static bool vipl_emu_check_local(vipl_emu_vi_t *vi, const vipl_desc_t *d, uint64
 /* consume the peer's next posted receive descriptor and fill it with the
  * descriptor's data (or nothing: RDMA write with immediate).  Returns the
  * status for the send descriptor. */
-static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool with_data, uint64_t total)
+static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool with_data,
+                                 uint64_t total)
 {
     vipl_emu_vi_rec_t *rr = vi->rrec;
     vipl_emu_remote_t *r = vi->remote;
@@ -925,8 +937,9 @@ static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool w
         }
         slot->done_len = (uint32_t) total;
         slot->imm = d->imm_data;
-        vipl_emu_store32(&slot->status, VIPL_STATUS_DONE | VIPL_EMU_STATUS_INLINE |
-                                        ((d->control & VIPL_CONTROL_IMMEDIATE) ? VIPL_STATUS_IMMEDIATE : 0));
+        vipl_emu_store32(&slot->status,
+                         VIPL_STATUS_DONE | VIPL_EMU_STATUS_INLINE |
+                             ((d->control & VIPL_CONTROL_IMMEDIATE) ? VIPL_STATUS_IMMEDIATE : 0));
         ++vi->rconsumed;
         return 0;
     }
@@ -935,7 +948,8 @@ static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool w
     if (with_data && total > 0) {
         if (total > buf_len) {
             rstatus |= VIPL_STATUS_LENGTH_ERROR;
-        } else if (!vipl_emu_check_reg(r->regs, r->max_regs, slot->handle, rr->ptag, addr, total, 0, &reg)) {
+        } else if (!vipl_emu_check_reg(r->regs, r->max_regs, slot->handle, rr->ptag, addr, total, 0,
+                                       &reg)) {
             rstatus |= VIPL_STATUS_PROTECTION_ERROR;
         } else if (reg.seg_off >= 0 && (uint64_t) reg.seg_off + reg.len <= r->seg.size) {
             /* the buffer is NIC memory: copy through our mapping */
@@ -945,8 +959,8 @@ static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool w
                 dst += d->ds[i].length;
             }
         } else {
-            struct iovec l[VIPL_MAX_DATA_SEGS], rem = {.iov_base = (void *) (uintptr_t) addr,
-                                                      .iov_len = total};
+            struct iovec l[VIPL_MAX_DATA_SEGS],
+                rem = { .iov_base = (void *) (uintptr_t) addr, .iov_len = total };
             ssize_t n;
             for (uint32_t i = 0; i < d->seg_count; ++i) {
                 l[i].iov_base = d->ds[i].addr;
@@ -972,13 +986,14 @@ static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool w
 }
 
 /* one CMA transfer, restarted after partial progress */
-static bool vipl_emu_cma(pid_t pid, bool write, struct iovec *l, unsigned nl, struct iovec *r, unsigned nr,
-                         size_t total)
+static bool vipl_emu_cma(pid_t pid, bool write, struct iovec *l, unsigned nl, struct iovec *r,
+                         unsigned nr, size_t total)
 {
     size_t done = 0;
 
     while (done < total) {
-        ssize_t n = write ? process_vm_writev(pid, l, nl, r, nr, 0) : process_vm_readv(pid, l, nl, r, nr, 0);
+        ssize_t n = write ? process_vm_writev(pid, l, nl, r, nr, 0)
+                          : process_vm_readv(pid, l, nl, r, nr, 0);
 
         if (n < 0 && EINTR == errno) {
             continue;
@@ -1048,9 +1063,10 @@ static void vipl_emu_flush_pending(vipl_emu_vi_t *vi)
                 st = VIPL_STATUS_LENGTH_ERROR;
             } else if (len > 0 &&
                        (!(vi->rrec->enable & (write ? VIPL_EMU_REG_WRITE : VIPL_EMU_REG_READ)) ||
-                        !vipl_emu_check_reg(vi->remote->regs, vi->remote->max_regs, d->remote_handle,
-                                            vi->rrec->ptag, d->remote_addr, len,
-                                            write ? VIPL_EMU_REG_WRITE : VIPL_EMU_REG_READ, NULL))) {
+                        !vipl_emu_check_reg(vi->remote->regs, vi->remote->max_regs,
+                                            d->remote_handle, vi->rrec->ptag, d->remote_addr, len,
+                                            write ? VIPL_EMU_REG_WRITE : VIPL_EMU_REG_READ,
+                                            NULL))) {
                 /* the target refuses: nothing is written */
                 st = VIPL_STATUS_RDMA_PROT_ERROR;
             } else if (len > 0) {
@@ -1174,7 +1190,8 @@ static vipl_return_t vipl_emu_post_recv(vipl_vi_t *base, vipl_desc_t *d)
     vipl_emu_vi_t *vi = (vipl_emu_vi_t *) base;
     vipl_emu_rslot_t *slot;
 
-    if (NULL == d || 1 != d->seg_count || VIPL_CONTROL_OP_SEND != (d->control & VIPL_CONTROL_OP_MASK)) {
+    if (NULL == d || 1 != d->seg_count ||
+        VIPL_CONTROL_OP_SEND != (d->control & VIPL_CONTROL_OP_MASK)) {
         /* the emu NIC scatters into one data segment */
         return VIPL_INVALID_PARAMETER;
     }
@@ -1206,7 +1223,8 @@ static void vipl_emu_check_vi(vipl_emu_vi_t *vi)
 
     if (VIPL_VIERR_NONE != perr) {
         vipl_emu_vi_fail(vi, (vipl_vi_error_t) perr, false);
-    } else if (NULL != vi->remote && VIPL_STATE_IDLE != vi->state && !vipl_emu_peer_alive(vi->remote)) {
+    } else if (NULL != vi->remote && VIPL_STATE_IDLE != vi->state &&
+               !vipl_emu_peer_alive(vi->remote)) {
         vipl_emu_vi_fail(vi, VIPL_VIERR_PEER_GONE, false);
     }
 }
@@ -1217,7 +1235,8 @@ static inline bool vipl_emu_recv_ready(vipl_emu_vi_t *vi)
     if (vi->rdone == vi->rposted) {
         return false;
     }
-    if (__builtin_expect(0 != vipl_emu_load32(&vi->rec->slots[vi->rdone % vi->recv_depth].status), 1)) {
+    if (__builtin_expect(0 != vipl_emu_load32(&vi->rec->slots[vi->rdone % vi->recv_depth].status),
+                         1)) {
         return true;
     }
     if (VIPL_STATE_ERROR == vi->state) {
@@ -1257,8 +1276,9 @@ static vipl_return_t vipl_emu_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
         } else if (st & VIPL_EMU_STATUS_INLINE) {
             /* the NIC's last step of an inline delivery: check the
              * descriptor's buffer as the sender would have, then fill it */
-            if (len > 0 && !vipl_emu_check_reg(vi->nic->regs, vi->nic->max_regs, d->ds[0].handle, vi->ptag,
-                                               (uintptr_t) d->ds[0].addr, len, 0, NULL)) {
+            if (len > 0 &&
+                !vipl_emu_check_reg(vi->nic->regs, vi->nic->max_regs, d->ds[0].handle, vi->ptag,
+                                    (uintptr_t) d->ds[0].addr, len, 0, NULL)) {
                 st |= VIPL_STATUS_PROTECTION_ERROR;
                 len = 0;
             } else {
@@ -1307,7 +1327,8 @@ static vipl_return_t vipl_emu_cq_done(vipl_cq_t *base, vipl_vi_t **vip, bool *is
     return VIPL_NOT_DONE;
 }
 
-static vipl_return_t vipl_emu_query_vi(vipl_vi_t *base, vipl_vi_state_t *state, vipl_vi_error_t *error)
+static vipl_return_t vipl_emu_query_vi(vipl_vi_t *base, vipl_vi_state_t *state,
+                                       vipl_vi_error_t *error)
 {
     vipl_emu_vi_t *vi = (vipl_emu_vi_t *) base;
 
@@ -1412,31 +1433,51 @@ const vipl_ops_t *vipl_provider(const char *name)
 const char *vipl_strerror(vipl_return_t rc)
 {
     switch (rc) {
-    case VIPL_SUCCESS: return "success";
-    case VIPL_NOT_DONE: return "not done";
-    case VIPL_INVALID_PARAMETER: return "invalid parameter";
-    case VIPL_ERROR_RESOURCE: return "out of resources";
-    case VIPL_INVALID_RELIABILITY_LEVEL: return "reliability level not supported";
-    case VIPL_INVALID_PTAG: return "invalid protection tag";
-    case VIPL_INVALID_RDMAREAD: return "RDMA read not supported";
-    case VIPL_DESCRIPTOR_ERROR: return "descriptor error";
-    case VIPL_INVALID_STATE: return "VI in the wrong state";
-    case VIPL_NOT_REACHABLE: return "peer not reachable";
-    case VIPL_NO_DEVICE: return "no device";
-    case VIPL_ERROR_NOT_SUPPORTED: return "not supported";
+    case VIPL_SUCCESS:
+        return "success";
+    case VIPL_NOT_DONE:
+        return "not done";
+    case VIPL_INVALID_PARAMETER:
+        return "invalid parameter";
+    case VIPL_ERROR_RESOURCE:
+        return "out of resources";
+    case VIPL_INVALID_RELIABILITY_LEVEL:
+        return "reliability level not supported";
+    case VIPL_INVALID_PTAG:
+        return "invalid protection tag";
+    case VIPL_INVALID_RDMAREAD:
+        return "RDMA read not supported";
+    case VIPL_DESCRIPTOR_ERROR:
+        return "descriptor error";
+    case VIPL_INVALID_STATE:
+        return "VI in the wrong state";
+    case VIPL_NOT_REACHABLE:
+        return "peer not reachable";
+    case VIPL_NO_DEVICE:
+        return "no device";
+    case VIPL_ERROR_NOT_SUPPORTED:
+        return "not supported";
     }
     return "unknown error";
 }
 
 const char *vipl_status_string(uint32_t status)
 {
-    if (status & VIPL_STATUS_FORMAT_ERROR) return "format error";
-    if (status & VIPL_STATUS_PROTECTION_ERROR) return "local protection error";
-    if (status & VIPL_STATUS_LENGTH_ERROR) return "length error";
-    if (status & VIPL_STATUS_FLUSHED_ERROR) return "flushed (VI in error)";
-    if (status & VIPL_STATUS_TRANSPORT_ERROR) return "transport error (peer gone)";
-    if (status & VIPL_STATUS_RDMA_PROT_ERROR) return "RDMA protection error at the target";
-    if (status & VIPL_STATUS_REMOTE_DESC_ERROR) return "no usable receive descriptor at the peer";
-    if (status & VIPL_STATUS_DONE) return "done";
+    if (status & VIPL_STATUS_FORMAT_ERROR)
+        return "format error";
+    if (status & VIPL_STATUS_PROTECTION_ERROR)
+        return "local protection error";
+    if (status & VIPL_STATUS_LENGTH_ERROR)
+        return "length error";
+    if (status & VIPL_STATUS_FLUSHED_ERROR)
+        return "flushed (VI in error)";
+    if (status & VIPL_STATUS_TRANSPORT_ERROR)
+        return "transport error (peer gone)";
+    if (status & VIPL_STATUS_RDMA_PROT_ERROR)
+        return "RDMA protection error at the target";
+    if (status & VIPL_STATUS_REMOTE_DESC_ERROR)
+        return "no usable receive descriptor at the peer";
+    if (status & VIPL_STATUS_DONE)
+        return "done";
     return "not done";
 }

@@ -28,7 +28,7 @@
 #include "tc_common.h"
 #include "vipl.h"
 
-#define VIPL_VERBS_ADDR_MAGIC 0x56425253u   /* "VBRS" */
+#define VIPL_VERBS_ADDR_MAGIC 0x56425253u /* "VBRS" */
 #define VIPL_VERBS_PORT 1
 
 typedef struct vipl_verbs_addr {
@@ -56,7 +56,7 @@ typedef struct vipl_verbs_nic {
     struct ibv_port_attr port;
     union ibv_gid gid;
     vipl_verbs_mr_t *mrs;
-    vipl_verbs_vi_t **vis;             /* for qp_num -> VI */
+    vipl_verbs_vi_t **vis; /* for qp_num -> VI */
     uint32_t num_vis;
     uint32_t cap_vis;
     pthread_mutex_t lock;
@@ -78,7 +78,7 @@ struct vipl_verbs_vi {
     struct ibv_qp *qp;
     vipl_verbs_cq_t *send_cq;
     vipl_verbs_cq_t *recv_cq;
-    struct ibv_cq *own_send_cq;        /* when the caller gave none */
+    struct ibv_cq *own_send_cq; /* when the caller gave none */
     struct ibv_cq *own_recv_cq;
     uint32_t psn;
     int state;
@@ -114,15 +114,23 @@ static vipl_desc_t *vipl_verbs_pop(vipl_desc_t **head, vipl_desc_t **tail)
 static uint32_t vipl_verbs_status(enum ibv_wc_status st)
 {
     switch (st) {
-    case IBV_WC_SUCCESS: return 0;
-    case IBV_WC_LOC_LEN_ERR: return VIPL_STATUS_LENGTH_ERROR;
-    case IBV_WC_LOC_PROT_ERR: return VIPL_STATUS_PROTECTION_ERROR;
-    case IBV_WC_WR_FLUSH_ERR: return VIPL_STATUS_FLUSHED_ERROR;
-    case IBV_WC_REM_ACCESS_ERR: return VIPL_STATUS_RDMA_PROT_ERROR;
+    case IBV_WC_SUCCESS:
+        return 0;
+    case IBV_WC_LOC_LEN_ERR:
+        return VIPL_STATUS_LENGTH_ERROR;
+    case IBV_WC_LOC_PROT_ERR:
+        return VIPL_STATUS_PROTECTION_ERROR;
+    case IBV_WC_WR_FLUSH_ERR:
+        return VIPL_STATUS_FLUSHED_ERROR;
+    case IBV_WC_REM_ACCESS_ERR:
+        return VIPL_STATUS_RDMA_PROT_ERROR;
     case IBV_WC_REM_INV_REQ_ERR:
-    case IBV_WC_RNR_RETRY_EXC_ERR: return VIPL_STATUS_REMOTE_DESC_ERROR;
-    case IBV_WC_RETRY_EXC_ERR: return VIPL_STATUS_TRANSPORT_ERROR;
-    default: return VIPL_STATUS_FORMAT_ERROR;
+    case IBV_WC_RNR_RETRY_EXC_ERR:
+        return VIPL_STATUS_REMOTE_DESC_ERROR;
+    case IBV_WC_RETRY_EXC_ERR:
+        return VIPL_STATUS_TRANSPORT_ERROR;
+    default:
+        return VIPL_STATUS_FORMAT_ERROR;
     }
 }
 
@@ -173,7 +181,8 @@ static vipl_return_t vipl_verbs_open_nic(const vipl_open_params_t *params, vipl_
     pthread_mutex_init(&nic->lock, NULL);
     nic->super.ops = vipl_provider("verbs");
     nic->super.attrs.provider = "verbs";
-    nic->super.attrs.max_transfer_size = params->max_transfer_size ? params->max_transfer_size : (1u << 20);
+    nic->super.attrs.max_transfer_size =
+        params->max_transfer_size ? params->max_transfer_size : (1u << 20);
     if (nic->super.attrs.max_transfer_size > nic->port.max_msg_sz) {
         nic->super.attrs.max_transfer_size = nic->port.max_msg_sz;
     }
@@ -228,14 +237,15 @@ static void vipl_verbs_destroy_ptag(vipl_ptag_t *base)
 }
 
 static vipl_return_t vipl_verbs_register_mem(vipl_nic_t *base, void *addr, size_t len,
-                                             const vipl_mem_attrs_t *attrs, vipl_mem_handle_t *handle)
+                                             const vipl_mem_attrs_t *attrs,
+                                             vipl_mem_handle_t *handle)
 {
     vipl_verbs_nic_t *nic = (vipl_verbs_nic_t *) base;
     vipl_verbs_mr_t *m;
     int access = IBV_ACCESS_LOCAL_WRITE;
 
-    if (NULL == addr || 0 == len || NULL == attrs || NULL == attrs->ptag || attrs->ptag->nic != base ||
-        NULL == handle) {
+    if (NULL == addr || 0 == len || NULL == attrs || NULL == attrs->ptag ||
+        attrs->ptag->nic != base || NULL == handle) {
         return VIPL_INVALID_PARAMETER;
     }
     if (attrs->enable_rdma_write) {
@@ -262,7 +272,8 @@ static vipl_return_t vipl_verbs_register_mem(vipl_nic_t *base, void *addr, size_
     return VIPL_SUCCESS;
 }
 
-static vipl_return_t vipl_verbs_deregister_mem(vipl_nic_t *base, void *addr, vipl_mem_handle_t handle)
+static vipl_return_t vipl_verbs_deregister_mem(vipl_nic_t *base, void *addr,
+                                               vipl_mem_handle_t handle)
 {
     vipl_verbs_nic_t *nic = (vipl_verbs_nic_t *) base;
     vipl_verbs_mr_t **pp, *m = NULL;
@@ -439,10 +450,13 @@ static vipl_return_t vipl_verbs_create_vi(vipl_nic_t *base, const vipl_vi_attrs_
     qa.qp_state = IBV_QPS_INIT;
     qa.pkey_index = 0;
     qa.port_num = VIPL_VERBS_PORT;
-    qa.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | (attrs->enable_rdma_write ? IBV_ACCESS_REMOTE_WRITE : 0) |
+    qa.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
+        (attrs->enable_rdma_write ? IBV_ACCESS_REMOTE_WRITE : 0) |
         (attrs->enable_rdma_read ? IBV_ACCESS_REMOTE_READ : 0);
     if (NULL == vi->qp ||
-        0 != ibv_modify_qp(vi->qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
+        0 !=
+            ibv_modify_qp(vi->qp, &qa,
+                          IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
         goto fail;
     }
     pthread_mutex_lock(&nic->lock);
@@ -495,7 +509,8 @@ static void vipl_verbs_vi_address(vipl_vi_t *base, vipl_vi_address_t *addr)
 }
 
 /* RTR then RTS against the peer's published QP */
-static vipl_return_t vipl_verbs_connect_peer_request(vipl_vi_t *base, const vipl_vi_address_t *remote)
+static vipl_return_t vipl_verbs_connect_peer_request(vipl_vi_t *base,
+                                                     const vipl_vi_address_t *remote)
 {
     vipl_verbs_vi_t *vi = (vipl_verbs_vi_t *) base;
     struct ibv_qp_attr qa;
@@ -513,7 +528,8 @@ static vipl_return_t vipl_verbs_connect_peer_request(vipl_vi_t *base, const vipl
     }
     memset(&qa, 0, sizeof(qa));
     qa.qp_state = IBV_QPS_RTR;
-    qa.path_mtu = a.mtu < vi->nic->port.active_mtu ? (enum ibv_mtu) a.mtu : vi->nic->port.active_mtu;
+    qa.path_mtu =
+        a.mtu < vi->nic->port.active_mtu ? (enum ibv_mtu) a.mtu : vi->nic->port.active_mtu;
     qa.dest_qp_num = a.qpn;
     qa.rq_psn = a.psn;
     qa.max_dest_rd_atomic = 1;
@@ -527,8 +543,10 @@ static vipl_return_t vipl_verbs_connect_peer_request(vipl_vi_t *base, const vipl
         qa.ah_attr.grh.hop_limit = 1;
         qa.ah_attr.grh.sgid_index = 0;
     }
-    if (0 != ibv_modify_qp(vi->qp, &qa, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-                                            IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)) {
+    if (0 !=
+        ibv_modify_qp(vi->qp, &qa,
+                      IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+                          IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)) {
         return VIPL_NOT_REACHABLE;
     }
     memset(&qa, 0, sizeof(qa));
@@ -538,8 +556,10 @@ static vipl_return_t vipl_verbs_connect_peer_request(vipl_vi_t *base, const vipl
     qa.rnr_retry = 7;
     qa.sq_psn = vi->psn;
     qa.max_rd_atomic = 1;
-    if (0 != ibv_modify_qp(vi->qp, &qa, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-                                            IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)) {
+    if (0 !=
+        ibv_modify_qp(vi->qp, &qa,
+                      IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+                          IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)) {
         return VIPL_NOT_REACHABLE;
     }
     vi->state = VIPL_STATE_CONNECTED;
@@ -662,7 +682,8 @@ static vipl_return_t vipl_verbs_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
     return vipl_verbs_done((vipl_verbs_vi_t *) base, true, dp);
 }
 
-static vipl_return_t vipl_verbs_query_vi(vipl_vi_t *base, vipl_vi_state_t *state, vipl_vi_error_t *error)
+static vipl_return_t vipl_verbs_query_vi(vipl_vi_t *base, vipl_vi_state_t *state,
+                                         vipl_vi_error_t *error)
 {
     vipl_verbs_vi_t *vi = (vipl_verbs_vi_t *) base;
     struct ibv_qp_attr qa;

@@ -36,9 +36,9 @@ typedef struct side {
     vipl_ptag_t *ptag;
     vipl_cq_t *rcq;
     vipl_vi_t *vi;
-    char *rbuf;                    /* NIC memory: receive buffers */
+    char *rbuf; /* NIC memory: receive buffers */
     vipl_mem_handle_t rh;
-    char *sbuf;                    /* ordinary memory: send buffers */
+    char *sbuf; /* ordinary memory: send buffers */
     vipl_mem_handle_t sh;
 } side_t;
 
@@ -88,9 +88,9 @@ static int check(const void *p, size_t n, unsigned seed)
 
 static void open_side(fixture_t *f, side_t *s, uint32_t id, uint32_t expected)
 {
-    vipl_open_params_t p = {0};
-    vipl_mem_attrs_t ma = {0};
-    vipl_vi_attrs_t va = {0};
+    vipl_open_params_t p = { 0 };
+    vipl_mem_attrs_t ma = { 0 };
+    vipl_vi_attrs_t va = { 0 };
 
     p.segment_dir = f->dir;
     p.job_key = "t";
@@ -328,7 +328,7 @@ static void test_rdma_protection(void **state)
     fixture_t *f = *state;
     side_t *a = &f->s[0], *b = &f->s[1];
     vipl_ptag_t *other;
-    vipl_mem_attrs_t ma = {0};
+    vipl_mem_attrs_t ma = { 0 };
     vipl_mem_handle_t ok, wrongtag, nowrite, gone;
     char *target = malloc(4 * BUF);
     uint64_t t = (uintptr_t) target;
@@ -344,7 +344,8 @@ static void test_rdma_protection(void **state)
     assert_int_equal(VIPL_SUCCESS, vipl_register_mem(b->nic, target, 2 * BUF, &ma, &ok));
     assert_int_equal(VIPL_SUCCESS, vipl_create_ptag(b->nic, &other));
     ma.ptag = other;
-    assert_int_equal(VIPL_SUCCESS, vipl_register_mem(b->nic, target + 2 * BUF, BUF, &ma, &wrongtag));
+    assert_int_equal(VIPL_SUCCESS,
+                     vipl_register_mem(b->nic, target + 2 * BUF, BUF, &ma, &wrongtag));
     ma.ptag = b->ptag;
     ma.enable_rdma_write = false;
     ma.enable_rdma_read = false;
@@ -362,10 +363,12 @@ static void test_rdma_protection(void **state)
     /* unknown handle: deregistered, an index beyond the table, garbage */
     assert_int_equal(VIPL_STATUS_DONE | VIPL_STATUS_RDMA_PROT_ERROR,
                      rdma(a, VIPL_CONTROL_OP_RDMAWRITE, a->sbuf, a->sh, 64, t, gone));
-    assert_int_equal(VIPL_STATUS_DONE | VIPL_STATUS_RDMA_PROT_ERROR,
-                     rdma(a, VIPL_CONTROL_OP_RDMAWRITE, a->sbuf, a->sh, 64, t, ((uint64_t) 2 << 32) | 100000u));
-    assert_int_equal(VIPL_STATUS_DONE | VIPL_STATUS_RDMA_PROT_ERROR,
-                     rdma(a, VIPL_CONTROL_OP_RDMAWRITE, a->sbuf, a->sh, 64, t, ok ^ ((uint64_t) 2 << 32)));
+    assert_int_equal(
+        VIPL_STATUS_DONE | VIPL_STATUS_RDMA_PROT_ERROR,
+        rdma(a, VIPL_CONTROL_OP_RDMAWRITE, a->sbuf, a->sh, 64, t, ((uint64_t) 2 << 32) | 100000u));
+    assert_int_equal(
+        VIPL_STATUS_DONE | VIPL_STATUS_RDMA_PROT_ERROR,
+        rdma(a, VIPL_CONTROL_OP_RDMAWRITE, a->sbuf, a->sh, 64, t, ok ^ ((uint64_t) 2 << 32)));
     /* outside the region: before, across the end, after */
     assert_int_equal(VIPL_STATUS_DONE | VIPL_STATUS_RDMA_PROT_ERROR,
                      rdma(a, VIPL_CONTROL_OP_RDMAWRITE, a->sbuf, a->sh, 64, t - 8, ok));
@@ -393,11 +396,13 @@ static void test_rdma_protection(void **state)
 
     /* the legal write and read work, exactly in range */
     fill(a->sbuf, BUF, 9);
-    assert_int_equal(VIPL_STATUS_DONE, rdma(a, VIPL_CONTROL_OP_RDMAWRITE, a->sbuf, a->sh, BUF, t + BUF, ok));
+    assert_int_equal(VIPL_STATUS_DONE,
+                     rdma(a, VIPL_CONTROL_OP_RDMAWRITE, a->sbuf, a->sh, BUF, t + BUF, ok));
     assert_true(check(target + BUF, BUF, 9));
     assert_int_equal(0x5a, (unsigned char) target[BUF - 1]);
     fill(target, 512, 4);
-    assert_int_equal(VIPL_STATUS_DONE, rdma(a, VIPL_CONTROL_OP_RDMAREAD, a->sbuf + BUF, a->sh, 512, t, ok));
+    assert_int_equal(VIPL_STATUS_DONE,
+                     rdma(a, VIPL_CONTROL_OP_RDMAREAD, a->sbuf + BUF, a->sh, 512, t, ok));
     assert_true(check(a->sbuf + BUF, 512, 4));
 
     vipl_deregister_mem(b->nic, target, ok);
@@ -414,7 +419,7 @@ static void test_rdma_write_immediate(void **state)
     fixture_t *f = *state;
     side_t *a = &f->s[0], *b = &f->s[1];
     const size_t big = 1 << 20, chunk = 65536;
-    vipl_mem_attrs_t ma = {0};
+    vipl_mem_attrs_t ma = { 0 };
     vipl_mem_handle_t lh, rh;
     vipl_desc_t r, *d = calloc(big / chunk, sizeof(*d)), *done;
     char *src = malloc(big), *dst = malloc(big);
@@ -461,8 +466,9 @@ static void test_rdma_write_immediate(void **state)
     assert_int_equal(0, r.length);
     assert_true(check(dst, big, 21));
     /* too long for one descriptor */
-    assert_int_equal(VIPL_STATUS_DONE | VIPL_STATUS_LENGTH_ERROR,
-                     rdma(a, VIPL_CONTROL_OP_RDMAWRITE, src, lh, (uint32_t) chunk + 1, (uintptr_t) dst, rh));
+    assert_int_equal(
+        VIPL_STATUS_DONE | VIPL_STATUS_LENGTH_ERROR,
+        rdma(a, VIPL_CONTROL_OP_RDMAWRITE, src, lh, (uint32_t) chunk + 1, (uintptr_t) dst, rh));
     vipl_deregister_mem(a->nic, src, lh);
     vipl_deregister_mem(b->nic, dst, rh);
     free(src);
@@ -559,7 +565,7 @@ static void test_inline_bad_handle(void **state)
     memset(&r, 0, sizeof(r));
     r.seg_count = 1;
     r.ds[0].addr = f->s[1].rbuf;
-    r.ds[0].handle = f->s[1].sh;     /* registered, but another region */
+    r.ds[0].handle = f->s[1].sh; /* registered, but another region */
     r.ds[0].length = 64;
     memset(f->s[1].rbuf, 0xee, 64);
     assert_int_equal(VIPL_SUCCESS, vipl_post_recv(f->s[1].vi, &r));
@@ -577,23 +583,25 @@ static void test_inline_bad_handle(void **state)
 static void test_bad_attributes(void **state)
 {
     fixture_t *f = *state;
-    vipl_vi_attrs_t va = {0};
-    vipl_mem_attrs_t ma = {0};
+    vipl_vi_attrs_t va = { 0 };
+    vipl_mem_attrs_t ma = { 0 };
     vipl_mem_handle_t h;
     vipl_vi_t *vi;
 
     va.reliability = 0;
     va.ptag = f->s[0].ptag;
     va.send_depth = va.recv_depth = 4;
-    assert_int_equal(VIPL_INVALID_RELIABILITY_LEVEL, vipl_create_vi(f->s[0].nic, &va, NULL, NULL, &vi));
+    assert_int_equal(VIPL_INVALID_RELIABILITY_LEVEL,
+                     vipl_create_vi(f->s[0].nic, &va, NULL, NULL, &vi));
     va.reliability = VIPL_RELIABLE_DELIVERY;
-    va.ptag = f->s[1].ptag;     /* another NIC's tag */
+    va.ptag = f->s[1].ptag; /* another NIC's tag */
     assert_int_equal(VIPL_INVALID_PTAG, vipl_create_vi(f->s[0].nic, &va, NULL, NULL, &vi));
     va.ptag = f->s[0].ptag;
     va.recv_depth = 1000;
     assert_int_equal(VIPL_INVALID_PARAMETER, vipl_create_vi(f->s[0].nic, &va, NULL, NULL, &vi));
     ma.ptag = f->s[0].ptag;
-    assert_int_equal(VIPL_INVALID_PARAMETER, vipl_register_mem(f->s[0].nic, f->s[0].sbuf, 0, &ma, &h));
+    assert_int_equal(VIPL_INVALID_PARAMETER,
+                     vipl_register_mem(f->s[0].nic, f->s[0].sbuf, 0, &ma, &h));
     assert_int_equal(VIPL_INVALID_PARAMETER,
                      vipl_register_mem(f->s[0].nic, (void *) (uintptr_t) -16, 64, &ma, &h));
 }
@@ -620,7 +628,7 @@ static void test_peer_death(void **state)
     pid = fork();
     assert_true(pid >= 0);
     if (0 == pid) {
-        side_t cs = {0};
+        side_t cs = { 0 };
         vipl_desc_t cr;
         fixture_t cf = *f;
         vipl_return_t rc;

@@ -25,8 +25,8 @@ static void test_loopback(void **state)
     vipl_ptag_t *ptag;
     vipl_cq_t *cq;
     vipl_vi_t *a, *b;
-    vipl_vi_attrs_t va = {0};
-    vipl_mem_attrs_t ma = {0};
+    vipl_vi_attrs_t va = { 0 };
+    vipl_mem_attrs_t ma = { 0 };
     vipl_vi_address_t aa, ba;
     vipl_mem_handle_t h;
     vipl_desc_t r, s, *done;
@@ -90,19 +90,21 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_loopback),
     };
-    vipl_open_params_t p = {0};
+    vipl_open_params_t p = { 0 };
     vipl_return_t rc;
     int failed;
 
     ops = vipl_provider("verbs");
     if (NULL == ops) {
-        printf("SKIP: test_via_verbs: the verbs provider was not built (libibverbs not found at configure)\n");
+        printf("SKIP: test_via_verbs: the verbs provider was not built (libibverbs not found at "
+               "configure)\n");
         return 77;
     }
     rc = vipl_open_nic(ops, &p, &nic);
     if (VIPL_SUCCESS != rc) {
         printf("SKIP: test_via_verbs: no RDMA device on this host (ibv_get_device_list: %s); "
-               "the verbs provider was compiled but not run\n", vipl_strerror(rc));
+               "the verbs provider was compiled but not run\n",
+               vipl_strerror(rc));
         return 77;
     }
     failed = cmocka_run_group_tests_name("via_verbs", tests, NULL, NULL);
