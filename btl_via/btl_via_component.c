@@ -74,7 +74,7 @@ static int mca_btl_via_component_register(void)
         "Depth of each VI's send work queue (descriptors "
         "outstanding; put/get larger than this many RDMA descriptors are split by ob1).",
         OPAL_INFO_LVL_5, &c->send_descriptors);
-    c->max_transfer = 65536;
+    c->max_transfer = 4 * 1024 * 1024;
     mca_btl_via_reg_uint(
         "max_transfer",
         "Bytes moved by one RDMA descriptor (VIA's maximum "
