@@ -10,6 +10,7 @@
 #ifndef MCA_BTL_VIA_HDR_H
 #define MCA_BTL_VIA_HDR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vipl.h"
@@ -60,6 +61,12 @@ typedef struct mca_btl_via_modex_hdr {
     uint32_t max_transfer;     /* bytes per RDMA descriptor */
 } mca_btl_via_modex_hdr_t;
 _Static_assert(sizeof(mca_btl_via_modex_hdr_t) == 24, "modex header layout");
+_Static_assert(offsetof(mca_btl_via_modex_hdr_t, magic) == 0, "modex magic offset");
+_Static_assert(offsetof(mca_btl_via_modex_hdr_t, provider) == 4, "modex provider offset");
+_Static_assert(offsetof(mca_btl_via_modex_hdr_t, nprocs) == 8, "modex nprocs offset");
+_Static_assert(offsetof(mca_btl_via_modex_hdr_t, recv_descriptors) == 12, "modex credits offset");
+_Static_assert(offsetof(mca_btl_via_modex_hdr_t, recv_size) == 16, "modex buffer size offset");
+_Static_assert(offsetof(mca_btl_via_modex_hdr_t, max_transfer) == 20, "modex max transfer offset");
 _Static_assert(sizeof(vipl_vi_address_t) == VIPL_ADDR_BYTES, "VI address layout");
 
 #endif /* MCA_BTL_VIA_HDR_H */

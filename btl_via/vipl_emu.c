@@ -28,6 +28,7 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -86,6 +87,8 @@ typedef struct vipl_emu_reg {
     int64_t seg_off; /* base's offset in the segment, -1: outside */
 } vipl_emu_reg_t;
 _Static_assert(sizeof(vipl_emu_reg_t) == 40, "emu registration entry layout");
+_Static_assert(offsetof(vipl_emu_reg_t, base) == 16 && offsetof(vipl_emu_reg_t, seg_off) == 32,
+               "registration entry field offsets");
 
 typedef struct vipl_emu_rslot {
     uint32_t status; /* 0 until completed (VIPL_STATUS_*) */
@@ -97,6 +100,11 @@ typedef struct vipl_emu_rslot {
     uint8_t inline_data[32]; /* small messages: see vipl_emu_deliver */
 } vipl_emu_rslot_t;
 _Static_assert(sizeof(vipl_emu_rslot_t) == 64, "one receive slot per cache line");
+_Static_assert(offsetof(vipl_emu_rslot_t, addr) == 8 && offsetof(vipl_emu_rslot_t, handle) == 16 &&
+                   offsetof(vipl_emu_rslot_t, done_len) == 24 &&
+                   offsetof(vipl_emu_rslot_t, imm) == 28 &&
+                   offsetof(vipl_emu_rslot_t, inline_data) == 32,
+               "receive slot field offsets");
 
 typedef struct vipl_emu_vi_rec {
     /* line 0: written by the owner */
@@ -118,6 +126,9 @@ typedef struct vipl_emu_vi_rec {
     vipl_emu_rslot_t slots[];
 } vipl_emu_vi_rec_t;
 _Static_assert(sizeof(vipl_emu_vi_rec_t) == 192, "emu VI record header layout");
+_Static_assert(offsetof(vipl_emu_vi_rec_t, posted) == 64 &&
+                   offsetof(vipl_emu_vi_rec_t, peer_error) == 128,
+               "owner's and peer's lines of a VI record");
 
 /* what vipl_vi_address returns */
 typedef struct vipl_emu_addr {
