@@ -370,13 +370,19 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
             return NULL;
         }
     }
-    if (c->nprocs < 2 || c->my_vpid >= c->nprocs) {
+    if (0 == c->nprocs || c->my_vpid >= c->nprocs) {
         return NULL;
     }
-    /* the emu provider reaches this host only: nothing to do alone */
+    /* the provider first: an explicit choice that cannot work is reported
+     * even by a job of one process */
     if (OPAL_SUCCESS != mca_btl_via_open_nic()) {
         return NULL;
     }
+    if (c->nprocs < 2) {
+        mca_btl_via_release_device();
+        return NULL;
+    }
+    /* the emu provider reaches this host only: nothing to do alone */
     if (vipl_query_nic(c->nic)->local_only && 0 == opal_process_info.num_local_peers) {
         opal_output_verbose(10, c->output,
                             "btl:via: no node-local peer for the emu provider, disabled");
