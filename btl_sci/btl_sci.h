@@ -23,6 +23,7 @@
 
 #include "sci_device.h"
 #include "tc_rcache.h"
+#include "btl_sci_expose.h"
 #include "btl_sci_hdr.h"
 
 BEGIN_C_DECLS
@@ -34,10 +35,13 @@ struct mca_btl_base_registration_handle_t {
     sci_mem_handle_t sci;
 };
 
-/* a registration as the module keeps it: the wire part first */
+/* one btl_register_mem as the module keeps it: the wire part first (the
+ * exact range asked for, not the cache's page-rounded, merged one), the
+ * cache registration behind it, and its entry in the exposed set */
 typedef struct mca_btl_sci_reg {
     mca_btl_base_registration_handle_t handle;
     tc_rcache_reg_t *reg;
+    mca_btl_sci_expose_t expose;
 } mca_btl_sci_reg_t;
 
 typedef struct mca_btl_sci_component {
@@ -68,7 +72,7 @@ typedef struct mca_btl_sci_component {
     /* one local segment per node-local peer (index: local rank), and our doorbell */
     sci_local_segment_t **lsegs;
     sci_local_segment_t *doorbell_seg;
-    volatile uint8_t *doorbell;
+    uint8_t *doorbell;             /* accessed through btl_sci_doorbell.h */
 
     /* endpoints by local rank; the active ones are polled every call */
     struct mca_btl_base_endpoint_t *endpoints;
@@ -78,7 +82,8 @@ typedef struct mca_btl_sci_component {
     int num_connected;
     struct mca_btl_base_endpoint_t **sweep;       /* snapshot of it */
     unsigned int progress_calls;
-    int num_unconnected;           /* peers added but not connected yet */
+    int32_t num_unconnected;             /* peers added but not connected yet (add_procs and
+                                          * progress may change it at once) */
 
     opal_list_t pending_endpoints; /* endpoints with deferred sends */
     opal_list_t completed_frags;   /* sends done, callback still owed */
@@ -87,8 +92,11 @@ typedef struct mca_btl_sci_component {
 
     opal_free_list_t frags;
 
-    /* registration cache over sci_register_memory */
+    /* registration cache over sci_register_memory (handles: sci_mem_handle_t) */
     tc_rcache_t *rcache;
+    /* what peers may name in an atomic: the live registrations */
+    mca_btl_sci_expose_set_t exposed;
+    opal_mutex_t expose_lock;
 
     /* pending atomics, addressed by index+generation from the wire */
     struct mca_btl_sci_atomic_op *aops;

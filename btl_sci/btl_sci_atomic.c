@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "btl_sci.h"
+#include "btl_sci_aop.h"
 #include "btl_sci_endpoint.h"
 #include "btl_sci_frag.h"
 
@@ -207,58 +208,25 @@ int mca_btl_sci_atomic_cswap(struct mca_btl_base_module_t *btl, struct mca_btl_b
                                     cbfunc, cbcontext, cbdata);
 }
 
-/* apply one operation; returns the previous value */
-#define MCA_BTL_SCI_APPLY(T, p, req, old)                                               \
-    do {                                                                                \
-        T v_ = (T) (req)->operand;                                                      \
-        switch ((req)->op) {                                                            \
-        case MCA_BTL_SCI_AOP_ADD: old = __atomic_fetch_add(p, v_, __ATOMIC_ACQ_REL); break; \
-        case MCA_BTL_SCI_AOP_AND: old = __atomic_fetch_and(p, v_, __ATOMIC_ACQ_REL); break; \
-        case MCA_BTL_SCI_AOP_OR: old = __atomic_fetch_or(p, v_, __ATOMIC_ACQ_REL); break;   \
-        case MCA_BTL_SCI_AOP_XOR: old = __atomic_fetch_xor(p, v_, __ATOMIC_ACQ_REL); break; \
-        case MCA_BTL_SCI_AOP_SWAP: old = __atomic_exchange_n(p, v_, __ATOMIC_ACQ_REL); break; \
-        case MCA_BTL_SCI_AOP_CSWAP: {                                                   \
-            T e_ = (T) (req)->compare;                                                  \
-            (void) __atomic_compare_exchange_n(p, &e_, v_, false, __ATOMIC_ACQ_REL,     \
-                                               __ATOMIC_ACQUIRE);                       \
-            old = e_;                                                                   \
-            break;                                                                      \
-        }                                                                               \
-        default: {                                                                      \
-            T o_ = __atomic_load_n(p, __ATOMIC_ACQUIRE), n_;                            \
-            do {                                                                        \
-                switch ((req)->op) {                                                    \
-                case MCA_BTL_SCI_AOP_MIN: n_ = (o_ < v_) ? o_ : v_; break;              \
-                case MCA_BTL_SCI_AOP_MAX: n_ = (o_ > v_) ? o_ : v_; break;              \
-                case MCA_BTL_SCI_AOP_LAND: n_ = (T) (o_ && v_); break;                  \
-                case MCA_BTL_SCI_AOP_LOR: n_ = (T) (o_ || v_); break;                   \
-                default: n_ = (T) (!o_ != !v_); break;                                  \
-                }                                                                       \
-            } while (!__atomic_compare_exchange_n(p, &o_, n_, false, __ATOMIC_ACQ_REL,  \
-                                                  __ATOMIC_ACQUIRE));                   \
-            old = o_;                                                                   \
-            break;                                                                      \
-        }                                                                               \
-        }                                                                               \
-    } while (0)
-
-/* target: is [address, address+width) inside memory we registered?  The
- * peer's copy of the handle is not trusted: our own cache decides. */
+/* target: is [address, address+width) inside memory we expose right now
+ * (a registration not deregistered yet, its exact range)?  The peer's copy
+ * of the handle is not trusted, and the registration cache is no answer:
+ * it keeps released registrations and page-rounded, merged ranges. */
 static bool mca_btl_sci_atomic_address_ok(const mca_btl_sci_atomic_req_t *req, size_t width)
 {
-    tc_rcache_reg_t *reg;
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    bool ok;
 
-    if (NULL != mca_btl_sci_component.rcache &&
-        0 == tc_rcache_find(mca_btl_sci_component.rcache, (const void *) (uintptr_t) req->address,
-                            width, &reg)) {
-        tc_rcache_put(mca_btl_sci_component.rcache, reg);
-        return true;
+    OPAL_THREAD_LOCK(&c->expose_lock);
+    ok = mca_btl_sci_expose_covers(&c->exposed, req->address, width);
+    OPAL_THREAD_UNLOCK(&c->expose_lock);
+    if (!ok) {
+        opal_output_verbose(5, c->output,
+                            "btl:sci: atomic at 0x%" PRIx64 " refused: not inside memory we expose "
+                            "(the peer named [0x%" PRIx64 ", +%" PRIu64 "))", req->address,
+                            req->reg_base, req->reg_len);
     }
-    opal_output_verbose(5, mca_btl_sci_component.output,
-                        "btl:sci: atomic at 0x%" PRIx64 " refused: not inside a registration of ours "
-                        "(the peer named [0x%" PRIx64 ", +%" PRIu64 "))", req->address, req->reg_base,
-                        req->reg_len);
-    return false;
+    return ok;
 }
 
 /* execute a request on local memory; the result goes into *rsp */
@@ -269,24 +237,21 @@ static void mca_btl_sci_atomic_apply(const mca_btl_sci_atomic_req_t *req, mca_bt
     rsp->op_index = req->op_index;
     rsp->op_gen = req->op_gen;
 
-    if (req->op < MCA_BTL_SCI_AOP_ADD || req->op > MCA_BTL_SCI_AOP_LXOR ||
-        (req->flags & ~MCA_BTL_SCI_AFLAG_32BIT)) {
+    if (!mca_btl_sci_aop_valid(req->op) || (req->flags & ~MCA_BTL_SCI_AFLAG_32BIT)) {
         rsp->status = OPAL_ERR_NOT_SUPPORTED;
     } else if (req->flags & MCA_BTL_SCI_AFLAG_32BIT) {
         if (0 != (req->address & 3) || (check_address && !mca_btl_sci_atomic_address_ok(req, 4))) {
             rsp->status = OPAL_ERR_BAD_PARAM;
         } else {
-            uint32_t *p = (uint32_t *) (uintptr_t) req->address, old;
-            MCA_BTL_SCI_APPLY(uint32_t, p, req, old);
-            rsp->result = old;
+            rsp->result = mca_btl_sci_aop_apply32(req->op, (uint32_t *) (uintptr_t) req->address,
+                                                  req->operand, req->compare);
         }
     } else {
         if (0 != (req->address & 7) || (check_address && !mca_btl_sci_atomic_address_ok(req, 8))) {
             rsp->status = OPAL_ERR_BAD_PARAM;
         } else {
-            uint64_t *p = (uint64_t *) (uintptr_t) req->address, old;
-            MCA_BTL_SCI_APPLY(uint64_t, p, req, old);
-            rsp->result = old;
+            rsp->result = mca_btl_sci_aop_apply64(req->op, (uint64_t *) (uintptr_t) req->address,
+                                                  req->operand, req->compare);
         }
     }
 }

@@ -155,6 +155,7 @@ static int mca_btl_sci_component_open(void)
     OBJ_CONSTRUCT(&c->free_aops, opal_list_t);
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
     OBJ_CONSTRUCT(&c->done_lock, opal_mutex_t);
+    OBJ_CONSTRUCT(&c->expose_lock, opal_mutex_t);
     c->output = -1;
     return OPAL_SUCCESS;
 }
@@ -228,6 +229,7 @@ static int mca_btl_sci_component_close(void)
     OBJ_DESTRUCT(&c->free_aops);
     OBJ_DESTRUCT(&c->lock);
     OBJ_DESTRUCT(&c->done_lock);
+    OBJ_DESTRUCT(&c->expose_lock);
     tc_ompi_output_close(&c->output);
     return OPAL_SUCCESS;
 }
@@ -394,6 +396,10 @@ static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool en
         if (SCI_ERR_OK == err) {
             err = sci_create_dma_queue(c->sd, 16, &c->dq);
         }
+        if (SCI_ERR_OK == err && enable_mpi_threads) {
+            /* put/get from several threads: the one queue takes a lock */
+            err = sci_dma_queue_share(c->dq);
+        }
         if (SCI_ERR_OK != err) {
             opal_show_help("help-mpi-btl-sci.txt", "cma refused", true, opal_process_info.nodename,
                            sci_strerror(err));
@@ -538,17 +544,14 @@ static inline int mca_btl_sci_poll_ring(mca_btl_sci_endpoint_t *ep)
 static void mca_btl_sci_check_doorbell(void)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
-    volatile uint8_t *bell = c->doorbell;
+    uint8_t *bell = c->doorbell;
 
     for (int base = 0; base < c->num_local; base += 8) {
-        uint64_t word = *(volatile uint64_t *) (bell + base);
-
-        if (OPAL_LIKELY(0 == word)) {
+        if (OPAL_LIKELY(!mca_btl_sci_doorbell_any(bell + base))) {
             continue;
         }
         for (int i = base; i < base + 8 && i < c->num_local; ++i) {
-            if (bell[i]) {
-                bell[i] = 0;
+            if (mca_btl_sci_doorbell_take(bell + i)) {
                 opal_output_verbose(90, c->output, "btl:sci: doorbell from local rank %d", i);
                 if (MCA_BTL_SCI_EP_CONNECTED == c->endpoints[i].state) {
                     mca_btl_sci_endpoint_activate(c->endpoints + i);
@@ -596,8 +599,8 @@ static int mca_btl_sci_progress_slow(void)
                     mca_btl_sci_endpoint_activate(ep);
                 }
             }
-            if (check_alive && SCI_ERR_OK != sci_check_sequence(ep->seq)) {
-                mca_btl_sci_fatal_peer(ep, "the peer process or its segment is gone");
+            if (check_alive) {
+                (void) mca_btl_sci_endpoint_check_peer(ep, "the peer process is gone");
             }
         }
     }
@@ -614,9 +617,10 @@ static int mca_btl_sci_progress_slow(void)
         while (NULL != (ep = (mca_btl_sci_endpoint_t *) opal_list_remove_first(&work))) {
             bool done = mca_btl_sci_endpoint_flush_pending(ep);
 
-            if (!done && SCI_ERR_OK != sci_check_sequence(ep->seq)) {
-                /* stuck on a full ring: is the reader still alive? */
-                mca_btl_sci_fatal_peer(ep, "the peer stopped reading (process gone)");
+            if (!done) {
+                /* stuck on a full ring (or still connecting): is the
+                 * reader still alive? */
+                (void) mca_btl_sci_endpoint_check_peer(ep, "the peer stopped reading (process gone)");
             }
             OPAL_THREAD_LOCK(&c->lock);
             if ((done && opal_list_is_empty(&ep->pending)) || MCA_BTL_SCI_EP_FAILED == ep->state) {
@@ -676,13 +680,14 @@ int mca_btl_sci_component_progress(void)
             ep->empty_polls = 0;
             count += n;
         } else if (OPAL_UNLIKELY(++ep->empty_polls > c->idle_polls)) {
-            /* tell the peer to ring, then look once more: a message
-             * published before it saw the flag is not lost */
-            *ep->idle_out = 1;
-            opal_atomic_mb();
+            /* tell the peer to ring, then look once more: the sender
+             * fences between its publish and its look at the flag, we
+             * between the flag and this poll, so one of the two sees
+             * the other (btl_sci_doorbell.h) */
+            mca_btl_sci_doorbell_go_idle(ep->idle_out);
             n = mca_btl_sci_poll_ring(ep);
             if (n > 0) {
-                *ep->idle_out = 0;
+                mca_btl_sci_doorbell_go_active(ep->idle_out);
                 ep->empty_polls = 0;
                 count += n;
             } else {
@@ -694,7 +699,7 @@ int mca_btl_sci_component_progress(void)
     }
 
     /* the doorbell: one load per 8 peers */
-    if (OPAL_UNLIKELY(0 != *(volatile uint64_t *) c->doorbell) || c->num_local > 8) {
+    if (OPAL_UNLIKELY(mca_btl_sci_doorbell_any(c->doorbell)) || c->num_local > 8) {
         mca_btl_sci_check_doorbell();
     }
 

@@ -53,7 +53,7 @@ void mca_btl_sci_endpoint_activate(mca_btl_sci_endpoint_t *ep)
 
     ep->empty_polls = 0;
     if (NULL != ep->idle_out) {
-        *ep->idle_out = 0;
+        mca_btl_sci_doorbell_go_active(ep->idle_out);
     }
     if (!ep->active) {
         ep->active = true;
@@ -159,20 +159,19 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
     ep->rseg = rseg;
     ep->rdoor = rdoor;
     ep->seq = seq;
-    ep->idle_in = (volatile uint32_t *) (lbase + MCA_BTL_SCI_SEG_IDLE_OFF);
-    ep->idle_out = (volatile uint32_t *) (rbase + MCA_BTL_SCI_SEG_IDLE_OFF);
+    ep->idle_in = (uint32_t *) (lbase + MCA_BTL_SCI_SEG_IDLE_OFF);
+    ep->idle_out = (uint32_t *) (rbase + MCA_BTL_SCI_SEG_IDLE_OFF);
     ep->peer_doorbell = bell + c->local_rank;
     /* a new peer is not polled until it rings: tell it to ring, and ring
      * for it once ourselves for what it may have sent already.  Only
      * progress touches the active list. */
-    *ep->idle_out = 1;
-    opal_atomic_wmb();
-    c->doorbell[ep->peer_rank] = 1;
+    mca_btl_sci_doorbell_go_idle(ep->idle_out);
+    mca_btl_sci_doorbell_ring(c->doorbell + ep->peer_rank);
     OPAL_THREAD_LOCK(&c->lock);
     c->connected[c->num_connected++] = ep;
     OPAL_THREAD_UNLOCK(&c->lock);
     ep->state = MCA_BTL_SCI_EP_CONNECTED;
-    --c->num_unconnected;
+    (void) OPAL_THREAD_ADD_FETCH32(&c->num_unconnected, -1);
     opal_output_verbose(20, c->output, "btl:sci: connected to local rank %d", ep->peer_rank);
     return OPAL_SUCCESS;
 
@@ -187,7 +186,7 @@ fail:
         sci_disconnect_segment(rseg);
     }
     ep->state = MCA_BTL_SCI_EP_FAILED;
-    --c->num_unconnected;
+    (void) OPAL_THREAD_ADD_FETCH32(&c->num_unconnected, -1);
     opal_show_help("help-mpi-btl-sci.txt", "connect failed", true, opal_process_info.nodename,
                    ep->peer_rank, sci_strerror(err));
     return OPAL_ERROR;
@@ -199,7 +198,7 @@ void mca_btl_sci_endpoint_disconnect(mca_btl_sci_endpoint_t *ep)
     opal_list_item_t *item;
 
     if (MCA_BTL_SCI_EP_CONNECTING == ep->state) {
-        --c->num_unconnected;
+        (void) OPAL_THREAD_ADD_FETCH32(&c->num_unconnected, -1);
     }
     mca_btl_sci_endpoint_deactivate(ep);
     OPAL_THREAD_LOCK(&c->lock);
@@ -282,6 +281,29 @@ void mca_btl_sci_endpoint_defer(mca_btl_sci_endpoint_t *ep, struct mca_btl_sci_f
         opal_list_append(&c->pending_endpoints, &ep->super);
     }
     OPAL_THREAD_UNLOCK(&c->lock);
+}
+
+bool mca_btl_sci_endpoint_check_peer(mca_btl_sci_endpoint_t *ep, const char *why)
+{
+    if (MCA_BTL_SCI_EP_CONNECTED != ep->state) {
+        /* still connecting (no sequence yet): progress keeps trying; a
+         * failed peer was reported already */
+        return MCA_BTL_SCI_EP_FAILED != ep->state;
+    }
+    switch (sci_check_sequence(ep->seq)) {
+    case SCI_ERR_OK:
+        return true;
+    case SCI_ERR_DISCONNECTED:
+        /* it removed its segments: a normal finalize, never an error (a
+         * slower peer is still in its final fence) */
+        ep->state = MCA_BTL_SCI_EP_FAILED;
+        opal_output_verbose(20, mca_btl_sci_component.output, "btl:sci: local rank %d left",
+                            ep->peer_rank);
+        return false;
+    default:
+        mca_btl_sci_fatal_peer(ep, why);
+        return false;
+    }
 }
 
 void mca_btl_sci_fatal_peer(mca_btl_sci_endpoint_t *ep, const char *why)

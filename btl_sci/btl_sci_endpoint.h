@@ -9,6 +9,7 @@
 #define MCA_BTL_SCI_ENDPOINT_H
 
 #include "btl_sci.h"
+#include "btl_sci_doorbell.h"
 #include "tc_ring.h"
 
 BEGIN_C_DECLS
@@ -35,9 +36,10 @@ struct mca_btl_base_endpoint_t {
     tc_ring_producer_t out;          /* my messages to the peer */
     tc_ring_consumer_t in;           /* the peer's messages to me */
 
-    volatile uint32_t *idle_in;      /* peer: "ring my doorbell" (my segment) */
-    volatile uint32_t *idle_out;     /* me: "ring my doorbell" (peer's segment) */
-    volatile uint8_t *peer_doorbell; /* my byte in D[peer] */
+    /* shared words, accessed through btl_sci_doorbell.h only */
+    uint32_t *idle_in;               /* peer: "ring my doorbell" (my segment) */
+    uint32_t *idle_out;              /* me: "ring my doorbell" (peer's segment) */
+    uint8_t *peer_doorbell;          /* my byte in D[peer] */
 
     bool active;                     /* on the active list */
     unsigned int empty_polls;
@@ -63,12 +65,19 @@ void mca_btl_sci_endpoint_defer(mca_btl_sci_endpoint_t *ep, struct mca_btl_sci_f
 /* push deferred frags; true when none are left */
 bool mca_btl_sci_endpoint_flush_pending(mca_btl_sci_endpoint_t *ep);
 
+/* Is the peer still there?  true while it is (or is still connecting);
+ * false once it failed (reported to the PML with why) or left in order
+ * (quietly: its finalize is not an error). */
+bool mca_btl_sci_endpoint_check_peer(mca_btl_sci_endpoint_t *ep, const char *why);
+
 /* After a publish: if the peer is not polling our ring it asked for a
- * doorbell.  The idle flag is in our own segment: a local load. */
+ * doorbell.  The idle flag is in our own segment: a local load, after a
+ * StoreLoad fence (the receiver stores the flag and then polls: without
+ * the fence both could miss each other, see btl_sci_doorbell.h). */
 static inline void mca_btl_sci_endpoint_ring(mca_btl_sci_endpoint_t *ep)
 {
-    if (OPAL_UNLIKELY(*ep->idle_in)) {
-        *ep->peer_doorbell = 1;
+    if (OPAL_UNLIKELY(mca_btl_sci_doorbell_needed(ep->idle_in))) {
+        mca_btl_sci_doorbell_ring(ep->peer_doorbell);
     }
 }
 

@@ -115,7 +115,7 @@ int mca_btl_sci_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
             ep->proc = procs[i];
             ep->lseg = c->lsegs[ep->peer_rank];
             ep->state = MCA_BTL_SCI_EP_CONNECTING;
-            ++c->num_unconnected;
+            (void) OPAL_THREAD_ADD_FETCH32(&c->num_unconnected, 1);
             /* eager connection; if the peer's segment is not available yet
              * progress (or the first send) retries */
             (void) mca_btl_sci_endpoint_connect(ep);

@@ -19,29 +19,29 @@
 /* rcache provider: a registration is a device memory handle */
 static int mca_btl_sci_rcache_reg(void *ctx, void *base, size_t len, void **handle)
 {
-    mca_btl_sci_reg_t *r = calloc(1, sizeof(*r));
+    sci_mem_handle_t *h = calloc(1, sizeof(*h));
 
     (void) ctx;
-    if (NULL == r) {
+    if (NULL == h) {
         return -ENOMEM;
     }
-    if (SCI_ERR_OK != sci_register_memory(mca_btl_sci_component.sd, base, len, &r->handle.sci)) {
-        free(r);
+    if (SCI_ERR_OK != sci_register_memory(mca_btl_sci_component.sd, base, len, h)) {
+        free(h);
         return -EINVAL;
     }
-    *handle = r;
+    *handle = h;
     return 0;
 }
 
 static int mca_btl_sci_rcache_dereg(void *ctx, void *base, size_t len, void *handle)
 {
-    mca_btl_sci_reg_t *r = handle;
+    sci_mem_handle_t *h = handle;
 
     (void) ctx;
     (void) base;
     (void) len;
-    sci_deregister_memory(mca_btl_sci_component.sd, &r->handle.sci);
-    free(r);
+    sci_deregister_memory(mca_btl_sci_component.sd, h);
+    free(h);
     return 0;
 }
 
@@ -85,11 +85,22 @@ struct mca_btl_base_registration_handle_t *mca_btl_sci_register_mem(struct mca_b
     if (OPAL_UNLIKELY(NULL == mca_btl_sci_component.rcache || 0 == size)) {
         return NULL;
     }
-    if (0 != tc_rcache_get(mca_btl_sci_component.rcache, base, size, &reg)) {
+    r = malloc(sizeof(*r));
+    if (OPAL_UNLIKELY(NULL == r)) {
         return NULL;
     }
-    r = reg->handle;
+    if (0 != tc_rcache_get(mca_btl_sci_component.rcache, base, size, &reg)) {
+        free(r);
+        return NULL;
+    }
+    /* the peer gets the exact range: its DMA and atomics stay inside it */
+    r->handle.sci = *(const sci_mem_handle_t *) reg->handle;
+    r->handle.sci.base = (uint64_t) (uintptr_t) base;
+    r->handle.sci.len = (uint64_t) size;
     r->reg = reg;
+    OPAL_THREAD_LOCK(&mca_btl_sci_component.expose_lock);
+    mca_btl_sci_expose_add(&mca_btl_sci_component.exposed, &r->expose, r->handle.sci.base, size);
+    OPAL_THREAD_UNLOCK(&mca_btl_sci_component.expose_lock);
     return &r->handle;
 }
 
@@ -102,7 +113,12 @@ int mca_btl_sci_deregister_mem(struct mca_btl_base_module_t *btl,
     if (NULL == handle || NULL == mca_btl_sci_component.rcache) {
         return OPAL_ERR_BAD_PARAM;
     }
+    /* no atomic from a peer reaches this range any more */
+    OPAL_THREAD_LOCK(&mca_btl_sci_component.expose_lock);
+    mca_btl_sci_expose_remove(&mca_btl_sci_component.exposed, &r->expose);
+    OPAL_THREAD_UNLOCK(&mca_btl_sci_component.expose_lock);
     tc_rcache_put(mca_btl_sci_component.rcache, r->reg);
+    free(r);
     return OPAL_SUCCESS;
 }
 
@@ -144,13 +160,8 @@ static int mca_btl_sci_dma(int direction, struct mca_btl_base_endpoint_t *endpoi
     if (OPAL_UNLIKELY(remote.owner != (uint64_t) endpoint->peer_pid)) {
         return OPAL_ERR_BAD_PARAM;
     }
-    err = sci_dma_enqueue(c->dq, direction, local_address, &remote, remote_address, size);
-    if (SCI_ERR_OK == err) {
-        err = sci_dma_start(c->dq);
-        if (SCI_ERR_OK == err) {
-            err = sci_dma_wait(c->dq);
-        }
-    }
+    /* the queue serialises threads itself when they are enabled */
+    err = sci_dma_transfer(c->dq, direction, local_address, &remote, remote_address, size);
     switch (err) {
     case SCI_ERR_OK:
         return OPAL_SUCCESS;

@@ -63,13 +63,15 @@ int mca_btl_sci_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     const size_t length = header_size + payload_size;
     unsigned char *dst;
 
-    if (OPAL_UNLIKELY(length > mca_btl_sci_component.slot_size ||
-                      !opal_list_is_empty(&endpoint->pending))) {
+    if (OPAL_UNLIKELY(length > mca_btl_sci_component.slot_size)) {
         goto no_resource;
     }
 
     OPAL_THREAD_LOCK(&endpoint->lock);
-    dst = mca_btl_sci_endpoint_reserve(endpoint);
+    /* deferred frags go first: checked under the lock, or another thread's
+     * defer between the check and the reserve would be overtaken */
+    dst = OPAL_LIKELY(opal_list_is_empty(&endpoint->pending)) ? mca_btl_sci_endpoint_reserve(endpoint)
+                                                               : NULL;
     if (OPAL_UNLIKELY(NULL == dst)) {
         OPAL_THREAD_UNLOCK(&endpoint->lock);
         goto no_resource;

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tc_atomic.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -34,7 +36,8 @@ typedef enum {
     SCI_ERR_OUT_OF_RANGE = -6,     /* address/length outside a segment */
     SCI_ERR_NOT_SUPPORTED = -7,    /* e.g. the DMA engine is refused (CMA) */
     SCI_ERR_BUSY = -8,             /* DMA queue full */
-    SCI_ERR_SYSTEM = -9            /* any other system error (see errno) */
+    SCI_ERR_SYSTEM = -9,           /* any other system error (see errno) */
+    SCI_ERR_DISCONNECTED = -10     /* the owner removed the segment: it left in order */
 } sci_error_t;
 
 /* Opaque objects. */
@@ -106,15 +109,17 @@ void sci_disconnect_segment(sci_remote_segment_t *rseg);
 sci_error_t sci_create_map_sequence(sci_remote_segment_t *rseg, sci_sequence_t **seq);
 void sci_remove_sequence(sci_sequence_t *seq);
 sci_error_t sci_start_sequence(sci_sequence_t *seq);
-/* SCI_ERR_OK, or SCI_ERR_TRANSFER_FAILED once the remote segment is dead or
- * its owner is gone.  Not for the fast path (may do a system call). */
+/* SCI_ERR_OK; SCI_ERR_DISCONNECTED once the owner removed the segment (an
+ * orderly exit, also after the owner ended); SCI_ERR_TRANSFER_FAILED once
+ * the owner is gone without removing it (it died).  Not for the fast path
+ * (may do a system call). */
 sci_error_t sci_check_sequence(sci_sequence_t *seq);
 
 /* Order all remote stores issued before the barrier before any later one
  * (SCIStoreBarrier).  For the shm provider: a release fence. */
 static inline void sci_store_barrier(void)
 {
-    __atomic_thread_fence(__ATOMIC_RELEASE);
+    tc_atomic_fence_release();
 }
 
 /* --- memory registration for DMA ------------------------------------------ */
@@ -132,6 +137,13 @@ sci_error_t sci_dma_enqueue(sci_dma_queue_t *dq, int direction, void *local_addr
 sci_error_t sci_dma_start(sci_dma_queue_t *dq);
 /* Wait for the queue to drain; returns the first error of the batch. */
 sci_error_t sci_dma_wait(sci_dma_queue_t *dq);
+/* A queue is driven by one thread at a time, as SISCI's is.  After
+ * share, sci_dma_transfer may be called by several threads at once (the
+ * provider serialises them); without it, it takes no lock. */
+sci_error_t sci_dma_queue_share(sci_dma_queue_t *dq);
+/* Enqueue, start and wait for one transfer (the synchronous use). */
+sci_error_t sci_dma_transfer(sci_dma_queue_t *dq, int direction, void *local_addr,
+                             const sci_mem_handle_t *remote, uint64_t remote_addr, size_t len);
 /* SCI_ERR_OK if the engine can be used on this host, else why not. */
 sci_error_t sci_dma_probe(sci_desc_t *sd);
 

@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "sci_device.h"
+#include "tc_atomic.h"
 #include "tc_shm.h"
 
 #define SCI_SHM_MAGIC 0x5343497365676d31ull   /* "SCIsegm1" */
@@ -46,9 +48,9 @@ typedef struct sci_shm_seg_hdr {
     uint32_t segment_id;
     uint32_t node_id;
     int32_t owner_pid;
-    volatile int32_t state;
-    volatile uint32_t expected;
-    volatile uint32_t attached;
+    int32_t state;             /* shared: tc_atomic.h accessors only */
+    uint32_t expected;
+    uint32_t attached;
     uint64_t user_size;
 } sci_shm_seg_hdr_t;
 
@@ -76,7 +78,7 @@ struct sci_remote_segment {
 
 struct sci_sequence {
     sci_remote_segment_t *rseg;
-    int failed;
+    sci_error_t failed;        /* sticky: DISCONNECTED or TRANSFER_FAILED */
 };
 
 typedef struct sci_dma_entry {
@@ -88,6 +90,8 @@ typedef struct sci_dma_entry {
 
 struct sci_dma_queue {
     sci_desc_t *sd;
+    int shared;                /* several threads: transfer takes the lock */
+    pthread_mutex_t lock;
     unsigned max_entries;
     unsigned count;
     sci_error_t status;
@@ -133,6 +137,7 @@ const char *sci_strerror(sci_error_t err)
     case SCI_ERR_OUT_OF_RANGE: return "address out of range";
     case SCI_ERR_NOT_SUPPORTED: return "not supported on this host";
     case SCI_ERR_BUSY: return "queue full";
+    case SCI_ERR_DISCONNECTED: return "the remote segment was removed by its owner";
     default: return "system error";
     }
 }
@@ -231,7 +236,7 @@ sci_error_t sci_create_segment(sci_desc_t *sd, uint32_t segment_id, size_t size,
     s->hdr->owner_pid = (int32_t) sd->pid;
     s->hdr->user_size = total - SCI_SHM_HDR_SIZE;
     s->hdr->state = SCI_SEG_CREATED;
-    __atomic_store_n(&s->hdr->magic, SCI_SHM_MAGIC, __ATOMIC_RELEASE);
+    tc_atomic_store_release(&s->hdr->magic, SCI_SHM_MAGIC);
     *seg = s;
     return SCI_ERR_OK;
 }
@@ -243,7 +248,7 @@ sci_error_t sci_prepare_segment(sci_local_segment_t *seg)
     }
     /* the pages exist already (the file is sized at create); nothing for
      * an adapter to pin here */
-    __atomic_store_n(&seg->hdr->state, SCI_SEG_PREPARED, __ATOMIC_RELEASE);
+    tc_atomic_store_release(&seg->hdr->state, SCI_SEG_PREPARED);
     return SCI_ERR_OK;
 }
 
@@ -252,8 +257,8 @@ sci_error_t sci_set_segment_available(sci_local_segment_t *seg, unsigned expecte
     if (NULL == seg || 0 == expected_connections) {
         return SCI_ERR_ILLEGAL_PARAMETER;
     }
-    seg->hdr->expected = expected_connections;
-    __atomic_store_n(&seg->hdr->state, SCI_SEG_AVAILABLE, __ATOMIC_RELEASE);
+    tc_atomic_store_relaxed(&seg->hdr->expected, (uint32_t) expected_connections);
+    tc_atomic_store_release(&seg->hdr->state, SCI_SEG_AVAILABLE);
     return SCI_ERR_OK;
 }
 
@@ -262,7 +267,7 @@ sci_error_t sci_set_segment_unavailable(sci_local_segment_t *seg)
     if (NULL == seg) {
         return SCI_ERR_ILLEGAL_PARAMETER;
     }
-    __atomic_store_n(&seg->hdr->state, SCI_SEG_UNAVAILABLE, __ATOMIC_RELEASE);
+    tc_atomic_store_release(&seg->hdr->state, SCI_SEG_UNAVAILABLE);
     return SCI_ERR_OK;
 }
 
@@ -282,7 +287,7 @@ void sci_remove_segment(sci_local_segment_t *seg)
         return;
     }
     /* peers still mapping it see the state and report a transfer error */
-    __atomic_store_n(&seg->hdr->state, SCI_SEG_DEAD, __ATOMIC_RELEASE);
+    tc_atomic_store_release(&seg->hdr->state, SCI_SEG_DEAD);
     /* the name may still exist if not every peer connected */
     tc_shm_unlink(&seg->shm);
     tc_shm_detach(&seg->shm);
@@ -322,14 +327,14 @@ sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segme
     r->hdr = (sci_shm_seg_hdr_t *) r->shm.base;
     /* a file that is still being created, or is not ours: not available */
     if (r->shm.size < SCI_SHM_HDR_SIZE ||
-        SCI_SHM_MAGIC != __atomic_load_n(&r->hdr->magic, __ATOMIC_ACQUIRE) ||
+        SCI_SHM_MAGIC != tc_atomic_load_acquire(&r->hdr->magic) ||
         r->hdr->segment_id != segment_id ||
         r->hdr->user_size > r->shm.size - SCI_SHM_HDR_SIZE) {
         tc_shm_detach(&r->shm);
         free(r);
         return SCI_ERR_NO_SUCH_SEGMENT;
     }
-    state = __atomic_load_n(&r->hdr->state, __ATOMIC_ACQUIRE);
+    state = tc_atomic_load_acquire(&r->hdr->state);
     if (SCI_SEG_AVAILABLE != state) {
         tc_shm_detach(&r->shm);
         free(r);
@@ -337,7 +342,7 @@ sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segme
     }
     r->owner = (pid_t) r->hdr->owner_pid;
     /* the last expected connection removes the name: nothing stays on disk */
-    if (__atomic_add_fetch(&r->hdr->attached, 1, __ATOMIC_ACQ_REL) == r->hdr->expected) {
+    if (tc_atomic_add_fetch(&r->hdr->attached, 1u) == tc_atomic_load_relaxed(&r->hdr->expected)) {
         tc_shm_unlink(&r->shm);
     }
     *rseg = r;
@@ -392,7 +397,7 @@ sci_error_t sci_start_sequence(sci_sequence_t *seq)
     if (NULL == seq) {
         return SCI_ERR_ILLEGAL_PARAMETER;
     }
-    return seq->failed ? SCI_ERR_TRANSFER_FAILED : SCI_ERR_OK;
+    return seq->failed;
 }
 
 sci_error_t sci_check_sequence(sci_sequence_t *seq)
@@ -403,17 +408,19 @@ sci_error_t sci_check_sequence(sci_sequence_t *seq)
         return SCI_ERR_ILLEGAL_PARAMETER;
     }
     if (seq->failed) {
-        return SCI_ERR_TRANSFER_FAILED;
+        return seq->failed;
     }
     /* all stores so far are visible before we judge the peer alive */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    state = __atomic_load_n(&seq->rseg->hdr->state, __ATOMIC_ACQUIRE);
-    if (SCI_SEG_DEAD == state || SCI_SEG_UNAVAILABLE == state ||
-        (0 != kill(seq->rseg->owner, 0) && ESRCH == errno)) {
-        seq->failed = 1;
-        return SCI_ERR_TRANSFER_FAILED;
+    tc_atomic_fence_full();
+    /* the state first: an owner that removed its segment and then ended
+     * left in order, although its pid is gone too */
+    state = tc_atomic_load_acquire(&seq->rseg->hdr->state);
+    if (SCI_SEG_DEAD == state || SCI_SEG_UNAVAILABLE == state) {
+        seq->failed = SCI_ERR_DISCONNECTED;
+    } else if (0 != kill(seq->rseg->owner, 0) && ESRCH == errno) {
+        seq->failed = SCI_ERR_TRANSFER_FAILED;
     }
-    return SCI_ERR_OK;
+    return seq->failed;
 }
 
 sci_error_t sci_register_memory(sci_desc_t *sd, void *addr, size_t len, sci_mem_handle_t *handle)
@@ -454,6 +461,7 @@ sci_error_t sci_create_dma_queue(sci_desc_t *sd, unsigned max_entries, sci_dma_q
         free(q);
         return SCI_ERR_NOSPC;
     }
+    (void) pthread_mutex_init(&q->lock, NULL);
     q->sd = sd;
     q->max_entries = max_entries;
     *dq = q;
@@ -465,6 +473,7 @@ void sci_remove_dma_queue(sci_dma_queue_t *dq)
     if (NULL == dq) {
         return;
     }
+    (void) pthread_mutex_destroy(&dq->lock);
     free(dq->entries);
     free(dq);
 }
@@ -551,6 +560,42 @@ sci_error_t sci_dma_wait(sci_dma_queue_t *dq)
         return SCI_ERR_ILLEGAL_PARAMETER;
     }
     return dq->status;
+}
+
+sci_error_t sci_dma_queue_share(sci_dma_queue_t *dq)
+{
+    if (NULL == dq) {
+        return SCI_ERR_ILLEGAL_PARAMETER;
+    }
+    dq->shared = 1;
+    return SCI_ERR_OK;
+}
+
+sci_error_t sci_dma_transfer(sci_dma_queue_t *dq, int direction, void *local_addr,
+                             const sci_mem_handle_t *remote, uint64_t remote_addr, size_t len)
+{
+    sci_error_t err;
+
+    if (NULL == dq) {
+        return SCI_ERR_ILLEGAL_PARAMETER;
+    }
+    /* entries, count and status belong to one batch: another thread's
+     * enqueue between our enqueue and start would be lost or run half
+     * written, and its start would report our batch's status */
+    if (dq->shared) {
+        pthread_mutex_lock(&dq->lock);
+    }
+    err = sci_dma_enqueue(dq, direction, local_addr, remote, remote_addr, len);
+    if (SCI_ERR_OK == err) {
+        err = sci_dma_start(dq);
+        if (SCI_ERR_OK == err) {
+            err = sci_dma_wait(dq);
+        }
+    }
+    if (dq->shared) {
+        pthread_mutex_unlock(&dq->lock);
+    }
+    return err;
 }
 
 sci_error_t sci_dma_probe(sci_desc_t *sd)

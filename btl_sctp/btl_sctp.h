@@ -13,6 +13,7 @@
 #include "opal/class/opal_list.h"
 #include "opal/mca/btl/btl.h"
 #include "opal/mca/btl/base/base.h"
+#include "opal/threads/mutex.h"
 #include "tc_ompi_compat.h"
 
 #include "btl_sctp_sock.h"
@@ -44,6 +45,7 @@ typedef struct mca_btl_sctp_component_t {
     int free_list_num;
     int free_list_max;
     int free_list_inc;
+    int max_queued;           /* fragments queued per endpoint, at most */
     int verbose;
 
     /* state */
@@ -56,9 +58,30 @@ typedef struct mca_btl_sctp_component_t {
     opal_list_t pending_eps;  /* endpoints with queued fragments */
     int finalizing;
     int explicit_request;     /* sctp named in the btl list */
+
+    /* MPI_THREAD_MULTIPLE: one lock over the socket layer (usrsctp's glue
+     * is single-threaded), the endpoint lists and their queues. Recursive:
+     * callbacks into the PML run under it and may send again. Taken only
+     * when Open MPI enabled threads (use_threads). */
+    bool use_threads;
+    opal_recursive_mutex_t lock;
 } mca_btl_sctp_component_t;
 
 TC_OMPI_MODULE_DECLSPEC extern mca_btl_sctp_component_t mca_btl_sctp_component;
+
+static inline void mca_btl_sctp_lock(void)
+{
+    if (mca_btl_sctp_component.use_threads) {
+        opal_mutex_lock(&mca_btl_sctp_component.lock);
+    }
+}
+
+static inline void mca_btl_sctp_unlock(void)
+{
+    if (mca_btl_sctp_component.use_threads) {
+        opal_mutex_unlock(&mca_btl_sctp_component.lock);
+    }
+}
 
 typedef struct mca_btl_sctp_module_t {
     mca_btl_base_module_t super;

@@ -147,6 +147,11 @@ static int mca_btl_sctp_component_register(void)
             OPAL_INFO_LVL_9);
     reg_int("free_list_max", "Most fragments per free list (-1: unlimited)",
             &c->free_list_max, -1, OPAL_INFO_LVL_9);
+    reg_int("max_queued",
+            "Most fragments queued on one endpoint while its socket has no room; beyond it "
+            "btl_send refuses (the PML retries later), and btl_sendi refuses as soon as "
+            "anything is queued, so a sender to a slow receiver stays bounded",
+            &c->max_queued, 64, OPAL_INFO_LVL_5);
     reg_int("free_list_inc", "Fragments added when a free list grows", &c->free_list_inc, 32,
             OPAL_INFO_LVL_9);
     reg_int("verbose", "Verbosity of btl/sctp (0-100; 0 follows btl_base_verbose)", &c->verbose,
@@ -173,6 +178,8 @@ static int mca_btl_sctp_component_open(void)
     OBJ_CONSTRUCT(&c->max_frags, opal_free_list_t);
     OBJ_CONSTRUCT(&c->endpoints, opal_list_t);
     OBJ_CONSTRUCT(&c->pending_eps, opal_list_t);
+    OBJ_CONSTRUCT(&c->lock, opal_recursive_mutex_t);
+    c->use_threads = false;
 #ifdef MCA_BTL_SCTP_HELP_DIR
     (void) opal_show_help_add_dir(MCA_BTL_SCTP_HELP_DIR);
 #endif
@@ -194,6 +201,7 @@ static int mca_btl_sctp_component_close(void)
     OBJ_DESTRUCT(&c->endpoints);
     OBJ_DESTRUCT(&c->eager_frags);
     OBJ_DESTRUCT(&c->max_frags);
+    OBJ_DESTRUCT(&c->lock);
     tc_ompi_output_close(&c->output);
     return OPAL_SUCCESS;
 }
@@ -352,9 +360,9 @@ static mca_btl_base_module_t **mca_btl_sctp_component_init(int *num_btls,
     size_t max_payload;
     int naddrs, rc;
     (void) enable_progress_threads;
-    (void) enable_mpi_threads;
 
     *num_btls = 0;
+    c->use_threads = enable_mpi_threads;
     c->explicit_request = sctp_requested_explicitly();
 
     /* the stack */
@@ -376,6 +384,10 @@ static mca_btl_base_module_t **mca_btl_sctp_component_init(int *num_btls,
     }
     if (c->num_streams < 1 || c->num_streams > 1024) {
         disqualify("btl_sctp_num_streams must be between 1 and 1024");
+        return NULL;
+    }
+    if (c->max_queued < 1) {
+        disqualify("btl_sctp_max_queued must be at least 1");
         return NULL;
     }
     if (c->sack_freq < 1 || c->sack_freq > 16) {
@@ -458,14 +470,28 @@ static mca_btl_base_module_t **mca_btl_sctp_component_init(int *num_btls,
 int mca_btl_sctp_component_progress(void)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
-    static int busy = 0;
+    /* one thread at a time drives the stack; a callback that calls
+     * opal_progress again must not re-enter either */
+    static int32_t busy = 0;
     btl_sctp_sock_msg_t msg;
     int count = 0;
 
-    if (NULL == c->sock || busy) {
+    if (NULL == c->sock) {
         return 0;
     }
-    busy = 1;
+    if (c->use_threads) {
+        if (0 != opal_atomic_swap_32(&busy, 1)) {
+            return 0;
+        }
+    } else if (busy) {
+        return 0;
+    } else {
+        busy = 1;
+    }
+    mca_btl_sctp_lock();
+    if (NULL == c->sock) {
+        goto out; /* finalized by another thread meanwhile */
+    }
     /* packets in, then their messages out, a few rounds while packets
      * remain: the stack's receive buffer stays nearly empty and its
      * window open */
@@ -494,6 +520,11 @@ int mca_btl_sctp_component_progress(void)
     }
     if (!opal_list_is_empty(&c->pending_eps)) {
         count += mca_btl_sctp_endpoint_flush_all();
+    }
+out:
+    mca_btl_sctp_unlock();
+    if (c->use_threads) {
+        opal_atomic_wmb();
     }
     busy = 0;
     return count;

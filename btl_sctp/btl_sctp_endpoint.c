@@ -25,6 +25,8 @@ static void mca_btl_sctp_endpoint_construct(mca_btl_sctp_endpoint_t *ep)
     ep->on_pending = 0;
     ep->state = MCA_BTL_SCTP_EP_OK;
     ep->used = 0;
+    ep->assoc = 0;
+    ep->leaving = 0;
     ep->num_streams = 1;
     ep->next_bulk = 0;
     ep->partial = NULL;
@@ -98,6 +100,7 @@ int mca_btl_sctp_endpoint_send(mca_btl_sctp_endpoint_t *ep, mca_btl_sctp_frag_t 
         return OPAL_ERR_UNREACH;
     }
     ep->used = 1;
+    ep->assoc = 1;
     frag->endpoint = ep;
     frag->sent = 0;
     if (opal_list_is_empty(queue) && NULL == ep->partial) {
@@ -186,9 +189,14 @@ void mca_btl_sctp_endpoint_failed(mca_btl_sctp_endpoint_t *ep, const char *why)
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
     opal_list_t *queues[2] = {&ep->pending_ctrl, &ep->pending_bulk};
 
+    int orderly;
+
     if (MCA_BTL_SCTP_EP_FAILED == ep->state) {
         return;
     }
+    /* a peer that said goodbye, or one we said goodbye to, leaves: the end
+     * of its association is the normal end of a job, never an error */
+    orderly = MCA_BTL_SCTP_EP_BYE == ep->state || ep->leaving;
     ep->state = MCA_BTL_SCTP_EP_FAILED;
     ep->partial = NULL;
     if (ep->on_pending) {
@@ -201,7 +209,10 @@ void mca_btl_sctp_endpoint_failed(mca_btl_sctp_endpoint_t *ep, const char *why)
             frag_complete((mca_btl_sctp_frag_t *) item, OPAL_ERR_UNREACH);
         }
     }
-    if (c->finalizing) {
+    if (c->finalizing || orderly) {
+        opal_output_verbose(20, c->output, "btl:sctp: peer %s left (%s)",
+                            NULL != ep->proc ? OPAL_NAME_PRINT(ep->proc->proc_name) : "unknown",
+                            why);
         return;
     }
     opal_show_help("help-mpi-btl-sctp.txt", "peer lost", true, opal_process_info.nodename,

@@ -36,6 +36,9 @@ struct mca_btl_base_endpoint_t {
     int on_pending;
     int state;
     int used;                      /* we sent to it: say goodbye at finalize */
+    int assoc;                     /* an association exists (we sent, or it came up
+                                    * or brought a message): say goodbye too */
+    int leaving;                   /* we said goodbye: its loss is no error */
     uint16_t num_streams;          /* agreed with the peer */
     uint16_t next_bulk;
     struct mca_btl_sctp_frag_t *partial; /* message the socket took in part */
@@ -44,6 +47,12 @@ typedef struct mca_btl_base_endpoint_t mca_btl_base_endpoint_t;
 typedef mca_btl_base_endpoint_t mca_btl_sctp_endpoint_t;
 
 OBJ_CLASS_DECLARATION(mca_btl_sctp_endpoint_t);
+
+/* Fragments waiting for room in the socket (both queues). */
+static inline size_t mca_btl_sctp_endpoint_queued(mca_btl_sctp_endpoint_t *ep)
+{
+    return opal_list_get_size(&ep->pending_ctrl) + opal_list_get_size(&ep->pending_bulk);
+}
 
 /* Send a fragment now or queue it: 1 sent inline, 0 queued, <0 error. */
 int mca_btl_sctp_endpoint_send(mca_btl_sctp_endpoint_t *ep, mca_btl_sctp_frag_t *frag);

@@ -105,7 +105,7 @@ static mca_btl_sctp_endpoint_t *endpoint_create(opal_proc_t *proc)
     return ep;
 }
 
-int mca_btl_sctp_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+static int mca_btl_sctp_add_procs_locked(struct mca_btl_base_module_t *btl, size_t nprocs,
                            struct opal_proc_t **procs,
                            struct mca_btl_base_endpoint_t **peers, opal_bitmap_t *reachable)
 {
@@ -147,7 +147,7 @@ static void endpoint_destroy(mca_btl_sctp_endpoint_t *ep)
 
 static void say_goodbye(mca_btl_sctp_endpoint_t **eps, size_t n);
 
-int mca_btl_sctp_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+static int mca_btl_sctp_del_procs_locked(struct mca_btl_base_module_t *btl, size_t nprocs,
                            struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers)
 {
     (void) btl;
@@ -261,7 +261,7 @@ static uint16_t choose_stream(mca_btl_sctp_endpoint_t *ep, mca_btl_base_tag_t ta
     return 0;
 }
 
-int mca_btl_sctp_send(struct mca_btl_base_module_t *btl,
+static int mca_btl_sctp_send_locked(struct mca_btl_base_module_t *btl,
                       struct mca_btl_base_endpoint_t *endpoint,
                       struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag)
 {
@@ -271,6 +271,12 @@ int mca_btl_sctp_send(struct mca_btl_base_module_t *btl,
 
     if (2 == descriptor->des_segment_count) {
         len += frag->segments[1].seg_len;
+    }
+    /* back-pressure: a receiver that does not read must not make the
+     * sender queue without bound; the PML keeps the request and retries */
+    if (OPAL_UNLIKELY(mca_btl_sctp_endpoint_queued(endpoint)
+                      >= (size_t) mca_btl_sctp_component.max_queued)) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
     }
     frag->hdr->hdr_type = MCA_BTL_SCTP_HDR_DATA;
     frag->hdr->hdr_tag = tag;
@@ -296,8 +302,11 @@ int mca_btl_sctp_send(struct mca_btl_base_module_t *btl,
  * this way without allocating a request): header and data are copied
  * into an eager fragment, which is sent like any other. The data is the
  * BTL's from then on, so a fragment the socket could not take yet stays
- * queued and the send still succeeds. */
-int mca_btl_sctp_sendi(struct mca_btl_base_module_t *btl,
+ * queued and the send still succeeds; but only when nothing was queued
+ * before: once the endpoint has a backlog, sendi refuses, the PML sends
+ * through a request that completes when the socket took the data, and
+ * the sender waits for the receiver instead of growing. */
+static int mca_btl_sctp_sendi_locked(struct mca_btl_base_module_t *btl,
                        struct mca_btl_base_endpoint_t *endpoint,
                        struct opal_convertor_t *convertor, void *header, size_t header_size,
                        size_t payload_size, uint8_t order, uint32_t flags,
@@ -312,6 +321,9 @@ int mca_btl_sctp_sendi(struct mca_btl_base_module_t *btl,
     }
     if (MCA_BTL_SCTP_EP_FAILED == endpoint->state) {
         return OPAL_ERR_UNREACH;
+    }
+    if (0 != mca_btl_sctp_endpoint_queued(endpoint) || NULL != endpoint->partial) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
     }
     if (len <= mca_btl_sctp_module.super.btl_eager_limit) {
         des = mca_btl_sctp_alloc(btl, endpoint, order, len,
@@ -335,7 +347,7 @@ int mca_btl_sctp_sendi(struct mca_btl_base_module_t *btl,
             return OPAL_ERROR;
         }
     }
-    rc = mca_btl_sctp_send(btl, endpoint, des, tag);
+    rc = mca_btl_sctp_send_locked(btl, endpoint, des, tag);
     if (rc < 0) {
         mca_btl_sctp_free(btl, des);
         return rc;
@@ -356,6 +368,7 @@ void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg)
     }
     switch (msg->kind) {
     case BTL_SCTP_SOCK_UP:
+        ep->assoc = 1;
         opal_output_verbose(20, c->output, "btl:sctp: association to %s up",
                             OPAL_NAME_PRINT(ep->proc->proc_name));
         return;
@@ -365,7 +378,7 @@ void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg)
         }
         return;
     case BTL_SCTP_SOCK_LOST:
-        if (MCA_BTL_SCTP_EP_OK == ep->state && !c->finalizing) {
+        if (MCA_BTL_SCTP_EP_OK == ep->state && !ep->leaving && !c->finalizing) {
             char stats[512];
             /* what the stack saw before giving up: retransmissions, drops */
             if (0 == btl_sctp_sock_user_stats(stats, sizeof(stats))) {
@@ -384,6 +397,7 @@ void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg)
                             msg->len);
         return;
     }
+    ep->assoc = 1;
     memcpy(&hdr, msg->data, sizeof(hdr));
     if (MCA_BTL_SCTP_HDR_BYE == hdr.hdr_type) {
         if (MCA_BTL_SCTP_EP_OK == ep->state) {
@@ -414,9 +428,12 @@ void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg)
     }
 }
 
-/* Tell every peer we used that we are leaving, so that the closing of
- * our association is not taken for a failure, then let the queues drain
- * (the socket's close waits until the peers have acknowledged it all). */
+/* Tell every peer with an association that we are leaving (also those we
+ * only received from: our close aborts their association as well), so
+ * that its end is not taken for a failure, then let the queues drain
+ * (the socket's close waits until the peers have acknowledged it all).
+ * From here on, losing one of these peers is no error either: it may
+ * have left before us. */
 static void say_goodbye(mca_btl_sctp_endpoint_t **eps, size_t n)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
@@ -424,8 +441,12 @@ static void say_goodbye(mca_btl_sctp_endpoint_t **eps, size_t n)
     for (size_t i = 0; i < n; ++i) {
         mca_btl_sctp_endpoint_t *ep = eps[i];
         mca_btl_sctp_frag_t *frag;
-        if (NULL == ep || !ep->used || MCA_BTL_SCTP_EP_FAILED == ep->state) {
+        if (NULL == ep || MCA_BTL_SCTP_EP_FAILED == ep->state) {
             continue;
+        }
+        ep->leaving = 1;
+        if (!ep->assoc) {
+            continue; /* never associated: nothing to end */
         }
         frag = mca_btl_sctp_frag_alloc(&c->eager_frags);
         if (NULL == frag) {
@@ -451,7 +472,7 @@ static void say_goodbye(mca_btl_sctp_endpoint_t **eps, size_t n)
     }
 }
 
-int mca_btl_sctp_finalize(struct mca_btl_base_module_t *btl)
+static int mca_btl_sctp_finalize_locked(struct mca_btl_base_module_t *btl)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
     opal_list_item_t *item;
@@ -502,4 +523,66 @@ void mca_btl_sctp_dump(struct mca_btl_base_module_t *btl,
                     opal_list_get_size(&endpoint->pending_ctrl),
                     opal_list_get_size(&endpoint->pending_bulk));
     }
+}
+
+/* The entry points Open MPI calls from any thread: under the component's
+ * lock when threads are enabled (see btl_sctp.h). */
+
+int mca_btl_sctp_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                           struct opal_proc_t **procs,
+                           struct mca_btl_base_endpoint_t **peers, opal_bitmap_t *reachable)
+{
+    int rc;
+
+    mca_btl_sctp_lock();
+    rc = mca_btl_sctp_add_procs_locked(btl, nprocs, procs, peers, reachable);
+    mca_btl_sctp_unlock();
+    return rc;
+}
+
+int mca_btl_sctp_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                           struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers)
+{
+    int rc;
+
+    mca_btl_sctp_lock();
+    rc = mca_btl_sctp_del_procs_locked(btl, nprocs, procs, peers);
+    mca_btl_sctp_unlock();
+    return rc;
+}
+
+int mca_btl_sctp_send(struct mca_btl_base_module_t *btl,
+                      struct mca_btl_base_endpoint_t *endpoint,
+                      struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag)
+{
+    int rc;
+
+    mca_btl_sctp_lock();
+    rc = mca_btl_sctp_send_locked(btl, endpoint, descriptor, tag);
+    mca_btl_sctp_unlock();
+    return rc;
+}
+
+int mca_btl_sctp_sendi(struct mca_btl_base_module_t *btl,
+                       struct mca_btl_base_endpoint_t *endpoint,
+                       struct opal_convertor_t *convertor, void *header, size_t header_size,
+                       size_t payload_size, uint8_t order, uint32_t flags,
+                       mca_btl_base_tag_t tag, mca_btl_base_descriptor_t **descriptor)
+{
+    int rc;
+
+    mca_btl_sctp_lock();
+    rc = mca_btl_sctp_sendi_locked(btl, endpoint, convertor, header, header_size, payload_size, order, flags, tag, descriptor);
+    mca_btl_sctp_unlock();
+    return rc;
+}
+
+int mca_btl_sctp_finalize(struct mca_btl_base_module_t *btl)
+{
+    int rc;
+
+    mca_btl_sctp_lock();
+    rc = mca_btl_sctp_finalize_locked(btl);
+    mca_btl_sctp_unlock();
+    return rc;
 }

@@ -6,8 +6,13 @@
  * recorded in run_class[], so a block needs no header and free() learns
  * its class from its address. Each thread keeps a free list and a
  * carving run per class: no lock on the fast path. A block freed by
- * another thread joins that thread's list. Memory is kept at its peak
- * (usrsctp's socket buffers bound it) and never returned to the system.
+ * another thread joins that thread's list; a list longer than a cap
+ * (two runs' worth, at least 64 blocks) gives half of it to a shared
+ * depot, where a thread whose own list is empty looks before it carves,
+ * and a thread that ends gives all of its lists to the depot. So a block
+ * freed by a thread that never allocates its class is still reused.
+ * Memory is kept at its peak (usrsctp's socket buffers bound it) and
+ * never returned to the system.
  *
  * The redirection rewrites the library's relocation slots (JUMP_SLOT
  * and GLOB_DAT) for malloc, calloc, realloc and free, found through
@@ -19,6 +24,7 @@
 #define _GNU_SOURCE /* dladdr, RTLD_NODELETE */
 #endif
 #include "btl_sctp_pool.h"
+#include "tc_atomic.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -51,10 +57,18 @@ typedef struct pool_thread {
     void *free[POOL_NCLASS];  /* singly linked through the block's first word */
     char *carve[POOL_NCLASS]; /* the run being cut, and its end */
     char *carve_end[POOL_NCLASS];
+    uint32_t nfree[POOL_NCLASS];
     size_t allocs;            /* blocks handed out by this thread */
+    int registered;           /* the exit hook knows this thread */
 } pool_thread_t;
 
 static __thread pool_thread_t pool_tls;
+
+/* blocks given back by threads with too many, per class, under depot_lock */
+static void *depot[POOL_NCLASS];
+static uint32_t depot_count[POOL_NCLASS];
+static pthread_mutex_t depot_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t pool_exit_key;
 
 static char *region = NULL;
 static size_t region_committed = 0; /* bytes from region start, under run_lock */
@@ -64,6 +78,80 @@ static uint8_t class_of_16[(POOL_MAX_BLOCK >> 4) + 1]; /* (size + 15) / 16 -> cl
 static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t region_once = PTHREAD_ONCE_INIT;
 static int installed = 0;
+
+static uint32_t pool_cap(int c)
+{
+    uint32_t n = (uint32_t) (2 * POOL_RUN_BYTES / class_size[c]);
+    return n < 64 ? 64 : n;
+}
+
+/* Move up to n blocks from the head of this thread's list of class c to
+ * the depot. */
+static void pool_give(pool_thread_t *t, int c, uint32_t n)
+{
+    void *head = t->free[c], *tail = head;
+    uint32_t k = 1;
+
+    if (NULL == head || 0 == n) {
+        return;
+    }
+    while (k < n && NULL != *(void **) tail) {
+        tail = *(void **) tail;
+        ++k;
+    }
+    t->free[c] = *(void **) tail;
+    t->nfree[c] -= k;
+    pthread_mutex_lock(&depot_lock);
+    *(void **) tail = depot[c];
+    depot[c] = head;
+    depot_count[c] += k;
+    pthread_mutex_unlock(&depot_lock);
+}
+
+/* Take up to half a cap of blocks of class c from the depot (the list of
+ * this thread is empty). */
+static void pool_take(pool_thread_t *t, int c)
+{
+    void *head, *tail;
+    uint32_t k = 1, n = pool_cap(c) / 2;
+
+    if (0 == tc_atomic_load_relaxed(&depot_count[c])) {
+        return; /* a racy peek: a miss only means carving one more block */
+    }
+    pthread_mutex_lock(&depot_lock);
+    head = tail = depot[c];
+    if (NULL != head) {
+        while (k < n && NULL != *(void **) tail) {
+            tail = *(void **) tail;
+            ++k;
+        }
+        depot[c] = *(void **) tail;
+        depot_count[c] -= k;
+        *(void **) tail = NULL;
+    }
+    pthread_mutex_unlock(&depot_lock);
+    if (NULL != head) {
+        t->free[c] = head;
+        t->nfree[c] = k;
+    }
+}
+
+/* a thread ends: its free blocks go to the depot */
+static void pool_thread_exit(void *arg)
+{
+    pool_thread_t *t = &pool_tls;
+
+    (void) arg;
+    for (int c = 0; c < POOL_NCLASS; ++c) {
+        pool_give(t, c, UINT32_MAX);
+    }
+}
+
+static void pool_register_thread(pool_thread_t *t)
+{
+    t->registered = 1;
+    (void) pthread_setspecific(pool_exit_key, t);
+}
 
 static void region_init(void)
 {
@@ -78,6 +166,7 @@ static void region_init(void)
         class_of_16[i] = (uint8_t) c;
     }
     region = MAP_FAILED == r ? NULL : (char *) r;
+    (void) pthread_key_create(&pool_exit_key, pool_thread_exit);
 }
 
 /* A fresh run for class c, or NULL when the region is used up. */
@@ -126,8 +215,12 @@ void *btl_sctp_pool_malloc(size_t size)
     c = class_of_16[(size + 15) >> 4];
     t = &pool_tls;
     t->allocs++;
+    if (NULL == t->free[c]) {
+        pool_take(t, c);
+    }
     if (NULL != (b = t->free[c])) {
         t->free[c] = *(void **) b;
+        t->nfree[c]--;
         /* usrsctp takes dozens of clusters in a row: fetch the next one's
          * link while this one is filled */
         __builtin_prefetch(t->free[c]);
@@ -160,8 +253,14 @@ void btl_sctp_pool_free(void *p)
     }
     c = run_class[((char *) p - region) >> POOL_RUN_SHIFT];
     t = &pool_tls;
+    if (__builtin_expect(!t->registered, 0)) {
+        pool_register_thread(t);
+    }
     *(void **) p = t->free[c];
     t->free[c] = p;
+    if (__builtin_expect(++t->nfree[c] > pool_cap(c), 0)) {
+        pool_give(t, c, pool_cap(c) / 2);
+    }
 }
 
 void *btl_sctp_pool_calloc(size_t n, size_t size)
@@ -291,7 +390,7 @@ static int write_slot(void **slot, void *fn)
         && 0 != mprotect((void *) page, (size_t) pagesz, prot | PROT_WRITE)) {
         return -errno;
     }
-    __atomic_store_n(slot, fn, __ATOMIC_RELEASE);
+    tc_atomic_store_release(slot, fn);
     if (!(prot & PROT_WRITE)) {
         (void) mprotect((void *) page, (size_t) pagesz, prot);
     }

@@ -44,6 +44,8 @@ typedef struct kernel_sock {
     tc_hash_t by_assoc;  /* association id -> peer */
     unsigned char *msg;
     size_t msg_size;
+    int discarding;              /* the rest of an oversize record is still to
+                                  * be dropped (its pieces may arrive later) */
 } kernel_sock_t;
 
 int btl_sctp_sock_kernel_probe(char *why, size_t whylen)
@@ -352,8 +354,16 @@ static int kernel_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
             }
             continue;
         }
+        if (ks->discarding) {
+            /* a later piece of a record refused whole: drop it too */
+            ks->discarding = !(mh.msg_flags & MSG_EOR);
+            continue;
+        }
         if (!(mh.msg_flags & MSG_EOR)) {
-            return -EMSGSIZE; /* larger than any message the BTL sends */
+            /* larger than any message the BTL sends: refuse the record
+             * whole, also the pieces still to be read */
+            ks->discarding = 1;
+            return -EMSGSIZE;
         }
         {
             btl_sctp_peer_t *p = kernel_peer_of(ks, NULL != ri ? ri->rcv_assoc_id : 0, &from);

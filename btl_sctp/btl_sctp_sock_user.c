@@ -646,13 +646,17 @@ static int user_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
             }
             continue;
         }
+        if (us->discarding) {
+            /* a later piece of a record refused whole: drop it too (no
+             * other message of the socket comes between the pieces of one
+             * record: fragment interleave level 0) */
+            us->discarding = !(flags & MSG_EOR);
+            continue;
+        }
         if (!(flags & MSG_EOR)) {
-            /* larger than any message the BTL sends: drop the rest of it */
-            do {
-                flags = 0;
-                n = usrsctp_recvv(us->so, us->msg, us->msg_size, NULL, NULL, NULL, NULL, NULL,
-                                  &flags);
-            } while (n > 0 && !(flags & MSG_EOR));
+            /* larger than any message the BTL sends: refuse the record
+             * whole, also the pieces that have not arrived yet */
+            us->discarding = 1;
             return -EMSGSIZE;
         }
         memset(msg, 0, sizeof(*msg));

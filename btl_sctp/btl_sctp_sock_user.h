@@ -79,6 +79,8 @@ struct user_sock {
     int per_peer_mtu;                         /* MTU from each peer's paths */
     uint64_t hot_ms[BTL_SCTP_SOCK_MAX_ADDRS]; /* last SCTP packet per UDP socket */
     int pending_recv;                         /* the last receive returned a message */
+    int discarding;                           /* the rest of an oversize record is still
+                                               * to be dropped (its pieces may come later) */
 };
 
 static inline uint64_t now_ms(void)

@@ -20,7 +20,7 @@
 #include TC_OMPI_MUTEX_H
 #include "opal/util/proc.h"
 
-#include "btl_swf_conn.h"
+#include "tc_sockmodel_client.h"
 
 BEGIN_C_DECLS
 
@@ -39,7 +39,7 @@ OBJ_CLASS_DECLARATION(mca_btl_swf_endpoint_t);
 
 typedef struct mca_btl_swf_module_t {
     mca_btl_base_module_t super;
-    swf_conn_t conn;
+    tc_sockmodel_conn_t conn;
     /* one command exchange at a time on the connection (MPI threads) */
     opal_mutex_t lock;
     bool connected;
@@ -53,6 +53,10 @@ typedef struct mca_btl_swf_module_t {
     /* endpoints indexed by simulated node number */
     mca_btl_swf_endpoint_t **endpoints;
     uint32_t num_nodes;
+    /* nodes 0 .. job_size-1 are the job's processes (node = rank); the
+     * simulator may serve more, whose messages are dropped and counted */
+    uint32_t job_size;
+    uint64_t dropped_foreign;
     /* one receive buffer, large enough for the biggest fragment */
     unsigned char *rx_buf;
     size_t rx_buf_size;
@@ -72,6 +76,7 @@ typedef struct mca_btl_swf_component_t {
     char *simulator_config;   /* --config file for the private simulator */
     char *simulator_report;   /* --report file for the private simulator */
     char *private_transport;  /* unix or tcp: how the private simulator listens */
+    char *token_file;         /* job token of an external simulator, or NULL */
     int probe_count;          /* probes before a progress call waits */
     int wait_step_ms;         /* wait grows by this much per idle wait */
     int wait_max_ms;          /* upper bound of one wait */
@@ -92,6 +97,8 @@ typedef struct mca_btl_swf_component_t {
 
     /* the private simulator, when this process started it */
     pid_t sim_pid;
+    char *sim_path;           /* the executable found (mca_btl_swf_launch_find) */
+    char *token_path;         /* the private simulator's token file */
     char *port_file;
     char *sock_file;          /* its Unix socket (the simulator removes it) */
     bool port_file_owner;
@@ -137,9 +144,13 @@ int mca_btl_swf_sendi(struct mca_btl_base_module_t *btl,
 
 /* btl_swf_recv.c */
 int mca_btl_swf_component_progress(void);
+void mca_btl_swf_progress_settle(mca_btl_swf_module_t *m);
 
 /* btl_swf_launch.c: the private simulator */
 int mca_btl_swf_launch_start(uint32_t nodes);
+char *mca_btl_swf_launch_find(char *tried, size_t len);
+const char *mca_btl_swf_launch_token_file(void);
+int mca_btl_swf_token_read(const char *path, unsigned char *token);
 int mca_btl_swf_launch_wait_port(char **host, int *port);
 void mca_btl_swf_launch_stop(void);
 

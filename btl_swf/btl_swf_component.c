@@ -93,8 +93,17 @@ static int mca_btl_swf_component_register(void)
                    "Model of the private simulator: simpel (no simulated time, messages go "
                    "straight to the destination) or torus (the timed ATOLL-like 2D torus)",
                    OPAL_INFO_LVL_3, &c->model, "simpel");
-    swf_reg_string("simulator", "The swfsim executable started as the private simulator",
-                   OPAL_INFO_LVL_4, &c->simulator, SWFSIM_INSTALLED_PATH);
+    swf_reg_string("simulator",
+                   "The swfsim executable started as the private simulator (a path, or a "
+                   "name looked up in PATH); empty: look in the configured bindir ("
+                   SWFSIM_INSTALLED_PATH "), next to this component's file (build tree), "
+                   "then PATH",
+                   OPAL_INFO_LVL_4, &c->simulator, "");
+    swf_reg_string("token_file",
+                   "File holding the job token of an external simulator started with "
+                   "swfsim --token-file (one line of 64 hex digits); empty: no token. The "
+                   "private simulator always gets a fresh token from the launching process",
+                   OPAL_INFO_LVL_4, &c->token_file, NULL);
     swf_reg_string("simulator_config",
                    "Configuration file passed to the private simulator with --config "
                    "(torus dimensions, bandwidth, cycle, router delay); empty: its defaults",
@@ -187,6 +196,8 @@ static int mca_btl_swf_component_open(void)
     c->output = tc_ompi_output_open(c->verbose);
     c->module = NULL;
     c->sim_pid = 0;
+    c->sim_path = NULL;
+    c->token_path = NULL;
     c->port_file = NULL;
     c->sock_file = NULL;
     c->port_file_owner = false;
@@ -221,6 +232,20 @@ static bool swf_explicitly_requested(void)
     return tc_ompi_btl_selection("swf").named;
 }
 
+/* Setup failed after swf was asked for by name. Returning no module
+ * would leave ob1 without any BTL when swf is the only one named, and
+ * Open MPI 4.1 then crashes in add_procs; a job that asked for the
+ * simulator must not run without it either. The reason was printed
+ * (once, by the process that saw it): end the whole job now. */
+static void swf_setup_abort(bool requested)
+{
+    if (requested) {
+        tc_ompi_abort_job(1);
+        /* the runtime is ending the job; do not run on towards a crash */
+        _exit(1);
+    }
+}
+
 static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
                                                           bool enable_progress_threads,
                                                           bool enable_mpi_threads)
@@ -229,7 +254,8 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
     mca_btl_swf_module_t *m = &mca_btl_swf_module;
     mca_btl_base_module_t **btls;
     char host[256], *sim_host = NULL;
-    uint32_t my_rank = OPAL_PROC_MY_NAME.vpid, job_size = 0, node_be;
+    uint32_t my_rank = OPAL_PROC_MY_NAME.vpid, job_size = 0;
+    mca_btl_swf_modex_t modex;
     int port = 0, rc;
     bool requested = swf_explicitly_requested();
     bool private_sim = (NULL == c->server || '\0' == c->server[0]);
@@ -265,37 +291,54 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
         }
         if (0 == opal_process_info.my_local_rank) {
             if (OPAL_SUCCESS != mca_btl_swf_launch_start(job_size)) {
+                swf_setup_abort(requested);
                 return NULL;
             }
         }
         if (OPAL_SUCCESS != mca_btl_swf_launch_wait_port(&sim_host, &port)) {
             mca_btl_swf_launch_stop();
+            swf_setup_abort(requested);
             return NULL;
         }
         snprintf(host, sizeof(host), "%s", sim_host);
         free(sim_host);
-    } else if (0 != swf_conn_parse_address(c->server, host, sizeof(host), &port)) {
+    } else if (0 != tc_sockmodel_address_parse(c->server, host, sizeof(host), &port)) {
         mca_btl_swf_show_help("bad server address", opal_process_info.nodename, c->server);
         return NULL;
     }
 
     OBJ_CONSTRUCT(&m->lock, opal_mutex_t);
-    swf_conn_init(&m->conn, c->cycle_ns, c->consume_scale,
+    tc_sockmodel_conn_init(&m->conn, c->cycle_ns, c->consume_scale,
                   c->reply_timeout > 0 ? c->reply_timeout * 1000 : 0);
     m->conn.spin_us = c->spin_us > 0 ? c->spin_us : 0;
+    {
+        const char *tf = private_sim ? mca_btl_swf_launch_token_file() : c->token_file;
+
+        if (NULL != tf && '\0' != tf[0]) {
+            if (OPAL_SUCCESS != mca_btl_swf_token_read(tf, m->conn.token)) {
+                mca_btl_swf_show_help("bad token file", opal_process_info.nodename, tf);
+                OBJ_DESTRUCT(&m->lock);
+                mca_btl_swf_launch_stop();
+                swf_setup_abort(requested);
+                return NULL;
+            }
+            m->conn.have_token = 1;
+        }
+    }
     /* a unix:PATH host has no port */
     opal_output_verbose(5, c->output, "btl:swf: rank %u connecting to %s%s%.0d", my_rank, host,
                         port > 0 ? ":" : "", port);
-    rc = swf_conn_connect(&m->conn, host, port, my_rank, c->connect_timeout * 1000);
+    rc = tc_sockmodel_conn_connect(&m->conn, host, port, my_rank, c->connect_timeout * 1000);
     if (0 == rc) {
-        rc = swf_conn_size(&m->conn);
+        rc = tc_sockmodel_conn_size(&m->conn);
     }
     if (0 != rc) {
         mca_btl_swf_show_help("connect failed", opal_process_info.nodename, (int) my_rank, host, port,
                               m->conn.error);
-        swf_conn_close(&m->conn);
+        tc_sockmodel_conn_close(&m->conn);
         OBJ_DESTRUCT(&m->lock);
         mca_btl_swf_launch_stop();
+        swf_setup_abort(requested);
         return NULL;
     }
     if (m->conn.nodes < job_size) {
@@ -305,7 +348,7 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
                  m->conn.nodes, job_size);
         mca_btl_swf_show_help("connect failed", opal_process_info.nodename, (int) my_rank, host, port,
                               why);
-        swf_conn_close(&m->conn);
+        tc_sockmodel_conn_close(&m->conn);
         OBJ_DESTRUCT(&m->lock);
         mca_btl_swf_launch_stop();
         return NULL;
@@ -321,6 +364,8 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
     m->failed = false;
     m->in_progress = false;
     m->num_nodes = m->conn.nodes;
+    m->job_size = job_size;
+    m->dropped_foreign = 0;
     m->idle_probes = 0;
     m->wait_ms = c->wait_step_ms > 0 ? c->wait_step_ms : 1;
 
@@ -350,8 +395,8 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
         goto fail;
     }
 
-    node_be = htonl(m->conn.rank);
-    TC_OMPI_MODEX_SEND(rc, TC_OMPI_SCOPE_GLOBAL, &c->super.btl_version, &node_be, sizeof(node_be));
+    modex.node_be = htonl(m->conn.rank);
+    TC_OMPI_MODEX_SEND(rc, TC_OMPI_SCOPE_GLOBAL, &c->super.btl_version, &modex, sizeof(modex));
     if (OPAL_SUCCESS != rc) {
         free(btls);
         goto fail;
@@ -373,7 +418,7 @@ fail:
     m->rx_buf = NULL;
     free(m->endpoints);
     m->endpoints = NULL;
-    (void) swf_conn_finish(&m->conn);
+    (void) tc_sockmodel_conn_finish(&m->conn);
     m->connected = false;
     OBJ_DESTRUCT(&m->lock);
     mca_btl_swf_launch_stop();
@@ -390,7 +435,7 @@ void mca_btl_swf_fatal(mca_btl_swf_module_t *m, const char *what)
     m->failed = true;
     mca_btl_swf_show_help("connection lost", opal_process_info.nodename,
                           (int) OPAL_PROC_MY_NAME.vpid, what, m->conn.error);
-    swf_conn_close(&m->conn);
+    tc_sockmodel_conn_close(&m->conn);
     if (NULL != m->error_cb) {
         /* ob1 aborts the job: no process waits for a simulator that is gone */
         m->error_cb(&m->super, MCA_BTL_ERROR_FLAGS_FATAL, NULL,

@@ -18,6 +18,16 @@
 #define MCA_BTL_SWF_TAG_MARKER 0x53574600u   /* "SWF\0" */
 #define MCA_BTL_SWF_TAG_MASK   0xFFFFFF00u
 
+/* the marker leaves the low byte to ob1's tag, which fits there whole */
+_Static_assert(0 == (MCA_BTL_SWF_TAG_MARKER & ~MCA_BTL_SWF_TAG_MASK), "marker is 24 bits");
+_Static_assert(sizeof(uint8_t) == 1 && (~MCA_BTL_SWF_TAG_MASK) == 0xFFu, "an 8-bit tag");
+
+/* The modex entry: the node number in network byte order. */
+typedef struct mca_btl_swf_modex {
+    uint32_t node_be;
+} mca_btl_swf_modex_t;
+_Static_assert(sizeof(mca_btl_swf_modex_t) == 4, "modex entry: one 32-bit word");
+
 static inline uint32_t mca_btl_swf_tag_encode(uint8_t am_tag)
 {
     return MCA_BTL_SWF_TAG_MARKER | (uint32_t) am_tag;
@@ -32,5 +42,10 @@ static inline int mca_btl_swf_tag_decode(uint32_t wire_tag, uint8_t *am_tag)
     *am_tag = (uint8_t) (wire_tag & 0xFFu);
     return 1;
 }
+
+/* The marker leaves the low byte to ob1's tag, and the mask covers it. */
+_Static_assert(0 == (MCA_BTL_SWF_TAG_MARKER & ~MCA_BTL_SWF_TAG_MASK) &&
+                   0xFFu == (uint32_t) ~MCA_BTL_SWF_TAG_MASK,
+               "swf wire tag: 24-bit marker above an 8-bit active-message tag");
 
 #endif /* MCA_BTL_SWF_HDR_H */

@@ -11,14 +11,16 @@
 
 #include "opal_config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/un.h>
@@ -33,6 +35,13 @@
 
 #define SWF_PORT_FILE_NAME "swf.port"
 #define SWF_SOCK_FILE_NAME "swf.sock"
+#define SWF_TOKEN_FILE_NAME "swf.token"
+
+#ifndef SWFSIM_INSTALLED_PATH
+#define SWFSIM_INSTALLED_PATH "swfsim"
+#endif
+
+extern char **environ;
 
 static void swf_sleep_ms(int ms)
 {
@@ -93,18 +102,231 @@ static const char *swf_sock_file(void)
     return c->sock_file;
 }
 
-/* Allow every CPU of the host (in the forked child only). */
-static void swf_unbind(void)
+/* The private simulator's token file (in the job session dir). */
+const char *mca_btl_swf_launch_token_file(void)
 {
-    long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-    cpu_set_t set;
-    long i;
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
 
-    CPU_ZERO(&set);
-    for (i = 0; i < ncpu && i < CPU_SETSIZE; i++) {
-        CPU_SET((int) i, &set);
+    if (NULL == c->token_path && NULL != opal_process_info.job_session_dir) {
+        if (0 > asprintf(&c->token_path, "%s/%s", opal_process_info.job_session_dir,
+                         SWF_TOKEN_FILE_NAME)) {
+            c->token_path = NULL;
+        }
     }
-    (void) sched_setaffinity(0, sizeof(set), &set);
+    return c->token_path;
+}
+
+/* Read a token file (one line of hex digits): OPAL_SUCCESS or an error. */
+int mca_btl_swf_token_read(const char *path, unsigned char *token)
+{
+    char line[2 * SOCKMODEL_TOKEN_BYTES + 8];
+    ssize_t n;
+    int fd;
+
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return OPAL_ERR_NOT_FOUND;
+    }
+    n = read(fd, line, sizeof(line) - 1);
+    close(fd);
+    if (n <= 0) {
+        return OPAL_ERR_BAD_PARAM;
+    }
+    line[n] = '\0';
+    return 0 == tc_sockmodel_token_parse(line, token) ? OPAL_SUCCESS : OPAL_ERR_BAD_PARAM;
+}
+
+/* A fresh random token in a 0600 file of the session dir, written whole
+ * before the simulator starts (so that it is there once the port file
+ * is): the simulator and every process of the job read it from there. */
+static int mca_btl_swf_token_create(const char *path)
+{
+    unsigned char token[SOCKMODEL_TOKEN_BYTES];
+    char line[2 * SOCKMODEL_TOKEN_BYTES + 2];
+    size_t got = 0;
+    ssize_t n;
+    int fd;
+
+    while (got < sizeof(token)) {
+        n = getrandom(token + got, sizeof(token) - got, 0);
+        if (n < 0) {
+            if (EINTR == errno) {
+                continue;
+            }
+            return OPAL_ERROR;
+        }
+        got += (size_t) n;
+    }
+    tc_sockmodel_token_format(token, line);
+    (void) unlink(path);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        return OPAL_ERROR;
+    }
+    n = write(fd, line, strlen(line));
+    close(fd);
+    if (n != (ssize_t) strlen(line)) {
+        (void) unlink(path);
+        return OPAL_ERROR;
+    }
+    return OPAL_SUCCESS;
+}
+
+/* Append place to the list of places tried (for the error message). */
+static void mca_btl_swf_tried(char *tried, size_t len, const char *place)
+{
+    size_t used = strlen(tried);
+
+    if (used + 1 < len) {
+        snprintf(tried + used, len - used, "%s%s", used > 0 ? ", " : "", place);
+    }
+}
+
+/* 1 and *found (malloc'd) when dir/name is an executable file. */
+static int mca_btl_swf_try(const char *dir, const char *name, char **found, char *tried,
+                           size_t len)
+{
+    char *path = NULL;
+    struct stat st;
+
+    if (0 > asprintf(&path, "%s%s%s", dir, '\0' == dir[0] ? "" : "/", name)) {
+        return 0;
+    }
+    mca_btl_swf_tried(tried, len, path);
+    if (0 == stat(path, &st) && S_ISREG(st.st_mode) && 0 == access(path, X_OK)) {
+        *found = path;
+        return 1;
+    }
+    free(path);
+    return 0;
+}
+
+/* Each directory of PATH. */
+static int mca_btl_swf_try_path(const char *name, char **found, char *tried, size_t len)
+{
+    const char *path = getenv("PATH");
+    char dir[4096];
+
+    while (NULL != path && '\0' != *path) {
+        size_t n = strcspn(path, ":");
+
+        if (n > 0 && n < sizeof(dir)) {
+            memcpy(dir, path, n);
+            dir[n] = '\0';
+            if (mca_btl_swf_try(dir, name, found, tried, len)) {
+                return 1;
+            }
+        }
+        path += n;
+        if (':' == *path) {
+            path++;
+        }
+    }
+    return 0;
+}
+
+/* The simulator to start, looked for in order: btl_swf_simulator (a path
+ * as given, a bare name in PATH), the configured bindir, next to this
+ * component's own file (the build tree: btl_swf/.libs/ and swfsim/ side
+ * by side), PATH. NULL when none is there; *tried names every place. */
+char *mca_btl_swf_launch_find(char *tried, size_t len)
+{
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+    char *found = NULL, *dir, *slash;
+    Dl_info info;
+
+    tried[0] = '\0';
+    if (NULL != c->simulator && '\0' != c->simulator[0]) {
+        /* asked for by name: nothing else is tried */
+        if (NULL != strchr(c->simulator, '/')) {
+            (void) mca_btl_swf_try("", c->simulator, &found, tried, len);
+        } else {
+            (void) mca_btl_swf_try_path(c->simulator, &found, tried, len);
+        }
+        return found;
+    }
+    if (NULL != strchr(SWFSIM_INSTALLED_PATH, '/') &&
+        mca_btl_swf_try("", SWFSIM_INSTALLED_PATH, &found, tried, len)) {
+        return found;
+    }
+    if (0 != dladdr((void *) &mca_btl_swf_component, &info) && NULL != info.dli_fname &&
+        NULL != (dir = strdup(info.dli_fname))) {
+        slash = strrchr(dir, '/');
+        if (NULL != slash) {
+            *slash = '\0';
+            if (mca_btl_swf_try(dir, "swfsim", &found, tried, len) ||
+                mca_btl_swf_try(dir, "../../swfsim/swfsim", &found, tried, len)) {
+                free(dir);
+                return found;
+            }
+        }
+        free(dir);
+    }
+    (void) mca_btl_swf_try_path("swfsim", &found, tried, len);
+    return found;
+}
+
+/* Tell the other processes of this host that there will be no simulator:
+ * they find the line in the port file at once instead of timing out. */
+static void mca_btl_swf_launch_mark_failed(void)
+{
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+
+    if (NULL != c->port_file &&
+        0 == tc_sockmodel_port_file_write(c->port_file, TC_SOCKMODEL_PORT_FILE_FAILED)) {
+        c->port_file_owner = true;
+    }
+}
+
+/* posix_spawn the simulator: the child runs no code of this process
+ * (nothing between fork and exec), gets stdin from /dev/null, keeps only
+ * stdout and stderr of this process's descriptors (all of them closed,
+ * however high), an empty signal mask and default signal actions. The
+ * simulator itself sets its death signal and checks that its parent is
+ * still the one that started it (--parent-pid), and drops this rank's
+ * core binding (--all-cpus). */
+static int mca_btl_swf_spawn(const char *path, char *const argv[], pid_t *pid)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    sigset_t none, all;
+    int rc, sig;
+
+    sigemptyset(&none);
+    sigemptyset(&all);
+    for (sig = 1; sig < NSIG; sig++) {
+        if (SIGKILL != sig && SIGSTOP != sig) {
+            (void) sigaddset(&all, sig);   /* refuses the C library's own */
+        }
+    }
+    rc = posix_spawn_file_actions_init(&fa);
+    if (0 != rc) {
+        return rc;
+    }
+    rc = posix_spawnattr_init(&at);
+    if (0 != rc) {
+        posix_spawn_file_actions_destroy(&fa);
+        return rc;
+    }
+    rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (0 == rc) {
+        rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+    }
+    if (0 == rc) {
+        rc = posix_spawnattr_setsigmask(&at, &none);
+    }
+    if (0 == rc) {
+        rc = posix_spawnattr_setsigdefault(&at, &all);
+    }
+    if (0 == rc) {
+        rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    }
+    if (0 == rc) {
+        rc = posix_spawn(pid, path, &fa, &at, argv, environ);
+    }
+    posix_spawnattr_destroy(&at);
+    posix_spawn_file_actions_destroy(&fa);
+    return rc;
 }
 
 int mca_btl_swf_launch_start(uint32_t nodes)
@@ -112,21 +334,24 @@ int mca_btl_swf_launch_start(uint32_t nodes)
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     const char *port_file = swf_port_file();
     const char *sock_file = swf_sock_file();
-    char nodes_str[16], ctimeout_str[16], spin_str[16], listen_str[128];
+    char nodes_str[16], ctimeout_str[16], spin_str[16], ppid_str[16], listen_str[128];
+    char tried[2048], *path;
+    const char *token_file = mca_btl_swf_launch_token_file();
+    const char *argv[32];
+    int argc = 0, rc;
     pid_t pid;
 
     if (NULL == port_file) {
         mca_btl_swf_show_help("no session dir", opal_process_info.nodename);
         return OPAL_ERROR;
     }
-    /* a bare name is looked up in PATH by execvp; a path must exist */
-    if (NULL == c->simulator || '\0' == c->simulator[0] ||
-        (NULL != strchr(c->simulator, '/') && 0 != access(c->simulator, X_OK))) {
-        bool unset = (NULL == c->simulator || '\0' == c->simulator[0]);
-
+    path = mca_btl_swf_launch_find(tried, sizeof(tried));
+    if (NULL == path) {
         mca_btl_swf_show_help("simulator not found", opal_process_info.nodename,
-                              unset ? "(not set)" : c->simulator,
-                              unset ? "btl_swf_simulator is empty" : strerror(errno));
+                              NULL != c->simulator && '\0' != c->simulator[0] ?
+                              c->simulator : "swfsim", tried);
+        (void) unlink(port_file);
+        mca_btl_swf_launch_mark_failed();
         return OPAL_ERR_NOT_FOUND;
     }
     /* a leftover from an earlier attempt would hand out a dead port */
@@ -140,117 +365,74 @@ int mca_btl_swf_launch_start(uint32_t nodes)
     snprintf(nodes_str, sizeof(nodes_str), "%u", nodes);
     snprintf(ctimeout_str, sizeof(ctimeout_str), "%d", c->connect_timeout > 0 ? c->connect_timeout : 0);
     snprintf(spin_str, sizeof(spin_str), "%d", c->simulator_spin_us > 0 ? c->simulator_spin_us : 0);
+    snprintf(ppid_str, sizeof(ppid_str), "%d", (int) getpid());
 
-    pid = fork();
-    if (pid < 0) {
-        mca_btl_swf_show_help("simulator start failed", opal_process_info.nodename,
-                              c->simulator, strerror(errno));
+    argv[argc++] = "swfsim";
+    argv[argc++] = "--nodes";
+    argv[argc++] = nodes_str;
+    argv[argc++] = "--model";
+    argv[argc++] = c->model;
+    argv[argc++] = "--listen";
+    argv[argc++] = listen_str;
+    argv[argc++] = "--port-file";
+    argv[argc++] = port_file;
+    /* the simulator gives up, instead of waiting forever, when a rank
+     * never connects (that rank reports its own error) */
+    argv[argc++] = "--connect-timeout";
+    argv[argc++] = ctimeout_str;
+    argv[argc++] = "--spin-us";
+    argv[argc++] = spin_str;
+    /* it must not outlive this process, nor inherit this rank's core
+     * binding: it serves every rank */
+    argv[argc++] = "--parent-pid";
+    argv[argc++] = ppid_str;
+    argv[argc++] = "--all-cpus";
+    /* clients must show the job's token: over TCP any local user could
+     * otherwise claim a rank (the Unix socket is 0600 anyway) */
+    if (NULL == token_file || OPAL_SUCCESS != mca_btl_swf_token_create(token_file)) {
+        mca_btl_swf_show_help("simulator start failed", opal_process_info.nodename, path,
+                              "cannot create the job token file in the session directory");
+        free(path);
+        mca_btl_swf_launch_mark_failed();
         return OPAL_ERROR;
     }
-    if (0 == pid) {
-        const char *argv[24];
-        int argc = 0, fd;
+    argv[argc++] = "--token-file";
+    argv[argc++] = token_file;
+    if (NULL != c->simulator_config && '\0' != c->simulator_config[0]) {
+        argv[argc++] = "--config";
+        argv[argc++] = c->simulator_config;
+    }
+    if (NULL != c->simulator_report && '\0' != c->simulator_report[0]) {
+        argv[argc++] = "--report";
+        argv[argc++] = c->simulator_report;
+    } else {
+        argv[argc++] = "--quiet";
+    }
+    argv[argc] = NULL;
 
-        /* the simulator must not outlive the process that started it */
-        (void) prctl(PR_SET_PDEATHSIG, SIGTERM);
-        /* nor inherit this rank's core binding: it serves every rank and
-         * must not compete with the launcher for one core */
-        swf_unbind();
-        fd = open("/dev/null", O_RDONLY);
-        if (fd >= 0) {
-            (void) dup2(fd, 0);
-        }
-        /* keep stdout/stderr (the simulator's errors reach the user) but no
-         * other descriptor of this MPI process */
-        for (fd = 3; fd < 1024; fd++) {
-            (void) close(fd);
-        }
-        argv[argc++] = "swfsim";
-        argv[argc++] = "--nodes";
-        argv[argc++] = nodes_str;
-        argv[argc++] = "--model";
-        argv[argc++] = c->model;
-        argv[argc++] = "--listen";
-        argv[argc++] = listen_str;
-        argv[argc++] = "--port-file";
-        argv[argc++] = port_file;
-        /* the simulator gives up, instead of waiting forever, when a rank
-         * never connects (that rank reports its own error) */
-        argv[argc++] = "--connect-timeout";
-        argv[argc++] = ctimeout_str;
-        argv[argc++] = "--spin-us";
-        argv[argc++] = spin_str;
-        if (NULL != c->simulator_config && '\0' != c->simulator_config[0]) {
-            argv[argc++] = "--config";
-            argv[argc++] = c->simulator_config;
-        }
-        if (NULL != c->simulator_report && '\0' != c->simulator_report[0]) {
-            argv[argc++] = "--report";
-            argv[argc++] = c->simulator_report;
-        } else {
-            argv[argc++] = "--quiet";
-        }
-        argv[argc] = NULL;
-        execvp(c->simulator, (char *const *) argv);
-        fprintf(stderr, "btl_swf: cannot execute %s: %s\n", c->simulator, strerror(errno));
-        _exit(127);
+    rc = mca_btl_swf_spawn(path, (char *const *) argv, &pid);
+    if (0 != rc) {
+        mca_btl_swf_show_help("simulator start failed", opal_process_info.nodename, path,
+                              strerror(rc));
+        free(path);
+        mca_btl_swf_launch_mark_failed();
+        return OPAL_ERROR;
     }
 
     c->sim_pid = pid;
     c->port_file_owner = true;
     opal_output_verbose(5, c->output, "btl:swf: started private simulator %s (pid %d, %u nodes, model %s)",
-                        c->simulator, (int) pid, nodes, c->model);
+                        path, (int) pid, nodes, c->model);
+    free(c->sim_path);
+    c->sim_path = path;
     return OPAL_SUCCESS;
-}
-
-/* Parse "PORT", "HOST:PORT" or "unix:PATH" (a complete line); 0 when the
- * file is incomplete. A unix:PATH goes whole into *sock (port 0). */
-static int swf_parse_port_file(const char *path, int *port, char **sock)
-{
-    char buf[256], *colon, *end;
-    ssize_t n;
-    long value;
-    int fd;
-
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return 0;
-    }
-    n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0) {
-        return 0;
-    }
-    buf[n] = '\0';
-    /* only a complete line counts: the simulator may still be writing */
-    end = strchr(buf, '\n');
-    if (NULL == end) {
-        return 0;
-    }
-    *end = '\0';
-    if (0 == strncmp(buf, SWF_CONN_UNIX_PREFIX, 5)) {
-        if ('\0' == buf[5] || strlen(buf + 5) >= sizeof(((struct sockaddr_un *) 0)->sun_path)) {
-            return -1;
-        }
-        *sock = strdup(buf);
-        *port = 0;
-        return NULL == *sock ? -1 : 1;
-    }
-    colon = strrchr(buf, ':');
-    errno = 0;
-    value = strtol(NULL != colon ? colon + 1 : buf, &end, 10);
-    if (0 != errno || '\0' != *end || value <= 0 || value > 65535) {
-        return -1;
-    }
-    *port = (int) value;
-    return 1;
 }
 
 int mca_btl_swf_launch_wait_port(char **host, int *port)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     const char *port_file = swf_port_file();
-    char *sock = NULL;
+    char addr[4200];
     double deadline;
     int delay_ms = 1, rc, status;
 
@@ -260,9 +442,15 @@ int mca_btl_swf_launch_wait_port(char **host, int *port)
     }
     deadline = swf_now_s() + c->connect_timeout;
     for (;;) {
-        rc = swf_parse_port_file(port_file, port, &sock);
+        rc = tc_sockmodel_port_file_read(port_file, addr, sizeof(addr), port);
         if (rc > 0) {
             break;
+        }
+        if (-ECANCELED == rc) {
+            /* the launcher failed and said why: nothing to add */
+            opal_output_verbose(1, c->output, "btl:swf: the private simulator was not started "
+                                "(see the launching process's message)");
+            return OPAL_ERR_NOT_AVAILABLE;
         }
         if (rc < 0) {
             mca_btl_swf_show_help("bad port file", opal_process_info.nodename, port_file);
@@ -279,7 +467,8 @@ int mca_btl_swf_launch_wait_port(char **host, int *port)
                 snprintf(why, sizeof(why), "signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
             }
             mca_btl_swf_show_help("simulator died at start", opal_process_info.nodename,
-                                  c->simulator, why);
+                                  NULL != c->sim_path ? c->sim_path : c->simulator, why);
+            mca_btl_swf_launch_mark_failed();
             return OPAL_ERROR;
         }
         if (swf_now_s() > deadline) {
@@ -292,7 +481,7 @@ int mca_btl_swf_launch_wait_port(char **host, int *port)
             delay_ms *= 2;
         }
     }
-    *host = NULL != sock ? sock : strdup("127.0.0.1");
+    *host = strdup(addr);
     return NULL == *host ? OPAL_ERR_OUT_OF_RESOURCE : OPAL_SUCCESS;
 }
 
@@ -336,6 +525,9 @@ void mca_btl_swf_launch_stop(void)
         /* the simulator removes its socket; a killed one cannot */
         (void) unlink(c->sock_file);
     }
+    if (c->port_file_owner && NULL != c->token_path) {
+        (void) unlink(c->token_path);
+    }
     if (c->port_file_owner && NULL != c->port_file) {
         (void) unlink(c->port_file);
         c->port_file_owner = false;
@@ -344,4 +536,8 @@ void mca_btl_swf_launch_stop(void)
     c->port_file = NULL;
     free(c->sock_file);
     c->sock_file = NULL;
+    free(c->sim_path);
+    c->sim_path = NULL;
+    free(c->token_path);
+    c->token_path = NULL;
 }

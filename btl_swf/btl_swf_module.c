@@ -17,6 +17,7 @@
 #include "opal/util/proc.h"
 
 #include "btl_swf.h"
+#include "btl_swf_hdr.h"
 #include "btl_swf_frag.h"
 
 static void mca_btl_swf_endpoint_construct(mca_btl_swf_endpoint_t *ep)
@@ -60,11 +61,11 @@ static int swf_proc_node(opal_proc_t *proc, uint32_t *node)
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
-    if (NULL == data || sizeof(uint32_t) != size) {
+    if (NULL == data || sizeof(mca_btl_swf_modex_t) != size) {
         free(data);
         return OPAL_ERR_BAD_PARAM;
     }
-    *node = ntohl(*data);
+    *node = ntohl(((const mca_btl_swf_modex_t *) data)->node_be);
     free(data);
     return OPAL_SUCCESS;
 }
@@ -158,6 +159,29 @@ void mca_btl_swf_dump(struct mca_btl_base_module_t *btl,
                 (unsigned long long) m->conn.commands,
                 (unsigned long long) m->conn.cycles_reported,
                 (unsigned long long) m->conn.clock_ns);
+    /* per request: how many, and the wall time blocked for their replies */
+    {
+        char line[512];
+        size_t off = 0;
+        uint32_t r;
+
+        line[0] = '\0';
+        for (r = SOCKMODEL_REQUEST_MIN; r <= SOCKMODEL_REQUEST_MAX && off < sizeof(line); r++) {
+            if (0 == m->conn.req_count[r]) {
+                continue;
+            }
+            off += (size_t) snprintf(line + off, sizeof(line) - off, " %s %llu (%.1f ms)",
+                                     tc_sockmodel_request_name(r),
+                                     (unsigned long long) m->conn.req_count[r],
+                                     (double) m->conn.reply_wait_ns[r] / 1e6);
+        }
+        opal_output(0, "btl:swf: node %u requests (count, wall time blocked on replies):%s; "
+                    "%llu polls found no answer yet, %llu waits stopped to send; "
+                    "%llu messages from nodes outside the job dropped",
+                    m->conn.rank, line, (unsigned long long) m->conn.polls_empty,
+                    (unsigned long long) m->conn.stops,
+                    (unsigned long long) m->dropped_foreign);
+    }
 }
 
 int mca_btl_swf_finalize(struct mca_btl_base_module_t *btl)
@@ -168,15 +192,16 @@ int mca_btl_swf_finalize(struct mca_btl_base_module_t *btl)
     int rc;
 
     if (m->connected && !m->failed) {
+        mca_btl_swf_progress_settle(m);
         if (c->verbose >= 5) {
             mca_btl_swf_dump(btl, NULL, 0);
         }
-        rc = swf_conn_finish(&m->conn);
+        rc = m->failed ? 0 : tc_sockmodel_conn_finish(&m->conn);
         if (0 != rc) {
             opal_output_verbose(1, c->output, "btl:swf: FINISH failed: %s", m->conn.error);
         }
     } else {
-        swf_conn_close(&m->conn);
+        tc_sockmodel_conn_close(&m->conn);
     }
     m->connected = false;
     if (NULL != m->endpoints) {

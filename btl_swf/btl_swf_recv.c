@@ -6,10 +6,13 @@
  * with RECV into one reusable buffer and handed to the active-message
  * callback of its tag; a simulator that offers it hands the message over
  * with the WAITING_START answer instead (SOCKMODEL_FEATURE_WAIT_RECV).
+ * Polls never block the caller: their answers are read when they are
+ * there (docs/btl_swf.md, "Where the wall time went").
  */
 
 #include "opal_config.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,13 +23,22 @@
 
 /* Hand the message in rx_buf (info) to the callback of its tag.
  * 1 when delivered, 0 when dropped. */
-static int swf_dispatch(mca_btl_swf_module_t *m, const swf_msg_info_t *info)
+static int swf_dispatch(mca_btl_swf_module_t *m, const tc_sockmodel_msg_info_t *info)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     const mca_btl_active_message_callback_t *reg;
     mca_btl_base_segment_t seg;
     uint8_t am_tag;
 
+    if (OPAL_UNLIKELY(info->src >= m->job_size)) {
+        /* a node of the simulator that is no process of this job: its
+         * bytes must never reach ob1, whatever tag they carry */
+        m->dropped_foreign++;
+        opal_output_verbose(1, c->output,
+                            "btl:swf: dropped a %u-byte message from node %u, which is not one "
+                            "of the job's %u processes", info->len, info->src, m->job_size);
+        return 0;
+    }
     if (!mca_btl_swf_tag_decode(info->tag, &am_tag)) {
         opal_output_verbose(1, c->output,
                             "btl:swf: dropped a %u-byte message from node %u with foreign tag 0x%08x",
@@ -57,9 +69,9 @@ static int swf_dispatch(mca_btl_swf_module_t *m, const swf_msg_info_t *info)
 /* RECV the message announced by info and hand it to its callback; a
  * PROBE rides along and tells (*more, *announced) whether another message
  * is queued. 1 when delivered, 0 when dropped, -1 after a fatal error. */
-static int swf_deliver(mca_btl_swf_module_t *m, swf_msg_info_t *announced, int *more)
+static int swf_deliver(mca_btl_swf_module_t *m, tc_sockmodel_msg_info_t *announced, int *more)
 {
-    swf_msg_info_t info;
+    tc_sockmodel_msg_info_t info;
 
     if (announced->len > m->rx_buf_size) {
         /* a peer can never produce this: the stream is not ours */
@@ -70,42 +82,95 @@ static int swf_deliver(mca_btl_swf_module_t *m, swf_msg_info_t *announced, int *
         return -1;
     }
     *more = 0;
-    if (swf_conn_recv(&m->conn, m->rx_buf, m->rx_buf_size, &info, announced, more) < 0) {
+    if (tc_sockmodel_conn_recv(&m->conn, m->rx_buf, m->rx_buf_size, &info, announced, more) < 0) {
         mca_btl_swf_fatal(m, "receiving a message");
         return -1;
     }
     return swf_dispatch(m, &info);
 }
 
-/* One WAITING_START of m->wait_ms: 0 when it expired, 1 when a message is
- * announced (*info), 2 when it came with the answer and was delivered
- * (*count), negative on a broken connection. */
-static int swf_wait(mca_btl_swf_module_t *m, swf_msg_info_t *info, int *count)
+/* Start the next poll without waiting for its answer: a PROBE for the
+ * first btl_swf_probe_count idle calls (each moves the node's simulated
+ * clock by the probe cost, as in the report's strategy), then a
+ * WAITING_START of m->wait_ms (with the message in the answer when the
+ * simulator offers it). */
+static int swf_poll_start(mca_btl_swf_module_t *m)
 {
-    uint32_t timeout_us = (uint32_t) m->wait_ms * 1000u;
-    int rc;
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+    int wait_max = c->wait_max_ms > 0 ? c->wait_max_ms : 1;
+    uint32_t flags = 0;
 
+    if (m->idle_probes < (unsigned) c->probe_count) {
+        return tc_sockmodel_conn_probe_start(&m->conn);
+    }
+    if (m->wait_ms > wait_max) {
+        m->wait_ms = wait_max;
+    }
 #ifdef SOCKMODEL_FEATURE_WAIT_RECV
     if (m->conn.features & SOCKMODEL_FEATURE_WAIT_RECV) {
-        /* the message comes with the answer: no RECV round trip */
-        rc = swf_conn_wait_recv(&m->conn, timeout_us, m->rx_buf, m->rx_buf_size, info);
-        if (rc > 0) {
-            *count += swf_dispatch(m, info);
-            return 2;
-        }
-        return rc;
+        flags = SOCKMODEL_WAIT_RECV;
     }
 #endif
-    (void) count;
-    rc = swf_conn_wait(&m->conn, timeout_us, info);
-    return rc;
+    m->waits++;
+    return tc_sockmodel_conn_wait_start(&m->conn, (uint32_t) m->wait_ms * 1000u, flags);
 }
 
+/* The answer to a poll has come (rc from tc_sockmodel_conn_poll): deliver what it
+ * brought. The count of delivered messages, or -1 after a fatal error. */
+static int swf_poll_done(mca_btl_swf_module_t *m, int rc, uint32_t status,
+                         tc_sockmodel_msg_info_t *info)
+{
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+    int count = 0, more = 1, i;
+
+    switch (rc) {
+    case TC_SOCKMODEL_POLL_NONE:
+        if (SOCKMODEL_ST_NONE == status) {
+            m->idle_probes++;
+        } else if (SOCKMODEL_ST_EXPIRED == status) {
+            m->wait_timeouts++;
+            /* idle again: wait longer next time, up to the bound */
+            m->wait_ms += c->wait_step_ms > 0 ? c->wait_step_ms : 1;
+        }
+        return 0;
+    case TC_SOCKMODEL_POLL_MSG:
+        /* the message came with the wait's answer */
+        m->idle_probes = 0;
+        m->wait_ms = c->wait_step_ms > 0 ? c->wait_step_ms : 1;
+        return swf_dispatch(m, info);
+    case TC_SOCKMODEL_POLL_FOUND:
+        m->idle_probes = 0;
+        m->wait_ms = c->wait_step_ms > 0 ? c->wait_step_ms : 1;
+        /* drain what is queued, one round trip per message, but return to
+         * the caller now and then */
+        for (i = 0; more && i < 64 && !m->failed; i++) {
+            rc = swf_deliver(m, info, &more);
+            if (rc < 0) {
+                return -1;
+            }
+            count += rc;
+        }
+        return count;
+    default:
+        mca_btl_swf_fatal(m, "polling for messages (PROBE/WAITING_START)");
+        return -1;
+    }
+}
+
+/* Progress never blocks while nothing of this node is at the simulator:
+ * the PROBE or WAITING_START that asks for messages is written and its
+ * answer read by a later call once it has arrived (one non-blocking
+ * peek per call meanwhile). Open MPI calls progress in tight loops and
+ * other progress callbacks (the communicator-id machinery, the PML's
+ * requests) must run in between; a send ends a pending wait first
+ * (tc_sockmodel_conn_send). */
 int mca_btl_swf_component_progress(void)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     mca_btl_swf_module_t *m = c->module;
-    swf_msg_info_t info;
+    tc_sockmodel_msg_info_t info;
+    uint32_t status;
+    bool idle = false;
     int rc, count = 0;
 
     if (NULL == m || !m->connected || m->failed) {
@@ -121,48 +186,51 @@ int mca_btl_swf_component_progress(void)
     /* a callback may send, but must not re-enter a command exchange */
     m->in_progress = true;
 
-    if (m->idle_probes < (unsigned) c->probe_count) {
-        rc = swf_conn_probe(&m->conn, &info);
-        if (0 == rc) {
-            m->idle_probes++;
-        }
-    } else {
-        int wait_max = c->wait_max_ms > 0 ? c->wait_max_ms : 1;
-
-        if (m->wait_ms > wait_max) {
-            m->wait_ms = wait_max;
-        }
-        m->waits++;
-        rc = swf_wait(m, &info, &count);
-        if (0 == rc) {
-            m->wait_timeouts++;
-            /* idle again: wait longer next time, up to the bound */
-            m->wait_ms += c->wait_step_ms > 0 ? c->wait_step_ms : 1;
+    if (0 == m->conn.pending) {
+        if (swf_poll_start(m) < 0) {
+            mca_btl_swf_fatal(m, "polling for messages (PROBE/WAITING_START)");
+            goto out;
         }
     }
-
-    if (rc < 0) {
-        mca_btl_swf_fatal(m, "polling for messages (PROBE/WAITING_START)");
-    } else if (2 == rc) {
-        /* delivered with the wait's answer */
-        m->idle_probes = 0;
-        m->wait_ms = c->wait_step_ms > 0 ? c->wait_step_ms : 1;
-    } else if (rc > 0) {
-        int more = 1, i;
-
-        m->idle_probes = 0;
-        m->wait_ms = c->wait_step_ms > 0 ? c->wait_step_ms : 1;
-        /* drain what is queued, one round trip per message, but return to
-         * the caller now and then */
-        for (i = 0; more && i < 64 && !m->failed; i++) {
-            rc = swf_deliver(m, &info, &more);
-            if (rc < 0) {
-                break;
-            }
-            count += rc;
+    rc = tc_sockmodel_conn_poll(&m->conn, m->rx_buf, m->rx_buf_size, &info, 0, &status);
+    idle = (TC_SOCKMODEL_POLL_NOTYET == rc);
+    if (!idle) {
+        count = swf_poll_done(m, rc, status, &info);
+        if (count < 0) {
+            count = 0;
         }
     }
+out:
     m->in_progress = false;
     OPAL_THREAD_UNLOCK(&m->lock);
+    if (idle) {
+        /* the simulator needs a core to answer: ranks and simulator are
+         * more processes than cores on the hosts we measure, and a rank
+         * that spins without yielding holds it back (the lock is free
+         * meanwhile, for this process's other threads) */
+        sched_yield();
+    }
     return count;
+}
+
+/* Finalize: end a pending poll and deliver what it brought. */
+void mca_btl_swf_progress_settle(mca_btl_swf_module_t *m)
+{
+    tc_sockmodel_msg_info_t info;
+    int rc;
+
+    if (0 == m->conn.pending || m->failed) {
+        return;
+    }
+    OPAL_THREAD_LOCK(&m->lock);
+    rc = tc_sockmodel_conn_settle(&m->conn, m->rx_buf, m->rx_buf_size, &info);
+    if (rc < 0) {
+        OPAL_THREAD_UNLOCK(&m->lock);
+        mca_btl_swf_fatal(m, "ending the last poll");
+        return;
+    }
+    m->in_progress = true;
+    (void) swf_poll_done(m, rc, SOCKMODEL_ST_OK, &info);
+    m->in_progress = false;
+    OPAL_THREAD_UNLOCK(&m->lock);
 }

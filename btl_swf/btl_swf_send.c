@@ -78,7 +78,7 @@ static int swf_send_iov(mca_btl_swf_module_t *m, struct mca_btl_base_endpoint_t 
         return OPAL_ERR_UNREACH;
     }
     OPAL_THREAD_LOCK(&m->lock);
-    rc = swf_conn_send(&m->conn, endpoint->node, mca_btl_swf_tag_encode(tag), iov, iovcnt,
+    rc = tc_sockmodel_conn_send(&m->conn, endpoint->node, mca_btl_swf_tag_encode(tag), iov, iovcnt,
                        (uint32_t) len);
     OPAL_THREAD_UNLOCK(&m->lock);
     if (OPAL_UNLIKELY(0 != rc)) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tc_mpring.h"
+#include "tc_atomic.h"
 #include "tc_ring_impl.h"
 
 size_t tc_mpring_size(uint32_t nslots, uint32_t slot_size)
@@ -34,16 +35,16 @@ int tc_mpring_format(void *mem, size_t memlen, uint32_t nslots, uint32_t slot_si
     for (uint32_t i = 0; i < nslots; i++) {
         tc_mpring_slot_hdr_t *s = tc_ring_impl_slot(slots, stride, nslots, i);
         /* Slot i is free for position i. */
-        __atomic_store_n(&s->seq, (uint64_t) i, __ATOMIC_RELAXED);
+        tc_atomic_store_relaxed(&s->seq, (uint64_t) i);
         s->len = 0;
         s->tag = 0;
     }
-    __atomic_store_n(&hdr->enqueue_pos, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&hdr->dequeue_pos, 0, __ATOMIC_RELAXED);
+    tc_atomic_store_relaxed(&hdr->enqueue_pos, 0);
+    tc_atomic_store_relaxed(&hdr->dequeue_pos, 0);
     hdr->nslots = nslots;
     hdr->slot_size = slot_size;
     hdr->version = TC_MPRING_VERSION;
-    __atomic_store_n(&hdr->magic, TC_MPRING_MAGIC, __ATOMIC_RELEASE);
+    tc_atomic_store_release(&hdr->magic, TC_MPRING_MAGIC);
     return 0;
 }
 
@@ -56,7 +57,7 @@ int tc_mpring_attach(tc_mpring_t *q, void *mem, size_t memlen,
     if (!tc_ring_impl_mem_ok(mem, memlen, need)) {
         return -EINVAL;
     }
-    if (TC_MPRING_MAGIC != __atomic_load_n(&hdr->magic, __ATOMIC_ACQUIRE) ||
+    if (TC_MPRING_MAGIC != tc_atomic_load_acquire(&hdr->magic) ||
         TC_MPRING_VERSION != hdr->version || nslots != hdr->nslots ||
         slot_size != hdr->slot_size) {
         return -EPROTO;
@@ -66,7 +67,7 @@ int tc_mpring_attach(tc_mpring_t *q, void *mem, size_t memlen,
     q->nslots = nslots;
     q->slot_size = slot_size;
     q->stride = TC_MPRING_STRIDE(slot_size);
-    q->tail = __atomic_load_n(&hdr->dequeue_pos, __ATOMIC_ACQUIRE);
+    q->tail = tc_atomic_load_acquire(&hdr->dequeue_pos);
     q->reserved = 0;
     q->has_reserved = false;
     return 0;
@@ -79,17 +80,16 @@ int tc_mpring_reserve(tc_mpring_t *q, void **payload)
     if (q->has_reserved) {
         return -EINVAL;
     }
-    pos = __atomic_load_n(&q->hdr->enqueue_pos, __ATOMIC_RELAXED);
+    pos = tc_atomic_load_relaxed(&q->hdr->enqueue_pos);
     for (;;) {
         tc_mpring_slot_hdr_t *s = tc_mpring_slot(q, pos);
-        uint64_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+        uint64_t seq = tc_atomic_load_acquire(&s->seq);
         int64_t diff = (int64_t) (seq - pos);
 
         if (0 == diff) {
             /* Free for this lap: claim the position. On failure pos holds
              * the current value and we look again. */
-            if (__atomic_compare_exchange_n(&q->hdr->enqueue_pos, &pos, pos + 1, true,
-                                            __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            if (tc_atomic_cswap_weak_relaxed(&q->hdr->enqueue_pos, &pos, pos + 1)) {
                 q->reserved = pos;
                 q->has_reserved = true;
                 *payload = (uint8_t *) s + sizeof(*s);
@@ -100,7 +100,7 @@ int tc_mpring_reserve(tc_mpring_t *q, void **payload)
             return -EAGAIN;
         } else {
             /* Another producer claimed pos meanwhile. */
-            pos = __atomic_load_n(&q->hdr->enqueue_pos, __ATOMIC_RELAXED);
+            pos = tc_atomic_load_relaxed(&q->hdr->enqueue_pos);
         }
     }
 }
@@ -118,7 +118,7 @@ int tc_mpring_publish(tc_mpring_t *q, uint32_t len, uint32_t tag)
     s = tc_mpring_slot(q, q->reserved);
     s->len = len;
     s->tag = tag;
-    __atomic_store_n(&s->seq, q->reserved + 1, __ATOMIC_RELEASE);
+    tc_atomic_store_release(&s->seq, q->reserved + 1);
     q->has_reserved = false;
     return 0;
 }
@@ -144,7 +144,7 @@ int tc_mpring_push(tc_mpring_t *q, const void *data, uint32_t len, uint32_t tag)
 int tc_mpring_peek(tc_mpring_t *q, const void **payload, uint32_t *len, uint32_t *tag)
 {
     tc_mpring_slot_hdr_t *s = tc_mpring_slot(q, q->tail);
-    uint64_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+    uint64_t seq = tc_atomic_load_acquire(&s->seq);
 
     if (seq != q->tail + 1) {
         /* Free (seq == tail) or claimed but not yet published: empty. */
@@ -161,9 +161,9 @@ void tc_mpring_release(tc_mpring_t *q)
     tc_mpring_slot_hdr_t *s = tc_mpring_slot(q, q->tail);
 
     /* Free the slot for the producer of the next lap. */
-    __atomic_store_n(&s->seq, q->tail + q->nslots, __ATOMIC_RELEASE);
+    tc_atomic_store_release(&s->seq, q->tail + q->nslots);
     q->tail++;
-    __atomic_store_n(&q->hdr->dequeue_pos, q->tail, __ATOMIC_RELAXED);
+    tc_atomic_store_relaxed(&q->hdr->dequeue_pos, q->tail);
 }
 
 int tc_mpring_pop(tc_mpring_t *q, void *buf, size_t bufsize, uint32_t *len, uint32_t *tag)

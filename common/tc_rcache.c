@@ -13,6 +13,11 @@
  *            calling the provider or free() is not safe, so it only moves
  *            registrations here; every later call into the cache collects
  *            them outside the lock.
+ *   inflight the ranges get() is registering right now, outside the lock.
+ *            An invalidation that overlaps one marks it, so that get()
+ *            throws its registration away even when the range had no
+ *            registration yet (nothing was detached, so the generation
+ *            alone would not show it).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -20,11 +25,19 @@
 #include <unistd.h>
 
 #include "tc_rcache.h"
+#include "tc_atomic.h"
 
 #define TC_REG_IN_TREE  0x1u
 #define TC_REG_IN_LRU   0x2u
 #define TC_REG_STALE    0x4u
 #define TC_REG_ZOMBIE   0x8u
+
+/* A range get() registers outside the lock (on get's stack). */
+typedef struct tc_rcache_inflight {
+    uintptr_t lo, hi;
+    int invalidated;
+    struct tc_rcache_inflight *next;
+} tc_rcache_inflight_t;
 
 /* A doubly-linked list threaded through lru_prev/lru_next; a registration
  * is on at most one of lru, zombies, garbage. */
@@ -44,6 +57,7 @@ struct tc_rcache {
     tc_reg_list_t zombies;
     tc_reg_list_t garbage;
     uint64_t generation; /* bumped by every change of the tree */
+    tc_rcache_inflight_t *inflight;
     tc_rcache_stats_t stats;
 };
 
@@ -270,6 +284,16 @@ static void tc_rcache_enforce_bounds(tc_rcache_t *cache)
     }
 }
 
+static void tc_rcache_inflight_remove(tc_rcache_t *cache, tc_rcache_inflight_t *pend)
+{
+    tc_rcache_inflight_t **pp = &cache->inflight;
+
+    while (*pp != pend) {
+        pp = &(*pp)->next;
+    }
+    *pp = pend->next;
+}
+
 /* ---- outside the lock ---- */
 
 /* Deregister and free everything on the garbage list. */
@@ -382,6 +406,7 @@ int tc_rcache_get(tc_rcache_t *cache, const void *addr, size_t len, tc_rcache_re
 
     for (;;) {
         tc_rcache_reg_t *r, *nr;
+        tc_rcache_inflight_t pend;
         uintptr_t ulo = lo, uhi = hi;
         uint64_t gen;
         int rc;
@@ -406,33 +431,41 @@ int tc_rcache_get(tc_rcache_t *cache, const void *addr, size_t len, tc_rcache_re
             }
         }
         gen = cache->generation;
+        pend.lo = ulo;
+        pend.hi = uhi;
+        pend.invalidated = 0;
+        pend.next = cache->inflight;
+        cache->inflight = &pend;
         pthread_mutex_unlock(&cache->lock);
 
         /* Allocate and register without the lock (see the file header). */
         nr = calloc(1, sizeof(*nr));
-        if (NULL == nr) {
-            return -ENOMEM;
-        }
-        nr->base = ulo;
-        nr->len = uhi - ulo;
-        rc = cache->prov.reg(cache->prov.ctx, (void *) ulo, nr->len, &nr->handle);
-        if (0 != rc) {
-            /* The device may be out of registrable memory: give back what
-             * nobody uses and try once more. */
-            tc_rcache_flush(cache);
+        rc = NULL == nr ? -ENOMEM : 0;
+        if (0 == rc) {
+            nr->base = ulo;
+            nr->len = uhi - ulo;
             rc = cache->prov.reg(cache->prov.ctx, (void *) ulo, nr->len, &nr->handle);
             if (0 != rc) {
-                free(nr);
-                return rc;
+                /* The device may be out of registrable memory: give back
+                 * what nobody uses and try once more. */
+                tc_rcache_flush(cache);
+                rc = cache->prov.reg(cache->prov.ctx, (void *) ulo, nr->len, &nr->handle);
             }
         }
 
         pthread_mutex_lock(&cache->lock);
+        tc_rcache_inflight_remove(cache, &pend);
+        if (0 != rc) {
+            pthread_mutex_unlock(&cache->lock);
+            free(nr);
+            return rc;
+        }
         cache->stats.registrations++;
-        if (gen != cache->generation) {
-            /* The tree changed meanwhile (another thread, or an unmap of
-             * this very range): our registration may be stale or overlap a
-             * new one. Throw it away and start over. */
+        if (gen != cache->generation || pend.invalidated) {
+            /* The tree changed meanwhile (another thread), or the range
+             * was unmapped while we registered it (also when it had no
+             * registration before): our registration may be stale or
+             * overlap a new one. Throw it away and start over. */
             pthread_mutex_unlock(&cache->lock);
             cache->prov.dereg(cache->prov.ctx, (void *) nr->base, nr->len, nr->handle);
             pthread_mutex_lock(&cache->lock);
@@ -512,6 +545,12 @@ size_t tc_rcache_invalidate(tc_rcache_t *cache, const void *addr, size_t len)
         cache->stats.invalidations++;
         n++;
     }
+    /* a registration being made of this range right now is stale too */
+    for (tc_rcache_inflight_t *p = cache->inflight; NULL != p; p = p->next) {
+        if (p->lo < hi && lo < p->hi) {
+            p->invalidated = 1;
+        }
+    }
     pthread_mutex_unlock(&cache->lock);
     return n;
 }
@@ -533,7 +572,7 @@ void tc_rcache_flush(tc_rcache_t *cache)
 
 bool tc_rcache_reg_is_stale(const tc_rcache_reg_t *reg)
 {
-    return 0 != (__atomic_load_n(&reg->flags, __ATOMIC_RELAXED) & TC_REG_STALE);
+    return 0 != (tc_atomic_load_relaxed(&reg->flags) & TC_REG_STALE);
 }
 
 void tc_rcache_get_stats(tc_rcache_t *cache, tc_rcache_stats_t *stats)

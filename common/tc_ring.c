@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tc_ring.h"
+#include "tc_atomic.h"
 #include "tc_ring_impl.h"
 
 size_t tc_ring_size(uint32_t nslots, uint32_t slot_size)
@@ -30,7 +31,7 @@ int tc_ring_format(void *mem, size_t memlen, uint32_t nslots, uint32_t slot_size
     slots = (uint8_t *) mem + sizeof(tc_ring_hdr_t);
     for (uint32_t i = 0; i < nslots; i++) {
         tc_ring_slot_hdr_t *s = tc_ring_impl_slot(slots, stride, nslots, i);
-        __atomic_store_n(&s->seq, 0, __ATOMIC_RELAXED);
+        tc_atomic_store_relaxed(&s->seq, 0);
         s->len = 0;
         s->tag = 0;
     }
@@ -38,7 +39,7 @@ int tc_ring_format(void *mem, size_t memlen, uint32_t nslots, uint32_t slot_size
     hdr->slot_size = slot_size;
     hdr->version = TC_RING_VERSION;
     /* Magic last: an attacher that sees it sees a formatted ring. */
-    __atomic_store_n(&hdr->magic, TC_RING_MAGIC, __ATOMIC_RELEASE);
+    tc_atomic_store_release(&hdr->magic, TC_RING_MAGIC);
     return 0;
 }
 
@@ -51,7 +52,7 @@ static int tc_ring_check(void *mem, size_t memlen, uint32_t nslots, uint32_t slo
     if (!tc_ring_impl_mem_ok(mem, memlen, need)) {
         return -EINVAL;
     }
-    if (TC_RING_MAGIC != __atomic_load_n(&hdr->magic, __ATOMIC_ACQUIRE) ||
+    if (TC_RING_MAGIC != tc_atomic_load_acquire(&hdr->magic) ||
         TC_RING_VERSION != hdr->version || nslots != hdr->nslots ||
         slot_size != hdr->slot_size) {
         return -EPROTO;
@@ -110,13 +111,13 @@ int tc_ring_consumer_init(tc_ring_consumer_t *c, void *mem, size_t memlen,
         batch = nslots / 2 > 0 ? nslots / 2 : 1;
     }
     c->batch = batch;
-    __atomic_store_n(consumed, 0, __ATOMIC_RELEASE);
+    tc_atomic_store_release(consumed, 0);
     return 0;
 }
 
 uint32_t tc_ring_free_slots(tc_ring_producer_t *p)
 {
-    uint64_t consumed = __atomic_load_n(p->consumed, __ATOMIC_ACQUIRE);
+    uint64_t consumed = tc_atomic_load_acquire(p->consumed);
 
     /* The counter is written by the peer: a value behind our cache or
      * ahead of what we produced is ignored rather than trusted. */
@@ -157,7 +158,7 @@ int tc_ring_publish(tc_ring_producer_t *p, uint32_t len, uint32_t tag)
     s->len = len;
     s->tag = tag;
     /* Sequence last, with release: the payload is visible before it. */
-    __atomic_store_n(&s->seq, p->head + 1, __ATOMIC_RELEASE);
+    tc_atomic_store_release(&s->seq, p->head + 1);
     p->head++;
     p->reserved = false;
     return 0;
@@ -184,7 +185,7 @@ int tc_ring_push(tc_ring_producer_t *p, const void *data, uint32_t len, uint32_t
 void tc_ring_consumer_flush(tc_ring_consumer_t *c)
 {
     if (c->published != c->tail) {
-        __atomic_store_n(c->consumed, c->tail, __ATOMIC_RELEASE);
+        tc_atomic_store_release(c->consumed, c->tail);
         c->published = c->tail;
     }
 }
@@ -192,7 +193,7 @@ void tc_ring_consumer_flush(tc_ring_consumer_t *c)
 int tc_ring_peek(tc_ring_consumer_t *c, const void **payload, uint32_t *len, uint32_t *tag)
 {
     tc_ring_slot_hdr_t *s = tc_ring_impl_slot(c->slots, c->stride, c->nslots, c->tail);
-    uint64_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+    uint64_t seq = tc_atomic_load_acquire(&s->seq);
 
     if (seq != c->tail + 1) {
         /* Empty: the slot still holds the previous lap (or nothing yet).

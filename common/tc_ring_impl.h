@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "tc_ring.h"
+#include "tc_atomic.h"
 
 /* nslots a power of two >= 2 (and not absurd), 0 < slot_size <= 1 GiB. */
 static inline bool tc_ring_impl_geometry_ok(uint32_t nslots, uint32_t slot_size)
@@ -40,7 +41,7 @@ static inline tc_ring_slot_hdr_t *tc_ring_impl_slot(uint8_t *slots, size_t strid
 static inline int tc_ring_impl_read_slot(const tc_ring_slot_hdr_t *s, uint32_t slot_size,
                                          const void **payload, uint32_t *len, uint32_t *tag)
 {
-    uint32_t l = __atomic_load_n(&s->len, __ATOMIC_RELAXED);
+    uint32_t l = tc_atomic_load_relaxed(&s->len);
 
     if (l > slot_size) {
         return -EPROTO;
@@ -48,7 +49,7 @@ static inline int tc_ring_impl_read_slot(const tc_ring_slot_hdr_t *s, uint32_t s
     *payload = (const uint8_t *) s + sizeof(*s);
     *len = l;
     if (NULL != tag) {
-        *tag = __atomic_load_n(&s->tag, __ATOMIC_RELAXED);
+        *tag = tc_atomic_load_relaxed(&s->tag);
     }
     return 0;
 }

@@ -47,6 +47,14 @@
 #define SOCKMODEL_RANK_ANY      99999u        /* "give me any free rank" */
 #define SOCKMODEL_RANK_REFUSED  0xFFFFFFFFu   /* welcome: connection refused */
 
+/* The hello with a job token: this word (instead of a rank), the
+ * requested rank, then SOCKMODEL_TOKEN_BYTES bytes of token. A simulator
+ * started with a token refuses every hello without it. The token file
+ * holds the token as one line of 2 x SOCKMODEL_TOKEN_BYTES hex digits. */
+#define SOCKMODEL_HELLO_AUTH    0x53574654u   /* "SWFT" */
+#define SOCKMODEL_TOKEN_BYTES   32u
+#define SOCKMODEL_HELLO_AUTH_BYTES (8u + SOCKMODEL_TOKEN_BYTES)
+
 /* ---- limits ----------------------------------------------------------- */
 
 /* Largest SEND payload the simulator accepts unless started with
@@ -64,7 +72,7 @@
 
 /* ---- request codes (command word 0) ----------------------------------- */
 
-enum sockmodel_request {
+enum tc_sockmodel_request {
     SOCKMODEL_FINISH        = 1,   /* reply, then the server closes      */
     SOCKMODEL_SIZE          = 2,   /* reply arg0=nodes arg1=max_msg arg2=model */
     SOCKMODEL_RANK          = 3,   /* reply arg0=rank                    */
@@ -87,7 +95,7 @@ enum sockmodel_request {
 
 /* ---- reply status (reply word 1) -------------------------------------- */
 
-enum sockmodel_status {
+enum tc_sockmodel_status {
     SOCKMODEL_ST_OK      = 0,  /* request done                              */
     SOCKMODEL_ST_FOUND   = 1,  /* PROBE, WAITING_START: a message is queued */
     SOCKMODEL_ST_NONE    = 2,  /* PROBE*: nothing queued                     */
@@ -97,12 +105,12 @@ enum sockmodel_status {
 
 /* ---- simulation models (SIZE reply arg2) ------------------------------ */
 
-enum sockmodel_model {
+enum tc_sockmodel_model {
     SOCKMODEL_MODEL_SIMPEL = 0,
     SOCKMODEL_MODEL_TORUS  = 1
 };
 
-/* Indices into sockmodel_reply_t.arg for message information
+/* Indices into tc_sockmodel_reply_t.arg for message information
  * (RECV*, PROBE*, WAITING_START with FOUND). */
 #define SOCKMODEL_ARG_SRC 0
 #define SOCKMODEL_ARG_TAG 1
@@ -121,28 +129,95 @@ enum sockmodel_model {
 
 /* ---- decoded forms ---------------------------------------------------- */
 
-typedef struct sockmodel_cmd {
+typedef struct tc_sockmodel_cmd {
     uint32_t request;
     uint32_t param[4];
     uint32_t consumetime;    /* cycles of CPU time since the last command */
-} sockmodel_cmd_t;
+} tc_sockmodel_cmd_t;
 
-typedef struct sockmodel_reply {
+typedef struct tc_sockmodel_reply {
     uint32_t code;           /* the request code this answers */
-    uint32_t status;         /* enum sockmodel_status */
+    uint32_t status;         /* enum tc_sockmodel_status */
     uint32_t arg[4];
     uint64_t clock_ns;       /* the node's simulated clock (0 in simpel) */
-} sockmodel_reply_t;
+} tc_sockmodel_reply_t;
+
+/* The decoded forms hold the wire's words in the wire's order (the reply's
+ * clock_hi/clock_lo as one 64-bit field), so their layout is the frame's. */
+#include <stddef.h>
+_Static_assert(sizeof(tc_sockmodel_cmd_t) == SOCKMODEL_CMD_BYTES, "command: six words");
+_Static_assert(offsetof(tc_sockmodel_cmd_t, param) == 4 &&
+               offsetof(tc_sockmodel_cmd_t, consumetime) == 20, "command word order");
+_Static_assert(sizeof(tc_sockmodel_reply_t) == SOCKMODEL_REPLY_BYTES, "reply: eight words");
+_Static_assert(offsetof(tc_sockmodel_reply_t, status) == 4 && offsetof(tc_sockmodel_reply_t, arg) == 8 &&
+               offsetof(tc_sockmodel_reply_t, clock_ns) == 24, "reply word order");
+_Static_assert(SOCKMODEL_HELLO_BYTES == sizeof(uint32_t) &&
+               SOCKMODEL_WELCOME_BYTES == sizeof(uint32_t), "hello and welcome: one word");
+
+/* ---- token ------------------------------------------------------------ */
+
+/* The token in a token file's first line: 0, or -1 when the line is not
+ * exactly 2 x SOCKMODEL_TOKEN_BYTES hex digits (a newline may follow). */
+static inline int tc_sockmodel_token_parse(const char *line, unsigned char *token)
+{
+    for (unsigned i = 0; i < 2u * SOCKMODEL_TOKEN_BYTES; i++) {
+        char ch = line[i];
+        unsigned v;
+
+        if (ch >= '0' && ch <= '9') {
+            v = (unsigned) (ch - '0');
+        } else if (ch >= 'a' && ch <= 'f') {
+            v = (unsigned) (ch - 'a' + 10);
+        } else if (ch >= 'A' && ch <= 'F') {
+            v = (unsigned) (ch - 'A' + 10);
+        } else {
+            return -1;
+        }
+        if (0 == (i & 1u)) {
+            token[i / 2] = (unsigned char) (v << 4);
+        } else {
+            token[i / 2] |= (unsigned char) v;
+        }
+    }
+    return ('\0' == line[2u * SOCKMODEL_TOKEN_BYTES] ||
+            '\n' == line[2u * SOCKMODEL_TOKEN_BYTES]) ? 0 : -1;
+}
+
+/* The token as a token file's line (2 x SOCKMODEL_TOKEN_BYTES digits,
+ * newline, NUL). */
+static inline void tc_sockmodel_token_format(const unsigned char *token,
+                                          char line[2u * SOCKMODEL_TOKEN_BYTES + 2u])
+{
+    static const char hex[] = "0123456789abcdef";
+
+    for (unsigned i = 0; i < SOCKMODEL_TOKEN_BYTES; i++) {
+        line[2 * i] = hex[token[i] >> 4];
+        line[2 * i + 1] = hex[token[i] & 0xFu];
+    }
+    line[2u * SOCKMODEL_TOKEN_BYTES] = '\n';
+    line[2u * SOCKMODEL_TOKEN_BYTES + 1u] = '\0';
+}
+
+/* Equal tokens, in time independent of where they differ. */
+static inline int tc_sockmodel_token_equal(const unsigned char *a, const unsigned char *b)
+{
+    unsigned char diff = 0;
+
+    for (unsigned i = 0; i < SOCKMODEL_TOKEN_BYTES; i++) {
+        diff |= (unsigned char) (a[i] ^ b[i]);
+    }
+    return 0 == diff;
+}
 
 /* ---- codec ------------------------------------------------------------ */
 
-static inline void sockmodel_put32(unsigned char *p, uint32_t v)
+static inline void tc_sockmodel_put32(unsigned char *p, uint32_t v)
 {
     uint32_t n = htonl(v);
     memcpy(p, &n, 4);
 }
 
-static inline uint32_t sockmodel_get32(const unsigned char *p)
+static inline uint32_t tc_sockmodel_get32(const unsigned char *p)
 {
     uint32_t n;
     memcpy(&n, p, 4);
@@ -150,22 +225,22 @@ static inline uint32_t sockmodel_get32(const unsigned char *p)
 }
 
 /* Returns 1 when code is a known request. */
-static inline int sockmodel_request_valid(uint32_t code)
+static inline int tc_sockmodel_request_valid(uint32_t code)
 {
     return code >= SOCKMODEL_REQUEST_MIN && code <= SOCKMODEL_REQUEST_MAX;
 }
 
-static inline const char *sockmodel_request_name(uint32_t code)
+static inline const char *tc_sockmodel_request_name(uint32_t code)
 {
     static const char *const names[] = {
         "?", "FINISH", "SIZE", "RANK", "CONSUMETIME", "SEND", "RECV",
         "RECVFROM", "RECVTAG", "PROBE", "PROBEFROM", "PROBETAG",
         "BARRIER_INIT", "BARRIER_ENTER", "WAITING_START", "WAITING_STOP"
     };
-    return sockmodel_request_valid(code) ? names[code] : "UNKNOWN";
+    return tc_sockmodel_request_valid(code) ? names[code] : "UNKNOWN";
 }
 
-static inline const char *sockmodel_status_name(uint32_t status)
+static inline const char *tc_sockmodel_status_name(uint32_t status)
 {
     static const char *const names[] = {
         "OK", "FOUND", "NONE", "EXPIRED", "STOPPED"
@@ -174,7 +249,7 @@ static inline const char *sockmodel_status_name(uint32_t status)
 }
 
 /* Fill a command; unused parameters are zero. */
-static inline void sockmodel_cmd_make(sockmodel_cmd_t *cmd, uint32_t request,
+static inline void tc_sockmodel_cmd_make(tc_sockmodel_cmd_t *cmd, uint32_t request,
                                       uint32_t p0, uint32_t p1, uint32_t p2,
                                       uint32_t p3, uint32_t consumetime)
 {
@@ -186,58 +261,58 @@ static inline void sockmodel_cmd_make(sockmodel_cmd_t *cmd, uint32_t request,
     cmd->consumetime = consumetime;
 }
 
-static inline void sockmodel_cmd_encode(unsigned char buf[SOCKMODEL_CMD_BYTES],
-                                        const sockmodel_cmd_t *cmd)
+static inline void tc_sockmodel_cmd_encode(unsigned char buf[SOCKMODEL_CMD_BYTES],
+                                        const tc_sockmodel_cmd_t *cmd)
 {
-    sockmodel_put32(buf + 0, cmd->request);
-    sockmodel_put32(buf + 4, cmd->param[0]);
-    sockmodel_put32(buf + 8, cmd->param[1]);
-    sockmodel_put32(buf + 12, cmd->param[2]);
-    sockmodel_put32(buf + 16, cmd->param[3]);
-    sockmodel_put32(buf + 20, cmd->consumetime);
+    tc_sockmodel_put32(buf + 0, cmd->request);
+    tc_sockmodel_put32(buf + 4, cmd->param[0]);
+    tc_sockmodel_put32(buf + 8, cmd->param[1]);
+    tc_sockmodel_put32(buf + 12, cmd->param[2]);
+    tc_sockmodel_put32(buf + 16, cmd->param[3]);
+    tc_sockmodel_put32(buf + 20, cmd->consumetime);
 }
 
-static inline void sockmodel_cmd_decode(sockmodel_cmd_t *cmd,
+static inline void tc_sockmodel_cmd_decode(tc_sockmodel_cmd_t *cmd,
                                         const unsigned char buf[SOCKMODEL_CMD_BYTES])
 {
-    cmd->request = sockmodel_get32(buf + 0);
-    cmd->param[0] = sockmodel_get32(buf + 4);
-    cmd->param[1] = sockmodel_get32(buf + 8);
-    cmd->param[2] = sockmodel_get32(buf + 12);
-    cmd->param[3] = sockmodel_get32(buf + 16);
-    cmd->consumetime = sockmodel_get32(buf + 20);
+    cmd->request = tc_sockmodel_get32(buf + 0);
+    cmd->param[0] = tc_sockmodel_get32(buf + 4);
+    cmd->param[1] = tc_sockmodel_get32(buf + 8);
+    cmd->param[2] = tc_sockmodel_get32(buf + 12);
+    cmd->param[3] = tc_sockmodel_get32(buf + 16);
+    cmd->consumetime = tc_sockmodel_get32(buf + 20);
 }
 
-static inline void sockmodel_reply_encode(unsigned char buf[SOCKMODEL_REPLY_BYTES],
-                                          const sockmodel_reply_t *r)
+static inline void tc_sockmodel_reply_encode(unsigned char buf[SOCKMODEL_REPLY_BYTES],
+                                          const tc_sockmodel_reply_t *r)
 {
-    sockmodel_put32(buf + 0, r->code);
-    sockmodel_put32(buf + 4, r->status);
-    sockmodel_put32(buf + 8, r->arg[0]);
-    sockmodel_put32(buf + 12, r->arg[1]);
-    sockmodel_put32(buf + 16, r->arg[2]);
-    sockmodel_put32(buf + 20, r->arg[3]);
-    sockmodel_put32(buf + 24, (uint32_t) (r->clock_ns >> 32));
-    sockmodel_put32(buf + 28, (uint32_t) (r->clock_ns & 0xFFFFFFFFu));
+    tc_sockmodel_put32(buf + 0, r->code);
+    tc_sockmodel_put32(buf + 4, r->status);
+    tc_sockmodel_put32(buf + 8, r->arg[0]);
+    tc_sockmodel_put32(buf + 12, r->arg[1]);
+    tc_sockmodel_put32(buf + 16, r->arg[2]);
+    tc_sockmodel_put32(buf + 20, r->arg[3]);
+    tc_sockmodel_put32(buf + 24, (uint32_t) (r->clock_ns >> 32));
+    tc_sockmodel_put32(buf + 28, (uint32_t) (r->clock_ns & 0xFFFFFFFFu));
 }
 
-static inline void sockmodel_reply_decode(sockmodel_reply_t *r,
+static inline void tc_sockmodel_reply_decode(tc_sockmodel_reply_t *r,
                                           const unsigned char buf[SOCKMODEL_REPLY_BYTES])
 {
-    r->code = sockmodel_get32(buf + 0);
-    r->status = sockmodel_get32(buf + 4);
-    r->arg[0] = sockmodel_get32(buf + 8);
-    r->arg[1] = sockmodel_get32(buf + 12);
-    r->arg[2] = sockmodel_get32(buf + 16);
-    r->arg[3] = sockmodel_get32(buf + 20);
-    r->clock_ns = ((uint64_t) sockmodel_get32(buf + 24) << 32)
-                  | (uint64_t) sockmodel_get32(buf + 28);
+    r->code = tc_sockmodel_get32(buf + 0);
+    r->status = tc_sockmodel_get32(buf + 4);
+    r->arg[0] = tc_sockmodel_get32(buf + 8);
+    r->arg[1] = tc_sockmodel_get32(buf + 12);
+    r->arg[2] = tc_sockmodel_get32(buf + 16);
+    r->arg[3] = tc_sockmodel_get32(buf + 20);
+    r->clock_ns = ((uint64_t) tc_sockmodel_get32(buf + 24) << 32)
+                  | (uint64_t) tc_sockmodel_get32(buf + 28);
 }
 
 /* A reply carries a payload of arg[2] bytes exactly when it answers a
  * RECV, RECVFROM or RECVTAG, or a WAITING_START with SOCKMODEL_WAIT_RECV
  * that took a message, with status OK. */
-static inline int sockmodel_reply_has_payload(const sockmodel_reply_t *r)
+static inline int tc_sockmodel_reply_has_payload(const tc_sockmodel_reply_t *r)
 {
     return (SOCKMODEL_RECV == r->code || SOCKMODEL_RECVFROM == r->code ||
             SOCKMODEL_RECVTAG == r->code || SOCKMODEL_WAITING_START == r->code) &&
@@ -250,7 +325,7 @@ static inline int sockmodel_reply_has_payload(const sockmodel_reply_t *r)
  * is well formed, otherwise a short reason (the simulator then logs it
  * and drops the client).  Clients may call it to catch their own bugs.
  */
-static inline const char *sockmodel_cmd_check(const sockmodel_cmd_t *cmd,
+static inline const char *tc_sockmodel_cmd_check(const tc_sockmodel_cmd_t *cmd,
                                               uint32_t nodes, uint32_t max_msg)
 {
     switch (cmd->request) {

@@ -17,3 +17,6 @@ tests/mpi/run --np 2 --tests collectives
 echo
 echo "== 2. latency and bandwidth, side by side (results in $out/)"
 bench/run --quick --out "$out"
+echo
+echo "== 3. the collectives on a simulated 2x2 torus (btl_swf), as an HTML report"
+tests/swfsim/torus_report.sh --out "$out"

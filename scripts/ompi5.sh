@@ -113,8 +113,16 @@ on_exit() {
     exit "$rc"
 }
 on_signal() {
+    # the command and everything it started (its own process group): TERM,
+    # since an asynchronous command ignores INT; 10 s to end, then KILL
+    local i
     if [ -n "$child" ]; then
-        kill -s "$1" "$child" 2> /dev/null || true
+        kill -s TERM -- "-$child" 2> /dev/null || true
+        for ((i = 0; i < 20; i++)); do
+            kill -0 "$child" 2> /dev/null || break
+            sleep 0.5
+        done
+        kill -s KILL -- "-$child" 2> /dev/null || true
         wait "$child" 2> /dev/null || true
     fi
     umount_all
@@ -151,14 +159,15 @@ mount_all() {
 
 # in_root CMD...: run CMD in the root as root, with a clean environment,
 # Open MPI's settings for this root, and EXTRA_ENV (NAME=VALUE words). It
-# runs in the background so that a signal to this script is handled at
-# once; standard input is passed through.
+# runs in the background, in a process group of its own, so that a signal
+# to this script is handled at once and reaches all of it; standard input
+# is passed through.
 EXTRA_ENV=()
 child=""
 in_root() {
     local rc=0
     exec 3<&0
-    chroot "$root" /usr/bin/env -i \
+    setsid chroot "$root" /usr/bin/env -i \
         HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         LANG=C.UTF-8 TERM="${TERM:-dumb}" DEBIAN_FRONTEND=noninteractive \
         OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
@@ -236,9 +245,13 @@ setup() {
 # ---------------------------------------------------------------------------
 # build, test, demo, exec
 # ---------------------------------------------------------------------------
-# Open MPI 5.0.7's own tcp BTL fails on a dual-stack interface ("Unable to
-# find reachable pairing", open-mpi/ompi#14079): keep it on loopback.
-# The components found by mpirun and ompi_info: COMPDIR first.
+# The environment of every command in the root after the build:
+# - the components found by mpirun and ompi_info: COMPDIR first;
+# - btl_swf starts the swfsim built here (its default is the installed one);
+# - Open MPI 5.0.7's own tcp BTL fails on a dual-stack interface ("Unable
+#   to find reachable pairing", open-mpi/ompi#14079): keep it on loopback;
+# - 5.0's PMIx scans Open MPI's component path too and prints four lines
+#   for every file there that is not a PMIx plugin: not those.
 COMPDIR=/build/components
 ompi5_env() {
     local pkglibdir
@@ -246,8 +259,10 @@ ompi5_env() {
                  sed -n 's/^path:pkglibdir://p')"
     [ -n "$pkglibdir" ] || die "ompi_info in the root does not name its component directory"
     EXTRA_ENV=(
-        OMPI_MCA_btl_tcp_if_include=lo
         OMPI_MCA_mca_base_component_path="$COMPDIR:$pkglibdir"
+        OMPI_MCA_btl_swf_simulator="$WORK/swfsim/swfsim"
+        OMPI_MCA_btl_tcp_if_include=lo
+        PMIX_MCA_mca_base_component_show_load_errors=0
         PATH="$WORK/swfsim:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
     )
 }

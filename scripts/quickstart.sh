@@ -22,6 +22,9 @@ PACKAGES=(
     gnuplot-nox valgrind netpipe-openmpi iproute2 procps
 )
 
+# The tests also render swfsim's HTML report in a headless browser.
+TEST_PACKAGES=(chromium)
+
 log() { printf '==> %s\n' "$*"; }
 
 install_packages() {
@@ -151,6 +154,7 @@ case "$what" in
         bash scripts/demo.sh
         ;;
     test)
+        PACKAGES+=("${TEST_PACKAGES[@]}")
         install_packages
         build
         run_tests

@@ -11,17 +11,17 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "swf_client.h"
+#include "tc_sockmodel_client.h"
 
 /* Wait for any message: probe three times, then WAITING_START with a
  * timeout that grows by 1 ms per idle round up to 100 ms. */
-static int wait_for_message(swf_client_t *c, sockmodel_reply_t *info)
+static int wait_for_message(tc_sockmodel_client_t *c, tc_sockmodel_reply_t *info)
 {
     uint32_t timeout_us = 1000;
 
     for (int round = 0;; round++) {
         uint32_t req = round < 3 ? SOCKMODEL_PROBE : SOCKMODEL_WAITING_START;
-        if (0 != swf_client_call(c, req, round < 3 ? 0 : timeout_us, 0, info, NULL, 0)) {
+        if (0 != tc_sockmodel_client_call(c, req, round < 3 ? 0 : timeout_us, 0, info, NULL, 0)) {
             return -1;
         }
         if (SOCKMODEL_ST_FOUND == info->status) {
@@ -35,8 +35,8 @@ static int wait_for_message(swf_client_t *c, sockmodel_reply_t *info)
 
 int main(int argc, char **argv)
 {
-    swf_client_t c;
-    sockmodel_reply_t r;
+    tc_sockmodel_client_t c;
+    tc_sockmodel_reply_t r;
     const char *why;
     char buf[256];
 
@@ -44,7 +44,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s HOST:PORT\n", argv[0]);
         return 2;
     }
-    if (0 != swf_client_connect(&c, argv[1], SOCKMODEL_RANK_ANY, &why)) {
+    if (0 != tc_sockmodel_client_connect(&c, argv[1], SOCKMODEL_RANK_ANY, NULL, &why)) {
         fprintf(stderr, "connect: %s\n", why);
         return 1;
     }
@@ -52,17 +52,17 @@ int main(int argc, char **argv)
            c.model == SOCKMODEL_MODEL_TORUS ? "torus" : "simpel", c.max_msg);
     if (0 == c.rank && c.size > 1) {
         const char *hello = "hello from rank 0";
-        swf_client_send(&c, 1, 42, hello, (uint32_t) strlen(hello) + 1);
+        tc_sockmodel_client_send(&c, 1, 42, hello, (uint32_t) strlen(hello) + 1);
     } else if (1 == c.rank) {
         if (0 != wait_for_message(&c, &r)) {
             return 1;
         }
         printf("message from %u, tag %u, %u bytes waiting\n", r.arg[0], r.arg[1], r.arg[2]);
-        if (0 != swf_client_call(&c, SOCKMODEL_RECVFROM, r.arg[0], 0, &r, buf, sizeof(buf) - 1)) {
+        if (0 != tc_sockmodel_client_call(&c, SOCKMODEL_RECVFROM, r.arg[0], 0, &r, buf, sizeof(buf) - 1)) {
             return 1;
         }
         buf[r.arg[2] < sizeof(buf) ? r.arg[2] : sizeof(buf) - 1] = '\0';
         printf("received \"%s\" at simulated time %llu ns\n", buf, (unsigned long long) r.clock_ns);
     }
-    return 0 == swf_client_finish(&c) ? 0 : 1;
+    return 0 == tc_sockmodel_client_finish(&c) ? 0 : 1;
 }

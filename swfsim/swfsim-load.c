@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
-#include "swf_client.h"
+#include "tc_sockmodel_client.h"
 
 typedef struct load_opts {
     const char *server;
@@ -44,15 +44,15 @@ static unsigned char load_pattern(unsigned long i, uint32_t k)
 
 static int load_sender(const char *hostport, const load_opts_t *o)
 {
-    swf_client_t c;
+    tc_sockmodel_client_t c;
     const char *why;
     size_t fsize = SOCKMODEL_CMD_BYTES + o->size;
     size_t batch = 65536 / fsize + 1;
     unsigned char *buf = malloc(batch * fsize);
     unsigned long i = 0;
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
 
-    if (NULL == buf || 0 != swf_client_connect(&c, hostport, 0, &why)) {
+    if (NULL == buf || 0 != tc_sockmodel_client_connect(&c, hostport, 0, NULL, &why)) {
         fprintf(stderr, "sender: cannot connect\n");
         return 1;
     }
@@ -62,45 +62,45 @@ static int load_sender(const char *hostport, const load_opts_t *o)
             size_t k = 0;
             for (; k < batch && i < upto; k++, i++) {
                 unsigned char *f = buf + k * fsize;
-                sockmodel_cmd_t cmd;
-                sockmodel_cmd_make(&cmd, SOCKMODEL_SEND, 1, (uint32_t) i, o->size, 0, 0);
-                sockmodel_cmd_encode(f, &cmd);
+                tc_sockmodel_cmd_t cmd;
+                tc_sockmodel_cmd_make(&cmd, SOCKMODEL_SEND, 1, (uint32_t) i, o->size, 0, 0);
+                tc_sockmodel_cmd_encode(f, &cmd);
                 for (uint32_t b = 0; b < o->size; b++) {
                     f[SOCKMODEL_CMD_BYTES + b] = load_pattern(i, b);
                 }
             }
-            if (0 != swf_client_write_all(c.fd, buf, k * fsize)) {
+            if (0 != tc_sockmodel_client_write_all(c.fd, buf, k * fsize)) {
                 fprintf(stderr, "sender: write failed\n");
                 return 1;
             }
         }
         /* flow control: wait for the receiver's acknowledgement */
-        if (0 != swf_client_call(&c, SOCKMODEL_RECVFROM, 1, 0, &r, NULL, 0)) {
+        if (0 != tc_sockmodel_client_call(&c, SOCKMODEL_RECVFROM, 1, 0, &r, NULL, 0)) {
             fprintf(stderr, "sender: ack failed\n");
             return 1;
         }
     }
     free(buf);
-    return 0 == swf_client_finish(&c) ? 0 : 1;
+    return 0 == tc_sockmodel_client_finish(&c) ? 0 : 1;
 }
 
 static int load_receiver(const char *hostport, const load_opts_t *o)
 {
-    swf_client_t c;
+    tc_sockmodel_client_t c;
     const char *why;
     unsigned char cmdbuf[SOCKMODEL_CMD_BYTES * 1024];
     size_t cap = 1 << 20, have = 0, off = 0;
     unsigned char *in = malloc(cap);
     unsigned long got = 0, posted = 0, since_ack = 0;
     double t0 = 0, t1;
-    sockmodel_cmd_t cmd;
+    tc_sockmodel_cmd_t cmd;
     uint32_t depth = o->depth > 1024 ? 1024 : o->depth;
 
-    if (NULL == in || 0 != swf_client_connect(&c, hostport, 1, &why)) {
+    if (NULL == in || 0 != tc_sockmodel_client_connect(&c, hostport, 1, NULL, &why)) {
         fprintf(stderr, "receiver: cannot connect\n");
         return 1;
     }
-    sockmodel_cmd_make(&cmd, SOCKMODEL_RECVFROM, 0, 0, 0, 0, 0);
+    tc_sockmodel_cmd_make(&cmd, SOCKMODEL_RECVFROM, 0, 0, 0, 0, 0);
     while (got < o->messages) {
         /* keep depth receives outstanding, written in one go */
         size_t k = 0;
@@ -111,11 +111,11 @@ static int load_receiver(const char *hostport, const load_opts_t *o)
             limit = o->messages;
         }
         while (posted < limit && posted - got < depth) {
-            sockmodel_cmd_encode(cmdbuf + k * SOCKMODEL_CMD_BYTES, &cmd);
+            tc_sockmodel_cmd_encode(cmdbuf + k * SOCKMODEL_CMD_BYTES, &cmd);
             k++;
             posted++;
         }
-        if (k > 0 && 0 != swf_client_write_all(c.fd, cmdbuf, k * SOCKMODEL_CMD_BYTES)) {
+        if (k > 0 && 0 != tc_sockmodel_client_write_all(c.fd, cmdbuf, k * SOCKMODEL_CMD_BYTES)) {
             fprintf(stderr, "receiver: write failed\n");
             return 1;
         }
@@ -133,11 +133,11 @@ static int load_receiver(const char *hostport, const load_opts_t *o)
             have += (size_t) n;
         }
         for (;;) {
-            sockmodel_reply_t r;
+            tc_sockmodel_reply_t r;
             if (have - off < SOCKMODEL_REPLY_BYTES) {
                 break;
             }
-            sockmodel_reply_decode(&r, in + off);
+            tc_sockmodel_reply_decode(&r, in + off);
             if (have - off < SOCKMODEL_REPLY_BYTES + r.arg[2]) {
                 break;
             }
@@ -160,7 +160,7 @@ static int load_receiver(const char *hostport, const load_opts_t *o)
             got++;
             if (++since_ack == o->window || got == o->messages) {
                 since_ack = 0;
-                if (0 != swf_client_send(&c, 0, 0, NULL, 0)) {
+                if (0 != tc_sockmodel_client_send(&c, 0, 0, NULL, 0)) {
                     return 1;
                 }
             }
@@ -172,21 +172,21 @@ static int load_receiver(const char *hostport, const load_opts_t *o)
            (double) (got - 1) / (t1 - t0), o->window, depth);
     fflush(stdout);
     free(in);
-    return 0 == swf_client_finish(&c) ? 0 : 1;
+    return 0 == tc_sockmodel_client_finish(&c) ? 0 : 1;
 }
 
 /* blocking ping-pong: rank 0 SENDs then RECVs, rank 1 the reverse; the
  * half round trip is the simulator's latency for one message */
 static int load_pingpong(const char *hostport, const load_opts_t *o, uint32_t rank)
 {
-    swf_client_t c;
+    tc_sockmodel_client_t c;
     const char *why;
     unsigned char *buf = calloc(1, o->size + 1);
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     uint32_t peer = 1 - rank;
     double t0 = 0;
 
-    if (NULL == buf || 0 != swf_client_connect(&c, hostport, rank, &why)) {
+    if (NULL == buf || 0 != tc_sockmodel_client_connect(&c, hostport, rank, NULL, &why)) {
         fprintf(stderr, "pingpong: cannot connect\n");
         return 1;
     }
@@ -194,14 +194,14 @@ static int load_pingpong(const char *hostport, const load_opts_t *o, uint32_t ra
         if (1 == i) {
             t0 = load_now();     /* the first round trip warms up */
         }
-        if (0 == rank && 0 != swf_client_send(&c, peer, 1, buf, o->size)) {
+        if (0 == rank && 0 != tc_sockmodel_client_send(&c, peer, 1, buf, o->size)) {
             return 1;
         }
-        if (0 != swf_client_call(&c, SOCKMODEL_RECVFROM, peer, 0, &r, buf, o->size)) {
+        if (0 != tc_sockmodel_client_call(&c, SOCKMODEL_RECVFROM, peer, 0, &r, buf, o->size)) {
             fprintf(stderr, "pingpong: receive failed\n");
             return 1;
         }
-        if (1 == rank && 0 != swf_client_send(&c, peer, 1, buf, o->size)) {
+        if (1 == rank && 0 != tc_sockmodel_client_send(&c, peer, 1, buf, o->size)) {
             return 1;
         }
     }
@@ -212,7 +212,7 @@ static int load_pingpong(const char *hostport, const load_opts_t *o, uint32_t ra
         fflush(stdout);
     }
     free(buf);
-    return 0 == swf_client_finish(&c) ? 0 : 1;
+    return 0 == tc_sockmodel_client_finish(&c) ? 0 : 1;
 }
 
 static void usage(void)
@@ -286,7 +286,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "swfsim-load: cannot run %s: %s\n", o.swfsim, strerror(errno));
             _exit(127);
         }
-        if (0 != swf_client_read_port_file(portfile, hostport, sizeof(hostport), 10000)) {
+        if (0 != tc_sockmodel_port_file_wait(portfile, hostport, sizeof(hostport), 10000)) {
             fprintf(stderr, "swfsim-load: the simulator did not start\n");
             kill(sim, SIGTERM);
             waitpid(sim, NULL, 0);

@@ -22,7 +22,7 @@
 
 typedef struct swfsim_config {
     uint32_t nodes;
-    int model;                    /* enum sockmodel_model */
+    int model;                    /* enum tc_sockmodel_model */
     char listen_host[256];
     uint16_t listen_port;
     char listen_unix[108];        /* --listen unix:PATH (sun_path's size); "" = TCP */
@@ -40,6 +40,15 @@ typedef struct swfsim_config {
     uint32_t probe_cycles;        /* cost of PROBE / immediate WAITING_START */
     uint64_t mem_limit;           /* payload bytes the simulator may hold */
     uint32_t spin_us;             /* poll this long before sleeping in epoll */
+    int parent_pid;               /* --parent-pid: end with this process; 0: no */
+    int all_cpus;                 /* --all-cpus: drop an inherited CPU binding */
+    int have_token;               /* --token-file: every hello must carry it */
+    unsigned char token[SOCKMODEL_TOKEN_BYTES];
+    /* virtual nodes, traces, the HTML report (docs/swfsim.md) */
+    char workload[256];           /* --workload SPEC: run built-in virtual nodes */
+    char replay_file[1024];       /* --replay FILE: run a recorded trace */
+    char record_file[1024];       /* --record FILE: write a trace of a live run */
+    char report_html[1024];       /* --report-html FILE */
 } swfsim_config_t;
 
 void swfsim_config_defaults(swfsim_config_t *cfg);
@@ -47,6 +56,9 @@ void swfsim_config_defaults(swfsim_config_t *cfg);
  * run, 1 when the program should exit 0 (--help, --version), -1 on error
  * (message already printed). */
 int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv);
+/* The same over settings already in cfg (no defaults first): a replay
+ * applies the command line over the recorded parameters. */
+int swfsim_config_parse_over(swfsim_config_t *cfg, int argc, char **argv);
 /* Apply one "key = value" setting; returns 0 or -1. */
 int swfsim_config_set(swfsim_config_t *cfg, const char *key, const char *value);
 int swfsim_config_load(swfsim_config_t *cfg, const char *path);
@@ -109,7 +121,18 @@ typedef struct swfsim_torus {
      * 4*dx*dy+i; ejection of node i at 4*dx*dy+nodes+i */
     swfsim_link_t *links;
     uint32_t nlinks;
+    /* busy time per link over simulated time (swfsim_timeline.c) */
+    uint64_t *tl;            /* nlinks x SWFSIM_TL_BUCKETS, ps */
+    uint64_t tl_width;       /* ps per bucket; doubles as time goes on */
 } swfsim_torus_t;
+
+#define SWFSIM_TL_BUCKETS 48
+
+/* swfsim_timeline.c: link k busy from t0 for len ps */
+int swfsim_timeline_init(swfsim_torus_t *t);
+void swfsim_timeline_add(swfsim_torus_t *t, uint32_t link, uint64_t t0, uint64_t len);
+/* the "link_timeline" member of the JSON report (busiest links) */
+void swfsim_timeline_json(const swfsim_torus_t *t, FILE *f, uint64_t end_ps);
 
 #define SWFSIM_MAX_PATH (2 * 4096 + 2)
 
@@ -185,7 +208,7 @@ typedef struct swfsim_node {
     uint64_t clock;          /* ps */
     int active;              /* a command awaits its event or a wake-up */
     uint64_t gen;
-    sockmodel_cmd_t cmd;     /* the active command */
+    tc_sockmodel_cmd_t cmd;     /* the active command */
     uint64_t deadline_us;    /* WAITING: real-time end */
     /* input */
     unsigned char *in;
@@ -201,11 +224,19 @@ typedef struct swfsim_node {
     swfsim_out_t *out;
     size_t out_head, out_count, out_cap;
     size_t out_off;          /* bytes of the head item already written */
+    size_t out_peak;         /* most replies queued at once */
+    int out_full;            /* SWFSIM_OUT_MAX replies queued: parse no more */
     int on_dirty, on_ready;
     /* barriers */
     uint32_t barrier_inits;
     /* statistics */
     uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv, discarded;
+    /* the simulator's view of the node's waits: how each WAITING_START
+     * ended, and the wall time the node spent parked in them */
+    uint64_t waits_found, waits_expired, waits_stopped;
+    uint64_t wait_wall_us, wait_since_us;
+    uint64_t wait_ps;        /* blocked for a message or a barrier */
+    swfsim_msg_t *inj_head, *inj_tail;   /* sent, not yet in the torus */
     char why[160];           /* reason of a drop */
 } swfsim_node_t;
 
@@ -245,7 +276,22 @@ typedef struct swfsim {
     uint64_t events;
     double wall_start, wall_run_start, wall_end;
     int deadlock;
+    struct swfsim_trace *trace;   /* --record: the trace being written */
 } swfsim_t;
+
+/* Most replies queued for one client. A client that sends requests and
+ * does not read their replies (pipelined SIZE or PROBE) is no longer
+ * parsed, nor read from, until its output has drained to half of it:
+ * its queue, and the simulator's memory, stay bounded. */
+#define SWFSIM_OUT_MAX 4096u
+/* injection queues (swfsim_inject.c).  offer: queue m, sent by n at
+ * m->t_send (0, or -1 out of memory: m not queued).  due: an INJECT
+ * event came due: 1 and *deliver = arrival time when the packet went,
+ * 0 when it was put off until the injection link is free, -1 out of
+ * memory.  The message of a queued INJECT event is its node's queue head:
+ * free it with the queue, not with the event. */
+int swfsim_inject_offer(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m);
+int swfsim_inject_due(swfsim_t *sim, const swfsim_event_t *ev, uint64_t *deliver);
 
 /* engine (swfsim_engine.c): no system calls except through the hooks
  * below, which the network layer implements */
@@ -261,10 +307,13 @@ void swfsim_node_drop(swfsim_t *sim, swfsim_node_t *n, const char *fmt, ...)
 /* process due events, expire waits, parse ready nodes; returns the
  * microseconds until the next wait deadline (or -1 for none) */
 long swfsim_step(swfsim_t *sim, uint64_t now_us);
+/* the network layer wrote some of n's output */
+void swfsim_node_output_drained(swfsim_t *sim, swfsim_node_t *n);
 /* append a reply (and payload owner) to n's output */
 void swfsim_msg_free(swfsim_t *sim, swfsim_msg_t *m);
-void swfsim_node_reply(swfsim_t *sim, swfsim_node_t *n, const sockmodel_reply_t *r,
+void swfsim_node_reply(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_reply_t *r,
                        swfsim_msg_t *payload);
+/* messages (swfsim_log.c) and real-time clocks (swfsim_clock.c) */
 void swfsim_log(swfsim_t *sim, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void swfsim_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t swfsim_now_us(void);
@@ -277,6 +326,9 @@ void swfsim_net_close_node(swfsim_t *sim, swfsim_node_t *n);
 /* write out what n has queued; returns -1 if the connection broke */
 int swfsim_net_flush(swfsim_t *sim, swfsim_node_t *n);
 void swfsim_net_want_in(swfsim_t *sim, swfsim_node_t *n, int on);
+/* input was consumed (also by a command that came due later): read more
+ * from n if its buffer has room again */
+void swfsim_net_input_room(swfsim_t *sim, swfsim_node_t *n);
 int swfsim_write_port_file(const char *path, const char *host, unsigned port);
 /* the port file of a Unix-domain socket: "unix:PATH" */
 int swfsim_write_port_file_unix(const char *path, const char *sock_path);
@@ -285,6 +337,10 @@ int swfsim_write_port_file_unix(const char *path, const char *sock_path);
 int swfsim_report_json(swfsim_t *sim, FILE *f);
 void swfsim_report_summary(swfsim_t *sim, FILE *f);
 int swfsim_report_write(swfsim_t *sim);
+/* --report-html (swfsim_report_html.c): from the JSON report of sim */
+int swfsim_report_html_write(swfsim_t *sim);
+/* the same from a JSON report's text; returns 0 or -1 (message printed) */
+int swfsim_html_from_json(const char *json, size_t len, FILE *out, const char *src_name);
 
 /* whole program, used by main() and by tests that fork a simulator */
 int swfsim_main(int argc, char **argv);

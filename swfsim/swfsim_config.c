@@ -50,6 +50,17 @@ void swfsim_usage(FILE *out)
         "                         beyond it drops its sender\n"
         "      --spin-us US       when idle, poll the sockets this long (yielding the\n"
         "                         core) before sleeping: lower latency, more CPU (default 0)\n"
+        "      --parent-pid PID   end when process PID (the parent) ends; exit at once\n"
+        "                         if the parent is not PID any more (it already died)\n"
+        "      --all-cpus         run on every CPU, whatever binding was inherited\n"
+        "      --token-file FILE  accept only clients whose hello carries the job token\n"
+        "                         in FILE (one line of 64 hex digits)\n"
+        "      --workload SPEC    run virtual nodes instead of clients: halo2d, alltoall\n"
+        "                         or allreduce, e.g. halo2d,size=64K,iters=100[,compute=CYC];\n"
+        "                         --nodes defaults to the torus size\n"
+        "      --record FILE      write a trace of the live run (operations, compute time)\n"
+        "      --replay FILE      run a trace without clients; options override its parameters\n"
+        "      --report-html FILE write the report as one self-contained HTML page\n"
         "  -q, --quiet            no progress messages, no summary on stdout\n"
         "  -h, --help             this text\n"
         "  -V, --version          version\n",
@@ -291,10 +302,63 @@ enum {
     SWFSIM_OPT_TORUS,
     SWFSIM_OPT_CTIMEOUT,
     SWFSIM_OPT_MEMLIMIT,
-    SWFSIM_OPT_SPIN
+    SWFSIM_OPT_SPIN,
+    SWFSIM_OPT_PARENT,
+    SWFSIM_OPT_ALLCPUS,
+    SWFSIM_OPT_TOKEN,
+    SWFSIM_OPT_WORKLOAD,
+    SWFSIM_OPT_REPLAY,
+    SWFSIM_OPT_RECORD,
+    SWFSIM_OPT_HTML
 };
 
+/* Read the job token from the first line of path; 0 or -1 (printed). */
+static int swfsim_token_load(swfsim_config_t *cfg, const char *path)
+{
+    char line[2 * SOCKMODEL_TOKEN_BYTES + 8];
+    FILE *f = fopen(path, "r");
+    int ok;
+
+    if (NULL == f) {
+        swfsim_warn("cannot open the token file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    ok = NULL != fgets(line, sizeof(line), f) && 0 == tc_sockmodel_token_parse(line, cfg->token);
+    fclose(f);
+    if (!ok) {
+        swfsim_warn("the token file %s does not hold one line of %u hex digits", path,
+                    2u * SOCKMODEL_TOKEN_BYTES);
+        return -1;
+    }
+    cfg->have_token = 1;
+    return 0;
+}
+
+
+/* copy a file name option; nonzero if it does not fit */
+static int swfsim_opt_path(char *dst, size_t n, const char *src)
+{
+    if (strlen(src) >= n || '\0' == src[0]) {
+        return 1;
+    }
+    snprintf(dst, n, "%s", src);
+    return 0;
+}
+
+static int swfsim_config_parse_args(swfsim_config_t *cfg, int argc, char **argv);
+
 int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
+{
+    swfsim_config_defaults(cfg);
+    return swfsim_config_parse_args(cfg, argc, argv);
+}
+
+int swfsim_config_parse_over(swfsim_config_t *cfg, int argc, char **argv)
+{
+    return swfsim_config_parse_args(cfg, argc, argv);
+}
+
+static int swfsim_config_parse_args(swfsim_config_t *cfg, int argc, char **argv)
 {
     static const struct option opts[] = {
         { "nodes", required_argument, NULL, 'n' },
@@ -308,6 +372,13 @@ int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
         { "connect-timeout", required_argument, NULL, SWFSIM_OPT_CTIMEOUT },
         { "mem-limit", required_argument, NULL, SWFSIM_OPT_MEMLIMIT },
         { "spin-us", required_argument, NULL, SWFSIM_OPT_SPIN },
+        { "parent-pid", required_argument, NULL, SWFSIM_OPT_PARENT },
+        { "all-cpus", no_argument, NULL, SWFSIM_OPT_ALLCPUS },
+        { "token-file", required_argument, NULL, SWFSIM_OPT_TOKEN },
+        { "workload", required_argument, NULL, SWFSIM_OPT_WORKLOAD },
+        { "replay", required_argument, NULL, SWFSIM_OPT_REPLAY },
+        { "record", required_argument, NULL, SWFSIM_OPT_RECORD },
+        { "report-html", required_argument, NULL, SWFSIM_OPT_HTML },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
@@ -316,7 +387,6 @@ int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
     const char *shortopts = "n:m:l:p:r:c:qhV";
     int c, pass;
 
-    swfsim_config_defaults(cfg);
     /* pass 0: only --config, --help, --version; pass 1: the rest */
     for (pass = 0; pass < 2; pass++) {
         optind = 0;     /* full re-initialisation in glibc */
@@ -359,8 +429,33 @@ int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
             case SWFSIM_OPT_TORUS: bad = swfsim_config_set(cfg, "torus", optarg); break;
             case SWFSIM_OPT_MEMLIMIT: bad = swfsim_config_set(cfg, "mem_limit", optarg); break;
             case SWFSIM_OPT_SPIN: bad = swfsim_config_set(cfg, "spin_us", optarg); break;
+            case SWFSIM_OPT_WORKLOAD:
+                bad = swfsim_opt_path(cfg->workload, sizeof(cfg->workload), optarg);
+                break;
+            case SWFSIM_OPT_REPLAY:
+                bad = swfsim_opt_path(cfg->replay_file, sizeof(cfg->replay_file), optarg);
+                break;
+            case SWFSIM_OPT_RECORD:
+                bad = swfsim_opt_path(cfg->record_file, sizeof(cfg->record_file), optarg);
+                break;
+            case SWFSIM_OPT_HTML:
+                bad = swfsim_opt_path(cfg->report_html, sizeof(cfg->report_html), optarg);
+                break;
             case SWFSIM_OPT_CTIMEOUT:
                 bad = swfsim_parse_u32(optarg, &cfg->connect_timeout_s, 0, 86400);
+                break;
+            case SWFSIM_OPT_PARENT: {
+                uint32_t pid = 0;
+
+                bad = swfsim_parse_u32(optarg, &pid, 1, 0x7fffffff);
+                cfg->parent_pid = (int) pid;
+                break;
+            }
+            case SWFSIM_OPT_ALLCPUS: cfg->all_cpus = 1; break;
+            case SWFSIM_OPT_TOKEN:
+                if (0 != swfsim_token_load(cfg, optarg)) {
+                    return -1;
+                }
                 break;
             case 'q': cfg->quiet = 1; break;
             default:
@@ -376,6 +471,14 @@ int swfsim_config_parse(swfsim_config_t *cfg, int argc, char **argv)
     if (optind < argc) {
         fprintf(stderr, "swfsim: unexpected argument '%s'\n", argv[optind]);
         return -1;
+    }
+    if (0 == cfg->nodes && '\0' != cfg->workload[0] && cfg->torus_x && cfg->torus_y &&
+        (uint64_t) cfg->torus_x * cfg->torus_y <= SOCKMODEL_MAX_NODES) {
+        /* a workload fills its torus */
+        cfg->nodes = cfg->torus_x * cfg->torus_y;
+    }
+    if (0 == cfg->nodes && '\0' != cfg->replay_file[0]) {
+        return 0;    /* the trace says how many */
     }
     if (0 == cfg->nodes) {
         fprintf(stderr, "swfsim: --nodes N is required (see --help)\n");

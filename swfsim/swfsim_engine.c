@@ -4,58 +4,20 @@
  * timed events in conservative order (an event is processed only when no
  * running node's clock is behind it), and queues replies.  The network
  * layer (swfsim_net.c) moves the bytes; this file makes no system calls
- * apart from reading the clock.
+ * apart from reading the clock (swfsim_clock.c). Messages go through
+ * swfsim_log.c.
  */
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "swfsim.h"
+#include "swfsim_trace.h"
 
 #define SWFSIM_IN_CAP (64 * 1024)
 
 enum { SWFSIM_MATCH_ANY, SWFSIM_MATCH_FROM, SWFSIM_MATCH_TAG };
-
-uint64_t swfsim_now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000ull + (uint64_t) ts.tv_nsec / 1000u;
-}
-
-double swfsim_wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
-}
-
-void swfsim_log(swfsim_t *sim, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (NULL != sim && sim->cfg.quiet) {
-        return;
-    }
-    va_start(ap, fmt);
-    fputs("swfsim: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
-void swfsim_warn(const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    fputs("swfsim: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
 
 static uint32_t swfsim_slot_index(const swfsim_t *sim, const swfsim_node_t *n)
 {
@@ -177,10 +139,15 @@ void swfsim_fini(swfsim_t *sim)
         for (uint32_t i = 0; i < sim->nslots; i++) {
             swfsim_node_release(sim, &sim->slots[i]);
             swfsim_free_queue(sim, &sim->slots[i]);
+            while (NULL != sim->slots[i].inj_head) {
+                swfsim_msg_t *m = sim->slots[i].inj_head;
+                sim->slots[i].inj_head = m->next;
+                swfsim_msg_free(sim, m);
+            }
         }
     }
     while (0 == swfsim_heap_pop(&sim->heap, &ev)) {
-        if (SWFSIM_EV_CMD != ev.type) {
+        if (SWFSIM_EV_DELIVER == ev.type) {   /* INJECT: freed with its queue */
             swfsim_msg_free(sim, ev.msg);
         }
     }
@@ -249,11 +216,14 @@ static swfsim_out_t *swfsim_out_push(swfsim_t *sim, swfsim_node_t *n)
     }
     o = &n->out[(n->out_head + n->out_count) % n->out_cap];
     n->out_count++;
+    if (n->out_count > n->out_peak) {
+        n->out_peak = n->out_count;
+    }
     swfsim_mark_dirty(sim, n);
     return o;
 }
 
-void swfsim_node_reply(swfsim_t *sim, swfsim_node_t *n, const sockmodel_reply_t *r,
+void swfsim_node_reply(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_reply_t *r,
                        swfsim_msg_t *payload)
 {
     swfsim_out_t *o = swfsim_out_push(sim, n);
@@ -263,7 +233,7 @@ void swfsim_node_reply(swfsim_t *sim, swfsim_node_t *n, const sockmodel_reply_t 
         swfsim_node_drop(sim, n, "out of memory for a reply");
         return;
     }
-    sockmodel_reply_encode(o->hdr, r);
+    tc_sockmodel_reply_encode(o->hdr, r);
     o->hdr_len = SOCKMODEL_REPLY_BYTES;
     o->msg = payload;
 }
@@ -276,7 +246,7 @@ static void swfsim_node_word(swfsim_t *sim, swfsim_node_t *n, uint32_t v)
         swfsim_node_drop(sim, n, "out of memory for a reply");
         return;
     }
-    sockmodel_put32(o->hdr, v);
+    tc_sockmodel_put32(o->hdr, v);
     o->hdr_len = 4;
     o->msg = NULL;
 }
@@ -284,7 +254,7 @@ static void swfsim_node_word(swfsim_t *sim, swfsim_node_t *n, uint32_t v)
 static void swfsim_reply(swfsim_t *sim, swfsim_node_t *n, uint32_t code, uint32_t status,
                          uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3)
 {
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
 
     r.code = code;
     r.status = status;
@@ -425,8 +395,29 @@ static void swfsim_hello(swfsim_t *sim, swfsim_node_t *n)
     if (n->in_len - n->in_off < SOCKMODEL_HELLO_BYTES) {
         return;
     }
-    r = sockmodel_get32(n->in + n->in_off);
-    n->in_off += SOCKMODEL_HELLO_BYTES;
+    r = tc_sockmodel_get32(n->in + n->in_off);
+    if (SOCKMODEL_HELLO_AUTH == r) {
+        /* the hello with a token: marker, rank, token */
+        const unsigned char *token = n->in + n->in_off + 8;
+
+        if (n->in_len - n->in_off < SOCKMODEL_HELLO_AUTH_BYTES) {
+            return;
+        }
+        r = tc_sockmodel_get32(n->in + n->in_off + 4);
+        n->in_off += SOCKMODEL_HELLO_AUTH_BYTES;
+        if (sim->cfg.have_token && !tc_sockmodel_token_equal(token, sim->cfg.token)) {
+            n->req_rank = r;
+            swfsim_refuse(sim, n, "wrong job token", r);
+            return;
+        }
+    } else {
+        n->in_off += SOCKMODEL_HELLO_BYTES;
+        if (sim->cfg.have_token) {
+            n->req_rank = r;
+            swfsim_refuse(sim, n, "no job token in the hello", r);
+            return;
+        }
+    }
     n->req_rank = r;
     if (sim->started) {
         swfsim_refuse(sim, n, "the run has already started", r);
@@ -467,7 +458,7 @@ static int swfsim_match(const swfsim_msg_t *m, int kind, uint32_t val)
     }
 }
 
-static void swfsim_cmd_match(const sockmodel_cmd_t *c, int *kind, uint32_t *val)
+static void swfsim_cmd_match(const tc_sockmodel_cmd_t *c, int *kind, uint32_t *val)
 {
     *val = c->param[0];
     switch (c->request) {
@@ -486,7 +477,7 @@ static void swfsim_cmd_match(const sockmodel_cmd_t *c, int *kind, uint32_t *val)
 }
 
 /* first queued message matching c; *prev gets its predecessor */
-static swfsim_msg_t *swfsim_find(swfsim_node_t *n, const sockmodel_cmd_t *c,
+static swfsim_msg_t *swfsim_find(swfsim_node_t *n, const tc_sockmodel_cmd_t *c,
                                  swfsim_msg_t **prev)
 {
     int kind;
@@ -520,13 +511,17 @@ static void swfsim_unlink(swfsim_node_t *n, swfsim_msg_t *m, swfsim_msg_t *prev)
 /* hand message m (already unlinked) to n as the answer to a RECV* */
 static void swfsim_give(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m, uint32_t code)
 {
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
 
     if (m->t_deliver > n->clock) {
+        n->wait_ps += m->t_deliver - n->clock;
         n->clock = m->t_deliver;
     }
     n->msgs_recv++;
     n->bytes_recv += m->len;
+    if (NULL != sim->trace) {
+        swfsim_trace_recv(sim, n, m);
+    }
     r.code = code;
     r.status = SOCKMODEL_ST_OK;
     r.arg[0] = m->src;
@@ -545,11 +540,24 @@ static void swfsim_found(swfsim_t *sim, swfsim_node_t *n, uint32_t code, const s
     swfsim_reply(sim, n, code, SOCKMODEL_ST_FOUND, m->src, m->tag, m->len, 0);
 }
 
+/* a WAITING_START ends: the wall time since it was read counts as waiting */
+static void swfsim_wait_account(swfsim_node_t *n)
+{
+    uint64_t now = swfsim_now_us();
+
+    if (now > n->wait_since_us) {
+        n->wait_wall_us += now - n->wait_since_us;
+    }
+}
+
 /* answer n's WAITING_START with the first queued message: report it
  * (FOUND), or with SOCKMODEL_WAIT_RECV hand it over like RECV */
 static void swfsim_wait_answer(swfsim_t *sim, swfsim_node_t *n)
 {
     swfsim_msg_t *m = n->qhead;
+
+    swfsim_wait_account(n);
+    n->waits_found++;
 
     if (0 != (n->cmd.param[1] & SOCKMODEL_WAIT_RECV)) {
         swfsim_unlink(n, m, NULL);
@@ -619,6 +627,9 @@ static void swfsim_probe_cost(swfsim_t *sim, swfsim_node_t *n)
 {
     if (swfsim_is_torus(sim)) {
         n->clock += (uint64_t) sim->cfg.probe_cycles * sim->cfg.cycle_ps;
+        if (NULL != sim->trace) {
+            swfsim_trace_poll(sim, n, (uint64_t) sim->cfg.probe_cycles * sim->cfg.cycle_ps);
+        }
     }
 }
 
@@ -627,6 +638,9 @@ static void swfsim_barrier_enter(swfsim_t *sim, swfsim_node_t *n)
     uint32_t id = n->cmd.param[0];
     swfsim_barrier_t *b = &sim->barriers[id];
 
+    if (NULL != sim->trace) {
+        swfsim_trace_barrier(sim, n);
+    }
     b->entered++;
     if (n->clock > b->latest) {
         b->latest = n->clock;
@@ -639,6 +653,7 @@ static void swfsim_barrier_enter(swfsim_t *sim, swfsim_node_t *n)
     for (uint32_t r = 0; r < sim->cfg.nodes; r++) {
         swfsim_node_t *o = sim->nodes[r];
         if (SWFSIM_N_BLOCKED_BARRIER == o->state && o->cmd.param[0] == id) {
+            o->wait_ps += b->latest - o->clock;
             o->clock = b->latest;
             swfsim_reply(sim, o, SOCKMODEL_BARRIER_ENTER, SOCKMODEL_ST_OK, id, b->round, 0, 0);
             swfsim_resume(sim, o);
@@ -652,7 +667,7 @@ static void swfsim_barrier_enter(swfsim_t *sim, swfsim_node_t *n)
 /* run n's active command now (its time has come) */
 static void swfsim_run_cmd(swfsim_t *sim, swfsim_node_t *n)
 {
-    sockmodel_cmd_t *c = &n->cmd;
+    tc_sockmodel_cmd_t *c = &n->cmd;
     swfsim_msg_t *m, *prev = NULL;
 
     switch (c->request) {
@@ -687,6 +702,7 @@ static void swfsim_run_cmd(swfsim_t *sim, swfsim_node_t *n)
             n->active = 0;
         } else if (0 == c->param[0]) {
             swfsim_probe_cost(sim, n);
+            n->waits_expired++;
             swfsim_reply(sim, n, SOCKMODEL_WAITING_START, SOCKMODEL_ST_EXPIRED, 0, 0, 0, 0);
             n->active = 0;
         } else {
@@ -714,10 +730,12 @@ static void swfsim_send(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m)
     n->bytes_sent += m->len;
     sim->msgs_total++;
     sim->bytes_total += m->len;
+    if (NULL != sim->trace) {
+        swfsim_trace_send(sim, n, m);
+    }
     if (swfsim_is_torus(sim)) {
-        swfsim_event_t ev = { .time = n->clock, .type = SWFSIM_EV_INJECT,
-                              .node = n->rank, .msg = m };
-        if (0 != swfsim_heap_push(&sim->heap, &ev)) {
+        m->t_send = n->clock;
+        if (0 != swfsim_inject_offer(sim, n, m)) {
             swfsim_msg_free(sim, m);
             swfsim_node_drop(sim, n, "out of memory for an event");
         }
@@ -727,7 +745,7 @@ static void swfsim_send(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m)
 }
 
 /* a command that must run at the node's current simulated time */
-static void swfsim_timed(swfsim_t *sim, swfsim_node_t *n, const sockmodel_cmd_t *c)
+static void swfsim_timed(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_cmd_t *c)
 {
     n->cmd = *c;
     n->active = 1;
@@ -737,7 +755,8 @@ static void swfsim_timed(swfsim_t *sim, swfsim_node_t *n, const sockmodel_cmd_t 
         if (us > SOCKMODEL_WAIT_MAX_US) {
             us = SOCKMODEL_WAIT_MAX_US;
         }
-        n->deadline_us = swfsim_now_us() + us;
+        n->wait_since_us = swfsim_now_us();
+        n->deadline_us = n->wait_since_us + us;
     }
     if (swfsim_is_torus(sim)) {
         swfsim_event_t ev = { .time = n->clock, .type = SWFSIM_EV_CMD,
@@ -757,6 +776,8 @@ static void swfsim_wait_stop(swfsim_t *sim, swfsim_node_t *n)
         n->clock = sim->now;
     }
     n->gen++;      /* a WAITING_START event still queued is now stale */
+    swfsim_wait_account(n);
+    n->waits_stopped++;
     n->state = SWFSIM_N_RUNNING;
     n->active = 0;
     swfsim_reply(sim, n, SOCKMODEL_WAITING_START, SOCKMODEL_ST_STOPPED, 0, 0, 0, 0);
@@ -764,7 +785,7 @@ static void swfsim_wait_stop(swfsim_t *sim, swfsim_node_t *n)
 }
 
 /* execute one decoded, checked command; returns -1 if n was dropped */
-static int swfsim_exec(swfsim_t *sim, swfsim_node_t *n, const sockmodel_cmd_t *c)
+static int swfsim_exec(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_cmd_t *c)
 {
     uint32_t N = sim->cfg.nodes;
 
@@ -852,7 +873,7 @@ static int swfsim_exec(swfsim_t *sim, swfsim_node_t *n, const sockmodel_cmd_t *c
 /* parse and execute as many buffered commands as n's state allows */
 static void swfsim_parse(swfsim_t *sim, swfsim_node_t *n)
 {
-    sockmodel_cmd_t c;
+    tc_sockmodel_cmd_t c;
     const char *why;
 
     for (;;) {
@@ -861,6 +882,11 @@ static void swfsim_parse(swfsim_t *sim, swfsim_node_t *n)
         if (SWFSIM_N_RUNNING != n->state && SWFSIM_N_WAITING != n->state &&
             SWFSIM_N_BLOCKED_RECV != n->state && SWFSIM_N_BLOCKED_BARRIER != n->state) {
             return;
+        }
+        if (n->out_count >= SWFSIM_OUT_MAX) {
+            /* the client does not read its replies: wait until it does */
+            n->out_full = 1;
+            break;
         }
         avail = n->in_len - n->in_off;
         if (NULL != n->rx_msg) {
@@ -886,28 +912,34 @@ static void swfsim_parse(swfsim_t *sim, swfsim_node_t *n)
                 !(SWFSIM_N_RUNNING == n->state && SOCKMODEL_WAITING_START == n->cmd.request)) {
                 break;  /* pipelined commands wait for the current one */
             }
-            req = sockmodel_get32(n->in + n->in_off);
+            req = tc_sockmodel_get32(n->in + n->in_off);
             if (SOCKMODEL_WAITING_STOP != req) {
                 swfsim_node_drop(sim, n, "%s (code %u) while WAITING_START is unanswered",
-                                 sockmodel_request_name(req), req);
+                                 tc_sockmodel_request_name(req), req);
                 return;
             }
-            sockmodel_cmd_decode(&c, n->in + n->in_off);
+            tc_sockmodel_cmd_decode(&c, n->in + n->in_off);
             n->in_off += SOCKMODEL_CMD_BYTES;
+            if (NULL != sim->trace) {
+                swfsim_trace_cmd(sim, n, &c);
+            }
             if (swfsim_is_torus(sim)) {
                 n->clock += (uint64_t) c.consumetime * sim->cfg.cycle_ps;
             }
             swfsim_wait_stop(sim, n);
             continue;
         }
-        sockmodel_cmd_decode(&c, n->in + n->in_off);
+        tc_sockmodel_cmd_decode(&c, n->in + n->in_off);
         n->in_off += SOCKMODEL_CMD_BYTES;
-        why = sockmodel_cmd_check(&c, sim->cfg.nodes, sim->cfg.max_msg);
+        why = tc_sockmodel_cmd_check(&c, sim->cfg.nodes, sim->cfg.max_msg);
         if (NULL != why) {
             swfsim_node_drop(sim, n, "%s: request %u (%s) params %u %u %u %u", why,
-                             c.request, sockmodel_request_name(c.request), c.param[0],
+                             c.request, tc_sockmodel_request_name(c.request), c.param[0],
                              c.param[1], c.param[2], c.param[3]);
             return;
+        }
+        if (NULL != sim->trace) {
+            swfsim_trace_cmd(sim, n, &c);
         }
         if (swfsim_is_torus(sim)) {
             n->clock += (uint64_t) c.consumetime * sim->cfg.cycle_ps;
@@ -923,6 +955,14 @@ static void swfsim_parse(swfsim_t *sim, swfsim_node_t *n)
         memmove(n->in, n->in + n->in_off, n->in_len - n->in_off);
         n->in_len -= n->in_off;
         n->in_off = 0;
+    }
+}
+
+void swfsim_node_output_drained(swfsim_t *sim, swfsim_node_t *n)
+{
+    if (n->out_full && n->out_count <= SWFSIM_OUT_MAX / 2) {
+        n->out_full = 0;
+        swfsim_mark_ready(sim, n);
     }
 }
 
@@ -978,8 +1018,13 @@ static void swfsim_event(swfsim_t *sim, const swfsim_event_t *ev)
     case SWFSIM_EV_INJECT: {
         swfsim_event_t d = { .type = SWFSIM_EV_DELIVER, .node = ev->msg->dst,
                              .msg = ev->msg };
-        t = swfsim_torus_transfer(&sim->torus, ev->msg->src, ev->msg->dst,
-                                  ev->msg->len, ev->time, NULL);
+        int go = swfsim_inject_due(sim, ev, &t);
+        if (go < 0) {
+            swfsim_warn("out of memory for an event: messages held until the end");
+        }
+        if (1 != go) {
+            break;
+        }
         d.time = t;
         if (0 != swfsim_heap_push(&sim->heap, &d)) {
             swfsim_warn("out of memory for an event: message lost");
@@ -1021,7 +1066,7 @@ static void swfsim_check_deadlock(swfsim_t *sim)
         swfsim_node_t *n = sim->nodes[r];
         if (swfsim_alive(n)) {
             swfsim_warn("  node %u blocked in %s(%u) at %llu ns, %llu messages queued", r,
-                        sockmodel_request_name(n->cmd.request), n->cmd.param[0],
+                        tc_sockmodel_request_name(n->cmd.request), n->cmd.param[0],
                         (unsigned long long) (n->clock / SWFSIM_PS_PER_NS),
                         (unsigned long long) (NULL != n->qhead));
         }
@@ -1046,6 +1091,9 @@ long swfsim_step(swfsim_t *sim, uint64_t now_us)
             swfsim_node_t *n = &sim->slots[sim->ready[--sim->nready]];
             n->on_ready = 0;
             swfsim_parse(sim, n);
+            /* commands pipelined behind a timed one may have filled the
+             * input buffer, which stopped reading: room again now */
+            swfsim_net_input_room(sim, n);
             progressed = 1;
         }
         /* real-time ends of waits, also of those whose event has not
@@ -1057,6 +1105,8 @@ long swfsim_step(swfsim_t *sim, uint64_t now_us)
                     n->clock = sim->now;
                 }
                 n->gen++;
+                swfsim_wait_account(n);
+                n->waits_expired++;
                 swfsim_reply(sim, n, SOCKMODEL_WAITING_START, SOCKMODEL_ST_EXPIRED, 0, 0, 0, 0);
                 swfsim_resume(sim, n);
                 progressed = 1;

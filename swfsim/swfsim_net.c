@@ -21,6 +21,7 @@
 #include <sys/un.h>
 
 #include "swfsim.h"
+#include "tc_sockmodel_client.h"
 
 #define SWFSIM_IOV 64
 #define SWFSIM_READS_PER_EVENT 8
@@ -32,28 +33,13 @@ static void swfsim_on_signal(int sig)
     swfsim_signalled = sig;
 }
 
+/* the port file through the client's one writer, errno set on failure */
 static int swfsim_write_port_line(const char *path, const char *line)
 {
-    char tmp[1100];
-    FILE *f;
-    int fd;
+    int rc = tc_sockmodel_port_file_write(path, line);
 
-    /* write a temporary file and rename it, so that a client polling for
-     * the file never reads half of it */
-    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long) getpid());
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        return -1;
-    }
-    f = fdopen(fd, "w");
-    if (NULL == f) {
-        close(fd);
-        unlink(tmp);
-        return -1;
-    }
-    fprintf(f, "%s\n", line);
-    if (0 != fclose(f) || 0 != rename(tmp, path)) {
-        unlink(tmp);
+    if (0 != rc) {
+        errno = -rc;
         return -1;
     }
     return 0;
@@ -63,7 +49,10 @@ int swfsim_write_port_file(const char *path, const char *host, unsigned port)
 {
     char line[300];
 
-    snprintf(line, sizeof(line), "%s:%u", host, port);
+    if (0 != tc_sockmodel_address_format(line, sizeof(line), host, (int) port)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
     return swfsim_write_port_line(path, line);
 }
 
@@ -315,7 +304,7 @@ static void swfsim_accept(swfsim_t *sim)
         if (sim->started) {
             /* refused at once, without waiting for its hello */
             n->in_len = 0;
-            sockmodel_put32(n->in, SOCKMODEL_RANK_ANY);
+            tc_sockmodel_put32(n->in, SOCKMODEL_RANK_ANY);
             n->in_len = 4;
             swfsim_node_input(sim, n);
         }
@@ -323,14 +312,14 @@ static void swfsim_accept(swfsim_t *sim)
 }
 
 /* after input was consumed: read more only if there is room */
-static void swfsim_input_room(swfsim_t *sim, swfsim_node_t *n)
+void swfsim_net_input_room(swfsim_t *sim, swfsim_node_t *n)
 {
     int on;
 
     if (n->fd < 0) {
         return;
     }
-    if (SWFSIM_N_CLOSING == n->state || SWFSIM_N_FINISHED == n->state) {
+    if (SWFSIM_N_CLOSING == n->state || SWFSIM_N_FINISHED == n->state || n->out_full) {
         on = 0;
     } else if (NULL != n->rx_msg && n->in_off == n->in_len) {
         on = 1;
@@ -386,7 +375,7 @@ static void swfsim_read(swfsim_t *sim, swfsim_node_t *n)
                 swfsim_node_drop(sim, n, "disconnected in the middle of a command");
             } else if (n->active) {
                 swfsim_node_drop(sim, n, "disconnected while %s was outstanding",
-                                 sockmodel_request_name(n->cmd.request));
+                                 tc_sockmodel_request_name(n->cmd.request));
             } else {
                 swfsim_node_drop(sim, n, "disconnected without FINISH");
             }
@@ -404,7 +393,7 @@ static void swfsim_read(swfsim_t *sim, swfsim_node_t *n)
         }
         swfsim_node_input(sim, n);
     }
-    swfsim_input_room(sim, n);
+    swfsim_net_input_room(sim, n);
 }
 
 int swfsim_net_flush(swfsim_t *sim, swfsim_node_t *n)
@@ -470,6 +459,7 @@ int swfsim_net_flush(swfsim_t *sim, swfsim_node_t *n)
             }
             n->out_off = left;
         }
+        swfsim_node_output_drained(sim, n);
     }
     if (0 == n->out_count) {
         swfsim_net_want_out(sim, n, 0);
@@ -540,6 +530,11 @@ int swfsim_net_run(swfsim_t *sim)
         }
         if (sim->done) {
             timeout = 100;
+        }
+        if (sim->nready > 0) {
+            /* a flush above made room for a client held back by its
+             * unread replies: parse it without sleeping */
+            timeout = 0;
         }
         nev = 0;
         if (sim->started && !sim->done && sim->cfg.spin_us > 0 && 0 != timeout) {

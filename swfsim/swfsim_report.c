@@ -196,12 +196,17 @@ int swfsim_report_json(swfsim_t *sim, FILE *f)
         const swfsim_node_t *n = sim->nodes[r];
         fprintf(f, "%s\n    { \"rank\": %u, \"state\": \"%s\", \"clock_ns\": %llu, "
                 "\"msgs_sent\": %llu, \"bytes_sent\": %llu, \"msgs_recv\": %llu, "
-                "\"bytes_recv\": %llu, \"discarded\": %llu",
+                "\"bytes_recv\": %llu, \"discarded\": %llu, \"waits_found\": %llu, "
+                "\"waits_expired\": %llu, \"waits_stopped\": %llu, \"wait_wall_ms\": %.3f, "
+                "\"out_peak\": %zu, \"wait_ns\": %llu",
                 r ? "," : "", r, swfsim_state_name(n->state),
                 (unsigned long long) (n->clock / SWFSIM_PS_PER_NS),
                 (unsigned long long) n->msgs_sent, (unsigned long long) n->bytes_sent,
                 (unsigned long long) n->msgs_recv, (unsigned long long) n->bytes_recv,
-                (unsigned long long) n->discarded);
+                (unsigned long long) n->discarded, (unsigned long long) n->waits_found,
+                (unsigned long long) n->waits_expired, (unsigned long long) n->waits_stopped,
+                (double) n->wait_wall_us / 1000.0, n->out_peak,
+                (unsigned long long) (n->wait_ps / SWFSIM_PS_PER_NS));
         if (SWFSIM_N_DEAD == n->state) {
             fprintf(f, ", \"drop_reason\": ");
             swfsim_json_str(f, n->why);
@@ -224,7 +229,11 @@ int swfsim_report_json(swfsim_t *sim, FILE *f)
                 end ? (double) l->busy_ps / (double) end : 0.0);
         first = 0;
     }
-    fprintf(f, "\n  ]\n}\n");
+    fprintf(f, "\n  ]");
+    if (torus) {
+        swfsim_timeline_json(&sim->torus, f, end);
+    }
+    fprintf(f, "\n}\n");
     return ferror(f) ? -1 : 0;
 }
 
@@ -248,6 +257,16 @@ void swfsim_report_summary(swfsim_t *sim, FILE *f)
     fprintf(f, "  %llu messages, %llu bytes in %.3f s of wall time (%.0f messages/s)\n",
             (unsigned long long) sim->msgs_total, (unsigned long long) sim->bytes_total, run,
             run > 0 ? (double) sim->msgs_total / run : 0.0);
+    for (uint32_t r = 0; sim->started && r < sim->cfg.nodes; r++) {
+        const swfsim_node_t *n = sim->nodes[r];
+
+        if (n->waits_found + n->waits_expired + n->waits_stopped > 0) {
+            fprintf(f, "  node %u: waits ended by a message %llu, expired %llu, stopped %llu; "
+                    "%.1f ms of wall time parked in waits\n", r,
+                    (unsigned long long) n->waits_found, (unsigned long long) n->waits_expired,
+                    (unsigned long long) n->waits_stopped, (double) n->wait_wall_us / 1000.0);
+        }
+    }
     if (sim->discarded_total || sim->refused || sim->dropped) {
         fprintf(f, "  %llu messages discarded, %llu clients refused, %llu dropped\n",
                 (unsigned long long) sim->discarded_total, (unsigned long long) sim->refused,

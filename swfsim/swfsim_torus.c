@@ -51,13 +51,19 @@ int swfsim_torus_init(swfsim_torus_t *t, const swfsim_config_t *cfg)
     t->t_router = (uint64_t) cfg->router_cycles * cfg->cycle_ps;
     t->nlinks = 4 * t->dx * t->dy + 2 * t->nodes;
     t->links = calloc(t->nlinks, sizeof(*t->links));
-    return NULL == t->links ? -1 : 0;
+    if (NULL == t->links || 0 != swfsim_timeline_init(t)) {
+        swfsim_torus_fini(t);
+        return -1;
+    }
+    return 0;
 }
 
 void swfsim_torus_fini(swfsim_torus_t *t)
 {
     free(t->links);
     t->links = NULL;
+    free(t->tl);
+    t->tl = NULL;
 }
 
 /* Steps and direction along one ring of size n from a to b: the shorter
@@ -130,6 +136,7 @@ uint64_t swfsim_torus_transfer(swfsim_torus_t *t, uint32_t src, uint32_t dst,
         swfsim_link_t *l = &t->links[path[k]];
         l->free_at = s + (uint64_t) k * hop + hold;
         l->busy_ps += hold;
+        swfsim_timeline_add(t, path[k], s + (uint64_t) k * hop, hold);
         l->bytes += (uint64_t) len + t->header_bytes;
         l->packets++;
     }

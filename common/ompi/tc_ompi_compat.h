@@ -6,7 +6,7 @@
  *
  *   series  BTL interface  OSC    Debian
  *   4.1     3.1.0          3.0.0  12 (4.1.4)
- *   5.0     3.3.0          4.0.0  13 (5.0.7)
+ *   5.0     3.3.0          3.0.0  13 (5.0.7)
  *
  * What differs, and the spelling to use in a component:
  *
@@ -179,6 +179,19 @@ static inline int tc_ompi_job_size(uint32_t *size)
 #endif
     TC_OMPI_MODEX_RC(rc);
     return rc;
+}
+
+/* End every process of this job now, with status (a setup failure whose
+ * reason was already printed); returns only if the runtime did not. */
+static inline void tc_ompi_abort_job(int status)
+{
+#if TC_OMPI_SERIES >= 50
+    (void) PMIx_Abort(status, NULL, NULL, 0);
+#else
+    if (NULL != opal_pmix.abort) {
+        (void) opal_pmix.abort(status, NULL, NULL);
+    }
+#endif
 }
 
 /* ---- MPI_Info ---- */

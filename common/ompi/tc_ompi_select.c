@@ -14,7 +14,7 @@
 
 tc_ompi_btl_selection_t tc_ompi_btl_list_parse(const char *list, const char *name)
 {
-    tc_ompi_btl_selection_t sel = { false, true };
+    tc_ompi_btl_selection_t sel = {false, true};
     size_t name_len = strlen(name);
     const char *p = list;
 

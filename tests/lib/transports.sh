@@ -203,6 +203,13 @@ tr_mpirun_args() {
     TR_MPIRUN+=(--mca mca_base_component_path "$TR_COMPPATH")
     TR_MPIRUN+=(--mca btl "$BTL_SELECT")
     TR_MPIRUN+=("${BTL_MCA_ARGS[@]}")
+    # a build with --enable-sanitizers: ASan's runtime first in every rank
+    # (Open MPI is not built with it); Open MPI's own leaks are not ours
+    if [ -n "${TRANSPORTS_PRELOAD:-}" ]; then
+        TR_MPIRUN+=(-x "LD_PRELOAD=$TRANSPORTS_PRELOAD")
+        TR_MPIRUN+=(-x "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}")
+        TR_MPIRUN+=(-x "UBSAN_OPTIONS=print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}")
+    fi
 }
 
 # tr_split LIST: comma- or space-separated list to one word per line.

@@ -42,6 +42,18 @@ void tmpi_init(int *argc, char ***argv, const char *name)
     setvbuf(stdout, NULL, _IOLBF, 0);
 }
 
+int tmpi_init_thread(int *argc, char ***argv, const char *name, int required)
+{
+    int provided = MPI_THREAD_SINGLE;
+
+    tmpi_name = name;
+    MPI_Init_thread(argc, argv, required, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &tmpi_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &tmpi_size);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    return provided;
+}
+
 void tmpi_fill(void *buf, size_t len, int src, uint32_t seq)
 {
     uint8_t *p = buf;
@@ -77,8 +89,8 @@ void tmpi_error(const char *fmt, ...)
 {
     va_list ap;
 
-    tmpi_errors++;
-    if (tmpi_errors > TMPI_MAX_REPORTS) {
+    /* atomic: the threaded tests report from several threads */
+    if (__atomic_add_fetch(&tmpi_errors, 1, __ATOMIC_RELAXED) > TMPI_MAX_REPORTS) {
         return;
     }
     fprintf(stderr, "%s: rank %d: ", tmpi_name, tmpi_rank);

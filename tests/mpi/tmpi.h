@@ -22,6 +22,8 @@ extern int tmpi_rank;
 extern int tmpi_size;
 
 void tmpi_init(int *argc, char ***argv, const char *name);
+/* MPI_Init_thread with the required level; returns the level provided. */
+int tmpi_init_thread(int *argc, char ***argv, const char *name, int required);
 
 /* The expected byte at position pos of a buffer sent by rank src with
  * sequence number seq: not periodic in any power of two, so a shifted,

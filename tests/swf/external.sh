@@ -76,6 +76,9 @@ a2a="$TR_TMPDIR/swf_alltoall"
 mpicc -O2 -o "$a2a" "$here/swf_alltoall.c" || tr_die "cannot compile swf_alltoall.c"
 thr="$TR_TMPDIR/swf_threads"
 mpicc -O2 -o "$thr" "$here/swf_threads.c" -lpthread || tr_die "cannot compile swf_threads.c"
+intruder="$TR_TMPDIR/swf_intruder"
+cc -O2 -I"$TR_SRCDIR/common" -o "$intruder" "$here/swf_intruder.c" \
+    "$TR_SRCDIR/common/tc_sockmodel_client.c" || tr_die "cannot compile swf_intruder.c"
 
 BTL_SELECT=swf
 BTL_MCA_ARGS=()
@@ -92,9 +95,10 @@ stop_sim() {
     fi
 }
 
-# start_sim NAME NODES MODEL: an external simulator for one job.
+# start_sim NAME NODES MODEL [SIM_NODES]: an external simulator for one
+# job (with SIM_NODES > NODES, nodes beyond the job's are left to others).
 start_sim() {
-    local name="$1" nodes="$2" m="$3" portfile="$TR_TMPDIR/$1.port" i
+    local name="$1" nodes="${4:-$2}" m="$3" portfile="$TR_TMPDIR/$1.port" i
 
     rm -f "$portfile"
     "$swfsim" --nodes "$nodes" --model "$m" --listen 127.0.0.1:0 --port-file "$portfile" \
@@ -184,6 +188,34 @@ echo "external $model simulator, np=$np; logs and reports: ${keep:-(temporary)}"
 for t in $tests; do
     run_job "$model-np$np-$t" "$np" "$model" "^PASS $t:" "$TR_BUILDDIR/tests/mpi/t_$t"
 done
+
+# a node of the simulator that is not a process of the job sends messages
+# with btl_swf's marker and ob1's tags: every rank drops and counts them
+name="simpel-np2-foreign"
+if start_sim "$name" 2 simpel 3; then
+    "$intruder" "127.0.0.1:$sim_port" 2 2 25 >"$out/$name.intruder.log" 2>&1 &
+    intruder_pid=$!
+    tr_mpirun_args 2
+    timeout -k 10 "$timeout_s" "${TR_MPIRUN[@]}" --mca btl_swf_server "127.0.0.1:$sim_port" \
+        --mca btl_swf_verbose 5 "$TR_BUILDDIR/tests/mpi/t_pingpong" </dev/null \
+        >"$out/$name.log" 2>&1
+    rc=$?
+    wait "$intruder_pid"
+    irc=$?
+    why="$(finish_sim "$name")" || rc=99
+    dropped="$(sed -n 's/.*; \([0-9][0-9]*\) messages from nodes outside the job dropped.*/\1/p' \
+        "$out/$name.log" | awk '{ s += $1 } END { print s + 0 }')"
+    if [ "$rc" -ne 0 ] || [ "$irc" -ne 0 ] || ! grep -q "^PASS pingpong:" "$out/$name.log"; then
+        verdict FAIL "$name" "exit $rc, intruder $irc $why" "$out/$name.log"
+    elif [ "$dropped" -ne 50 ]; then
+        verdict FAIL "$name" "dropped $dropped of the intruder's 50 messages" "$out/$name.log"
+    else
+        verdict PASS "$name" "the job's data intact, all 50 foreign messages dropped" ""
+    fi
+else
+    verdict FAIL "$name" "the simulator did not start" "$out/$name.sim.log"
+    stop_sim
+fi
 
 # several threads share one connection (MPI_THREAD_MULTIPLE)
 run_job "$model-np2-threads" 2 "$model" "^PASS threads:" "$thr"

@@ -36,6 +36,8 @@ typedef struct mock {
     int reg_calls;
     int dereg_calls;
     int fail_next;   /* fail this many reg calls with -ENOMEM */
+    tc_rcache_t *unmap_cache; /* the next reg call invalidates its range there, */
+    int unmap_next;           /* as an munmap in another thread would */
 } mock_t;
 
 static size_t page;
@@ -51,6 +53,10 @@ static int mock_reg(void *ctx, void *base, size_t len, void **handle)
     if (m->fail_next > 0) {
         m->fail_next--;
         return -ENOMEM;
+    }
+    if (m->unmap_next > 0) {
+        m->unmap_next--;
+        (void) tc_rcache_invalidate(m->unmap_cache, base, len);
     }
     /* Reuse the slot of a deregistered entry. */
     for (slot = 0; slot < m->nregs && m->regs[slot].live; slot++) {
@@ -381,6 +387,28 @@ static void test_invalidate_by_munmap(void **state)
     munmap(b, page);
 }
 
+/* The range is unmapped while get() registers it, before it had any
+ * registration (nothing to detach): the registration made of the old
+ * mapping must not be cached or returned. */
+static void test_invalidate_during_registration(void **state)
+{
+    mock_t m;
+    tc_rcache_t *c = make_cache(&m, 0, 0);
+    uint8_t *a = arena(2);
+    tc_rcache_reg_t *r;
+    (void) state;
+
+    m.unmap_cache = c;
+    m.unmap_next = 1;
+    assert_int_equal(tc_rcache_get(c, a, page, &r), 0);
+    /* the first registration was thrown away, the second one kept */
+    assert_int_equal(m.reg_calls, 2);
+    assert_int_equal(m.dereg_calls, 1);
+    assert_int_equal(m.live, 1);
+    tc_rcache_put(c, r);
+    finish(c, &m, a, 2);
+}
+
 /* Invalidated while in use: never returned again, deregistered only when
  * the last reference drops. */
 static void test_invalidate_in_use(void **state)
@@ -623,6 +651,7 @@ int main(void)
         cmocka_unit_test(test_eviction_count),
         cmocka_unit_test(test_eviction_bytes),
         cmocka_unit_test(test_invalidate_by_munmap),
+        cmocka_unit_test(test_invalidate_during_registration),
         cmocka_unit_test(test_invalidate_in_use),
         cmocka_unit_test(test_provider_failure),
         cmocka_unit_test(test_random_workload),

@@ -184,9 +184,10 @@ static void test_sequence_removed_segment(void **state)
     assert_int_equal(SCI_ERR_OK, sci_start_sequence(seq));
     assert_int_equal(SCI_ERR_OK, sci_check_sequence(seq));
     sci_remove_segment(seg);
-    assert_int_equal(SCI_ERR_TRANSFER_FAILED, sci_check_sequence(seq));
+    /* removed by its owner: an orderly exit, told apart from a failure */
+    assert_int_equal(SCI_ERR_DISCONNECTED, sci_check_sequence(seq));
     /* sticky */
-    assert_int_equal(SCI_ERR_TRANSFER_FAILED, sci_start_sequence(seq));
+    assert_int_equal(SCI_ERR_DISCONNECTED, sci_start_sequence(seq));
     sci_remove_sequence(seq);
     sci_disconnect_segment(r);
 }
@@ -238,6 +239,50 @@ static void test_sequence_dead_owner(void **state)
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
     assert_int_equal(SCI_ERR_TRANSFER_FAILED, sci_check_sequence(seq));
+    sci_remove_sequence(seq);
+    sci_disconnect_segment(r);
+}
+
+/* a child removes its segment (as btl_sci's finalize does) and exits: the
+ * peer sees an orderly exit, never a failure, although the pid is gone */
+static void test_sequence_owner_left_in_order(void **state)
+{
+    fixture_t *f = *state;
+    sci_remote_segment_t *r;
+    sci_sequence_t *seq;
+    int ready[2], go[2];
+    pid_t pid;
+    char c;
+
+    assert_int_equal(0, pipe(ready));
+    assert_int_equal(0, pipe(go));
+    pid = fork();
+    assert_true(pid >= 0);
+    if (0 == pid) {
+        sci_desc_t *sd = child_open(f);
+        sci_local_segment_t *seg;
+        if (SCI_ERR_OK != sci_create_segment(sd, 12, 4096, &seg) ||
+            SCI_ERR_OK != sci_prepare_segment(seg) || SCI_ERR_OK != sci_set_segment_available(seg, 1)) {
+            _exit(1);
+        }
+        (void) write(ready[1], "r", 1);
+        (void) read(go[0], &c, 1);
+        (void) sci_set_segment_unavailable(seg);
+        sci_remove_segment(seg);
+        sci_close(sd);
+        _exit(0);
+    }
+    close(ready[1]);
+    close(go[0]);
+    assert_int_equal(1, read(ready[0], &c, 1));
+    close(ready[0]);
+    assert_int_equal(SCI_ERR_OK, sci_connect_segment(f->sd, sci_local_node_id(f->sd), 12, &r));
+    assert_int_equal(SCI_ERR_OK, sci_create_map_sequence(r, &seq));
+    assert_int_equal(SCI_ERR_OK, sci_check_sequence(seq));
+    assert_int_equal(1, write(go[1], "g", 1));
+    close(go[1]);
+    waitpid(pid, NULL, 0);
+    assert_int_equal(SCI_ERR_DISCONNECTED, sci_check_sequence(seq));
     sci_remove_sequence(seq);
     sci_disconnect_segment(r);
 }
@@ -367,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_create_in_missing_dir),
         cmocka_unit_test_setup_teardown(test_sequence_removed_segment, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sequence_dead_owner, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sequence_owner_left_in_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dma_between_processes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dma_foreign_node, setup, teardown),
     };

@@ -154,6 +154,56 @@ static void test_cross_thread_free(void **state)
     btl_sctp_pool_free(x.again);
 }
 
+/* One thread allocates, another frees (usrsctp's packets made by the
+ * sending thread and freed by the one that drives progress): the blocks
+ * must come back to the allocating thread, or the pool grows by a batch
+ * every round. */
+#define XPROD_ROUNDS 60
+#define XPROD_BLOCKS 1024
+#define XPROD_SIZE 2048
+
+typedef struct xprod {
+    void **blocks;
+} xprod_t;
+
+static void *free_batch(void *arg)
+{
+    xprod_t *x = (xprod_t *) arg;
+    for (int i = 0; i < XPROD_BLOCKS; ++i) {
+        btl_sctp_pool_free(x->blocks[i]);
+    }
+    return NULL;
+}
+
+static void test_producer_consumer_bounded(void **state)
+{
+    void *blocks[XPROD_BLOCKS];
+    xprod_t x = {.blocks = blocks};
+    size_t before, grown;
+    (void) state;
+
+    before = btl_sctp_pool_reserved_bytes();
+    for (int r = 0; r < XPROD_ROUNDS; ++r) {
+        pthread_t t;
+        for (int i = 0; i < XPROD_BLOCKS; ++i) {
+            blocks[i] = btl_sctp_pool_malloc(XPROD_SIZE);
+            assert_non_null(blocks[i]);
+            test_pattern_fill(blocks[i], XPROD_SIZE, (unsigned) (r * XPROD_BLOCKS + i));
+        }
+        for (int i = 0; i < XPROD_BLOCKS; ++i) {
+            assert_true(test_pattern_check(blocks[i], XPROD_SIZE, (unsigned) (r * XPROD_BLOCKS + i)));
+        }
+        assert_int_equal(0, pthread_create(&t, NULL, free_batch, &x));
+        assert_int_equal(0, pthread_join(t, NULL));
+    }
+    grown = btl_sctp_pool_reserved_bytes() - before;
+    /* one round is 2 MiB; allow a few rounds' worth, not one per round */
+    if (grown > (size_t) 4 * XPROD_BLOCKS * XPROD_SIZE) {
+        fail_msg("the pool grew by %zu bytes over %d rounds of %d bytes", grown, XPROD_ROUNDS,
+                 XPROD_BLOCKS * XPROD_SIZE);
+    }
+}
+
 static void test_install_unknown_library(void **state)
 {
     char why[160] = "";
@@ -213,6 +263,7 @@ int main(void)
         cmocka_unit_test(test_pool_realloc),
         cmocka_unit_test(test_glibc_blocks),
         cmocka_unit_test(test_cross_thread_free),
+        cmocka_unit_test(test_producer_consumer_bounded),
 #if TC_HAVE_USRSCTP
         cmocka_unit_test(test_install_usrsctp),
 #endif

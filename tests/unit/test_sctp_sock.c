@@ -199,6 +199,89 @@ static void test_user_head_of_line(void **state)
     assert_int_equal(before_one, q_one);
 }
 
+/* A record larger than the receiver's buffer (a peer with a larger
+ * btl_sctp_max_send_size, or a hostile one) arrives in pieces: it must be
+ * refused whole, never handed up in parts as further messages, and the
+ * next message must arrive intact. */
+#define OVERSIZE_LEN (200 * 1024)
+#define OVERSIZE_RECV_MAX (16 * 1024)
+
+static void oversize_send(pair_t *pr, const unsigned char *buf, size_t len)
+{
+    struct iovec iov = {(void *) buf, len};
+    size_t done = 0;
+
+    for (long i = 0; i < 20000000; ++i) {
+        int rc = btl_sctp_sock_sendv(pr->a, pr->a_to_b, 0, &iov, 1, &done);
+        if (0 == rc) {
+            return;
+        }
+        assert_int_equal(-EAGAIN, rc);
+        btl_sctp_sock_progress(pr->a);
+        btl_sctp_sock_progress(pr->b);
+    }
+    fail_msg("the socket never took the message");
+}
+
+static void test_user_oversize_record(void **state)
+{
+    btl_sctp_sock_config_t cfg;
+    btl_sctp_sock_addr_t lo = {htonl(INADDR_LOOPBACK), 0, 8, 0};
+    btl_sctp_sock_addr_t addr_a[BTL_SCTP_SOCK_MAX_ADDRS], addr_b[BTL_SCTP_SOCK_MAX_ADDRS];
+    unsigned char *big = malloc(OVERSIZE_LEN);
+    unsigned char small[SMALL_LEN];
+    btl_sctp_sock_msg_t msg;
+    char why[256] = "";
+    pair_t pr;
+    int good = 0, refused = 0;
+    (void) state;
+
+    assert_non_null(big);
+    memset(&pr, 0, sizeof(pr));
+    btl_sctp_sock_config_default(&cfg, BTL_SCTP_STACK_USER);
+    cfg.sctp_port = 5931;
+    cfg.max_msg = OVERSIZE_LEN + 64;
+    assert_int_equal(0, btl_sctp_sock_open(&pr.a, &cfg, &lo, 1, why, sizeof(why)));
+    cfg.sctp_port = 5932;
+    cfg.max_msg = OVERSIZE_RECV_MAX;
+    assert_int_equal(0, btl_sctp_sock_open(&pr.b, &cfg, &lo, 1, why, sizeof(why)));
+    assert_int_equal(1, btl_sctp_sock_local_addrs(pr.a, addr_a, BTL_SCTP_SOCK_MAX_ADDRS));
+    assert_int_equal(1, btl_sctp_sock_local_addrs(pr.b, addr_b, BTL_SCTP_SOCK_MAX_ADDRS));
+    assert_int_equal(0, btl_sctp_sock_peer_add(pr.a, addr_b, 1, 5932, &pr.cookie_b, &pr.a_to_b));
+    assert_int_equal(0, btl_sctp_sock_peer_add(pr.b, addr_a, 1, 5931, &pr.cookie_a, &pr.b_to_a));
+
+    for (unsigned round = 0; round < 3; ++round) {
+        test_pattern_fill(big, OVERSIZE_LEN, 100 + round);
+        oversize_send(&pr, big, OVERSIZE_LEN);
+        test_pattern_fill(small, SMALL_LEN, 200 + round);
+        oversize_send(&pr, small, SMALL_LEN);
+    }
+    for (long i = 0; i < 20000000 && good < 3; ++i) {
+        int rc = btl_sctp_sock_recv(pr.b, &msg);
+        if (rc < 0) {
+            assert_int_equal(-EMSGSIZE, rc);
+            ++refused;
+            continue;
+        }
+        if (0 == rc) {
+            btl_sctp_sock_progress(pr.a);
+            btl_sctp_sock_progress(pr.b);
+            continue;
+        }
+        if (BTL_SCTP_SOCK_DATA != msg.kind) {
+            continue;
+        }
+        /* only the small messages may come up, whole and in order */
+        assert_int_equal(msg.len, SMALL_LEN);
+        assert_true(test_pattern_check(msg.data, SMALL_LEN, 200 + (unsigned) good));
+        ++good;
+    }
+    assert_int_equal(good, 3);
+    assert_true(refused >= 3);
+    close_pair(&pr);
+    free(big);
+}
+
 static void test_kernel_stack(void **state)
 {
     char why[256] = "";
@@ -249,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_bad_config),
         cmocka_unit_test(test_user_pingpong),
         cmocka_unit_test(test_user_head_of_line),
+        cmocka_unit_test(test_user_oversize_record),
         cmocka_unit_test(test_kernel_stack),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

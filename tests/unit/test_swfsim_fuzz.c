@@ -64,7 +64,7 @@ static void fuzz_run(uint64_t seed, const char *model)
         uint32_t p0 = (fuzz_rand(&seed) % 8) ? fuzz_rand(&seed) % FUZZ_NODES : picks[fuzz_rand(&seed) % 7];
         uint32_t p2 = (fuzz_rand(&seed) % 16) ? fuzz_rand(&seed) % 5001 : fuzz_rand(&seed);
         size_t len = SOCKMODEL_CMD_BYTES;
-        sockmodel_cmd_t c;
+        tc_sockmodel_cmd_t c;
 
         if (fd[k] < 0) {
             continue;
@@ -75,8 +75,8 @@ static void fuzz_run(uint64_t seed, const char *model)
         if (SOCKMODEL_FINISH == req && fuzz_rand(&seed) % 4) {
             req = SOCKMODEL_PROBE;   /* keep runs alive a while */
         }
-        sockmodel_cmd_make(&c, req, p0, fuzz_rand(&seed) % 4, p2, 0, fuzz_rand(&seed) % 1000);
-        sockmodel_cmd_encode(frame, &c);
+        tc_sockmodel_cmd_make(&c, req, p0, fuzz_rand(&seed) % 4, p2, 0, fuzz_rand(&seed) % 1000);
+        tc_sockmodel_cmd_encode(frame, &c);
         if (SOCKMODEL_SEND == req && p2 <= 5000 && fuzz_rand(&seed) % 10) {
             len += p2;
         }
@@ -104,6 +104,113 @@ static void fuzz_run(uint64_t seed, const char *model)
     sim_cleanup(&s);
 }
 
+/* Requests sent as fast as possible and no reply ever read (pipelined
+ * PROBE and SIZE, in a seeded random mix): the simulator must stop
+ * reading this client once its queued replies pass the bound, so the
+ * client's writes block long before all of them are out, and the queue
+ * never grew beyond the bound. Then the client reads every reply it is
+ * owed, in order, and the run ends normally. */
+static void unread_run(uint64_t seed, const char *model)
+{
+    enum { UNREAD_CMDS = 1000000 };
+    sim_run_t s;
+    int fd[2], flags;
+    uint64_t rng = seed;
+    size_t sent = 0, done = 0;
+    unsigned char *cmds = malloc((size_t) UNREAD_CMDS * SOCKMODEL_CMD_BYTES);
+    uint32_t *kinds = malloc(sizeof(uint32_t) * UNREAD_CMDS);
+    size_t off = 0, total = (size_t) UNREAD_CMDS * SOCKMODEL_CMD_BYTES;
+    char *rep, *peak;
+    tc_sockmodel_reply_t r;
+
+    assert_non_null(cmds);
+    assert_non_null(kinds);
+    for (size_t i = 0; i < UNREAD_CMDS; i++) {
+        tc_sockmodel_cmd_t c;
+
+        kinds[i] = (fuzz_rand(&rng) & 1u) ? SOCKMODEL_PROBE : SOCKMODEL_SIZE;
+        tc_sockmodel_cmd_make(&c, kinds[i], 0, 0, 0, 0, 0);
+        tc_sockmodel_cmd_encode(cmds + i * SOCKMODEL_CMD_BYTES, &c);
+    }
+    sim_start(&s, 2, "--model", model, (char *) NULL);
+    for (uint32_t i = 0; i < 2; i++) {
+        fd[i] = raw_connect(&s);
+        raw_word(fd[i], i);
+    }
+    for (uint32_t i = 0; i < 2; i++) {
+        assert_int_equal(raw_read_word(fd[i]), i);
+    }
+    /* node 1 waits, so that node 0's probes come due in torus mode */
+    raw_cmd(fd[1], SOCKMODEL_RECV, 0, 0, 0, 0);
+    flags = fcntl(fd[0], F_GETFL);
+    assert_int_equal(0, fcntl(fd[0], F_SETFL, flags | O_NONBLOCK));
+    for (int stalls = 0; off < total && stalls < 50;) {
+        ssize_t w = write(fd[0], cmds + off, total - off);
+
+        if (w > 0) {
+            off += (size_t) w;
+            stalls = 0;
+        } else {
+            struct pollfd p = { .fd = fd[0], .events = POLLOUT };
+
+            assert_true(w < 0 && (EAGAIN == errno || EWOULDBLOCK == errno));
+            if (0 == poll(&p, 1, 20)) {
+                stalls++;
+            }
+        }
+    }
+    /* the simulator stopped reading: not everything got out (the kernel's
+     * socket buffers hold a few MB of it) */
+    assert_true(off < total);
+    assert_int_equal(0, fcntl(fd[0], F_SETFL, flags));
+    sent = off / SOCKMODEL_CMD_BYTES;
+    /* read what is owed, then write the rest in pieces the simulator
+     * answers without reaching the bound, reading their replies */
+    while (done < UNREAD_CMDS) {
+        if (done == sent && off < total) {
+            size_t chunk = total - off < 1024 * SOCKMODEL_CMD_BYTES ? total - off :
+                           1024 * SOCKMODEL_CMD_BYTES;
+
+            assert_int_equal(tc_sockmodel_client_write_all(fd[0], cmds + off, chunk), 0);
+            off += chunk;
+            sent = off / SOCKMODEL_CMD_BYTES;
+        }
+        while (done < sent) {
+            if (getenv("UNREAD_DEBUG") && 0 == done % 100000) {
+                fprintf(stderr, "%s done %zu sent %zu off %zu\n", model, done, sent, off);
+            }
+            expect_reply(fd[0], kinds[done], SOCKMODEL_PROBE == kinds[done] ?
+                         SOCKMODEL_ST_NONE : SOCKMODEL_ST_OK, &r, NULL, 0);
+            done++;
+        }
+    }
+    /* node 0 finishes, so that it no longer holds time back (torus) */
+    raw_send(fd[0], 1, 1, "end", 3);
+    raw_cmd(fd[0], SOCKMODEL_FINISH, 0, 0, 0, 0);
+    expect_reply(fd[1], SOCKMODEL_RECV, SOCKMODEL_ST_OK, &r, NULL, 0);
+    raw_cmd(fd[1], SOCKMODEL_FINISH, 0, 0, 0, 0);
+    expect_reply(fd[0], SOCKMODEL_FINISH, SOCKMODEL_ST_OK, NULL, NULL, 0);
+    expect_reply(fd[1], SOCKMODEL_FINISH, SOCKMODEL_ST_OK, NULL, NULL, 0);
+    assert_int_equal(sim_wait(&s), 0);
+    rep = sim_report(&s);
+    peak = strstr(rep, "\"out_peak\": ");
+    assert_non_null(peak);
+    assert_true(strtoul(peak + 12, NULL, 10) <= SWFSIM_OUT_MAX + 2);
+    free(rep);
+    sim_cleanup(&s);
+    close(fd[0]);
+    close(fd[1]);
+    free(cmds);
+    free(kinds);
+}
+
+static void test_unread_replies(void **state)
+{
+    (void) state;
+    unread_run(7, "simpel");
+    unread_run(8, "torus");
+}
+
 static void test_fuzz(void **state)
 {
     (void) state;
@@ -116,6 +223,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fuzz),
+        cmocka_unit_test(test_unread_replies),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 
 #include "swfsim.h"
-#include "swf_client.h"
+#include "tc_sockmodel_client.h"
 
 typedef struct sim_run {
     pid_t pid;
@@ -72,7 +72,7 @@ static inline void sim_start(sim_run_t *s, unsigned nodes, ...)
         fflush(stdout);
         _exit(rc);
     }
-    assert_int_equal(swf_client_read_port_file(s->port_file, s->hostport,
+    assert_int_equal(tc_sockmodel_port_file_wait(s->port_file, s->hostport,
                                                 sizeof(s->hostport), 30000), 0);
 }
 
@@ -148,15 +148,15 @@ static inline int raw_connect(const sim_run_t *s)
 static inline void raw_word(int fd, uint32_t v)
 {
     unsigned char b[4];
-    sockmodel_put32(b, v);
-    assert_int_equal(swf_client_write_all(fd, b, 4), 0);
+    tc_sockmodel_put32(b, v);
+    assert_int_equal(tc_sockmodel_client_write_all(fd, b, 4), 0);
 }
 
 static inline uint32_t raw_read_word(int fd)
 {
     unsigned char b[4];
-    assert_int_equal(swf_client_read_all(fd, b, 4), 0);
-    return sockmodel_get32(b);
+    assert_int_equal(tc_sockmodel_client_read_all(fd, b, 4), 0);
+    return tc_sockmodel_get32(b);
 }
 
 /* one command header, nothing after it (even for SEND) */
@@ -164,30 +164,30 @@ static inline void raw_cmd(int fd, uint32_t req, uint32_t p0, uint32_t p1, uint3
                            uint32_t consumetime)
 {
     unsigned char b[SOCKMODEL_CMD_BYTES];
-    sockmodel_cmd_t c;
+    tc_sockmodel_cmd_t c;
 
-    sockmodel_cmd_make(&c, req, p0, p1, p2, 0, consumetime);
-    sockmodel_cmd_encode(b, &c);
-    assert_int_equal(swf_client_write_all(fd, b, sizeof(b)), 0);
+    tc_sockmodel_cmd_make(&c, req, p0, p1, p2, 0, consumetime);
+    tc_sockmodel_cmd_encode(b, &c);
+    assert_int_equal(tc_sockmodel_client_write_all(fd, b, sizeof(b)), 0);
 }
 
 static inline void raw_send(int fd, uint32_t dest, uint32_t tag, const void *buf, uint32_t len)
 {
-    swf_client_t c = { .fd = fd };
-    assert_int_equal(swf_client_cmd(&c, SOCKMODEL_SEND, dest, tag, len, 0, buf), 0);
+    tc_sockmodel_client_t c = { .fd = fd };
+    assert_int_equal(tc_sockmodel_client_cmd(&c, SOCKMODEL_SEND, dest, tag, len, 0, buf), 0);
 }
 
-static inline void raw_reply(int fd, sockmodel_reply_t *r, void *buf, size_t cap)
+static inline void raw_reply(int fd, tc_sockmodel_reply_t *r, void *buf, size_t cap)
 {
-    swf_client_t c = { .fd = fd };
-    assert_int_equal(swf_client_reply(&c, r, buf, cap), 0);
+    tc_sockmodel_client_t c = { .fd = fd };
+    assert_int_equal(tc_sockmodel_client_reply(&c, r, buf, cap), 0);
 }
 
 /* read a reply and check its code and status */
-static inline void expect_reply(int fd, uint32_t code, uint32_t status, sockmodel_reply_t *r,
+static inline void expect_reply(int fd, uint32_t code, uint32_t status, tc_sockmodel_reply_t *r,
                                 void *buf, size_t cap)
 {
-    sockmodel_reply_t tmp;
+    tc_sockmodel_reply_t tmp;
     if (NULL == r) {
         r = &tmp;
     }

@@ -23,7 +23,7 @@ static void good_exchange(int fa, uint32_t a, int fb, uint32_t b)
 {
     static const uint32_t sizes[] = { 0, 1024, 100000 };
     unsigned char *out = malloc(100000), *in = malloc(100000);
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
 
     assert_non_null(out);
     assert_non_null(in);
@@ -74,7 +74,7 @@ static void test_before_start(void **state)
     close(fd);
     /* a truncated hello, then gone */
     fd = raw_connect(&s);
-    assert_int_equal(swf_client_write_all(fd, "\0\0", 2), 0);
+    assert_int_equal(tc_sockmodel_client_write_all(fd, "\0\0", 2), 0);
     close(fd);
     /* connect and vanish */
     close(raw_connect(&s));
@@ -82,7 +82,7 @@ static void test_before_start(void **state)
      * these connections close (their end came first on loopback) */
     /* garbage instead of a hello */
     fd = raw_connect(&s);
-    assert_int_equal(swf_client_write_all(fd, "GARBAGE!GARBAGE!", 16), 0);
+    assert_int_equal(tc_sockmodel_client_write_all(fd, "GARBAGE!GARBAGE!", 16), 0);
     assert_int_equal(raw_read_word(fd), SOCKMODEL_RANK_REFUSED);
     expect_eof(fd);
     /* a rank that does not exist */
@@ -106,7 +106,7 @@ static void test_before_start(void **state)
     assert_int_equal(raw_read_word(g0), 0);
     assert_int_equal(raw_read_word(g1), 1);
     {
-        sockmodel_reply_t r;
+        tc_sockmodel_reply_t r;
         expect_reply(g0, SOCKMODEL_RANK, SOCKMODEL_ST_OK, &r, NULL, 0);
         assert_int_equal(r.arg[0], 0);
     }
@@ -133,7 +133,7 @@ static void run_after_start(const char *model)
     int fd[BAD_FIRST + NBAD];
     uint32_t n = BAD_FIRST + NBAD;
     unsigned char junk[64];
-    sockmodel_cmd_t c;
+    tc_sockmodel_cmd_t c;
     char *rep;
 
     sim_start(&s, n, "--model", model, "--max-msg", "200000", (char *) NULL);
@@ -160,13 +160,13 @@ static void run_after_start(const char *model)
     raw_cmd(fd[6], SOCKMODEL_RECVFROM, 99999, 0, 0, 0);
     expect_eof(fd[6]);
     /* 7: half a command, then gone */
-    sockmodel_cmd_make(&c, SOCKMODEL_PROBE, 0, 0, 0, 0, 0);
-    sockmodel_cmd_encode(junk, &c);
-    assert_int_equal(swf_client_write_all(fd[7], junk, 13), 0);
+    tc_sockmodel_cmd_make(&c, SOCKMODEL_PROBE, 0, 0, 0, 0, 0);
+    tc_sockmodel_cmd_encode(junk, &c);
+    assert_int_equal(tc_sockmodel_client_write_all(fd[7], junk, 13), 0);
     close(fd[7]);
     /* 8: a SEND whose payload stops short, then gone */
     raw_cmd(fd[8], SOCKMODEL_SEND, 0, 9, 1000, 0);
-    assert_int_equal(swf_client_write_all(fd[8], junk, 10), 0);
+    assert_int_equal(tc_sockmodel_client_write_all(fd[8], junk, 10), 0);
     close(fd[8]);
     /* 9: a command other than WAITING_STOP while waiting */
     raw_cmd(fd[9], SOCKMODEL_WAITING_START, SOCKMODEL_WAIT_MAX_US, 0, 0, 0);
@@ -226,7 +226,7 @@ static void test_disconnect_while_blocked(void **state)
     raw_cmd(f2, SOCKMODEL_RECV, 0, 0, 0, 0);
     {
         /* make sure the RECV is blocked before leaving */
-        sockmodel_reply_t r;
+        tc_sockmodel_reply_t r;
         raw_cmd(f0, SOCKMODEL_PROBE, 0, 0, 0, 0);
         expect_reply(f0, SOCKMODEL_PROBE, SOCKMODEL_ST_NONE, &r, NULL, 0);
     }
@@ -263,9 +263,77 @@ static void test_memory_limit(void **state)
     sim_cleanup(&s);
 }
 
+/* hello with a token: marker, rank, token bytes */
+static void token_hello(int fd, uint32_t rank, const unsigned char *token)
+{
+    unsigned char hello[SOCKMODEL_HELLO_AUTH_BYTES];
+
+    tc_sockmodel_put32(hello, SOCKMODEL_HELLO_AUTH);
+    tc_sockmodel_put32(hello + 4, rank);
+    memcpy(hello + 8, token, SOCKMODEL_TOKEN_BYTES);
+    assert_int_equal(tc_sockmodel_client_write_all(fd, hello, sizeof(hello)), 0);
+}
+
+/* A simulator started with a job token refuses clients without it or
+ * with another one (and logs it); the job's clients run as usual. */
+static void test_token(void **state)
+{
+    sim_run_t s;
+    unsigned char token[SOCKMODEL_TOKEN_BYTES], wrong[SOCKMODEL_TOKEN_BYTES], back[SOCKMODEL_TOKEN_BYTES];
+    char line[2 * SOCKMODEL_TOKEN_BYTES + 2], path[64];
+    int fd, g[2];
+    char *rep;
+    FILE *f;
+
+    (void) state;
+    for (unsigned i = 0; i < SOCKMODEL_TOKEN_BYTES; i++) {
+        token[i] = (unsigned char) (i * 29u + 7u);
+        wrong[i] = token[i];
+    }
+    wrong[SOCKMODEL_TOKEN_BYTES - 1] ^= 1u;
+    tc_sockmodel_token_format(token, line);
+    assert_int_equal(0, tc_sockmodel_token_parse(line, back));
+    assert_memory_equal(token, back, sizeof(token));
+    line[10] = 'g';   /* not a hex digit */
+    assert_int_equal(-1, tc_sockmodel_token_parse(line, back));
+    tc_sockmodel_token_format(token, line);
+    snprintf(path, sizeof(path), "/tmp/swfsim-token.%d", (int) getpid());
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(line, f);
+    fclose(f);
+
+    sim_start(&s, 2, "--token-file", path, (char *) NULL);
+    /* the plain hello of a client that does not know the token */
+    fd = raw_connect(&s);
+    raw_word(fd, 0);
+    assert_int_equal(raw_read_word(fd), SOCKMODEL_RANK_REFUSED);
+    expect_eof(fd);
+    /* a wrong token */
+    fd = raw_connect(&s);
+    token_hello(fd, 1, wrong);
+    assert_int_equal(raw_read_word(fd), SOCKMODEL_RANK_REFUSED);
+    expect_eof(fd);
+    /* the job's clients */
+    g[0] = raw_connect(&s);
+    token_hello(g[0], 0, token);
+    g[1] = raw_connect(&s);
+    token_hello(g[1], 1, token);
+    assert_int_equal(raw_read_word(g[0]), 0);
+    assert_int_equal(raw_read_word(g[1]), 1);
+    good_exchange(g[0], 0, g[1], 1);
+    assert_int_equal(sim_wait(&s), 0);
+    rep = sim_report(&s);
+    assert_non_null(strstr(rep, "\"refused_clients\": 2"));
+    free(rep);
+    sim_cleanup(&s);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_token),
         cmocka_unit_test(test_before_start),
         cmocka_unit_test(test_after_start_simpel),
         cmocka_unit_test(test_after_start_torus),

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <pthread.h>
 
 #include "test_swfsim_harness.h"
 
@@ -37,7 +38,7 @@ static void test_matching(void **state)
 {
     sim_run_t s;
     int fd[2];
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     char buf[64];
 
     (void) state;
@@ -111,7 +112,7 @@ static void test_matching(void **state)
  * run ends cleanly. */
 static void end_with_bye(sim_run_t *s, int fd[2])
 {
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     char buf[16];
 
     raw_send(fd[1], 0, 1, "bye", 3);
@@ -127,7 +128,7 @@ static void run_waiting(const char *model)
 {
     sim_run_t s;
     int fd[2];
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     char buf[16];
 
     sim_start(&s, 2, "--model", model, (char *) NULL);
@@ -168,7 +169,7 @@ static void run_wait_recv(const char *model)
 {
     sim_run_t s;
     int fd[2];
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     char buf[16];
 
     sim_start(&s, 2, "--model", model, (char *) NULL);
@@ -234,7 +235,7 @@ static void test_barrier(void **state)
 {
     sim_run_t s;
     int fd[3];
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
 
     (void) state;
     sim_start(&s, 3, "--model", "torus", (char *) NULL);
@@ -267,7 +268,7 @@ static void test_torus_clocks(void **state)
 {
     sim_run_t s;
     int fd[2];
-    sockmodel_reply_t r;
+    tc_sockmodel_reply_t r;
     char buf[16];
     char *rep;
 
@@ -309,6 +310,63 @@ static void test_torus_clocks(void **state)
     sim_cleanup(&s);
 }
 
+/* Commands pipelined behind a timed one: node 0 writes a PROBE that
+ * cannot come due yet (node 1 holds time at 0) and then more SENDs than
+ * the simulator's input buffer holds, so the simulator stops reading it.
+ * Once the PROBE has run, reading must resume, or node 1 never gets
+ * the messages (a client that polls without waiting does exactly this). */
+#define PIPE_SENDS 4000
+
+static void *pipe_writer(void *arg)
+{
+    int fd = *(int *) arg;
+
+    raw_cmd(fd, SOCKMODEL_CONSUMETIME, 1000, 0, 0, 0);
+    raw_cmd(fd, SOCKMODEL_PROBE, 0, 0, 0, 0);
+    for (uint32_t i = 0; i < PIPE_SENDS; i++) {
+        unsigned char b[4];
+
+        tc_sockmodel_put32(b, i);
+        raw_send(fd, 1, i, b, 4);
+    }
+    /* and stop holding time */
+    raw_cmd(fd, SOCKMODEL_RECV, 0, 0, 0, 0);
+    return NULL;
+}
+
+static void test_pipelined_behind_timed(void **state)
+{
+    sim_run_t s;
+    int fd[2];
+    tc_sockmodel_reply_t r;
+    unsigned char buf[8];
+    pthread_t th;
+
+    (void) state;
+    sim_start(&s, 2, "--model", "torus", (char *) NULL);
+    connect_all(&s, fd, 2);
+    assert_int_equal(0, pthread_create(&th, NULL, pipe_writer, &fd[0]));
+    /* let the writer fill the simulator's input before node 1 moves */
+    usleep(200 * 1000);
+    for (uint32_t i = 0; i < PIPE_SENDS; i++) {
+        raw_cmd(fd[1], SOCKMODEL_RECV, 0, 0, 0, 0);
+        expect_reply(fd[1], SOCKMODEL_RECV, SOCKMODEL_ST_OK, &r, buf, sizeof(buf));
+        assert_int_equal(r.arg[SOCKMODEL_ARG_TAG], i);
+        assert_int_equal(tc_sockmodel_get32(buf), i);
+    }
+    assert_int_equal(0, pthread_join(th, NULL));
+    raw_send(fd[1], 0, 99, "done", 4);
+    raw_cmd(fd[1], SOCKMODEL_FINISH, 0, 0, 0, 0);   /* node 1 stops holding time */
+    expect_reply(fd[0], SOCKMODEL_PROBE, SOCKMODEL_ST_NONE, &r, NULL, 0);
+    expect_reply(fd[0], SOCKMODEL_RECV, SOCKMODEL_ST_OK, &r, buf, sizeof(buf));
+    assert_memory_equal(buf, "done", 4);
+    expect_reply(fd[1], SOCKMODEL_FINISH, SOCKMODEL_ST_OK, NULL, NULL, 0);
+    expect_eof(fd[1]);
+    finish(fd[0]);
+    assert_int_equal(sim_wait(&s), 0);
+    sim_cleanup(&s);
+}
+
 static void run_deadlock(const char *model)
 {
     sim_run_t s;
@@ -346,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_barrier),
         cmocka_unit_test(test_torus_clocks),
         cmocka_unit_test(test_deadlock),
+        cmocka_unit_test(test_pipelined_behind_timed),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests(tests, NULL, NULL);
