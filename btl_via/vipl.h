@@ -96,8 +96,8 @@ typedef struct vipl_desc {
     uint32_t length;    /* completion: bytes transferred */
     uint32_t status;    /* completion: VIPL_STATUS_* */
     uint32_t imm_data;  /* immediate data (sent / received) */
-    uint32_t pad_;
-    void *context; /* the caller's cookie */
+    uint32_t prov_;     /* provider private */
+    void *context;      /* the caller's cookie */
     /* address segment (RDMA write/read) */
     uint64_t remote_addr;
     vipl_mem_handle_t remote_handle;

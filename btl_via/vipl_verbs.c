@@ -30,6 +30,7 @@
 
 #define VIPL_VERBS_ADDR_MAGIC 0x56425253u /* "VBRS" */
 #define VIPL_VERBS_PORT 1
+#define VIPL_VERBS_RECV_MARK 0x52u /* desc->prov_ of a posted receive */
 
 typedef struct vipl_verbs_addr {
     uint32_t magic;
@@ -370,14 +371,16 @@ static vipl_verbs_vi_t *vipl_verbs_poll_one(vipl_verbs_nic_t *nic, struct ibv_cq
     }
     st = vipl_verbs_status(wc.status);
     d->status = VIPL_STATUS_DONE | st;
+    /* an error completion's opcode is undefined: the descriptor says which
+     * queue it was posted to */
+    *is_recv = VIPL_VERBS_RECV_MARK == d->prov_;
     if (0 != st) {
         d->length = 0;
         vi->state = VIPL_STATE_ERROR;
         vi->error = VIPL_STATUS_FLUSHED_ERROR == st ? vi->error : VIPL_VIERR_PEER_GONE;
-    } else if (wc.opcode & IBV_WC_RECV) {
+    } else if (*is_recv) {
         d->length = wc.byte_len;
     }
-    *is_recv = 0 != (wc.opcode & IBV_WC_RECV);
     if (*is_recv && (wc.wc_flags & IBV_WC_WITH_IMM)) {
         d->status |= VIPL_STATUS_IMMEDIATE;
         d->imm_data = ntohl(wc.imm_data);
@@ -625,6 +628,7 @@ static vipl_return_t vipl_verbs_post_send(vipl_vi_t *base, vipl_desc_t *d)
         wr.imm_data = htonl(d->imm_data);
     }
     d->status = 0;
+    d->prov_ = 0;
     d->length = 0;
     for (uint32_t i = 0; i < d->seg_count; ++i) {
         d->length += d->ds[i].length;
@@ -652,6 +656,7 @@ static vipl_return_t vipl_verbs_post_recv(vipl_vi_t *base, vipl_desc_t *d)
     wr.sg_list = &sge;
     wr.num_sge = 1;
     d->status = 0;
+    d->prov_ = VIPL_VERBS_RECV_MARK;
     return 0 == ibv_post_recv(vi->qp, &wr, &bad) ? VIPL_SUCCESS : VIPL_ERROR_RESOURCE;
 }
 
