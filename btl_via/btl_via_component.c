@@ -31,19 +31,17 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
 
 mca_btl_via_component_t mca_btl_via_component = {
     .super = {
-        .btl_version = {
-            MCA_BTL_DEFAULT_VERSION("via"),
-            .mca_open_component = mca_btl_via_component_open,
-            .mca_close_component = mca_btl_via_component_close,
-            .mca_register_component_params = mca_btl_via_component_register,
-        },
-        .btl_data = {
-            .param_field = MCA_BASE_METADATA_PARAM_CHECKPOINT
-        },
+        .btl_version =
+            {
+                MCA_BTL_DEFAULT_VERSION("via"),
+                .mca_open_component = mca_btl_via_component_open,
+                .mca_close_component = mca_btl_via_component_close,
+                .mca_register_component_params = mca_btl_via_component_register,
+            },
+        .btl_data = {.param_field = MCA_BASE_METADATA_PARAM_CHECKPOINT},
         .btl_init = mca_btl_via_component_init,
         .btl_progress = mca_btl_via_component_progress,
-    }
-};
+    }};
 
 static void mca_btl_via_reg_uint(const char *name, const char *desc, int level,
                                  unsigned int *storage)
@@ -275,6 +273,10 @@ static int mca_btl_via_open_nic(void)
     /* the emu NIC completes a send descriptor while it is posted (it is
      * reaped right there); a real NIC completes it later */
     c->poll_sends = 1 != c->provider_id;
+    if (1 == c->provider_id) {
+        /* CMA is synchronous: a put has landed when its callback runs */
+        m->btl_flags |= TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION;
+    }
     if (c->max_transfer > vipl_query_nic(c->nic)->max_transfer_size) {
         c->max_transfer = vipl_query_nic(c->nic)->max_transfer_size;
     }
@@ -358,17 +360,10 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
     }
     c->recv_size = (uint32_t) TC_ALIGN_UP(m->btl_max_send_size, (size_t) 64);
     c->my_vpid = OPAL_PROC_MY_NAME.vpid;
-    {
-        /* the job size names the VIs (one per vpid) */
-        opal_process_name_t wild = OPAL_PROC_MY_NAME;
-        uint32_t *size_ptr = &c->nprocs;
-
-        wild.vpid = OPAL_VPID_WILDCARD;
-        c->nprocs = 0;
-        OPAL_MODEX_RECV_VALUE_OPTIONAL(rc, OPAL_PMIX_JOB_SIZE, &wild, &size_ptr, OPAL_UINT32);
-        if (OPAL_SUCCESS != rc) {
-            return NULL;
-        }
+    /* the job size names the VIs (one per vpid) */
+    c->nprocs = 0;
+    if (OPAL_SUCCESS != tc_ompi_job_size(&c->nprocs)) {
+        return NULL;
     }
     if (0 == c->nprocs || c->my_vpid >= c->nprocs) {
         return NULL;
@@ -507,15 +502,11 @@ static void mca_btl_via_handle_recv(mca_btl_via_endpoint_t *ep, vipl_desc_t *d)
         mca_btl_base_tag_t tag = (mca_btl_base_tag_t) MCA_BTL_VIA_IMM_TAGOF(imm);
         const mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger + tag;
         mca_btl_base_segment_t segment;
-        mca_btl_base_descriptor_t desc;
 
         if (OPAL_LIKELY(NULL != reg->cbfunc)) {
             segment.seg_addr.pval = d->ds[0].addr;
             segment.seg_len = d->length;
-            memset(&desc, 0, sizeof(desc));
-            desc.des_segments = &segment;
-            desc.des_segment_count = 1;
-            reg->cbfunc(&mca_btl_via_module.super, tag, &desc, reg->cbdata);
+            tc_ompi_deliver(reg, &mca_btl_via_module.super, ep, tag, &segment, 1);
         } else {
             BTL_ERROR(("btl:via: message with unregistered tag %u from vpid %u dropped",
                        (unsigned) tag, ep->vpid));

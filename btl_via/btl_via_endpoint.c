@@ -37,7 +37,7 @@ mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, ui
     mca_btl_via_component_t *c = &mca_btl_via_component;
     mca_btl_via_endpoint_t *ep = calloc(1, sizeof(*ep));
     size_t bytes = (size_t) c->recv_descriptors * c->recv_size;
-    vipl_mem_attrs_t ma = { .ptag = c->ptag };
+    vipl_mem_attrs_t ma = {.ptag = c->ptag};
     vipl_return_t rc;
 
     if (NULL == ep) {

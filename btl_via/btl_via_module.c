@@ -23,23 +23,24 @@ static int mca_btl_via_register_error(struct mca_btl_base_module_t *btl,
                                       mca_btl_base_module_error_cb_fn_t cbfunc);
 
 mca_btl_via_module_t mca_btl_via_module = {
-    .super = {
-        .btl_component = &mca_btl_via_component.super,
-        .btl_add_procs = mca_btl_via_add_procs,
-        .btl_del_procs = mca_btl_via_del_procs,
-        .btl_finalize = mca_btl_via_finalize,
-        .btl_alloc = mca_btl_via_alloc,
-        .btl_free = mca_btl_via_free,
-        .btl_prepare_src = mca_btl_via_prepare_src,
-        .btl_send = mca_btl_via_send,
-        .btl_sendi = mca_btl_via_sendi,
-        .btl_put = mca_btl_via_put,
-        .btl_get = mca_btl_via_get,
-        .btl_register_mem = mca_btl_via_register_mem,
-        .btl_deregister_mem = mca_btl_via_deregister_mem,
-        .btl_dump = mca_btl_base_dump,
-        .btl_register_error = mca_btl_via_register_error,
-    },
+    .super =
+        {
+            .btl_component = &mca_btl_via_component.super,
+            .btl_add_procs = mca_btl_via_add_procs,
+            .btl_del_procs = mca_btl_via_del_procs,
+            .btl_finalize = mca_btl_via_finalize,
+            .btl_alloc = mca_btl_via_alloc,
+            .btl_free = mca_btl_via_free,
+            .btl_prepare_src = mca_btl_via_prepare_src,
+            .btl_send = mca_btl_via_send,
+            .btl_sendi = mca_btl_via_sendi,
+            .btl_put = mca_btl_via_put,
+            .btl_get = mca_btl_via_get,
+            .btl_register_mem = mca_btl_via_register_mem,
+            .btl_deregister_mem = mca_btl_via_deregister_mem,
+            .btl_dump = mca_btl_base_dump,
+            .btl_register_error = mca_btl_via_register_error,
+        },
 };
 
 static int mca_btl_via_register_error(struct mca_btl_base_module_t *btl,

@@ -21,9 +21,9 @@
 static int mca_btl_via_rcache_reg(void *ctx, void *base, size_t len, void **handle)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
-    vipl_mem_attrs_t ma = { .ptag = c->ptag,
-                            .enable_rdma_write = true,
-                            .enable_rdma_read = vipl_query_nic(c->nic)->rdma_read };
+    vipl_mem_attrs_t ma = {.ptag = c->ptag,
+                           .enable_rdma_write = true,
+                           .enable_rdma_read = vipl_query_nic(c->nic)->rdma_read};
     mca_btl_via_reg_t *r = calloc(1, sizeof(*r));
 
     (void) ctx;

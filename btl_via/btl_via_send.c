@@ -72,8 +72,8 @@ int mca_btl_via_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
             memcpy(frag->data + header_size, src, payload_size);
         } else {
             uint32_t iov_count = 1;
-            struct iovec iov = { .iov_base = (IOVBASE_TYPE *) (frag->data + header_size),
-                                 .iov_len = payload_size };
+            struct iovec iov = {.iov_base = (IOVBASE_TYPE *) (frag->data + header_size),
+                                .iov_len = payload_size};
             size_t max_data = payload_size;
 
             (void) opal_convertor_pack(convertor, &iov, &iov_count, &max_data);

@@ -971,7 +971,7 @@ static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool w
             }
         } else {
             struct iovec l[VIPL_MAX_DATA_SEGS],
-                rem = { .iov_base = (void *) (uintptr_t) addr, .iov_len = total };
+                rem = {.iov_base = (void *) (uintptr_t) addr, .iov_len = total};
             ssize_t n;
             for (uint32_t i = 0; i < d->seg_count; ++i) {
                 l[i].iov_base = d->ds[i].addr;

@@ -88,9 +88,9 @@ static int check(const void *p, size_t n, unsigned seed)
 
 static void open_side(fixture_t *f, side_t *s, uint32_t id, uint32_t expected)
 {
-    vipl_open_params_t p = { 0 };
-    vipl_mem_attrs_t ma = { 0 };
-    vipl_vi_attrs_t va = { 0 };
+    vipl_open_params_t p = {0};
+    vipl_mem_attrs_t ma = {0};
+    vipl_vi_attrs_t va = {0};
 
     p.segment_dir = f->dir;
     p.job_key = "t";
@@ -328,7 +328,7 @@ static void test_rdma_protection(void **state)
     fixture_t *f = *state;
     side_t *a = &f->s[0], *b = &f->s[1];
     vipl_ptag_t *other;
-    vipl_mem_attrs_t ma = { 0 };
+    vipl_mem_attrs_t ma = {0};
     vipl_mem_handle_t ok, wrongtag, nowrite, gone;
     char *target = malloc(4 * BUF);
     uint64_t t = (uintptr_t) target;
@@ -419,7 +419,7 @@ static void test_rdma_write_immediate(void **state)
     fixture_t *f = *state;
     side_t *a = &f->s[0], *b = &f->s[1];
     const size_t big = 1 << 20, chunk = 65536;
-    vipl_mem_attrs_t ma = { 0 };
+    vipl_mem_attrs_t ma = {0};
     vipl_mem_handle_t lh, rh;
     vipl_desc_t r, *d = calloc(big / chunk, sizeof(*d)), *done;
     char *src = malloc(big), *dst = malloc(big);
@@ -583,8 +583,8 @@ static void test_inline_bad_handle(void **state)
 static void test_bad_attributes(void **state)
 {
     fixture_t *f = *state;
-    vipl_vi_attrs_t va = { 0 };
-    vipl_mem_attrs_t ma = { 0 };
+    vipl_vi_attrs_t va = {0};
+    vipl_mem_attrs_t ma = {0};
     vipl_mem_handle_t h;
     vipl_vi_t *vi;
 
@@ -628,7 +628,7 @@ static void test_peer_death(void **state)
     pid = fork();
     assert_true(pid >= 0);
     if (0 == pid) {
-        side_t cs = { 0 };
+        side_t cs = {0};
         vipl_desc_t cr;
         fixture_t cf = *f;
         vipl_return_t rc;

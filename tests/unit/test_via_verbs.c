@@ -25,8 +25,8 @@ static void test_loopback(void **state)
     vipl_ptag_t *ptag;
     vipl_cq_t *cq;
     vipl_vi_t *a, *b;
-    vipl_vi_attrs_t va = { 0 };
-    vipl_mem_attrs_t ma = { 0 };
+    vipl_vi_attrs_t va = {0};
+    vipl_mem_attrs_t ma = {0};
     vipl_vi_address_t aa, ba;
     vipl_mem_handle_t h;
     vipl_desc_t r, s, *done;
@@ -90,7 +90,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_loopback),
     };
-    vipl_open_params_t p = { 0 };
+    vipl_open_params_t p = {0};
     vipl_return_t rc;
     int failed;
 

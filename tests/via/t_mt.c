@@ -26,7 +26,7 @@ static uint8_t pat(int from, int to, int t, int round, size_t i)
 static void *worker(void *arg)
 {
     int t = (int) (intptr_t) arg;
-    static const size_t sizes[] = { 0, 1, 8, 100, 4000, 4097, 65536, 300000, 1048576 };
+    static const size_t sizes[] = {0, 1, 8, 100, 4000, 4097, 65536, 300000, 1048576};
     const int nsizes = (int) (sizeof(sizes) / sizeof(sizes[0]));
     size_t max = sizes[nsizes - 1];
     uint8_t *s = malloc(max), *r = malloc(max);
