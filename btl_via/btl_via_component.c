@@ -517,8 +517,14 @@ static void mca_btl_via_handle_recv(mca_btl_via_endpoint_t *ep, vipl_desc_t *d)
 
     OPAL_THREAD_LOCK(&ep->lock);
     if (MCA_BTL_VIA_EP_FAILED != ep->state) {
+        /* the descriptor is posted again before its credits count; a
+         * credit-only message came in the reserved descriptor and is owed
+         * nothing (common/tc_credits) */
         if (VIPL_SUCCESS != vipl_post_recv(ep->vi, d) ||
-            0 != tc_credits_received(&ep->credits, MCA_BTL_VIA_IMM_CREDITS(imm))) {
+            0 !=
+                (MCA_BTL_VIA_KIND_CREDIT == kind
+                     ? tc_credits_received_credit_only(&ep->credits, MCA_BTL_VIA_IMM_CREDITS(imm))
+                     : tc_credits_received(&ep->credits, MCA_BTL_VIA_IMM_CREDITS(imm)))) {
             ep->state = MCA_BTL_VIA_EP_FAILED;
             mca_btl_via_endpoint_fail_locked(ep);
             OPAL_THREAD_UNLOCK(&ep->lock);

@@ -192,7 +192,7 @@ static void mca_btl_via_endpoint_credit_locked(mca_btl_via_endpoint_t *ep)
         return;
     }
     if (OPAL_SUCCESS != mca_btl_via_endpoint_post(ep, frag, piggy)) {
-        tc_credits_cancel(&ep->credits, NULL, piggy);
+        tc_credits_cancel_credit_only(&ep->credits, piggy);
         mca_btl_via_frag_return(frag);
     }
 }
