@@ -246,15 +246,21 @@ static int mca_btl_via_open_nic(void)
             c->provider_id = 2;
         }
         if (VIPL_SUCCESS != rc && !is_auto) {
+            const char *why = NULL == c->ops ? "the verbs provider was not built (no libibverbs)"
+                                             : vipl_strerror(rc);
+
             opal_show_help("help-mpi-btl-via.txt", "no verbs", true, opal_process_info.nodename,
-                           NULL == c->ops ? "the verbs provider was not built (no libibverbs)"
-                                          : vipl_strerror(rc));
+                           why);
+            /* the same on the component's stream (help messages sent during
+             * MPI_Init can be lost by the runtime under load) */
+            opal_output_verbose(1, c->output, "btl:via: btl_via_provider=verbs refused: %s", why);
             return OPAL_ERR_NOT_AVAILABLE;
         }
     }
     if (VIPL_SUCCESS != rc) {
         if (!is_auto && 0 != strcmp(c->provider, "emu")) {
             opal_show_help("help-mpi-btl-via.txt", "bad provider", true, c->provider);
+            opal_output_verbose(1, c->output, "btl:via: no provider named \"%s\"", c->provider);
             return OPAL_ERR_BAD_PARAM;
         }
         if (NULL == opal_process_info.job_session_dir) {
