@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_sctp.h: the btl/sctp component and module.
  *
@@ -13,8 +14,8 @@
 #include "opal/class/opal_list.h"
 #include "opal/mca/btl/btl.h"
 #include "opal/mca/btl/base/base.h"
-#include "opal/threads/mutex.h"
 #include "tc_ompi_compat.h"
+#include TC_OMPI_MUTEX_H
 
 #include "btl_sctp_sock.h"
 

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_credits.c: MPI-BIP's credit algorithm (section 3.5) and the software
  * FIFO of sends waiting for credit (section 3.4). See tc_credits.h.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_credits.h: credit-based flow control for control messages, the
  * algorithm of MPI-BIP (section 3.5) with its per-peer software FIFO of

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_ompi_compat.h: every difference between the Open MPI release series
  * this project builds against, in one place. Components include this
@@ -52,20 +53,20 @@
 #include <string.h>
 
 #if OPAL_MAJOR_VERSION == 4 && OPAL_MINOR_VERSION == 1
-#    define TC_OMPI_SERIES 41
+#define TC_OMPI_SERIES 41
 #elif OPAL_MAJOR_VERSION == 5 && OPAL_MINOR_VERSION == 0
-#    define TC_OMPI_SERIES 50
+#define TC_OMPI_SERIES 50
 #else
-#    error "ompi-transports supports Open MPI 4.1.x and 5.0.x only"
+#error "ompi-transports supports Open MPI 4.1.x and 5.0.x only"
 #endif
 
 /* ---- header paths: #include TC_OMPI_PMIX_H ---- */
 #if TC_OMPI_SERIES >= 50
-#    define TC_OMPI_PMIX_H  "opal/mca/pmix/pmix-internal.h"
-#    define TC_OMPI_MUTEX_H "opal/mca/threads/mutex.h"
+#define TC_OMPI_PMIX_H "opal/mca/pmix/pmix-internal.h"
+#define TC_OMPI_MUTEX_H "opal/mca/threads/mutex.h"
 #else
-#    define TC_OMPI_PMIX_H  "opal/mca/pmix/pmix.h"
-#    define TC_OMPI_MUTEX_H "opal/threads/mutex.h"
+#define TC_OMPI_PMIX_H "opal/mca/pmix/pmix.h"
+#define TC_OMPI_MUTEX_H "opal/threads/mutex.h"
 #endif
 
 #include "opal/mca/btl/btl.h"
@@ -74,31 +75,31 @@
 
 /* ---- visibility of the component structure (what Open MPI dlsym()s) ---- */
 #if TC_OMPI_SERIES >= 50
-#    define TC_OMPI_MODULE_DECLSPEC OPAL_DECLSPEC
+#define TC_OMPI_MODULE_DECLSPEC OPAL_DECLSPEC
 #else
-#    define TC_OMPI_MODULE_DECLSPEC OPAL_MODULE_DECLSPEC
+#define TC_OMPI_MODULE_DECLSPEC OPAL_MODULE_DECLSPEC
 #endif
 
 /* ---- active-message tags and the BTL flags new in 5.0 ---- */
 #if TC_OMPI_SERIES >= 50
-#    define TC_OMPI_BTL_TAG_SM                     MCA_BTL_TAG_SM
-#    define TC_OMPI_BTL_FLAGS_PUT_AM               MCA_BTL_FLAGS_PUT_AM
-#    define TC_OMPI_BTL_FLAGS_GET_AM               MCA_BTL_FLAGS_GET_AM
-#    define TC_OMPI_BTL_FLAGS_ATOMIC_AM_FOP        MCA_BTL_FLAGS_ATOMIC_AM_FOP
-#    define TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION
+#define TC_OMPI_BTL_TAG_SM MCA_BTL_TAG_SM
+#define TC_OMPI_BTL_FLAGS_PUT_AM MCA_BTL_FLAGS_PUT_AM
+#define TC_OMPI_BTL_FLAGS_GET_AM MCA_BTL_FLAGS_GET_AM
+#define TC_OMPI_BTL_FLAGS_ATOMIC_AM_FOP MCA_BTL_FLAGS_ATOMIC_AM_FOP
+#define TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION
 #else
-#    define TC_OMPI_BTL_TAG_SM                     MCA_BTL_TAG_VADER
-#    define TC_OMPI_BTL_FLAGS_PUT_AM               0
-#    define TC_OMPI_BTL_FLAGS_GET_AM               0
-#    define TC_OMPI_BTL_FLAGS_ATOMIC_AM_FOP        0
-#    define TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION 0
+#define TC_OMPI_BTL_TAG_SM MCA_BTL_TAG_VADER
+#define TC_OMPI_BTL_FLAGS_PUT_AM 0
+#define TC_OMPI_BTL_FLAGS_GET_AM 0
+#define TC_OMPI_BTL_FLAGS_ATOMIC_AM_FOP 0
+#define TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION 0
 #endif
 
 /* ---- the session directory parameter (its name, for messages and tests) ---- */
 #if TC_OMPI_SERIES >= 50
-#    define TC_OMPI_TMPDIR_PARAM "prte_tmpdir_base"
+#define TC_OMPI_TMPDIR_PARAM "prte_tmpdir_base"
 #else
-#    define TC_OMPI_TMPDIR_PARAM "orte_tmpdir_base"
+#define TC_OMPI_TMPDIR_PARAM "orte_tmpdir_base"
 #endif
 
 /* ---- receive callback ---- */
@@ -108,9 +109,9 @@
  * + tag, its cbfunc checked by the caller). ep may be NULL where the
  * endpoint is not at hand. The segments are only valid during the call. */
 static inline void tc_ompi_deliver(const mca_btl_active_message_callback_t *reg,
-                                   mca_btl_base_module_t *btl,
-                                   struct mca_btl_base_endpoint_t *ep, mca_btl_base_tag_t tag,
-                                   mca_btl_base_segment_t *segs, size_t nsegs)
+                                   mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *ep,
+                                   mca_btl_base_tag_t tag, mca_btl_base_segment_t *segs,
+                                   size_t nsegs)
 {
 #if TC_OMPI_SERIES >= 50
     mca_btl_base_receive_descriptor_t desc = {
@@ -137,30 +138,30 @@ static inline void tc_ompi_deliver(const mca_btl_active_message_callback_t *reg,
 
 /* Scopes of a modex entry: this node only, or every process of the job. */
 #if TC_OMPI_SERIES >= 50
-#    define TC_OMPI_SCOPE_LOCAL  PMIX_LOCAL
-#    define TC_OMPI_SCOPE_GLOBAL PMIX_GLOBAL
+#define TC_OMPI_SCOPE_LOCAL PMIX_LOCAL
+#define TC_OMPI_SCOPE_GLOBAL PMIX_GLOBAL
 /* PMIx status (5.0) -> OPAL_* code; success is 0 in both */
-#    define TC_OMPI_MODEX_RC(r) ((r) = (0 == (r)) ? OPAL_SUCCESS : opal_pmix_convert_status(r))
+#define TC_OMPI_MODEX_RC(r) ((r) = (0 == (r)) ? OPAL_SUCCESS : opal_pmix_convert_status(r))
 #else
-#    define TC_OMPI_SCOPE_LOCAL  OPAL_PMIX_LOCAL
-#    define TC_OMPI_SCOPE_GLOBAL OPAL_PMIX_GLOBAL
-#    define TC_OMPI_MODEX_RC(r) ((void) 0)
+#define TC_OMPI_SCOPE_LOCAL OPAL_PMIX_LOCAL
+#define TC_OMPI_SCOPE_GLOBAL OPAL_PMIX_GLOBAL
+#define TC_OMPI_MODEX_RC(r) ((void) 0)
 #endif
 
 /* Publishes size bytes at data under the component's name (version:
  * &component->btl_version or the like); rc gets an OPAL_* code. */
-#define TC_OMPI_MODEX_SEND(rc, scope, version, data, size)      \
-    do {                                                        \
+#define TC_OMPI_MODEX_SEND(rc, scope, version, data, size)         \
+    do {                                                           \
         OPAL_MODEX_SEND((rc), (scope), (version), (data), (size)); \
-        TC_OMPI_MODEX_RC(rc);                                   \
+        TC_OMPI_MODEX_RC(rc);                                      \
     } while (0)
 
 /* Reads what the process proc_name published under the component's
  * name into a malloc()ed *datap of *sizep bytes; rc gets an OPAL_* code. */
-#define TC_OMPI_MODEX_RECV(rc, version, proc_name, datap, sizep)      \
-    do {                                                              \
+#define TC_OMPI_MODEX_RECV(rc, version, proc_name, datap, sizep)         \
+    do {                                                                 \
         OPAL_MODEX_RECV((rc), (version), (proc_name), (datap), (sizep)); \
-        TC_OMPI_MODEX_RC(rc);                                         \
+        TC_OMPI_MODEX_RC(rc);                                            \
     } while (0)
 
 /* The number of processes in this job; OPAL_SUCCESS or an OPAL_* error. */

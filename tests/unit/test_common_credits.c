@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_common_credits.c: unit tests of tc_credits, MPI-BIP's credit
  * algorithm: exhaustion and the forced credit-only message, the reserved
