@@ -113,7 +113,11 @@ start_sim() {
     [ -n "$sim_port" ]
 }
 
-# finish_sim NAME: the simulator must end by itself with status 0.
+# finish_sim NAME: the simulator must end by itself with status 0; on
+# failure the reason is left in $sim_why. Call it in this shell, never in
+# $(...): a subshell cannot `wait` for the simulator (not its child), and
+# bash then reports -1 whenever the simulator was still exiting at the fork.
+sim_why=""
 finish_sim() {
     local name="$1" rc i
 
@@ -121,19 +125,20 @@ finish_sim() {
         kill -0 "$sim_pid" 2>/dev/null || break
         sleep 0.1
     done
+    sim_why=""
     if kill -0 "$sim_pid" 2>/dev/null; then
         stop_sim
-        echo "simulator did not exit after the job"
+        sim_why="simulator did not exit after the job"
         return 1
     fi
     wait "$sim_pid"
     rc=$?
     sim_pid=""
     if [ "$rc" -ne 0 ]; then
-        echo "simulator exit status $rc"
+        sim_why="simulator exit status $rc"
         return 1
     fi
-    grep -q '"status": "ok"' "$out/$name.json" || { echo "report status not ok"; return 1; }
+    grep -q '"status": "ok"' "$out/$name.json" || { sim_why="report status not ok"; return 1; }
     return 0
 }
 
@@ -156,7 +161,7 @@ verdict() {
 
 # run_job NAME NODES MODEL PASSPATTERN PROG ARGS...: one job on its own simulator.
 run_job() {
-    local name="$1" nodes="$2" m="$3" pat="$4" log rc why
+    local name="$1" nodes="$2" m="$3" pat="$4" log rc
     shift 4
 
     log="$out/$name.log"
@@ -169,8 +174,8 @@ run_job() {
     timeout -k 10 "$timeout_s" "${TR_MPIRUN[@]}" --mca btl_swf_server "127.0.0.1:$sim_port" \
         "$@" </dev/null >"$log" 2>&1
     rc=$?
-    if ! why="$(finish_sim "$name")"; then
-        verdict FAIL "$name" "$why" "$out/$name.sim.log"
+    if ! finish_sim "$name"; then
+        verdict FAIL "$name" "$sim_why" "$out/$name.sim.log"
         return 1
     fi
     if [ "$rc" -ne 0 ]; then
@@ -203,11 +208,11 @@ if start_sim "$name" 2 simpel 3; then
     rc=$?
     wait "$intruder_pid"
     irc=$?
-    why="$(finish_sim "$name")" || rc=99
+    finish_sim "$name" || rc=99
     dropped="$(sed -n 's/.*; \([0-9][0-9]*\) messages from nodes outside the job dropped.*/\1/p' \
         "$out/$name.log" | awk '{ s += $1 } END { print s + 0 }')"
     if [ "$rc" -ne 0 ] || [ "$irc" -ne 0 ] || ! grep -q "^PASS pingpong:" "$out/$name.log"; then
-        verdict FAIL "$name" "exit $rc, intruder $irc $why" "$out/$name.log"
+        verdict FAIL "$name" "exit $rc, intruder $irc $sim_why" "$out/$name.log"
     elif [ "$dropped" -ne 50 ]; then
         verdict FAIL "$name" "dropped $dropped of the intruder's 50 messages" "$out/$name.log"
     else

@@ -45,6 +45,8 @@ mpicc -O2 -o "$env_prog" "$here/swf_launchenv.c" || tr_die "cannot compile swf_l
 sysdir="$(ompi_info --path pkglibdir | sed -n 's/.*: *//p')"
 base=(mpirun -np 2 --mca btl swf)
 [ "$(id -u)" -eq 0 ] && base+=(--allow-run-as-root)
+tr_sanitizer_args   # --enable-sanitizers: ASan first in every rank
+base+=("${TR_SAN_ARGS[@]}")
 
 # 1. wrong path
 log="$TR_TMPDIR/wrong.log"
