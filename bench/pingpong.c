@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pingpong.c: ping-pong latency and streaming bandwidth between ranks 0
  * and 1, from 0 B to 8 MiB (0 and every power of two). Rank 0 prints one

@@ -2,6 +2,7 @@
 # plot.sh: draws latency and bandwidth against message size (log-log, one
 # line per transport) from results.csv, as PNG and SVG, for bench/run.
 # Usage: plot.sh DIR BTL...
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 set -eu
 
 dir="$1"

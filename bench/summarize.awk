@@ -1,3 +1,4 @@
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 # summarize.awk: medians over repeats, ratios to the baseline and the
 # half-bandwidth point N1/2, for bench/run (POSIX awk; mawk is enough).
 #

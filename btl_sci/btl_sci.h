@@ -1,4 +1,5 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_sci.h: component and module structures of btl_sci, the BTL over SCI
  * remote-write segments (CHEMPI's SCI device), and the functions the

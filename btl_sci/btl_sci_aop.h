@@ -1,4 +1,5 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_sci_aop.h: the target side of btl_sci's emulated atomics: one
  * operation of the wire's MCA_BTL_SCI_AOP_* set applied to a 32- or 64-bit

@@ -1,4 +1,5 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_sci_atomic.c: btl_atomic_op/fop/cswap, emulated at the target.  SCI
  * (and CMA) has no remote atomic, so the initiator writes a request into

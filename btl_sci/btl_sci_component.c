@@ -1,4 +1,5 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_sci_component.c: the btl_sci component: MCA parameters, device
  * open and segment creation at init (CHEMPI: "create the local segments

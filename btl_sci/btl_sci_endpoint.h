@@ -1,4 +1,5 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_sci_endpoint.h: the per-peer state of btl_sci (segments, the two
  * rings, the doorbell and idle flags, deferred sends) and the inline

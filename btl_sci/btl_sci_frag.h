@@ -1,4 +1,5 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_sci_frag.h: send descriptors of btl_sci.  A fragment is private
  * memory holding up to one slot of data; btl_send copies it into the

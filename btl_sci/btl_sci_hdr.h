@@ -1,4 +1,5 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_sci_hdr.h: everything btl_sci puts in SCI memory or sends to a peer:
  * the layout of the per-peer segments and of the doorbell segment, the

@@ -1,4 +1,5 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_sci_module.c: the btl_sci module: add_procs (connect and map each
  * node-local peer's segment, eagerly, with a lazy retry), del_procs,

@@ -1,4 +1,5 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_sci_send.c: btl_send and btl_sendi.  Both write header and payload
  * straight into the next slot of the ring in the receiver's segment and

@@ -1,3 +1,4 @@
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 # btl_sci/configure.m4: the BTL over SCI remote-write segments. Its shm
 # provider needs nothing beyond libc and Open MPI.
 

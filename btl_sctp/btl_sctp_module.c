@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_sctp_module.c: the module functions of btl/sctp: peers (modex,
  * reachability), descriptors, send with the stream mapping, the receive

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_sctp_pool.c: the pool allocator behind usrsctp (see btl_sctp_pool.h).
  *

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_sctp_sock_user.c: the `user` stack of the socket layer: the usrsctp
  * glue (stack setup, associations, sending, receiving, closing). The UDP

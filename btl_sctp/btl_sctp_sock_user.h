@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_sctp_sock_user.h: what the two halves of the user stack share: the
  * usrsctp glue (btl_sctp_sock_user.c) and the UDP path layer below it

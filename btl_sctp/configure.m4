@@ -1,3 +1,4 @@
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 # btl_sctp/configure.m4: the BTL over SCTP. Two stacks: the kernel's
 # through libsctp and the user-space usrsctp; either one is enough.
 

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_swf.h: component, module and endpoint structures of the SWORDFISH
  * BTL, which carries ob1's fragments as SockModel messages through a

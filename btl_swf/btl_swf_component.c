@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_swf_component.c: the btl_swf component: MCA parameters, init
  * (private simulator or external server, connection, rank handshake,

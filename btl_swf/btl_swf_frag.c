@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_swf_frag.c: the fragment class and the two fragment free lists
  * (eager-limit and max-send-size buffers).

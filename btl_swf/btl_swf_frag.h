@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_swf_frag.h: send fragments. A fragment owns a buffer of the eager
  * or the max-send size taken from one of two free lists; send writes it

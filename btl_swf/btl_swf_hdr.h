@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_swf_hdr.h: what btl_swf puts on the SockModel wire.
  *
@@ -17,10 +18,6 @@
 
 #define MCA_BTL_SWF_TAG_MARKER 0x53574600u   /* "SWF\0" */
 #define MCA_BTL_SWF_TAG_MASK   0xFFFFFF00u
-
-/* the marker leaves the low byte to ob1's tag, which fits there whole */
-_Static_assert(0 == (MCA_BTL_SWF_TAG_MARKER & ~MCA_BTL_SWF_TAG_MASK), "marker is 24 bits");
-_Static_assert(sizeof(uint8_t) == 1 && (~MCA_BTL_SWF_TAG_MASK) == 0xFFu, "an 8-bit tag");
 
 /* The modex entry: the node number in network byte order. */
 typedef struct mca_btl_swf_modex {

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_swf_launch.c: the private simulator of a job. When no server is
  * given, the process with local rank 0 starts swfsim listening on a

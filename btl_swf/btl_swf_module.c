@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_swf_module.c: the btl_swf module: its function table, peers
  * (add_procs/del_procs, one endpoint per simulated node, self included),

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_swf_recv.c: progress and delivery. The simulator's time only moves
  * when nodes talk to it, so progress must ask: it PROBEs a few times and

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_swf_send.c: descriptors and sends. Every fragment becomes one
  * SockModel SEND, written to the simulator before the call returns, so

@@ -1,3 +1,4 @@
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 # btl_swf/configure.m4: the BTL that talks SockModel to swfsim; it starts
 # the simulator for a job, so it is built only with swfsim (included after
 # swfsim/configure.m4).

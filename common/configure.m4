@@ -1,3 +1,4 @@
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 # common/configure.m4: the helper libraries the components link: the core
 # (common/, no Open MPI) and the Open MPI glue (common/ompi). Always built;
 # they need no optional library.

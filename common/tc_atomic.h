@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_atomic.h: the one memory-ordering vocabulary of the code below Open
  * MPI (common/, device and socket layers, allocators): loads, stores,

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_credits.c: MPI-BIP's credit algorithm (section 3.5) and the software
  * FIFO of sends waiting for credit (section 3.4). See tc_credits.h.
@@ -75,8 +76,9 @@ void tc_credits_cancel(tc_credits_t *cr, tc_list_item_t *item, uint32_t piggybac
 int tc_credits_received(tc_credits_t *cr, uint32_t credits)
 {
     /* C(i->j) + B(j->i) <= N: a peer can never return more than we spent,
-     * and never send more than N messages without our credits. */
-    if (credits > cr->n - cr->c || cr->b >= cr->n) {
+     * and never send more than N-1 ordinary messages without our credits
+     * (it keeps the last one for a credit-only message). */
+    if (credits > cr->n - cr->c || cr->b >= cr->n - 1) {
         return -EPROTO;
     }
     cr->c += credits;
@@ -85,19 +87,38 @@ int tc_credits_received(tc_credits_t *cr, uint32_t credits)
     return 0;
 }
 
+int tc_credits_received_credit_only(tc_credits_t *cr, uint32_t credits)
+{
+    /* Nothing is owed back for the reserved slot: counting it in B is what
+     * made two peers with N = 2 trade credit-only messages forever. */
+    if (credits > cr->n - cr->c) {
+        return -EPROTO;
+    }
+    cr->c += credits;
+    cr->stats.credit_only_received++;
+    return 0;
+}
+
 bool tc_credits_need_credit_only(const tc_credits_t *cr)
 {
-    return cr->b >= cr->n - 1 && cr->c >= 1;
+    return cr->b >= 1 && cr->b >= cr->n - 1;
 }
 
 int tc_credits_take_credit_only(tc_credits_t *cr, uint32_t *piggyback)
 {
-    if (cr->c < 1 || cr->b < 1) {
+    if (cr->b < 1) {
         return -EAGAIN;
     }
-    tc_credits_consume(cr, piggyback);
+    /* the reserved slot carries it: C is not consumed */
+    *piggyback = cr->b;
+    cr->b = 0;
     cr->stats.credit_only_sent++;
     return 0;
+}
+
+void tc_credits_cancel_credit_only(tc_credits_t *cr, uint32_t piggyback)
+{
+    cr->b += piggyback;
 }
 
 tc_list_item_t *tc_credits_drain(tc_credits_t *cr)

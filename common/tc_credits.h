@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_credits.h: credit-based flow control for control messages, the
  * algorithm of MPI-BIP (section 3.5) with its per-peer software FIFO of
@@ -12,15 +13,28 @@
  * ("piggy-backed credits") and resets B. Receiving a control message adds
  * its header credits to C and increments B. When B reaches N-1 a
  * credit-only control message must be sent. The last credit is reserved
- * for that message: an ordinary send needs C >= 2, a credit-only one
- * C >= 1; hence N >= 2. Ordinary sends that find C <= 1 (or an
- * earlier send still waiting) go to the FIFO and leave it in order.
+ * for that message: an ordinary send needs C >= 2; hence N >= 2.
+ * Ordinary sends that find C <= 1 (or an earlier send still waiting) go
+ * to the FIFO and leave it in order.
+ *
+ * The reserved credit and credit-only messages: a credit-only message
+ * travels in the reserved slot. It does not take C and, at the receiver,
+ * does not count in B (tc_credits_received_credit_only). Were it counted,
+ * every credit-only message would owe one credit back, and with N = 2 that
+ * single owed credit is already N-1: the two sides would exchange
+ * credit-only messages forever. At most one credit-only message per
+ * direction is ever unread, so the reserved slot suffices: it is sent
+ * when B = N-1, which leaves the peer with C = 1 and nothing in flight;
+ * the peer can send nothing ordinary (so B stays 0 here) until it has read
+ * the credit-only message. The receiver must free the queue slot of a
+ * message before it applies the message's credits.
  *
  * Typical BTL use:
  *   send:    if (0 == tc_credits_try_send(cr, &hdr->credits)) post(frag);
  *            else tc_credits_defer(cr, &frag->link);
- *   receive: tc_credits_received(cr, hdr->credits);   (every control
- *            message, credit-only ones included)
+ *   receive: free the queue slot, then
+ *            tc_credits_received(cr, hdr->credits);   (ordinary), or
+ *            tc_credits_received_credit_only(cr, hdr->credits);
  *            while ((it = tc_credits_next_ready(cr, &c))) post(it, c);
  *            if (tc_credits_need_credit_only(cr) &&
  *                0 == tc_credits_take_credit_only(cr, &c)) post_credit_msg(c);
@@ -42,7 +56,8 @@ extern "C" {
 typedef struct tc_credits_stats {
     uint64_t sent;             /* ordinary control messages sent */
     uint64_t credit_only_sent; /* forced credit-only messages sent */
-    uint64_t received;         /* control messages received */
+    uint64_t received;         /* ordinary control messages received */
+    uint64_t credit_only_received; /* credit-only messages received */
     uint64_t deferred;         /* sends that had to wait in the FIFO */
 } tc_credits_stats_t;
 
@@ -77,19 +92,26 @@ tc_list_item_t *tc_credits_next_ready(tc_credits_t *cr, uint32_t *piggyback);
  * is not NULL it goes back to the head of the FIFO. */
 void tc_credits_cancel(tc_credits_t *cr, tc_list_item_t *item, uint32_t piggyback);
 
-/* A control message (of any kind) arrived carrying `credits` in its
- * header: C += credits, B += 1. Returns 0, or -EPROTO (nothing changed)
- * if the peer returned more credits than it can owe us or sent more
- * messages than we granted it (C would exceed N or B would exceed N). */
+/* An ordinary control message arrived carrying `credits` in its header:
+ * C += credits, B += 1. Returns 0, or -EPROTO (nothing changed) if the
+ * peer returned more credits than it can owe us (C would exceed N) or
+ * sent more ordinary messages than we granted it (B would exceed N-1). */
 int tc_credits_received(tc_credits_t *cr, uint32_t credits);
 
-/* True when a credit-only message must be sent now: B >= N-1 and the
- * reserved credit is available (C >= 1). */
+/* A credit-only message arrived: C += credits; B does not change (the
+ * message used the reserved slot, nothing is owed for it). 0 or -EPROTO. */
+int tc_credits_received_credit_only(tc_credits_t *cr, uint32_t credits);
+
+/* True when a credit-only message must be sent now: B >= N-1. */
 bool tc_credits_need_credit_only(const tc_credits_t *cr);
 
-/* Account for a credit-only message: needs C >= 1 and B >= 1; consumes
- * the credit, stores B in *piggyback and resets B. Returns 0 or -EAGAIN. */
+/* Account for a credit-only message: needs B >= 1; stores B in *piggyback
+ * and resets B (C is not touched: the message goes in the reserved slot).
+ * Returns 0 or -EAGAIN. */
 int tc_credits_take_credit_only(tc_credits_t *cr, uint32_t *piggyback);
+
+/* Undo a credit-only message the device refused: restore B. */
+void tc_credits_cancel_credit_only(tc_credits_t *cr, uint32_t piggyback);
 
 static inline uint32_t tc_credits_available(const tc_credits_t *cr)
 {

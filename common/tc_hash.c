@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_hash.c: open-addressing hash map with 64-bit keys (see tc_hash.h).
  */

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_hash.h: hash map from 64-bit keys to pointers (endpoint lookup by
  * peer id, SCTP association id -> endpoint, ...).

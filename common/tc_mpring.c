@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_mpring.c: bounded multi-producer / single-consumer queue after
  * Vyukov (see tc_mpring.h for the layout and the protocol).

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_mpring.h: bounded multi-producer / single-consumer queue of
  * fixed-size slots (BIP's static receive queue, shared by every sender).

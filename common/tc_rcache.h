@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_rcache.h: registration cache. Registering memory with a NIC (or
  * exporting it as a segment) is expensive, so a registration is kept and

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_ring.c: single-producer / single-consumer slot ring with per-slot
  * sequence numbers and a remotely published consumer position (see

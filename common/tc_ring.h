@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_ring.h: single-producer / single-consumer ring of fixed-size slots
  * for remote-write queues (btl_sci's per-peer message ring).

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_ring_impl.h: private helpers shared by tc_ring.c (SPSC) and
  * tc_mpring.c (MPSC). Both lay out their slots the same way

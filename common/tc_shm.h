@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_shm.h: named shared-memory segments backed by files in a directory
  * the caller chooses (BTLs pass opal_process_info.job_session_dir, so the

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_sockmodel.h: the SockModel wire protocol spoken between a simulated
  * node (btl_swf, test clients) and the simulator (swfsim).

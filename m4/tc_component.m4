@@ -1,3 +1,4 @@
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 # tc_component.m4: TC_COMPONENT, the build decision for one component.
 #
 # TC_COMPONENT(var, option, condition, reason-if-not, [mca-libraries])

@@ -1,3 +1,4 @@
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 # tc_sanitizers.m4: --enable-sanitizers builds everything (components,
 # libraries, simulator, unit and MPI test programs) with AddressSanitizer
 # and UndefinedBehaviorSanitizer; undefined behaviour is fatal.

@@ -1,3 +1,4 @@
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 # tc_summary.m4: the table configure prints at the end.
 #
 # TC_SUMMARY_ROW(name, status, reason)

@@ -1,3 +1,4 @@
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 # tc_with_lib.m4: TC_WITH_LIB, the probe for an optional library.
 #
 # TC_WITH_LIB(name, header, library, function, description, [prologue])

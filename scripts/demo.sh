@@ -3,6 +3,7 @@
 # (plus Open MPI's own vader and tcp for comparison) and print a small
 # latency/bandwidth table. Expects a built tree (scripts/quickstart.sh demo
 # does the setup). The SWORDFISH simulator is started by btl_swf itself.
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -10,6 +10,7 @@
 # when a file differs (use it on new files: `make format-check
 # FORMAT_STRICT=1 FORMAT_FILES='btl_foo/*.c btl_foo/*.h'`). Exit 77 when
 # clang-format is not installed.
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 set -u
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -28,6 +28,7 @@
 # includes; `apt-get source openmpi` inside the root unpacks Open MPI's
 # source of the same version, and configure finds them there through
 # --with-ompi-source (nothing of it is copied into this tree).
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

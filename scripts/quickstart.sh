@@ -9,6 +9,7 @@
 # Packages are installed with apt-get (as root, or through sudo) only when
 # missing. The build happens in the source tree; nothing is installed into
 # Open MPI's directories (see README.md, "Install", for that).
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

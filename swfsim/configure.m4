@@ -1,3 +1,4 @@
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 # swfsim/configure.m4: the SockModel network simulator (a program, not an
 # Open MPI component; btl_swf needs it).
 

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swf_client_example.c: the smallest useful SockModel client, as a guide
  * for writing one.  Run two of them against "swfsim --nodes 2": each asks

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim-load.c: load generator for swfsim.  Starts a simulator (or uses
  * a running one), forks two clients and streams small messages from rank

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim-report.c: turn a swfsim JSON report into the self-contained HTML
  * page of --report-html:  swfsim-report run.json [-o run.html]

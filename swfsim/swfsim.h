@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim.h: internal types of the SockModel network simulator: the run
  * configuration, simulated nodes and messages, the timed event queue, the

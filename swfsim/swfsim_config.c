@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim_config.c: the simulator's settings: defaults, the command line
  * and the "key = value" configuration file (--config).  Command-line

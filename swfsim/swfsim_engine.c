@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim_engine.c: the SockModel protocol engine.  Parses commands from
  * each node's input buffer, keeps the per-node message queues, runs the

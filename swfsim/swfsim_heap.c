@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim_heap.c: the simulator's priority queue of timed events, a binary
  * min-heap ordered by (time, insertion sequence) so that events due at

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim_inject.c: a node's injection queue.  A node's packets enter the
  * torus in the order it sent them, the next one when the previous has

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim_json.h: a small JSON reader for swfsim's own reports (the HTML
  * report and swfsim-report read them back).  Parses the whole text into

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim_main.c: the swfsim program: parse the options, listen, run the
  * event loop until every node has finished, write the report.

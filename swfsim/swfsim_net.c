@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim_net.c: the simulator's sockets: the listening socket (TCP or a
  * Unix-domain stream socket), one non-blocking connection per client, a single epoll loop without

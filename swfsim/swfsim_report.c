@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim_report.c: the simulator's statistics: the latency histogram, the
  * JSON report (--report) and the readable summary printed at the end.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim_report_html.c: the report as one self-contained HTML page
  * (--report-html, swfsim-report): inline CSS and SVG only, no scripts and

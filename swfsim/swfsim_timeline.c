@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim_timeline.c: how busy each torus link was over simulated time, in
  * SWFSIM_TL_BUCKETS equal buckets per link.  The bucket width starts at

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim_torus.c: the timed network model: an ATOLL-like 2D torus with
  * one node per router, dimension-order routing (x first, the shorter way

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim_trace.c: writing a trace of a live run and reading it back as a
  * program of virtual nodes.  Little-endian LEB128 varints throughout, so

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim_trace.h: traces of live runs (--record) and their replay
  * (--replay).  A trace holds, per node, the operations the simulator

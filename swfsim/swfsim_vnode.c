@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim_vnode.c: the engine of virtual nodes.  Each node runs its
  * program (swfsim_workload.h) until it blocks in a receive or a barrier;

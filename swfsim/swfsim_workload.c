@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim_workload.c: the built-in workloads of virtual nodes (a 2D halo
  * exchange, all-to-all, a ring allreduce), computed operation by

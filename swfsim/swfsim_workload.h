@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim_workload.h: virtual nodes.  A virtual node runs a program of
  * operations (send, receive, barrier, each after some compute time)

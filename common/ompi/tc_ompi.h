@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_ompi.h: the Open MPI-side glue every BTL of this project needs, in
  * one place (libtc_ompi): whether the user named a BTL in --mca btl, MCA

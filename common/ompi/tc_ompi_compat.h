@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_ompi_compat.h: every difference between the Open MPI release series
  * this project builds against, in one place. Components include this

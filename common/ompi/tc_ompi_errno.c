@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_ompi_errno.c: errno values (as libtransports_common and the device
  * layers return them, negative) mapped onto OPAL_ERR_* codes, so that

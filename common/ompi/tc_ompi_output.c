@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_ompi_output.c: the diagnostic stream of a component. Open MPI's
  * OPAL_OUTPUT_VERBOSE compiles to nothing unless Open MPI itself is a

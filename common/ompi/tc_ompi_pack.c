@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_ompi_pack.c: the pack step of every prepare_src and sendi: the
  * convertor's data into a fragment, or (in place) a pointer to the user's

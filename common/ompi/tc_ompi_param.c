@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_ompi_param.c: MCA parameter registration with one policy for every
  * component (scope READONLY, no flag: values are read once, at init) and

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_ompi_rcache_hook.c: connects registration caches to Open MPI's memory
  * release hooks, so that memory given back to the system (free of a large

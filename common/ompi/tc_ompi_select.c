@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_ompi_select.c: does the user's BTL selection (--mca btl LIST) name a
  * component? A component that cannot start says why only when it was

@@ -1,3 +1,4 @@
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 # transports.sh: shell helpers shared by tests/mpi/run and bench/run (bash).
 #
 # They find the build tree, collect the components built there into a
@@ -203,12 +204,20 @@ tr_mpirun_args() {
     TR_MPIRUN+=(--mca mca_base_component_path "$TR_COMPPATH")
     TR_MPIRUN+=(--mca btl "$BTL_SELECT")
     TR_MPIRUN+=("${BTL_MCA_ARGS[@]}")
-    # a build with --enable-sanitizers: ASan's runtime first in every rank
-    # (Open MPI is not built with it); Open MPI's own leaks are not ours
+    tr_sanitizer_args
+    TR_MPIRUN+=("${TR_SAN_ARGS[@]}")
+}
+
+# tr_sanitizer_args: fills the array TR_SAN_ARGS with the mpirun arguments
+# of a build with --enable-sanitizers (make check sets TRANSPORTS_PRELOAD):
+# ASan's runtime first in every rank (Open MPI is not built with it), and
+# Open MPI's own leaks not reported. Empty otherwise.
+tr_sanitizer_args() {
+    TR_SAN_ARGS=()
     if [ -n "${TRANSPORTS_PRELOAD:-}" ]; then
-        TR_MPIRUN+=(-x "LD_PRELOAD=$TRANSPORTS_PRELOAD")
-        TR_MPIRUN+=(-x "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}")
-        TR_MPIRUN+=(-x "UBSAN_OPTIONS=print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}")
+        TR_SAN_ARGS+=(-x "LD_PRELOAD=$TRANSPORTS_PRELOAD")
+        TR_SAN_ARGS+=(-x "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}")
+        TR_SAN_ARGS+=(-x "UBSAN_OPTIONS=print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}")
     fi
 }
 

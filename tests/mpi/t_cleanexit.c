@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_cleanexit.c: a peer's normal finalize is never an error. The last
  * rank only receives (eager messages from every other rank, so that it

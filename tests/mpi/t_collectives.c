@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_collectives.c: collectives on large buffers with verified contents: bcast
  * from every root (odd sizes up to 8 MiB), allreduce (sum of rank-dependent

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_datatypes.c: derived datatypes between the ranks of each pair: strided
  * vectors, indexed blocks of varying length and a 2-D subarray, sent

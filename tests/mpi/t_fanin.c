@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_fanin.c: fan-in with ANY_SOURCE/ANY_TAG. Every rank in turn is the
  * root; all others send it a burst of messages with varying tags and sizes.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_flood.c: flow control under pressure. Both ranks of each pair start
  * thousands of small sends to each other at once (every 97th one medium)

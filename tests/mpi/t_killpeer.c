@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_killpeer.c: a rank dies by SIGKILL in the middle of communication. The
  * last rank starts a large send and receive in a ring shift and kills

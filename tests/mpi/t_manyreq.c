@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_manyreq.c: hundreds of outstanding nonblocking requests per peer. Every
  * rank posts NREQ receives and NREQ sends to every other rank at once

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_order.c: MPI's non-overtaking rule with eager and rendezvous sizes all
  * in flight at once, between every pair of ranks:

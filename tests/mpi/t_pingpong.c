@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_pingpong.c: ping-pong from 0 B to 8 MiB over every size around the
  * transports' thresholds, with patterned data, guard bytes after each

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_probe.c: synchronous sends and probes between the ranks of each pair
  * (0,1), (2,3), ...:

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_slowrecv.c: flooding a receiver that sleeps must not grow the sender
  * without bound. Each odd rank sleeps before it posts a single receive

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_threads.c: MPI_THREAD_MULTIPLE. Four threads per rank at once, each
  * with its own tag space, do blocking sends and receives, non-blocking

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tmpi.c: pattern generation and checking, error counting and the result
  * line shared by the MPI test programs.

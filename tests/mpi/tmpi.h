@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tmpi.h: helpers shared by the MPI test programs: byte patterns that
  * depend on position, rank and sequence number, their verification, and

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_cleanup.c: btl_sci leaves nothing on disk.  Every rank talks to every
  * other rank (so every sci segment has been connected), then counts the

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_osc_rdma.c: MPI one-sided communication through Open MPI's own
  * osc/rdma component over btl_sci (run with --mca osc rdma --mca btl

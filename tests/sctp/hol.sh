@@ -9,6 +9,7 @@
 #
 # Usage: tests/sctp/hol.sh [MiB]   (default 64)
 
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../lib/transports.sh
@@ -23,9 +24,10 @@ mpicc -O2 -o "$TR_TMPDIR/t_hol" "$here/t_hol.c" || tr_die "cannot build t_hol"
 
 root=()
 [ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
+tr_sanitizer_args   # --enable-sanitizers: ASan first in every rank
 fail=0
 for streams in 8 1; do
-    out="$(timeout 300 mpirun "${root[@]}" -np 2 --mca mca_base_component_path "$TR_COMPPATH" \
+    out="$(timeout 300 mpirun "${root[@]}" "${TR_SAN_ARGS[@]}" -np 2 --mca mca_base_component_path "$TR_COMPPATH" \
         --mca btl self,sctp --mca btl_sctp_num_streams "$streams" \
         "$TR_TMPDIR/t_hol" "$mib" 2>&1)"
     rc=$?

@@ -14,6 +14,7 @@
 # Needs root, ip netns and veth; otherwise it skips (exit 77) and says why.
 # Usage: tests/sctp/multihome.sh [--stack user|kernel|auto] [--extra N]
 
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../lib/transports.sh
@@ -94,6 +95,7 @@ mpicc -O2 -o "$work/t_multihome" "$here/t_multihome.c" || tr_die "cannot build t
 cut="$work/cut"
 root=()
 [ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
+tr_sanitizer_args   # --enable-sanitizers: ASan first in every rank
 mca=(--mca mca_base_component_path "$TR_COMPPATH" --mca btl self,sctp
      --mca btl_sctp_if_include 10.201.0.0/16 --mca btl_sctp_stack "$stack"
      --mca btl_sctp_verbose 0)
@@ -104,7 +106,7 @@ tx_before() { ip -n "$nsA" -s link show "mh1a$$" | awk '/TX:/{getline; print $2}
 printf '#!/bin/sh\nif [ "$OMPI_COMM_WORLD_RANK" = 0 ]; then ns=%s; else ns=%s; fi\nexec ip netns exec "$ns" "$@"\n' \
     "$nsA" "$nsB" > "$work/in_ns.sh"
 chmod 700 "$work/in_ns.sh"
-PMIX_MCA_ptl_tcp_if_include=10.203.0.0/16 timeout 300 mpirun "${root[@]}" --oversubscribe -np 2 "${mca[@]}" \
+PMIX_MCA_ptl_tcp_if_include=10.203.0.0/16 timeout 300 mpirun "${root[@]}" "${TR_SAN_ARGS[@]}" --oversubscribe -np 2 "${mca[@]}" \
     "$work/in_ns.sh" "$work/t_multihome" "$cut" "$extra" > "$work/out" 2>&1 &
 job=$!
 tx0="$(tx_before)"

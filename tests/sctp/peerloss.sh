@@ -8,6 +8,7 @@
 # (retransmissions exhausted) and the "peer lost" message must appear
 # before the timeout.
 
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../lib/transports.sh
@@ -23,12 +24,13 @@ mpicc -O2 -I"$TR_SRCDIR/tests/mpi" -o "$TR_TMPDIR/t_killpeer" \
 
 root=()
 [ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
+tr_sanitizer_args   # --enable-sanitizers: ASan first in every rank
 # mpirun's own error manager may end the job (exit 0 under
 # --enable-recovery) before the association times out; that run shows
 # nothing about btl/sctp, so it is tried again, up to three times.
 for attempt in 1 2 3; do
     start=$(date +%s)
-    out="$(timeout 120 mpirun "${root[@]}" --enable-recovery -np 2 \
+    out="$(timeout 120 mpirun "${root[@]}" "${TR_SAN_ARGS[@]}" --enable-recovery -np 2 \
         --mca mca_base_component_path "$TR_COMPPATH" --mca btl self,sctp \
         "$TR_TMPDIR/t_killpeer" 2>&1)"
     rc=$?

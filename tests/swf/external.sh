@@ -21,6 +21,7 @@
 # Prints PASS/FAIL lines, the NetPIPE latency and bandwidth, the all-to-all's
 # wall time per simulated second, then "N passed, N failed".
 
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 set -u
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

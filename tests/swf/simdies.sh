@@ -12,6 +12,7 @@
 # The build tree is this script's tree or $TRANSPORTS_BUILDDIR. Prints
 # PASS/FAIL per case and "N passed, N failed"; exit status 0 when all pass.
 
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 set -u
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

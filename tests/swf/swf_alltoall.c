@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swf_alltoall.c: repeated MPI_Alltoall with verified data, the workload
  * behind the torus timing note (how much wall time one simulated second

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swf_endless.c: a ping-pong between rank pairs that runs until the job is
  * ended from outside (the simulator-dies test kills the simulator under

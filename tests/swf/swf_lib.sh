@@ -1,3 +1,4 @@
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 # swf_lib.sh: shell setup shared by the btl_swf test scripts in this
 # directory; sourced after tests/lib/transports.sh and tr_init.
 

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swf_threads.c: four threads per rank ping-pong between ranks 0 and 1 at
  * the same time, each on its own tag, under MPI_THREAD_MULTIPLE: sends

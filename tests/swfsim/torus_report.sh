@@ -9,6 +9,7 @@
 # Writes DIR/torus.json and DIR/torus.html (DIR defaults to
 # demo-results) and prints the page's path. Exit status 0 on success.
 
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 set -u
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

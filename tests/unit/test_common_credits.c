@@ -1,8 +1,10 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_common_credits.c: unit tests of tc_credits, MPI-BIP's credit
  * algorithm: exhaustion and the forced credit-only message, the reserved
- * last credit, FIFO order under exhaustion, bad credit values, and a
- * two-peer simulation that checks the slot invariant and delivery order.
+ * last credit, FIFO order under exhaustion, bad credit values, no endless
+ * exchange of credit-only messages at any N >= 2, and a two-peer
+ * simulation that checks the slot invariant and delivery order.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -61,18 +63,19 @@ static void test_exhaustion_and_forced_return(void **state)
     assert_int_equal(tc_credits_take_credit_only(&j_to_i, &back), 0);
     assert_int_equal(back, n - 1);
     assert_int_equal(tc_credits_owed(&j_to_i), 0);
-    assert_int_equal(tc_credits_available(&j_to_i), n - 1);
+    /* the credit-only message travels in the reserved slot: C unchanged */
+    assert_int_equal(tc_credits_available(&j_to_i), n);
     assert_false(tc_credits_need_credit_only(&j_to_i));
     assert_int_equal(j_to_i.stats.credit_only_sent, 1);
 
-    /* i gets its credits back (and now owes j one slot). */
-    assert_int_equal(tc_credits_received(&i_to_j, back), 0);
+    /* i gets its credits back and owes j nothing for the reserved slot. */
+    assert_int_equal(tc_credits_received_credit_only(&i_to_j, back), 0);
     assert_int_equal(tc_credits_available(&i_to_j), n);
-    assert_int_equal(tc_credits_owed(&i_to_j), 1);
-    /* The next ordinary message piggy-backs that credit. */
-    assert_int_equal(tc_credits_try_send(&i_to_j, &pb[0]), 0);
-    assert_int_equal(pb[0], 1);
     assert_int_equal(tc_credits_owed(&i_to_j), 0);
+    assert_false(tc_credits_need_credit_only(&i_to_j));
+    assert_int_equal(i_to_j.stats.credit_only_received, 1);
+    assert_int_equal(tc_credits_try_send(&i_to_j, &pb[0]), 0);
+    assert_int_equal(pb[0], 0);
 }
 
 /* N = 2: a single ordinary message in flight, the second credit is only
@@ -91,21 +94,83 @@ static void test_reserved_last_credit(void **state)
     /* A message arrives from the peer carrying no credit: B = 1 = N-1. */
     assert_int_equal(tc_credits_received(&cr, 0), 0);
     assert_true(tc_credits_need_credit_only(&cr));
-    /* Ordinary sends still wait, the credit-only message may go. */
+    /* Ordinary sends still wait, the credit-only message may go: it
+     * uses the reserved slot and leaves C alone. */
     assert_int_equal(tc_credits_try_send(&cr, &pb), -EAGAIN);
     assert_int_equal(tc_credits_take_credit_only(&cr, &pb), 0);
     assert_int_equal(pb, 1);
-    assert_int_equal(tc_credits_available(&cr), 0);
-    /* No credit at all now, even for a credit-only message. */
-    assert_int_equal(tc_credits_received(&cr, 0), 0);
+    assert_int_equal(tc_credits_available(&cr), 1);
+    assert_false(tc_credits_need_credit_only(&cr));
+    /* Its credit-only message returns our slot and owes nothing back. */
+    assert_int_equal(tc_credits_received_credit_only(&cr, 1), 0);
+    assert_int_equal(tc_credits_available(&cr), 2);
     assert_false(tc_credits_need_credit_only(&cr));
     assert_int_equal(tc_credits_take_credit_only(&cr, &pb), -EAGAIN);
-    /* The peer returns both slots. */
-    assert_int_equal(tc_credits_received(&cr, 2), 0);
-    assert_int_equal(tc_credits_available(&cr), 2);
-    assert_true(tc_credits_need_credit_only(&cr));
+    /* More credits than we spent: a protocol error. */
+    assert_int_equal(tc_credits_received_credit_only(&cr, 1), -EPROTO);
     assert_int_equal(tc_credits_try_send(&cr, &pb), 0);
-    assert_int_equal(pb, 2);
+    assert_int_equal(pb, 0);
+    /* a refused credit-only message is undone */
+    assert_int_equal(tc_credits_received(&cr, 1), 0);
+    assert_int_equal(tc_credits_take_credit_only(&cr, &pb), 0);
+    tc_credits_cancel_credit_only(&cr, pb);
+    assert_int_equal(tc_credits_owed(&cr), 1);
+    assert_true(tc_credits_need_credit_only(&cr));
+}
+
+/* Issue found in review: with N = 2 each credit-only message brought the
+ * other side's B to N-1 and forced the next one, forever. For every N,
+ * one side sends N-1 messages; once everything is delivered the wire must
+ * go quiet after exactly one credit-only message. */
+static void test_no_credit_only_pingpong(void **state)
+{
+    (void) state;
+    for (uint32_t n = 2; n <= 16; n++) {
+        tc_credits_t i, j;
+        uint32_t pb, back;
+        int rounds = 0;
+        /* credit-only messages in flight: to j (from i) and to i (from j) */
+        int to_i = 0, to_j = 0;
+        uint32_t val_to_i = 0, val_to_j = 0;
+
+        tc_credits_init(&i, n);
+        tc_credits_init(&j, n);
+        for (uint32_t k = 0; k < n - 1; k++) {
+            assert_int_equal(tc_credits_try_send(&i, &pb), 0);
+            assert_int_equal(tc_credits_received(&j, pb), 0);
+        }
+        assert_true(tc_credits_need_credit_only(&j));
+        assert_int_equal(tc_credits_take_credit_only(&j, &back), 0);
+        to_i = 1;
+        val_to_i = back;
+        /* deliver credit-only messages until none is left (bounded) */
+        while ((to_i || to_j) && rounds < 100) {
+            if (to_i) {
+                to_i = 0;
+                assert_int_equal(tc_credits_received_credit_only(&i, val_to_i), 0);
+                if (tc_credits_need_credit_only(&i)) {
+                    assert_int_equal(tc_credits_take_credit_only(&i, &val_to_j), 0);
+                    to_j = 1;
+                }
+            }
+            if (to_j) {
+                to_j = 0;
+                assert_int_equal(tc_credits_received_credit_only(&j, val_to_j), 0);
+                if (tc_credits_need_credit_only(&j)) {
+                    assert_int_equal(tc_credits_take_credit_only(&j, &val_to_i), 0);
+                    to_i = 1;
+                }
+            }
+            rounds++;
+        }
+        assert_int_equal(rounds, 1);
+        assert_int_equal(i.stats.credit_only_sent + j.stats.credit_only_sent, 1);
+        /* both sides whole again */
+        assert_int_equal(tc_credits_available(&i), n);
+        assert_int_equal(tc_credits_available(&j), n);
+        assert_int_equal(tc_credits_owed(&i), 0);
+        assert_int_equal(tc_credits_owed(&j), 0);
+    }
 }
 
 /* Under exhaustion sends queue up and leave strictly in order; a new send
@@ -184,10 +249,12 @@ static void test_bogus_credits_rejected(void **state)
     assert_int_equal(tc_credits_received(&cr, 0xffffffffu), -EPROTO);
     assert_int_equal(tc_credits_received(&cr, 2), 0);
     assert_int_equal(tc_credits_available(&cr), 4);
-    /* A peer that sends more than N messages without our credits. */
-    for (int k = 0; k < 3; k++) {
+    /* A peer that sends more than N-1 ordinary messages without our
+     * credits (the last slot is reserved for credit-only messages). */
+    for (int k = 0; k < 2; k++) {
         assert_int_equal(tc_credits_received(&cr, 0), 0);
     }
+    assert_int_equal(tc_credits_owed(&cr), 3);
     assert_int_equal(tc_credits_received(&cr, 0), -EPROTO);
 }
 
@@ -242,14 +309,14 @@ static void test_worked_example(void **state)
     assert_true(tc_credits_need_credit_only(&j));
     assert_int_equal(tc_credits_take_credit_only(&j, &co), 0);
     assert_int_equal(co, 3);
-    assert_int_equal(tc_credits_available(&j), 3);
+    assert_int_equal(tc_credits_available(&j), 4);
     /* 11, 12 */
-    tc_credits_received(&i, co);
+    assert_int_equal(tc_credits_received_credit_only(&i, co), 0);
     assert_int_equal(tc_credits_available(&i), 4);
-    assert_int_equal(tc_credits_owed(&i), 1);
+    assert_int_equal(tc_credits_owed(&i), 0);
     it = tc_credits_next_ready(&i, &c6);
     assert_ptr_equal(it, &m6.link);
-    assert_int_equal(c6, 1);
+    assert_int_equal(c6, 0);
     assert_int_equal(tc_credits_available(&i), 3);
     /* 13 */
     tc_credits_received(&j, c6);
@@ -284,16 +351,27 @@ static void sim_post(sim_peer_t *from, int app_id, uint32_t credits)
     from->wire_count++;
 }
 
-/* The peer's receive queue holds at most N of my messages. */
+/* The peer's receive queue holds at most N of my messages: N-1 ordinary
+ * ones and one credit-only message in the reserved slot. */
 static void sim_check_invariant(sim_peer_t *a, sim_peer_t *b, uint32_t n)
 {
-    uint32_t returning = 0;
+    uint32_t returning = 0, ordinary = 0, credit_only = 0;
     for (int k = 0; k < b->wire_count; k++) {
         returning += b->wire[(b->wire_head + k) % SIM_QMAX].credits;
     }
-    /* C(a->b) + in flight a->b + B(b<-a) + credits in flight b->a == N */
-    assert_int_equal(tc_credits_available(&a->cr) + (uint32_t) a->wire_count +
-                         tc_credits_owed(&b->cr) + returning, n);
+    for (int k = 0; k < a->wire_count; k++) {
+        if (a->wire[(a->wire_head + k) % SIM_QMAX].app_id >= 0) {
+            ordinary++;
+        } else {
+            credit_only++;
+        }
+    }
+    /* C(a->b) + ordinary in flight a->b + B(b<-a) + credits in flight
+     * b->a == N */
+    assert_int_equal(tc_credits_available(&a->cr) + ordinary + tc_credits_owed(&b->cr) + returning,
+                     n);
+    assert_true(ordinary <= n - 1);
+    assert_true(credit_only <= 1);
 }
 
 static void sim_progress_sends(sim_peer_t *p)
@@ -315,7 +393,11 @@ static void sim_deliver_one(sim_peer_t *from, sim_peer_t *to)
     sim_msg_t m = from->wire[from->wire_head];
     from->wire_head = (from->wire_head + 1) % SIM_QMAX;
     from->wire_count--;
-    assert_int_equal(tc_credits_received(&to->cr, m.credits), 0);
+    if (m.app_id >= 0) {
+        assert_int_equal(tc_credits_received(&to->cr, m.credits), 0);
+    } else {
+        assert_int_equal(tc_credits_received_credit_only(&to->cr, m.credits), 0);
+    }
     if (m.app_id >= 0) {
         assert_int_equal(m.app_id, to->next_expected);
         to->next_expected++;
@@ -361,7 +443,7 @@ static void run_sim(uint32_t n, unsigned seed)
         /* Liveness: the algorithm never deadlocks, so this is generous. */
         assert_true(++steps < 1000000);
     }
-    /* For N >= 3 the exchange of credit-only messages dies out. */
+    /* For every N >= 2 the exchange of credit-only messages dies out. */
     credit_only = a->cr.stats.credit_only_sent + b->cr.stats.credit_only_sent;
     while (a->wire_count > 0 || b->wire_count > 0) {
         if (a->wire_count > 0) {
@@ -375,6 +457,7 @@ static void run_sim(uint32_t n, unsigned seed)
     assert_int_equal(tc_credits_queued(&a->cr), 0);
     assert_int_equal(tc_credits_queued(&b->cr), 0);
     assert_true(a->cr.stats.credit_only_sent + b->cr.stats.credit_only_sent <= credit_only + 2);
+    assert_int_equal(a->wire_count + b->wire_count, 0);
     free(a);
     free(b);
 }
@@ -382,7 +465,7 @@ static void run_sim(uint32_t n, unsigned seed)
 static void test_two_peer_simulation(void **state)
 {
     (void) state;
-    for (uint32_t n = 3; n <= 8; n++) {
+    for (uint32_t n = 2; n <= 8; n++) {
         for (unsigned seed = 1; seed <= 5; seed++) {
             run_sim(n, seed * 7919u + n);
         }
@@ -398,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_fifo_order_under_exhaustion),
         cmocka_unit_test(test_bogus_credits_rejected),
         cmocka_unit_test(test_worked_example),
+        cmocka_unit_test(test_no_credit_only_pingpong),
         cmocka_unit_test(test_two_peer_simulation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

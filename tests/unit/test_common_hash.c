@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_common_hash.c: unit tests of tc_hash (64-bit keys) and tc_list:
  * random inserts, replacements and removals checked against a reference

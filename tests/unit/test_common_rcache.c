@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_common_rcache.c: unit tests of tc_rcache with a mock provider that
  * tracks live registrations: hits and reference counts, growth over

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_common_ring.c: unit tests of the rings. SPSC (tc_ring): geometry
  * checks, wrap-around with patterned payloads, full ring, batched return

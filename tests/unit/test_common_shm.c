@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_common_shm.c: unit tests of tc_shm segment files: mode 0600 whatever
  * the umask, shared contents between two mappings, EEXIST, bad names,

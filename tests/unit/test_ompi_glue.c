@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_ompi_glue.c: the parts of common/ompi that need no running Open
  * MPI: the parser of the btl selection (--mca btl LIST), the errno ->

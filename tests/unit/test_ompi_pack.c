@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_ompi_pack.c: the prepare_src helpers of common/ompi against Open
  * MPI's real convertor: tc_ompi_pack copies a contiguous buffer in pieces

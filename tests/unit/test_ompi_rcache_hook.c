@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_ompi_rcache_hook.c: the registration cache driven by Open MPI's
  * real memory release hooks. OPAL is initialised in this test process and

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_pattern.h: the byte pattern the unit tests fill buffers with and
  * verify: it depends on the position and a seed and is not periodic in

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_sci_atomic.c: the target side of btl_sci's emulated atomics
  * (btl_sci_aop.h) at both widths: every operation's result and returned

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_sci_device.c: unit tests of btl_sci's device layer (sci_device.h,
  * shm provider) without MPI: segment life cycle and names on disk, mode

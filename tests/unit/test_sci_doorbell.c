@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_sci_doorbell.c: btl_sci's idle handshake (btl_sci_doorbell.h) in
  * two threads, as a store-buffering litmus test.  In every round the

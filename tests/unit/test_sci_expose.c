@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_sci_expose.c: the set of memory btl_sci exposes to its peers
  * (btl_sci_expose.h), which the target side of its atomics checks.  An

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_sci_ring.c: unit tests of btl_sci's ring protocol without MPI, two
  * processes via fork.  Each process creates the segment its peer writes

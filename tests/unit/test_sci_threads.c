@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_sci_threads.c: btl_sci's one DMA queue used by several threads at
  * once (MPI_THREAD_MULTIPLE: two threads in put/get).  Each thread moves

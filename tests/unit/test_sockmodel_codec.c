@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_sockmodel_codec.c: the SockModel codec in common/tc_sockmodel.h:
  * exact bytes on the wire (network order), round trips, the request

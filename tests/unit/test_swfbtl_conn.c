@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_swfbtl_conn.c: unit tests of btl_swf's SockModel client
  * (common/tc_sockmodel_client.c) against a scripted simulator: the test plays

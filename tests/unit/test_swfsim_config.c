@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_swfsim_config.c: the simulator's options and config file (values,
  * precedence, rejection of bad input), --listen unix:PATH, the port file

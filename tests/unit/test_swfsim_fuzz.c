@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_swfsim_fuzz.c: random traffic against a running simulator.  Four
  * clients send seeded random streams mixing valid commands, impossible

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_swfsim_harness.h: helpers for the tests that talk to a real
  * simulator: run swfsim in a forked child (its code comes from

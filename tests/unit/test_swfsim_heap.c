@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_swfsim_heap.c: the simulator's event queue: events come out in
  * time order, events with equal times in insertion order, and the queue

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_swfsim_html.c: the HTML report and the JSON reader under it.  A
  * small workload's report becomes a page that holds every section with

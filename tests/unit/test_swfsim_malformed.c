@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_swfsim_malformed.c: a running simulator against broken clients.
  * Before the start: garbage and impossible handshakes, duplicate ranks,

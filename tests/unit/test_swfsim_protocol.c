@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_swfsim_protocol.c: the request semantics of docs/sockmodel.md
  * against a running simulator: SIZE/RANK, PROBE, RECV and variants: matching and

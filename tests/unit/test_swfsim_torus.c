@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_swfsim_torus.c: the torus timing model against hand-computed
  * cases (docs/swfsim.md): one hop, several hops, wrap-around takes the

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_swfsim_trace.c: --record and --replay.  Four real clients (forked
  * processes over TCP) run a torus job with compute time between their

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_swfsim_validate.c: virtual-node runs of the torus model against
  * hand-computed figures (docs/swfsim.md, "Validation"):

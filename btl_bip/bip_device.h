@@ -1,0 +1,110 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * bip_device.h: the BIP device API that the btl_bip protocol code calls.
+ *
+ * Shaped after BIP (Basic Interface for Parallelism, Myrinet):
+ *   bip_open / bip_close           bip_init / bip_end
+ *   bip_peer_connect               (BIP's static routing to node i)
+ *   bip_ssend_reserve + _publish   bip_smallsend / bip_tsmallsend: a small
+ *                                  message lands in the receiver's static
+ *                                  receive queue (one per process, shared
+ *                                  by every sender)
+ *   bip_srecv_peek + _release      bip_smallrecv / bip_tsmallrecv
+ *   bip_post_recv / bip_recv_test  bip_trecv (posted large receive, one per
+ *                                  tag) / bip_recvprobe
+ *   bip_send_large                 bip_tsend: a large send that only goes
+ *                                  once the matching receive is posted
+ * docs/btl_bip.md holds the table.
+ *
+ * Limits are reported as BIP reported them: a full queue is -EAGAIN (the
+ * protocol above holds credits, so it treats that as a protocol error); a
+ * post beyond max_posted receives is -EAGAIN (the protocol queues the
+ * receive in its software FIFO).
+ *
+ * Errors: 0 or a negative errno (tc_common.h). No Open MPI header here:
+ * the unit tests build the device alone.
+ */
+
+#ifndef BIP_DEVICE_H
+#define BIP_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bip_dev bip_dev_t;   /* this process's device */
+typedef struct bip_peer bip_peer_t; /* a connection to a peer's queue */
+
+typedef struct bip_dev_params {
+    const char *dir;         /* shm provider: where the queue file lives */
+    const char *job_key;     /* names this job's files apart */
+    uint32_t rank;           /* this process's node-local rank */
+    uint32_t expected_peers; /* connections after which the file is unlinked */
+    uint32_t nslots;         /* static receive queue: slots (power of two >= 2) */
+    uint32_t slot_size;      /* bytes per slot */
+    uint32_t max_posted;     /* posted large receives at a time (1..4096) */
+    size_t frag_size;        /* bytes per fragment of a large send */
+} bip_dev_params_t;
+
+/* --- device ------------------------------------------------------------- */
+int bip_open(const bip_dev_params_t *params, bip_dev_t **dev);
+/* unlink the file (if still there), unmap, free */
+void bip_close(bip_dev_t *dev);
+const char *bip_provider_name(void);
+/* Is moving large data possible on this host (CMA)? 0 or -errno. */
+int bip_probe_large(bip_dev_t *dev);
+/* The queue file is removed once every expected peer connected: call now
+ * and then (cheap); returns 1 once removed. */
+int bip_unlink_when_connected(bip_dev_t *dev);
+
+/* --- peers -------------------------------------------------------------- */
+/* Map peer `rank`'s queue. -ENOENT: not created yet (try again later). */
+int bip_peer_connect(bip_dev_t *dev, uint32_t rank, bip_peer_t **peer);
+void bip_peer_disconnect(bip_peer_t *peer);
+/* 0 while the peer process lives, -ESRCH once it is gone */
+int bip_peer_alive(bip_peer_t *peer);
+
+/* --- small messages: the static receive queue ---------------------------- */
+/* Reserve the next slot of the peer's queue: -EAGAIN when full. Then write
+ * up to slot_size bytes at *buf and publish. One reservation at a time
+ * per peer handle. */
+int bip_ssend_reserve(bip_peer_t *peer, void **buf);
+int bip_ssend_publish(bip_peer_t *peer, uint32_t len);
+
+/* Next message of our queue, in place: 0, -EAGAIN (empty) or -EPROTO
+ * (corrupt slot). *src is the sender's rank as the device stamped it
+ * (validate it against your peers). Valid until bip_srecv_release. */
+int bip_srecv_peek(bip_dev_t *dev, const void **msg, uint32_t *len, uint32_t *src);
+void bip_srecv_release(bip_dev_t *dev);
+
+/* --- large messages: posted receives and large sends ---------------------- */
+/* Publish buf[0..len) as a posted receive. *handle names it to the sender
+ * (index and generation). -EAGAIN when max_posted are posted already. */
+int bip_post_recv(bip_dev_t *dev, void *buf, size_t len, uint32_t *handle);
+/* Bytes that arrived so far into a posted receive (== len: complete), or
+ * -EINVAL for a handle not posted. */
+long bip_recv_test(bip_dev_t *dev, uint32_t handle);
+/* Withdraw a posted receive (complete or not). */
+void bip_recv_unpost(bip_dev_t *dev, uint32_t handle);
+
+/* Write len bytes (gathered from iov) into the peer's posted receive
+ * `handle`, at offset, in fragments of frag_size bytes; each fragment is
+ * published to the receiver as it lands. Checked against the published
+ * receive: -EINVAL (not posted / stale handle), -ERANGE (outside it),
+ * -ESRCH (peer gone), -EFAULT (bad local memory). */
+int bip_send_large(bip_peer_t *peer, uint32_t handle, size_t offset, const struct iovec *iov,
+                   int iovcnt, size_t len);
+
+/* geometry as created (for the modex) */
+uint32_t bip_dev_nslots(const bip_dev_t *dev);
+uint32_t bip_dev_slot_size(const bip_dev_t *dev);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BIP_DEVICE_H */

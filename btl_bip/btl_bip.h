@@ -1,0 +1,162 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_bip.h: component and module structures of btl_bip, the BTL over
+ * Myrinet/BIP-style queues with MPI-BIP's credit flow control, and the
+ * functions the component's files share.
+ */
+
+#ifndef MCA_BTL_BIP_H
+#define MCA_BTL_BIP_H
+
+#include "opal_config.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "opal/class/opal_free_list.h"
+#include "opal/class/opal_list.h"
+#include "opal/mca/btl/btl.h"
+#include "opal/mca/btl/base/base.h"
+#include "opal/mca/btl/base/btl_base_error.h"
+#include "opal/util/output.h"
+#include "tc_ompi_compat.h"
+
+#include "bip_device.h"
+#include "btl_bip_hdr.h"
+
+BEGIN_C_DECLS
+
+/* counters printed at finalize with btl_bip_verbose */
+typedef struct mca_btl_bip_counters {
+    uint64_t short_sent;
+    uint64_t req_sent; /* medium fragments (three-way) */
+    uint64_t get_acks; /* large groups (rendezvous) */
+    uint64_t credit_only_sent;
+    uint64_t deferred;      /* control messages that waited for credit */
+    uint64_t fifo_hwm;      /* longest send FIFO (any peer) */
+    uint64_t recv_deferred; /* receives beyond max_posted */
+    uint64_t recv_fifo_hwm;
+    uint64_t bytes_large; /* bytes written by large sends */
+} mca_btl_bip_counters_t;
+
+typedef struct mca_btl_bip_component {
+    mca_btl_base_component_3_0_0_t super;
+
+    /* MCA parameters */
+    unsigned int credits;        /* N per peer */
+    unsigned int queue_slots;    /* 0: N x peers rounded to a power of two */
+    unsigned int short_limit;    /* SHORT payload bytes (slot = header + this) */
+    unsigned int frag_size;      /* large-send fragment bytes */
+    unsigned int max_posted;     /* posted large receives at a time */
+    unsigned int poll_batch;     /* queue messages per progress call */
+    unsigned int check_interval; /* progress calls between liveness checks */
+    unsigned int free_list_max;
+    int verbose;
+    int output;
+
+    /* device */
+    bip_dev_t *dev;
+    int local_rank;
+    int num_local;
+    unsigned int slot_size;
+    bool threads;
+    bool unlinked; /* the queue file is gone from disk */
+
+    struct mca_btl_base_endpoint_t *endpoints; /* by local rank */
+    int num_unconnected;
+    unsigned int progress_calls;
+
+    opal_free_list_t frags;
+    opal_list_t completed_frags; /* sends done, callback owed */
+    opal_list_t recv_fifo;       /* receives waiting for a posted slot (3.4) */
+    opal_list_t posted;          /* receives posted at the device */
+    opal_mutex_t lock;           /* recv_fifo, posted */
+    opal_mutex_t done_lock;      /* completed_frags */
+    int32_t progress_guard;
+
+    mca_btl_bip_counters_t cnt;
+    bool warned_unreachable;
+} mca_btl_bip_component_t;
+
+TC_OMPI_MODULE_DECLSPEC extern mca_btl_bip_component_t mca_btl_bip_component;
+
+typedef struct mca_btl_bip_module {
+    mca_btl_base_module_t super;
+    bool initialized;
+    mca_btl_base_module_error_cb_fn_t error_cb;
+} mca_btl_bip_module_t;
+
+extern mca_btl_bip_module_t mca_btl_bip_module;
+
+/* a receive at this process: posted at the device or waiting in the FIFO */
+typedef struct mca_btl_bip_rreq {
+    opal_list_item_t super;
+    struct mca_btl_base_endpoint_t *ep;
+    int kind; /* MCA_BTL_BIP_ACK_MEDIUM or _GET */
+    uint32_t handle;
+    bool is_posted;
+    struct mca_btl_bip_rreq *next_ack; /* progress's list of ACKs to send */
+    void *buf;
+    size_t size;
+    /* MEDIUM */
+    uint64_t seq;
+    uint8_t tag;
+    /* GET */
+    uint64_t remote_addr;
+    void *local_handle;
+    mca_btl_base_rdma_completion_fn_t cbfunc;
+    void *cbcontext;
+    void *cbdata;
+} mca_btl_bip_rreq_t;
+
+OBJ_CLASS_DECLARATION(mca_btl_bip_rreq_t);
+
+/* module operations */
+int mca_btl_bip_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                          struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,
+                          struct opal_bitmap_t *reachable);
+int mca_btl_bip_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                          struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers);
+int mca_btl_bip_finalize(struct mca_btl_base_module_t *btl);
+mca_btl_base_descriptor_t *mca_btl_bip_alloc(struct mca_btl_base_module_t *btl,
+                                             struct mca_btl_base_endpoint_t *endpoint,
+                                             uint8_t order, size_t size, uint32_t flags);
+int mca_btl_bip_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des);
+mca_btl_base_descriptor_t *mca_btl_bip_prepare_src(struct mca_btl_base_module_t *btl,
+                                                   struct mca_btl_base_endpoint_t *endpoint,
+                                                   struct opal_convertor_t *convertor,
+                                                   uint8_t order, size_t reserve, size_t *size,
+                                                   uint32_t flags);
+int mca_btl_bip_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                     struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag);
+int mca_btl_bip_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                      struct opal_convertor_t *convertor, void *header, size_t header_size,
+                      size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
+                      mca_btl_base_descriptor_t **descriptor);
+int mca_btl_bip_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                    void *local_address, uint64_t remote_address,
+                    struct mca_btl_base_registration_handle_t *local_handle,
+                    struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
+                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                    void *cbdata);
+
+/* progress and the receive side (btl_bip_recv.c) */
+int mca_btl_bip_component_progress(void);
+void mca_btl_bip_post_or_defer(mca_btl_bip_rreq_t *rreq);
+int mca_btl_bip_poll_posted(void);
+void mca_btl_bip_fatal_peer(struct mca_btl_base_endpoint_t *ep, const char *why);
+
+bool mca_btl_bip_only_bip_requested(void);
+/* teardown shared by finalize and a failed init */
+void mca_btl_bip_release_all(void);
+
+static inline void mca_btl_bip_hwm(uint64_t *hwm, uint64_t value)
+{
+    if (value > *hwm) {
+        *hwm = value;
+    }
+}
+
+END_C_DECLS
+
+#endif /* MCA_BTL_BIP_H */

@@ -1,0 +1,351 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_bip_component.c: the btl_bip component: MCA parameters, device
+ * open at init (bip_init: the static receive queue, sized N credits per
+ * peer), the modex, and open/close.
+ */
+
+#include "opal_config.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "opal/mca/base/mca_base_var.h"
+#include "tc_ompi_compat.h"
+#include "opal/runtime/opal_params.h"
+#include "opal/util/proc.h"
+#include "opal/util/show_help.h"
+
+#include "tc_ompi.h"
+
+#include "btl_bip.h"
+#include "btl_bip_endpoint.h"
+#include "btl_bip_frag.h"
+
+static int mca_btl_bip_component_register(void);
+static int mca_btl_bip_component_open(void);
+static int mca_btl_bip_component_close(void);
+static mca_btl_base_module_t **
+mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool enable_mpi_threads);
+
+mca_btl_bip_component_t mca_btl_bip_component = {
+    .super = {
+        .btl_version =
+            {
+                MCA_BTL_DEFAULT_VERSION("bip"),
+                .mca_open_component = mca_btl_bip_component_open,
+                .mca_close_component = mca_btl_bip_component_close,
+                .mca_register_component_params = mca_btl_bip_component_register,
+            },
+        .btl_data = {.param_field = MCA_BASE_METADATA_PARAM_CHECKPOINT},
+        .btl_init = mca_btl_bip_component_init,
+        .btl_progress = mca_btl_bip_component_progress,
+    }};
+
+/* register with the default already in *storage */
+static void mca_btl_bip_reg_uint(const char *name, const char *desc, int level,
+                                 unsigned int *storage)
+{
+    (void) tc_ompi_param_uint(&mca_btl_bip_component.super.btl_version, name, desc, level, storage,
+                              *storage);
+}
+
+static int mca_btl_bip_component_register(void)
+{
+    mca_btl_bip_component_t *c = &mca_btl_bip_component;
+    mca_btl_base_module_t *m = &mca_btl_bip_module.super;
+
+    c->credits = 64;
+    mca_btl_bip_reg_uint(
+        "credits",
+        "Credits N per peer (MPI-BIP 3.5): control messages a process "
+        "may have unreturned at one peer; the last one is reserved for credit-only "
+        "messages (2..32768)",
+        OPAL_INFO_LVL_4, &c->credits);
+    c->queue_slots = 0;
+    mca_btl_bip_reg_uint(
+        "queue_slots",
+        "Slots of this process's static receive queue, shared by "
+        "all senders (0: credits x node-local peers, rounded up to a power of two; "
+        "a smaller value is refused, since the credits rely on it)",
+        OPAL_INFO_LVL_5, &c->queue_slots);
+    /* 4 KiB of user data plus room for ob1's header (match 14 B, rendezvous 32 B) */
+    c->short_limit = 4096 + 64;
+    mca_btl_bip_reg_uint("short_limit",
+                         "Largest fragment sent inline in one queue slot (SHORT); "
+                         "larger ones up to btl_bip_max_send_size use the three-way protocol "
+                         "(REQ, ACK, data) (64..1048576)",
+                         OPAL_INFO_LVL_4, &c->short_limit);
+    /* measured (docs/btl_bip.md): 16 KiB .. 1 MiB, the largest was fastest */
+    c->frag_size = 1024 * 1024;
+    mca_btl_bip_reg_uint("frag_size",
+                         "Bytes per fragment of a large send (medium data and "
+                         "rendezvous groups move in pieces of this size, each published to the "
+                         "receiver as it lands)",
+                         OPAL_INFO_LVL_4, &c->frag_size);
+    /* a window of 64 outstanding large receives stays posted */
+    c->max_posted = 64;
+    mca_btl_bip_reg_uint("max_posted",
+                         "Large receives posted at the device at one time (BIP: one "
+                         "per tag); more wait in a software FIFO and are acknowledged when they "
+                         "leave it (1..4095)",
+                         OPAL_INFO_LVL_5, &c->max_posted);
+    c->poll_batch = 16;
+    mca_btl_bip_reg_uint("poll_batch", "Most queue messages handled per progress call",
+                         OPAL_INFO_LVL_6, &c->poll_batch);
+    c->check_interval = 4096;
+    mca_btl_bip_reg_uint("check_interval",
+                         "Progress calls between two checks that the peers are "
+                         "alive (a dead peer is reported, never waited for)",
+                         OPAL_INFO_LVL_6, &c->check_interval);
+    c->free_list_max = 8192;
+    mca_btl_bip_reg_uint("free_list_max", "Most send fragments allocated", OPAL_INFO_LVL_6,
+                         &c->free_list_max);
+    (void) tc_ompi_param_int(
+        &c->super.btl_version, "verbose",
+        "Verbosity of btl_bip (0: silent, follows btl_base_verbose; 1: counters "
+        "at finalize - credit-only messages, deferred sends, FIFO high-water "
+        "marks; 100: everything)",
+        OPAL_INFO_LVL_9, &c->verbose, 0);
+
+    /* the standard parameters: below vader, above tcp */
+    m->btl_exclusivity = MCA_BTL_EXCLUSIVITY_HIGH - 1;
+    /* ob1's eager fragments up to 32 KiB: inline up to short_limit, the
+     * three-way protocol above; larger messages by RGET (rendezvous) */
+    m->btl_eager_limit = 32 * 1024;
+    m->btl_rndv_eager_limit = 4096 + 64;
+    m->btl_max_send_size = 32 * 1024;
+    m->btl_rdma_pipeline_send_length = 32 * 1024;
+    m->btl_rdma_pipeline_frag_size = 4 * 1024 * 1024;
+    m->btl_min_rdma_pipeline_size = INT_MAX; /* always the rendezvous */
+    m->btl_get_limit = 4 * 1024 * 1024;      /* one ACK per group */
+    m->btl_put_limit = 0;
+    m->btl_get_alignment = 0;
+    m->btl_put_alignment = 0;
+    m->btl_latency = 1;
+    m->btl_bandwidth = 40000;
+    m->btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_SEND_INPLACE | MCA_BTL_FLAGS_GET;
+    m->btl_registration_handle_size = 0;
+
+    return mca_btl_base_param_register(&c->super.btl_version, m);
+}
+
+static int mca_btl_bip_component_open(void)
+{
+    mca_btl_bip_component_t *c = &mca_btl_bip_component;
+
+#ifdef MCA_BTL_BIP_HELP_DIR
+    (void) opal_show_help_add_dir(MCA_BTL_BIP_HELP_DIR);
+#endif
+#ifdef MCA_BTL_BIP_SRCDIR
+    (void) opal_show_help_add_dir(MCA_BTL_BIP_SRCDIR);
+#endif
+    OBJ_CONSTRUCT(&c->frags, opal_free_list_t);
+    OBJ_CONSTRUCT(&c->completed_frags, opal_list_t);
+    OBJ_CONSTRUCT(&c->recv_fifo, opal_list_t);
+    OBJ_CONSTRUCT(&c->posted, opal_list_t);
+    OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
+    OBJ_CONSTRUCT(&c->done_lock, opal_mutex_t);
+    c->output = -1;
+    c->dev = NULL;
+    c->endpoints = NULL;
+    c->unlinked = false;
+    memset(&c->cnt, 0, sizeof(c->cnt));
+    return OPAL_SUCCESS;
+}
+
+static int mca_btl_bip_component_close(void)
+{
+    mca_btl_bip_component_t *c = &mca_btl_bip_component;
+
+    mca_btl_bip_release_all();
+    OBJ_DESTRUCT(&c->frags);
+    OBJ_DESTRUCT(&c->completed_frags);
+    OBJ_DESTRUCT(&c->recv_fifo);
+    OBJ_DESTRUCT(&c->posted);
+    OBJ_DESTRUCT(&c->lock);
+    OBJ_DESTRUCT(&c->done_lock);
+    tc_ompi_output_close(&c->output);
+    return OPAL_SUCCESS;
+}
+
+/* is the btl list exactly "self,bip" or "bip"?  Then misuse is reported */
+bool mca_btl_bip_only_bip_requested(void)
+{
+    return tc_ompi_btl_selection("bip").only;
+}
+
+static void mca_btl_bip_bad_param(const char *name, unsigned long value, const char *rule)
+{
+    opal_show_help("help-mpi-btl-bip.txt", "bad parameter", true, opal_process_info.nodename, name,
+                   value, rule);
+}
+
+/* check the parameters; derive the queue geometry */
+static int mca_btl_bip_check_params(uint32_t *nslots)
+{
+    mca_btl_bip_component_t *c = &mca_btl_bip_component;
+    mca_btl_base_module_t *m = &mca_btl_bip_module.super;
+    uint64_t need, n;
+
+    if (c->credits < 2 || c->credits > 32768) {
+        mca_btl_bip_bad_param("btl_bip_credits", c->credits, "between 2 and 32768");
+        return OPAL_ERR_BAD_PARAM;
+    }
+    if (c->short_limit < 64 || c->short_limit > 1024 * 1024) {
+        mca_btl_bip_bad_param("btl_bip_short_limit", c->short_limit, "between 64 and 1048576");
+        return OPAL_ERR_BAD_PARAM;
+    }
+    if (0 == c->frag_size) {
+        mca_btl_bip_bad_param("btl_bip_frag_size", c->frag_size, "at least 1");
+        return OPAL_ERR_BAD_PARAM;
+    }
+    if (c->max_posted < 1 || c->max_posted > 4095) {
+        mca_btl_bip_bad_param("btl_bip_max_posted", c->max_posted, "between 1 and 4095");
+        return OPAL_ERR_BAD_PARAM;
+    }
+    if (m->btl_max_send_size < c->short_limit || m->btl_max_send_size > (64u << 20)) {
+        mca_btl_bip_bad_param("btl_bip_max_send_size", m->btl_max_send_size,
+                              "at least btl_bip_short_limit, at most 64 MiB");
+        return OPAL_ERR_BAD_PARAM;
+    }
+    if (m->btl_eager_limit > m->btl_max_send_size) {
+        m->btl_eager_limit = m->btl_max_send_size;
+    }
+    if (m->btl_rndv_eager_limit > c->short_limit) {
+        m->btl_rndv_eager_limit = c->short_limit;
+    }
+    if (0 == c->poll_batch) {
+        c->poll_batch = 1;
+    }
+    if (0 == c->check_interval) {
+        c->check_interval = 1;
+    }
+    c->progress_calls = c->check_interval;
+    /* every peer may fill N slots: the credits rely on the queue holding
+     * them all */
+    need = (uint64_t) c->credits * (uint64_t) (c->num_local - 1);
+    if (0 != c->queue_slots && c->queue_slots < need) {
+        opal_show_help("help-mpi-btl-bip.txt", "queue too small", true, opal_process_info.nodename,
+                       c->queue_slots, c->credits, c->num_local - 1, (unsigned long) need);
+        return OPAL_ERR_BAD_PARAM;
+    }
+    if (c->queue_slots > need) {
+        need = c->queue_slots;
+    }
+    for (n = 2; n < need; n <<= 1) {
+    }
+    if (n > (1u << 24)) {
+        mca_btl_bip_bad_param("btl_bip_queue_slots", (unsigned long) n, "at most 16777216");
+        return OPAL_ERR_BAD_PARAM;
+    }
+    *nslots = (uint32_t) n;
+    c->slot_size = TC_ALIGN_UP(c->short_limit + (unsigned int) MCA_BTL_BIP_CTL_MAX, 64u);
+    return OPAL_SUCCESS;
+}
+
+static mca_btl_base_module_t **
+mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool enable_mpi_threads)
+{
+    mca_btl_bip_component_t *c = &mca_btl_bip_component;
+    mca_btl_base_module_t *m = &mca_btl_bip_module.super;
+    mca_btl_base_module_t **btls;
+    mca_btl_bip_modex_t modex;
+    bip_dev_params_t params;
+    char key[64];
+    uint32_t nslots;
+    int rc;
+
+    (void) enable_progress_threads;
+    *num_btls = 0;
+    c->output = tc_ompi_output_open(c->verbose);
+    /* locks only where threads are enabled (OPAL_THREAD_LOCK checks too) */
+    c->threads = enable_mpi_threads || opal_using_threads();
+
+    if (0 == opal_process_info.num_local_peers || NULL == opal_process_info.job_session_dir) {
+        opal_output_verbose(10, c->output, "btl:bip: no node-local peer, disabled");
+        return NULL;
+    }
+    if (OPAL_SUCCESS != mca_btl_base_param_verify(m)) {
+        return NULL;
+    }
+    c->local_rank = opal_process_info.my_local_rank;
+    c->num_local = (int) opal_process_info.num_local_peers + 1;
+    if (c->local_rank < 0 || c->local_rank >= c->num_local) {
+        return NULL;
+    }
+    if (OPAL_SUCCESS != mca_btl_bip_check_params(&nslots)) {
+        return NULL;
+    }
+
+    memset(&params, 0, sizeof(params));
+    snprintf(key, sizeof(key), "%x", (unsigned) OPAL_PROC_MY_NAME.jobid);
+    params.dir = opal_process_info.job_session_dir;
+    params.job_key = key;
+    params.rank = (uint32_t) c->local_rank;
+    params.expected_peers = (uint32_t) (c->num_local - 1);
+    params.nslots = nslots;
+    params.slot_size = c->slot_size;
+    params.max_posted = c->max_posted;
+    params.frag_size = c->frag_size;
+    rc = bip_open(&params, &c->dev);
+    if (0 != rc) {
+        opal_show_help("help-mpi-btl-bip.txt", "queue create failed", true,
+                       opal_process_info.nodename, opal_process_info.job_session_dir, nslots,
+                       c->slot_size, strerror(-rc));
+        c->dev = NULL;
+        return NULL;
+    }
+    rc = bip_probe_large(c->dev);
+    if (0 != rc) {
+        opal_show_help("help-mpi-btl-bip.txt", "cma refused", true, opal_process_info.nodename,
+                       strerror(-rc));
+        goto fail;
+    }
+
+    rc =
+        opal_free_list_init(&c->frags, sizeof(mca_btl_bip_frag_t), opal_cache_line_size,
+                            OBJ_CLASS(mca_btl_bip_frag_t), c->short_limit, opal_cache_line_size, 64,
+                            (int) c->free_list_max, 64, NULL, 0, NULL, mca_btl_bip_frag_init, NULL);
+    if (OPAL_SUCCESS != rc) {
+        goto fail;
+    }
+    c->endpoints = calloc((size_t) c->num_local, sizeof(*c->endpoints));
+    if (NULL == c->endpoints) {
+        goto fail;
+    }
+    for (int i = 0; i < c->num_local; ++i) {
+        OBJ_CONSTRUCT(c->endpoints + i, mca_btl_bip_endpoint_t);
+        c->endpoints[i].peer_rank = i;
+    }
+
+    memset(&modex, 0, sizeof(modex));
+    modex.local_rank = (uint32_t) c->local_rank;
+    modex.nslots = nslots;
+    modex.slot_size = c->slot_size;
+    modex.credits = c->credits;
+    modex.pid = (int32_t) getpid();
+    modex.max_posted = c->max_posted;
+    TC_OMPI_MODEX_SEND(rc, TC_OMPI_SCOPE_LOCAL, &c->super.btl_version, &modex, sizeof(modex));
+    if (OPAL_SUCCESS != rc) {
+        goto fail;
+    }
+
+    btls = calloc(1, sizeof(*btls));
+    if (NULL == btls) {
+        goto fail;
+    }
+    btls[0] = m;
+    *num_btls = 1;
+    mca_btl_bip_module.initialized = true;
+    opal_output_verbose(10, c->output,
+                        "btl:bip: local rank %d of %d, queue %u x %u B, N %u, "
+                        "short %u, max_send %zu, frag %u, posted %u",
+                        c->local_rank, c->num_local, nslots, c->slot_size, c->credits,
+                        c->short_limit, m->btl_max_send_size, c->frag_size, c->max_posted);
+    return btls;
+
+fail:
+    mca_btl_bip_release_all();
+    return NULL;
+}

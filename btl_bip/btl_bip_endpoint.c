@@ -1,0 +1,255 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_bip_endpoint.c: connection to one peer's queue, and the sending
+ * side of MPI-BIP's control messages: credits (section 3.5) with the
+ * per-peer software FIFO (section 3.4), forced credit-only messages, and
+ * the encoding of SHORT, REQ, ACK and CREDIT into a queue slot.
+ */
+
+#include "opal_config.h"
+
+#include <string.h>
+
+#include "opal/util/show_help.h"
+
+#include "btl_bip.h"
+#include "btl_bip_endpoint.h"
+#include "btl_bip_frag.h"
+
+static void mca_btl_bip_endpoint_construct(mca_btl_bip_endpoint_t *ep)
+{
+    ep->proc = NULL;
+    ep->peer_rank = -1;
+    ep->state = MCA_BTL_BIP_EP_UNUSED;
+    ep->peer = NULL;
+    ep->next_seq = 0;
+    ep->next_ack_seq = 0;
+    memset(&ep->cr, 0, sizeof(ep->cr));
+    tc_list_init(&ep->cr.fifo);
+    OBJ_CONSTRUCT(&ep->await_ack, opal_list_t);
+    OBJ_CONSTRUCT(&ep->lock, opal_mutex_t);
+}
+
+static void mca_btl_bip_endpoint_destruct(mca_btl_bip_endpoint_t *ep)
+{
+    mca_btl_bip_endpoint_disconnect(ep);
+    OBJ_DESTRUCT(&ep->await_ack);
+    OBJ_DESTRUCT(&ep->lock);
+}
+
+OBJ_CLASS_INSTANCE(mca_btl_bip_endpoint_t, opal_object_t, mca_btl_bip_endpoint_construct,
+                   mca_btl_bip_endpoint_destruct);
+
+int mca_btl_bip_endpoint_connect(mca_btl_bip_endpoint_t *ep)
+{
+    mca_btl_bip_component_t *c = &mca_btl_bip_component;
+    int rc;
+
+    OPAL_THREAD_LOCK(&ep->lock);
+    if (MCA_BTL_BIP_EP_CONNECTED == ep->state) {
+        OPAL_THREAD_UNLOCK(&ep->lock);
+        return OPAL_SUCCESS;
+    }
+    /* every process created its queue before the modex: it is there */
+    rc = bip_peer_connect(c->dev, (uint32_t) ep->peer_rank, &ep->peer);
+    if (0 != rc) {
+        ep->state = MCA_BTL_BIP_EP_FAILED;
+        OPAL_THREAD_UNLOCK(&ep->lock);
+        opal_show_help("help-mpi-btl-bip.txt", "connect failed", true, opal_process_info.nodename,
+                       ep->peer_rank, strerror(-rc));
+        return OPAL_ERROR;
+    }
+    (void) tc_credits_init(&ep->cr, c->credits);
+    ep->state = MCA_BTL_BIP_EP_CONNECTED;
+    OPAL_THREAD_UNLOCK(&ep->lock);
+    opal_output_verbose(20, c->output, "btl:bip: connected to local rank %d", ep->peer_rank);
+    return OPAL_SUCCESS;
+}
+
+void mca_btl_bip_endpoint_disconnect(mca_btl_bip_endpoint_t *ep)
+{
+    tc_list_item_t *it;
+    opal_list_item_t *item;
+
+    /* queued sends and sends waiting for an ACK die with the connection */
+    while (NULL != (it = tc_credits_drain(&ep->cr))) {
+        mca_btl_bip_frag_t *frag = TC_CONTAINER_OF(it, mca_btl_bip_frag_t, link);
+        if (frag->internal || (frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP)) {
+            mca_btl_bip_frag_return(frag);
+        }
+    }
+    while (NULL != (item = opal_list_remove_first(&ep->await_ack))) {
+        mca_btl_bip_frag_t *frag = (mca_btl_bip_frag_t *) item;
+        if (frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
+            mca_btl_bip_frag_return(frag);
+        }
+    }
+    if (NULL != ep->peer) {
+        bip_peer_disconnect(ep->peer);
+        ep->peer = NULL;
+    }
+    tc_credits_fini(&ep->cr);
+    ep->state = MCA_BTL_BIP_EP_UNUSED;
+}
+
+/* a message for the peer's queue: header, then the body */
+int mca_btl_bip_endpoint_post(mca_btl_bip_endpoint_t *ep, mca_btl_bip_frag_t *frag,
+                              uint32_t credits)
+{
+    mca_btl_bip_hdr_t *hdr;
+    unsigned char *dst;
+    uint32_t len = sizeof(*hdr);
+    int rc;
+
+    rc = bip_ssend_reserve(ep->peer, (void **) &dst);
+    if (OPAL_UNLIKELY(0 != rc)) {
+        /* the credits say there is room: a full queue is a protocol error */
+        return rc;
+    }
+    hdr = (mca_btl_bip_hdr_t *) dst;
+    hdr->credits = (uint16_t) credits;
+    hdr->len = 0;
+    switch (frag->ctl) {
+    case MCA_BTL_BIP_SHORT: {
+        unsigned char *p = dst + sizeof(*hdr);
+
+        hdr->type = MCA_BTL_BIP_SHORT;
+        hdr->tag = frag->tag;
+        for (uint32_t i = 0; i < frag->base.des_segment_count; ++i) {
+            memcpy(p, frag->segments[i].seg_addr.pval, frag->segments[i].seg_len);
+            p += frag->segments[i].seg_len;
+        }
+        hdr->len = (uint32_t) frag->size;
+        len += (uint32_t) frag->size;
+        mca_btl_bip_component.cnt.short_sent++;
+        break;
+    }
+    case MCA_BTL_BIP_REQ: {
+        mca_btl_bip_req_t req = {.seq = frag->seq, .size = frag->size};
+
+        hdr->type = MCA_BTL_BIP_REQ;
+        hdr->tag = frag->tag;
+        memcpy(dst + sizeof(*hdr), &req, sizeof(req));
+        len += sizeof(req);
+        mca_btl_bip_component.cnt.req_sent++;
+        break;
+    }
+    case MCA_BTL_BIP_ACK:
+        hdr->type = MCA_BTL_BIP_ACK;
+        hdr->tag = 0;
+        memcpy(dst + sizeof(*hdr), &frag->ack, sizeof(frag->ack));
+        len += sizeof(frag->ack);
+        break;
+    default: /* CREDIT: header only */
+        hdr->type = MCA_BTL_BIP_CREDIT;
+        hdr->tag = 0;
+        break;
+    }
+    (void) bip_ssend_publish(ep->peer, len);
+
+    /* what happens to the fragment once its message is in the queue */
+    if (MCA_BTL_BIP_REQ == frag->ctl) {
+        /* waits for the receiver's ACK, in REQ order */
+        opal_list_append(&ep->await_ack, &frag->base.super.super);
+    } else if (MCA_BTL_BIP_SHORT == frag->ctl || MCA_BTL_BIP_ACK == frag->ctl) {
+        mca_btl_bip_frag_done_later(frag);
+    }
+    return 0;
+}
+
+static void mca_btl_bip_endpoint_protocol_error(mca_btl_bip_endpoint_t *ep, int rc)
+{
+    BTL_ERROR(("btl:bip: local rank %d: the static receive queue refused a message the credits "
+               "allowed (%s): protocol error",
+               ep->peer_rank, strerror(-rc)));
+    mca_btl_bip_fatal_peer(ep, "static receive queue overflow (protocol error)");
+}
+
+/* queued sends that have credit now, then a forced credit-only message
+ * (caller holds ep->lock) */
+static void mca_btl_bip_endpoint_flush_locked(mca_btl_bip_endpoint_t *ep)
+{
+    tc_list_item_t *it;
+    uint32_t pb;
+    int rc;
+
+    while (NULL != (it = tc_credits_next_ready(&ep->cr, &pb))) {
+        mca_btl_bip_frag_t *frag = TC_CONTAINER_OF(it, mca_btl_bip_frag_t, link);
+
+        rc = mca_btl_bip_endpoint_post(ep, frag, pb);
+        if (OPAL_UNLIKELY(0 != rc)) {
+            tc_credits_cancel(&ep->cr, it, pb);
+            mca_btl_bip_endpoint_protocol_error(ep, rc);
+            return;
+        }
+    }
+    if (tc_credits_need_credit_only(&ep->cr) && 0 == tc_credits_take_credit_only(&ep->cr, &pb)) {
+        mca_btl_bip_frag_t credit;
+
+        credit.ctl = MCA_BTL_BIP_CREDIT;
+        rc = mca_btl_bip_endpoint_post(ep, &credit, pb);
+        if (OPAL_UNLIKELY(0 != rc)) {
+            tc_credits_cancel_credit_only(&ep->cr, pb);
+            mca_btl_bip_endpoint_protocol_error(ep, rc);
+            return;
+        }
+        mca_btl_bip_component.cnt.credit_only_sent++;
+    }
+}
+
+int mca_btl_bip_endpoint_send_ctl(mca_btl_bip_endpoint_t *ep, mca_btl_bip_frag_t *frag)
+{
+    mca_btl_bip_component_t *c = &mca_btl_bip_component;
+    uint32_t pb;
+    int rc;
+
+    OPAL_THREAD_LOCK(&ep->lock);
+    if (OPAL_UNLIKELY(MCA_BTL_BIP_EP_CONNECTED != ep->state)) {
+        OPAL_THREAD_UNLOCK(&ep->lock);
+        return OPAL_ERR_UNREACH;
+    }
+    if (MCA_BTL_BIP_REQ == frag->ctl) {
+        frag->seq = ep->next_seq++;
+    }
+    if (OPAL_LIKELY(0 == tc_credits_try_send(&ep->cr, &pb))) {
+        rc = mca_btl_bip_endpoint_post(ep, frag, pb);
+        if (OPAL_UNLIKELY(0 != rc)) {
+            tc_credits_cancel(&ep->cr, NULL, pb);
+            OPAL_THREAD_UNLOCK(&ep->lock);
+            mca_btl_bip_endpoint_protocol_error(ep, rc);
+            return OPAL_ERROR;
+        }
+        OPAL_THREAD_UNLOCK(&ep->lock);
+        return OPAL_SUCCESS;
+    }
+    /* no credit (or earlier sends waiting): the software FIFO, in order */
+    tc_credits_defer(&ep->cr, &frag->link);
+    c->cnt.deferred++;
+    mca_btl_bip_hwm(&c->cnt.fifo_hwm, tc_credits_queued(&ep->cr));
+    OPAL_THREAD_UNLOCK(&ep->lock);
+    return OPAL_SUCCESS;
+}
+
+void mca_btl_bip_endpoint_credits_in(mca_btl_bip_endpoint_t *ep, uint32_t credits, bool credit_only)
+{
+    int rc;
+
+    OPAL_THREAD_LOCK(&ep->lock);
+    if (OPAL_UNLIKELY(MCA_BTL_BIP_EP_CONNECTED != ep->state)) {
+        OPAL_THREAD_UNLOCK(&ep->lock);
+        return;
+    }
+    rc = credit_only ? tc_credits_received_credit_only(&ep->cr, credits)
+                     : tc_credits_received(&ep->cr, credits);
+    if (OPAL_UNLIKELY(0 != rc)) {
+        OPAL_THREAD_UNLOCK(&ep->lock);
+        BTL_ERROR(("btl:bip: local rank %d returned %u credits or sent beyond its credits "
+                   "(C=%u B=%u N=%u): protocol error",
+                   ep->peer_rank, credits, tc_credits_available(&ep->cr), tc_credits_owed(&ep->cr),
+                   ep->cr.n));
+        mca_btl_bip_fatal_peer(ep, "bad credits in a control message");
+        return;
+    }
+    mca_btl_bip_endpoint_flush_locked(ep);
+    OPAL_THREAD_UNLOCK(&ep->lock);
+}

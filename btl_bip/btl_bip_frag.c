@@ -1,0 +1,32 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_bip_frag.c: the fragment class and its free-list initialiser.
+ */
+
+#include "opal_config.h"
+
+#include "btl_bip.h"
+#include "btl_bip_frag.h"
+
+static void mca_btl_bip_frag_construct(mca_btl_bip_frag_t *frag)
+{
+    frag->endpoint = NULL;
+    frag->data = NULL;
+    frag->heap = NULL;
+    frag->internal = false;
+    frag->base.des_segments = frag->segments;
+    frag->base.des_segment_count = 1;
+}
+
+OBJ_CLASS_INSTANCE(mca_btl_bip_frag_t, mca_btl_base_descriptor_t, mca_btl_bip_frag_construct, NULL);
+
+int mca_btl_bip_frag_init(opal_free_list_item_t *item, void *ctx)
+{
+    mca_btl_bip_frag_t *frag = (mca_btl_bip_frag_t *) item;
+
+    (void) ctx;
+    /* the free list allocated short_limit bytes for us */
+    frag->data = (unsigned char *) item->ptr;
+    frag->segments[0].seg_addr.pval = frag->data;
+    return OPAL_SUCCESS;
+}

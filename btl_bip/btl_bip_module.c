@@ -1,0 +1,317 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_bip_module.c: the btl_bip module: add_procs (connect to each
+ * node-local peer's static receive queue), del_procs, finalize (counters
+ * with btl_bip_verbose), descriptor allocation and prepare_src.
+ */
+
+#include "opal_config.h"
+
+#include <string.h>
+
+#include "opal/datatype/opal_convertor.h"
+#include "tc_ompi_compat.h"
+#include "opal/util/proc.h"
+#include "opal/util/show_help.h"
+
+#include "tc_ompi.h"
+
+#include "btl_bip.h"
+#include "btl_bip_endpoint.h"
+#include "btl_bip_frag.h"
+
+static int mca_btl_bip_register_error(struct mca_btl_base_module_t *btl,
+                                      mca_btl_base_module_error_cb_fn_t cbfunc);
+
+mca_btl_bip_module_t mca_btl_bip_module = {
+    .super =
+        {
+            .btl_component = &mca_btl_bip_component.super,
+            .btl_add_procs = mca_btl_bip_add_procs,
+            .btl_del_procs = mca_btl_bip_del_procs,
+            .btl_finalize = mca_btl_bip_finalize,
+            .btl_alloc = mca_btl_bip_alloc,
+            .btl_free = mca_btl_bip_free,
+            .btl_prepare_src = mca_btl_bip_prepare_src,
+            .btl_send = mca_btl_bip_send,
+            .btl_sendi = mca_btl_bip_sendi,
+            .btl_get = mca_btl_bip_get,
+            .btl_dump = mca_btl_base_dump,
+            .btl_register_error = mca_btl_bip_register_error,
+        },
+};
+
+static int mca_btl_bip_register_error(struct mca_btl_base_module_t *btl,
+                                      mca_btl_base_module_error_cb_fn_t cbfunc)
+{
+    ((mca_btl_bip_module_t *) btl)->error_cb = cbfunc;
+    return OPAL_SUCCESS;
+}
+
+/* read and check a peer's modex record: its endpoint, or NULL */
+static mca_btl_bip_endpoint_t *mca_btl_bip_endpoint_for(struct opal_proc_t *proc)
+{
+    mca_btl_bip_component_t *c = &mca_btl_bip_component;
+    mca_btl_bip_modex_t *modex = NULL;
+    mca_btl_bip_endpoint_t *ep;
+    size_t size = 0;
+    int rc;
+
+    TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &modex, &size);
+    if (OPAL_SUCCESS != rc || NULL == modex) {
+        return NULL;
+    }
+    if (sizeof(*modex) != size || modex->local_rank >= (uint32_t) c->num_local ||
+        (int) modex->local_rank == c->local_rank) {
+        free(modex);
+        return NULL;
+    }
+    if (modex->nslots != bip_dev_nslots(c->dev) || modex->slot_size != c->slot_size ||
+        modex->credits != c->credits || modex->max_posted != c->max_posted) {
+        opal_show_help("help-mpi-btl-bip.txt", "geometry mismatch", true,
+                       opal_process_info.nodename, bip_dev_nslots(c->dev), c->slot_size, c->credits,
+                       c->max_posted, (int) modex->local_rank, modex->nslots, modex->slot_size,
+                       modex->credits, modex->max_posted);
+        free(modex);
+        return NULL;
+    }
+    ep = c->endpoints + modex->local_rank;
+    free(modex);
+    return ep;
+}
+
+int mca_btl_bip_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                          struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,
+                          struct opal_bitmap_t *reachable)
+{
+    mca_btl_bip_component_t *c = &mca_btl_bip_component;
+    const opal_proc_t *me = opal_proc_local_get();
+    int unreachable = 0;
+
+    (void) btl;
+    for (size_t i = 0; i < nprocs; ++i) {
+        mca_btl_bip_endpoint_t *ep;
+
+        peers[i] = NULL;
+        if (procs[i] == me) {
+            continue;
+        }
+        if (procs[i]->proc_name.jobid != me->proc_name.jobid ||
+            !OPAL_PROC_ON_LOCAL_NODE(procs[i]->proc_flags)) {
+            /* the shm provider reaches this host's processes only */
+            ++unreachable;
+            continue;
+        }
+        ep = mca_btl_bip_endpoint_for(procs[i]);
+        if (NULL == ep) {
+            ++unreachable;
+            continue;
+        }
+        if (MCA_BTL_BIP_EP_UNUSED == ep->state) {
+            ep->proc = procs[i];
+            (void) mca_btl_bip_endpoint_connect(ep);
+        }
+        if (MCA_BTL_BIP_EP_CONNECTED != ep->state) {
+            ++unreachable;
+            continue;
+        }
+        peers[i] = ep;
+        if (NULL != reachable) {
+            (void) opal_bitmap_set_bit(reachable, (int) i);
+        }
+    }
+    c->unlinked = 0 != bip_unlink_when_connected(c->dev);
+
+    if (unreachable > 0 && !c->warned_unreachable && mca_btl_bip_only_bip_requested()) {
+        c->warned_unreachable = true;
+        opal_show_help("help-mpi-btl-bip.txt", "peer unreachable", true, opal_process_info.nodename,
+                       unreachable, bip_provider_name());
+    }
+    return OPAL_SUCCESS;
+}
+
+int mca_btl_bip_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                          struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers)
+{
+    (void) btl;
+    (void) procs;
+    for (size_t i = 0; i < nprocs; ++i) {
+        if (NULL != peers[i]) {
+            OPAL_THREAD_LOCK(&peers[i]->lock);
+            mca_btl_bip_endpoint_disconnect(peers[i]);
+            OPAL_THREAD_UNLOCK(&peers[i]->lock);
+            peers[i] = NULL;
+        }
+    }
+    return OPAL_SUCCESS;
+}
+
+/* counters at finalize (btl_bip_verbose >= 1) */
+static void mca_btl_bip_print_counters(void)
+{
+    mca_btl_bip_component_t *c = &mca_btl_bip_component;
+    const mca_btl_bip_counters_t *k = &c->cnt;
+
+    opal_output_verbose(1, c->output,
+                        "btl:bip: local rank %d: short %llu, req %llu, get-ack %llu, "
+                        "credit-only sent %llu, sends deferred %llu, send FIFO high-water %llu, "
+                        "receives deferred %llu, receive FIFO high-water %llu, large bytes %llu "
+                        "(N=%u, queue %u x %u B)",
+                        c->local_rank, (unsigned long long) k->short_sent,
+                        (unsigned long long) k->req_sent, (unsigned long long) k->get_acks,
+                        (unsigned long long) k->credit_only_sent, (unsigned long long) k->deferred,
+                        (unsigned long long) k->fifo_hwm, (unsigned long long) k->recv_deferred,
+                        (unsigned long long) k->recv_fifo_hwm, (unsigned long long) k->bytes_large,
+                        c->credits, bip_dev_nslots(c->dev), c->slot_size);
+}
+
+void mca_btl_bip_release_all(void)
+{
+    mca_btl_bip_component_t *c = &mca_btl_bip_component;
+    opal_list_item_t *item;
+
+    if (NULL != c->endpoints) {
+        for (int i = 0; i < c->num_local; ++i) {
+            OBJ_DESTRUCT(c->endpoints + i);
+        }
+        free(c->endpoints);
+        c->endpoints = NULL;
+    }
+    while (NULL != (item = opal_list_remove_first(&c->completed_frags))) {
+        mca_btl_bip_frag_t *frag = (mca_btl_bip_frag_t *) item;
+        if (frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
+            mca_btl_bip_frag_return(frag);
+        }
+    }
+    /* receives never completed (a peer died): drop them */
+    while (NULL != (item = opal_list_remove_first(&c->posted))) {
+        mca_btl_bip_rreq_t *rreq = (mca_btl_bip_rreq_t *) item;
+        if (MCA_BTL_BIP_ACK_MEDIUM == rreq->kind) {
+            free(rreq->buf);
+        }
+        OBJ_RELEASE(rreq);
+    }
+    while (NULL != (item = opal_list_remove_first(&c->recv_fifo))) {
+        mca_btl_bip_rreq_t *rreq = (mca_btl_bip_rreq_t *) item;
+        if (MCA_BTL_BIP_ACK_MEDIUM == rreq->kind) {
+            free(rreq->buf);
+        }
+        OBJ_RELEASE(rreq);
+    }
+    if (NULL != c->dev) {
+        bip_close(c->dev);
+        c->dev = NULL;
+    }
+}
+
+int mca_btl_bip_finalize(struct mca_btl_base_module_t *btl)
+{
+    (void) btl;
+    if (!mca_btl_bip_module.initialized) {
+        return OPAL_SUCCESS;
+    }
+    mca_btl_bip_print_counters();
+    mca_btl_bip_release_all();
+    mca_btl_bip_module.initialized = false;
+    return OPAL_SUCCESS;
+}
+
+/* a fragment of `size` bytes: the slot-sized buffer, or a heap one */
+static mca_btl_bip_frag_t *mca_btl_bip_frag_sized(struct mca_btl_base_endpoint_t *endpoint,
+                                                  size_t size)
+{
+    mca_btl_bip_frag_t *frag = mca_btl_bip_frag_alloc(endpoint);
+
+    if (OPAL_UNLIKELY(NULL == frag)) {
+        return NULL;
+    }
+    if (size > mca_btl_bip_component.short_limit) {
+        frag->heap = malloc(size);
+        if (NULL == frag->heap) {
+            mca_btl_bip_frag_return(frag);
+            return NULL;
+        }
+        frag->segments[0].seg_addr.pval = frag->heap;
+    }
+    return frag;
+}
+
+mca_btl_base_descriptor_t *mca_btl_bip_alloc(struct mca_btl_base_module_t *btl,
+                                             struct mca_btl_base_endpoint_t *endpoint,
+                                             uint8_t order, size_t size, uint32_t flags)
+{
+    mca_btl_bip_frag_t *frag;
+
+    (void) btl;
+    if (OPAL_UNLIKELY(size > mca_btl_bip_module.super.btl_max_send_size)) {
+        return NULL;
+    }
+    frag = mca_btl_bip_frag_sized(endpoint, size);
+    if (OPAL_UNLIKELY(NULL == frag)) {
+        return NULL;
+    }
+    frag->segments[0].seg_len = size;
+    frag->base.des_flags = flags;
+    frag->base.order = order;
+    return &frag->base;
+}
+
+int mca_btl_bip_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des)
+{
+    (void) btl;
+    mca_btl_bip_frag_return((mca_btl_bip_frag_t *) des);
+    return OPAL_SUCCESS;
+}
+
+mca_btl_base_descriptor_t *mca_btl_bip_prepare_src(struct mca_btl_base_module_t *btl,
+                                                   struct mca_btl_base_endpoint_t *endpoint,
+                                                   struct opal_convertor_t *convertor,
+                                                   uint8_t order, size_t reserve, size_t *size,
+                                                   uint32_t flags)
+{
+    const size_t max = mca_btl_bip_module.super.btl_max_send_size;
+    mca_btl_bip_frag_t *frag;
+    size_t max_data;
+
+    (void) btl;
+    if (OPAL_UNLIKELY(reserve > mca_btl_bip_component.short_limit || reserve >= max)) {
+        return NULL;
+    }
+    max_data = tc_ompi_payload(reserve, *size, max);
+    if (reserve + max_data > mca_btl_bip_component.short_limit &&
+        !opal_convertor_need_buffers(convertor)) {
+        /* medium and contiguous: header here, data in place; the large
+         * send gathers both */
+        void *inplace = NULL;
+
+        frag = mca_btl_bip_frag_alloc(endpoint);
+        if (OPAL_UNLIKELY(NULL == frag)) {
+            return NULL;
+        }
+        if (OPAL_UNLIKELY(OPAL_SUCCESS != tc_ompi_pack(convertor, NULL, &max_data, &inplace))) {
+            mca_btl_bip_frag_return(frag);
+            return NULL;
+        }
+        frag->segments[0].seg_len = reserve;
+        frag->segments[1].seg_addr.pval = inplace;
+        frag->segments[1].seg_len = max_data;
+        frag->base.des_segment_count = 2;
+    } else {
+        frag = mca_btl_bip_frag_sized(endpoint, reserve + max_data);
+        if (OPAL_UNLIKELY(NULL == frag)) {
+            return NULL;
+        }
+        if (OPAL_UNLIKELY(OPAL_SUCCESS !=
+                          tc_ompi_pack(convertor,
+                                       (unsigned char *) frag->segments[0].seg_addr.pval + reserve,
+                                       &max_data, NULL))) {
+            mca_btl_bip_frag_return(frag);
+            return NULL;
+        }
+        frag->segments[0].seg_len = reserve + max_data;
+    }
+    *size = max_data;
+    frag->base.des_flags = flags;
+    frag->base.order = order;
+    return &frag->base;
+}

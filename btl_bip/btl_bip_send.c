@@ -1,0 +1,139 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_bip_send.c: the three regimes of MPI-BIP as ob1 reaches them.
+ *   btl_sendi, btl_send of <= short_limit bytes: SHORT, data inline in one
+ *       slot of the receiver's static queue (MPICH's short protocol);
+ *   btl_send of more (ob1's eager and pipeline fragments up to
+ *       max_send_size): the three-way protocol, REQ -> ACK (a receive
+ *       posted at the receiver) -> the data by a large send;
+ *   btl_get (ob1's RGET for messages above the eager limit): rendezvous;
+ *       the receiver posts its user buffer and ACKs, the owner of the data
+ *       writes it in fragments of frag_size. ob1 cuts a message into groups
+ *       of btl_get_limit bytes, one ACK each.
+ * Every control message goes through the credits of btl_bip_endpoint.c.
+ */
+
+#include "opal_config.h"
+
+#include <string.h>
+
+#include "opal/datatype/opal_convertor.h"
+
+#include "btl_bip.h"
+#include "btl_bip_endpoint.h"
+#include "btl_bip_frag.h"
+
+int mca_btl_bip_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                     struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag)
+{
+    mca_btl_bip_frag_t *frag = (mca_btl_bip_frag_t *) descriptor;
+    size_t size = 0;
+
+    (void) btl;
+    for (uint32_t i = 0; i < frag->base.des_segment_count; ++i) {
+        size += frag->segments[i].seg_len;
+    }
+    frag->size = size;
+    frag->tag = tag;
+    frag->endpoint = endpoint;
+    frag->internal = false;
+    frag->ctl = size <= mca_btl_bip_component.short_limit ? MCA_BTL_BIP_SHORT : MCA_BTL_BIP_REQ;
+    /* ob1 relies on the callback (as with vader): always give it */
+    frag->base.des_flags |= MCA_BTL_DES_SEND_ALWAYS_CALLBACK;
+    return mca_btl_bip_endpoint_send_ctl(endpoint, frag);
+}
+
+int mca_btl_bip_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                      struct opal_convertor_t *convertor, void *header, size_t header_size,
+                      size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
+                      mca_btl_base_descriptor_t **descriptor)
+{
+    const size_t length = header_size + payload_size;
+    mca_btl_bip_hdr_t *hdr;
+    unsigned char *dst;
+    uint32_t pb;
+
+    (void) btl;
+    (void) order;
+    (void) flags;
+    if (OPAL_UNLIKELY(length > mca_btl_bip_component.short_limit)) {
+        goto no_resource;
+    }
+    OPAL_THREAD_LOCK(&endpoint->lock);
+    if (OPAL_UNLIKELY(MCA_BTL_BIP_EP_CONNECTED != endpoint->state ||
+                      0 != tc_credits_try_send(&endpoint->cr, &pb))) {
+        OPAL_THREAD_UNLOCK(&endpoint->lock);
+        goto no_resource;
+    }
+    if (OPAL_UNLIKELY(0 != bip_ssend_reserve(endpoint->peer, (void **) &dst))) {
+        /* cannot happen while the credits are right; let send report it */
+        tc_credits_cancel(&endpoint->cr, NULL, pb);
+        OPAL_THREAD_UNLOCK(&endpoint->lock);
+        goto no_resource;
+    }
+    hdr = (mca_btl_bip_hdr_t *) dst;
+    hdr->type = MCA_BTL_BIP_SHORT;
+    hdr->tag = tag;
+    hdr->credits = (uint16_t) pb;
+    hdr->len = (uint32_t) length;
+    dst += sizeof(*hdr);
+    memcpy(dst, header, header_size);
+    if (payload_size) {
+        if (OPAL_LIKELY(!opal_convertor_need_buffers(convertor))) {
+            void *src;
+            opal_convertor_get_current_pointer(convertor, &src);
+            memcpy(dst + header_size, src, payload_size);
+        } else {
+            uint32_t iov_count = 1;
+            struct iovec iov = {.iov_base = (IOVBASE_TYPE *) (dst + header_size),
+                                .iov_len = payload_size};
+            size_t max_data = payload_size;
+
+            (void) opal_convertor_pack(convertor, &iov, &iov_count, &max_data);
+        }
+    }
+    (void) bip_ssend_publish(endpoint->peer, (uint32_t) (sizeof(*hdr) + length));
+    mca_btl_bip_component.cnt.short_sent++;
+    OPAL_THREAD_UNLOCK(&endpoint->lock);
+    return OPAL_SUCCESS;
+
+no_resource:
+    if (NULL != descriptor) {
+        *descriptor = mca_btl_bip_alloc(btl, endpoint, order, length, flags);
+    }
+    return OPAL_ERR_OUT_OF_RESOURCE;
+}
+
+int mca_btl_bip_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                    void *local_address, uint64_t remote_address,
+                    struct mca_btl_base_registration_handle_t *local_handle,
+                    struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
+                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                    void *cbdata)
+{
+    mca_btl_bip_rreq_t *rreq;
+
+    (void) btl;
+    (void) remote_handle;
+    (void) flags;
+    (void) order;
+    if (OPAL_UNLIKELY(MCA_BTL_BIP_EP_CONNECTED != endpoint->state)) {
+        return OPAL_ERR_UNREACH;
+    }
+    rreq = OBJ_NEW(mca_btl_bip_rreq_t);
+    if (OPAL_UNLIKELY(NULL == rreq)) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    rreq->ep = endpoint;
+    rreq->kind = MCA_BTL_BIP_ACK_GET;
+    rreq->buf = local_address;
+    rreq->size = size;
+    rreq->remote_addr = remote_address;
+    rreq->local_handle = local_handle;
+    rreq->cbfunc = cbfunc;
+    rreq->cbcontext = cbcontext;
+    rreq->cbdata = cbdata;
+    /* post the receive (or queue it behind max_posted), then ACK */
+    mca_btl_bip_post_or_defer(rreq);
+    return OPAL_SUCCESS;
+}
