@@ -75,6 +75,9 @@
 #include "opal/datatype/opal_datatype.h"
 #include "opal/mca/btl/btl.h"
 #include "opal/runtime/opal.h"
+#if TC_OMPI_SERIES >= 50
+#include "opal/mca/accelerator/base/base.h"
+#endif
 #include "opal/util/info.h"
 #include TC_OMPI_PMIX_H
 
@@ -236,12 +239,20 @@ static inline int tc_ompi_info_get(opal_info_t *info, const char *key, char *buf
 /* ---- OPAL outside MPI (unit tests) ---- */
 
 /* opal_init_util plus the datatype engine, which 4.1's opal_init_util
- * starts and 5.0's leaves to the full opal_init. */
+ * starts and 5.0's leaves to the full opal_init (with the accelerator
+ * framework the convertor needs). */
 static inline int tc_ompi_init_util(int *argc, char ***argv)
 {
     int rc = opal_init_util(argc, argv);
 
 #if TC_OMPI_SERIES >= 50
+    /* the convertor asks the accelerator framework about every buffer */
+    if (OPAL_SUCCESS == rc) {
+        rc = mca_base_framework_open(&opal_accelerator_base_framework, 0);
+    }
+    if (OPAL_SUCCESS == rc) {
+        rc = opal_accelerator_base_select();
+    }
     if (OPAL_SUCCESS == rc) {
         rc = opal_datatype_init();
     }
