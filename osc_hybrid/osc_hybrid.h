@@ -14,7 +14,8 @@
 #define MCA_OSC_HYBRID_H
 
 #include "ompi_config.h"
-#include "opal/threads/mutex.h"
+#include "tc_ompi_compat.h"
+#include TC_OMPI_MUTEX_H
 #include "ompi/win/win.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/datatype/ompi_datatype.h"
@@ -40,7 +41,7 @@ typedef struct mca_osc_hybrid_component_t {
     bool progress_registered;
 } mca_osc_hybrid_component_t;
 
-OMPI_MODULE_DECLSPEC extern mca_osc_hybrid_component_t mca_osc_hybrid_component;
+TC_OMPI_MODULE_DECLSPEC extern mca_osc_hybrid_component_t mca_osc_hybrid_component;
 
 /* An origin-side operation: the chunks it was split into hold one
  * reference each; the last one unpacks the result and completes the user's

@@ -70,12 +70,13 @@ SUITE=trixie
 MIRROR="${OMPI5_MIRROR:-http://deb.debian.org/debian}"
 # Open MPI 5.0 and what the build and the tests need: scripts/quickstart.sh's
 # list less gnuplot (bench/run then prints its tables without plots), plus
+# python3 (tests/swfsim/run reads JSON with it, the host has it anyway) and
 # dpkg-dev for apt-get source.
 PACKAGES=(
     build-essential autoconf automake libtool pkg-config
     libopenmpi-dev openmpi-bin
     libcmocka-dev libusrsctp-dev libsctp-dev libibverbs-dev libhwloc-dev
-    valgrind netpipe-openmpi iproute2 procps dpkg-dev ca-certificates
+    valgrind netpipe-openmpi iproute2 procps python3 dpkg-dev ca-certificates
 )
 # Inside the root: the clean clone and build, Open MPI's source tree.
 WORK=/build/ompi-transports
@@ -248,7 +249,7 @@ setup() {
 # ---------------------------------------------------------------------------
 # The environment of every command in the root after the build:
 # - the components found by mpirun and ompi_info: COMPDIR first;
-# - btl_swf starts the swfsim built here (its default is the installed one);
+# - swfsim of the build on PATH (btl_swf looks there too);
 # - Open MPI 5.0.7's own tcp BTL fails on a dual-stack interface ("Unable
 #   to find reachable pairing", open-mpi/ompi#14079): keep it on loopback;
 # - 5.0's PMIx scans Open MPI's component path too and prints four lines
@@ -261,7 +262,6 @@ ompi5_env() {
     [ -n "$pkglibdir" ] || die "ompi_info in the root does not name its component directory"
     EXTRA_ENV=(
         OMPI_MCA_mca_base_component_path="$COMPDIR:$pkglibdir"
-        OMPI_MCA_btl_swf_simulator="$WORK/swfsim/swfsim"
         OMPI_MCA_btl_tcp_if_include=lo
         PMIX_MCA_mca_base_component_show_load_errors=0
         PATH="$WORK/swfsim:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

@@ -36,6 +36,9 @@
  *   MPI_Info values  tc_ompi_info_get(info, key, buf, len, &flag) copies
  *                    a value out (5.0's opal_info_get returns an
  *                    opal_cstring_t, 4.1's fills a caller's buffer)
+ *   OPAL init        tc_ompi_init_util(&argc, &argv) for a program without
+ *                    MPI (unit tests): 5.0's opal_init_util leaves the
+ *                    datatype engine (convertors) uninitialised
  *   session tmpdir   TC_OMPI_TMPDIR_PARAM: the MCA parameter that moves
  *                    the session directories ("orte_tmpdir_base" in 4.1,
  *                    "prte_tmpdir_base" in 5.0, where mpirun is prte's);
@@ -69,7 +72,12 @@
 #define TC_OMPI_MUTEX_H "opal/threads/mutex.h"
 #endif
 
+#include "opal/datatype/opal_datatype.h"
 #include "opal/mca/btl/btl.h"
+#include "opal/runtime/opal.h"
+#if TC_OMPI_SERIES >= 50
+#include "opal/mca/accelerator/base/base.h"
+#endif
 #include "opal/util/info.h"
 #include TC_OMPI_PMIX_H
 
@@ -224,6 +232,30 @@ static inline int tc_ompi_info_get(opal_info_t *info, const char *key, char *buf
     }
     rc = opal_info_get(info, key, (int) len - 1, buf, flag);
     buf[len - 1] = '\0';
+#endif
+    return rc;
+}
+
+/* ---- OPAL outside MPI (unit tests) ---- */
+
+/* opal_init_util plus the datatype engine, which 4.1's opal_init_util
+ * starts and 5.0's leaves to the full opal_init (with the accelerator
+ * framework the convertor needs). */
+static inline int tc_ompi_init_util(int *argc, char ***argv)
+{
+    int rc = opal_init_util(argc, argv);
+
+#if TC_OMPI_SERIES >= 50
+    /* the convertor asks the accelerator framework about every buffer */
+    if (OPAL_SUCCESS == rc) {
+        rc = mca_base_framework_open(&opal_accelerator_base_framework, 0);
+    }
+    if (OPAL_SUCCESS == rc) {
+        rc = opal_accelerator_base_select();
+    }
+    if (OPAL_SUCCESS == rc) {
+        rc = opal_datatype_init();
+    }
 #endif
     return rc;
 }

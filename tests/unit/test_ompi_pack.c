@@ -23,6 +23,7 @@
 #include "opal/util/arch.h"
 
 #include "tc_ompi.h"
+#include "tc_ompi_compat.h"
 
 #define TEST_LEN 1000
 
@@ -102,7 +103,7 @@ static int test_setup(void **state)
     char *args[] = {"test_ompi_pack", NULL}, **argv = args;
 
     (void) state;
-    return OPAL_SUCCESS == opal_init_util(&argc, &argv) ? 0 : -1;
+    return OPAL_SUCCESS == tc_ompi_init_util(&argc, &argv) ? 0 : -1;
 }
 
 static int test_teardown(void **state)
