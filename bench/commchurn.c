@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * commchurn.c: the wall time of communicator churn, the pattern of library
  * and solver setup: N times MPI_Comm_dup, one MPI_Allreduce of an int on

@@ -1,4 +1,5 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_bip_component.c: the btl_bip component: MCA parameters, device
  * open at init (bip_init: the static receive queue, sized N credits per

@@ -1,4 +1,5 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_bip_endpoint.c: connection to one peer's queue, and the sending
  * side of MPI-BIP's control messages: credits (section 3.5) with the

@@ -1,4 +1,5 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_bip_frag.h: send descriptors of btl_bip. A fragment is either an
  * ob1 fragment (SHORT when it fits a queue slot, else a medium fragment

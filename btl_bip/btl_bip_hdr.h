@@ -1,4 +1,5 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_bip_hdr.h: btl_bip's wire format. Every control message (one slot
  * of the receiver's static receive queue) starts with

@@ -1,4 +1,5 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_bip_recv.c: the receiving side and progress of btl_bip. Progress
  * reads the static receive queue (one consumer), hands SHORT data to ob1

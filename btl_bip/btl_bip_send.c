@@ -1,4 +1,5 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_bip_send.c: the three regimes of MPI-BIP as ob1 reaches them.
  *   btl_sendi, btl_send of <= short_limit bytes: SHORT, data inline in one

@@ -1,3 +1,4 @@
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 # btl_bip/configure.m4: the BTL over BIP-style queues with MPI-BIP's
 # credits. Its shm provider (shared segment + CMA) needs nothing beyond
 # libc and Open MPI.

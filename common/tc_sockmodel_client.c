@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_sockmodel_client.c: the SockModel client (see tc_sockmodel_client.h):
  * addresses and port files, the connection (socket I/O with bounded

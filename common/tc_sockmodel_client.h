@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_sockmodel_client.h: the one SockModel client of the project, used by
  * btl_swf, swfsim-load, the example client and the tests:

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim_clock.c: the simulator's real-time clocks: microseconds for the
  * wait deadlines and seconds for the report's wall times (monotonic, so

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swfsim_log.c: the simulator's messages on stderr, prefixed "swfsim:":
  * progress (silenced by --quiet) and warnings (always).

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_comms.c: communicator creation and freeing with small collectives on
  * each new communicator, the pattern of library and solver setup: dup,

@@ -12,6 +12,7 @@
 #     exits at once.
 # Prints PASS/FAIL lines and "N passed, N failed".
 
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 set -u
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

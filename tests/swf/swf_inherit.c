@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swf_inherit.c: stands in for swfsim as btl_swf_simulator. It records
  * the descriptors it inherited and its blocked signals in FILE.fds and

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swf_intruder.c: a SockModel node that is not a process of the MPI job
  * sharing its simulator. It sends messages that carry btl_swf's marker and

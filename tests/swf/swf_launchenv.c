@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swf_launchenv.c: an MPI program that hands its private simulator things
  * it must not inherit: a descriptor above 1024 without close-on-exec and

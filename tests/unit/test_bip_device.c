@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_bip_device.c: unit tests of btl_bip's device layer (bip_device.h,
  * provider shm) without MPI: several forked senders into one static

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_bip_proto.c: btl_bip's control protocol over the real device,
  * without MPI: two forked processes, N = 2 credits and a 2-slot static

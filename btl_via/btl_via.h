@@ -1,0 +1,157 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_via.h: component and module structures of btl_via, the BTL over
+ * VIA descriptors and RDMA write (CHEMPI's VIA device), and the
+ * functions the component's files share.
+ */
+
+#ifndef MCA_BTL_VIA_H
+#define MCA_BTL_VIA_H
+
+#include "opal_config.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "opal/class/opal_free_list.h"
+#include "opal/class/opal_list.h"
+#include "opal/mca/btl/btl.h"
+#include "opal/mca/btl/base/base.h"
+#include "opal/mca/btl/base/btl_base_error.h"
+#include "opal/util/output.h"
+
+#include "tc_ompi_compat.h"
+#include "tc_rcache.h"
+#include "vipl.h"
+#include "btl_via_hdr.h"
+
+BEGIN_C_DECLS
+
+/* what travels in ob1's headers for a registration: the VIA handle */
+struct mca_btl_base_registration_handle_t {
+    vipl_mem_handle_t h;
+};
+
+/* a registration as the module keeps it: the wire part first */
+typedef struct mca_btl_via_reg {
+    mca_btl_base_registration_handle_t handle;
+    void *base;
+    tc_rcache_reg_t *reg;
+} mca_btl_via_reg_t;
+
+typedef struct mca_btl_via_component {
+    mca_btl_base_component_3_0_0_t super;
+
+    /* MCA parameters */
+    char *provider;                /* auto | emu | verbs */
+    unsigned int recv_descriptors; /* receive descriptors per VI: the credits */
+    unsigned int send_descriptors; /* send work queue depth per VI */
+    unsigned int max_transfer;     /* bytes per RDMA descriptor */
+    unsigned int poll_batch;       /* completions taken per progress call */
+    unsigned int free_list_max;    /* send buffers */
+    unsigned int rcache_max_unused;
+    unsigned int rdma_threshold; /* smaller put/get are refused (ob1 copies) */
+    bool put_notify;             /* immediate data at the end of a put */
+    int verbose;
+    int output;
+
+    /* device */
+    const vipl_ops_t *ops;
+    vipl_nic_t *nic;
+    vipl_ptag_t *ptag;
+    vipl_cq_t *recv_cq;
+    uint32_t provider_id; /* 1 emu, 2 verbs (modex) */
+    bool poll_sends;      /* sends complete later: progress reaps them */
+    uint32_t my_vpid;
+    uint32_t nprocs;
+    uint32_t recv_size; /* bytes per receive buffer (max_send_size) */
+    vipl_vi_t **vis;    /* by peer vpid (NULL: none) */
+
+    /* send buffers: one registered pool */
+    char *send_pool;
+    size_t send_pool_count;
+    size_t send_pool_next;
+    vipl_mem_handle_t send_pool_handle;
+    opal_mutex_t pool_lock;
+
+    struct mca_btl_base_endpoint_t **endpoints; /* by vpid */
+    struct mca_btl_base_endpoint_t **active;    /* connected, polled for sends */
+    int num_active;
+    int32_t num_connecting; /* atomic: endpoints not matched yet */
+
+    opal_list_t completed_frags; /* sends done, callback owed */
+    opal_list_t completed_rdma;  /* put/get done, callback owed */
+    opal_mutex_t done_lock;
+    opal_mutex_t lock; /* endpoint table, active list */
+
+    opal_free_list_t frags;
+
+    tc_rcache_t *rcache;
+    uint64_t put_notices; /* PUT_DONE immediates received */
+    uint64_t puts, gets;  /* RDMA operations started */
+    uint64_t rdma_bytes;
+
+    bool warned_unreachable;
+} mca_btl_via_component_t;
+
+TC_OMPI_MODULE_DECLSPEC extern mca_btl_via_component_t mca_btl_via_component;
+
+typedef struct mca_btl_via_module {
+    mca_btl_base_module_t super;
+    bool initialized;
+    mca_btl_base_module_error_cb_fn_t error_cb;
+} mca_btl_via_module_t;
+
+extern mca_btl_via_module_t mca_btl_via_module;
+
+int mca_btl_via_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                          struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,
+                          struct opal_bitmap_t *reachable);
+int mca_btl_via_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                          struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers);
+int mca_btl_via_finalize(struct mca_btl_base_module_t *btl);
+
+mca_btl_base_descriptor_t *mca_btl_via_alloc(struct mca_btl_base_module_t *btl,
+                                             struct mca_btl_base_endpoint_t *endpoint,
+                                             uint8_t order, size_t size, uint32_t flags);
+int mca_btl_via_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des);
+mca_btl_base_descriptor_t *mca_btl_via_prepare_src(struct mca_btl_base_module_t *btl,
+                                                   struct mca_btl_base_endpoint_t *endpoint,
+                                                   struct opal_convertor_t *convertor,
+                                                   uint8_t order, size_t reserve, size_t *size,
+                                                   uint32_t flags);
+int mca_btl_via_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                     struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag);
+int mca_btl_via_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                      struct opal_convertor_t *convertor, void *header, size_t header_size,
+                      size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
+                      mca_btl_base_descriptor_t **descriptor);
+int mca_btl_via_put(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                    void *local_address, uint64_t remote_address,
+                    struct mca_btl_base_registration_handle_t *local_handle,
+                    struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
+                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                    void *cbdata);
+int mca_btl_via_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                    void *local_address, uint64_t remote_address,
+                    struct mca_btl_base_registration_handle_t *local_handle,
+                    struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
+                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                    void *cbdata);
+struct mca_btl_base_registration_handle_t *
+mca_btl_via_register_mem(struct mca_btl_base_module_t *btl,
+                         struct mca_btl_base_endpoint_t *endpoint, void *base, size_t size,
+                         uint32_t flags);
+int mca_btl_via_deregister_mem(struct mca_btl_base_module_t *btl,
+                               struct mca_btl_base_registration_handle_t *handle);
+int mca_btl_via_rcache_init(void);
+void mca_btl_via_rcache_fini(void);
+
+int mca_btl_via_component_progress(void);
+void mca_btl_via_fatal_peer(struct mca_btl_base_endpoint_t *ep, const char *why);
+bool mca_btl_via_only_via_requested(void);
+void mca_btl_via_release_device(void);
+
+END_C_DECLS
+
+#endif /* MCA_BTL_VIA_H */

@@ -1,0 +1,298 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_via_endpoint.c: one peer: its receive buffers (in NIC memory, so a
+ * send from the peer is one copy), the peer-to-peer connection of its
+ * VI, sends with piggy-backed credits, the FIFO of sends waiting for
+ * credit, reaping of send completions and failure.
+ */
+
+#include "opal_config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "opal/util/show_help.h"
+
+#include "btl_via.h"
+#include "btl_via_endpoint.h"
+#include "btl_via_frag.h"
+
+static int mca_btl_via_endpoint_post_recv(mca_btl_via_endpoint_t *ep, uint32_t i)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    vipl_desc_t *d = ep->rdescs + i;
+
+    d->control = VIPL_CONTROL_OP_SEND;
+    d->seg_count = 1;
+    d->ds[0].addr = ep->rbufs + (size_t) i * c->recv_size;
+    d->ds[0].handle = ep->rhandle;
+    d->ds[0].length = c->recv_size;
+    d->context = ep;
+    return VIPL_SUCCESS == vipl_post_recv(ep->vi, d) ? OPAL_SUCCESS : OPAL_ERROR;
+}
+
+mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, uint32_t vpid,
+                                                    const vipl_vi_address_t *remote)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    mca_btl_via_endpoint_t *ep = calloc(1, sizeof(*ep));
+    size_t bytes = (size_t) c->recv_descriptors * c->recv_size;
+    vipl_mem_attrs_t ma = {.ptag = c->ptag};
+    vipl_return_t rc;
+
+    if (NULL == ep) {
+        return NULL;
+    }
+    OBJ_CONSTRUCT(&ep->lock, opal_mutex_t);
+    ep->proc = proc;
+    ep->vpid = vpid;
+    ep->vi = c->vis[vpid];
+    ep->remote = *remote;
+    ep->rdescs = calloc(c->recv_descriptors, sizeof(*ep->rdescs));
+    ep->rbufs = vipl_mem_alloc(c->nic, bytes);
+    if (NULL == ep->rdescs || NULL == ep->rbufs || NULL == ep->vi ||
+        0 != tc_credits_init(&ep->credits, c->recv_descriptors) ||
+        VIPL_SUCCESS != vipl_register_mem(c->nic, ep->rbufs, bytes, &ma, &ep->rhandle)) {
+        goto fail;
+    }
+    ep->vi->user = ep;
+    /* VIA: receives are posted before the connection, so that nothing
+     * the peer sends can find the queue empty */
+    for (uint32_t i = 0; i < c->recv_descriptors; ++i) {
+        if (OPAL_SUCCESS != mca_btl_via_endpoint_post_recv(ep, i)) {
+            goto fail;
+        }
+    }
+    rc = vipl_connect_peer_request(ep->vi, remote);
+    if (VIPL_SUCCESS != rc) {
+        opal_show_help("help-mpi-btl-via.txt", "connect failed", true, opal_process_info.nodename,
+                       (int) vpid, vipl_strerror(rc));
+        goto fail;
+    }
+    ep->state = MCA_BTL_VIA_EP_CONNECTING;
+    (void) OPAL_THREAD_ADD_FETCH32(&c->num_connecting, 1);
+    return ep;
+
+fail:
+    if (0 != ep->rhandle) {
+        (void) vipl_deregister_mem(c->nic, ep->rbufs, ep->rhandle);
+    }
+    if (NULL != ep->rbufs) {
+        vipl_mem_free(c->nic, ep->rbufs);
+    }
+    free(ep->rdescs);
+    OBJ_DESTRUCT(&ep->lock);
+    free(ep);
+    return NULL;
+}
+
+void mca_btl_via_endpoint_destroy(mca_btl_via_endpoint_t *ep)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+
+    OPAL_THREAD_LOCK(&ep->lock);
+    if (MCA_BTL_VIA_EP_CONNECTING == ep->state) {
+        (void) OPAL_THREAD_ADD_FETCH32(&c->num_connecting, -1);
+    }
+    if (NULL != ep->vi) {
+        (void) vipl_disconnect(ep->vi);
+        mca_btl_via_endpoint_reap_locked(ep);
+    }
+    ep->state = MCA_BTL_VIA_EP_FAILED;
+    mca_btl_via_endpoint_fail_locked(ep);
+    OPAL_THREAD_UNLOCK(&ep->lock);
+    tc_credits_fini(&ep->credits);
+    (void) vipl_deregister_mem(c->nic, ep->rbufs, ep->rhandle);
+    vipl_mem_free(c->nic, ep->rbufs);
+    free(ep->rdescs);
+    OBJ_DESTRUCT(&ep->lock);
+    free(ep);
+}
+
+void mca_btl_via_endpoint_try_connect(mca_btl_via_endpoint_t *ep)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    vipl_return_t rc;
+
+    OPAL_THREAD_LOCK(&ep->lock);
+    if (MCA_BTL_VIA_EP_CONNECTING != ep->state) {
+        OPAL_THREAD_UNLOCK(&ep->lock);
+        return;
+    }
+    rc = vipl_connect_peer_done(ep->vi);
+    if (VIPL_NOT_DONE == rc) {
+        OPAL_THREAD_UNLOCK(&ep->lock);
+        return;
+    }
+    (void) OPAL_THREAD_ADD_FETCH32(&c->num_connecting, -1);
+    if (VIPL_SUCCESS != rc) {
+        ep->state = MCA_BTL_VIA_EP_FAILED;
+        mca_btl_via_endpoint_fail_locked(ep);
+        OPAL_THREAD_UNLOCK(&ep->lock);
+        mca_btl_via_fatal_peer(ep, "the connection of the VI failed");
+        return;
+    }
+    ep->state = MCA_BTL_VIA_EP_CONNECTED;
+    opal_output_verbose(20, c->output, "btl:via: VI to vpid %u connected", ep->vpid);
+    /* sends queued while connecting leave now, in order */
+    mca_btl_via_endpoint_flush_locked(ep);
+    OPAL_THREAD_UNLOCK(&ep->lock);
+    OPAL_THREAD_LOCK(&c->lock);
+    if (!ep->active) {
+        ep->active = true;
+        c->active[c->num_active++] = ep;
+    }
+    OPAL_THREAD_UNLOCK(&c->lock);
+}
+
+/* post one send descriptor carrying frag with `credits` piggy-backed */
+static int mca_btl_via_endpoint_post(mca_btl_via_endpoint_t *ep, mca_btl_via_frag_t *frag,
+                                     uint32_t credits)
+{
+    vipl_desc_t *d = &frag->desc;
+    vipl_return_t rc;
+
+    d->control = VIPL_CONTROL_OP_SEND | VIPL_CONTROL_IMMEDIATE;
+    d->imm_data =
+        frag->imm | ((credits & MCA_BTL_VIA_IMM_CREDIT_MAX) << MCA_BTL_VIA_IMM_CREDIT_SHIFT);
+    d->seg_count = 1;
+    d->ds[0].length = (uint32_t) frag->segment.seg_len;
+    d->context = frag;
+    rc = vipl_post_send(ep->vi, d);
+    if (OPAL_UNLIKELY(VIPL_ERROR_RESOURCE == rc)) {
+        /* the send queue is full: take what completed and try once more */
+        mca_btl_via_endpoint_reap_locked(ep);
+        rc = vipl_post_send(ep->vi, d);
+    }
+    if (OPAL_UNLIKELY(VIPL_SUCCESS != rc)) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    ++ep->outstanding;
+    return OPAL_SUCCESS;
+}
+
+/* a credit-only message when the peer is about to run out */
+static void mca_btl_via_endpoint_credit_locked(mca_btl_via_endpoint_t *ep)
+{
+    mca_btl_via_frag_t *frag;
+    uint32_t piggy;
+
+    if (!tc_credits_need_credit_only(&ep->credits)) {
+        return;
+    }
+    frag = mca_btl_via_frag_alloc(ep);
+    if (NULL == frag) {
+        return; /* next progress call tries again */
+    }
+    frag->kind = MCA_BTL_VIA_FRAG_INTERNAL;
+    frag->imm = MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_CREDIT, 0, 0);
+    frag->segment.seg_len = 0;
+    if (0 != tc_credits_take_credit_only(&ep->credits, &piggy)) {
+        mca_btl_via_frag_return(frag);
+        return;
+    }
+    if (OPAL_SUCCESS != mca_btl_via_endpoint_post(ep, frag, piggy)) {
+        tc_credits_cancel_credit_only(&ep->credits, piggy);
+        mca_btl_via_frag_return(frag);
+    }
+}
+
+int mca_btl_via_endpoint_send_locked(mca_btl_via_endpoint_t *ep, mca_btl_via_frag_t *frag)
+{
+    uint32_t piggy;
+
+    if (OPAL_UNLIKELY(MCA_BTL_VIA_EP_FAILED == ep->state)) {
+        return OPAL_ERR_UNREACH;
+    }
+    if (OPAL_LIKELY(MCA_BTL_VIA_EP_CONNECTED == ep->state) &&
+        0 == tc_credits_try_send(&ep->credits, &piggy)) {
+        if (OPAL_LIKELY(OPAL_SUCCESS == mca_btl_via_endpoint_post(ep, frag, piggy))) {
+            return OPAL_SUCCESS;
+        }
+        tc_credits_cancel(&ep->credits, NULL, piggy);
+    }
+    /* no credit (no receive descriptor free at the peer), or not
+     * connected yet: wait in order (MPI-BIP's software FIFO) */
+    tc_list_item_init(&frag->link);
+    tc_credits_defer(&ep->credits, &frag->link);
+    return OPAL_SUCCESS;
+}
+
+void mca_btl_via_endpoint_flush_locked(mca_btl_via_endpoint_t *ep)
+{
+    tc_list_item_t *it;
+    uint32_t piggy;
+
+    if (MCA_BTL_VIA_EP_CONNECTED != ep->state) {
+        return;
+    }
+    while (NULL != (it = tc_credits_next_ready(&ep->credits, &piggy))) {
+        mca_btl_via_frag_t *frag = TC_CONTAINER_OF(it, mca_btl_via_frag_t, link);
+
+        if (OPAL_SUCCESS != mca_btl_via_endpoint_post(ep, frag, piggy)) {
+            tc_credits_cancel(&ep->credits, it, piggy);
+            break;
+        }
+    }
+    mca_btl_via_endpoint_credit_locked(ep);
+}
+
+void mca_btl_via_endpoint_reap_locked(mca_btl_via_endpoint_t *ep)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    vipl_desc_t *d;
+    bool broken = false;
+
+    while (ep->outstanding > 0 && VIPL_SUCCESS == vipl_send_done(ep->vi, &d)) {
+        bool failed = 0 != (d->status & VIPL_STATUS_ERROR_MASK);
+
+        --ep->outstanding;
+        broken |= failed;
+        if (mca_btl_via_ctx_is_rdma(d->context)) {
+            mca_btl_via_rdma_op_t *op = mca_btl_via_ctx_rdma(d->context);
+
+            if (failed && OPAL_SUCCESS == op->status) {
+                op->status = (d->status & VIPL_STATUS_RDMA_PROT_ERROR) ? OPAL_ERR_BAD_PARAM
+                                                                       : OPAL_ERR_UNREACH;
+            }
+            if (0 == --op->remaining) {
+                OPAL_THREAD_LOCK(&c->done_lock);
+                opal_list_append(&c->completed_rdma, &op->super);
+                OPAL_THREAD_UNLOCK(&c->done_lock);
+            }
+        } else {
+            mca_btl_via_frag_t *frag = d->context;
+
+            if (MCA_BTL_VIA_FRAG_INTERNAL == frag->kind) {
+                mca_btl_via_frag_return(frag);
+                continue;
+            }
+            frag->status = failed ? OPAL_ERR_UNREACH : OPAL_SUCCESS;
+            OPAL_THREAD_LOCK(&c->done_lock);
+            opal_list_append(&c->completed_frags, &frag->base.super.super);
+            OPAL_THREAD_UNLOCK(&c->done_lock);
+        }
+    }
+    if (OPAL_UNLIKELY(broken) && MCA_BTL_VIA_EP_CONNECTED == ep->state) {
+        ep->state = MCA_BTL_VIA_EP_FAILED;
+    }
+}
+
+void mca_btl_via_endpoint_fail_locked(mca_btl_via_endpoint_t *ep)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    tc_list_item_t *it;
+
+    while (NULL != (it = tc_credits_drain(&ep->credits))) {
+        mca_btl_via_frag_t *frag = TC_CONTAINER_OF(it, mca_btl_via_frag_t, link);
+
+        if (MCA_BTL_VIA_FRAG_INTERNAL == frag->kind) {
+            mca_btl_via_frag_return(frag);
+            continue;
+        }
+        frag->status = OPAL_ERR_UNREACH;
+        OPAL_THREAD_LOCK(&c->done_lock);
+        opal_list_append(&c->completed_frags, &frag->base.super.super);
+        OPAL_THREAD_UNLOCK(&c->done_lock);
+    }
+}

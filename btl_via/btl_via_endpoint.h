@@ -1,0 +1,62 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_via_endpoint.h: the per-peer state of btl_via: its VI, the
+ * pre-posted receive descriptors (the credits the peer holds), the credit
+ * account and FIFO of sends waiting for credit (common/tc_credits), and
+ * the helpers that post, reap and flush under the endpoint's lock.
+ */
+
+#ifndef MCA_BTL_VIA_ENDPOINT_H
+#define MCA_BTL_VIA_ENDPOINT_H
+
+#include "btl_via.h"
+#include "btl_via_frag.h"
+#include "tc_credits.h"
+
+BEGIN_C_DECLS
+
+enum {
+    MCA_BTL_VIA_EP_CONNECTING = 1, /* receives posted, peer not matched yet */
+    MCA_BTL_VIA_EP_CONNECTED = 2,
+    MCA_BTL_VIA_EP_FAILED = 3 /* VI in error: the peer went away */
+};
+
+struct mca_btl_base_endpoint_t {
+    struct opal_proc_t *proc;
+    uint32_t vpid;
+    int state;
+    vipl_vi_t *vi;
+    vipl_vi_address_t remote; /* the peer's VI for us (modex) */
+    tc_credits_t credits;     /* C, B and the FIFO (MPI-BIP 3.4/3.5) */
+    vipl_desc_t *rdescs;      /* recv_descriptors receive descriptors */
+    char *rbufs;              /* their buffers: NIC memory */
+    vipl_mem_handle_t rhandle;
+    uint32_t outstanding; /* send-queue descriptors not reaped */
+    bool active;          /* on the component's active list */
+    opal_mutex_t lock;
+};
+
+typedef struct mca_btl_base_endpoint_t mca_btl_via_endpoint_t;
+
+/* create the endpoint of vpid: buffers, receives, connection request
+ * (the caller polls try_connect) */
+mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, uint32_t vpid,
+                                                    const vipl_vi_address_t *remote);
+void mca_btl_via_endpoint_destroy(mca_btl_via_endpoint_t *ep);
+/* progress: has the peer matched our connection request? */
+void mca_btl_via_endpoint_try_connect(mca_btl_via_endpoint_t *ep);
+
+/* under ep->lock: */
+/* send a fragment now, or queue it behind the others until credit comes */
+int mca_btl_via_endpoint_send_locked(mca_btl_via_endpoint_t *ep, mca_btl_via_frag_t *frag);
+/* post the queued sends the credits allow, and a credit-only message if
+ * the peer needs its credits back */
+void mca_btl_via_endpoint_flush_locked(mca_btl_via_endpoint_t *ep);
+/* take completed send-queue descriptors off the VI */
+void mca_btl_via_endpoint_reap_locked(mca_btl_via_endpoint_t *ep);
+/* the VI broke: fail everything queued */
+void mca_btl_via_endpoint_fail_locked(mca_btl_via_endpoint_t *ep);
+
+END_C_DECLS
+
+#endif /* MCA_BTL_VIA_ENDPOINT_H */

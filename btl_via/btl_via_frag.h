@@ -1,0 +1,106 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_via_frag.h: send descriptors of btl_via (a VIA send descriptor and
+ * a buffer from the registered send pool), and the RDMA operations that
+ * carry a put or get as one or more RDMA descriptors.
+ */
+
+#ifndef MCA_BTL_VIA_FRAG_H
+#define MCA_BTL_VIA_FRAG_H
+
+#include "btl_via.h"
+#include "tc_list.h"
+
+BEGIN_C_DECLS
+
+enum {
+    MCA_BTL_VIA_FRAG_SEND = 0,    /* handed out by alloc/prepare_src */
+    MCA_BTL_VIA_FRAG_INTERNAL = 1 /* sendi or a credit message: nobody to call */
+};
+
+typedef struct mca_btl_via_frag_t {
+    mca_btl_base_descriptor_t base;
+    mca_btl_base_segment_t segment;
+    struct mca_btl_base_endpoint_t *endpoint;
+    tc_list_item_t link; /* in the endpoint's credit FIFO */
+    vipl_desc_t desc;
+    int kind;
+    int status;
+    uint32_t imm;        /* kind and tag; credits at post time */
+    unsigned char *data; /* recv_size bytes of registered memory */
+} mca_btl_via_frag_t;
+
+OBJ_CLASS_DECLARATION(mca_btl_via_frag_t);
+
+int mca_btl_via_frag_init(opal_free_list_item_t *item, void *ctx);
+
+static inline mca_btl_via_frag_t *mca_btl_via_frag_alloc(struct mca_btl_base_endpoint_t *ep)
+{
+    mca_btl_via_frag_t *frag =
+        (mca_btl_via_frag_t *) opal_free_list_get(&mca_btl_via_component.frags);
+
+    if (OPAL_LIKELY(NULL != frag)) {
+        frag->endpoint = ep;
+        frag->kind = MCA_BTL_VIA_FRAG_SEND;
+        frag->status = OPAL_SUCCESS;
+        frag->base.des_segments = &frag->segment;
+        frag->base.des_segment_count = 1;
+        frag->base.des_cbfunc = NULL;
+        frag->base.des_cbdata = NULL;
+        frag->base.des_context = NULL;
+        frag->base.des_flags = 0;
+        frag->segment.seg_addr.pval = frag->data;
+        frag->segment.seg_len = 0;
+    }
+    return frag;
+}
+
+static inline void mca_btl_via_frag_return(mca_btl_via_frag_t *frag)
+{
+    opal_free_list_return(&mca_btl_via_component.frags, (opal_free_list_item_t *) frag);
+}
+
+/* the send is done: the callback the caller asked for, then the release */
+static inline void mca_btl_via_frag_complete(mca_btl_via_frag_t *frag)
+{
+    if (MCA_BTL_VIA_FRAG_INTERNAL == frag->kind) {
+        mca_btl_via_frag_return(frag);
+        return;
+    }
+    if (frag->base.des_cbfunc) {
+        frag->base.des_cbfunc(&mca_btl_via_module.super, frag->endpoint, &frag->base, frag->status);
+    }
+    if (frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
+        mca_btl_via_frag_return(frag);
+    }
+}
+
+/* a put or get: ndesc RDMA descriptors, done when the last completes */
+typedef struct mca_btl_via_rdma_op {
+    opal_list_item_t super;
+    struct mca_btl_base_endpoint_t *endpoint;
+    void *local_address;
+    struct mca_btl_base_registration_handle_t *local_handle;
+    mca_btl_base_rdma_completion_fn_t cbfunc;
+    void *cbcontext;
+    void *cbdata;
+    int status;
+    uint32_t remaining;
+    uint32_t ndesc;
+    vipl_desc_t descs[];
+} mca_btl_via_rdma_op_t;
+
+/* desc->context: a frag, or an RDMA op with the low bit set */
+#define MCA_BTL_VIA_CTX_RDMA 0x1u
+static inline bool mca_btl_via_ctx_is_rdma(const void *ctx)
+{
+    return 0 != ((uintptr_t) ctx & MCA_BTL_VIA_CTX_RDMA);
+}
+static inline mca_btl_via_rdma_op_t *mca_btl_via_ctx_rdma(void *ctx)
+{
+    return (mca_btl_via_rdma_op_t *) ((uintptr_t) ctx & ~(uintptr_t) MCA_BTL_VIA_CTX_RDMA);
+}
+
+END_C_DECLS
+
+#endif /* MCA_BTL_VIA_FRAG_H */

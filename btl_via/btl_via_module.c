@@ -1,0 +1,281 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_via_module.c: the btl_via module: add_procs (read the peer's VI
+ * address from the modex, post receives, request the connection),
+ * del_procs, finalize (with the registration cache statistics),
+ * descriptor allocation, prepare_src and peer failure.
+ */
+
+#include "opal_config.h"
+
+#include <string.h>
+
+#include "opal/datatype/opal_convertor.h"
+#include "opal/util/proc.h"
+#include "opal/util/show_help.h"
+
+#include "btl_via.h"
+#include TC_OMPI_PMIX_H
+#include "btl_via_endpoint.h"
+#include "btl_via_frag.h"
+
+static int mca_btl_via_register_error(struct mca_btl_base_module_t *btl,
+                                      mca_btl_base_module_error_cb_fn_t cbfunc);
+
+mca_btl_via_module_t mca_btl_via_module = {
+    .super =
+        {
+            .btl_component = &mca_btl_via_component.super,
+            .btl_add_procs = mca_btl_via_add_procs,
+            .btl_del_procs = mca_btl_via_del_procs,
+            .btl_finalize = mca_btl_via_finalize,
+            .btl_alloc = mca_btl_via_alloc,
+            .btl_free = mca_btl_via_free,
+            .btl_prepare_src = mca_btl_via_prepare_src,
+            .btl_send = mca_btl_via_send,
+            .btl_sendi = mca_btl_via_sendi,
+            .btl_put = mca_btl_via_put,
+            .btl_get = mca_btl_via_get,
+            .btl_register_mem = mca_btl_via_register_mem,
+            .btl_deregister_mem = mca_btl_via_deregister_mem,
+            .btl_dump = mca_btl_base_dump,
+            .btl_register_error = mca_btl_via_register_error,
+        },
+};
+
+static int mca_btl_via_register_error(struct mca_btl_base_module_t *btl,
+                                      mca_btl_base_module_error_cb_fn_t cbfunc)
+{
+    ((mca_btl_via_module_t *) btl)->error_cb = cbfunc;
+    return OPAL_SUCCESS;
+}
+
+/* the peer's VI for us, from its modex record (checked: it comes from
+ * another process) */
+static int mca_btl_via_peer_address(struct opal_proc_t *proc, vipl_vi_address_t *addr)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    mca_btl_via_modex_hdr_t *hdr = NULL;
+    size_t size = 0;
+    int rc;
+
+    TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &hdr, &size);
+    if (OPAL_SUCCESS != rc || NULL == hdr) {
+        return OPAL_ERR_UNREACH;
+    }
+    if (size < sizeof(*hdr) || MCA_BTL_VIA_MODEX_MAGIC != hdr->magic || hdr->nprocs != c->nprocs ||
+        size != sizeof(*hdr) + (size_t) hdr->nprocs * sizeof(vipl_vi_address_t) ||
+        hdr->provider != c->provider_id) {
+        free(hdr);
+        return OPAL_ERR_UNREACH;
+    }
+    if (hdr->recv_descriptors != c->recv_descriptors || hdr->recv_size != c->recv_size) {
+        opal_show_help("help-mpi-btl-via.txt", "geometry mismatch", true,
+                       opal_process_info.nodename, c->recv_descriptors, c->recv_size,
+                       (int) proc->proc_name.vpid, hdr->recv_descriptors, hdr->recv_size);
+        free(hdr);
+        return OPAL_ERR_UNREACH;
+    }
+    *addr = ((vipl_vi_address_t *) (hdr + 1))[c->my_vpid];
+    free(hdr);
+    return OPAL_SUCCESS;
+}
+
+int mca_btl_via_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                          struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,
+                          struct opal_bitmap_t *reachable)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    const opal_proc_t *me = opal_proc_local_get();
+    bool local_only = vipl_query_nic(c->nic)->local_only;
+    int unreachable = 0;
+
+    (void) btl;
+    for (size_t i = 0; i < nprocs; ++i) {
+        uint32_t vpid = procs[i]->proc_name.vpid;
+        vipl_vi_address_t addr;
+        mca_btl_via_endpoint_t *ep;
+
+        peers[i] = NULL;
+        if (procs[i] == me) {
+            continue;
+        }
+        if (procs[i]->proc_name.jobid != me->proc_name.jobid || vpid >= c->nprocs ||
+            (local_only && !OPAL_PROC_ON_LOCAL_NODE(procs[i]->proc_flags))) {
+            ++unreachable;
+            continue;
+        }
+        OPAL_THREAD_LOCK(&c->lock);
+        ep = c->endpoints[vpid];
+        if (NULL == ep) {
+            if (OPAL_SUCCESS == mca_btl_via_peer_address(procs[i], &addr)) {
+                ep = mca_btl_via_endpoint_create(procs[i], vpid, &addr);
+                c->endpoints[vpid] = ep;
+            }
+        }
+        OPAL_THREAD_UNLOCK(&c->lock);
+        if (NULL != ep) {
+            /* the peer may have matched us already (no lock of ours held) */
+            mca_btl_via_endpoint_try_connect(ep);
+        }
+        if (NULL == ep || MCA_BTL_VIA_EP_FAILED == ep->state) {
+            ++unreachable;
+            continue;
+        }
+        peers[i] = ep;
+        if (NULL != reachable) {
+            (void) opal_bitmap_set_bit(reachable, (int) i);
+        }
+    }
+    if (unreachable > 0 && !c->warned_unreachable && mca_btl_via_only_via_requested()) {
+        c->warned_unreachable = true;
+        opal_show_help("help-mpi-btl-via.txt", "peer unreachable", true, opal_process_info.nodename,
+                       unreachable, vipl_query_nic(c->nic)->provider);
+    }
+    return OPAL_SUCCESS;
+}
+
+int mca_btl_via_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
+                          struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers)
+{
+    (void) btl;
+    (void) procs;
+    (void) nprocs;
+    (void) peers;
+    /* the endpoints live until finalize: a VI is torn down once */
+    return OPAL_SUCCESS;
+}
+
+static void mca_btl_via_print_stats(void)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    tc_rcache_stats_t st;
+    double rate;
+
+    if (NULL == c->rcache || c->verbose < 1) {
+        return;
+    }
+    tc_rcache_get_stats(c->rcache, &st);
+    rate = (st.hits + st.misses) ? 100.0 * (double) st.hits / (double) (st.hits + st.misses) : 0.0;
+    opal_output(
+        0,
+        "btl:via: vpid %u rcache: %llu hits, %llu misses (hit rate %.1f%%), %llu evictions, "
+        "%llu invalidations, %llu registrations, %zu cached; %llu puts, %llu gets, %llu RDMA "
+        "bytes, "
+        "%llu put notices received",
+        c->my_vpid, (unsigned long long) st.hits, (unsigned long long) st.misses, rate,
+        (unsigned long long) st.evictions, (unsigned long long) st.invalidations,
+        (unsigned long long) st.registrations, st.cached, (unsigned long long) c->puts,
+        (unsigned long long) c->gets, (unsigned long long) c->rdma_bytes,
+        (unsigned long long) c->put_notices);
+}
+
+int mca_btl_via_finalize(struct mca_btl_base_module_t *btl)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    opal_list_item_t *item;
+
+    (void) btl;
+    if (!mca_btl_via_module.initialized) {
+        return OPAL_SUCCESS;
+    }
+    mca_btl_via_print_stats();
+    mca_btl_via_module.initialized = false;
+    for (uint32_t i = 0; i < c->nprocs; ++i) {
+        if (NULL != c->endpoints[i]) {
+            mca_btl_via_endpoint_destroy(c->endpoints[i]);
+            c->endpoints[i] = NULL;
+        }
+    }
+    c->num_active = 0;
+    while (NULL != (item = opal_list_remove_first(&c->completed_frags))) {
+        mca_btl_via_frag_t *frag = (mca_btl_via_frag_t *) item;
+        if (frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
+            mca_btl_via_frag_return(frag);
+        }
+    }
+    while (NULL != (item = opal_list_remove_first(&c->completed_rdma))) {
+        OBJ_DESTRUCT(item);
+        free(item);
+    }
+    mca_btl_via_rcache_fini();
+    mca_btl_via_release_device();
+    return OPAL_SUCCESS;
+}
+
+mca_btl_base_descriptor_t *mca_btl_via_alloc(struct mca_btl_base_module_t *btl,
+                                             struct mca_btl_base_endpoint_t *endpoint,
+                                             uint8_t order, size_t size, uint32_t flags)
+{
+    mca_btl_via_frag_t *frag;
+
+    (void) btl;
+    if (OPAL_UNLIKELY(size > mca_btl_via_component.recv_size)) {
+        return NULL;
+    }
+    frag = mca_btl_via_frag_alloc(endpoint);
+    if (OPAL_UNLIKELY(NULL == frag)) {
+        return NULL;
+    }
+    frag->segment.seg_len = size;
+    frag->base.des_flags = flags;
+    frag->base.order = order;
+    return &frag->base;
+}
+
+int mca_btl_via_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des)
+{
+    (void) btl;
+    mca_btl_via_frag_return((mca_btl_via_frag_t *) des);
+    return OPAL_SUCCESS;
+}
+
+mca_btl_base_descriptor_t *mca_btl_via_prepare_src(struct mca_btl_base_module_t *btl,
+                                                   struct mca_btl_base_endpoint_t *endpoint,
+                                                   struct opal_convertor_t *convertor,
+                                                   uint8_t order, size_t reserve, size_t *size,
+                                                   uint32_t flags)
+{
+    const size_t cap = mca_btl_via_component.recv_size;
+    mca_btl_via_frag_t *frag;
+    uint32_t iov_count = 1;
+    struct iovec iov;
+    size_t max_data;
+    int rc;
+
+    (void) btl;
+    if (OPAL_UNLIKELY(reserve > cap)) {
+        return NULL;
+    }
+    frag = mca_btl_via_frag_alloc(endpoint);
+    if (OPAL_UNLIKELY(NULL == frag)) {
+        return NULL;
+    }
+    max_data = *size;
+    if (max_data > cap - reserve) {
+        max_data = cap - reserve;
+    }
+    /* pack into the registered send buffer: the descriptor's data segment */
+    iov.iov_base = (IOVBASE_TYPE *) (frag->data + reserve);
+    iov.iov_len = max_data;
+    rc = opal_convertor_pack(convertor, &iov, &iov_count, &max_data);
+    if (OPAL_UNLIKELY(rc < 0)) {
+        mca_btl_via_frag_return(frag);
+        return NULL;
+    }
+    *size = max_data;
+    frag->segment.seg_len = reserve + max_data;
+    frag->base.des_flags = flags;
+    frag->base.order = order;
+    return &frag->base;
+}
+
+void mca_btl_via_fatal_peer(mca_btl_via_endpoint_t *ep, const char *why)
+{
+    opal_output_verbose(1, mca_btl_via_component.output, "btl:via: vpid %u: %s", ep->vpid, why);
+    /* the PML decides (ob1 aborts the job): never hang on a dead peer */
+    if (NULL != mca_btl_via_module.error_cb) {
+        mca_btl_via_module.error_cb(&mca_btl_via_module.super, MCA_BTL_ERROR_FLAGS_FATAL, ep->proc,
+                                    (char *) why);
+    }
+}

@@ -1,0 +1,235 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_via_rdma.c: memory registration through common/rcache (CHEMPI:
+ * registrations are reused) and btl_put / btl_get as RDMA write / RDMA
+ * read descriptors of at most max_transfer bytes each.  A put ends with
+ * an RDMA write with immediate data that completes a receive descriptor
+ * at the target (CHEMPI's completion notice; btl_via_put_notify).
+ */
+
+#include "opal_config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "btl_via.h"
+#include "tc_ompi.h"
+#include "btl_via_endpoint.h"
+#include "btl_via_frag.h"
+
+/* rcache provider: a registration is a VIA memory handle */
+static int mca_btl_via_rcache_reg(void *ctx, void *base, size_t len, void **handle)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    vipl_mem_attrs_t ma = {.ptag = c->ptag,
+                           .enable_rdma_write = true,
+                           .enable_rdma_read = vipl_query_nic(c->nic)->rdma_read};
+    mca_btl_via_reg_t *r = calloc(1, sizeof(*r));
+
+    (void) ctx;
+    if (NULL == r) {
+        return -ENOMEM;
+    }
+    if (VIPL_SUCCESS != vipl_register_mem(c->nic, base, len, &ma, &r->handle.h)) {
+        free(r);
+        return -ENOSPC;
+    }
+    r->base = base;
+    *handle = r;
+    return 0;
+}
+
+static int mca_btl_via_rcache_dereg(void *ctx, void *base, size_t len, void *handle)
+{
+    mca_btl_via_reg_t *r = handle;
+
+    (void) ctx;
+    (void) len;
+    (void) vipl_deregister_mem(mca_btl_via_component.nic, base, r->handle.h);
+    free(r);
+    return 0;
+}
+
+int mca_btl_via_rcache_init(void)
+{
+    tc_rcache_params_t params;
+
+    memset(&params, 0, sizeof(params));
+    params.provider.reg = mca_btl_via_rcache_reg;
+    params.provider.dereg = mca_btl_via_rcache_dereg;
+    params.max_unused_count = mca_btl_via_component.rcache_max_unused;
+    params.max_unused_bytes = 0;
+    mca_btl_via_component.rcache = tc_rcache_create(&params);
+    if (NULL == mca_btl_via_component.rcache) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    /* freed or unmapped memory must not keep a stale registration */
+    (void) tc_ompi_rcache_hook_register(mca_btl_via_component.rcache);
+    return OPAL_SUCCESS;
+}
+
+void mca_btl_via_rcache_fini(void)
+{
+    if (NULL != mca_btl_via_component.rcache) {
+        tc_ompi_rcache_hook_unregister(mca_btl_via_component.rcache);
+        (void) tc_rcache_destroy(mca_btl_via_component.rcache);
+        mca_btl_via_component.rcache = NULL;
+    }
+}
+
+struct mca_btl_base_registration_handle_t *
+mca_btl_via_register_mem(struct mca_btl_base_module_t *btl,
+                         struct mca_btl_base_endpoint_t *endpoint, void *base, size_t size,
+                         uint32_t flags)
+{
+    tc_rcache_reg_t *reg;
+    mca_btl_via_reg_t *r;
+
+    (void) btl;
+    (void) endpoint;
+    (void) flags;
+    if (OPAL_UNLIKELY(NULL == mca_btl_via_component.rcache || 0 == size)) {
+        return NULL;
+    }
+    if (0 != tc_rcache_get(mca_btl_via_component.rcache, base, size, &reg)) {
+        return NULL;
+    }
+    r = reg->handle;
+    r->reg = reg;
+    return &r->handle;
+}
+
+int mca_btl_via_deregister_mem(struct mca_btl_base_module_t *btl,
+                               struct mca_btl_base_registration_handle_t *handle)
+{
+    mca_btl_via_reg_t *r = (mca_btl_via_reg_t *) handle;
+
+    (void) btl;
+    if (NULL == handle || NULL == mca_btl_via_component.rcache) {
+        return OPAL_ERR_BAD_PARAM;
+    }
+    tc_rcache_put(mca_btl_via_component.rcache, r->reg);
+    return OPAL_SUCCESS;
+}
+
+static int mca_btl_via_rdma(uint32_t op_code, struct mca_btl_base_endpoint_t *ep,
+                            void *local_address, uint64_t remote_address,
+                            struct mca_btl_base_registration_handle_t *local_handle,
+                            struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
+                            mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    const size_t chunk = c->max_transfer;
+    uint32_t ndesc = (uint32_t) (size ? (size + chunk - 1) / chunk : 1);
+    bool notify = VIPL_CONTROL_OP_RDMAWRITE == op_code && c->put_notify;
+    mca_btl_via_rdma_op_t *op;
+    uint32_t piggy = 0;
+
+    if (OPAL_UNLIKELY(NULL == ep || NULL == local_handle || NULL == remote_handle)) {
+        return OPAL_ERR_BAD_PARAM;
+    }
+    if (OPAL_UNLIKELY(size < c->rdma_threshold)) {
+        return OPAL_ERR_NOT_AVAILABLE;
+    }
+    if (OPAL_UNLIKELY(MCA_BTL_VIA_EP_CONNECTED != ep->state)) {
+        return MCA_BTL_VIA_EP_FAILED == ep->state ? OPAL_ERR_UNREACH : OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    op = malloc(sizeof(*op) + (size_t) ndesc * sizeof(vipl_desc_t));
+    if (NULL == op) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    OBJ_CONSTRUCT(&op->super, opal_list_item_t);
+    op->endpoint = ep;
+    op->local_address = local_address;
+    op->local_handle = local_handle;
+    op->cbfunc = cbfunc;
+    op->cbcontext = cbcontext;
+    op->cbdata = cbdata;
+    op->status = OPAL_SUCCESS;
+    op->remaining = ndesc;
+    op->ndesc = ndesc;
+
+    OPAL_THREAD_LOCK(&ep->lock);
+    if (ep->outstanding + ndesc > c->send_descriptors) {
+        mca_btl_via_endpoint_reap_locked(ep);
+    }
+    /* the notice consumes a receive descriptor at the target: a credit */
+    if (ep->outstanding + ndesc > c->send_descriptors ||
+        (notify && 0 != tc_credits_try_send(&ep->credits, &piggy))) {
+        OPAL_THREAD_UNLOCK(&ep->lock);
+        OBJ_DESTRUCT(&op->super);
+        free(op);
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    for (uint32_t i = 0; i < ndesc; ++i) {
+        vipl_desc_t *d = op->descs + i;
+        size_t off = (size_t) i * chunk;
+        size_t len = size - off < chunk ? size - off : chunk;
+
+        memset(d, 0, sizeof(*d));
+        d->control = op_code;
+        d->seg_count = 1;
+        d->ds[0].addr = (char *) local_address + off;
+        d->ds[0].handle = local_handle->h;
+        d->ds[0].length = (uint32_t) len;
+        d->remote_addr = remote_address + off;
+        d->remote_handle = remote_handle->h;
+        d->context = (void *) ((uintptr_t) op | MCA_BTL_VIA_CTX_RDMA);
+        if (notify && i + 1 == ndesc) {
+            d->control |= VIPL_CONTROL_IMMEDIATE;
+            d->imm_data = MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_PUT_DONE, 0, piggy);
+        }
+        if (VIPL_SUCCESS != vipl_post_send(ep->vi, d)) {
+            /* the VI broke under us: what was posted completes with an
+             * error, the rest never will */
+            op->status = OPAL_ERR_UNREACH;
+            op->remaining -= ndesc - i;
+            if (0 == op->remaining) {
+                OPAL_THREAD_UNLOCK(&ep->lock);
+                OBJ_DESTRUCT(&op->super);
+                free(op);
+                return OPAL_ERR_UNREACH;
+            }
+            break;
+        }
+        ++ep->outstanding;
+    }
+    if (VIPL_CONTROL_OP_RDMAWRITE == op_code) {
+        ++c->puts;
+    } else {
+        ++c->gets;
+    }
+    c->rdma_bytes += size;
+    /* the emu NIC moves the data here (one CMA call for the batch) */
+    mca_btl_via_endpoint_reap_locked(ep);
+    OPAL_THREAD_UNLOCK(&ep->lock);
+    return OPAL_SUCCESS;
+}
+
+int mca_btl_via_put(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                    void *local_address, uint64_t remote_address,
+                    struct mca_btl_base_registration_handle_t *local_handle,
+                    struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
+                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                    void *cbdata)
+{
+    (void) btl;
+    (void) flags;
+    (void) order;
+    return mca_btl_via_rdma(VIPL_CONTROL_OP_RDMAWRITE, endpoint, local_address, remote_address,
+                            local_handle, remote_handle, size, cbfunc, cbcontext, cbdata);
+}
+
+int mca_btl_via_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                    void *local_address, uint64_t remote_address,
+                    struct mca_btl_base_registration_handle_t *local_handle,
+                    struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
+                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                    void *cbdata)
+{
+    (void) btl;
+    (void) flags;
+    (void) order;
+    return mca_btl_via_rdma(VIPL_CONTROL_OP_RDMAREAD, endpoint, local_address, remote_address,
+                            local_handle, remote_handle, size, cbfunc, cbcontext, cbdata);
+}

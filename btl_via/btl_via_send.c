@@ -1,0 +1,102 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * btl_via_send.c: btl_send and btl_sendi.  A message is one VIA send
+ * descriptor from a registered send buffer into the receive descriptor
+ * the peer pre-posted; its immediate data carries the tag and the
+ * credits we return (btl_via_hdr.h), so the payload is ob1's bytes alone.
+ * A send without credit waits in the endpoint's FIFO; send always
+ * completes through the callback from progress.
+ */
+
+#include "opal_config.h"
+
+#include <string.h>
+
+#include "opal/datatype/opal_convertor.h"
+
+#include "btl_via.h"
+#include "btl_via_endpoint.h"
+#include "btl_via_frag.h"
+
+int mca_btl_via_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                     struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag)
+{
+    mca_btl_via_frag_t *frag = (mca_btl_via_frag_t *) descriptor;
+    int rc;
+
+    (void) btl;
+    frag->endpoint = endpoint;
+    frag->kind = MCA_BTL_VIA_FRAG_SEND;
+    frag->imm = MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_AM, tag, 0);
+    /* ob1 relies on the callback (as with vader): always give it */
+    frag->base.des_flags |= MCA_BTL_DES_SEND_ALWAYS_CALLBACK;
+
+    OPAL_THREAD_LOCK(&endpoint->lock);
+    rc = mca_btl_via_endpoint_send_locked(endpoint, frag);
+    if (OPAL_LIKELY(OPAL_SUCCESS == rc)) {
+        mca_btl_via_endpoint_reap_locked(endpoint);
+    }
+    OPAL_THREAD_UNLOCK(&endpoint->lock);
+    return rc;
+}
+
+int mca_btl_via_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                      struct opal_convertor_t *convertor, void *header, size_t header_size,
+                      size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
+                      mca_btl_base_descriptor_t **descriptor)
+{
+    const size_t length = header_size + payload_size;
+    mca_btl_via_frag_t *frag;
+    int rc;
+
+    (void) btl;
+    (void) order;
+    (void) flags;
+    if (OPAL_UNLIKELY(length > mca_btl_via_component.recv_size ||
+                      MCA_BTL_VIA_EP_CONNECTED != endpoint->state ||
+                      0 == tc_credits_available(&endpoint->credits) ||
+                      tc_credits_queued(&endpoint->credits) > 0)) {
+        goto no_resource;
+    }
+    frag = mca_btl_via_frag_alloc(endpoint);
+    if (OPAL_UNLIKELY(NULL == frag)) {
+        goto no_resource;
+    }
+    frag->kind = MCA_BTL_VIA_FRAG_INTERNAL;
+    frag->imm = MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_AM, tag, 0);
+    memcpy(frag->data, header, header_size);
+    if (payload_size) {
+        if (OPAL_LIKELY(!opal_convertor_need_buffers(convertor))) {
+            void *src;
+            opal_convertor_get_current_pointer(convertor, &src);
+            memcpy(frag->data + header_size, src, payload_size);
+        } else {
+            uint32_t iov_count = 1;
+            struct iovec iov = {.iov_base = (IOVBASE_TYPE *) (frag->data + header_size),
+                                .iov_len = payload_size};
+            size_t max_data = payload_size;
+
+            (void) opal_convertor_pack(convertor, &iov, &iov_count, &max_data);
+        }
+    }
+    frag->segment.seg_len = length;
+
+    OPAL_THREAD_LOCK(&endpoint->lock);
+    rc = mca_btl_via_endpoint_send_locked(endpoint, frag);
+    if (OPAL_LIKELY(OPAL_SUCCESS == rc)) {
+        mca_btl_via_endpoint_reap_locked(endpoint);
+    }
+    OPAL_THREAD_UNLOCK(&endpoint->lock);
+    if (OPAL_UNLIKELY(OPAL_SUCCESS != rc)) {
+        mca_btl_via_frag_return(frag);
+        goto no_resource;
+    }
+    /* queued behind a credit wait is still sent, in order: done for ob1 */
+    return OPAL_SUCCESS;
+
+no_resource:
+    if (NULL != descriptor) {
+        *descriptor = NULL;
+    }
+    return OPAL_ERR_OUT_OF_RESOURCE;
+}

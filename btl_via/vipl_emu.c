@@ -1,0 +1,1494 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * vipl_emu.c: the "emu" VIPL provider, a software VI NIC between the
+ * processes of one host.
+ *
+ * Each NIC is one shared segment in the job's session directory (mode
+ * 0600, common/tc_shm) holding
+ *   - a header (owner pid, state, geometry, attach count),
+ *   - the registration table: what the NIC would keep in its translation
+ *     and protection table; read by peers before every transfer,
+ *   - one record per VI: state, protection tag, and the receive work
+ *     queue (descriptors posted by the owner, completed by the peer),
+ *   - NIC memory (vipl_mem_alloc), where the BTL keeps its receive
+ *     buffers, so a send is one copy into the peer's posted buffer.
+ * A send consumes the next posted receive descriptor of the peer's VI:
+ * the sender checks the descriptor's memory handle against the peer's
+ * table, copies, then writes the completion (status last, with release
+ * order).  No receive posted: the peer's VI goes to error (VIA reliable
+ * delivery) and the send completes with a remote descriptor error.
+ * RDMA write/read move data with CMA (process_vm_writev/readv) only after
+ * the target's table accepted handle, protection tag, range and the
+ * RDMA enable bit; consecutive RDMA descriptors are gathered into one
+ * system call when the VI's send queue is processed.  A VI whose peer
+ * died (or disconnected) goes to error and flushes its descriptors.
+ *
+ * Every value read from a peer's segment is validated before use.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stddef.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "tc_config.h"
+#include "tc_shm.h"
+#include "vipl.h"
+
+#define VIPL_EMU_MAGIC 0x45504956u /* "VIPE" */
+#define VIPL_EMU_VERSION 1u
+#define VIPL_EMU_ADDR_MAGIC 0x56454d55u /* "UMEV" */
+#define VIPL_EMU_REG_WRITE 0x1u
+#define VIPL_EMU_REG_READ 0x2u
+#define VIPL_EMU_NIC_OPEN 1u
+#define VIPL_EMU_NIC_CLOSED 2u
+#define VIPL_EMU_MAX_IOV 256
+#define VIPL_EMU_CHECK_POLLS 65536u /* empty polls between liveness checks */
+#define VIPL_EMU_MAX_FREE 64
+#define VIPL_EMU_INLINE_MAX 32             /* bytes carried in the receive slot */
+#define VIPL_EMU_STATUS_INLINE 0x80000000u /* slot status: data in inline_data */
+
+/* ---- shared layout -------------------------------------------------- */
+
+typedef struct vipl_emu_nic_hdr {
+    uint32_t magic;
+    uint32_t version;
+    uint32_t nic_id;
+    int32_t pid;
+    uint32_t max_vis;
+    uint32_t max_recv_depth;
+    uint32_t max_regs;
+    uint32_t state; /* VIPL_EMU_NIC_* */
+    uint64_t reg_off;
+    uint64_t vi_off;
+    uint64_t vi_stride;
+    uint64_t mem_off;
+    uint64_t mem_size;
+    uint32_t attached; /* peers that mapped this segment */
+    uint32_t expected; /* ... and how many will */
+    uint8_t pad_[48];
+} vipl_emu_nic_hdr_t;
+_Static_assert(sizeof(vipl_emu_nic_hdr_t) == 128, "emu NIC header is two cache lines");
+
+typedef struct vipl_emu_reg {
+    uint32_t gen; /* odd: free or changing; even: valid */
+    uint32_t ptag;
+    uint32_t flags; /* VIPL_EMU_REG_* */
+    uint32_t pad_;
+    uint64_t base;
+    uint64_t len;
+    int64_t seg_off; /* base's offset in the segment, -1: outside */
+} vipl_emu_reg_t;
+_Static_assert(sizeof(vipl_emu_reg_t) == 40, "emu registration entry layout");
+_Static_assert(offsetof(vipl_emu_reg_t, base) == 16 && offsetof(vipl_emu_reg_t, seg_off) == 32,
+               "registration entry field offsets");
+
+typedef struct vipl_emu_rslot {
+    uint32_t status; /* 0 until completed (VIPL_STATUS_*) */
+    uint32_t buf_len;
+    uint64_t addr;
+    uint64_t handle;
+    uint32_t done_len;
+    uint32_t imm;
+    uint8_t inline_data[32]; /* small messages: see vipl_emu_deliver */
+} vipl_emu_rslot_t;
+_Static_assert(sizeof(vipl_emu_rslot_t) == 64, "one receive slot per cache line");
+_Static_assert(offsetof(vipl_emu_rslot_t, addr) == 8 && offsetof(vipl_emu_rslot_t, handle) == 16 &&
+                   offsetof(vipl_emu_rslot_t, done_len) == 24 &&
+                   offsetof(vipl_emu_rslot_t, imm) == 28 &&
+                   offsetof(vipl_emu_rslot_t, inline_data) == 32,
+               "receive slot field offsets");
+
+typedef struct vipl_emu_vi_rec {
+    /* line 0: written by the owner */
+    uint32_t state; /* vipl_vi_state_t */
+    uint32_t error; /* vipl_vi_error_t */
+    uint32_t ptag;
+    uint32_t recv_depth;
+    uint32_t remote_nic;
+    uint32_t remote_vi;
+    uint32_t enable; /* VIPL_EMU_REG_* enabled on the VI */
+    uint32_t in_use;
+    uint8_t pad0_[32];
+    /* line 1: receive descriptors posted so far (owner) */
+    uint64_t posted;
+    uint8_t pad1_[56];
+    /* line 2: written by the peer */
+    uint32_t peer_error; /* vipl_vi_error_t the peer reported */
+    uint8_t pad2_[60];
+    vipl_emu_rslot_t slots[];
+} vipl_emu_vi_rec_t;
+_Static_assert(sizeof(vipl_emu_vi_rec_t) == 192, "emu VI record header layout");
+_Static_assert(offsetof(vipl_emu_vi_rec_t, posted) == 64 &&
+                   offsetof(vipl_emu_vi_rec_t, peer_error) == 128,
+               "owner's and peer's lines of a VI record");
+
+/* what vipl_vi_address returns */
+typedef struct vipl_emu_addr {
+    uint32_t magic;
+    uint32_t nic_id;
+    int32_t pid;
+    uint32_t vi_index;
+} vipl_emu_addr_t;
+_Static_assert(sizeof(vipl_emu_addr_t) <= VIPL_ADDR_BYTES, "emu address fits");
+
+/* ---- private objects -------------------------------------------------- */
+
+typedef struct vipl_emu_remote {
+    struct vipl_emu_remote *next;
+    uint32_t nic_id;
+    pid_t pid;
+    unsigned refs;
+    tc_shm_seg_t seg;
+    vipl_emu_nic_hdr_t *hdr;
+    vipl_emu_reg_t *regs;
+    uint32_t max_regs;
+    uint32_t max_vis;
+    uint32_t max_recv_depth;
+    char *vi_base;
+    size_t vi_stride;
+} vipl_emu_remote_t;
+
+typedef struct vipl_emu_cq vipl_emu_cq_t;
+typedef struct vipl_emu_vi vipl_emu_vi_t;
+
+typedef struct vipl_emu_nic {
+    vipl_nic_t super;
+    tc_shm_seg_t seg;
+    vipl_emu_nic_hdr_t *hdr;
+    vipl_emu_reg_t *regs;
+    uint32_t max_regs;
+    uint32_t reg_hint;
+    char *vi_base;
+    size_t vi_stride;
+    uint32_t max_vis;
+    uint32_t max_recv_depth;
+    char *mem;
+    size_t mem_size;
+    size_t mem_bump;
+    struct {
+        size_t off, len;
+    } free_blocks[VIPL_EMU_MAX_FREE];
+    unsigned num_free;
+    uint32_t next_ptag;
+    char *dir;
+    char *key;
+    pid_t pid;
+    uint32_t nic_id;
+    vipl_emu_remote_t *remotes;
+    pthread_mutex_t lock; /* table, allocator, remotes */
+} vipl_emu_nic_t;
+
+typedef struct vipl_emu_ptag {
+    vipl_ptag_t super;
+    uint32_t id;
+} vipl_emu_ptag_t;
+
+struct vipl_emu_cq {
+    vipl_cq_t super;
+    vipl_emu_vi_t **vis; /* attached work queues */
+    bool *is_recv;
+    uint32_t count;
+    uint32_t cap;
+    uint32_t next; /* round robin */
+};
+
+struct vipl_emu_vi {
+    vipl_vi_t super;
+    vipl_emu_nic_t *nic;
+    uint32_t index;
+    vipl_emu_vi_rec_t *rec;
+    vipl_emu_cq_t *send_cq;
+    vipl_emu_cq_t *recv_cq;
+    uint32_t ptag;
+    uint32_t enable;
+    uint32_t max_transfer;
+    uint32_t send_depth;
+    uint32_t recv_depth;
+    int state;
+    int error;
+    /* receive queue (owner side) */
+    vipl_desc_t **rdescs;
+    uint64_t rposted;
+    uint64_t rdone;
+    unsigned empty_polls;
+    /* send queue: posted, not yet processed (RDMA, gathered) and done */
+    vipl_desc_t *pend_head, *pend_tail;
+    vipl_desc_t *done_head, *done_tail;
+    uint32_t outstanding;
+    /* connection */
+    vipl_emu_remote_t *remote;
+    vipl_emu_vi_rec_t *rrec;
+    uint32_t remote_vi;
+    uint32_t remote_depth;
+    uint64_t rconsumed;    /* peer's receive slots I consumed */
+    uint64_t rposted_seen; /* peer's posted count, last read */
+};
+
+static const vipl_ops_t vipl_emu_ops;
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static inline uint32_t vipl_emu_load32(const uint32_t *p)
+{
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline void vipl_emu_store32(uint32_t *p, uint32_t v)
+{
+    __atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+static int vipl_emu_name(const char *key, uint32_t nic_id, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "via.%s.%u", key, nic_id);
+    return (n < 0 || (size_t) n >= len) ? -1 : 0;
+}
+
+static vipl_emu_vi_rec_t *vipl_emu_rec(char *vi_base, size_t stride, uint32_t index)
+{
+    return (vipl_emu_vi_rec_t *) (vi_base + (size_t) index * stride);
+}
+
+/* A handle checked against a registration table (own or a peer's):
+ * valid entry of that generation, the protection tag, [addr, addr+len)
+ * inside, and the enable bits.  Seqlock read: the entry must not change
+ * while it is read. */
+static bool vipl_emu_check_reg(const vipl_emu_reg_t *regs, uint32_t max_regs,
+                               vipl_mem_handle_t handle, uint32_t ptag, uint64_t addr, uint64_t len,
+                               uint32_t need, vipl_emu_reg_t *out)
+{
+    uint32_t index = (uint32_t) (handle & 0xffffffffu);
+    uint32_t gen = (uint32_t) (handle >> 32);
+    const vipl_emu_reg_t *e;
+    vipl_emu_reg_t copy;
+
+    if (index >= max_regs || 0 != (gen & 1u) || 0 == gen) {
+        return false;
+    }
+    e = regs + index;
+    if (vipl_emu_load32(&e->gen) != gen) {
+        return false;
+    }
+    memcpy(&copy, (const void *) e, sizeof(copy));
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (vipl_emu_load32(&e->gen) != gen) {
+        return false;
+    }
+    if (copy.ptag != ptag || (copy.flags & need) != need) {
+        return false;
+    }
+    if (addr < copy.base || len > copy.len || addr - copy.base > copy.len - len) {
+        return false;
+    }
+    if (NULL != out) {
+        *out = copy;
+    }
+    return true;
+}
+
+/* ---- NIC ---------------------------------------------------------------- */
+
+static vipl_return_t vipl_emu_open_nic(const vipl_open_params_t *params, vipl_nic_t **nicp)
+{
+    vipl_emu_nic_t *nic;
+    size_t reg_bytes, vi_stride, vi_bytes, mem_bytes, total;
+    char name[256];
+    int rc;
+
+    if (NULL == params || NULL == nicp || NULL == params->segment_dir || 0 == params->max_vis ||
+        0 == params->max_recv_depth || params->max_recv_depth > (1u << 16) ||
+        params->max_vis > (1u << 16) || 0 == params->max_regs || params->max_regs > (1u << 24) ||
+        params->nic_memory > ((size_t) 1 << 36)) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    nic = calloc(1, sizeof(*nic));
+    if (NULL == nic) {
+        return VIPL_ERROR_RESOURCE;
+    }
+    nic->dir = strdup(params->segment_dir);
+    nic->key = strdup(params->job_key ? params->job_key : "emu");
+    if (NULL == nic->dir || NULL == nic->key ||
+        0 != vipl_emu_name(nic->key, params->nic_id, name, sizeof(name))) {
+        goto fail;
+    }
+    reg_bytes = TC_ALIGN_UP((size_t) params->max_regs * sizeof(vipl_emu_reg_t), (size_t) 64);
+    vi_stride =
+        sizeof(vipl_emu_vi_rec_t) + (size_t) params->max_recv_depth * sizeof(vipl_emu_rslot_t);
+    vi_bytes = (size_t) params->max_vis * vi_stride;
+    mem_bytes = TC_ALIGN_UP(params->nic_memory, (size_t) 4096);
+    total =
+        TC_ALIGN_UP(sizeof(vipl_emu_nic_hdr_t) + reg_bytes + vi_bytes, (size_t) 4096) + mem_bytes;
+    rc = tc_shm_create(&nic->seg, nic->dir, name, total);
+    if (0 != rc) {
+        goto fail;
+    }
+    nic->hdr = nic->seg.base;
+    nic->hdr->version = VIPL_EMU_VERSION;
+    nic->hdr->nic_id = params->nic_id;
+    nic->hdr->pid = (int32_t) getpid();
+    nic->hdr->max_vis = params->max_vis;
+    nic->hdr->max_recv_depth = params->max_recv_depth;
+    nic->hdr->max_regs = params->max_regs;
+    nic->hdr->reg_off = sizeof(vipl_emu_nic_hdr_t);
+    nic->hdr->vi_off = sizeof(vipl_emu_nic_hdr_t) + reg_bytes;
+    nic->hdr->vi_stride = vi_stride;
+    nic->hdr->mem_off = total - mem_bytes;
+    nic->hdr->mem_size = mem_bytes;
+    nic->hdr->expected = params->expected_peers;
+    nic->hdr->state = VIPL_EMU_NIC_OPEN;
+    nic->regs = (vipl_emu_reg_t *) ((char *) nic->seg.base + nic->hdr->reg_off);
+    for (uint32_t i = 0; i < params->max_regs; ++i) {
+        nic->regs[i].gen = 1; /* free */
+    }
+    nic->max_regs = params->max_regs;
+    nic->vi_base = (char *) nic->seg.base + nic->hdr->vi_off;
+    nic->vi_stride = vi_stride;
+    nic->max_vis = params->max_vis;
+    nic->max_recv_depth = params->max_recv_depth;
+    nic->mem = (char *) nic->seg.base + nic->hdr->mem_off;
+    nic->mem_size = mem_bytes;
+    nic->pid = getpid();
+    nic->nic_id = params->nic_id;
+    nic->next_ptag = 1;
+    pthread_mutex_init(&nic->lock, NULL);
+    if (0 == params->expected_peers) {
+        /* nobody will attach: the name is of no use */
+        (void) tc_shm_unlink(&nic->seg);
+    }
+    /* the magic last: a peer attaching early sees a complete header */
+    __atomic_store_n(&nic->hdr->magic, VIPL_EMU_MAGIC, __ATOMIC_RELEASE);
+
+    nic->super.ops = &vipl_emu_ops;
+    nic->super.attrs.provider = "emu";
+    nic->super.attrs.max_transfer_size =
+        params->max_transfer_size ? params->max_transfer_size : 65536;
+    nic->super.attrs.max_descriptors = params->max_recv_depth;
+    nic->super.attrs.max_segs = VIPL_MAX_DATA_SEGS;
+    nic->super.attrs.rdma_read = true;
+    nic->super.attrs.local_only = true;
+    *nicp = &nic->super;
+    return VIPL_SUCCESS;
+
+fail:
+    free(nic->dir);
+    free(nic->key);
+    free(nic);
+    return VIPL_ERROR_RESOURCE;
+}
+
+static void vipl_emu_remote_put(vipl_emu_nic_t *nic, vipl_emu_remote_t *r)
+{
+    vipl_emu_remote_t **pp;
+
+    pthread_mutex_lock(&nic->lock);
+    if (--r->refs > 0) {
+        pthread_mutex_unlock(&nic->lock);
+        return;
+    }
+    for (pp = &nic->remotes; *pp; pp = &(*pp)->next) {
+        if (*pp == r) {
+            *pp = r->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&nic->lock);
+    (void) tc_shm_detach(&r->seg);
+    free(r);
+}
+
+static void vipl_emu_close_nic(vipl_nic_t *base)
+{
+    vipl_emu_nic_t *nic = (vipl_emu_nic_t *) base;
+
+    if (NULL == nic) {
+        return;
+    }
+    vipl_emu_store32(&nic->hdr->state, VIPL_EMU_NIC_CLOSED);
+    while (NULL != nic->remotes) {
+        vipl_emu_remote_t *r = nic->remotes;
+        nic->remotes = r->next;
+        (void) tc_shm_detach(&r->seg);
+        free(r);
+    }
+    (void) tc_shm_unlink(&nic->seg);
+    (void) tc_shm_detach(&nic->seg);
+    pthread_mutex_destroy(&nic->lock);
+    free(nic->dir);
+    free(nic->key);
+    free(nic);
+}
+
+/* map a peer NIC's segment (once per NIC), validating its header */
+static vipl_return_t vipl_emu_remote_get(vipl_emu_nic_t *nic, uint32_t nic_id, pid_t pid,
+                                         vipl_emu_remote_t **out)
+{
+    vipl_emu_remote_t *r;
+    vipl_emu_nic_hdr_t h;
+    char name[256];
+    int rc;
+
+    pthread_mutex_lock(&nic->lock);
+    for (r = nic->remotes; r; r = r->next) {
+        if (r->nic_id == nic_id) {
+            ++r->refs;
+            pthread_mutex_unlock(&nic->lock);
+            *out = r;
+            return VIPL_SUCCESS;
+        }
+    }
+    pthread_mutex_unlock(&nic->lock);
+
+    if (0 != vipl_emu_name(nic->key, nic_id, name, sizeof(name))) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    r = calloc(1, sizeof(*r));
+    if (NULL == r) {
+        return VIPL_ERROR_RESOURCE;
+    }
+    rc = tc_shm_attach(&r->seg, nic->dir, name, 0);
+    if (0 != rc) {
+        free(r);
+        /* not created yet (or gone): the caller may retry */
+        return -EPERM == rc ? VIPL_INVALID_PARAMETER : VIPL_NOT_REACHABLE;
+    }
+    if (r->seg.size < sizeof(h) ||
+        VIPL_EMU_MAGIC !=
+            __atomic_load_n(&((vipl_emu_nic_hdr_t *) r->seg.base)->magic, __ATOMIC_ACQUIRE)) {
+        (void) tc_shm_detach(&r->seg);
+        free(r);
+        return VIPL_NOT_REACHABLE;
+    }
+    memcpy(&h, r->seg.base, sizeof(h));
+    /* the geometry comes from another process: check it all */
+    if (VIPL_EMU_VERSION != h.version || h.nic_id != nic_id || (pid > 0 && h.pid != pid) ||
+        0 == h.max_vis || 0 == h.max_regs || 0 == h.max_recv_depth ||
+        h.max_recv_depth > (1u << 16) ||
+        h.vi_stride !=
+            sizeof(vipl_emu_vi_rec_t) + (size_t) h.max_recv_depth * sizeof(vipl_emu_rslot_t) ||
+        h.reg_off < sizeof(h) ||
+        h.reg_off + (uint64_t) h.max_regs * sizeof(vipl_emu_reg_t) > h.vi_off ||
+        h.vi_off + (uint64_t) h.max_vis * h.vi_stride > h.mem_off ||
+        h.mem_off + h.mem_size > r->seg.size || 0 != (h.reg_off & 7) || 0 != (h.vi_off & 63)) {
+        (void) tc_shm_detach(&r->seg);
+        free(r);
+        return VIPL_INVALID_PARAMETER;
+    }
+    r->nic_id = nic_id;
+    r->pid = h.pid;
+    r->hdr = r->seg.base;
+    r->regs = (vipl_emu_reg_t *) ((char *) r->seg.base + h.reg_off);
+    r->max_regs = h.max_regs;
+    r->max_vis = h.max_vis;
+    r->max_recv_depth = h.max_recv_depth;
+    r->vi_base = (char *) r->seg.base + h.vi_off;
+    r->vi_stride = h.vi_stride;
+    r->refs = 1;
+    /* the last expected peer to map the segment removes its name */
+    if (__atomic_add_fetch(&r->hdr->attached, 1, __ATOMIC_ACQ_REL) == h.expected) {
+        (void) tc_shm_unlink(&r->seg);
+    }
+
+    pthread_mutex_lock(&nic->lock);
+    r->next = nic->remotes;
+    nic->remotes = r;
+    pthread_mutex_unlock(&nic->lock);
+    *out = r;
+    return VIPL_SUCCESS;
+}
+
+/* ---- protection tags and memory ------------------------------------------ */
+
+static vipl_return_t vipl_emu_create_ptag(vipl_nic_t *base, vipl_ptag_t **ptag)
+{
+    vipl_emu_nic_t *nic = (vipl_emu_nic_t *) base;
+    vipl_emu_ptag_t *p = calloc(1, sizeof(*p));
+
+    if (NULL == p) {
+        return VIPL_ERROR_RESOURCE;
+    }
+    p->super.nic = base;
+    pthread_mutex_lock(&nic->lock);
+    p->id = nic->next_ptag++;
+    pthread_mutex_unlock(&nic->lock);
+    *ptag = &p->super;
+    return VIPL_SUCCESS;
+}
+
+static void vipl_emu_destroy_ptag(vipl_ptag_t *ptag)
+{
+    free(ptag);
+}
+
+static vipl_return_t vipl_emu_register_mem(vipl_nic_t *base, void *addr, size_t len,
+                                           const vipl_mem_attrs_t *attrs, vipl_mem_handle_t *handle)
+{
+    vipl_emu_nic_t *nic = (vipl_emu_nic_t *) base;
+    uintptr_t a = (uintptr_t) addr, seg = (uintptr_t) nic->seg.base;
+
+    if (NULL == addr || 0 == len || a + len < a || NULL == attrs || NULL == attrs->ptag ||
+        attrs->ptag->nic != base || NULL == handle) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    pthread_mutex_lock(&nic->lock);
+    for (uint32_t n = 0; n < nic->max_regs; ++n) {
+        uint32_t i = (nic->reg_hint + n) % nic->max_regs;
+        vipl_emu_reg_t *e = nic->regs + i;
+        uint32_t gen = e->gen;
+
+        if (0 == (gen & 1u)) {
+            continue;
+        }
+        e->ptag = ((vipl_emu_ptag_t *) attrs->ptag)->id;
+        e->flags = (attrs->enable_rdma_write ? VIPL_EMU_REG_WRITE : 0) |
+            (attrs->enable_rdma_read ? VIPL_EMU_REG_READ : 0);
+        e->base = a;
+        e->len = len;
+        e->seg_off = (a >= seg && a + len <= seg + nic->seg.size) ? (int64_t) (a - seg) : -1;
+        ++gen;
+        if (0 == gen) {
+            gen = 2;
+        }
+        vipl_emu_store32(&e->gen, gen);
+        nic->reg_hint = i + 1;
+        pthread_mutex_unlock(&nic->lock);
+        *handle = ((uint64_t) gen << 32) | i;
+        return VIPL_SUCCESS;
+    }
+    pthread_mutex_unlock(&nic->lock);
+    return VIPL_ERROR_RESOURCE;
+}
+
+static vipl_return_t vipl_emu_deregister_mem(vipl_nic_t *base, void *addr, vipl_mem_handle_t handle)
+{
+    vipl_emu_nic_t *nic = (vipl_emu_nic_t *) base;
+    uint32_t index = (uint32_t) (handle & 0xffffffffu);
+    uint32_t gen = (uint32_t) (handle >> 32);
+    vipl_emu_reg_t *e;
+
+    if (index >= nic->max_regs) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    e = nic->regs + index;
+    pthread_mutex_lock(&nic->lock);
+    if (e->gen != gen || 0 != (gen & 1u) || e->base != (uintptr_t) addr) {
+        pthread_mutex_unlock(&nic->lock);
+        return VIPL_INVALID_PARAMETER;
+    }
+    vipl_emu_store32(&e->gen, gen + 1); /* odd: invalid from now on */
+    pthread_mutex_unlock(&nic->lock);
+    return VIPL_SUCCESS;
+}
+
+/* NIC memory: first fit over a few freed blocks, else the bump pointer */
+static void *vipl_emu_mem_alloc(vipl_nic_t *base, size_t len)
+{
+    vipl_emu_nic_t *nic = (vipl_emu_nic_t *) base;
+    void *p = NULL;
+
+    len = TC_ALIGN_UP(len ? len : 1, (size_t) 64);
+    pthread_mutex_lock(&nic->lock);
+    for (unsigned i = 0; i < nic->num_free; ++i) {
+        if (nic->free_blocks[i].len == len) {
+            p = nic->mem + nic->free_blocks[i].off;
+            nic->free_blocks[i] = nic->free_blocks[--nic->num_free];
+            break;
+        }
+    }
+    if (NULL == p && nic->mem_size - nic->mem_bump >= len + 64) {
+        /* the block's length in front of it */
+        *(size_t *) (nic->mem + nic->mem_bump) = len;
+        p = nic->mem + nic->mem_bump + 64;
+        nic->mem_bump += len + 64;
+    }
+    pthread_mutex_unlock(&nic->lock);
+    return p;
+}
+
+static void vipl_emu_mem_free(vipl_nic_t *base, void *ptr)
+{
+    vipl_emu_nic_t *nic = (vipl_emu_nic_t *) base;
+
+    if (NULL == ptr) {
+        return;
+    }
+    pthread_mutex_lock(&nic->lock);
+    if (nic->num_free < VIPL_EMU_MAX_FREE) {
+        nic->free_blocks[nic->num_free].off = (size_t) ((char *) ptr - nic->mem);
+        nic->free_blocks[nic->num_free].len = *(size_t *) ((char *) ptr - 64);
+        ++nic->num_free;
+    }
+    pthread_mutex_unlock(&nic->lock);
+}
+
+/* ---- completion queues ---------------------------------------------------- */
+
+static vipl_return_t vipl_emu_create_cq(vipl_nic_t *base, uint32_t entries, vipl_cq_t **cqp)
+{
+    vipl_emu_cq_t *cq = calloc(1, sizeof(*cq));
+    uint32_t cap = entries ? entries : 16;
+
+    if (NULL == cq) {
+        return VIPL_ERROR_RESOURCE;
+    }
+    cq->vis = calloc(cap, sizeof(*cq->vis));
+    cq->is_recv = calloc(cap, sizeof(*cq->is_recv));
+    if (NULL == cq->vis || NULL == cq->is_recv) {
+        free(cq->vis);
+        free(cq->is_recv);
+        free(cq);
+        return VIPL_ERROR_RESOURCE;
+    }
+    cq->cap = cap;
+    cq->super.nic = base;
+    *cqp = &cq->super;
+    return VIPL_SUCCESS;
+}
+
+static void vipl_emu_destroy_cq(vipl_cq_t *base)
+{
+    vipl_emu_cq_t *cq = (vipl_emu_cq_t *) base;
+
+    free(cq->vis);
+    free(cq->is_recv);
+    free(cq);
+}
+
+static bool vipl_emu_cq_attach(vipl_emu_cq_t *cq, vipl_emu_vi_t *vi, bool is_recv)
+{
+    if (cq->count == cq->cap) {
+        return false;
+    }
+    cq->vis[cq->count] = vi;
+    cq->is_recv[cq->count] = is_recv;
+    ++cq->count;
+    return true;
+}
+
+static void vipl_emu_cq_detach(vipl_emu_cq_t *cq, vipl_emu_vi_t *vi)
+{
+    for (uint32_t i = 0; i < cq->count;) {
+        if (cq->vis[i] == vi) {
+            --cq->count;
+            cq->vis[i] = cq->vis[cq->count];
+            cq->is_recv[i] = cq->is_recv[cq->count];
+        } else {
+            ++i;
+        }
+    }
+}
+
+/* ---- VIs -------------------------------------------------------------------- */
+
+static vipl_return_t vipl_emu_create_vi(vipl_nic_t *base, const vipl_vi_attrs_t *attrs,
+                                        vipl_cq_t *send_cq, vipl_cq_t *recv_cq, vipl_vi_t **vip)
+{
+    vipl_emu_nic_t *nic = (vipl_emu_nic_t *) base;
+    vipl_emu_vi_t *vi;
+    uint32_t index;
+
+    if (NULL == attrs || NULL == vip || NULL == attrs->ptag || attrs->ptag->nic != base) {
+        return NULL == attrs || NULL == vip ? VIPL_INVALID_PARAMETER : VIPL_INVALID_PTAG;
+    }
+    if (VIPL_RELIABLE_DELIVERY != attrs->reliability) {
+        return VIPL_INVALID_RELIABILITY_LEVEL;
+    }
+    if (0 == attrs->recv_depth || attrs->recv_depth > nic->max_recv_depth ||
+        0 == attrs->send_depth || attrs->max_transfer_size > nic->super.attrs.max_transfer_size) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    vi = calloc(1, sizeof(*vi));
+    if (NULL == vi) {
+        return VIPL_ERROR_RESOURCE;
+    }
+    vi->rdescs = calloc(attrs->recv_depth, sizeof(*vi->rdescs));
+    if (NULL == vi->rdescs) {
+        free(vi);
+        return VIPL_ERROR_RESOURCE;
+    }
+    pthread_mutex_lock(&nic->lock);
+    for (index = 0; index < nic->max_vis; ++index) {
+        if (!vipl_emu_rec(nic->vi_base, nic->vi_stride, index)->in_use) {
+            break;
+        }
+    }
+    if (index == nic->max_vis) {
+        pthread_mutex_unlock(&nic->lock);
+        free(vi->rdescs);
+        free(vi);
+        return VIPL_ERROR_RESOURCE;
+    }
+    vi->rec = vipl_emu_rec(nic->vi_base, nic->vi_stride, index);
+    memset(vi->rec, 0, nic->vi_stride);
+    vi->rec->in_use = 1;
+    pthread_mutex_unlock(&nic->lock);
+
+    vi->super.nic = base;
+    vi->nic = nic;
+    vi->index = index;
+    vi->ptag = ((vipl_emu_ptag_t *) attrs->ptag)->id;
+    vi->enable = (attrs->enable_rdma_write ? VIPL_EMU_REG_WRITE : 0) |
+        (attrs->enable_rdma_read ? VIPL_EMU_REG_READ : 0);
+    vi->max_transfer =
+        attrs->max_transfer_size ? attrs->max_transfer_size : nic->super.attrs.max_transfer_size;
+    vi->send_depth = attrs->send_depth;
+    vi->recv_depth = attrs->recv_depth;
+    vi->state = VIPL_STATE_IDLE;
+    vi->rec->ptag = vi->ptag;
+    vi->rec->recv_depth = vi->recv_depth;
+    vi->rec->enable = vi->enable;
+    vipl_emu_store32(&vi->rec->state, VIPL_STATE_IDLE);
+    vi->send_cq = (vipl_emu_cq_t *) send_cq;
+    vi->recv_cq = (vipl_emu_cq_t *) recv_cq;
+    if ((NULL != vi->send_cq && !vipl_emu_cq_attach(vi->send_cq, vi, false)) ||
+        (NULL != vi->recv_cq && !vipl_emu_cq_attach(vi->recv_cq, vi, true))) {
+        if (NULL != vi->send_cq) {
+            vipl_emu_cq_detach(vi->send_cq, vi);
+        }
+        vi->rec->in_use = 0;
+        free(vi->rdescs);
+        free(vi);
+        return VIPL_ERROR_RESOURCE;
+    }
+    *vip = &vi->super;
+    return VIPL_SUCCESS;
+}
+
+static void vipl_emu_vi_address(vipl_vi_t *base, vipl_vi_address_t *addr)
+{
+    vipl_emu_vi_t *vi = (vipl_emu_vi_t *) base;
+    vipl_emu_addr_t a = {
+        .magic = VIPL_EMU_ADDR_MAGIC,
+        .nic_id = vi->nic->nic_id,
+        .pid = (int32_t) vi->nic->pid,
+        .vi_index = vi->index,
+    };
+
+    memset(addr, 0, sizeof(*addr));
+    memcpy(addr->bytes, &a, sizeof(a));
+}
+
+/* the VI breaks: tell the peer (if any), stop sending */
+static void vipl_emu_vi_fail(vipl_emu_vi_t *vi, vipl_vi_error_t why, bool tell_peer)
+{
+    if (VIPL_STATE_ERROR == vi->state) {
+        return;
+    }
+    vi->state = VIPL_STATE_ERROR;
+    vi->error = why;
+    vi->rec->error = why;
+    vipl_emu_store32(&vi->rec->state, VIPL_STATE_ERROR);
+    if (tell_peer && NULL != vi->rrec) {
+        vipl_emu_store32(&vi->rrec->peer_error, why);
+    }
+}
+
+static vipl_return_t vipl_emu_connect_peer_request(vipl_vi_t *base, const vipl_vi_address_t *remote)
+{
+    vipl_emu_vi_t *vi = (vipl_emu_vi_t *) base;
+    vipl_emu_addr_t a;
+    vipl_return_t rc;
+
+    if (NULL == remote) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    if (VIPL_STATE_IDLE != vi->state) {
+        return VIPL_INVALID_STATE;
+    }
+    memcpy(&a, remote->bytes, sizeof(a));
+    if (VIPL_EMU_ADDR_MAGIC != a.magic || a.pid <= 0) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    if (NULL == vi->remote) {
+        rc = vipl_emu_remote_get(vi->nic, a.nic_id, (pid_t) a.pid, &vi->remote);
+        if (VIPL_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    if (a.vi_index >= vi->remote->max_vis) {
+        vipl_emu_remote_put(vi->nic, vi->remote);
+        vi->remote = NULL;
+        return VIPL_INVALID_PARAMETER;
+    }
+    vi->remote_vi = a.vi_index;
+    vi->rrec = vipl_emu_rec(vi->remote->vi_base, vi->remote->vi_stride, a.vi_index);
+    vi->rec->remote_nic = a.nic_id;
+    vi->rec->remote_vi = a.vi_index;
+    vi->state = VIPL_STATE_PENDING_CONNECT;
+    vipl_emu_store32(&vi->rec->state, VIPL_STATE_PENDING_CONNECT);
+    return VIPL_SUCCESS;
+}
+
+static bool vipl_emu_peer_alive(const vipl_emu_remote_t *r)
+{
+    if (VIPL_EMU_NIC_CLOSED == vipl_emu_load32(&r->hdr->state)) {
+        return false;
+    }
+    return !(0 != kill(r->pid, 0) && ESRCH == errno);
+}
+
+static vipl_return_t vipl_emu_connect_peer_done(vipl_vi_t *base)
+{
+    vipl_emu_vi_t *vi = (vipl_emu_vi_t *) base;
+    vipl_emu_vi_rec_t *rr = vi->rrec;
+    uint32_t st;
+
+    if (VIPL_STATE_CONNECTED == vi->state) {
+        return VIPL_SUCCESS;
+    }
+    if (VIPL_STATE_PENDING_CONNECT != vi->state || NULL == rr) {
+        return VIPL_INVALID_STATE;
+    }
+    st = vipl_emu_load32(&rr->state);
+    if ((VIPL_STATE_PENDING_CONNECT == st || VIPL_STATE_CONNECTED == st) &&
+        rr->remote_nic == vi->nic->nic_id && rr->remote_vi == vi->index) {
+        uint32_t depth = rr->recv_depth;
+
+        if (0 == depth || depth > vi->remote->max_recv_depth) {
+            vipl_emu_vi_fail(vi, VIPL_VIERR_PROTOCOL, false);
+            return VIPL_INVALID_STATE;
+        }
+        vi->remote_depth = depth;
+        vi->rconsumed = 0;
+        vi->rposted_seen = 0;
+        vi->state = VIPL_STATE_CONNECTED;
+        vipl_emu_store32(&vi->rec->state, VIPL_STATE_CONNECTED);
+        return VIPL_SUCCESS;
+    }
+    if (!vipl_emu_peer_alive(vi->remote)) {
+        vipl_emu_vi_fail(vi, VIPL_VIERR_PEER_GONE, false);
+        return VIPL_NOT_REACHABLE;
+    }
+    return VIPL_NOT_DONE;
+}
+
+/* ---- send queue -------------------------------------------------------------- */
+
+static inline void vipl_emu_send_complete(vipl_emu_vi_t *vi, vipl_desc_t *d, uint32_t status,
+                                          uint32_t len)
+{
+    d->status = VIPL_STATUS_DONE | status;
+    d->length = len;
+    d->next_ = NULL;
+    if (NULL == vi->done_tail) {
+        vi->done_head = d;
+    } else {
+        vi->done_tail->next_ = d;
+    }
+    vi->done_tail = d;
+}
+
+/* local data segments: registered with the VI's tag, in range */
+static bool vipl_emu_check_local(vipl_emu_vi_t *vi, const vipl_desc_t *d, uint64_t *total)
+{
+    uint64_t sum = 0;
+
+    if (d->seg_count > VIPL_MAX_DATA_SEGS) {
+        return false;
+    }
+    for (uint32_t i = 0; i < d->seg_count; ++i) {
+        if (0 == d->ds[i].length) {
+            continue;
+        }
+        if (!vipl_emu_check_reg(vi->nic->regs, vi->nic->max_regs, d->ds[i].handle, vi->ptag,
+                                (uintptr_t) d->ds[i].addr, d->ds[i].length, 0, NULL)) {
+            return false;
+        }
+        sum += d->ds[i].length;
+    }
+    *total = sum;
+    return true;
+}
+
+/* consume the peer's next posted receive descriptor and fill it with the
+ * descriptor's data (or nothing: RDMA write with immediate).  Returns the
+ * status for the send descriptor. */
+static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool with_data,
+                                 uint64_t total)
+{
+    vipl_emu_vi_rec_t *rr = vi->rrec;
+    vipl_emu_remote_t *r = vi->remote;
+    uint64_t posted = vi->rposted_seen;
+    vipl_emu_rslot_t *slot;
+    vipl_emu_reg_t reg;
+    uint32_t rstatus = VIPL_STATUS_DONE;
+    uint64_t addr, buf_len;
+
+    if (posted == vi->rconsumed) {
+        /* the peer's posted count lives on a line it writes: read it only
+         * when the receives seen so far are used up */
+        posted = vi->rposted_seen = __atomic_load_n(&rr->posted, __ATOMIC_ACQUIRE);
+    }
+    if (posted == vi->rconsumed) {
+        /* VIA: a send without a posted receive breaks the connection */
+        vipl_emu_vi_fail(vi, VIPL_VIERR_RECV_NOT_POSTED, true);
+        return VIPL_STATUS_REMOTE_DESC_ERROR;
+    }
+    if (posted - vi->rconsumed > vi->remote_depth) {
+        vipl_emu_vi_fail(vi, VIPL_VIERR_PROTOCOL, true);
+        return VIPL_STATUS_TRANSPORT_ERROR;
+    }
+    slot = rr->slots + (vi->rconsumed % vi->remote_depth);
+    if (with_data && total <= VIPL_EMU_INLINE_MAX) {
+        /* a small message travels in the completion's own cache line; the
+         * owner's NIC side (recv_done) checks its descriptor and moves it
+         * into the buffer before it reports the completion, so the buffer
+         * is never touched from here: one line crosses, not three */
+        uint8_t *dst = slot->inline_data;
+        for (uint32_t i = 0; i < d->seg_count; ++i) {
+            memcpy(dst, d->ds[i].addr, d->ds[i].length);
+            dst += d->ds[i].length;
+        }
+        slot->done_len = (uint32_t) total;
+        slot->imm = d->imm_data;
+        vipl_emu_store32(&slot->status,
+                         VIPL_STATUS_DONE | VIPL_EMU_STATUS_INLINE |
+                             ((d->control & VIPL_CONTROL_IMMEDIATE) ? VIPL_STATUS_IMMEDIATE : 0));
+        ++vi->rconsumed;
+        return 0;
+    }
+    addr = slot->addr;
+    buf_len = slot->buf_len;
+    if (with_data && total > 0) {
+        if (total > buf_len) {
+            rstatus |= VIPL_STATUS_LENGTH_ERROR;
+        } else if (!vipl_emu_check_reg(r->regs, r->max_regs, slot->handle, rr->ptag, addr, total, 0,
+                                       &reg)) {
+            rstatus |= VIPL_STATUS_PROTECTION_ERROR;
+        } else if (reg.seg_off >= 0 && (uint64_t) reg.seg_off + reg.len <= r->seg.size) {
+            /* the buffer is NIC memory: copy through our mapping */
+            char *dst = (char *) r->seg.base + reg.seg_off + (addr - reg.base);
+            for (uint32_t i = 0; i < d->seg_count; ++i) {
+                memcpy(dst, d->ds[i].addr, d->ds[i].length);
+                dst += d->ds[i].length;
+            }
+        } else {
+            struct iovec l[VIPL_MAX_DATA_SEGS],
+                rem = {.iov_base = (void *) (uintptr_t) addr, .iov_len = total};
+            ssize_t n;
+            for (uint32_t i = 0; i < d->seg_count; ++i) {
+                l[i].iov_base = d->ds[i].addr;
+                l[i].iov_len = d->ds[i].length;
+            }
+            n = process_vm_writev(r->pid, l, d->seg_count, &rem, 1, 0);
+            if (n != (ssize_t) total) {
+                rstatus |= VIPL_STATUS_TRANSPORT_ERROR;
+            }
+        }
+    }
+    slot->done_len = (rstatus == VIPL_STATUS_DONE && with_data) ? (uint32_t) total : 0;
+    slot->imm = d->imm_data;
+    if (d->control & VIPL_CONTROL_IMMEDIATE) {
+        rstatus |= VIPL_STATUS_IMMEDIATE;
+    }
+    vipl_emu_store32(&slot->status, rstatus);
+    ++vi->rconsumed;
+    if (rstatus & VIPL_STATUS_ERROR_MASK) {
+        return VIPL_STATUS_REMOTE_DESC_ERROR;
+    }
+    return 0;
+}
+
+/* one CMA transfer, restarted after partial progress */
+static bool vipl_emu_cma(pid_t pid, bool write, struct iovec *l, unsigned nl, struct iovec *r,
+                         unsigned nr, size_t total)
+{
+    size_t done = 0;
+
+    while (done < total) {
+        ssize_t n = write ? process_vm_writev(pid, l, nl, r, nr, 0)
+                          : process_vm_readv(pid, l, nl, r, nr, 0);
+
+        if (n < 0 && EINTR == errno) {
+            continue;
+        }
+        if (n <= 0) {
+            return false;
+        }
+        done += (size_t) n;
+        if (done < total) {
+            /* advance both lists by n bytes */
+            size_t k = (size_t) n;
+            while (k > 0 && nl > 0) {
+                size_t s = k < l->iov_len ? k : l->iov_len;
+                l->iov_base = (char *) l->iov_base + s;
+                l->iov_len -= s;
+                k -= s;
+                if (0 == l->iov_len) {
+                    ++l;
+                    --nl;
+                }
+            }
+            k = (size_t) n;
+            while (k > 0 && nr > 0) {
+                size_t s = k < r->iov_len ? k : r->iov_len;
+                r->iov_base = (char *) r->iov_base + s;
+                r->iov_len -= s;
+                k -= s;
+                if (0 == r->iov_len) {
+                    ++r;
+                    --nr;
+                }
+            }
+        }
+    }
+    return true;
+}
+
+/* Process the queued RDMA descriptors: check each against both tables,
+ * move the data of a run of same-direction descriptors with one CMA call,
+ * then complete them in order (and deliver the immediates). */
+static void vipl_emu_flush_pending(vipl_emu_vi_t *vi)
+{
+    while (NULL != vi->pend_head) {
+        struct iovec liov[VIPL_EMU_MAX_IOV], riov[VIPL_EMU_MAX_IOV];
+        vipl_desc_t *batch[VIPL_EMU_MAX_IOV];
+        uint32_t bstatus[VIPL_EMU_MAX_IOV];
+        unsigned nl = 0, nr = 0, nb = 0;
+        uint32_t op = vi->pend_head->control & VIPL_CONTROL_OP_MASK;
+        bool write = VIPL_CONTROL_OP_RDMAWRITE == op;
+        size_t total = 0;
+
+        while (NULL != vi->pend_head && (vi->pend_head->control & VIPL_CONTROL_OP_MASK) == op &&
+               nb < VIPL_EMU_MAX_IOV && nl + VIPL_MAX_DATA_SEGS <= VIPL_EMU_MAX_IOV) {
+            vipl_desc_t *d = vi->pend_head;
+            uint64_t len = 0;
+            uint32_t st = 0;
+
+            vi->pend_head = d->next_;
+            if (NULL == vi->pend_head) {
+                vi->pend_tail = NULL;
+            }
+            if (VIPL_STATE_CONNECTED != vi->state) {
+                st = VIPL_STATUS_FLUSHED_ERROR;
+            } else if (!vipl_emu_check_local(vi, d, &len)) {
+                st = VIPL_STATUS_PROTECTION_ERROR;
+            } else if (len > vi->max_transfer) {
+                st = VIPL_STATUS_LENGTH_ERROR;
+            } else if (len > 0 &&
+                       (!(vi->rrec->enable & (write ? VIPL_EMU_REG_WRITE : VIPL_EMU_REG_READ)) ||
+                        !vipl_emu_check_reg(vi->remote->regs, vi->remote->max_regs,
+                                            d->remote_handle, vi->rrec->ptag, d->remote_addr, len,
+                                            write ? VIPL_EMU_REG_WRITE : VIPL_EMU_REG_READ,
+                                            NULL))) {
+                /* the target refuses: nothing is written */
+                st = VIPL_STATUS_RDMA_PROT_ERROR;
+            } else if (len > 0) {
+                for (uint32_t i = 0; i < d->seg_count; ++i) {
+                    if (d->ds[i].length) {
+                        liov[nl].iov_base = d->ds[i].addr;
+                        liov[nl].iov_len = d->ds[i].length;
+                        ++nl;
+                    }
+                }
+                riov[nr].iov_base = (void *) (uintptr_t) d->remote_addr;
+                riov[nr].iov_len = len;
+                ++nr;
+                total += len;
+            }
+            d->length = (uint32_t) len;
+            batch[nb] = d;
+            bstatus[nb] = st;
+            ++nb;
+        }
+        if (total > 0 && !vipl_emu_cma(vi->remote->pid, write, liov, nl, riov, nr, total)) {
+            bool alive = vipl_emu_peer_alive(vi->remote);
+            for (unsigned i = 0; i < nb; ++i) {
+                if (0 == bstatus[i]) {
+                    bstatus[i] = VIPL_STATUS_TRANSPORT_ERROR;
+                }
+            }
+            if (!alive) {
+                vipl_emu_vi_fail(vi, VIPL_VIERR_PEER_GONE, false);
+            }
+        }
+        for (unsigned i = 0; i < nb; ++i) {
+            vipl_desc_t *d = batch[i];
+            uint32_t st = bstatus[i];
+
+            if (0 == st && write && (d->control & VIPL_CONTROL_IMMEDIATE)) {
+                /* the immediate arrives after the data, in a receive descriptor */
+                st = vipl_emu_deliver(vi, d, false, 0);
+            }
+            vipl_emu_send_complete(vi, d, st, 0 == st ? d->length : 0);
+        }
+    }
+}
+
+static vipl_return_t vipl_emu_post_send(vipl_vi_t *base, vipl_desc_t *d)
+{
+    vipl_emu_vi_t *vi = (vipl_emu_vi_t *) base;
+    uint32_t op;
+    uint64_t total = 0;
+
+    if (NULL == d) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    if (VIPL_STATE_CONNECTED != vi->state) {
+        return VIPL_INVALID_STATE;
+    }
+    if (vi->outstanding >= vi->send_depth) {
+        return VIPL_ERROR_RESOURCE;
+    }
+    ++vi->outstanding;
+    d->status = 0;
+    d->next_ = NULL;
+    op = d->control & VIPL_CONTROL_OP_MASK;
+    if (d->seg_count > VIPL_MAX_DATA_SEGS || VIPL_CONTROL_OP_MASK == op ||
+        (VIPL_CONTROL_OP_RDMAREAD == op && (d->control & VIPL_CONTROL_IMMEDIATE))) {
+        vipl_emu_send_complete(vi, d, VIPL_STATUS_FORMAT_ERROR, 0);
+        return VIPL_SUCCESS;
+    }
+    if (VIPL_CONTROL_OP_SEND != op) {
+        /* queued: processed (gathered) at the next completion poll */
+        if (NULL == vi->pend_tail) {
+            vi->pend_head = d;
+        } else {
+            vi->pend_tail->next_ = d;
+        }
+        vi->pend_tail = d;
+        return VIPL_SUCCESS;
+    }
+    /* a send keeps its place behind queued RDMA descriptors */
+    if (NULL != vi->pend_head) {
+        vipl_emu_flush_pending(vi);
+    }
+    if (VIPL_STATE_CONNECTED != vi->state) {
+        vipl_emu_send_complete(vi, d, VIPL_STATUS_FLUSHED_ERROR, 0);
+    } else if (!vipl_emu_check_local(vi, d, &total)) {
+        vipl_emu_send_complete(vi, d, VIPL_STATUS_PROTECTION_ERROR, 0);
+    } else if (total > vi->max_transfer) {
+        vipl_emu_send_complete(vi, d, VIPL_STATUS_LENGTH_ERROR, 0);
+    } else {
+        uint32_t st = vipl_emu_deliver(vi, d, true, total);
+        vipl_emu_send_complete(vi, d, st, 0 == st ? (uint32_t) total : 0);
+    }
+    return VIPL_SUCCESS;
+}
+
+static vipl_return_t vipl_emu_send_done(vipl_vi_t *base, vipl_desc_t **dp)
+{
+    vipl_emu_vi_t *vi = (vipl_emu_vi_t *) base;
+    vipl_desc_t *d;
+
+    if (NULL != vi->pend_head) {
+        vipl_emu_flush_pending(vi);
+    }
+    d = vi->done_head;
+    if (NULL == d) {
+        return VIPL_NOT_DONE;
+    }
+    vi->done_head = d->next_;
+    if (NULL == vi->done_head) {
+        vi->done_tail = NULL;
+    }
+    --vi->outstanding;
+    *dp = d;
+    return VIPL_SUCCESS;
+}
+
+/* ---- receive queue ------------------------------------------------------------ */
+
+static vipl_return_t vipl_emu_post_recv(vipl_vi_t *base, vipl_desc_t *d)
+{
+    vipl_emu_vi_t *vi = (vipl_emu_vi_t *) base;
+    vipl_emu_rslot_t *slot;
+
+    if (NULL == d || 1 != d->seg_count ||
+        VIPL_CONTROL_OP_SEND != (d->control & VIPL_CONTROL_OP_MASK)) {
+        /* the emu NIC scatters into one data segment */
+        return VIPL_INVALID_PARAMETER;
+    }
+    if (VIPL_STATE_ERROR == vi->state) {
+        return VIPL_INVALID_STATE;
+    }
+    if (vi->rposted - vi->rdone >= vi->recv_depth) {
+        return VIPL_ERROR_RESOURCE;
+    }
+    d->status = 0;
+    d->length = 0;
+    slot = vi->rec->slots + (vi->rposted % vi->recv_depth);
+    slot->status = 0;
+    slot->buf_len = d->ds[0].length;
+    slot->addr = (uintptr_t) d->ds[0].addr;
+    slot->handle = d->ds[0].handle;
+    slot->done_len = 0;
+    slot->imm = 0;
+    vi->rdescs[vi->rposted % vi->recv_depth] = d;
+    ++vi->rposted;
+    __atomic_store_n(&vi->rec->posted, vi->rposted, __ATOMIC_RELEASE);
+    return VIPL_SUCCESS;
+}
+
+/* the rare checks of an idle VI: the peer's report, the peer's life */
+static void vipl_emu_check_vi(vipl_emu_vi_t *vi)
+{
+    uint32_t perr = vipl_emu_load32(&vi->rec->peer_error);
+
+    if (VIPL_VIERR_NONE != perr) {
+        vipl_emu_vi_fail(vi, (vipl_vi_error_t) perr, false);
+    } else if (NULL != vi->remote && VIPL_STATE_IDLE != vi->state &&
+               !vipl_emu_peer_alive(vi->remote)) {
+        vipl_emu_vi_fail(vi, VIPL_VIERR_PEER_GONE, false);
+    }
+}
+
+/* is a receive completion (or a flushed descriptor) waiting? */
+static inline bool vipl_emu_recv_ready(vipl_emu_vi_t *vi)
+{
+    if (vi->rdone == vi->rposted) {
+        return false;
+    }
+    if (__builtin_expect(0 != vipl_emu_load32(&vi->rec->slots[vi->rdone % vi->recv_depth].status),
+                         1)) {
+        return true;
+    }
+    if (VIPL_STATE_ERROR == vi->state) {
+        return true;
+    }
+    if (++vi->empty_polls >= VIPL_EMU_CHECK_POLLS) {
+        vi->empty_polls = 0;
+        vipl_emu_check_vi(vi);
+        return VIPL_STATE_ERROR == vi->state;
+    }
+    return false;
+}
+
+static vipl_return_t vipl_emu_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
+{
+    vipl_emu_vi_t *vi = (vipl_emu_vi_t *) base;
+    vipl_emu_rslot_t *slot;
+    vipl_desc_t *d;
+    uint32_t st;
+
+    if (!vipl_emu_recv_ready(vi)) {
+        return VIPL_NOT_DONE;
+    }
+    slot = vi->rec->slots + (vi->rdone % vi->recv_depth);
+    d = vi->rdescs[vi->rdone % vi->recv_depth];
+    st = vipl_emu_load32(&slot->status);
+    if (0 == st) {
+        /* the VI is in error: flush what is still posted */
+        d->status = VIPL_STATUS_DONE | VIPL_STATUS_FLUSHED_ERROR;
+        d->length = 0;
+    } else {
+        uint32_t len = slot->done_len;
+        /* the peer wrote these: never trust a length beyond the buffer */
+        if (len > d->ds[0].length || ((st & VIPL_EMU_STATUS_INLINE) && len > VIPL_EMU_INLINE_MAX)) {
+            st |= VIPL_STATUS_LENGTH_ERROR;
+            len = 0;
+        } else if (st & VIPL_EMU_STATUS_INLINE) {
+            /* the NIC's last step of an inline delivery: check the
+             * descriptor's buffer as the sender would have, then fill it */
+            if (len > 0 &&
+                !vipl_emu_check_reg(vi->nic->regs, vi->nic->max_regs, d->ds[0].handle, vi->ptag,
+                                    (uintptr_t) d->ds[0].addr, len, 0, NULL)) {
+                st |= VIPL_STATUS_PROTECTION_ERROR;
+                len = 0;
+            } else {
+                memcpy(d->ds[0].addr, slot->inline_data, len);
+            }
+        }
+        st &= ~VIPL_EMU_STATUS_INLINE;
+        d->status = st | VIPL_STATUS_DONE;
+        d->length = len;
+        d->imm_data = slot->imm;
+        if (st & VIPL_STATUS_ERROR_MASK) {
+            /* a descriptor error breaks the connection (reliable delivery) */
+            vipl_emu_vi_fail(vi, VIPL_VIERR_PROTOCOL, true);
+        }
+    }
+    vi->rdone++;
+    vi->empty_polls = 0;
+    *dp = d;
+    return VIPL_SUCCESS;
+}
+
+static vipl_return_t vipl_emu_cq_done(vipl_cq_t *base, vipl_vi_t **vip, bool *is_recv)
+{
+    vipl_emu_cq_t *cq = (vipl_emu_cq_t *) base;
+
+    for (uint32_t n = 0; n < cq->count; ++n) {
+        uint32_t i = cq->next;
+        vipl_emu_vi_t *vi = cq->vis[i];
+        bool ready;
+
+        cq->next = (i + 1 == cq->count) ? 0 : i + 1;
+        if (cq->is_recv[i]) {
+            ready = vipl_emu_recv_ready(vi);
+        } else {
+            if (NULL != vi->pend_head) {
+                vipl_emu_flush_pending(vi);
+            }
+            ready = NULL != vi->done_head;
+        }
+        if (ready) {
+            *vip = &vi->super;
+            *is_recv = cq->is_recv[i];
+            return VIPL_SUCCESS;
+        }
+    }
+    return VIPL_NOT_DONE;
+}
+
+static vipl_return_t vipl_emu_query_vi(vipl_vi_t *base, vipl_vi_state_t *state,
+                                       vipl_vi_error_t *error)
+{
+    vipl_emu_vi_t *vi = (vipl_emu_vi_t *) base;
+
+    vipl_emu_check_vi(vi);
+    if (NULL != state) {
+        *state = (vipl_vi_state_t) vi->state;
+    }
+    if (NULL != error) {
+        *error = (vipl_vi_error_t) vi->error;
+    }
+    return VIPL_SUCCESS;
+}
+
+static vipl_return_t vipl_emu_disconnect(vipl_vi_t *base)
+{
+    vipl_emu_vi_t *vi = (vipl_emu_vi_t *) base;
+
+    if (VIPL_STATE_IDLE == vi->state) {
+        return VIPL_SUCCESS;
+    }
+    if (NULL != vi->rrec && VIPL_STATE_ERROR != vi->state) {
+        vipl_emu_store32(&vi->rrec->peer_error, VIPL_VIERR_DISCONNECTED);
+    }
+    /* queued RDMA is dropped with an error, like the rest of the queue */
+    vi->state = VIPL_STATE_ERROR;
+    vi->error = VIPL_VIERR_DISCONNECTED;
+    vipl_emu_flush_pending(vi);
+    vipl_emu_store32(&vi->rec->state, VIPL_STATE_ERROR);
+    return VIPL_SUCCESS;
+}
+
+static void vipl_emu_destroy_vi(vipl_vi_t *base)
+{
+    vipl_emu_vi_t *vi = (vipl_emu_vi_t *) base;
+    vipl_emu_nic_t *nic = vi->nic;
+
+    (void) vipl_emu_disconnect(base);
+    if (NULL != vi->send_cq) {
+        vipl_emu_cq_detach(vi->send_cq, vi);
+    }
+    if (NULL != vi->recv_cq) {
+        vipl_emu_cq_detach(vi->recv_cq, vi);
+    }
+    if (NULL != vi->remote) {
+        vipl_emu_remote_put(nic, vi->remote);
+    }
+    pthread_mutex_lock(&nic->lock);
+    vi->rec->in_use = 0;
+    pthread_mutex_unlock(&nic->lock);
+    free(vi->rdescs);
+    free(vi);
+}
+
+static const vipl_ops_t vipl_emu_ops = {
+    .name = "emu",
+    .open_nic = vipl_emu_open_nic,
+    .close_nic = vipl_emu_close_nic,
+    .create_ptag = vipl_emu_create_ptag,
+    .destroy_ptag = vipl_emu_destroy_ptag,
+    .register_mem = vipl_emu_register_mem,
+    .deregister_mem = vipl_emu_deregister_mem,
+    .mem_alloc = vipl_emu_mem_alloc,
+    .mem_free = vipl_emu_mem_free,
+    .create_cq = vipl_emu_create_cq,
+    .destroy_cq = vipl_emu_destroy_cq,
+    .create_vi = vipl_emu_create_vi,
+    .destroy_vi = vipl_emu_destroy_vi,
+    .vi_address = vipl_emu_vi_address,
+    .connect_peer_request = vipl_emu_connect_peer_request,
+    .connect_peer_done = vipl_emu_connect_peer_done,
+    .disconnect = vipl_emu_disconnect,
+    .post_send = vipl_emu_post_send,
+    .post_recv = vipl_emu_post_recv,
+    .send_done = vipl_emu_send_done,
+    .recv_done = vipl_emu_recv_done,
+    .cq_done = vipl_emu_cq_done,
+    .query_vi = vipl_emu_query_vi,
+};
+
+/* ---- provider table and strings (shared by every provider) ------------------ */
+
+#ifdef TC_HAVE_VIA_VERBS
+extern const vipl_ops_t vipl_verbs_ops;
+#endif
+
+const vipl_ops_t *vipl_provider(const char *name)
+{
+    if (NULL == name) {
+        return NULL;
+    }
+    if (0 == strcmp(name, "emu")) {
+        return &vipl_emu_ops;
+    }
+#ifdef TC_HAVE_VIA_VERBS
+    if (0 == strcmp(name, "verbs")) {
+        return &vipl_verbs_ops;
+    }
+#endif
+    return NULL;
+}
+
+const char *vipl_strerror(vipl_return_t rc)
+{
+    switch (rc) {
+    case VIPL_SUCCESS:
+        return "success";
+    case VIPL_NOT_DONE:
+        return "not done";
+    case VIPL_INVALID_PARAMETER:
+        return "invalid parameter";
+    case VIPL_ERROR_RESOURCE:
+        return "out of resources";
+    case VIPL_INVALID_RELIABILITY_LEVEL:
+        return "reliability level not supported";
+    case VIPL_INVALID_PTAG:
+        return "invalid protection tag";
+    case VIPL_INVALID_RDMAREAD:
+        return "RDMA read not supported";
+    case VIPL_DESCRIPTOR_ERROR:
+        return "descriptor error";
+    case VIPL_INVALID_STATE:
+        return "VI in the wrong state";
+    case VIPL_NOT_REACHABLE:
+        return "peer not reachable";
+    case VIPL_NO_DEVICE:
+        return "no device";
+    case VIPL_ERROR_NOT_SUPPORTED:
+        return "not supported";
+    }
+    return "unknown error";
+}
+
+const char *vipl_status_string(uint32_t status)
+{
+    if (status & VIPL_STATUS_FORMAT_ERROR)
+        return "format error";
+    if (status & VIPL_STATUS_PROTECTION_ERROR)
+        return "local protection error";
+    if (status & VIPL_STATUS_LENGTH_ERROR)
+        return "length error";
+    if (status & VIPL_STATUS_FLUSHED_ERROR)
+        return "flushed (VI in error)";
+    if (status & VIPL_STATUS_TRANSPORT_ERROR)
+        return "transport error (peer gone)";
+    if (status & VIPL_STATUS_RDMA_PROT_ERROR)
+        return "RDMA protection error at the target";
+    if (status & VIPL_STATUS_REMOTE_DESC_ERROR)
+        return "no usable receive descriptor at the peer";
+    if (status & VIPL_STATUS_DONE)
+        return "done";
+    return "not done";
+}

@@ -1,0 +1,242 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * osc_hybrid.h: osc/hybrid, MPI one-sided communication over whatever BTLs
+ * the job uses. Module and component structures, the internal request
+ * bookkeeping shared by the origin side (osc_hybrid_comm.c), the target side
+ * (osc_hybrid_target.c) and synchronisation (osc_hybrid_sync.c).
+ *
+ * Every operation is an active message on a private duplicate of the
+ * window's communicator, sent through the PML (ob1), so it runs over every
+ * BTL; ob1 moves bulk data with the BTL's put/get where the BTL has RDMA.
+ */
+
+#ifndef MCA_OSC_HYBRID_H
+#define MCA_OSC_HYBRID_H
+
+#include "ompi_config.h"
+#include "opal/threads/mutex.h"
+#include "ompi/win/win.h"
+#include "ompi/communicator/communicator.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/request/request.h"
+#include "ompi/mca/osc/osc.h"
+#include "ompi/op/op.h"
+
+#include "osc_hybrid_hdr.h"
+
+typedef struct mca_osc_hybrid_component_t {
+    ompi_osc_base_component_t super;
+    int priority;
+    bool over_vader;     /* serve windows that only vader reaches (osc/rdma's bugs there) */
+    int slot_size;       /* bytes of one posted active-message receive */
+    int nslots;          /* receives posted per window */
+    int inline_max;      /* put data up to this goes inside the message */
+    bool rdma;           /* use a BTL's put/get where one reaches every peer */
+    int rdma_min;        /* smallest contiguous put/get sent by RDMA */
+    opal_mutex_t lock;   /* protects the module list */
+    struct mca_osc_hybrid_module_t **modules;
+    int nmodules;
+    int maxmodules;
+    bool progress_registered;
+} mca_osc_hybrid_component_t;
+
+OMPI_MODULE_DECLSPEC extern mca_osc_hybrid_component_t mca_osc_hybrid_component;
+
+/* An origin-side operation: the chunks it was split into hold one
+ * reference each; the last one unpacks the result and completes the user's
+ * request. */
+typedef struct mca_osc_hybrid_op_t {
+    int refs;
+    char *tmp;                    /* packed result of a multi-chunk reply */
+    size_t tmp_len;
+    void *res_addr;
+    int res_count;
+    ompi_datatype_t *res_dt;      /* retained while pending */
+    ompi_request_t *ureq;         /* request-based variants */
+} mca_osc_hybrid_op_t;
+
+/* One internal PML request in flight, polled by progress. */
+typedef struct mca_osc_hybrid_pend_t {
+    struct mca_osc_hybrid_pend_t *next;
+    ompi_request_t *req;
+    void *freebuf;                /* freed when req completes */
+    mca_osc_hybrid_op_t *op;      /* origin side: the op it belongs to */
+    int kind;                     /* MCA_OSC_HYBRID_PEND_* */
+    /* target side, bulk put data received into freebuf: scatter it */
+    mca_osc_hybrid_seg_t *segs;
+    uint32_t nseg;
+    char *dest;                   /* resolved base of the segments */
+} mca_osc_hybrid_pend_t;
+
+enum {
+    MCA_OSC_HYBRID_PEND_ORIGIN = 1, /* a send or reply receive of our op */
+    MCA_OSC_HYBRID_PEND_TSEND,      /* a reply or notice we send as target */
+    MCA_OSC_HYBRID_PEND_TDATA       /* bulk put data we receive as target */
+};
+
+/* A waiting lock request at the target. */
+typedef struct mca_osc_hybrid_lockq_t {
+    struct mca_osc_hybrid_lockq_t *next;
+    int src;
+    int type;
+} mca_osc_hybrid_lockq_t;
+
+typedef struct mca_osc_hybrid_region_t {
+    char *base;
+    size_t len;
+} mca_osc_hybrid_region_t;
+
+typedef struct mca_osc_hybrid_module_t {
+    ompi_osc_base_module_t super;
+    ompi_win_t *win;
+    ompi_communicator_t *comm;    /* private dup of the window's comm */
+    int rank;
+    int size;
+    int flavor;
+    char *base;
+    size_t win_size;
+    int disp_unit;
+    bool free_base;
+    uint64_t *peer_size;          /* NULL for dynamic windows */
+    int *peer_disp_unit;
+
+    opal_mutex_t lock;            /* everything below */
+    int in_progress;              /* no re-entry of our progress */
+
+    /* posted active-message receives, consumed in posting order so that
+     * messages of one origin are applied in the order it sent them */
+    char **slot_buf;
+    ompi_request_t **slot_req;
+    int nslots;
+    int head;
+
+    mca_osc_hybrid_pend_t *pend;  /* internal requests in flight */
+    int origin_pending;           /* of kind ORIGIN */
+    int tdata_pending;            /* of kind TDATA: stalls the ring */
+    uint32_t next_reply;
+    uint32_t next_data;
+    int error;                    /* first failure reported by a target */
+
+    /* cumulative counters per peer (origin side) */
+    uint64_t *ops_sent;
+    uint64_t *lock_req, *lock_ack;
+    uint64_t *unlock_req, *unlock_ack;
+    uint64_t *flush_req, *flush_ack;
+    uint64_t *flushed_at;         /* ops_sent[t] when t last acknowledged all */
+    /* target side */
+    uint64_t ops_done;            /* ops of every origin applied here */
+    uint64_t fence_expected;
+    int *posts_recv;              /* POST notices not yet consumed by start */
+    int completes_recv;           /* COMPLETE notices in this exposure */
+
+    /* epochs at this process */
+    bool fence_active;
+    int *lock_type;               /* per target: 0 or MPI_LOCK_* held */
+    int nlocks;
+    bool lock_all;
+    bool *start_member;           /* access group of start .. complete */
+    ompi_group_t *start_group;
+    ompi_group_t *post_group;
+    int post_size;
+
+    /* passive-target lock state of this window */
+    int lk_excl;                  /* holder rank or -1 */
+    int lk_shared;
+    mca_osc_hybrid_lockq_t *lkq_head, *lkq_tail;
+
+    /* RDMA path (osc_hybrid_rdma.c): NULL rbtl = active messages only */
+    struct mca_btl_base_module_t *rbtl;
+    struct mca_btl_base_endpoint_t **rep;        /* per peer */
+    struct mca_btl_base_registration_handle_t *wreg; /* our window */
+    uint64_t *rbase;              /* every rank's window address */
+    char *rhandles;               /* every rank's registration handle */
+    size_t hsize;
+    volatile int32_t rdma_pending;  /* RDMA transfers in flight (atomic) */
+    int rdma_error;
+
+    /* dynamic windows */
+    mca_osc_hybrid_region_t *regions;
+    int nregions;
+    int maxregions;
+} mca_osc_hybrid_module_t;
+
+#define MCA_OSC_HYBRID_MOD(win) ((mca_osc_hybrid_module_t *) (win)->w_osc_module)
+
+/* osc_hybrid_component.c */
+int mca_osc_hybrid_progress(void);
+void mca_osc_hybrid_progress_module(mca_osc_hybrid_module_t *m);
+
+/* osc_hybrid_target.c (called with m->lock held) */
+void mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, size_t len);
+void mca_osc_hybrid_complete_pend(mca_osc_hybrid_module_t *m, mca_osc_hybrid_pend_t *p);
+int mca_osc_hybrid_send_ctl(mca_osc_hybrid_module_t *m, int dst, int type, int arg);
+int mca_osc_hybrid_track(mca_osc_hybrid_module_t *m, ompi_request_t *req, void *freebuf,
+                         mca_osc_hybrid_op_t *op, int kind);
+void mca_osc_hybrid_op_release(mca_osc_hybrid_module_t *m, mca_osc_hybrid_op_t *op);
+
+/* osc_hybrid_rdma.c */
+int mca_osc_hybrid_rdma_setup(mca_osc_hybrid_module_t *m);
+void mca_osc_hybrid_rdma_release(mca_osc_hybrid_module_t *m);
+int mca_osc_hybrid_rdma_try(mca_osc_hybrid_module_t *m, bool is_put, void *oaddr, int ocount,
+                            ompi_datatype_t *odt, int target, ptrdiff_t tdisp, int tcount,
+                            ompi_datatype_t *tdt);
+
+/* osc_hybrid_comm.c */
+int mca_osc_hybrid_put(const void *origin_addr, int origin_count, ompi_datatype_t *origin_dt,
+                       int target, ptrdiff_t target_disp, int target_count,
+                       ompi_datatype_t *target_dt, ompi_win_t *win);
+int mca_osc_hybrid_get(void *origin_addr, int origin_count, ompi_datatype_t *origin_dt,
+                       int target, ptrdiff_t target_disp, int target_count,
+                       ompi_datatype_t *target_dt, ompi_win_t *win);
+int mca_osc_hybrid_accumulate(const void *origin_addr, int origin_count,
+                              ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
+                              int target_count, ompi_datatype_t *target_dt, ompi_op_t *op,
+                              ompi_win_t *win);
+int mca_osc_hybrid_compare_and_swap(const void *origin_addr, const void *compare_addr,
+                                    void *result_addr, ompi_datatype_t *dt, int target,
+                                    ptrdiff_t target_disp, ompi_win_t *win);
+int mca_osc_hybrid_fetch_and_op(const void *origin_addr, void *result_addr,
+                                ompi_datatype_t *dt, int target, ptrdiff_t target_disp,
+                                ompi_op_t *op, ompi_win_t *win);
+int mca_osc_hybrid_get_accumulate(const void *origin_addr, int origin_count,
+                                  ompi_datatype_t *origin_dt, void *result_addr,
+                                  int result_count, ompi_datatype_t *result_dt,
+                                  int target, ptrdiff_t target_disp, int target_count,
+                                  ompi_datatype_t *target_dt, ompi_op_t *op, ompi_win_t *win);
+int mca_osc_hybrid_rput(const void *origin_addr, int origin_count, ompi_datatype_t *origin_dt,
+                        int target, ptrdiff_t target_disp, int target_count,
+                        ompi_datatype_t *target_dt, ompi_win_t *win, ompi_request_t **req);
+int mca_osc_hybrid_rget(void *origin_addr, int origin_count, ompi_datatype_t *origin_dt,
+                        int target, ptrdiff_t target_disp, int target_count,
+                        ompi_datatype_t *target_dt, ompi_win_t *win, ompi_request_t **req);
+int mca_osc_hybrid_raccumulate(const void *origin_addr, int origin_count,
+                               ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
+                               int target_count, ompi_datatype_t *target_dt, ompi_op_t *op,
+                               ompi_win_t *win, ompi_request_t **req);
+int mca_osc_hybrid_rget_accumulate(const void *origin_addr, int origin_count,
+                                   ompi_datatype_t *origin_dt, void *result_addr,
+                                   int result_count, ompi_datatype_t *result_dt,
+                                   int target, ptrdiff_t target_disp, int target_count,
+                                   ompi_datatype_t *target_dt, ompi_op_t *op, ompi_win_t *win,
+                                   ompi_request_t **req);
+
+/* osc_hybrid_sync.c */
+int mca_osc_hybrid_fence(int assert, ompi_win_t *win);
+int mca_osc_hybrid_start(ompi_group_t *group, int assert, ompi_win_t *win);
+int mca_osc_hybrid_complete(ompi_win_t *win);
+int mca_osc_hybrid_post(ompi_group_t *group, int assert, ompi_win_t *win);
+int mca_osc_hybrid_wait(ompi_win_t *win);
+int mca_osc_hybrid_test(ompi_win_t *win, int *flag);
+int mca_osc_hybrid_lock(int lock_type, int target, int assert, ompi_win_t *win);
+int mca_osc_hybrid_unlock(int target, ompi_win_t *win);
+int mca_osc_hybrid_lock_all(int assert, ompi_win_t *win);
+int mca_osc_hybrid_unlock_all(ompi_win_t *win);
+int mca_osc_hybrid_sync(ompi_win_t *win);
+int mca_osc_hybrid_flush(int target, ompi_win_t *win);
+int mca_osc_hybrid_flush_all(ompi_win_t *win);
+int mca_osc_hybrid_flush_local(int target, ompi_win_t *win);
+int mca_osc_hybrid_flush_local_all(ompi_win_t *win);
+/* waits until every op this process started has completed locally */
+int mca_osc_hybrid_drain_origin(mca_osc_hybrid_module_t *m);
+
+#endif /* MCA_OSC_HYBRID_H */

@@ -1,0 +1,609 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * osc_hybrid_target.c: the target side of osc/hybrid: checks and applies
+ * each arrived active message to the window (put, get, accumulate,
+ * get_accumulate, compare_and_swap), keeps the passive-target lock, answers
+ * flushes and counts PSCW notices. Also the bookkeeping of internal
+ * requests shared with the origin side. Everything here runs with the
+ * module's lock held.
+ */
+
+#include "ompi_config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "opal/datatype/opal_convertor.h"
+#include "ompi/mca/pml/pml.h"
+
+#include "osc_hybrid.h"
+
+int mca_osc_hybrid_track(mca_osc_hybrid_module_t *m, ompi_request_t *req, void *freebuf,
+                         mca_osc_hybrid_op_t *op, int kind)
+{
+    mca_osc_hybrid_pend_t *p = calloc(1, sizeof(*p));
+
+    if (NULL == p) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    p->req = req;
+    p->freebuf = freebuf;
+    p->op = op;
+    p->kind = kind;
+    if (NULL != op) {
+        op->refs++;
+    }
+    if (MCA_OSC_HYBRID_PEND_ORIGIN == kind) {
+        m->origin_pending++;
+    } else if (MCA_OSC_HYBRID_PEND_TDATA == kind) {
+        m->tdata_pending++;
+    }
+    p->next = m->pend;
+    m->pend = p;
+    return OMPI_SUCCESS;
+}
+
+void mca_osc_hybrid_op_release(mca_osc_hybrid_module_t *m, mca_osc_hybrid_op_t *op)
+{
+    (void) m;
+    if (--op->refs > 0) {
+        return;
+    }
+    if (NULL != op->tmp && NULL != op->res_dt) {
+        /* the result came in pieces: unpack the whole packed stream once */
+        opal_convertor_t conv;
+        struct iovec iov = { .iov_base = op->tmp, .iov_len = op->tmp_len };
+        uint32_t iov_count = 1;
+        size_t max_data = op->tmp_len;
+
+        OBJ_CONSTRUCT(&conv, opal_convertor_t);
+        opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &op->res_dt->super,
+                                                 op->res_count, op->res_addr, 0, &conv);
+        opal_convertor_unpack(&conv, &iov, &iov_count, &max_data);
+        OBJ_DESTRUCT(&conv);
+    }
+    if (NULL != op->res_dt) {
+        OBJ_RELEASE(op->res_dt);
+    }
+    free(op->tmp);
+    if (NULL != op->ureq) {
+        op->ureq->req_status.MPI_ERROR = MPI_SUCCESS;
+        ompi_request_complete(op->ureq, true);
+    }
+    free(op);
+}
+
+void mca_osc_hybrid_complete_pend(mca_osc_hybrid_module_t *m, mca_osc_hybrid_pend_t *p)
+{
+    int err = p->req->req_status.MPI_ERROR;
+
+    if (MPI_SUCCESS != err && 0 == m->error) {
+        m->error = err;
+    }
+    switch (p->kind) {
+    case MCA_OSC_HYBRID_PEND_ORIGIN:
+        m->origin_pending--;
+        break;
+    case MCA_OSC_HYBRID_PEND_TDATA:
+        if (NULL != p->segs && NULL != p->dest && MPI_SUCCESS == err) {
+            size_t pos = 0;
+            uint32_t i;
+            for (i = 0; i < p->nseg; ++i) {
+                memcpy(p->dest + p->segs[i].off, (char *) p->freebuf + pos, p->segs[i].len);
+                pos += p->segs[i].len;
+            }
+        }
+        free(p->segs);
+        m->tdata_pending--;
+        m->ops_done++;
+        break;
+    default:
+        break;
+    }
+    ompi_request_free(&p->req);
+    free(p->freebuf);
+    if (NULL != p->op) {
+        mca_osc_hybrid_op_release(m, p->op);
+    }
+    free(p);
+}
+
+static int mca_osc_hybrid_isend(mca_osc_hybrid_module_t *m, const void *buf, size_t len,
+                                int dst, int tag, void *freebuf)
+{
+    ompi_request_t *req;
+    int rc = MCA_PML_CALL(isend(buf, len, MPI_BYTE, dst, tag, MCA_PML_BASE_SEND_STANDARD,
+                                m->comm, &req));
+    if (OMPI_SUCCESS != rc) {
+        free(freebuf);
+        return rc;
+    }
+    return mca_osc_hybrid_track(m, req, freebuf, NULL, MCA_OSC_HYBRID_PEND_TSEND);
+}
+
+int mca_osc_hybrid_send_ctl(mca_osc_hybrid_module_t *m, int dst, int type, int arg)
+{
+    mca_osc_hybrid_hdr_t *h = calloc(1, sizeof(*h));
+
+    if (NULL == h) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    h->type = (uint8_t) type;
+    h->arg = arg;
+    return mca_osc_hybrid_isend(m, h, sizeof(*h), dst, MCA_OSC_HYBRID_TAG_AM, h);
+}
+
+/* Where the segments land in this window; NULL if any byte of them lies
+ * outside the window (or outside every attached region). */
+static char *mca_osc_hybrid_resolve(mca_osc_hybrid_module_t *m, int64_t disp,
+                                    const mca_osc_hybrid_seg_t *segs, uint32_t nseg)
+{
+    uint32_t i;
+
+    if (MPI_WIN_FLAVOR_DYNAMIC == m->flavor) {
+        for (i = 0; i < nseg; ++i) {
+            uint64_t lo = (uint64_t) disp + (uint64_t) segs[i].off;
+            int r;
+            bool ok = false;
+            if (0 == segs[i].len) {
+                continue;
+            }
+            for (r = 0; r < m->nregions; ++r) {
+                uint64_t rb = (uint64_t) (uintptr_t) m->regions[r].base;
+                if (lo >= rb && segs[i].len <= m->regions[r].len &&
+                    lo - rb <= m->regions[r].len - segs[i].len) {
+                    ok = true;
+                    break;
+                }
+            }
+            if (!ok) {
+                return NULL;
+            }
+        }
+        return (char *) (uintptr_t) disp;
+    } else {
+        int64_t start;
+        if (__builtin_mul_overflow(disp, (int64_t) m->disp_unit, &start)) {
+            return NULL;
+        }
+        for (i = 0; i < nseg; ++i) {
+            int64_t lo;
+            if (0 == segs[i].len) {
+                continue;
+            }
+            if (__builtin_add_overflow(start, segs[i].off, &lo) || lo < 0 ||
+                (uint64_t) lo > m->win_size || segs[i].len > m->win_size - (uint64_t) lo) {
+                return NULL;
+            }
+        }
+        return m->base + start;
+    }
+}
+
+/* The target datatype's element as pieces (offset, length) within it. */
+typedef struct {
+    int n;
+    struct { ptrdiff_t off; size_t len; } p[8];
+} mca_osc_hybrid_layout_t;
+
+static int mca_osc_hybrid_layout(ompi_datatype_t *dt, mca_osc_hybrid_layout_t *lay)
+{
+    opal_convertor_t conv;
+    struct iovec iov[8];
+    uint32_t cnt = 8;
+    size_t size = 0;
+    const uintptr_t bias = (uintptr_t) 1 << 40;
+    uint32_t i;
+    int done;
+
+    OBJ_CONSTRUCT(&conv, opal_convertor_t);
+    opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dt->super, 1,
+                                             (void *) bias, 0, &conv);
+    done = opal_convertor_raw(&conv, iov, &cnt, &size);
+    OBJ_DESTRUCT(&conv);
+    if (!done) {
+        return OMPI_ERROR;
+    }
+    lay->n = (int) cnt;
+    for (i = 0; i < cnt; ++i) {
+        lay->p[i].off = (ptrdiff_t) ((uintptr_t) iov[i].iov_base - bias);
+        lay->p[i].len = iov[i].iov_len;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Applies op element by element; the old values go to fetch (packed) when
+ * it is not NULL. src is the packed origin data (NULL for MPI_NO_OP). */
+static int mca_osc_hybrid_apply(ompi_op_t *op, ompi_datatype_t *dt, char *dest,
+                                const mca_osc_hybrid_seg_t *segs, uint32_t nseg,
+                                const char *src, char *fetch)
+{
+    size_t es = dt->super.size;
+    ptrdiff_t lb, ext;
+    size_t pos = 0;
+    uint32_t i;
+
+    ompi_datatype_get_extent(dt, &lb, &ext);
+    if ((size_t) ext == es && 0 == lb) {
+        for (i = 0; i < nseg; ++i) {
+            char *addr = dest + segs[i].off;
+            size_t len = segs[i].len;
+            if (0 != len % es) {
+                return OMPI_ERR_BAD_PARAM;
+            }
+            if (NULL != fetch) {
+                memcpy(fetch + pos, addr, len);
+            }
+            if (&ompi_mpi_op_replace.op == op) {
+                memmove(addr, src + pos, len);
+            } else if (&ompi_mpi_op_no_op.op != op && len > 0) {
+                ompi_op_reduce(op, (void *) (src + pos), addr, len / es, dt);
+            }
+            pos += len;
+        }
+        return OMPI_SUCCESS;
+    }
+
+    /* pair types with holes (MPI_DOUBLE_INT, ...): element by element,
+     * through a scratch element in the type's own layout */
+    {
+        mca_osc_hybrid_layout_t lay;
+        char scratch[64] __attribute__((aligned(16)));
+        uint32_t si = 0;
+        size_t soff = 0;
+        int k;
+
+        if (OMPI_SUCCESS != mca_osc_hybrid_layout(dt, &lay) || (size_t) ext > sizeof(scratch)) {
+            return OMPI_ERR_NOT_SUPPORTED;
+        }
+        for (;;) {
+            char *piece[8];
+            char *ebase = NULL;
+            while (si < nseg && soff == segs[si].len) {
+                si++;
+                soff = 0;
+            }
+            if (si == nseg) {
+                break;
+            }
+            for (k = 0; k < lay.n; ++k) {
+                while (si < nseg && soff == segs[si].len) {
+                    si++;
+                    soff = 0;
+                }
+                if (si == nseg || segs[si].len - soff < lay.p[k].len) {
+                    return OMPI_ERR_BAD_PARAM;
+                }
+                piece[k] = dest + segs[si].off + soff;
+                soff += lay.p[k].len;
+                if (0 == k) {
+                    ebase = piece[0] - lay.p[0].off;
+                }
+                if (piece[k] != ebase + lay.p[k].off) {
+                    return OMPI_ERR_BAD_PARAM;
+                }
+            }
+            for (k = 0; k < lay.n; ++k) {
+                if (NULL != fetch) {
+                    memcpy(fetch + pos, piece[k], lay.p[k].len);
+                }
+                if (NULL != src) {
+                    memcpy(scratch + lay.p[k].off - lb, src + pos, lay.p[k].len);
+                }
+                pos += lay.p[k].len;
+            }
+            if (&ompi_mpi_op_replace.op == op) {
+                for (k = 0; k < lay.n; ++k) {
+                    memcpy(piece[k], scratch + lay.p[k].off - lb, lay.p[k].len);
+                }
+            } else if (&ompi_mpi_op_no_op.op != op) {
+                ompi_op_reduce(op, scratch - lb, ebase, 1, dt);
+            }
+        }
+        return OMPI_SUCCESS;
+    }
+}
+
+static void mca_osc_hybrid_lock_grant(mca_osc_hybrid_module_t *m)
+{
+    while (NULL != m->lkq_head) {
+        mca_osc_hybrid_lockq_t *q = m->lkq_head;
+        if (MPI_LOCK_EXCLUSIVE == q->type) {
+            if (-1 != m->lk_excl || 0 != m->lk_shared) {
+                return;
+            }
+            m->lk_excl = q->src;
+        } else {
+            if (-1 != m->lk_excl) {
+                return;
+            }
+            m->lk_shared++;
+        }
+        m->lkq_head = q->next;
+        if (NULL == m->lkq_head) {
+            m->lkq_tail = NULL;
+        }
+        mca_osc_hybrid_send_ctl(m, q->src, MCA_OSC_HYBRID_HDR_LOCK_ACK, 0);
+        free(q);
+    }
+}
+
+static void mca_osc_hybrid_fail(mca_osc_hybrid_module_t *m, int src, int code, const char *why)
+{
+    opal_output_verbose(10, 0, "osc/hybrid: rank %d refused a request of rank %d: %s",
+                        m->rank, src, why);
+    mca_osc_hybrid_send_ctl(m, src, MCA_OSC_HYBRID_HDR_ERROR, code);
+}
+
+static ompi_datatype_t *mca_osc_hybrid_dt_of(int32_t f)
+{
+    MPI_Datatype d = MPI_Type_f2c(f);
+    if (NULL == d || MPI_DATATYPE_NULL == d || !ompi_datatype_is_predefined(d)) {
+        return NULL;
+    }
+    return d;
+}
+
+static ompi_op_t *mca_osc_hybrid_op_of(int32_t f)
+{
+    MPI_Op o = MPI_Op_f2c(f);
+    if (NULL == o || MPI_OP_NULL == o || !ompi_op_is_intrinsic(o)) {
+        return NULL;
+    }
+    return o;
+}
+
+/* Handles one data-moving request (put, get, acc, gacc, cas). */
+static void mca_osc_hybrid_handle_op(mca_osc_hybrid_module_t *m, int src,
+                                     const mca_osc_hybrid_hdr_t *h,
+                                     const mca_osc_hybrid_seg_t *segs, const char *payload)
+{
+    char *dest = mca_osc_hybrid_resolve(m, h->disp, segs, h->nseg);
+    ompi_datatype_t *dt = NULL;
+    ompi_op_t *op = NULL;
+    char *reply = NULL;
+    uint32_t i;
+    int rc;
+
+    if (MCA_OSC_HYBRID_HDR_ACC == h->type || MCA_OSC_HYBRID_HDR_GACC == h->type ||
+        MCA_OSC_HYBRID_HDR_CAS == h->type) {
+        dt = mca_osc_hybrid_dt_of(h->dt);
+        if (MCA_OSC_HYBRID_HDR_CAS != h->type) {
+            op = mca_osc_hybrid_op_of(h->op);
+        }
+        if (NULL == dt || (MCA_OSC_HYBRID_HDR_CAS != h->type && NULL == op)) {
+            dest = NULL;
+        }
+    }
+
+    switch (h->type) {
+    case MCA_OSC_HYBRID_HDR_PUT:
+        if (h->flags & MCA_OSC_HYBRID_FLAG_DATA_FOLLOWS) {
+            ompi_request_t *req;
+            char *tmp = NULL;
+            char *into;
+            mca_osc_hybrid_seg_t *copy = NULL;
+            if (NULL == dest) {
+                mca_osc_hybrid_fail(m, src, OMPI_ERR_RMA_RANGE, "put outside the window");
+            }
+            if (NULL != dest && 1 == h->nseg) {
+                into = dest + segs[0].off;
+            } else {
+                tmp = malloc(h->stream_len ? h->stream_len : 1);
+                copy = (NULL != dest) ? malloc(h->nseg * sizeof(*copy)) : NULL;
+                if (NULL == tmp || (NULL != dest && NULL == copy)) {
+                    free(tmp);
+                    free(copy);
+                    mca_osc_hybrid_fail(m, src, OMPI_ERR_OUT_OF_RESOURCE, "no memory");
+                    m->ops_done++;
+                    return;
+                }
+                if (NULL != copy) {
+                    memcpy(copy, segs, h->nseg * sizeof(*copy));
+                }
+                into = tmp;
+            }
+            rc = MCA_PML_CALL(irecv(into, h->stream_len, MPI_BYTE, src, h->reply_tag,
+                                    m->comm, &req));
+            if (OMPI_SUCCESS != rc) {
+                free(tmp);
+                free(copy);
+                m->ops_done++;
+                return;
+            }
+            mca_osc_hybrid_track(m, req, tmp, NULL, MCA_OSC_HYBRID_PEND_TDATA);
+            m->pend->segs = copy;
+            m->pend->nseg = h->nseg;
+            m->pend->dest = dest;
+            return; /* counted when the data is in */
+        }
+        if (NULL == dest) {
+            mca_osc_hybrid_fail(m, src, OMPI_ERR_RMA_RANGE, "put outside the window");
+        } else {
+            size_t pos = 0;
+            for (i = 0; i < h->nseg; ++i) {
+                memcpy(dest + segs[i].off, payload + pos, segs[i].len);
+                pos += segs[i].len;
+            }
+        }
+        break;
+
+    case MCA_OSC_HYBRID_HDR_GET:
+        if (NULL == dest) {
+            mca_osc_hybrid_fail(m, src, OMPI_ERR_RMA_RANGE, "get outside the window");
+            mca_osc_hybrid_isend(m, NULL, 0, src, h->reply_tag, NULL);
+        } else if (1 == h->nseg) {
+            /* straight from the window: the PML reads it (with the BTL's
+             * RDMA for large messages) */
+            mca_osc_hybrid_isend(m, dest + segs[0].off, segs[0].len, src, h->reply_tag, NULL);
+        } else {
+            size_t pos = 0;
+            reply = malloc(h->stream_len ? h->stream_len : 1);
+            if (NULL == reply) {
+                mca_osc_hybrid_fail(m, src, OMPI_ERR_OUT_OF_RESOURCE, "no memory");
+                mca_osc_hybrid_isend(m, NULL, 0, src, h->reply_tag, NULL);
+                break;
+            }
+            for (i = 0; i < h->nseg; ++i) {
+                memcpy(reply + pos, dest + segs[i].off, segs[i].len);
+                pos += segs[i].len;
+            }
+            mca_osc_hybrid_isend(m, reply, h->stream_len, src, h->reply_tag, reply);
+        }
+        break;
+
+    case MCA_OSC_HYBRID_HDR_ACC:
+    case MCA_OSC_HYBRID_HDR_GACC:
+        if (MCA_OSC_HYBRID_HDR_GACC == h->type) {
+            reply = malloc(h->stream_len ? h->stream_len : 1);
+        }
+        if (NULL == dest || (MCA_OSC_HYBRID_HDR_GACC == h->type && NULL == reply)) {
+            mca_osc_hybrid_fail(m, src, NULL == dest ? OMPI_ERR_RMA_RANGE
+                                                     : OMPI_ERR_OUT_OF_RESOURCE,
+                                "accumulate outside the window or of an unknown type/op");
+        } else {
+            rc = mca_osc_hybrid_apply(op, dt, dest, segs, h->nseg,
+                                      h->payload_len ? payload : NULL, reply);
+            if (OMPI_SUCCESS != rc) {
+                mca_osc_hybrid_fail(m, src, OMPI_ERR_TYPE_MISMATCH, "accumulate layout");
+            }
+        }
+        if (MCA_OSC_HYBRID_HDR_GACC == h->type) {
+            mca_osc_hybrid_isend(m, reply, NULL == dest || NULL == reply ? 0 : h->stream_len,
+                                 src, h->reply_tag, reply);
+        }
+        break;
+
+    case MCA_OSC_HYBRID_HDR_CAS:
+        reply = malloc(16);
+        if (NULL == dest || NULL == reply || 1 != h->nseg || dt->super.size > 16 ||
+            segs[0].len != dt->super.size || h->payload_len != 2 * dt->super.size) {
+            mca_osc_hybrid_fail(m, src, NULL == dest ? OMPI_ERR_RMA_RANGE : OMPI_ERR_BAD_PARAM,
+                                "compare-and-swap outside the window or malformed");
+            mca_osc_hybrid_isend(m, reply, 0, src, h->reply_tag, reply);
+        } else {
+            size_t es = dt->super.size;
+            char *addr = dest + segs[0].off;
+            memcpy(reply, addr, es);
+            if (0 == memcmp(addr, payload + es, es)) {
+                memcpy(addr, payload, es);
+            }
+            mca_osc_hybrid_isend(m, reply, es, src, h->reply_tag, reply);
+        }
+        break;
+    }
+    m->ops_done++;
+}
+
+void mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, size_t len)
+{
+    mca_osc_hybrid_hdr_t *h = (mca_osc_hybrid_hdr_t *) msg;
+    const mca_osc_hybrid_seg_t *segs;
+    const char *payload;
+    uint64_t sum = 0;
+    uint32_t i;
+
+    if (len < sizeof(*h) || src < 0 || src >= m->size || 0 == h->type ||
+        h->type >= MCA_OSC_HYBRID_HDR_TYPE_MAX) {
+        opal_output(0, "osc/hybrid: malformed request from rank %d (%zu bytes) dropped",
+                    src, len);
+        return;
+    }
+    switch (h->type) {
+    case MCA_OSC_HYBRID_HDR_LOCK: {
+        mca_osc_hybrid_lockq_t *q = malloc(sizeof(*q));
+        if (NULL == q) {
+            mca_osc_hybrid_fail(m, src, OMPI_ERR_OUT_OF_RESOURCE, "no memory for a lock");
+            return;
+        }
+        q->next = NULL;
+        q->src = src;
+        q->type = (MPI_LOCK_EXCLUSIVE == h->arg) ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED;
+        if (NULL == m->lkq_tail) {
+            m->lkq_head = q;
+        } else {
+            m->lkq_tail->next = q;
+        }
+        m->lkq_tail = q;
+        mca_osc_hybrid_lock_grant(m);
+        return;
+    }
+    case MCA_OSC_HYBRID_HDR_UNLOCK:
+        if (m->lk_excl == src) {
+            m->lk_excl = -1;
+        } else if (m->lk_shared > 0) {
+            m->lk_shared--;
+        }
+        mca_osc_hybrid_send_ctl(m, src, MCA_OSC_HYBRID_HDR_UNLOCK_ACK, 0);
+        mca_osc_hybrid_lock_grant(m);
+        return;
+    case MCA_OSC_HYBRID_HDR_FLUSH:
+        mca_osc_hybrid_send_ctl(m, src, MCA_OSC_HYBRID_HDR_FLUSH_ACK, 0);
+        return;
+    case MCA_OSC_HYBRID_HDR_LOCK_ACK:
+        m->lock_ack[src]++;
+        return;
+    case MCA_OSC_HYBRID_HDR_UNLOCK_ACK:
+        m->unlock_ack[src]++;
+        return;
+    case MCA_OSC_HYBRID_HDR_FLUSH_ACK:
+        m->flush_ack[src]++;
+        return;
+    case MCA_OSC_HYBRID_HDR_POST:
+        m->posts_recv[src]++;
+        return;
+    case MCA_OSC_HYBRID_HDR_COMPLETE:
+        m->completes_recv++;
+        return;
+    case MCA_OSC_HYBRID_HDR_ERROR:
+        if (0 == m->error) {
+            m->error = h->arg < 0 ? h->arg : OMPI_ERROR;
+        }
+        return;
+    default:
+        break;
+    }
+
+    /* data-moving requests: every length checked against what arrived */
+    if (h->nseg > (len - sizeof(*h)) / sizeof(mca_osc_hybrid_seg_t) ||
+        h->payload_len > len - sizeof(*h) - h->nseg * sizeof(mca_osc_hybrid_seg_t) ||
+        h->stream_len > ((uint64_t) 1 << 31)) {
+        opal_output(0, "osc/hybrid: request from rank %d with bad lengths dropped", src);
+        mca_osc_hybrid_fail(m, src, OMPI_ERR_BAD_PARAM, "bad lengths");
+        m->ops_done++;
+        if (MCA_OSC_HYBRID_HDR_PUT != h->type && MCA_OSC_HYBRID_HDR_ACC != h->type) {
+            mca_osc_hybrid_isend(m, NULL, 0, src, h->reply_tag, NULL);
+        }
+        return;
+    }
+    segs = (const mca_osc_hybrid_seg_t *) (msg + sizeof(*h));
+    payload = (const char *) (segs + h->nseg);
+    for (i = 0; i < h->nseg; ++i) {
+        if (segs[i].len > h->stream_len) {
+            sum = UINT64_MAX;
+            break;
+        }
+        sum += segs[i].len;
+    }
+    if (sum != h->stream_len ||
+        ((MCA_OSC_HYBRID_HDR_PUT == h->type &&
+          !(h->flags & MCA_OSC_HYBRID_FLAG_DATA_FOLLOWS)) ||
+         MCA_OSC_HYBRID_HDR_ACC == h->type) ? h->payload_len != h->stream_len : false) {
+        opal_output(0, "osc/hybrid: request from rank %d with inconsistent lengths dropped",
+                    src);
+        mca_osc_hybrid_fail(m, src, OMPI_ERR_BAD_PARAM, "inconsistent lengths");
+        m->ops_done++;
+        if (MCA_OSC_HYBRID_HDR_PUT != h->type && MCA_OSC_HYBRID_HDR_ACC != h->type) {
+            mca_osc_hybrid_isend(m, NULL, 0, src, h->reply_tag, NULL);
+        }
+        return;
+    }
+    if (MCA_OSC_HYBRID_HDR_GACC == h->type && 0 != h->payload_len &&
+        h->payload_len != h->stream_len) {
+        mca_osc_hybrid_fail(m, src, OMPI_ERR_BAD_PARAM, "inconsistent lengths");
+        m->ops_done++;
+        mca_osc_hybrid_isend(m, NULL, 0, src, h->reply_tag, NULL);
+        return;
+    }
+    mca_osc_hybrid_handle_op(m, src, h, segs, payload);
+}

@@ -1,0 +1,726 @@
+/*
+ * test_via_emu.c: unit tests of btl_via's device layer (vipl.h) over the
+ * emu provider, without MPI: NIC segments (mode 0600, names gone once
+ * every peer attached), descriptor life cycle, completion order per work
+ * queue and through a CQ, every protection refusal of an RDMA write or
+ * read (each leaves the target memory unchanged), RDMA write with
+ * immediate data, a send without a posted receive, and a peer that dies
+ * (its VI goes to error, every outstanding descriptor completes, nothing
+ * hangs).  Two NICs in one process stand for two hosts; the peer-death
+ * test forks a real second process.
+ */
+
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "vipl.h"
+
+#define BUF 4096
+
+typedef struct side {
+    vipl_nic_t *nic;
+    vipl_ptag_t *ptag;
+    vipl_cq_t *rcq;
+    vipl_vi_t *vi;
+    char *rbuf; /* NIC memory: receive buffers */
+    vipl_mem_handle_t rh;
+    char *sbuf; /* ordinary memory: send buffers */
+    vipl_mem_handle_t sh;
+} side_t;
+
+typedef struct fixture {
+    char dir[64];
+    side_t s[2];
+} fixture_t;
+
+static const vipl_ops_t *ops;
+
+static int count_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+
+    if (NULL == d) {
+        return -1;
+    }
+    while (NULL != (e = readdir(d))) {
+        if ('.' != e->d_name[0]) {
+            ++n;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+static void fill(void *p, size_t n, unsigned seed)
+{
+    unsigned char *c = p;
+    for (size_t i = 0; i < n; ++i) {
+        c[i] = (unsigned char) ((i * 31u + seed * 7u + (i >> 8)) & 0xff);
+    }
+}
+
+static int check(const void *p, size_t n, unsigned seed)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; ++i) {
+        if (c[i] != (unsigned char) ((i * 31u + seed * 7u + (i >> 8)) & 0xff)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void open_side(fixture_t *f, side_t *s, uint32_t id, uint32_t expected)
+{
+    vipl_open_params_t p = {0};
+    vipl_mem_attrs_t ma = {0};
+    vipl_vi_attrs_t va = {0};
+
+    p.segment_dir = f->dir;
+    p.job_key = "t";
+    p.nic_id = id;
+    p.max_vis = 4;
+    p.max_recv_depth = 16;
+    p.max_regs = 64;
+    p.nic_memory = 64 * BUF;
+    p.expected_peers = expected;
+    assert_int_equal(VIPL_SUCCESS, vipl_open_nic(ops, &p, &s->nic));
+    assert_string_equal("emu", vipl_query_nic(s->nic)->provider);
+    assert_int_equal(VIPL_SUCCESS, vipl_create_ptag(s->nic, &s->ptag));
+    assert_int_equal(VIPL_SUCCESS, vipl_create_cq(s->nic, 8, &s->rcq));
+    va.reliability = VIPL_RELIABLE_DELIVERY;
+    va.ptag = s->ptag;
+    va.send_depth = 16;
+    va.recv_depth = 16;
+    va.enable_rdma_write = true;
+    va.enable_rdma_read = true;
+    assert_int_equal(VIPL_SUCCESS, vipl_create_vi(s->nic, &va, NULL, s->rcq, &s->vi));
+    s->rbuf = vipl_mem_alloc(s->nic, 16 * BUF);
+    assert_non_null(s->rbuf);
+    ma.ptag = s->ptag;
+    assert_int_equal(VIPL_SUCCESS, vipl_register_mem(s->nic, s->rbuf, 16 * BUF, &ma, &s->rh));
+    s->sbuf = malloc(16 * BUF);
+    assert_non_null(s->sbuf);
+    assert_int_equal(VIPL_SUCCESS, vipl_register_mem(s->nic, s->sbuf, 16 * BUF, &ma, &s->sh));
+}
+
+static void close_side(side_t *s)
+{
+    if (NULL == s->nic) {
+        return;
+    }
+    (void) vipl_deregister_mem(s->nic, s->sbuf, s->sh);
+    (void) vipl_deregister_mem(s->nic, s->rbuf, s->rh);
+    vipl_mem_free(s->nic, s->rbuf);
+    free(s->sbuf);
+    vipl_destroy_vi(s->vi);
+    vipl_destroy_cq(s->rcq);
+    vipl_destroy_ptag(s->ptag);
+    vipl_close_nic(s->nic);
+    memset(s, 0, sizeof(*s));
+}
+
+static void connect_pair(fixture_t *f)
+{
+    vipl_vi_address_t a0, a1;
+    vipl_return_t r0 = VIPL_NOT_DONE, r1 = VIPL_NOT_DONE;
+
+    vipl_vi_address(f->s[0].vi, &a0);
+    vipl_vi_address(f->s[1].vi, &a1);
+    assert_int_equal(VIPL_SUCCESS, vipl_connect_peer_request(f->s[0].vi, &a1));
+    assert_int_equal(VIPL_SUCCESS, vipl_connect_peer_request(f->s[1].vi, &a0));
+    for (int i = 0; i < 10 && (VIPL_SUCCESS != r0 || VIPL_SUCCESS != r1); ++i) {
+        r0 = vipl_connect_peer_done(f->s[0].vi);
+        r1 = vipl_connect_peer_done(f->s[1].vi);
+    }
+    assert_int_equal(VIPL_SUCCESS, r0);
+    assert_int_equal(VIPL_SUCCESS, r1);
+}
+
+static int setup(void **state)
+{
+    fixture_t *f = calloc(1, sizeof(*f));
+
+    assert_non_null(f);
+    strcpy(f->dir, "/tmp/test_via_emu.XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    open_side(f, &f->s[0], 0, 1);
+    open_side(f, &f->s[1], 1, 1);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture_t *f = *state;
+
+    close_side(&f->s[0]);
+    close_side(&f->s[1]);
+    assert_int_equal(0, count_files(f->dir));
+    rmdir(f->dir);
+    free(f);
+    return 0;
+}
+
+static void post_recv(side_t *s, vipl_desc_t *d, int slot)
+{
+    memset(d, 0, sizeof(*d));
+    d->control = VIPL_CONTROL_OP_SEND;
+    d->seg_count = 1;
+    d->ds[0].addr = s->rbuf + (size_t) slot * BUF;
+    d->ds[0].handle = s->rh;
+    d->ds[0].length = BUF;
+    memset(d->ds[0].addr, 0xee, BUF);
+    assert_int_equal(VIPL_SUCCESS, vipl_post_recv(s->vi, d));
+}
+
+static void make_send(side_t *s, vipl_desc_t *d, int slot, uint32_t len)
+{
+    memset(d, 0, sizeof(*d));
+    d->control = VIPL_CONTROL_OP_SEND;
+    d->seg_count = 1;
+    d->ds[0].addr = s->sbuf + (size_t) slot * BUF;
+    d->ds[0].handle = s->sh;
+    d->ds[0].length = len;
+}
+
+/* segments: 0600, and the names are gone once the peer attached */
+static void test_segments(void **state)
+{
+    fixture_t *f = *state;
+    char path[256];
+    struct stat st;
+
+    assert_int_equal(2, count_files(f->dir));
+    snprintf(path, sizeof(path), "%s/via.t.0", f->dir);
+    assert_int_equal(0, stat(path, &st));
+    assert_int_equal(0600, st.st_mode & 0777);
+    connect_pair(f);
+    assert_int_equal(0, count_files(f->dir));
+}
+
+/* post, complete, reap; the descriptor carries the data and the length */
+static void test_descriptor_life_cycle(void **state)
+{
+    fixture_t *f = *state;
+    vipl_desc_t r, s, *done = NULL;
+    vipl_vi_state_t vs;
+    vipl_vi_error_t ve;
+
+    /* not connected yet: no send */
+    make_send(&f->s[0], &s, 0, 100);
+    assert_int_equal(VIPL_INVALID_STATE, vipl_post_send(f->s[0].vi, &s));
+    /* receives may be posted before the connection */
+    post_recv(&f->s[1], &r, 0);
+    connect_pair(f);
+    assert_int_equal(VIPL_NOT_DONE, vipl_recv_done(f->s[1].vi, &done));
+    assert_int_equal(VIPL_NOT_DONE, vipl_send_done(f->s[0].vi, &done));
+
+    fill(f->s[0].sbuf, 1000, 3);
+    make_send(&f->s[0], &s, 0, 1000);
+    s.control |= VIPL_CONTROL_IMMEDIATE;
+    s.imm_data = 0xabcd1234u;
+    assert_int_equal(VIPL_SUCCESS, vipl_post_send(f->s[0].vi, &s));
+    assert_int_equal(VIPL_SUCCESS, vipl_send_done(f->s[0].vi, &done));
+    assert_ptr_equal(&s, done);
+    assert_int_equal(VIPL_STATUS_DONE, s.status);
+    assert_int_equal(1000, s.length);
+
+    assert_int_equal(VIPL_SUCCESS, vipl_recv_done(f->s[1].vi, &done));
+    assert_ptr_equal(&r, done);
+    assert_true(r.status & VIPL_STATUS_DONE);
+    assert_true(r.status & VIPL_STATUS_IMMEDIATE);
+    assert_int_equal(0, r.status & VIPL_STATUS_ERROR_MASK);
+    assert_int_equal(1000, r.length);
+    assert_int_equal(0xabcd1234u, r.imm_data);
+    assert_true(check(f->s[1].rbuf, 1000, 3));
+    /* nothing beyond the message was written */
+    assert_int_equal(0xee, (unsigned char) f->s[1].rbuf[1000]);
+    assert_int_equal(VIPL_NOT_DONE, vipl_recv_done(f->s[1].vi, &done));
+
+    /* a zero-byte send still consumes a receive */
+    post_recv(&f->s[1], &r, 1);
+    make_send(&f->s[0], &s, 0, 0);
+    assert_int_equal(VIPL_SUCCESS, vipl_post_send(f->s[0].vi, &s));
+    assert_int_equal(VIPL_SUCCESS, vipl_send_done(f->s[0].vi, &done));
+    assert_int_equal(VIPL_SUCCESS, vipl_recv_done(f->s[1].vi, &done));
+    assert_int_equal(0, r.length);
+    assert_int_equal(0, r.status & VIPL_STATUS_IMMEDIATE);
+
+    assert_int_equal(VIPL_SUCCESS, vipl_query_vi(f->s[0].vi, &vs, &ve));
+    assert_int_equal(VIPL_STATE_CONNECTED, vs);
+    assert_int_equal(VIPL_VIERR_NONE, ve);
+}
+
+/* every work queue completes in posting order; the CQ names the VI */
+static void test_completion_order(void **state)
+{
+    fixture_t *f = *state;
+    vipl_desc_t r[8], s[8], *done;
+    vipl_vi_t *vi;
+    bool is_recv;
+
+    connect_pair(f);
+    for (int i = 0; i < 8; ++i) {
+        post_recv(&f->s[1], &r[i], i);
+    }
+    for (int i = 0; i < 8; ++i) {
+        uint32_t len = 100u + 37u * (uint32_t) i;
+        fill(f->s[0].sbuf + (size_t) i * BUF, len, (unsigned) i);
+        make_send(&f->s[0], &s[i], i, len);
+        assert_int_equal(VIPL_SUCCESS, vipl_post_send(f->s[0].vi, &s[i]));
+    }
+    for (int i = 0; i < 8; ++i) {
+        assert_int_equal(VIPL_SUCCESS, vipl_send_done(f->s[0].vi, &done));
+        assert_ptr_equal(&s[i], done);
+    }
+    for (int i = 0; i < 8; ++i) {
+        assert_int_equal(VIPL_SUCCESS, vipl_cq_done(f->s[1].rcq, &vi, &is_recv));
+        assert_ptr_equal(f->s[1].vi, vi);
+        assert_true(is_recv);
+        assert_int_equal(VIPL_SUCCESS, vipl_recv_done(vi, &done));
+        assert_ptr_equal(&r[i], done);
+        assert_int_equal(100u + 37u * (uint32_t) i, done->length);
+        assert_true(check(done->ds[0].addr, done->length, (unsigned) i));
+    }
+    assert_int_equal(VIPL_NOT_DONE, vipl_cq_done(f->s[1].rcq, &vi, &is_recv));
+}
+
+/* one RDMA write descriptor; returns its completion status */
+static uint32_t rdma(side_t *from, uint32_t op, void *laddr, vipl_mem_handle_t lh, uint32_t len,
+                     uint64_t raddr, vipl_mem_handle_t rh)
+{
+    vipl_desc_t d, *done = NULL;
+
+    memset(&d, 0, sizeof(d));
+    d.control = op;
+    d.seg_count = 1;
+    d.ds[0].addr = laddr;
+    d.ds[0].handle = lh;
+    d.ds[0].length = len;
+    d.remote_addr = raddr;
+    d.remote_handle = rh;
+    assert_int_equal(VIPL_SUCCESS, vipl_post_send(from->vi, &d));
+    assert_int_equal(VIPL_SUCCESS, vipl_send_done(from->vi, &done));
+    assert_ptr_equal(&d, done);
+    return d.status;
+}
+
+/* every refusal: completes with an RDMA protection error, writes nothing */
+static void test_rdma_protection(void **state)
+{
+    fixture_t *f = *state;
+    side_t *a = &f->s[0], *b = &f->s[1];
+    vipl_ptag_t *other;
+    vipl_mem_attrs_t ma = {0};
+    vipl_mem_handle_t ok, wrongtag, nowrite, gone;
+    char *target = malloc(4 * BUF);
+    uint64_t t = (uintptr_t) target;
+
+    assert_non_null(target);
+    connect_pair(f);
+    fill(a->sbuf, BUF, 9);
+    memset(target, 0x5a, 4 * BUF);
+
+    ma.ptag = b->ptag;
+    ma.enable_rdma_write = true;
+    ma.enable_rdma_read = true;
+    assert_int_equal(VIPL_SUCCESS, vipl_register_mem(b->nic, target, 2 * BUF, &ma, &ok));
+    assert_int_equal(VIPL_SUCCESS, vipl_create_ptag(b->nic, &other));
+    ma.ptag = other;
+    assert_int_equal(VIPL_SUCCESS,
+                     vipl_register_mem(b->nic, target + 2 * BUF, BUF, &ma, &wrongtag));
+    ma.ptag = b->ptag;
+    ma.enable_rdma_write = false;
+    ma.enable_rdma_read = false;
+    assert_int_equal(VIPL_SUCCESS, vipl_register_mem(b->nic, target + 3 * BUF, BUF, &ma, &nowrite));
+    ma.enable_rdma_write = true;
+    ma.enable_rdma_read = true;
+    assert_int_equal(VIPL_SUCCESS, vipl_register_mem(b->nic, target, BUF, &ma, &gone));
+    assert_int_equal(VIPL_SUCCESS, vipl_deregister_mem(b->nic, target, gone));
+    /* a stale handle cannot be deregistered twice */
+    assert_int_equal(VIPL_INVALID_PARAMETER, vipl_deregister_mem(b->nic, target, gone));
+
+    /* wrong protection tag */
+    assert_int_equal(VIPL_STATUS_DONE | VIPL_STATUS_RDMA_PROT_ERROR,
+                     rdma(a, VIPL_CONTROL_OP_RDMAWRITE, a->sbuf, a->sh, 64, t + 2 * BUF, wrongtag));
+    /* unknown handle: deregistered, an index beyond the table, garbage */
+    assert_int_equal(VIPL_STATUS_DONE | VIPL_STATUS_RDMA_PROT_ERROR,
+                     rdma(a, VIPL_CONTROL_OP_RDMAWRITE, a->sbuf, a->sh, 64, t, gone));
+    assert_int_equal(
+        VIPL_STATUS_DONE | VIPL_STATUS_RDMA_PROT_ERROR,
+        rdma(a, VIPL_CONTROL_OP_RDMAWRITE, a->sbuf, a->sh, 64, t, ((uint64_t) 2 << 32) | 100000u));
+    assert_int_equal(
+        VIPL_STATUS_DONE | VIPL_STATUS_RDMA_PROT_ERROR,
+        rdma(a, VIPL_CONTROL_OP_RDMAWRITE, a->sbuf, a->sh, 64, t, ok ^ ((uint64_t) 2 << 32)));
+    /* outside the region: before, across the end, after */
+    assert_int_equal(VIPL_STATUS_DONE | VIPL_STATUS_RDMA_PROT_ERROR,
+                     rdma(a, VIPL_CONTROL_OP_RDMAWRITE, a->sbuf, a->sh, 64, t - 8, ok));
+    assert_int_equal(VIPL_STATUS_DONE | VIPL_STATUS_RDMA_PROT_ERROR,
+                     rdma(a, VIPL_CONTROL_OP_RDMAWRITE, a->sbuf, a->sh, 64, t + 2 * BUF - 32, ok));
+    assert_int_equal(VIPL_STATUS_DONE | VIPL_STATUS_RDMA_PROT_ERROR,
+                     rdma(a, VIPL_CONTROL_OP_RDMAWRITE, a->sbuf, a->sh, 64, t + 2 * BUF, ok));
+    /* RDMA write not enabled on the region */
+    assert_int_equal(VIPL_STATUS_DONE | VIPL_STATUS_RDMA_PROT_ERROR,
+                     rdma(a, VIPL_CONTROL_OP_RDMAWRITE, a->sbuf, a->sh, 64, t + 3 * BUF, nowrite));
+    /* the local side is checked too: an unregistered source */
+    assert_int_equal(VIPL_STATUS_DONE | VIPL_STATUS_PROTECTION_ERROR,
+                     rdma(a, VIPL_CONTROL_OP_RDMAWRITE, a->sbuf, 0, 64, t, ok));
+    /* none of it reached the target */
+    for (size_t i = 0; i < 4 * BUF; ++i) {
+        if (0x5a != (unsigned char) target[i]) {
+            fail_msg("target byte %zu changed by a refused RDMA write", i);
+        }
+    }
+    /* and a read of a region without read enable returns nothing */
+    memset(a->sbuf, 0x11, 64);
+    assert_int_equal(VIPL_STATUS_DONE | VIPL_STATUS_RDMA_PROT_ERROR,
+                     rdma(a, VIPL_CONTROL_OP_RDMAREAD, a->sbuf, a->sh, 64, t + 3 * BUF, nowrite));
+    assert_int_equal(0x11, (unsigned char) a->sbuf[0]);
+
+    /* the legal write and read work, exactly in range */
+    fill(a->sbuf, BUF, 9);
+    assert_int_equal(VIPL_STATUS_DONE,
+                     rdma(a, VIPL_CONTROL_OP_RDMAWRITE, a->sbuf, a->sh, BUF, t + BUF, ok));
+    assert_true(check(target + BUF, BUF, 9));
+    assert_int_equal(0x5a, (unsigned char) target[BUF - 1]);
+    fill(target, 512, 4);
+    assert_int_equal(VIPL_STATUS_DONE,
+                     rdma(a, VIPL_CONTROL_OP_RDMAREAD, a->sbuf + BUF, a->sh, 512, t, ok));
+    assert_true(check(a->sbuf + BUF, 512, 4));
+
+    vipl_deregister_mem(b->nic, target, ok);
+    vipl_deregister_mem(b->nic, target + 2 * BUF, wrongtag);
+    vipl_deregister_mem(b->nic, target + 3 * BUF, nowrite);
+    vipl_destroy_ptag(other);
+    free(target);
+}
+
+/* RDMA write with immediate: data first, then a receive completion with
+ * the immediate; a large write in many descriptors, gathered */
+static void test_rdma_write_immediate(void **state)
+{
+    fixture_t *f = *state;
+    side_t *a = &f->s[0], *b = &f->s[1];
+    const size_t big = 1 << 20, chunk = 65536;
+    vipl_mem_attrs_t ma = {0};
+    vipl_mem_handle_t lh, rh;
+    vipl_desc_t r, *d = calloc(big / chunk, sizeof(*d)), *done;
+    char *src = malloc(big), *dst = malloc(big);
+
+    assert_non_null(d);
+    assert_non_null(src);
+    assert_non_null(dst);
+    connect_pair(f);
+    fill(src, big, 21);
+    memset(dst, 0, big);
+    ma.ptag = a->ptag;
+    assert_int_equal(VIPL_SUCCESS, vipl_register_mem(a->nic, src, big, &ma, &lh));
+    ma.ptag = b->ptag;
+    ma.enable_rdma_write = true;
+    assert_int_equal(VIPL_SUCCESS, vipl_register_mem(b->nic, dst, big, &ma, &rh));
+    post_recv(b, &r, 0);
+    for (size_t i = 0; i < big / chunk; ++i) {
+        d[i].control = VIPL_CONTROL_OP_RDMAWRITE;
+        d[i].seg_count = 1;
+        d[i].ds[0].addr = src + i * chunk;
+        d[i].ds[0].handle = lh;
+        d[i].ds[0].length = (uint32_t) chunk;
+        d[i].remote_addr = (uintptr_t) dst + i * chunk;
+        d[i].remote_handle = rh;
+        if (i + 1 == big / chunk) {
+            d[i].control |= VIPL_CONTROL_IMMEDIATE;
+            d[i].imm_data = 77;
+        }
+        if (VIPL_SUCCESS != vipl_post_send(a->vi, &d[i])) {
+            /* send queue full: reap one */
+            assert_int_equal(VIPL_SUCCESS, vipl_send_done(a->vi, &done));
+            assert_int_equal(VIPL_SUCCESS, vipl_post_send(a->vi, &d[i]));
+        }
+    }
+    while (VIPL_SUCCESS == vipl_send_done(a->vi, &done)) {
+        assert_int_equal(VIPL_STATUS_DONE, done->status);
+        assert_int_equal(chunk, done->length);
+    }
+    assert_int_equal(VIPL_SUCCESS, vipl_recv_done(b->vi, &done));
+    assert_ptr_equal(&r, done);
+    assert_true(r.status & VIPL_STATUS_IMMEDIATE);
+    assert_int_equal(0, r.status & VIPL_STATUS_ERROR_MASK);
+    assert_int_equal(77, r.imm_data);
+    assert_int_equal(0, r.length);
+    assert_true(check(dst, big, 21));
+    /* too long for one descriptor */
+    assert_int_equal(
+        VIPL_STATUS_DONE | VIPL_STATUS_LENGTH_ERROR,
+        rdma(a, VIPL_CONTROL_OP_RDMAWRITE, src, lh, (uint32_t) chunk + 1, (uintptr_t) dst, rh));
+    vipl_deregister_mem(a->nic, src, lh);
+    vipl_deregister_mem(b->nic, dst, rh);
+    free(src);
+    free(dst);
+    free(d);
+}
+
+/* a send that finds no receive: error at both ends, the VI breaks */
+static void test_recv_not_posted(void **state)
+{
+    fixture_t *f = *state;
+    vipl_desc_t s, r, *done;
+    vipl_vi_state_t vs;
+    vipl_vi_error_t ve;
+
+    connect_pair(f);
+    make_send(&f->s[0], &s, 0, 10);
+    assert_int_equal(VIPL_SUCCESS, vipl_post_send(f->s[0].vi, &s));
+    assert_int_equal(VIPL_SUCCESS, vipl_send_done(f->s[0].vi, &done));
+    assert_true(s.status & VIPL_STATUS_REMOTE_DESC_ERROR);
+    assert_int_equal(VIPL_SUCCESS, vipl_query_vi(f->s[0].vi, &vs, &ve));
+    assert_int_equal(VIPL_STATE_ERROR, vs);
+    assert_int_equal(VIPL_VIERR_RECV_NOT_POSTED, ve);
+    assert_int_equal(VIPL_SUCCESS, vipl_query_vi(f->s[1].vi, &vs, &ve));
+    assert_int_equal(VIPL_STATE_ERROR, vs);
+    assert_int_equal(VIPL_VIERR_RECV_NOT_POSTED, ve);
+    /* no more sends; a receive posted now cannot be used */
+    assert_int_equal(VIPL_INVALID_STATE, vipl_post_send(f->s[0].vi, &s));
+    make_send(&f->s[0], &r, 0, 0);
+    memset(&r, 0, sizeof(r));
+    r.seg_count = 1;
+    r.ds[0].addr = f->s[1].rbuf;
+    r.ds[0].handle = f->s[1].rh;
+    r.ds[0].length = BUF;
+    assert_int_equal(VIPL_INVALID_STATE, vipl_post_recv(f->s[1].vi, &r));
+}
+
+/* a receive buffer too small, a bad receive handle: descriptor errors */
+static void test_length_and_recv_protection(void **state)
+{
+    fixture_t *f = *state;
+    vipl_desc_t s, r, *done;
+
+    connect_pair(f);
+    memset(&r, 0, sizeof(r));
+    r.seg_count = 1;
+    r.ds[0].addr = f->s[1].rbuf;
+    r.ds[0].handle = f->s[1].rh;
+    r.ds[0].length = 16;
+    memset(f->s[1].rbuf, 0xee, 64);
+    assert_int_equal(VIPL_SUCCESS, vipl_post_recv(f->s[1].vi, &r));
+    make_send(&f->s[0], &s, 0, 64);
+    assert_int_equal(VIPL_SUCCESS, vipl_post_send(f->s[0].vi, &s));
+    assert_int_equal(VIPL_SUCCESS, vipl_send_done(f->s[0].vi, &done));
+    assert_true(s.status & VIPL_STATUS_REMOTE_DESC_ERROR);
+    assert_int_equal(VIPL_SUCCESS, vipl_recv_done(f->s[1].vi, &done));
+    assert_true(r.status & VIPL_STATUS_LENGTH_ERROR);
+    assert_int_equal(0xee, (unsigned char) f->s[1].rbuf[0]);
+}
+
+/* a small (inline) message is checked at the receiver: too long for the
+ * buffer, or a buffer handle that is not the receiver's, writes nothing */
+static void test_inline_checks(void **state)
+{
+    fixture_t *f = *state;
+    vipl_desc_t s, r, *done;
+
+    connect_pair(f);
+    memset(&r, 0, sizeof(r));
+    r.seg_count = 1;
+    r.ds[0].addr = f->s[1].rbuf;
+    r.ds[0].handle = f->s[1].rh;
+    r.ds[0].length = 16;
+    memset(f->s[1].rbuf, 0xee, 64);
+    assert_int_equal(VIPL_SUCCESS, vipl_post_recv(f->s[1].vi, &r));
+    fill(f->s[0].sbuf, 20, 5);
+    make_send(&f->s[0], &s, 0, 20);
+    assert_int_equal(VIPL_SUCCESS, vipl_post_send(f->s[0].vi, &s));
+    assert_int_equal(VIPL_SUCCESS, vipl_send_done(f->s[0].vi, &done));
+    assert_int_equal(VIPL_SUCCESS, vipl_recv_done(f->s[1].vi, &done));
+    assert_true(r.status & VIPL_STATUS_LENGTH_ERROR);
+    assert_int_equal(0, r.length);
+    for (int i = 0; i < 64; ++i) {
+        assert_int_equal(0xee, (unsigned char) f->s[1].rbuf[i]);
+    }
+}
+
+static void test_inline_bad_handle(void **state)
+{
+    fixture_t *f = *state;
+    vipl_desc_t s, r, *done;
+
+    connect_pair(f);
+    memset(&r, 0, sizeof(r));
+    r.seg_count = 1;
+    r.ds[0].addr = f->s[1].rbuf;
+    r.ds[0].handle = f->s[1].sh; /* registered, but another region */
+    r.ds[0].length = 64;
+    memset(f->s[1].rbuf, 0xee, 64);
+    assert_int_equal(VIPL_SUCCESS, vipl_post_recv(f->s[1].vi, &r));
+    make_send(&f->s[0], &s, 0, 8);
+    assert_int_equal(VIPL_SUCCESS, vipl_post_send(f->s[0].vi, &s));
+    assert_int_equal(VIPL_SUCCESS, vipl_send_done(f->s[0].vi, &done));
+    assert_int_equal(VIPL_SUCCESS, vipl_recv_done(f->s[1].vi, &done));
+    assert_true(r.status & VIPL_STATUS_PROTECTION_ERROR);
+    for (int i = 0; i < 64; ++i) {
+        assert_int_equal(0xee, (unsigned char) f->s[1].rbuf[i]);
+    }
+}
+
+/* invalid attributes are refused */
+static void test_bad_attributes(void **state)
+{
+    fixture_t *f = *state;
+    vipl_vi_attrs_t va = {0};
+    vipl_mem_attrs_t ma = {0};
+    vipl_mem_handle_t h;
+    vipl_vi_t *vi;
+
+    va.reliability = 0;
+    va.ptag = f->s[0].ptag;
+    va.send_depth = va.recv_depth = 4;
+    assert_int_equal(VIPL_INVALID_RELIABILITY_LEVEL,
+                     vipl_create_vi(f->s[0].nic, &va, NULL, NULL, &vi));
+    va.reliability = VIPL_RELIABLE_DELIVERY;
+    va.ptag = f->s[1].ptag; /* another NIC's tag */
+    assert_int_equal(VIPL_INVALID_PTAG, vipl_create_vi(f->s[0].nic, &va, NULL, NULL, &vi));
+    va.ptag = f->s[0].ptag;
+    va.recv_depth = 1000;
+    assert_int_equal(VIPL_INVALID_PARAMETER, vipl_create_vi(f->s[0].nic, &va, NULL, NULL, &vi));
+    ma.ptag = f->s[0].ptag;
+    assert_int_equal(VIPL_INVALID_PARAMETER,
+                     vipl_register_mem(f->s[0].nic, f->s[0].sbuf, 0, &ma, &h));
+    assert_int_equal(VIPL_INVALID_PARAMETER,
+                     vipl_register_mem(f->s[0].nic, (void *) (uintptr_t) -16, 64, &ma, &h));
+}
+
+/* a forked peer connects, then is killed: the VI goes to error, posted
+ * descriptors are flushed, sends and RDMA are refused, nothing hangs and
+ * no file is left */
+static void test_peer_death(void **state)
+{
+    fixture_t *f = *state;
+    int to_child[2], to_parent[2];
+    vipl_vi_address_t mine, theirs;
+    vipl_desc_t r[4], s, *done;
+    vipl_vi_state_t vs;
+    vipl_vi_error_t ve;
+    pid_t pid;
+    char c;
+    int flushed = 0;
+
+    /* the child replaces side 1 */
+    close_side(&f->s[1]);
+    assert_int_equal(0, pipe(to_child));
+    assert_int_equal(0, pipe(to_parent));
+    pid = fork();
+    assert_true(pid >= 0);
+    if (0 == pid) {
+        side_t cs = {0};
+        vipl_desc_t cr;
+        fixture_t cf = *f;
+        vipl_return_t rc;
+
+        open_side(&cf, &cs, 2, 1);
+        vipl_vi_address(cs.vi, &mine);
+        if (sizeof(mine) != write(to_parent[1], &mine, sizeof(mine)) ||
+            sizeof(theirs) != read(to_child[0], &theirs, sizeof(theirs))) {
+            _exit(1);
+        }
+        post_recv(&cs, &cr, 0);
+        (void) vipl_connect_peer_request(cs.vi, &theirs);
+        do {
+            rc = vipl_connect_peer_done(cs.vi);
+        } while (VIPL_NOT_DONE == rc);
+        c = VIPL_SUCCESS == rc ? 'c' : 'x';
+        if (1 != write(to_parent[1], &c, 1)) {
+            _exit(1);
+        }
+        for (;;) {
+            pause();
+        }
+    }
+    assert_int_equal(sizeof(theirs), read(to_parent[0], &theirs, sizeof(theirs)));
+    vipl_vi_address(f->s[0].vi, &mine);
+    for (int i = 0; i < 4; ++i) {
+        post_recv(&f->s[0], &r[i], i);
+    }
+    assert_int_equal(sizeof(mine), write(to_child[1], &mine, sizeof(mine)));
+    assert_int_equal(VIPL_SUCCESS, vipl_connect_peer_request(f->s[0].vi, &theirs));
+    while (VIPL_NOT_DONE == vipl_connect_peer_done(f->s[0].vi)) {
+        usleep(100);
+    }
+    assert_int_equal(1, read(to_parent[0], &c, 1));
+    assert_int_equal('c', c);
+    /* alive: one send works */
+    fill(f->s[0].sbuf, 32, 1);
+    make_send(&f->s[0], &s, 0, 32);
+    assert_int_equal(VIPL_SUCCESS, vipl_post_send(f->s[0].vi, &s));
+    assert_int_equal(VIPL_SUCCESS, vipl_send_done(f->s[0].vi, &done));
+    assert_int_equal(VIPL_STATUS_DONE, s.status);
+
+    kill(pid, SIGKILL);
+    assert_int_equal(pid, waitpid(pid, NULL, 0));
+    /* polling finds out (bounded: the check runs every few thousand polls) */
+    for (long i = 0; i < 10000000 && flushed < 4; ++i) {
+        if (VIPL_SUCCESS == vipl_recv_done(f->s[0].vi, &done)) {
+            assert_true(done->status & VIPL_STATUS_FLUSHED_ERROR);
+            ++flushed;
+        }
+    }
+    assert_int_equal(4, flushed);
+    assert_int_equal(VIPL_SUCCESS, vipl_query_vi(f->s[0].vi, &vs, &ve));
+    assert_int_equal(VIPL_STATE_ERROR, vs);
+    assert_int_equal(VIPL_VIERR_PEER_GONE, ve);
+    assert_int_equal(VIPL_INVALID_STATE, vipl_post_send(f->s[0].vi, &s));
+    assert_int_equal(0, count_files(f->dir));
+    close(to_child[0]);
+    close(to_child[1]);
+    close(to_parent[0]);
+    close(to_parent[1]);
+}
+
+/* the provider table */
+static void test_providers(void **state)
+{
+    (void) state;
+    assert_non_null(vipl_provider("emu"));
+    assert_null(vipl_provider("nonesuch"));
+    assert_null(vipl_provider(NULL));
+    assert_string_equal("done", vipl_status_string(VIPL_STATUS_DONE));
+    assert_string_equal("RDMA protection error at the target",
+                        vipl_status_string(VIPL_STATUS_DONE | VIPL_STATUS_RDMA_PROT_ERROR));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_providers),
+        cmocka_unit_test_setup_teardown(test_segments, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_descriptor_life_cycle, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_completion_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rdma_protection, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rdma_write_immediate, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recv_not_posted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_length_and_recv_protection, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_inline_checks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_inline_bad_handle, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_attributes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_peer_death, setup, teardown),
+    };
+
+    ops = vipl_provider("emu");
+    return cmocka_run_group_tests_name("via_emu", tests, NULL, NULL);
+}
