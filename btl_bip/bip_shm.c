@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "bip_device.h"
+#include "tc_cma.h"
 #include "tc_mpring.h"
 #include "tc_shm.h"
 
@@ -232,31 +233,8 @@ uint32_t bip_dev_slot_size(const bip_dev_t *dev)
 
 int bip_probe_large(bip_dev_t *dev)
 {
-    char src = 'B', dst = 0;
-    struct iovec l = {.iov_base = &dst, .iov_len = 1};
-    struct iovec r = {.iov_base = &src, .iov_len = 1};
-
     (void) dev;
-    if (1 != process_vm_readv(getpid(), &l, 1, &r, 1, 0) || 'B' != dst) {
-        return -errno;
-    }
-#ifdef PR_SET_PTRACER
-    {
-        /* Yama scope 1: peers are not our descendants; allow any (as vader) */
-        char scope = '0';
-        int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY);
-        if (fd >= 0) {
-            if (1 != read(fd, &scope, 1)) {
-                scope = '0';
-            }
-            close(fd);
-        }
-        if ('0' != scope && 0 != prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0)) {
-            return -EPERM;
-        }
-    }
-#endif
-    return 0;
+    return tc_cma_probe(getpid());
 }
 
 /* ------------------------------------------------------------------ */

@@ -81,46 +81,33 @@ static mca_btl_bip_endpoint_t *mca_btl_bip_endpoint_for(struct opal_proc_t *proc
     return ep;
 }
 
+/* tc_ompi_add_local_procs' attach step: the peer's endpoint, connected
+ * eagerly the first time */
+static struct mca_btl_base_endpoint_t *mca_btl_bip_attach(struct opal_proc_t *proc, void *ctx)
+{
+    mca_btl_bip_endpoint_t *ep = mca_btl_bip_endpoint_for(proc);
+
+    (void) ctx;
+    if (NULL == ep) {
+        return NULL;
+    }
+    if (MCA_BTL_BIP_EP_UNUSED == ep->state) {
+        ep->proc = proc;
+        (void) mca_btl_bip_endpoint_connect(ep);
+    }
+    return MCA_BTL_BIP_EP_CONNECTED == ep->state ? ep : NULL;
+}
+
 int mca_btl_bip_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                           struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,
                           struct opal_bitmap_t *reachable)
 {
     mca_btl_bip_component_t *c = &mca_btl_bip_component;
-    const opal_proc_t *me = opal_proc_local_get();
-    int unreachable = 0;
+    int unreachable;
 
     (void) btl;
-    for (size_t i = 0; i < nprocs; ++i) {
-        mca_btl_bip_endpoint_t *ep;
-
-        peers[i] = NULL;
-        if (procs[i] == me) {
-            continue;
-        }
-        if (procs[i]->proc_name.jobid != me->proc_name.jobid ||
-            !OPAL_PROC_ON_LOCAL_NODE(procs[i]->proc_flags)) {
-            /* the shm provider reaches this host's processes only */
-            ++unreachable;
-            continue;
-        }
-        ep = mca_btl_bip_endpoint_for(procs[i]);
-        if (NULL == ep) {
-            ++unreachable;
-            continue;
-        }
-        if (MCA_BTL_BIP_EP_UNUSED == ep->state) {
-            ep->proc = procs[i];
-            (void) mca_btl_bip_endpoint_connect(ep);
-        }
-        if (MCA_BTL_BIP_EP_CONNECTED != ep->state) {
-            ++unreachable;
-            continue;
-        }
-        peers[i] = ep;
-        if (NULL != reachable) {
-            (void) opal_bitmap_set_bit(reachable, (int) i);
-        }
-    }
+    unreachable = tc_ompi_add_local_procs(nprocs, procs, peers, reachable, mca_btl_bip_attach,
+                                          NULL);
     c->unlinked = 0 != bip_unlink_when_connected(c->dev);
 
     if (unreachable > 0 && !c->warned_unreachable && mca_btl_bip_only_bip_requested()) {

@@ -20,6 +20,8 @@
 
 #include "opal/datatype/opal_convertor.h"
 
+#include "tc_ompi.h"
+
 #include "btl_bip.h"
 #include "btl_bip_endpoint.h"
 #include "btl_bip_frag.h"
@@ -78,21 +80,7 @@ int mca_btl_bip_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     hdr->credits = (uint16_t) pb;
     hdr->len = (uint32_t) length;
     dst += sizeof(*hdr);
-    memcpy(dst, header, header_size);
-    if (payload_size) {
-        if (OPAL_LIKELY(!opal_convertor_need_buffers(convertor))) {
-            void *src;
-            opal_convertor_get_current_pointer(convertor, &src);
-            memcpy(dst + header_size, src, payload_size);
-        } else {
-            uint32_t iov_count = 1;
-            struct iovec iov = {.iov_base = (IOVBASE_TYPE *) (dst + header_size),
-                                .iov_len = payload_size};
-            size_t max_data = payload_size;
-
-            (void) opal_convertor_pack(convertor, &iov, &iov_count, &max_data);
-        }
-    }
+    tc_ompi_sendi_copy(dst, header, header_size, convertor, payload_size);
     (void) bip_ssend_publish(endpoint->peer, (uint32_t) (sizeof(*hdr) + length));
     mca_btl_bip_component.cnt.short_sent++;
     OPAL_THREAD_UNLOCK(&endpoint->lock);

@@ -85,51 +85,38 @@ static mca_btl_sci_endpoint_t *mca_btl_sci_endpoint_for(struct opal_proc_t *proc
     return ep;
 }
 
+/* tc_ompi_add_local_procs' attach step: the peer's endpoint, connected
+ * eagerly the first time; only a failed endpoint is unreachable (one still
+ * connecting is retried by progress or the first send) */
+static struct mca_btl_base_endpoint_t *mca_btl_sci_attach(struct opal_proc_t *proc, void *ctx)
+{
+    mca_btl_sci_component_t *c = ctx;
+    mca_btl_sci_endpoint_t *ep = mca_btl_sci_endpoint_for(proc);
+
+    if (NULL == ep) {
+        return NULL;
+    }
+    if (MCA_BTL_SCI_EP_UNUSED == ep->state) {
+        ep->proc = proc;
+        ep->lseg = c->lsegs[ep->peer_rank];
+        ep->state = MCA_BTL_SCI_EP_CONNECTING;
+        (void) OPAL_THREAD_ADD_FETCH32(&c->num_unconnected, 1);
+        /* eager connection; if the peer's segment is not available yet
+         * progress (or the first send) retries */
+        (void) mca_btl_sci_endpoint_connect(ep);
+    }
+    return MCA_BTL_SCI_EP_FAILED == ep->state ? NULL : ep;
+}
+
 int mca_btl_sci_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                           struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,
                           struct opal_bitmap_t *reachable)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
-    const opal_proc_t *me = opal_proc_local_get();
-    int unreachable = 0;
+    int unreachable;
 
     (void) btl;
-    for (size_t i = 0; i < nprocs; ++i) {
-        mca_btl_sci_endpoint_t *ep;
-
-        peers[i] = NULL;
-        if (procs[i] == me) {
-            continue;
-        }
-        if (procs[i]->proc_name.jobid != me->proc_name.jobid ||
-            !OPAL_PROC_ON_LOCAL_NODE(procs[i]->proc_flags)) {
-            /* the shm provider maps segments of this host only */
-            ++unreachable;
-            continue;
-        }
-        ep = mca_btl_sci_endpoint_for(procs[i]);
-        if (NULL == ep) {
-            ++unreachable;
-            continue;
-        }
-        if (MCA_BTL_SCI_EP_UNUSED == ep->state) {
-            ep->proc = procs[i];
-            ep->lseg = c->lsegs[ep->peer_rank];
-            ep->state = MCA_BTL_SCI_EP_CONNECTING;
-            (void) OPAL_THREAD_ADD_FETCH32(&c->num_unconnected, 1);
-            /* eager connection; if the peer's segment is not available yet
-             * progress (or the first send) retries */
-            (void) mca_btl_sci_endpoint_connect(ep);
-        }
-        if (MCA_BTL_SCI_EP_FAILED == ep->state) {
-            ++unreachable;
-            continue;
-        }
-        peers[i] = ep;
-        if (NULL != reachable) {
-            (void) opal_bitmap_set_bit(reachable, (int) i);
-        }
-    }
+    unreachable = tc_ompi_add_local_procs(nprocs, procs, peers, reachable, mca_btl_sci_attach, c);
 
     if (unreachable > 0 && !c->warned_unreachable && mca_btl_sci_only_sci_requested()) {
         c->warned_unreachable = true;

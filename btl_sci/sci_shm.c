@@ -29,6 +29,7 @@
 
 #include "sci_device.h"
 #include "tc_atomic.h"
+#include "tc_cma.h"
 #include "tc_shm.h"
 
 #define SCI_SHM_MAGIC 0x5343497365676d31ull   /* "SCIsegm1" */
@@ -601,36 +602,10 @@ sci_error_t sci_dma_transfer(sci_dma_queue_t *dq, int direction, void *local_add
 
 sci_error_t sci_dma_probe(sci_desc_t *sd)
 {
-    char probe_src = 'S', probe_dst = 0;
-    struct iovec l = {.iov_base = &probe_dst, .iov_len = 1};
-    struct iovec r = {.iov_base = &probe_src, .iov_len = 1};
+    int rc = tc_cma_probe(sd->pid);
 
-    /* a read from ourselves passes the same permission check a read from a
-     * peer of the same user does, except for Yama's ptrace scope 1+, which
-     * we check below */
-    if (1 != process_vm_readv(sd->pid, &l, 1, &r, 1, 0) || 'S' != probe_dst) {
-        return ENOSYS == errno ? SCI_ERR_NOT_SUPPORTED : SCI_ERR_ACCESS;
+    if (0 == rc) {
+        return SCI_ERR_OK;
     }
-    {
-        char scope = '0';
-        int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY);
-        if (fd >= 0) {
-            if (1 != read(fd, &scope, 1)) {
-                scope = '0';
-            }
-            close(fd);
-        }
-        if ('0' != scope) {
-            /* scope 1 allows a declared tracer; peers are not our
-             * descendants, so allow any (what vader does) */
-#ifdef PR_SET_PTRACER
-            if (0 != prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0)) {
-                return SCI_ERR_ACCESS;
-            }
-#else
-            return SCI_ERR_ACCESS;
-#endif
-        }
-    }
-    return SCI_ERR_OK;
+    return -ENOSYS == rc ? SCI_ERR_NOT_SUPPORTED : SCI_ERR_ACCESS;
 }

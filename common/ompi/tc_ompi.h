@@ -96,6 +96,31 @@ static inline size_t tc_ompi_payload(size_t reserve, size_t size, size_t limit)
  * number of bytes packed. Returns OPAL_SUCCESS or OPAL_ERROR. */
 int tc_ompi_pack(struct opal_convertor_t *convertor, void *dst, size_t *size, void **inplace);
 
+/* ---- add_procs (tc_ompi_procs.c) --------------------------------------- */
+
+/* Called for each peer of this job on this host: the endpoint that reaches
+ * it (found, and connected if it was unused), or NULL when it cannot. */
+typedef struct mca_btl_base_endpoint_t *(*tc_ompi_attach_fn_t)(struct opal_proc_t *proc,
+                                                              void *ctx);
+
+/* The add_procs loop of a host-local BTL: peers[i] is NULL for ourselves,
+ * for processes of another job or another host, and where attach returns
+ * NULL; else the endpoint attach returned, and bit i is set in reachable
+ * (if not NULL). Returns how many peers other than ourselves were not
+ * reached. */
+int tc_ompi_add_local_procs(size_t nprocs, struct opal_proc_t **procs,
+                            struct mca_btl_base_endpoint_t **peers,
+                            struct opal_bitmap_t *reachable, tc_ompi_attach_fn_t attach,
+                            void *ctx);
+
+/* ---- sendi (tc_ompi_sendi.c) ------------------------------------------- */
+
+/* Copy header (header_size bytes) to dst, then payload_size bytes from
+ * convertor right after it (read in place when the data is contiguous,
+ * packed otherwise). dst has room for both. */
+void tc_ompi_sendi_copy(unsigned char *dst, const void *header, size_t header_size,
+                        struct opal_convertor_t *convertor, size_t payload_size);
+
 /* ---- errors ------------------------------------------------------------ */
 
 /* An errno value (positive, or negative as libtransports_common returns
