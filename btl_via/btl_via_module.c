@@ -16,6 +16,7 @@
 
 #include "btl_via.h"
 #include TC_OMPI_PMIX_H
+#include "tc_ompi.h"
 #include "btl_via_endpoint.h"
 #include "btl_via_frag.h"
 
@@ -238,10 +239,7 @@ mca_btl_base_descriptor_t *mca_btl_via_prepare_src(struct mca_btl_base_module_t 
 {
     const size_t cap = mca_btl_via_component.recv_size;
     mca_btl_via_frag_t *frag;
-    uint32_t iov_count = 1;
-    struct iovec iov;
     size_t max_data;
-    int rc;
 
     (void) btl;
     if (OPAL_UNLIKELY(reserve > cap)) {
@@ -251,15 +249,9 @@ mca_btl_base_descriptor_t *mca_btl_via_prepare_src(struct mca_btl_base_module_t 
     if (OPAL_UNLIKELY(NULL == frag)) {
         return NULL;
     }
-    max_data = *size;
-    if (max_data > cap - reserve) {
-        max_data = cap - reserve;
-    }
+    max_data = tc_ompi_payload(reserve, *size, cap);
     /* pack into the registered send buffer: the descriptor's data segment */
-    iov.iov_base = (IOVBASE_TYPE *) (frag->data + reserve);
-    iov.iov_len = max_data;
-    rc = opal_convertor_pack(convertor, &iov, &iov_count, &max_data);
-    if (OPAL_UNLIKELY(rc < 0)) {
+    if (OPAL_UNLIKELY(OPAL_SUCCESS != tc_ompi_pack(convertor, frag->data + reserve, &max_data, NULL))) {
         mca_btl_via_frag_return(frag);
         return NULL;
     }

@@ -12,9 +12,9 @@
 
 #include <string.h>
 
-#include "opal/datatype/opal_convertor.h"
 
 #include "btl_via.h"
+#include "tc_ompi.h"
 #include "btl_via_endpoint.h"
 #include "btl_via_frag.h"
 
@@ -64,21 +64,7 @@ int mca_btl_via_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     }
     frag->kind = MCA_BTL_VIA_FRAG_INTERNAL;
     frag->imm = MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_AM, tag, 0);
-    memcpy(frag->data, header, header_size);
-    if (payload_size) {
-        if (OPAL_LIKELY(!opal_convertor_need_buffers(convertor))) {
-            void *src;
-            opal_convertor_get_current_pointer(convertor, &src);
-            memcpy(frag->data + header_size, src, payload_size);
-        } else {
-            uint32_t iov_count = 1;
-            struct iovec iov = {.iov_base = (IOVBASE_TYPE *) (frag->data + header_size),
-                                .iov_len = payload_size};
-            size_t max_data = payload_size;
-
-            (void) opal_convertor_pack(convertor, &iov, &iov_count, &max_data);
-        }
-    }
+    tc_ompi_sendi_copy(frag->data, header, header_size, convertor, payload_size);
     frag->segment.seg_len = length;
 
     OPAL_THREAD_LOCK(&endpoint->lock);
