@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_cleanup.c: btl_via leaves nothing on disk.  Every rank exchanges a
  * checked value with every other rank (so every VI is connected and every
