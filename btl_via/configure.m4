@@ -1,3 +1,4 @@
+# Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
 # btl_via/configure.m4: configure fragment of btl_via, included from
 # configure.ac.  The emu provider (a software VI NIC between processes of
 # one host) is always built; the verbs provider is built when libibverbs

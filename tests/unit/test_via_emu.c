@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_via_emu.c: unit tests of btl_via's device layer (vipl.h) over the
  * emu provider, without MPI: NIC segments (mode 0600, names gone once

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_via_verbs.c: unit tests of btl_via's verbs provider.  They need an
  * RDMA device (ibv_get_device_list returning at least one): without one,

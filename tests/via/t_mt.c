@@ -1,3 +1,4 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * t_mt.c: btl_via under MPI_THREAD_MULTIPLE.  Every rank runs 4 threads;
  * thread t of rank r exchanges messages with thread t of every other rank
