@@ -25,10 +25,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_SIZE_DEFAULT ((size_t)8 * 1024 * 1024)
+#define MAX_SIZE_DEFAULT ((size_t) 8 * 1024 * 1024)
 #define WINDOW 64
 /* Receive buffers of one window stay below this many bytes in total. */
-#define WINDOW_BYTES_MAX ((size_t)64 * 1024 * 1024)
+#define WINDOW_BYTES_MAX ((size_t) 64 * 1024 * 1024)
 #define TAG_LAT 1
 #define TAG_BW 2
 #define TAG_ACK 3
@@ -39,9 +39,9 @@ static int rank;
 
 static uint8_t pattern_byte(size_t pos, int src, size_t size)
 {
-    uint32_t x = (uint32_t)pos * 2654435761u + (uint32_t)src * 0x9e3779b9u +
-                 (uint32_t)size * 0x85ebca6bu;
-    return (uint8_t)(x >> 24);
+    uint32_t x =
+        (uint32_t) pos * 2654435761u + (uint32_t) src * 0x9e3779b9u + (uint32_t) size * 0x85ebca6bu;
+    return (uint8_t) (x >> 24);
 }
 
 static void die(const char *msg, size_t size)
@@ -72,16 +72,14 @@ static void verify(uint8_t *sbuf, uint8_t *rbuf, size_t size)
     }
     memset(rbuf, 0, size);
     if (0 == rank) {
-        MPI_Send(sbuf, (int)size, MPI_BYTE, peer, TAG_CHECK, MPI_COMM_WORLD);
-        MPI_Recv(rbuf, (int)size, MPI_BYTE, peer, TAG_CHECK, MPI_COMM_WORLD,
-                 &st);
+        MPI_Send(sbuf, (int) size, MPI_BYTE, peer, TAG_CHECK, MPI_COMM_WORLD);
+        MPI_Recv(rbuf, (int) size, MPI_BYTE, peer, TAG_CHECK, MPI_COMM_WORLD, &st);
     } else {
-        MPI_Recv(rbuf, (int)size, MPI_BYTE, peer, TAG_CHECK, MPI_COMM_WORLD,
-                 &st);
-        MPI_Send(sbuf, (int)size, MPI_BYTE, peer, TAG_CHECK, MPI_COMM_WORLD);
+        MPI_Recv(rbuf, (int) size, MPI_BYTE, peer, TAG_CHECK, MPI_COMM_WORLD, &st);
+        MPI_Send(sbuf, (int) size, MPI_BYTE, peer, TAG_CHECK, MPI_COMM_WORLD);
     }
     MPI_Get_count(&st, MPI_BYTE, &count);
-    if ((size_t)count != size) {
+    if ((size_t) count != size) {
         die("received a wrong byte count", size);
     }
     for (size_t i = 0; i < size; i++) {
@@ -107,13 +105,11 @@ static void exchange(uint8_t *sbuf, uint8_t *rbuf, size_t size)
     int peer = 1 - rank;
 
     if (0 == rank) {
-        MPI_Send(sbuf, (int)size, MPI_BYTE, peer, TAG_LAT, MPI_COMM_WORLD);
-        MPI_Recv(rbuf, (int)size, MPI_BYTE, peer, TAG_LAT, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
+        MPI_Send(sbuf, (int) size, MPI_BYTE, peer, TAG_LAT, MPI_COMM_WORLD);
+        MPI_Recv(rbuf, (int) size, MPI_BYTE, peer, TAG_LAT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
-        MPI_Recv(rbuf, (int)size, MPI_BYTE, peer, TAG_LAT, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
-        MPI_Send(sbuf, (int)size, MPI_BYTE, peer, TAG_LAT, MPI_COMM_WORLD);
+        MPI_Recv(rbuf, (int) size, MPI_BYTE, peer, TAG_LAT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(sbuf, (int) size, MPI_BYTE, peer, TAG_LAT, MPI_COMM_WORLD);
     }
 }
 
@@ -121,8 +117,7 @@ static void exchange(uint8_t *sbuf, uint8_t *rbuf, size_t size)
  * reported: on a shared machine a batch that lost the CPU to another
  * process measures the scheduler, not the transport. A cost paid on every
  * message or every n-th message still shows in every batch. */
-static double latency_us(uint8_t *sbuf, uint8_t *rbuf, size_t size,
-                         int iters, int warmup)
+static double latency_us(uint8_t *sbuf, uint8_t *rbuf, size_t size, int iters, int warmup)
 {
     int per = iters / BATCHES > 0 ? iters / BATCHES : 1;
     double t[BATCHES];
@@ -143,8 +138,8 @@ static double latency_us(uint8_t *sbuf, uint8_t *rbuf, size_t size,
 
 /* Each window (sends plus the acknowledgement) is timed alone and the
  * fastest window is reported, for the same reason as above. */
-static double bandwidth_MBps(uint8_t *sbuf, uint8_t **rbufs, size_t size,
-                             int window, int loops, int warmup)
+static double bandwidth_MBps(uint8_t *sbuf, uint8_t **rbufs, size_t size, int window, int loops,
+                             int warmup)
 {
     int peer = 1 - rank;
     MPI_Request reqs[WINDOW];
@@ -156,16 +151,13 @@ static double bandwidth_MBps(uint8_t *sbuf, uint8_t **rbufs, size_t size,
         if (0 == rank) {
             /* Sends only read the buffer, so one buffer serves the window. */
             for (int w = 0; w < window; w++) {
-                MPI_Isend(sbuf, (int)size, MPI_BYTE, peer, TAG_BW,
-                          MPI_COMM_WORLD, &reqs[w]);
+                MPI_Isend(sbuf, (int) size, MPI_BYTE, peer, TAG_BW, MPI_COMM_WORLD, &reqs[w]);
             }
             MPI_Waitall(window, reqs, MPI_STATUSES_IGNORE);
-            MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_ACK, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE);
+            MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else {
             for (int w = 0; w < window; w++) {
-                MPI_Irecv(rbufs[w], (int)size, MPI_BYTE, peer, TAG_BW,
-                          MPI_COMM_WORLD, &reqs[w]);
+                MPI_Irecv(rbufs[w], (int) size, MPI_BYTE, peer, TAG_BW, MPI_COMM_WORLD, &reqs[w]);
             }
             MPI_Waitall(window, reqs, MPI_STATUSES_IGNORE);
             MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_ACK, MPI_COMM_WORLD);
@@ -176,12 +168,12 @@ static double bandwidth_MBps(uint8_t *sbuf, uint8_t **rbufs, size_t size,
     }
     fastest = best(t, loops);
     free(t);
-    return (double)size * window / fastest / 1e6;
+    return (double) size * window / fastest / 1e6;
 }
 
 static int clamp(size_t v, int lo, int hi)
 {
-    return v < (size_t)lo ? lo : (v > (size_t)hi ? hi : (int)v);
+    return v < (size_t) lo ? lo : (v > (size_t) hi ? hi : (int) v);
 }
 
 int main(int argc, char **argv)
@@ -200,7 +192,7 @@ int main(int argc, char **argv)
             quick = 1;
             break;
         case 'm':
-            max = (size_t)strtoull(optarg, NULL, 0);
+            max = (size_t) strtoull(optarg, NULL, 0);
             break;
         default:
             if (0 == rank) {
@@ -230,22 +222,20 @@ int main(int argc, char **argv)
         /* Iteration counts scale down with size: about the same number of
          * bytes per size, within bounds. */
         size_t s = size ? size : 1;
-        int lat_iters = quick ? clamp(((size_t)4 << 20) / s, BATCHES, 250)
-                              : clamp(((size_t)64 << 20) / s, 2 * BATCHES,
-                                      2000);
+        int lat_iters = quick ? clamp(((size_t) 4 << 20) / s, BATCHES, 250)
+                              : clamp(((size_t) 64 << 20) / s, 2 * BATCHES, 2000);
         int window = clamp(region_len / s, 1, WINDOW);
-        int loops = quick ? clamp(((size_t)16 << 20) / (s * window), 3, 20)
-                          : clamp(((size_t)256 << 20) / (s * window), 5, 100);
+        int loops = quick ? clamp(((size_t) 16 << 20) / (s * window), 3, 20)
+                          : clamp(((size_t) 256 << 20) / (s * window), 5, 100);
         double lat = 0.0, bw = 0.0;
 
         for (int w = 0; w < window; w++) {
-            rbufs[w] = region + (size_t)w * size;
+            rbufs[w] = region + (size_t) w * size;
         }
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank < 2) {
             verify(sbuf, rbufs[0], size);
-            lat = latency_us(sbuf, rbufs[0], size, lat_iters,
-                             lat_iters / 10 + 2);
+            lat = latency_us(sbuf, rbufs[0], size, lat_iters, lat_iters / 10 + 2);
             if (size > 0) {
                 bw = bandwidth_MBps(sbuf, rbufs, size, window, loops, 1);
             }

@@ -106,8 +106,8 @@ int mca_btl_bip_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
     int unreachable;
 
     (void) btl;
-    unreachable = tc_ompi_add_local_procs(nprocs, procs, peers, reachable, mca_btl_bip_attach,
-                                          NULL);
+    unreachable =
+        tc_ompi_add_local_procs(nprocs, procs, peers, reachable, mca_btl_bip_attach, NULL);
     c->unlinked = 0 != bip_unlink_when_connected(c->dev);
 
     if (unreachable > 0 && !c->warned_unreachable && mca_btl_bip_only_bip_requested()) {

@@ -49,41 +49,41 @@ typedef struct mca_btl_sci_component {
     mca_btl_base_component_3_0_0_t super;
 
     /* MCA parameters */
-    unsigned int ring_slots;       /* slots per peer ring (power of two) */
-    unsigned int slot_size;        /* payload bytes per slot */
-    unsigned int dma_threshold;    /* smaller put/get are copied by CPU */
-    unsigned int segment_size;     /* size of each per-peer segment (0: just enough) */
-    unsigned int poll_batch;       /* messages per peer per progress call */
-    unsigned int credit_batch;     /* slots returned per Completed write */
-    unsigned int idle_polls;       /* empty polls before a peer goes to the doorbell */
-    unsigned int sweep_interval;   /* progress calls between sweeps of idle peers */
+    unsigned int ring_slots;     /* slots per peer ring (power of two) */
+    unsigned int slot_size;      /* payload bytes per slot */
+    unsigned int dma_threshold;  /* smaller put/get are copied by CPU */
+    unsigned int segment_size;   /* size of each per-peer segment (0: just enough) */
+    unsigned int poll_batch;     /* messages per peer per progress call */
+    unsigned int credit_batch;   /* slots returned per Completed write */
+    unsigned int idle_polls;     /* empty polls before a peer goes to the doorbell */
+    unsigned int sweep_interval; /* progress calls between sweeps of idle peers */
     unsigned int free_list_max;
-    bool use_dma;                  /* false: no DMA engine, rings only */
-    bool prefetch;                 /* prefetch the slot after next for writing */
+    bool use_dma;  /* false: no DMA engine, rings only */
+    bool prefetch; /* prefetch the slot after next for writing */
     int verbose;
     int output;
 
     /* device */
     sci_desc_t *sd;
-    sci_dma_queue_t *dq;           /* NULL: no DMA engine (no put/get/atomics) */
+    sci_dma_queue_t *dq; /* NULL: no DMA engine (no put/get/atomics) */
     uint32_t node_id;
     int local_rank;
-    int num_local;                 /* node-local processes, including us */
+    int num_local; /* node-local processes, including us */
 
     /* one local segment per node-local peer (index: local rank), and our doorbell */
     sci_local_segment_t **lsegs;
     sci_local_segment_t *doorbell_seg;
-    uint8_t *doorbell;             /* accessed through btl_sci_doorbell.h */
+    uint8_t *doorbell; /* accessed through btl_sci_doorbell.h */
 
     /* endpoints by local rank; the active ones are polled every call */
     struct mca_btl_base_endpoint_t *endpoints;
     struct mca_btl_base_endpoint_t **active;
     int num_active;
-    struct mca_btl_base_endpoint_t **connected;   /* sweep list */
+    struct mca_btl_base_endpoint_t **connected; /* sweep list */
     int num_connected;
-    struct mca_btl_base_endpoint_t **sweep;       /* snapshot of it */
+    struct mca_btl_base_endpoint_t **sweep; /* snapshot of it */
     unsigned int progress_calls;
-    int32_t num_unconnected;             /* peers added but not connected yet (add_procs and
+    int32_t num_unconnected; /* peers added but not connected yet (add_procs and
                                           * progress may change it at once) */
 
     opal_list_t pending_endpoints; /* endpoints with deferred sends */
@@ -146,43 +146,50 @@ int mca_btl_sci_put(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpo
                     void *local_address, uint64_t remote_address,
                     struct mca_btl_base_registration_handle_t *local_handle,
                     struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
-                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc,
-                    void *cbcontext, void *cbdata);
+                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                    void *cbdata);
 int mca_btl_sci_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
                     void *local_address, uint64_t remote_address,
                     struct mca_btl_base_registration_handle_t *local_handle,
                     struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
-                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc,
-                    void *cbcontext, void *cbdata);
-struct mca_btl_base_registration_handle_t *mca_btl_sci_register_mem(struct mca_btl_base_module_t *btl,
-                                                                    struct mca_btl_base_endpoint_t *endpoint,
-                                                                    void *base, size_t size, uint32_t flags);
+                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                    void *cbdata);
+struct mca_btl_base_registration_handle_t *
+mca_btl_sci_register_mem(struct mca_btl_base_module_t *btl,
+                         struct mca_btl_base_endpoint_t *endpoint, void *base, size_t size,
+                         uint32_t flags);
 int mca_btl_sci_deregister_mem(struct mca_btl_base_module_t *btl,
                                struct mca_btl_base_registration_handle_t *handle);
 int mca_btl_sci_rcache_init(void);
 void mca_btl_sci_rcache_fini(void);
 
-int mca_btl_sci_atomic_op(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
-                          uint64_t remote_address, struct mca_btl_base_registration_handle_t *remote_handle,
+int mca_btl_sci_atomic_op(struct mca_btl_base_module_t *btl,
+                          struct mca_btl_base_endpoint_t *endpoint, uint64_t remote_address,
+                          struct mca_btl_base_registration_handle_t *remote_handle,
                           mca_btl_base_atomic_op_t op, uint64_t operand, int flags, int order,
                           mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata);
-int mca_btl_sci_atomic_fop(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
-                           void *local_address, uint64_t remote_address,
+int mca_btl_sci_atomic_fop(struct mca_btl_base_module_t *btl,
+                           struct mca_btl_base_endpoint_t *endpoint, void *local_address,
+                           uint64_t remote_address,
                            struct mca_btl_base_registration_handle_t *local_handle,
                            struct mca_btl_base_registration_handle_t *remote_handle,
                            mca_btl_base_atomic_op_t op, uint64_t operand, int flags, int order,
                            mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata);
-int mca_btl_sci_atomic_cswap(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
-                             void *local_address, uint64_t remote_address,
+int mca_btl_sci_atomic_cswap(struct mca_btl_base_module_t *btl,
+                             struct mca_btl_base_endpoint_t *endpoint, void *local_address,
+                             uint64_t remote_address,
                              struct mca_btl_base_registration_handle_t *local_handle,
                              struct mca_btl_base_registration_handle_t *remote_handle,
                              uint64_t compare, uint64_t value, int flags, int order,
-                             mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata);
+                             mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                             void *cbdata);
 int mca_btl_sci_atomic_init(void);
 void mca_btl_sci_atomic_fini(void);
 /* target and initiator halves, called by progress for ring messages */
-void mca_btl_sci_atomic_handle_req(struct mca_btl_base_endpoint_t *ep, const void *payload, uint32_t len);
-void mca_btl_sci_atomic_handle_rsp(struct mca_btl_base_endpoint_t *ep, const void *payload, uint32_t len);
+void mca_btl_sci_atomic_handle_req(struct mca_btl_base_endpoint_t *ep, const void *payload,
+                                   uint32_t len);
+void mca_btl_sci_atomic_handle_rsp(struct mca_btl_base_endpoint_t *ep, const void *payload,
+                                   uint32_t len);
 
 /* teardown shared by finalize and a failed init */
 void mca_btl_sci_free_endpoints(void);

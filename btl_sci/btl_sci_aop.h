@@ -19,33 +19,48 @@
 
 /* apply op with operand (and compare for CSWAP) to *p; returns the value
  * *p held before. T: the word's type, S: its signed twin. */
-#define MCA_BTL_SCI_AOP_APPLY(T, S, p, op, operand, compare)                         \
-    do {                                                                            \
-        T v_ = (T) (operand), o_, n_;                                               \
-        switch (op) {                                                               \
-        case MCA_BTL_SCI_AOP_ADD: return tc_atomic_fetch_add(p, v_);                \
-        case MCA_BTL_SCI_AOP_AND: return tc_atomic_fetch_and(p, v_);                \
-        case MCA_BTL_SCI_AOP_OR: return tc_atomic_fetch_or(p, v_);                  \
-        case MCA_BTL_SCI_AOP_XOR: return tc_atomic_fetch_xor(p, v_);                \
-        case MCA_BTL_SCI_AOP_SWAP: return tc_atomic_swap(p, v_);                    \
-        case MCA_BTL_SCI_AOP_CSWAP:                                                 \
-            o_ = (T) (compare);                                                     \
-            (void) tc_atomic_cswap(p, &o_, v_);                                     \
-            return o_;                                                              \
-        default:                                                                    \
-            break;                                                                  \
-        }                                                                           \
-        o_ = tc_atomic_load_acquire(p);                                             \
-        do {                                                                        \
-            switch (op) {                                                           \
-            case MCA_BTL_SCI_AOP_MIN: n_ = (S) o_ < (S) v_ ? o_ : v_; break;        \
-            case MCA_BTL_SCI_AOP_MAX: n_ = (S) o_ > (S) v_ ? o_ : v_; break;        \
-            case MCA_BTL_SCI_AOP_LAND: n_ = (T) (o_ && v_); break;                  \
-            case MCA_BTL_SCI_AOP_LOR: n_ = (T) (o_ || v_); break;                   \
-            default: n_ = (T) (!o_ != !v_); break; /* LXOR */                       \
-            }                                                                       \
-        } while (!tc_atomic_cswap_weak(p, &o_, n_));                                \
-        return o_;                                                                  \
+#define MCA_BTL_SCI_AOP_APPLY(T, S, p, op, operand, compare) \
+    do {                                                     \
+        T v_ = (T) (operand), o_, n_;                        \
+        switch (op) {                                        \
+        case MCA_BTL_SCI_AOP_ADD:                            \
+            return tc_atomic_fetch_add(p, v_);               \
+        case MCA_BTL_SCI_AOP_AND:                            \
+            return tc_atomic_fetch_and(p, v_);               \
+        case MCA_BTL_SCI_AOP_OR:                             \
+            return tc_atomic_fetch_or(p, v_);                \
+        case MCA_BTL_SCI_AOP_XOR:                            \
+            return tc_atomic_fetch_xor(p, v_);               \
+        case MCA_BTL_SCI_AOP_SWAP:                           \
+            return tc_atomic_swap(p, v_);                    \
+        case MCA_BTL_SCI_AOP_CSWAP:                          \
+            o_ = (T) (compare);                              \
+            (void) tc_atomic_cswap(p, &o_, v_);              \
+            return o_;                                       \
+        default:                                             \
+            break;                                           \
+        }                                                    \
+        o_ = tc_atomic_load_acquire(p);                      \
+        do {                                                 \
+            switch (op) {                                    \
+            case MCA_BTL_SCI_AOP_MIN:                        \
+                n_ = (S) o_ < (S) v_ ? o_ : v_;              \
+                break;                                       \
+            case MCA_BTL_SCI_AOP_MAX:                        \
+                n_ = (S) o_ > (S) v_ ? o_ : v_;              \
+                break;                                       \
+            case MCA_BTL_SCI_AOP_LAND:                       \
+                n_ = (T) (o_ && v_);                         \
+                break;                                       \
+            case MCA_BTL_SCI_AOP_LOR:                        \
+                n_ = (T) (o_ || v_);                         \
+                break;                                       \
+            default:                                         \
+                n_ = (T) (!o_ != !v_);                       \
+                break; /* LXOR */                            \
+            }                                                \
+        } while (!tc_atomic_cswap_weak(p, &o_, n_));         \
+        return o_;                                           \
     } while (0)
 
 static inline uint32_t mca_btl_sci_aop_apply32(uint32_t op, uint32_t *p, uint64_t operand,

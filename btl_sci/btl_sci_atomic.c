@@ -72,17 +72,28 @@ void mca_btl_sci_atomic_fini(void)
 static int mca_btl_sci_aop_code(mca_btl_base_atomic_op_t op)
 {
     switch (op) {
-    case MCA_BTL_ATOMIC_ADD: return MCA_BTL_SCI_AOP_ADD;
-    case MCA_BTL_ATOMIC_AND: return MCA_BTL_SCI_AOP_AND;
-    case MCA_BTL_ATOMIC_OR: return MCA_BTL_SCI_AOP_OR;
-    case MCA_BTL_ATOMIC_XOR: return MCA_BTL_SCI_AOP_XOR;
-    case MCA_BTL_ATOMIC_LAND: return MCA_BTL_SCI_AOP_LAND;
-    case MCA_BTL_ATOMIC_LOR: return MCA_BTL_SCI_AOP_LOR;
-    case MCA_BTL_ATOMIC_LXOR: return MCA_BTL_SCI_AOP_LXOR;
-    case MCA_BTL_ATOMIC_SWAP: return MCA_BTL_SCI_AOP_SWAP;
-    case MCA_BTL_ATOMIC_MIN: return MCA_BTL_SCI_AOP_MIN;
-    case MCA_BTL_ATOMIC_MAX: return MCA_BTL_SCI_AOP_MAX;
-    default: return -1;
+    case MCA_BTL_ATOMIC_ADD:
+        return MCA_BTL_SCI_AOP_ADD;
+    case MCA_BTL_ATOMIC_AND:
+        return MCA_BTL_SCI_AOP_AND;
+    case MCA_BTL_ATOMIC_OR:
+        return MCA_BTL_SCI_AOP_OR;
+    case MCA_BTL_ATOMIC_XOR:
+        return MCA_BTL_SCI_AOP_XOR;
+    case MCA_BTL_ATOMIC_LAND:
+        return MCA_BTL_SCI_AOP_LAND;
+    case MCA_BTL_ATOMIC_LOR:
+        return MCA_BTL_SCI_AOP_LOR;
+    case MCA_BTL_ATOMIC_LXOR:
+        return MCA_BTL_SCI_AOP_LXOR;
+    case MCA_BTL_ATOMIC_SWAP:
+        return MCA_BTL_SCI_AOP_SWAP;
+    case MCA_BTL_ATOMIC_MIN:
+        return MCA_BTL_SCI_AOP_MIN;
+    case MCA_BTL_ATOMIC_MAX:
+        return MCA_BTL_SCI_AOP_MAX;
+    default:
+        return -1;
     }
 }
 
@@ -170,19 +181,22 @@ static int mca_btl_sci_atomic_start(struct mca_btl_base_endpoint_t *endpoint, in
     return OPAL_SUCCESS;
 }
 
-int mca_btl_sci_atomic_op(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
-                          uint64_t remote_address, struct mca_btl_base_registration_handle_t *remote_handle,
+int mca_btl_sci_atomic_op(struct mca_btl_base_module_t *btl,
+                          struct mca_btl_base_endpoint_t *endpoint, uint64_t remote_address,
+                          struct mca_btl_base_registration_handle_t *remote_handle,
                           mca_btl_base_atomic_op_t op, uint64_t operand, int flags, int order,
                           mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
 {
     (void) btl;
     (void) order;
     return mca_btl_sci_atomic_start(endpoint, mca_btl_sci_aop_code(op), false, NULL, remote_address,
-                                    NULL, remote_handle, operand, 0, flags, cbfunc, cbcontext, cbdata);
+                                    NULL, remote_handle, operand, 0, flags, cbfunc, cbcontext,
+                                    cbdata);
 }
 
-int mca_btl_sci_atomic_fop(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
-                           void *local_address, uint64_t remote_address,
+int mca_btl_sci_atomic_fop(struct mca_btl_base_module_t *btl,
+                           struct mca_btl_base_endpoint_t *endpoint, void *local_address,
+                           uint64_t remote_address,
                            struct mca_btl_base_registration_handle_t *local_handle,
                            struct mca_btl_base_registration_handle_t *remote_handle,
                            mca_btl_base_atomic_op_t op, uint64_t operand, int flags, int order,
@@ -195,18 +209,20 @@ int mca_btl_sci_atomic_fop(struct mca_btl_base_module_t *btl, struct mca_btl_bas
                                     cbfunc, cbcontext, cbdata);
 }
 
-int mca_btl_sci_atomic_cswap(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
-                             void *local_address, uint64_t remote_address,
+int mca_btl_sci_atomic_cswap(struct mca_btl_base_module_t *btl,
+                             struct mca_btl_base_endpoint_t *endpoint, void *local_address,
+                             uint64_t remote_address,
                              struct mca_btl_base_registration_handle_t *local_handle,
                              struct mca_btl_base_registration_handle_t *remote_handle,
                              uint64_t compare, uint64_t value, int flags, int order,
-                             mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
+                             mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                             void *cbdata)
 {
     (void) btl;
     (void) order;
     return mca_btl_sci_atomic_start(endpoint, MCA_BTL_SCI_AOP_CSWAP, true, local_address,
-                                    remote_address, local_handle, remote_handle, value, compare, flags,
-                                    cbfunc, cbcontext, cbdata);
+                                    remote_address, local_handle, remote_handle, value, compare,
+                                    flags, cbfunc, cbcontext, cbdata);
 }
 
 /* target: is [address, address+width) inside memory we expose right now
@@ -224,15 +240,15 @@ static bool mca_btl_sci_atomic_address_ok(const mca_btl_sci_atomic_req_t *req, s
     if (!ok) {
         opal_output_verbose(5, c->output,
                             "btl:sci: atomic at 0x%" PRIx64 " refused: not inside memory we expose "
-                            "(the peer named [0x%" PRIx64 ", +%" PRIu64 "))", req->address,
-                            req->reg_base, req->reg_len);
+                            "(the peer named [0x%" PRIx64 ", +%" PRIu64 "))",
+                            req->address, req->reg_base, req->reg_len);
     }
     return ok;
 }
 
 /* execute a request on local memory; the result goes into *rsp */
-static void mca_btl_sci_atomic_apply(const mca_btl_sci_atomic_req_t *req, mca_btl_sci_atomic_rsp_t *rsp,
-                                     bool check_address)
+static void mca_btl_sci_atomic_apply(const mca_btl_sci_atomic_req_t *req,
+                                     mca_btl_sci_atomic_rsp_t *rsp, bool check_address)
 {
     memset(rsp, 0, sizeof(*rsp));
     rsp->op_index = req->op_index;
@@ -257,7 +273,8 @@ static void mca_btl_sci_atomic_apply(const mca_btl_sci_atomic_req_t *req, mca_bt
     }
 }
 
-void mca_btl_sci_atomic_handle_req(struct mca_btl_base_endpoint_t *ep, const void *payload, uint32_t len)
+void mca_btl_sci_atomic_handle_req(struct mca_btl_base_endpoint_t *ep, const void *payload,
+                                   uint32_t len)
 {
     mca_btl_sci_atomic_req_t req;
     mca_btl_sci_atomic_rsp_t rsp;
@@ -266,8 +283,8 @@ void mca_btl_sci_atomic_handle_req(struct mca_btl_base_endpoint_t *ep, const voi
     /* copy out of shared memory before checking: the peer cannot change
      * what we validated */
     if (OPAL_UNLIKELY(len != sizeof(req))) {
-        BTL_ERROR(("btl:sci: atomic request of %u bytes from local rank %d dropped",
-                   (unsigned) len, ep->peer_rank));
+        BTL_ERROR(("btl:sci: atomic request of %u bytes from local rank %d dropped", (unsigned) len,
+                   ep->peer_rank));
         return;
     }
     memcpy(&req, payload, sizeof(req));
@@ -300,15 +317,16 @@ void mca_btl_sci_atomic_handle_req(struct mca_btl_base_endpoint_t *ep, const voi
     OPAL_THREAD_UNLOCK(&ep->lock);
 }
 
-void mca_btl_sci_atomic_handle_rsp(struct mca_btl_base_endpoint_t *ep, const void *payload, uint32_t len)
+void mca_btl_sci_atomic_handle_rsp(struct mca_btl_base_endpoint_t *ep, const void *payload,
+                                   uint32_t len)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
     mca_btl_sci_atomic_rsp_t rsp;
     mca_btl_sci_atomic_op_t *op;
 
     if (OPAL_UNLIKELY(len != sizeof(rsp))) {
-        BTL_ERROR(("btl:sci: atomic reply of %u bytes from local rank %d dropped",
-                   (unsigned) len, ep->peer_rank));
+        BTL_ERROR(("btl:sci: atomic reply of %u bytes from local rank %d dropped", (unsigned) len,
+                   ep->peer_rank));
         return;
     }
     memcpy(&rsp, payload, sizeof(rsp));

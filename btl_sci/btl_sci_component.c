@@ -27,27 +27,26 @@
 static int mca_btl_sci_component_register(void);
 static int mca_btl_sci_component_open(void);
 static int mca_btl_sci_component_close(void);
-static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads,
-                                                          bool enable_mpi_threads);
+static mca_btl_base_module_t **
+mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool enable_mpi_threads);
 
 mca_btl_sci_component_t mca_btl_sci_component = {
     .super = {
-        .btl_version = {
-            MCA_BTL_DEFAULT_VERSION("sci"),
-            .mca_open_component = mca_btl_sci_component_open,
-            .mca_close_component = mca_btl_sci_component_close,
-            .mca_register_component_params = mca_btl_sci_component_register,
-        },
-        .btl_data = {
-            .param_field = MCA_BASE_METADATA_PARAM_CHECKPOINT
-        },
+        .btl_version =
+            {
+                MCA_BTL_DEFAULT_VERSION("sci"),
+                .mca_open_component = mca_btl_sci_component_open,
+                .mca_close_component = mca_btl_sci_component_close,
+                .mca_register_component_params = mca_btl_sci_component_register,
+            },
+        .btl_data = {.param_field = MCA_BASE_METADATA_PARAM_CHECKPOINT},
         .btl_init = mca_btl_sci_component_init,
         .btl_progress = mca_btl_sci_component_progress,
-    }
-};
+    }};
 
 /* register with the default already in *storage */
-static void mca_btl_sci_reg_uint(const char *name, const char *desc, int level, unsigned int *storage)
+static void mca_btl_sci_reg_uint(const char *name, const char *desc, int level,
+                                 unsigned int *storage)
 {
     (void) tc_ompi_param_uint(&mca_btl_sci_component.super.btl_version, name, desc, level, storage,
                               *storage);
@@ -59,36 +58,47 @@ static int mca_btl_sci_component_register(void)
     mca_btl_base_module_t *m = &mca_btl_sci_module.super;
 
     c->ring_slots = 64;
-    mca_btl_sci_reg_uint("ring_slots", "Slots of the message ring each peer owns in our memory "
+    mca_btl_sci_reg_uint("ring_slots",
+                         "Slots of the message ring each peer owns in our memory "
                          "(credits: sends wait when all are in use; power of two >= 4)",
                          OPAL_INFO_LVL_4, &c->ring_slots);
     c->slot_size = 0;
-    mca_btl_sci_reg_uint("slot_size", "Payload bytes of one ring slot (0: the eager limit); "
+    mca_btl_sci_reg_uint("slot_size",
+                         "Payload bytes of one ring slot (0: the eager limit); "
                          "also the largest fragment btl_send carries (max_send_size)",
                          OPAL_INFO_LVL_5, &c->slot_size);
     c->dma_threshold = 0;
-    mca_btl_sci_reg_uint("dma_threshold", "put/get of fewer bytes than this are refused so that "
-                         "ob1 sends them through the rings instead of the DMA engine (0: always DMA)",
-                         OPAL_INFO_LVL_5, &c->dma_threshold);
+    mca_btl_sci_reg_uint(
+        "dma_threshold",
+        "put/get of fewer bytes than this are refused so that "
+        "ob1 sends them through the rings instead of the DMA engine (0: always DMA)",
+        OPAL_INFO_LVL_5, &c->dma_threshold);
     c->segment_size = 0;
-    mca_btl_sci_reg_uint("segment_size", "Bytes of each per-peer SCI segment (0: just enough for "
-                         "the ring; a larger value is kept)", OPAL_INFO_LVL_5, &c->segment_size);
+    mca_btl_sci_reg_uint("segment_size",
+                         "Bytes of each per-peer SCI segment (0: just enough for "
+                         "the ring; a larger value is kept)",
+                         OPAL_INFO_LVL_5, &c->segment_size);
     c->poll_batch = 16;
-    mca_btl_sci_reg_uint("poll_batch", "Most messages taken from one peer's ring per progress call "
-                         "(fairness across peers)", OPAL_INFO_LVL_5, &c->poll_batch);
+    mca_btl_sci_reg_uint("poll_batch",
+                         "Most messages taken from one peer's ring per progress call "
+                         "(fairness across peers)",
+                         OPAL_INFO_LVL_5, &c->poll_batch);
     c->credit_batch = 16;
-    mca_btl_sci_reg_uint("credit_batch", "Ring slots the receiver consumes before it writes its "
+    mca_btl_sci_reg_uint("credit_batch",
+                         "Ring slots the receiver consumes before it writes its "
                          "Completed counter into the sender's segment (at most ring_slots/2; "
                          "it is also written whenever the ring is found empty)",
                          OPAL_INFO_LVL_5, &c->credit_batch);
     c->idle_polls = 4096;
-    mca_btl_sci_reg_uint("idle_polls", "Empty polls after which a peer leaves the active list "
-                         "and must ring the doorbell for its next message", OPAL_INFO_LVL_6,
-                         &c->idle_polls);
+    mca_btl_sci_reg_uint("idle_polls",
+                         "Empty polls after which a peer leaves the active list "
+                         "and must ring the doorbell for its next message",
+                         OPAL_INFO_LVL_6, &c->idle_polls);
     c->sweep_interval = 1024;
-    mca_btl_sci_reg_uint("sweep_interval", "Progress calls between two checks of the rings of "
-                         "idle peers (a safety net behind the doorbell)", OPAL_INFO_LVL_6,
-                         &c->sweep_interval);
+    mca_btl_sci_reg_uint("sweep_interval",
+                         "Progress calls between two checks of the rings of "
+                         "idle peers (a safety net behind the doorbell)",
+                         OPAL_INFO_LVL_6, &c->sweep_interval);
     (void) tc_ompi_param_bool(&c->super.btl_version, "dma",
                               "Use the DMA engine (CMA) for put/get, so that ob1 moves large "
                               "messages zero-copy and osc/rdma can run over sci; false: every "
@@ -105,7 +115,8 @@ static int mca_btl_sci_component_register(void)
                          &c->free_list_max);
     (void) tc_ompi_param_int(&c->super.btl_version, "verbose",
                              "Verbosity of btl_sci (0: silent, 100: everything; 0 follows "
-                             "btl_base_verbose)", OPAL_INFO_LVL_9, &c->verbose, 0);
+                             "btl_base_verbose)",
+                             OPAL_INFO_LVL_9, &c->verbose, 0);
 
     /* the standard parameters: below vader, above tcp */
     m->btl_exclusivity = MCA_BTL_EXCLUSIVITY_HIGH - 1;
@@ -116,7 +127,7 @@ static int mca_btl_sci_component_register(void)
     m->btl_max_send_size = 2048 + MCA_BTL_SCI_HDR_ROOM;
     m->btl_rdma_pipeline_send_length = 2048 + MCA_BTL_SCI_HDR_ROOM;
     m->btl_rdma_pipeline_frag_size = 4 * 1024 * 1024;
-    m->btl_min_rdma_pipeline_size = INT_MAX;   /* always the RDMA protocol */
+    m->btl_min_rdma_pipeline_size = INT_MAX; /* always the RDMA protocol */
     m->btl_put_limit = SIZE_MAX;
     m->btl_get_limit = SIZE_MAX;
     m->btl_put_alignment = 0;
@@ -292,8 +303,9 @@ static int mca_btl_sci_create_segments(void)
         }
         c->lsegs[peer] = seg;
         base = sci_local_segment_address(seg);
-        if (0 != tc_ring_format(base + MCA_BTL_SCI_SEG_RING_OFF, bytes - MCA_BTL_SCI_SEG_RING_OFF,
-                                c->ring_slots, c->slot_size)) {
+        if (0 !=
+            tc_ring_format(base + MCA_BTL_SCI_SEG_RING_OFF, bytes - MCA_BTL_SCI_SEG_RING_OFF,
+                           c->ring_slots, c->slot_size)) {
             err = SCI_ERR_ILLEGAL_PARAMETER;
             goto fail;
         }
@@ -309,7 +321,8 @@ static int mca_btl_sci_create_segments(void)
     }
     c->doorbell = sci_local_segment_address(c->doorbell_seg);
     if (SCI_ERR_OK != (err = sci_prepare_segment(c->doorbell_seg)) ||
-        SCI_ERR_OK != (err = sci_set_segment_available(c->doorbell_seg, (unsigned) c->num_local - 1))) {
+        SCI_ERR_OK !=
+            (err = sci_set_segment_available(c->doorbell_seg, (unsigned) c->num_local - 1))) {
         goto fail;
     }
     return OPAL_SUCCESS;
@@ -321,8 +334,8 @@ fail:
     return OPAL_ERROR;
 }
 
-static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads,
-                                                          bool enable_mpi_threads)
+static mca_btl_base_module_t **
+mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool enable_mpi_threads)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
     mca_btl_base_module_t *m = &mca_btl_sci_module.super;
@@ -407,8 +420,8 @@ static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool en
         }
     }
     if (NULL == c->dq) {
-        m->btl_flags &= ~(MCA_BTL_FLAGS_RDMA | MCA_BTL_FLAGS_ATOMIC_OPS | MCA_BTL_FLAGS_ATOMIC_FOPS |
-                          TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION);
+        m->btl_flags &= ~(MCA_BTL_FLAGS_RDMA | MCA_BTL_FLAGS_ATOMIC_OPS |
+                          MCA_BTL_FLAGS_ATOMIC_FOPS | TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION);
         m->btl_put = NULL;
         m->btl_get = NULL;
         m->btl_register_mem = NULL;
@@ -424,10 +437,10 @@ static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool en
         return NULL;
     }
 
-    rc = opal_free_list_init(&c->frags, sizeof(mca_btl_sci_frag_t), opal_cache_line_size,
-                             OBJ_CLASS(mca_btl_sci_frag_t), c->slot_size, opal_cache_line_size,
-                             64, (int) c->free_list_max, 64, NULL, 0, NULL,
-                             mca_btl_sci_frag_init, NULL);
+    rc =
+        opal_free_list_init(&c->frags, sizeof(mca_btl_sci_frag_t), opal_cache_line_size,
+                            OBJ_CLASS(mca_btl_sci_frag_t), c->slot_size, opal_cache_line_size, 64,
+                            (int) c->free_list_max, 64, NULL, 0, NULL, mca_btl_sci_frag_init, NULL);
     if (OPAL_SUCCESS != rc) {
         mca_btl_sci_release_segments();
         return NULL;
@@ -451,8 +464,8 @@ static mca_btl_base_module_t **mca_btl_sci_component_init(int *num_btls, bool en
     c->num_connected = 0;
     c->num_unconnected = 0;
 
-    if (NULL != c->dq && (OPAL_SUCCESS != mca_btl_sci_rcache_init() ||
-                          OPAL_SUCCESS != mca_btl_sci_atomic_init())) {
+    if (NULL != c->dq &&
+        (OPAL_SUCCESS != mca_btl_sci_rcache_init() || OPAL_SUCCESS != mca_btl_sci_atomic_init())) {
         goto fail;
     }
 
@@ -507,8 +520,8 @@ static inline void mca_btl_sci_deliver(mca_btl_sci_endpoint_t *ep, const void *p
     } else if (MCA_BTL_SCI_KIND_ATOMIC_RSP == kind) {
         mca_btl_sci_atomic_handle_rsp(ep, payload, len);
     } else {
-        BTL_ERROR(("btl:sci: unknown message kind %u from local rank %d dropped",
-                   (unsigned) kind, ep->peer_rank));
+        BTL_ERROR(("btl:sci: unknown message kind %u from local rank %d dropped", (unsigned) kind,
+                   ep->peer_rank));
     }
 }
 
@@ -621,7 +634,8 @@ static int mca_btl_sci_progress_slow(void)
             if (!done) {
                 /* stuck on a full ring (or still connecting): is the
                  * reader still alive? */
-                (void) mca_btl_sci_endpoint_check_peer(ep, "the peer stopped reading (process gone)");
+                (void) mca_btl_sci_endpoint_check_peer(ep,
+                                                       "the peer stopped reading (process gone)");
             }
             OPAL_THREAD_LOCK(&c->lock);
             if ((done && opal_list_is_empty(&ep->pending)) || MCA_BTL_SCI_EP_FAILED == ep->state) {
@@ -706,8 +720,7 @@ int mca_btl_sci_component_progress(void)
 
     ++c->progress_calls;
     if (OPAL_UNLIKELY(0 == (c->progress_calls & (c->sweep_interval - 1)) ||
-                      c->num_unconnected > 0 ||
-                      !opal_list_is_empty(&c->pending_endpoints) ||
+                      c->num_unconnected > 0 || !opal_list_is_empty(&c->pending_endpoints) ||
                       !opal_list_is_empty(&c->completed_frags))) {
         count += mca_btl_sci_progress_slow();
     }

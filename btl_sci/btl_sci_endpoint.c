@@ -109,11 +109,12 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
         return OPAL_ERR_UNREACH;
     }
 
-    err = sci_connect_segment(c->sd, c->node_id, MCA_BTL_SCI_SEGMENT_ID(ep->peer_rank, c->local_rank),
-                              &rseg);
+    err = sci_connect_segment(c->sd, c->node_id,
+                              MCA_BTL_SCI_SEGMENT_ID(ep->peer_rank, c->local_rank), &rseg);
     if (SCI_ERR_OK == err) {
         err = sci_connect_segment(c->sd, c->node_id,
-                                  MCA_BTL_SCI_SEGMENT_ID(ep->peer_rank, MCA_BTL_SCI_DOORBELL_ID), &rdoor);
+                                  MCA_BTL_SCI_SEGMENT_ID(ep->peer_rank, MCA_BTL_SCI_DOORBELL_ID),
+                                  &rdoor);
     }
     if (SCI_ERR_NO_SUCH_SEGMENT == err) {
         /* the peer has not made it available yet: lazy retry from progress */
@@ -318,7 +319,7 @@ void mca_btl_sci_fatal_peer(mca_btl_sci_endpoint_t *ep, const char *why)
                         ep->peer_rank, why);
     /* the PML decides (ob1 aborts the job): never hang on a dead peer */
     if (NULL != mca_btl_sci_module.error_cb) {
-        mca_btl_sci_module.error_cb(&mca_btl_sci_module.super, MCA_BTL_ERROR_FLAGS_FATAL,
-                                    ep->proc, (char *) why);
+        mca_btl_sci_module.error_cb(&mca_btl_sci_module.super, MCA_BTL_ERROR_FLAGS_FATAL, ep->proc,
+                                    (char *) why);
     }
 }

@@ -16,37 +16,37 @@
 BEGIN_C_DECLS
 
 enum {
-    MCA_BTL_SCI_EP_UNUSED = 0,       /* not added */
-    MCA_BTL_SCI_EP_CONNECTING = 1,   /* added, peer's segment not mapped yet */
+    MCA_BTL_SCI_EP_UNUSED = 0,     /* not added */
+    MCA_BTL_SCI_EP_CONNECTING = 1, /* added, peer's segment not mapped yet */
     MCA_BTL_SCI_EP_CONNECTED = 2,
-    MCA_BTL_SCI_EP_FAILED = 3        /* the peer went away */
+    MCA_BTL_SCI_EP_FAILED = 3 /* the peer went away */
 };
 
 struct mca_btl_base_endpoint_t {
-    opal_list_item_t super;          /* on the component's pending list */
+    opal_list_item_t super; /* on the component's pending list */
     struct opal_proc_t *proc;
-    int peer_rank;                   /* node-local rank */
+    int peer_rank; /* node-local rank */
     int peer_pid;
     int state;
 
-    sci_local_segment_t *lseg;       /* L[me][peer]: peer writes, I poll */
-    sci_remote_segment_t *rseg;      /* L[peer][me]: I write */
-    sci_remote_segment_t *rdoor;     /* D[peer] */
+    sci_local_segment_t *lseg;   /* L[me][peer]: peer writes, I poll */
+    sci_remote_segment_t *rseg;  /* L[peer][me]: I write */
+    sci_remote_segment_t *rdoor; /* D[peer] */
     sci_sequence_t *seq;
 
-    tc_ring_producer_t out;          /* my messages to the peer */
-    tc_ring_consumer_t in;           /* the peer's messages to me */
+    tc_ring_producer_t out; /* my messages to the peer */
+    tc_ring_consumer_t in;  /* the peer's messages to me */
 
     /* shared words, accessed through btl_sci_doorbell.h only */
-    uint32_t *idle_in;               /* peer: "ring my doorbell" (my segment) */
-    uint32_t *idle_out;              /* me: "ring my doorbell" (peer's segment) */
-    uint8_t *peer_doorbell;          /* my byte in D[peer] */
+    uint32_t *idle_in;      /* peer: "ring my doorbell" (my segment) */
+    uint32_t *idle_out;     /* me: "ring my doorbell" (peer's segment) */
+    uint8_t *peer_doorbell; /* my byte in D[peer] */
 
-    bool active;                     /* on the active list */
+    bool active; /* on the active list */
     unsigned int empty_polls;
 
-    opal_list_t pending;             /* deferred frags, in order */
-    bool waiting;                    /* on the component's pending list */
+    opal_list_t pending; /* deferred frags, in order */
+    bool waiting;        /* on the component's pending list */
     opal_mutex_t lock;
 };
 

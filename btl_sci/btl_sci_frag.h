@@ -17,8 +17,8 @@ typedef struct mca_btl_sci_frag_t {
     mca_btl_base_descriptor_t base;
     mca_btl_base_segment_t segment;
     struct mca_btl_base_endpoint_t *endpoint;
-    uint32_t tagword;                /* kind and tag for the ring slot */
-    unsigned char *data;             /* slot_size bytes */
+    uint32_t tagword;    /* kind and tag for the ring slot */
+    unsigned char *data; /* slot_size bytes */
 } mca_btl_sci_frag_t;
 
 OBJ_CLASS_DECLARATION(mca_btl_sci_frag_t);
@@ -28,7 +28,8 @@ int mca_btl_sci_frag_init(opal_free_list_item_t *item, void *ctx);
 
 static inline mca_btl_sci_frag_t *mca_btl_sci_frag_alloc(struct mca_btl_base_endpoint_t *ep)
 {
-    mca_btl_sci_frag_t *frag = (mca_btl_sci_frag_t *) opal_free_list_get(&mca_btl_sci_component.frags);
+    mca_btl_sci_frag_t *frag =
+        (mca_btl_sci_frag_t *) opal_free_list_get(&mca_btl_sci_component.frags);
 
     if (OPAL_LIKELY(NULL != frag)) {
         frag->endpoint = ep;

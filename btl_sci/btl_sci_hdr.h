@@ -31,8 +31,8 @@
  *   128  tc_ring (header + slots) carrying peer->owner messages
  */
 #define MCA_BTL_SCI_SEG_CONSUMED_OFF 0
-#define MCA_BTL_SCI_SEG_IDLE_OFF     64
-#define MCA_BTL_SCI_SEG_RING_OFF     128
+#define MCA_BTL_SCI_SEG_IDLE_OFF 64
+#define MCA_BTL_SCI_SEG_RING_OFF 128
 
 /* Doorbell segment D[owner]: one byte per node-local rank, set to 1 by
  * that peer after a send while the owner told it (idle flag) that it is
@@ -45,20 +45,20 @@
 
 /* segment ids: owner's local rank in the high half, peer's in the low */
 #define MCA_BTL_SCI_SEGMENT_ID(owner, peer) \
-    ((((uint32_t) (owner)) << 16) | ((uint32_t) (peer) & 0xffffu))
+    ((((uint32_t) (owner)) << 16) | ((uint32_t) (peer) &0xffffu))
 
 /* The ring slot's 32-bit tag word: the Open MPI tag in the low byte, the
  * message kind in the next byte. */
 #define MCA_BTL_SCI_KIND_SHIFT 8
-#define MCA_BTL_SCI_TAG_MASK   0xffu
+#define MCA_BTL_SCI_TAG_MASK 0xffu
 enum {
-    MCA_BTL_SCI_KIND_AM = 0,          /* active message for tag */
-    MCA_BTL_SCI_KIND_ATOMIC_REQ = 1,  /* atomic to execute at the target */
-    MCA_BTL_SCI_KIND_ATOMIC_RSP = 2,  /* its result */
+    MCA_BTL_SCI_KIND_AM = 0,         /* active message for tag */
+    MCA_BTL_SCI_KIND_ATOMIC_REQ = 1, /* atomic to execute at the target */
+    MCA_BTL_SCI_KIND_ATOMIC_RSP = 2, /* its result */
     MCA_BTL_SCI_KIND_MAX = 3
 };
 #define MCA_BTL_SCI_TAGWORD(kind, tag) \
-    ((((uint32_t) (kind)) << MCA_BTL_SCI_KIND_SHIFT) | ((uint32_t) (tag) & MCA_BTL_SCI_TAG_MASK))
+    ((((uint32_t) (kind)) << MCA_BTL_SCI_KIND_SHIFT) | ((uint32_t) (tag) &MCA_BTL_SCI_TAG_MASK))
 
 /* atomic operations requested at the target */
 enum {
@@ -77,30 +77,30 @@ enum {
 #define MCA_BTL_SCI_AFLAG_32BIT 0x1u
 
 typedef struct mca_btl_sci_atomic_req {
-    uint32_t op_index;     /* initiator's pending-op slot */
-    uint32_t op_gen;       /* generation of that slot (stale replies) */
-    uint32_t op;           /* MCA_BTL_SCI_AOP_* */
-    uint32_t flags;        /* MCA_BTL_SCI_AFLAG_* */
-    uint64_t address;      /* target virtual address */
-    uint64_t operand;      /* value (cswap: the new value) */
-    uint64_t compare;      /* cswap: expected value */
-    uint64_t reg_base;     /* target registration the initiator used */
+    uint32_t op_index; /* initiator's pending-op slot */
+    uint32_t op_gen;   /* generation of that slot (stale replies) */
+    uint32_t op;       /* MCA_BTL_SCI_AOP_* */
+    uint32_t flags;    /* MCA_BTL_SCI_AFLAG_* */
+    uint64_t address;  /* target virtual address */
+    uint64_t operand;  /* value (cswap: the new value) */
+    uint64_t compare;  /* cswap: expected value */
+    uint64_t reg_base; /* target registration the initiator used */
     uint64_t reg_len;
 } mca_btl_sci_atomic_req_t;
 
 typedef struct mca_btl_sci_atomic_rsp {
     uint32_t op_index;
     uint32_t op_gen;
-    int32_t status;        /* 0, or an OPAL error code */
+    int32_t status; /* 0, or an OPAL error code */
     uint32_t pad;
-    uint64_t result;       /* value before the operation */
+    uint64_t result; /* value before the operation */
 } mca_btl_sci_atomic_rsp_t;
 
 /* modex record published at init */
 typedef struct mca_btl_sci_modex {
-    uint32_t node_id;      /* sci_local_node_id */
-    uint32_t local_rank;   /* node-local rank, names the segments */
-    uint32_t nslots;       /* ring geometry: must match ours */
+    uint32_t node_id;    /* sci_local_node_id */
+    uint32_t local_rank; /* node-local rank, names the segments */
+    uint32_t nslots;     /* ring geometry: must match ours */
     uint32_t slot_size;
     int32_t pid;
     uint32_t pad;
@@ -110,40 +110,40 @@ typedef struct mca_btl_sci_modex {
  * modex): docs/btl_sci.md gives the same offsets. A change here is a
  * change of the format, on both sides. */
 _Static_assert(0 == MCA_BTL_SCI_SEG_CONSUMED_OFF % TC_CACHELINE &&
-               0 == MCA_BTL_SCI_SEG_IDLE_OFF % TC_CACHELINE &&
-               0 == MCA_BTL_SCI_SEG_RING_OFF % TC_CACHELINE &&
-               MCA_BTL_SCI_SEG_CONSUMED_OFF + 8 <= MCA_BTL_SCI_SEG_IDLE_OFF &&
-               MCA_BTL_SCI_SEG_IDLE_OFF + 4 <= MCA_BTL_SCI_SEG_RING_OFF,
+                   0 == MCA_BTL_SCI_SEG_IDLE_OFF % TC_CACHELINE &&
+                   0 == MCA_BTL_SCI_SEG_RING_OFF % TC_CACHELINE &&
+                   MCA_BTL_SCI_SEG_CONSUMED_OFF + 8 <= MCA_BTL_SCI_SEG_IDLE_OFF &&
+                   MCA_BTL_SCI_SEG_IDLE_OFF + 4 <= MCA_BTL_SCI_SEG_RING_OFF,
                "sci segment: control words on cache lines of their own, before the ring");
 _Static_assert(MCA_BTL_SCI_KIND_MAX - 1 <= 0xff, "sci tag word: the kind fits its byte");
 
 _Static_assert(56 == sizeof(mca_btl_sci_atomic_req_t), "sci atomic request: 56 bytes");
 _Static_assert(0 == offsetof(mca_btl_sci_atomic_req_t, op_index) &&
-               4 == offsetof(mca_btl_sci_atomic_req_t, op_gen) &&
-               8 == offsetof(mca_btl_sci_atomic_req_t, op) &&
-               12 == offsetof(mca_btl_sci_atomic_req_t, flags) &&
-               16 == offsetof(mca_btl_sci_atomic_req_t, address) &&
-               24 == offsetof(mca_btl_sci_atomic_req_t, operand) &&
-               32 == offsetof(mca_btl_sci_atomic_req_t, compare) &&
-               40 == offsetof(mca_btl_sci_atomic_req_t, reg_base) &&
-               48 == offsetof(mca_btl_sci_atomic_req_t, reg_len),
+                   4 == offsetof(mca_btl_sci_atomic_req_t, op_gen) &&
+                   8 == offsetof(mca_btl_sci_atomic_req_t, op) &&
+                   12 == offsetof(mca_btl_sci_atomic_req_t, flags) &&
+                   16 == offsetof(mca_btl_sci_atomic_req_t, address) &&
+                   24 == offsetof(mca_btl_sci_atomic_req_t, operand) &&
+                   32 == offsetof(mca_btl_sci_atomic_req_t, compare) &&
+                   40 == offsetof(mca_btl_sci_atomic_req_t, reg_base) &&
+                   48 == offsetof(mca_btl_sci_atomic_req_t, reg_len),
                "sci atomic request: field offsets");
 
 _Static_assert(24 == sizeof(mca_btl_sci_atomic_rsp_t), "sci atomic response: 24 bytes");
 _Static_assert(0 == offsetof(mca_btl_sci_atomic_rsp_t, op_index) &&
-               4 == offsetof(mca_btl_sci_atomic_rsp_t, op_gen) &&
-               8 == offsetof(mca_btl_sci_atomic_rsp_t, status) &&
-               12 == offsetof(mca_btl_sci_atomic_rsp_t, pad) &&
-               16 == offsetof(mca_btl_sci_atomic_rsp_t, result),
+                   4 == offsetof(mca_btl_sci_atomic_rsp_t, op_gen) &&
+                   8 == offsetof(mca_btl_sci_atomic_rsp_t, status) &&
+                   12 == offsetof(mca_btl_sci_atomic_rsp_t, pad) &&
+                   16 == offsetof(mca_btl_sci_atomic_rsp_t, result),
                "sci atomic response: field offsets");
 
 _Static_assert(24 == sizeof(mca_btl_sci_modex_t), "sci modex record: 24 bytes");
 _Static_assert(0 == offsetof(mca_btl_sci_modex_t, node_id) &&
-               4 == offsetof(mca_btl_sci_modex_t, local_rank) &&
-               8 == offsetof(mca_btl_sci_modex_t, nslots) &&
-               12 == offsetof(mca_btl_sci_modex_t, slot_size) &&
-               16 == offsetof(mca_btl_sci_modex_t, pid) &&
-               20 == offsetof(mca_btl_sci_modex_t, pad),
+                   4 == offsetof(mca_btl_sci_modex_t, local_rank) &&
+                   8 == offsetof(mca_btl_sci_modex_t, nslots) &&
+                   12 == offsetof(mca_btl_sci_modex_t, slot_size) &&
+                   16 == offsetof(mca_btl_sci_modex_t, pid) &&
+                   20 == offsetof(mca_btl_sci_modex_t, pad),
                "sci modex record: field offsets");
 
 #endif /* MCA_BTL_SCI_HDR_H */

@@ -25,26 +25,27 @@ static int mca_btl_sci_register_error(struct mca_btl_base_module_t *btl,
                                       mca_btl_base_module_error_cb_fn_t cbfunc);
 
 mca_btl_sci_module_t mca_btl_sci_module = {
-    .super = {
-        .btl_component = &mca_btl_sci_component.super,
-        .btl_add_procs = mca_btl_sci_add_procs,
-        .btl_del_procs = mca_btl_sci_del_procs,
-        .btl_finalize = mca_btl_sci_finalize,
-        .btl_alloc = mca_btl_sci_alloc,
-        .btl_free = mca_btl_sci_free,
-        .btl_prepare_src = mca_btl_sci_prepare_src,
-        .btl_send = mca_btl_sci_send,
-        .btl_sendi = mca_btl_sci_sendi,
-        .btl_put = mca_btl_sci_put,
-        .btl_get = mca_btl_sci_get,
-        .btl_register_mem = mca_btl_sci_register_mem,
-        .btl_deregister_mem = mca_btl_sci_deregister_mem,
-        .btl_atomic_op = mca_btl_sci_atomic_op,
-        .btl_atomic_fop = mca_btl_sci_atomic_fop,
-        .btl_atomic_cswap = mca_btl_sci_atomic_cswap,
-        .btl_dump = mca_btl_base_dump,
-        .btl_register_error = mca_btl_sci_register_error,
-    },
+    .super =
+        {
+            .btl_component = &mca_btl_sci_component.super,
+            .btl_add_procs = mca_btl_sci_add_procs,
+            .btl_del_procs = mca_btl_sci_del_procs,
+            .btl_finalize = mca_btl_sci_finalize,
+            .btl_alloc = mca_btl_sci_alloc,
+            .btl_free = mca_btl_sci_free,
+            .btl_prepare_src = mca_btl_sci_prepare_src,
+            .btl_send = mca_btl_sci_send,
+            .btl_sendi = mca_btl_sci_sendi,
+            .btl_put = mca_btl_sci_put,
+            .btl_get = mca_btl_sci_get,
+            .btl_register_mem = mca_btl_sci_register_mem,
+            .btl_deregister_mem = mca_btl_sci_deregister_mem,
+            .btl_atomic_op = mca_btl_sci_atomic_op,
+            .btl_atomic_fop = mca_btl_sci_atomic_fop,
+            .btl_atomic_cswap = mca_btl_sci_atomic_cswap,
+            .btl_dump = mca_btl_base_dump,
+            .btl_register_error = mca_btl_sci_register_error,
+        },
 };
 
 static int mca_btl_sci_register_error(struct mca_btl_base_module_t *btl,
@@ -73,9 +74,9 @@ static mca_btl_sci_endpoint_t *mca_btl_sci_endpoint_for(struct opal_proc_t *proc
         return NULL;
     }
     if (modex->nslots != c->ring_slots || modex->slot_size != c->slot_size) {
-        opal_show_help("help-mpi-btl-sci.txt", "geometry mismatch", true, opal_process_info.nodename,
-                       c->ring_slots, c->slot_size, (int) modex->local_rank, modex->nslots,
-                       modex->slot_size);
+        opal_show_help("help-mpi-btl-sci.txt", "geometry mismatch", true,
+                       opal_process_info.nodename, c->ring_slots, c->slot_size,
+                       (int) modex->local_rank, modex->nslots, modex->slot_size);
         free(modex);
         return NULL;
     }
@@ -213,7 +214,8 @@ mca_btl_base_descriptor_t *mca_btl_sci_prepare_src(struct mca_btl_base_module_t 
     max_data = tc_ompi_payload(reserve, *size, slot);
     /* the fragment goes through a ring slot: pack once into the fragment
      * here, one memcpy into the slot at send time */
-    if (OPAL_UNLIKELY(OPAL_SUCCESS != tc_ompi_pack(convertor, frag->data + reserve, &max_data, NULL))) {
+    if (OPAL_UNLIKELY(OPAL_SUCCESS !=
+                      tc_ompi_pack(convertor, frag->data + reserve, &max_data, NULL))) {
         mca_btl_sci_frag_return(frag);
         return NULL;
     }

@@ -73,9 +73,10 @@ void mca_btl_sci_rcache_fini(void)
     }
 }
 
-struct mca_btl_base_registration_handle_t *mca_btl_sci_register_mem(struct mca_btl_base_module_t *btl,
-                                                                    struct mca_btl_base_endpoint_t *endpoint,
-                                                                    void *base, size_t size, uint32_t flags)
+struct mca_btl_base_registration_handle_t *
+mca_btl_sci_register_mem(struct mca_btl_base_module_t *btl,
+                         struct mca_btl_base_endpoint_t *endpoint, void *base, size_t size,
+                         uint32_t flags)
 {
     tc_rcache_reg_t *reg;
     mca_btl_sci_reg_t *r;
@@ -123,9 +124,9 @@ int mca_btl_sci_deregister_mem(struct mca_btl_base_module_t *btl,
     return OPAL_SUCCESS;
 }
 
-static int mca_btl_sci_dma(int direction, struct mca_btl_base_endpoint_t *endpoint, void *local_address,
-                           uint64_t remote_address, struct mca_btl_base_registration_handle_t *remote_handle,
-                           size_t size)
+static int mca_btl_sci_dma(int direction, struct mca_btl_base_endpoint_t *endpoint,
+                           void *local_address, uint64_t remote_address,
+                           struct mca_btl_base_registration_handle_t *remote_handle, size_t size)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
     sci_mem_handle_t remote;
@@ -185,7 +186,8 @@ static int mca_btl_sci_rdma(int direction, struct mca_btl_base_module_t *btl,
                             struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
                             mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
 {
-    int rc = mca_btl_sci_dma(direction, endpoint, local_address, remote_address, remote_handle, size);
+    int rc =
+        mca_btl_sci_dma(direction, endpoint, local_address, remote_address, remote_handle, size);
 
     if (OPAL_SUCCESS != rc) {
         return rc;
@@ -198,24 +200,24 @@ int mca_btl_sci_put(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpo
                     void *local_address, uint64_t remote_address,
                     struct mca_btl_base_registration_handle_t *local_handle,
                     struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
-                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc,
-                    void *cbcontext, void *cbdata)
+                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                    void *cbdata)
 {
     (void) flags;
     (void) order;
-    return mca_btl_sci_rdma(SCI_DMA_WRITE, btl, endpoint, local_address, remote_address, local_handle,
-                            remote_handle, size, cbfunc, cbcontext, cbdata);
+    return mca_btl_sci_rdma(SCI_DMA_WRITE, btl, endpoint, local_address, remote_address,
+                            local_handle, remote_handle, size, cbfunc, cbcontext, cbdata);
 }
 
 int mca_btl_sci_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
                     void *local_address, uint64_t remote_address,
                     struct mca_btl_base_registration_handle_t *local_handle,
                     struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
-                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc,
-                    void *cbcontext, void *cbdata)
+                    int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                    void *cbdata)
 {
     (void) flags;
     (void) order;
-    return mca_btl_sci_rdma(SCI_DMA_READ, btl, endpoint, local_address, remote_address, local_handle,
-                            remote_handle, size, cbfunc, cbcontext, cbdata);
+    return mca_btl_sci_rdma(SCI_DMA_READ, btl, endpoint, local_address, remote_address,
+                            local_handle, remote_handle, size, cbfunc, cbcontext, cbdata);
 }

@@ -73,8 +73,9 @@ int mca_btl_sci_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     OPAL_THREAD_LOCK(&endpoint->lock);
     /* deferred frags go first: checked under the lock, or another thread's
      * defer between the check and the reserve would be overtaken */
-    dst = OPAL_LIKELY(opal_list_is_empty(&endpoint->pending)) ? mca_btl_sci_endpoint_reserve(endpoint)
-                                                               : NULL;
+    dst = OPAL_LIKELY(opal_list_is_empty(&endpoint->pending))
+        ? mca_btl_sci_endpoint_reserve(endpoint)
+        : NULL;
     if (OPAL_UNLIKELY(NULL == dst)) {
         OPAL_THREAD_UNLOCK(&endpoint->lock);
         goto no_resource;

@@ -29,45 +29,45 @@ extern "C" {
 /* Error codes (SISCI's sci_error_t, reduced to what the protocol needs). */
 typedef enum {
     SCI_ERR_OK = 0,
-    SCI_ERR_NOSPC = -1,            /* no memory / no space for a segment */
-    SCI_ERR_ACCESS = -2,           /* permission denied */
-    SCI_ERR_NO_SUCH_SEGMENT = -3,  /* not (yet) created or not available */
-    SCI_ERR_TRANSFER_FAILED = -4,  /* the remote side went away */
+    SCI_ERR_NOSPC = -1,           /* no memory / no space for a segment */
+    SCI_ERR_ACCESS = -2,          /* permission denied */
+    SCI_ERR_NO_SUCH_SEGMENT = -3, /* not (yet) created or not available */
+    SCI_ERR_TRANSFER_FAILED = -4, /* the remote side went away */
     SCI_ERR_ILLEGAL_PARAMETER = -5,
-    SCI_ERR_OUT_OF_RANGE = -6,     /* address/length outside a segment */
-    SCI_ERR_NOT_SUPPORTED = -7,    /* e.g. the DMA engine is refused (CMA) */
-    SCI_ERR_BUSY = -8,             /* DMA queue full */
-    SCI_ERR_SYSTEM = -9,           /* any other system error (see errno) */
-    SCI_ERR_DISCONNECTED = -10     /* the owner removed the segment: it left in order */
+    SCI_ERR_OUT_OF_RANGE = -6,  /* address/length outside a segment */
+    SCI_ERR_NOT_SUPPORTED = -7, /* e.g. the DMA engine is refused (CMA) */
+    SCI_ERR_BUSY = -8,          /* DMA queue full */
+    SCI_ERR_SYSTEM = -9,        /* any other system error (see errno) */
+    SCI_ERR_DISCONNECTED = -10  /* the owner removed the segment: it left in order */
 } sci_error_t;
 
 /* Opaque objects. */
-typedef struct sci_desc sci_desc_t;                       /* SCIOpen */
-typedef struct sci_local_segment sci_local_segment_t;     /* SCICreateSegment */
-typedef struct sci_remote_segment sci_remote_segment_t;   /* SCIConnectSegment */
-typedef struct sci_sequence sci_sequence_t;               /* SCICreateMapSequence */
-typedef struct sci_dma_queue sci_dma_queue_t;             /* SCICreateDMAQueue */
+typedef struct sci_desc sci_desc_t;                     /* SCIOpen */
+typedef struct sci_local_segment sci_local_segment_t;   /* SCICreateSegment */
+typedef struct sci_remote_segment sci_remote_segment_t; /* SCIConnectSegment */
+typedef struct sci_sequence sci_sequence_t;             /* SCICreateMapSequence */
+typedef struct sci_dma_queue sci_dma_queue_t;           /* SCICreateDMAQueue */
 
 /* Parameters of the virtual device (SCIOpen + SCIInitialize). */
 typedef struct sci_open_params {
-    const char *segment_dir;   /* shm provider: where segment files live */
-    const char *job_key;       /* names segments of this job apart */
+    const char *segment_dir; /* shm provider: where segment files live */
+    const char *job_key;     /* names segments of this job apart */
 } sci_open_params_t;
 
 /* A registered memory region as published to a peer (SISCI: a segment
  * created over user memory with SCIRegisterSegmentMemory).  Fixed size and
  * plain data so it can travel on the wire. */
 typedef struct sci_mem_handle {
-    uint32_t node_id;      /* owner's node */
-    uint32_t segment_id;   /* owner's segment id of the registration */
-    uint64_t owner;        /* provider cookie: shm uses the owner's pid */
-    uint64_t base;         /* virtual address of the region at the owner */
-    uint64_t len;          /* length of the region */
+    uint32_t node_id;    /* owner's node */
+    uint32_t segment_id; /* owner's segment id of the registration */
+    uint64_t owner;      /* provider cookie: shm uses the owner's pid */
+    uint64_t base;       /* virtual address of the region at the owner */
+    uint64_t len;        /* length of the region */
 } sci_mem_handle_t;
 
 enum {
-    SCI_DMA_WRITE = 0,     /* local -> remote (SCI_FLAG_DMA_WRITE semantics) */
-    SCI_DMA_READ = 1       /* remote -> local (SCI_FLAG_DMA_READ) */
+    SCI_DMA_WRITE = 0, /* local -> remote (SCI_FLAG_DMA_WRITE semantics) */
+    SCI_DMA_READ = 1   /* remote -> local (SCI_FLAG_DMA_READ) */
 };
 
 /* --- virtual device --------------------------------------------------- */

@@ -32,8 +32,8 @@
 #include "tc_cma.h"
 #include "tc_shm.h"
 
-#define SCI_SHM_MAGIC 0x5343497365676d31ull   /* "SCIsegm1" */
-#define SCI_SHM_HDR_SIZE 4096                 /* header page; user area follows */
+#define SCI_SHM_MAGIC 0x5343497365676d31ull /* "SCIsegm1" */
+#define SCI_SHM_HDR_SIZE 4096               /* header page; user area follows */
 #define SCI_SHM_IOV_MAX 64
 
 enum {
@@ -50,7 +50,7 @@ typedef struct sci_shm_seg_hdr {
     uint32_t segment_id;
     uint32_t node_id;
     int32_t owner_pid;
-    int32_t state;             /* shared: tc_atomic.h accessors only */
+    int32_t state; /* shared: tc_atomic.h accessors only */
     uint32_t expected;
     uint32_t attached;
     uint64_t user_size;
@@ -80,7 +80,7 @@ struct sci_remote_segment {
 
 struct sci_sequence {
     sci_remote_segment_t *rseg;
-    sci_error_t failed;        /* sticky: DISCONNECTED or TRANSFER_FAILED */
+    sci_error_t failed; /* sticky: DISCONNECTED or TRANSFER_FAILED */
 };
 
 typedef struct sci_dma_entry {
@@ -92,7 +92,7 @@ typedef struct sci_dma_entry {
 
 struct sci_dma_queue {
     sci_desc_t *sd;
-    int shared;                /* several threads: transfer takes the lock */
+    int shared; /* several threads: transfer takes the lock */
     pthread_mutex_t lock;
     unsigned max_entries;
     unsigned count;
@@ -105,9 +105,14 @@ static sci_error_t sci_shm_errno(int err)
     switch (err) {
     case 0:
         return SCI_ERR_OK;
-    case ENOSPC: case ENOMEM: case EDQUOT: case EFBIG:
+    case ENOSPC:
+    case ENOMEM:
+    case EDQUOT:
+    case EFBIG:
         return SCI_ERR_NOSPC;
-    case EACCES: case EPERM: case EROFS:
+    case EACCES:
+    case EPERM:
+    case EROFS:
         return SCI_ERR_ACCESS;
     case ENOENT:
         return SCI_ERR_NO_SUCH_SEGMENT;
@@ -130,17 +135,28 @@ const char *sci_provider_name(void)
 const char *sci_strerror(sci_error_t err)
 {
     switch (err) {
-    case SCI_ERR_OK: return "success";
-    case SCI_ERR_NOSPC: return "no space for the segment";
-    case SCI_ERR_ACCESS: return "permission denied";
-    case SCI_ERR_NO_SUCH_SEGMENT: return "no such segment";
-    case SCI_ERR_TRANSFER_FAILED: return "transfer failed (remote side gone)";
-    case SCI_ERR_ILLEGAL_PARAMETER: return "illegal parameter";
-    case SCI_ERR_OUT_OF_RANGE: return "address out of range";
-    case SCI_ERR_NOT_SUPPORTED: return "not supported on this host";
-    case SCI_ERR_BUSY: return "queue full";
-    case SCI_ERR_DISCONNECTED: return "the remote segment was removed by its owner";
-    default: return "system error";
+    case SCI_ERR_OK:
+        return "success";
+    case SCI_ERR_NOSPC:
+        return "no space for the segment";
+    case SCI_ERR_ACCESS:
+        return "permission denied";
+    case SCI_ERR_NO_SUCH_SEGMENT:
+        return "no such segment";
+    case SCI_ERR_TRANSFER_FAILED:
+        return "transfer failed (remote side gone)";
+    case SCI_ERR_ILLEGAL_PARAMETER:
+        return "illegal parameter";
+    case SCI_ERR_OUT_OF_RANGE:
+        return "address out of range";
+    case SCI_ERR_NOT_SUPPORTED:
+        return "not supported on this host";
+    case SCI_ERR_BUSY:
+        return "queue full";
+    case SCI_ERR_DISCONNECTED:
+        return "the remote segment was removed by its owner";
+    default:
+        return "system error";
     }
 }
 
@@ -328,10 +344,8 @@ sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segme
     r->sd = sd;
     r->hdr = (sci_shm_seg_hdr_t *) r->shm.base;
     /* a file that is still being created, or is not ours: not available */
-    if (r->shm.size < SCI_SHM_HDR_SIZE ||
-        SCI_SHM_MAGIC != tc_atomic_load_acquire(&r->hdr->magic) ||
-        r->hdr->segment_id != segment_id ||
-        r->hdr->user_size > r->shm.size - SCI_SHM_HDR_SIZE) {
+    if (r->shm.size < SCI_SHM_HDR_SIZE || SCI_SHM_MAGIC != tc_atomic_load_acquire(&r->hdr->magic) ||
+        r->hdr->segment_id != segment_id || r->hdr->user_size > r->shm.size - SCI_SHM_HDR_SIZE) {
         tc_shm_detach(&r->shm);
         free(r);
         return SCI_ERR_NO_SUCH_SEGMENT;

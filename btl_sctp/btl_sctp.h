@@ -25,7 +25,7 @@ typedef struct mca_btl_sctp_component_t {
     mca_btl_base_component_3_0_0_t super;
 
     /* parameters */
-    int stack_param;          /* auto, kernel, user */
+    int stack_param; /* auto, kernel, user */
     char *if_include;
     char *if_exclude;
     int num_streams;
@@ -46,19 +46,19 @@ typedef struct mca_btl_sctp_component_t {
     int free_list_num;
     int free_list_max;
     int free_list_inc;
-    int max_queued;           /* fragments queued per endpoint, at most */
+    int max_queued; /* fragments queued per endpoint, at most */
     int verbose;
 
     /* state */
-    int output;               /* opal_output stream */
-    int stack;                /* the stack in use */
+    int output; /* opal_output stream */
+    int stack;  /* the stack in use */
     btl_sctp_sock_t *sock;
     opal_free_list_t eager_frags;
     opal_free_list_t max_frags;
     opal_list_t endpoints;
-    opal_list_t pending_eps;  /* endpoints with queued fragments */
+    opal_list_t pending_eps; /* endpoints with queued fragments */
     int finalizing;
-    int explicit_request;     /* sctp named in the btl list */
+    int explicit_request; /* sctp named in the btl list */
 
     /* MPI_THREAD_MULTIPLE: one lock over the socket layer (usrsctp's glue
      * is single-threaded), the endpoint lists and their queues. Recursive:
@@ -94,8 +94,8 @@ extern mca_btl_sctp_module_t mca_btl_sctp_module;
 int mca_btl_sctp_component_progress(void);
 
 int mca_btl_sctp_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
-                           struct opal_proc_t **procs,
-                           struct mca_btl_base_endpoint_t **peers, opal_bitmap_t *reachable);
+                           struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,
+                           opal_bitmap_t *reachable);
 int mca_btl_sctp_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                            struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers);
 int mca_btl_sctp_finalize(struct mca_btl_base_module_t *btl);
@@ -106,20 +106,18 @@ int mca_btl_sctp_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor
 mca_btl_base_descriptor_t *mca_btl_sctp_prepare_src(struct mca_btl_base_module_t *btl,
                                                     struct mca_btl_base_endpoint_t *endpoint,
                                                     struct opal_convertor_t *convertor,
-                                                    uint8_t order, size_t reserve,
-                                                    size_t *size, uint32_t flags);
-int mca_btl_sctp_send(struct mca_btl_base_module_t *btl,
-                      struct mca_btl_base_endpoint_t *endpoint,
+                                                    uint8_t order, size_t reserve, size_t *size,
+                                                    uint32_t flags);
+int mca_btl_sctp_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
                       struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag);
-int mca_btl_sctp_sendi(struct mca_btl_base_module_t *btl,
-                       struct mca_btl_base_endpoint_t *endpoint,
+int mca_btl_sctp_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
                        struct opal_convertor_t *convertor, void *header, size_t header_size,
-                       size_t payload_size, uint8_t order, uint32_t flags,
-                       mca_btl_base_tag_t tag, mca_btl_base_descriptor_t **descriptor);
+                       size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
+                       mca_btl_base_descriptor_t **descriptor);
 int mca_btl_sctp_register_error(struct mca_btl_base_module_t *btl,
                                 mca_btl_base_module_error_cb_fn_t cbfunc);
-void mca_btl_sctp_dump(struct mca_btl_base_module_t *btl,
-                       struct mca_btl_base_endpoint_t *endpoint, int verbose);
+void mca_btl_sctp_dump(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                       int verbose);
 
 /* receive path, called from progress */
 void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg);

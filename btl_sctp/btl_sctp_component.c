@@ -31,24 +31,26 @@
 static int mca_btl_sctp_component_register(void);
 static int mca_btl_sctp_component_open(void);
 static int mca_btl_sctp_component_close(void);
-static mca_btl_base_module_t **mca_btl_sctp_component_init(int *num_btls,
-                                                           bool enable_progress_threads,
-                                                           bool enable_mpi_threads);
+static mca_btl_base_module_t **
+mca_btl_sctp_component_init(int *num_btls, bool enable_progress_threads, bool enable_mpi_threads);
 
 mca_btl_sctp_component_t mca_btl_sctp_component = {
-    .super = {
-        .btl_version = {
-            MCA_BTL_DEFAULT_VERSION("sctp"),
-            .mca_open_component = mca_btl_sctp_component_open,
-            .mca_close_component = mca_btl_sctp_component_close,
-            .mca_register_component_params = mca_btl_sctp_component_register,
+    .super =
+        {
+            .btl_version =
+                {
+                    MCA_BTL_DEFAULT_VERSION("sctp"),
+                    .mca_open_component = mca_btl_sctp_component_open,
+                    .mca_close_component = mca_btl_sctp_component_close,
+                    .mca_register_component_params = mca_btl_sctp_component_register,
+                },
+            .btl_data =
+                {
+                    .param_field = MCA_BASE_METADATA_PARAM_CHECKPOINT,
+                },
+            .btl_init = mca_btl_sctp_component_init,
+            .btl_progress = mca_btl_sctp_component_progress,
         },
-        .btl_data = {
-            .param_field = MCA_BASE_METADATA_PARAM_CHECKPOINT,
-        },
-        .btl_init = mca_btl_sctp_component_init,
-        .btl_progress = mca_btl_sctp_component_progress,
-    },
 };
 
 static const mca_base_var_enum_value_t stack_values[] = {
@@ -71,8 +73,7 @@ static void reg_bool(const char *name, const char *desc, bool *storage, bool def
                               def);
 }
 
-static void reg_string(const char *name, const char *desc, char **storage, char *def,
-                       int level)
+static void reg_string(const char *name, const char *desc, char **storage, char *def, int level)
 {
     (void) tc_ompi_param_string(&mca_btl_sctp_component.super.btl_version, name, desc, level,
                                 storage, def);
@@ -124,18 +125,18 @@ static int mca_btl_sctp_component_register(void)
              "per-thread free lists instead of glibc's malloc (true), or from malloc (false); "
              "the pool streams 4 MiB messages about 1.4x faster",
              &c->user_pool, 0 != def.pool, OPAL_INFO_LVL_5);
-    reg_int("path_probe_ms", "User stack: interval of path probes per peer, ms",
-            &c->probe_ms, def.probe_ms, OPAL_INFO_LVL_5);
+    reg_int("path_probe_ms", "User stack: interval of path probes per peer, ms", &c->probe_ms,
+            def.probe_ms, OPAL_INFO_LVL_5);
     reg_int("path_timeout_ms",
             "User stack: a path without a probe answer for this long is dead, ms",
             &c->path_timeout_ms, def.path_timeout_ms, OPAL_INFO_LVL_5);
-    reg_int("rto_min_ms", "Minimum retransmission timeout, ms", &c->rto_min_ms,
-            def.rto_min_ms, OPAL_INFO_LVL_5);
+    reg_int("rto_min_ms", "Minimum retransmission timeout, ms", &c->rto_min_ms, def.rto_min_ms,
+            OPAL_INFO_LVL_5);
     reg_int("max_retrans",
             "Retransmissions after which an association is aborted (the peer is dead)",
             &c->max_retrans, def.max_retrans, OPAL_INFO_LVL_5);
-    reg_int("port", "User stack: SCTP port inside the AF_CONN stack", &c->sctp_port,
-            def.sctp_port, OPAL_INFO_LVL_6);
+    reg_int("port", "User stack: SCTP port inside the AF_CONN stack", &c->sctp_port, def.sctp_port,
+            OPAL_INFO_LVL_6);
     reg_bool("stream_priority",
              "Serve stream 0 before the bulk streams and interleave messages (I-DATA) "
              "when the stack supports it",
@@ -146,8 +147,8 @@ static int mca_btl_sctp_component_register(void)
             &c->inplace_min, 65536, OPAL_INFO_LVL_5);
     reg_int("free_list_num", "Initial fragments per free list", &c->free_list_num, 8,
             OPAL_INFO_LVL_9);
-    reg_int("free_list_max", "Most fragments per free list (-1: unlimited)",
-            &c->free_list_max, -1, OPAL_INFO_LVL_9);
+    reg_int("free_list_max", "Most fragments per free list (-1: unlimited)", &c->free_list_max, -1,
+            OPAL_INFO_LVL_9);
     reg_int("max_queued",
             "Most fragments queued on one endpoint while its socket has no room; beyond it "
             "btl_send refuses (the PML retries later), and btl_sendi refuses as soon as "
@@ -155,8 +156,8 @@ static int mca_btl_sctp_component_register(void)
             &c->max_queued, 64, OPAL_INFO_LVL_5);
     reg_int("free_list_inc", "Fragments added when a free list grows", &c->free_list_inc, 32,
             OPAL_INFO_LVL_9);
-    reg_int("verbose", "Verbosity of btl/sctp (0-100; 0 follows btl_base_verbose)", &c->verbose,
-            0, OPAL_INFO_LVL_9);
+    reg_int("verbose", "Verbosity of btl/sctp (0-100; 0 follows btl_base_verbose)", &c->verbose, 0,
+            OPAL_INFO_LVL_9);
 
     mca_btl_sctp_module.super.btl_exclusivity = MCA_BTL_EXCLUSIVITY_LOW;
     mca_btl_sctp_module.super.btl_eager_limit = 64 * 1024;
@@ -257,8 +258,8 @@ static int collect_addrs(btl_sctp_sock_addr_t *addrs, int max, char *why, size_t
     struct ifaddrs *ifa = NULL;
     int n = 0;
 
-    if (NULL != c->if_include && '\0' != c->if_include[0] && NULL != c->if_exclude
-        && '\0' != c->if_exclude[0]) {
+    if (NULL != c->if_include && '\0' != c->if_include[0] && NULL != c->if_exclude &&
+        '\0' != c->if_exclude[0]) {
         snprintf(why, whylen, "btl_sctp_if_include and btl_sctp_if_exclude are both set");
         return -1;
     }
@@ -276,16 +277,16 @@ static int collect_addrs(btl_sctp_sock_addr_t *addrs, int max, char *why, size_t
             if (!if_matches(c->if_include, i->ifa_name, ip)) {
                 continue;
             }
-        } else if (NULL != c->if_exclude && '\0' != c->if_exclude[0]
-                   && if_matches(c->if_exclude, i->ifa_name, ip)) {
+        } else if (NULL != c->if_exclude && '\0' != c->if_exclude[0] &&
+                   if_matches(c->if_exclude, i->ifa_name, ip)) {
             continue;
         }
         addrs[n].ip = ip;
         addrs[n].port = 0;
-        addrs[n].prefix = (uint16_t) (NULL != i->ifa_netmask
-                                          ? prefix_len(((struct sockaddr_in *) i->ifa_netmask)
-                                                           ->sin_addr.s_addr)
-                                          : 32);
+        addrs[n].prefix =
+            (uint16_t) (NULL != i->ifa_netmask
+                            ? prefix_len(((struct sockaddr_in *) i->ifa_netmask)->sin_addr.s_addr)
+                            : 32);
         addrs[n].mtu = 0;
         {
             struct ifreq ifr;
@@ -306,8 +307,9 @@ static int collect_addrs(btl_sctp_sock_addr_t *addrs, int max, char *why, size_t
     }
     freeifaddrs(ifa);
     if (0 == n) {
-        snprintf(why, whylen, "no IPv4 interface is up and allowed by btl_sctp_if_include/"
-                              "btl_sctp_if_exclude");
+        snprintf(why, whylen,
+                 "no IPv4 interface is up and allowed by btl_sctp_if_include/"
+                 "btl_sctp_if_exclude");
         return -1;
     }
     return n;
@@ -327,8 +329,8 @@ static int publish_modex(void)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
     btl_sctp_sock_addr_t addrs[BTL_SCTP_SOCK_MAX_ADDRS];
-    char buf[sizeof(mca_btl_sctp_modex_t)
-             + BTL_SCTP_SOCK_MAX_ADDRS * sizeof(mca_btl_sctp_modex_addr_t)];
+    char buf[sizeof(mca_btl_sctp_modex_t) +
+             BTL_SCTP_SOCK_MAX_ADDRS * sizeof(mca_btl_sctp_modex_addr_t)];
     mca_btl_sctp_modex_t *m = (mca_btl_sctp_modex_t *) buf;
     int n = btl_sctp_sock_local_addrs(c->sock, addrs, BTL_SCTP_SOCK_MAX_ADDRS);
     int rc;
@@ -345,13 +347,12 @@ static int publish_modex(void)
         m->addrs[i].port = addrs[i].port;
     }
     TC_OMPI_MODEX_SEND(rc, TC_OMPI_SCOPE_GLOBAL, &c->super.btl_version, buf,
-                    sizeof(*m) + (size_t) n * sizeof(mca_btl_sctp_modex_addr_t));
+                       sizeof(*m) + (size_t) n * sizeof(mca_btl_sctp_modex_addr_t));
     return rc;
 }
 
-static mca_btl_base_module_t **mca_btl_sctp_component_init(int *num_btls,
-                                                           bool enable_progress_threads,
-                                                           bool enable_mpi_threads)
+static mca_btl_base_module_t **
+mca_btl_sctp_component_init(int *num_btls, bool enable_progress_threads, bool enable_mpi_threads)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
     mca_btl_base_module_t **btls;
@@ -443,8 +444,8 @@ static mca_btl_base_module_t **mca_btl_sctp_component_init(int *num_btls,
                              c->free_list_inc, NULL, 0, NULL, mca_btl_sctp_frag_init,
                              &c->eager_frags);
     if (OPAL_SUCCESS == rc) {
-        rc = opal_free_list_init(&c->max_frags, sizeof(mca_btl_sctp_frag_t),
-                                 opal_cache_line_size, OBJ_CLASS(mca_btl_sctp_frag_t),
+        rc = opal_free_list_init(&c->max_frags, sizeof(mca_btl_sctp_frag_t), opal_cache_line_size,
+                                 OBJ_CLASS(mca_btl_sctp_frag_t),
                                  max_payload + MCA_BTL_SCTP_HDR_SIZE, opal_cache_line_size,
                                  c->free_list_num, c->free_list_max, c->free_list_inc, NULL, 0,
                                  NULL, mca_btl_sctp_frag_init, &c->max_frags);
@@ -506,8 +507,7 @@ int mca_btl_sctp_component_progress(void)
             int rc = btl_sctp_sock_recv(c->sock, &msg);
             if (rc <= 0) {
                 if (rc < 0) {
-                    opal_output_verbose(1, c->output, "btl:sctp: receive error %d dropped",
-                                        rc);
+                    opal_output_verbose(1, c->output, "btl:sctp: receive error %d dropped", rc);
                 }
                 break;
             }

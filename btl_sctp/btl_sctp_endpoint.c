@@ -121,8 +121,7 @@ int mca_btl_sctp_endpoint_send(mca_btl_sctp_endpoint_t *ep, mca_btl_sctp_frag_t 
 
 /* Push a queued fragment: 1 sent (taken off its queue and completed),
  * 0 the socket is full, -1 refused (the endpoint has failed). */
-static int push_queued(mca_btl_sctp_endpoint_t *ep, opal_list_t *queue,
-                       mca_btl_sctp_frag_t *frag)
+static int push_queued(mca_btl_sctp_endpoint_t *ep, opal_list_t *queue, mca_btl_sctp_frag_t *frag)
 {
     int rc = frag_push(ep, frag);
 
@@ -172,12 +171,13 @@ int mca_btl_sctp_endpoint_flush_all(void)
     int sent = 0;
 
     for (item = opal_list_get_first(eps); item != opal_list_get_end(eps); item = next) {
-        mca_btl_sctp_endpoint_t *ep = (mca_btl_sctp_endpoint_t *)
-            ((char *) item - offsetof(mca_btl_sctp_endpoint_t, pending_item));
+        mca_btl_sctp_endpoint_t *ep =
+            (mca_btl_sctp_endpoint_t *) ((char *) item -
+                                         offsetof(mca_btl_sctp_endpoint_t, pending_item));
         next = opal_list_get_next(item);
         sent += endpoint_flush(ep);
-        if (opal_list_is_empty(&ep->pending_ctrl) && opal_list_is_empty(&ep->pending_bulk)
-            && ep->on_pending) {
+        if (opal_list_is_empty(&ep->pending_ctrl) && opal_list_is_empty(&ep->pending_bulk) &&
+            ep->on_pending) {
             opal_list_remove_item(eps, item);
             ep->on_pending = 0;
         }

@@ -23,8 +23,8 @@ BEGIN_C_DECLS
 
 enum {
     MCA_BTL_SCTP_EP_OK = 0,
-    MCA_BTL_SCTP_EP_BYE = 1,    /* the peer said it is finalizing */
-    MCA_BTL_SCTP_EP_FAILED = 2  /* the association aborted */
+    MCA_BTL_SCTP_EP_BYE = 1,   /* the peer said it is finalizing */
+    MCA_BTL_SCTP_EP_FAILED = 2 /* the association aborted */
 };
 
 struct mca_btl_base_endpoint_t {
@@ -36,11 +36,11 @@ struct mca_btl_base_endpoint_t {
     opal_list_item_t pending_item; /* in the component's pending_eps */
     int on_pending;
     int state;
-    int used;                      /* we sent to it: say goodbye at finalize */
-    int assoc;                     /* an association exists (we sent, or it came up
+    int used;             /* we sent to it: say goodbye at finalize */
+    int assoc;            /* an association exists (we sent, or it came up
                                     * or brought a message): say goodbye too */
-    int leaving;                   /* we said goodbye: its loss is no error */
-    uint16_t num_streams;          /* agreed with the peer */
+    int leaving;          /* we said goodbye: its loss is no error */
+    uint16_t num_streams; /* agreed with the peer */
     uint16_t next_bulk;
     struct mca_btl_sctp_frag_t *partial; /* message the socket took in part */
 };

@@ -27,10 +27,10 @@ typedef struct mca_btl_sctp_frag_t {
     mca_btl_base_segment_t segments[2]; /* [1]: user data sent in place */
     struct mca_btl_base_endpoint_t *endpoint;
     opal_free_list_t *my_list;
-    size_t size;                 /* payload capacity */
+    size_t size; /* payload capacity */
     uint16_t stream;
-    size_t sent;                 /* bytes of the message the socket took */
-    mca_btl_sctp_hdr_t *hdr;     /* start of the wire buffer */
+    size_t sent;             /* bytes of the message the socket took */
+    mca_btl_sctp_hdr_t *hdr; /* start of the wire buffer */
 } mca_btl_sctp_frag_t;
 
 OBJ_CLASS_DECLARATION(mca_btl_sctp_frag_t);

@@ -25,8 +25,8 @@ enum {
 };
 
 typedef struct mca_btl_sctp_hdr_t {
-    uint8_t hdr_type;  /* MCA_BTL_SCTP_HDR_* */
-    uint8_t hdr_tag;   /* BTL active-message tag */
+    uint8_t hdr_type; /* MCA_BTL_SCTP_HDR_* */
+    uint8_t hdr_tag;  /* BTL active-message tag */
     uint16_t hdr_pad;
     uint32_t hdr_size; /* payload bytes that follow */
 } mca_btl_sctp_hdr_t;
@@ -36,17 +36,17 @@ typedef struct mca_btl_sctp_hdr_t {
 /* What a process publishes in the modex. */
 #define MCA_BTL_SCTP_MODEX_VERSION 1
 typedef struct mca_btl_sctp_modex_addr_t {
-    uint32_t ip;       /* network order */
-    uint16_t port;     /* network order: UDP (user) or SCTP (kernel) port */
+    uint32_t ip;   /* network order */
+    uint16_t port; /* network order: UDP (user) or SCTP (kernel) port */
     uint16_t pad;
 } mca_btl_sctp_modex_addr_t;
 
 typedef struct mca_btl_sctp_modex_t {
     uint8_t version;
-    uint8_t stack;        /* BTL_SCTP_STACK_KERNEL or _USER */
+    uint8_t stack; /* BTL_SCTP_STACK_KERNEL or _USER */
     uint8_t naddrs;
-    uint8_t crc32c;       /* user stack: 1 computes CRC32c */
-    uint16_t sctp_port;   /* user stack: SCTP port in the AF_CONN stack */
+    uint8_t crc32c;     /* user stack: 1 computes CRC32c */
+    uint16_t sctp_port; /* user stack: SCTP port in the AF_CONN stack */
     uint16_t num_streams;
     mca_btl_sctp_modex_addr_t addrs[]; /* naddrs entries */
 } mca_btl_sctp_modex_t;
@@ -62,16 +62,16 @@ typedef struct mca_btl_sctp_modex_t {
  * btl_sctp_path_timeout_ms. A datagram that starts with two zero bytes
  * but is not exactly MCA_BTL_SCTP_PROBE_SIZE bytes is dropped. */
 enum {
-    MCA_BTL_SCTP_PROBE = 1,     /* please answer */
-    MCA_BTL_SCTP_PROBE_ACK = 2  /* the answer: the probe, echoed */
+    MCA_BTL_SCTP_PROBE = 1,    /* please answer */
+    MCA_BTL_SCTP_PROBE_ACK = 2 /* the answer: the probe, echoed */
 };
 
 typedef struct mca_btl_sctp_probe_t {
-    uint16_t zero;  /* 0: not an SCTP packet */
-    uint8_t kind;   /* MCA_BTL_SCTP_PROBE or _PROBE_ACK */
-    uint8_t pad;    /* 0 */
-    uint32_t seq;   /* network order: the prober's clock in ms, echoed */
-    uint32_t path;  /* network order: the prober's path index, echoed */
+    uint16_t zero; /* 0: not an SCTP packet */
+    uint8_t kind;  /* MCA_BTL_SCTP_PROBE or _PROBE_ACK */
+    uint8_t pad;   /* 0 */
+    uint32_t seq;  /* network order: the prober's clock in ms, echoed */
+    uint32_t path; /* network order: the prober's path index, echoed */
 } mca_btl_sctp_probe_t;
 
 #define MCA_BTL_SCTP_PROBE_SIZE sizeof(mca_btl_sctp_probe_t)
@@ -80,33 +80,33 @@ typedef struct mca_btl_sctp_probe_t {
  * the same offsets. */
 _Static_assert(8 == sizeof(mca_btl_sctp_hdr_t), "sctp header: 8 bytes");
 _Static_assert(0 == offsetof(mca_btl_sctp_hdr_t, hdr_type) &&
-               1 == offsetof(mca_btl_sctp_hdr_t, hdr_tag) &&
-               2 == offsetof(mca_btl_sctp_hdr_t, hdr_pad) &&
-               4 == offsetof(mca_btl_sctp_hdr_t, hdr_size),
+                   1 == offsetof(mca_btl_sctp_hdr_t, hdr_tag) &&
+                   2 == offsetof(mca_btl_sctp_hdr_t, hdr_pad) &&
+                   4 == offsetof(mca_btl_sctp_hdr_t, hdr_size),
                "sctp header: field offsets");
 
 _Static_assert(8 == sizeof(mca_btl_sctp_modex_addr_t), "sctp modex address: 8 bytes");
 _Static_assert(0 == offsetof(mca_btl_sctp_modex_addr_t, ip) &&
-               4 == offsetof(mca_btl_sctp_modex_addr_t, port) &&
-               6 == offsetof(mca_btl_sctp_modex_addr_t, pad),
+                   4 == offsetof(mca_btl_sctp_modex_addr_t, port) &&
+                   6 == offsetof(mca_btl_sctp_modex_addr_t, pad),
                "sctp modex address: field offsets");
 
 _Static_assert(8 == sizeof(mca_btl_sctp_modex_t), "sctp modex entry: 8 bytes before the addresses");
 _Static_assert(0 == offsetof(mca_btl_sctp_modex_t, version) &&
-               1 == offsetof(mca_btl_sctp_modex_t, stack) &&
-               2 == offsetof(mca_btl_sctp_modex_t, naddrs) &&
-               3 == offsetof(mca_btl_sctp_modex_t, crc32c) &&
-               4 == offsetof(mca_btl_sctp_modex_t, sctp_port) &&
-               6 == offsetof(mca_btl_sctp_modex_t, num_streams) &&
-               8 == offsetof(mca_btl_sctp_modex_t, addrs),
+                   1 == offsetof(mca_btl_sctp_modex_t, stack) &&
+                   2 == offsetof(mca_btl_sctp_modex_t, naddrs) &&
+                   3 == offsetof(mca_btl_sctp_modex_t, crc32c) &&
+                   4 == offsetof(mca_btl_sctp_modex_t, sctp_port) &&
+                   6 == offsetof(mca_btl_sctp_modex_t, num_streams) &&
+                   8 == offsetof(mca_btl_sctp_modex_t, addrs),
                "sctp modex entry: field offsets");
 
 _Static_assert(12 == sizeof(mca_btl_sctp_probe_t), "sctp path probe: 12 bytes");
 _Static_assert(0 == offsetof(mca_btl_sctp_probe_t, zero) &&
-               2 == offsetof(mca_btl_sctp_probe_t, kind) &&
-               3 == offsetof(mca_btl_sctp_probe_t, pad) &&
-               4 == offsetof(mca_btl_sctp_probe_t, seq) &&
-               8 == offsetof(mca_btl_sctp_probe_t, path),
+                   2 == offsetof(mca_btl_sctp_probe_t, kind) &&
+                   3 == offsetof(mca_btl_sctp_probe_t, pad) &&
+                   4 == offsetof(mca_btl_sctp_probe_t, seq) &&
+                   8 == offsetof(mca_btl_sctp_probe_t, path),
                "sctp path probe: field offsets");
 
 #endif /* MCA_BTL_SCTP_HDR_H */

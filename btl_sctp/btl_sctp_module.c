@@ -24,19 +24,20 @@
 #include "btl_sctp_hdr.h"
 
 mca_btl_sctp_module_t mca_btl_sctp_module = {
-    .super = {
-        .btl_component = &mca_btl_sctp_component.super,
-        .btl_add_procs = mca_btl_sctp_add_procs,
-        .btl_del_procs = mca_btl_sctp_del_procs,
-        .btl_finalize = mca_btl_sctp_finalize,
-        .btl_alloc = mca_btl_sctp_alloc,
-        .btl_free = mca_btl_sctp_free,
-        .btl_prepare_src = mca_btl_sctp_prepare_src,
-        .btl_send = mca_btl_sctp_send,
-        .btl_sendi = mca_btl_sctp_sendi,
-        .btl_dump = mca_btl_sctp_dump,
-        .btl_register_error = mca_btl_sctp_register_error,
-    },
+    .super =
+        {
+            .btl_component = &mca_btl_sctp_component.super,
+            .btl_add_procs = mca_btl_sctp_add_procs,
+            .btl_del_procs = mca_btl_sctp_del_procs,
+            .btl_finalize = mca_btl_sctp_finalize,
+            .btl_alloc = mca_btl_sctp_alloc,
+            .btl_free = mca_btl_sctp_free,
+            .btl_prepare_src = mca_btl_sctp_prepare_src,
+            .btl_send = mca_btl_sctp_send,
+            .btl_sendi = mca_btl_sctp_sendi,
+            .btl_dump = mca_btl_sctp_dump,
+            .btl_register_error = mca_btl_sctp_register_error,
+        },
     .error_cb = NULL,
 };
 
@@ -56,15 +57,16 @@ static mca_btl_sctp_endpoint_t *endpoint_create(opal_proc_t *proc)
         return NULL; /* the peer has no sctp */
     }
     /* every length read from the modex is checked before use */
-    if (size < sizeof(*m) || MCA_BTL_SCTP_MODEX_VERSION != m->version
-        || m->naddrs > BTL_SCTP_SOCK_MAX_ADDRS
-        || size < sizeof(*m) + (size_t) m->naddrs * sizeof(mca_btl_sctp_modex_addr_t)) {
+    if (size < sizeof(*m) || MCA_BTL_SCTP_MODEX_VERSION != m->version ||
+        m->naddrs > BTL_SCTP_SOCK_MAX_ADDRS ||
+        size < sizeof(*m) + (size_t) m->naddrs * sizeof(mca_btl_sctp_modex_addr_t)) {
         opal_output_verbose(1, c->output, "btl:sctp: malformed modex entry from %s",
                             OPAL_NAME_PRINT(proc->proc_name));
         free(m);
         return NULL;
     }
-    if (m->stack != c->stack || (BTL_SCTP_STACK_USER == c->stack && m->crc32c != (c->crc32c ? 1 : 0))) {
+    if (m->stack != c->stack ||
+        (BTL_SCTP_STACK_USER == c->stack && m->crc32c != (c->crc32c ? 1 : 0))) {
         opal_output_verbose(1, c->output, "btl:sctp: %s uses another stack or checksum mode",
                             OPAL_NAME_PRINT(proc->proc_name));
         free(m);
@@ -91,8 +93,8 @@ static mca_btl_sctp_endpoint_t *endpoint_create(opal_proc_t *proc)
         return NULL;
     }
     ep->proc = proc;
-    ep->num_streams = (uint16_t) (m->num_streams < c->num_streams ? m->num_streams
-                                                                   : c->num_streams);
+    ep->num_streams =
+        (uint16_t) (m->num_streams < c->num_streams ? m->num_streams : c->num_streams);
     if (0 == ep->num_streams) {
         ep->num_streams = 1;
     }
@@ -107,8 +109,9 @@ static mca_btl_sctp_endpoint_t *endpoint_create(opal_proc_t *proc)
 }
 
 static int mca_btl_sctp_add_procs_locked(struct mca_btl_base_module_t *btl, size_t nprocs,
-                           struct opal_proc_t **procs,
-                           struct mca_btl_base_endpoint_t **peers, opal_bitmap_t *reachable)
+                                         struct opal_proc_t **procs,
+                                         struct mca_btl_base_endpoint_t **peers,
+                                         opal_bitmap_t *reachable)
 {
     opal_proc_t *me = opal_proc_local_get();
     (void) btl;
@@ -149,7 +152,8 @@ static void endpoint_destroy(mca_btl_sctp_endpoint_t *ep)
 static void say_goodbye(mca_btl_sctp_endpoint_t **eps, size_t n);
 
 static int mca_btl_sctp_del_procs_locked(struct mca_btl_base_module_t *btl, size_t nprocs,
-                           struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers)
+                                         struct opal_proc_t **procs,
+                                         struct mca_btl_base_endpoint_t **peers)
 {
     (void) btl;
     (void) procs;
@@ -165,8 +169,8 @@ static int mca_btl_sctp_del_procs_locked(struct mca_btl_base_module_t *btl, size
 static mca_btl_sctp_frag_t *frag_for(size_t size)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
-    opal_free_list_t *list = tc_ompi_frag_list(&mca_btl_sctp_module.super, size, &c->eager_frags,
-                                               &c->max_frags);
+    opal_free_list_t *list =
+        tc_ompi_frag_list(&mca_btl_sctp_module.super, size, &c->eager_frags, &c->max_frags);
 
     return NULL == list ? NULL : mca_btl_sctp_frag_alloc(list);
 }
@@ -211,8 +215,8 @@ int mca_btl_sctp_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor
 mca_btl_base_descriptor_t *mca_btl_sctp_prepare_src(struct mca_btl_base_module_t *btl,
                                                     struct mca_btl_base_endpoint_t *endpoint,
                                                     struct opal_convertor_t *convertor,
-                                                    uint8_t order, size_t reserve,
-                                                    size_t *size, uint32_t flags)
+                                                    uint8_t order, size_t reserve, size_t *size,
+                                                    uint32_t flags)
 {
     mca_btl_sctp_frag_t *frag;
     size_t max_data = tc_ompi_payload(reserve, *size, mca_btl_sctp_module.super.btl_max_send_size);
@@ -224,17 +228,17 @@ mca_btl_base_descriptor_t *mca_btl_sctp_prepare_src(struct mca_btl_base_module_t
     /* from btl_sctp_inplace_min bytes on, contiguous data stays where it
      * is (the stack copies it anyway); smaller data is packed behind the
      * header, which keeps a small message one piece */
-    inplace = mca_btl_sctp_component.inplace_min > 0
-              && max_data >= (size_t) mca_btl_sctp_component.inplace_min
-              && !opal_convertor_need_buffers(convertor);
+    inplace = mca_btl_sctp_component.inplace_min > 0 &&
+        max_data >= (size_t) mca_btl_sctp_component.inplace_min &&
+        !opal_convertor_need_buffers(convertor);
     frag = frag_for(inplace ? reserve : reserve + max_data);
     if (NULL == frag) {
         return NULL;
     }
     /* in place: the convertor hands out a pointer to the user's data */
-    if (OPAL_SUCCESS != tc_ompi_pack(convertor,
-                                     inplace ? NULL : (char *) frag->segments[0].seg_addr.pval + reserve,
-                                     &max_data, &data)) {
+    if (OPAL_SUCCESS !=
+        tc_ompi_pack(convertor, inplace ? NULL : (char *) frag->segments[0].seg_addr.pval + reserve,
+                     &max_data, &data)) {
         mca_btl_sctp_frag_return(frag);
         return NULL;
     }
@@ -253,8 +257,8 @@ mca_btl_base_descriptor_t *mca_btl_sctp_prepare_src(struct mca_btl_base_module_t
  * stream 0, which keeps the order of matching and control messages. */
 static uint16_t choose_stream(mca_btl_sctp_endpoint_t *ep, mca_btl_base_tag_t tag, size_t len)
 {
-    if (ep->num_streams > 1 && MCA_BTL_TAG_PML == tag
-        && len > mca_btl_sctp_module.super.btl_eager_limit) {
+    if (ep->num_streams > 1 && MCA_BTL_TAG_PML == tag &&
+        len > mca_btl_sctp_module.super.btl_eager_limit) {
         uint16_t s = (uint16_t) (1 + ep->next_bulk);
         ep->next_bulk = (uint16_t) ((ep->next_bulk + 1) % (ep->num_streams - 1));
         return s;
@@ -263,8 +267,9 @@ static uint16_t choose_stream(mca_btl_sctp_endpoint_t *ep, mca_btl_base_tag_t ta
 }
 
 static int mca_btl_sctp_send_locked(struct mca_btl_base_module_t *btl,
-                      struct mca_btl_base_endpoint_t *endpoint,
-                      struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag)
+                                    struct mca_btl_base_endpoint_t *endpoint,
+                                    struct mca_btl_base_descriptor_t *descriptor,
+                                    mca_btl_base_tag_t tag)
 {
     mca_btl_sctp_frag_t *frag = (mca_btl_sctp_frag_t *) descriptor;
     size_t len = frag->segments[0].seg_len;
@@ -275,8 +280,8 @@ static int mca_btl_sctp_send_locked(struct mca_btl_base_module_t *btl,
     }
     /* back-pressure: a receiver that does not read must not make the
      * sender queue without bound; the PML keeps the request and retries */
-    if (OPAL_UNLIKELY(mca_btl_sctp_endpoint_queued(endpoint)
-                      >= (size_t) mca_btl_sctp_component.max_queued)) {
+    if (OPAL_UNLIKELY(mca_btl_sctp_endpoint_queued(endpoint) >=
+                      (size_t) mca_btl_sctp_component.max_queued)) {
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
     frag->hdr->hdr_type = MCA_BTL_SCTP_HDR_DATA;
@@ -287,8 +292,8 @@ static int mca_btl_sctp_send_locked(struct mca_btl_base_module_t *btl,
     rc = mca_btl_sctp_endpoint_send(endpoint, frag);
     if (1 == rc) {
         int owned = descriptor->des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP;
-        if ((descriptor->des_flags & MCA_BTL_DES_SEND_ALWAYS_CALLBACK)
-            && NULL != descriptor->des_cbfunc) {
+        if ((descriptor->des_flags & MCA_BTL_DES_SEND_ALWAYS_CALLBACK) &&
+            NULL != descriptor->des_cbfunc) {
             descriptor->des_cbfunc(btl, endpoint, descriptor, OPAL_SUCCESS);
         }
         if (owned) {
@@ -308,10 +313,11 @@ static int mca_btl_sctp_send_locked(struct mca_btl_base_module_t *btl,
  * through a request that completes when the socket took the data, and
  * the sender waits for the receiver instead of growing. */
 static int mca_btl_sctp_sendi_locked(struct mca_btl_base_module_t *btl,
-                       struct mca_btl_base_endpoint_t *endpoint,
-                       struct opal_convertor_t *convertor, void *header, size_t header_size,
-                       size_t payload_size, uint8_t order, uint32_t flags,
-                       mca_btl_base_tag_t tag, mca_btl_base_descriptor_t **descriptor)
+                                     struct mca_btl_base_endpoint_t *endpoint,
+                                     struct opal_convertor_t *convertor, void *header,
+                                     size_t header_size, size_t payload_size, uint8_t order,
+                                     uint32_t flags, mca_btl_base_tag_t tag,
+                                     mca_btl_base_descriptor_t **descriptor)
 {
     size_t len = header_size + payload_size;
     mca_btl_base_descriptor_t *des = NULL;
@@ -327,8 +333,8 @@ static int mca_btl_sctp_sendi_locked(struct mca_btl_base_module_t *btl,
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
     if (len <= mca_btl_sctp_module.super.btl_eager_limit) {
-        des = mca_btl_sctp_alloc(btl, endpoint, order, len,
-                                 flags | MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
+        des =
+            mca_btl_sctp_alloc(btl, endpoint, order, len, flags | MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
     }
     if (NULL == des) {
         /* the PML packs into a descriptor and sends it the usual way */
@@ -340,10 +346,10 @@ static int mca_btl_sctp_sendi_locked(struct mca_btl_base_module_t *btl,
     memcpy(des->des_segments[0].seg_addr.pval, header, header_size);
     if (payload_size > 0) {
         size_t max_data = payload_size;
-        if (OPAL_SUCCESS != tc_ompi_pack(convertor,
-                                         (char *) des->des_segments[0].seg_addr.pval + header_size,
-                                         &max_data, NULL)
-            || max_data != payload_size) {
+        if (OPAL_SUCCESS !=
+                tc_ompi_pack(convertor, (char *) des->des_segments[0].seg_addr.pval + header_size,
+                             &max_data, NULL) ||
+            max_data != payload_size) {
             mca_btl_sctp_free(btl, des);
             return OPAL_ERROR;
         }
@@ -386,16 +392,16 @@ void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg)
                 opal_output_verbose(1, c->output, "btl:sctp: association lost; user stack: %s",
                                     stats);
             }
-            mca_btl_sctp_endpoint_failed(ep, "the SCTP association was aborted (the peer "
-                                             "died or every path to it failed)");
+            mca_btl_sctp_endpoint_failed(ep,
+                                         "the SCTP association was aborted (the peer "
+                                         "died or every path to it failed)");
         }
         return;
     default:
         break;
     }
     if (msg->len < MCA_BTL_SCTP_HDR_SIZE) {
-        opal_output_verbose(1, c->output, "btl:sctp: runt message (%zu bytes) dropped",
-                            msg->len);
+        opal_output_verbose(1, c->output, "btl:sctp: runt message (%zu bytes) dropped", msg->len);
         return;
     }
     ep->assoc = 1;
@@ -406,16 +412,15 @@ void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg)
         }
         return;
     }
-    if (MCA_BTL_SCTP_HDR_DATA != hdr.hdr_type
-        || ntohl(hdr.hdr_size) != msg->len - MCA_BTL_SCTP_HDR_SIZE) {
+    if (MCA_BTL_SCTP_HDR_DATA != hdr.hdr_type ||
+        ntohl(hdr.hdr_size) != msg->len - MCA_BTL_SCTP_HDR_SIZE) {
         opal_output_verbose(1, c->output,
                             "btl:sctp: malformed message (type %u, size %u of %zu) dropped",
                             hdr.hdr_type, ntohl(hdr.hdr_size), msg->len);
         return;
     }
     {
-        mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger
-                                                 + hdr.hdr_tag;
+        mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger + hdr.hdr_tag;
         mca_btl_base_segment_t seg;
 
         if (NULL == reg->cbfunc) {
@@ -482,8 +487,8 @@ static int mca_btl_sctp_finalize_locked(struct mca_btl_base_module_t *btl)
     if (NULL == c->sock) {
         return OPAL_SUCCESS;
     }
-    while (NULL != (item = opal_list_get_first(&c->endpoints))
-           && item != opal_list_get_end(&c->endpoints)) {
+    while (NULL != (item = opal_list_get_first(&c->endpoints)) &&
+           item != opal_list_get_end(&c->endpoints)) {
         mca_btl_sctp_endpoint_t *ep = (mca_btl_sctp_endpoint_t *) item;
         say_goodbye(&ep, 1);
         endpoint_destroy(ep);
@@ -508,8 +513,8 @@ int mca_btl_sctp_register_error(struct mca_btl_base_module_t *btl,
     return OPAL_SUCCESS;
 }
 
-void mca_btl_sctp_dump(struct mca_btl_base_module_t *btl,
-                       struct mca_btl_base_endpoint_t *endpoint, int verbose)
+void mca_btl_sctp_dump(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                       int verbose)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
     (void) btl;
@@ -517,8 +522,9 @@ void mca_btl_sctp_dump(struct mca_btl_base_module_t *btl,
     if (NULL != endpoint && NULL != endpoint->peer) {
         int alive = 0;
         int n = btl_sctp_sock_paths(c->sock, endpoint->peer, &alive);
-        opal_output(c->output, "btl:sctp: endpoint %s: state %d, %d path(s), %d alive, "
-                               "active %d, ctrl queue %zu, bulk queue %zu",
+        opal_output(c->output,
+                    "btl:sctp: endpoint %s: state %d, %d path(s), %d alive, "
+                    "active %d, ctrl queue %zu, bulk queue %zu",
                     OPAL_NAME_PRINT(endpoint->proc->proc_name), endpoint->state, n, alive,
                     btl_sctp_sock_active_path(c->sock, endpoint->peer),
                     opal_list_get_size(&endpoint->pending_ctrl),
@@ -530,8 +536,8 @@ void mca_btl_sctp_dump(struct mca_btl_base_module_t *btl,
  * lock when threads are enabled (see btl_sctp.h). */
 
 int mca_btl_sctp_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
-                           struct opal_proc_t **procs,
-                           struct mca_btl_base_endpoint_t **peers, opal_bitmap_t *reachable)
+                           struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,
+                           opal_bitmap_t *reachable)
 {
     int rc;
 
@@ -552,8 +558,7 @@ int mca_btl_sctp_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
     return rc;
 }
 
-int mca_btl_sctp_send(struct mca_btl_base_module_t *btl,
-                      struct mca_btl_base_endpoint_t *endpoint,
+int mca_btl_sctp_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
                       struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag)
 {
     int rc;
@@ -564,16 +569,16 @@ int mca_btl_sctp_send(struct mca_btl_base_module_t *btl,
     return rc;
 }
 
-int mca_btl_sctp_sendi(struct mca_btl_base_module_t *btl,
-                       struct mca_btl_base_endpoint_t *endpoint,
+int mca_btl_sctp_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
                        struct opal_convertor_t *convertor, void *header, size_t header_size,
-                       size_t payload_size, uint8_t order, uint32_t flags,
-                       mca_btl_base_tag_t tag, mca_btl_base_descriptor_t **descriptor)
+                       size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
+                       mca_btl_base_descriptor_t **descriptor)
 {
     int rc;
 
     mca_btl_sctp_lock();
-    rc = mca_btl_sctp_sendi_locked(btl, endpoint, convertor, header, header_size, payload_size, order, flags, tag, descriptor);
+    rc = mca_btl_sctp_sendi_locked(btl, endpoint, convertor, header, header_size, payload_size,
+                                   order, flags, tag, descriptor);
     mca_btl_sctp_unlock();
     return rc;
 }

@@ -48,10 +48,10 @@
 
 /* Size classes, multiples of 16 (malloc's alignment), at most a third wasted
  * above 64 bytes; 2048 (mbuf cluster) and 65536 (a packet) exact. */
-static const uint32_t class_size[] = {
-    16,   32,   48,   64,    80,    96,    128,   160,   192,   256,   320,   384,
-    512,  640,  768,  1024,  1280,  1536,  2048,  2560,  3072,  4096,  5120,  6144,
-    8192, 10240, 12288, 16384, 20480, 24576, 32768, 40960, 49152, 65536};
+static const uint32_t class_size[] = {16,    32,    48,    64,    80,    96,    128,  160,   192,
+                                      256,   320,   384,   512,   640,   768,   1024, 1280,  1536,
+                                      2048,  2560,  3072,  4096,  5120,  6144,  8192, 10240, 12288,
+                                      16384, 20480, 24576, 32768, 40960, 49152, 65536};
 #define POOL_NCLASS ((int) (sizeof(class_size) / sizeof(class_size[0])))
 
 typedef struct pool_thread {
@@ -59,8 +59,8 @@ typedef struct pool_thread {
     char *carve[POOL_NCLASS]; /* the run being cut, and its end */
     char *carve_end[POOL_NCLASS];
     uint32_t nfree[POOL_NCLASS];
-    size_t allocs;            /* blocks handed out by this thread */
-    int registered;           /* the exit hook knows this thread */
+    size_t allocs;  /* blocks handed out by this thread */
+    int registered; /* the exit hook knows this thread */
 } pool_thread_t;
 
 static __thread pool_thread_t pool_tls;
@@ -156,8 +156,8 @@ static void pool_register_thread(pool_thread_t *t)
 
 static void region_init(void)
 {
-    void *r = mmap(NULL, POOL_REGION_BYTES, PROT_NONE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *r = mmap(NULL, POOL_REGION_BYTES, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
     int c = 0;
 
     for (size_t i = 0; i <= (POOL_MAX_BLOCK >> 4); ++i) {
@@ -199,8 +199,8 @@ static char *run_new(int c)
 
 int btl_sctp_pool_owns(const void *p)
 {
-    return NULL != region && (const char *) p >= region
-           && (const char *) p < region + POOL_REGION_BYTES;
+    return NULL != region && (const char *) p >= region &&
+        (const char *) p < region + POOL_REGION_BYTES;
 }
 
 void *btl_sctp_pool_malloc(size_t size)
@@ -369,8 +369,8 @@ static int page_prot(uintptr_t addr)
         unsigned long lo, hi;
         char perms[8];
         if (3 == sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) && addr >= lo && addr < hi) {
-            prot = ('r' == perms[0] ? PROT_READ : 0) | ('w' == perms[1] ? PROT_WRITE : 0)
-                   | ('x' == perms[2] ? PROT_EXEC : 0);
+            prot = ('r' == perms[0] ? PROT_READ : 0) | ('w' == perms[1] ? PROT_WRITE : 0) |
+                ('x' == perms[2] ? PROT_EXEC : 0);
             break;
         }
     }
@@ -387,8 +387,7 @@ static int write_slot(void **slot, void *fn)
     if (prot < 0) {
         return -ENOENT;
     }
-    if (!(prot & PROT_WRITE)
-        && 0 != mprotect((void *) page, (size_t) pagesz, prot | PROT_WRITE)) {
+    if (!(prot & PROT_WRITE) && 0 != mprotect((void *) page, (size_t) pagesz, prot | PROT_WRITE)) {
         return -errno;
     }
     tc_atomic_store_release(slot, fn);
@@ -405,8 +404,8 @@ static uintptr_t dyn_addr(ElfW(Addr) base, ElfW(Addr) v)
     return v < base ? base + v : v;
 }
 
-static void patch_table(const ElfW(Rela) *rel, size_t bytes, ElfW(Addr) base,
-                        const ElfW(Sym) *symtab, const char *strtab, size_t strsz,
+static void patch_table(const ElfW(Rela) * rel, size_t bytes, ElfW(Addr) base,
+                        const ElfW(Sym) * symtab, const char *strtab, size_t strsz,
                         pool_patch_t *pp)
 {
     for (size_t i = 0; i < bytes / sizeof(*rel); ++i) {

@@ -81,8 +81,8 @@ int btl_sctp_sock_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
         snprintf(why, whylen, "stack %d not available", cfg->stack);
         return -ENOSYS;
     }
-    if (nlocal < 1 || nlocal > BTL_SCTP_SOCK_MAX_ADDRS || cfg->num_streams < 1
-        || cfg->num_streams > 1024) {
+    if (nlocal < 1 || nlocal > BTL_SCTP_SOCK_MAX_ADDRS || cfg->num_streams < 1 ||
+        cfg->num_streams > 1024) {
         snprintf(why, whylen, "bad socket configuration (%d addresses, %d streams)", nlocal,
                  cfg->num_streams);
         return -EINVAL;
@@ -139,7 +139,7 @@ int btl_sctp_sock_send(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream, 
 
     /* Part of the message is in (the user stack takes what fits): the
      * rest must follow, so wait for room while driving the stack. */
-    for (int tries = 0; -EAGAIN == rc && done > 0 && tries < 1000000; ++tries) {
+    for (int tries = 0; - EAGAIN == rc && done > 0 && tries < 1000000; ++tries) {
         (void) s->ops->progress(s);
         rc = s->ops->sendv(s, p, stream, &iov, 1, &done);
     }

@@ -25,11 +25,7 @@
 extern "C" {
 #endif
 
-enum {
-    BTL_SCTP_STACK_AUTO = 0,
-    BTL_SCTP_STACK_KERNEL = 1,
-    BTL_SCTP_STACK_USER = 2
-};
+enum { BTL_SCTP_STACK_AUTO = 0, BTL_SCTP_STACK_KERNEL = 1, BTL_SCTP_STACK_USER = 2 };
 
 /* Most addresses one process binds and advertises (one per interface). */
 #define BTL_SCTP_SOCK_MAX_ADDRS 8
@@ -38,31 +34,31 @@ enum {
  * prefix length) only for local addresses, to pick the path's source. */
 typedef struct btl_sctp_sock_addr {
     uint32_t ip;
-    uint16_t port;   /* user: UDP port; kernel: SCTP port */
+    uint16_t port; /* user: UDP port; kernel: SCTP port */
     uint16_t prefix;
-    uint32_t mtu;    /* local: the interface's MTU (0: unknown) */
+    uint32_t mtu; /* local: the interface's MTU (0: unknown) */
 } btl_sctp_sock_addr_t;
 
 typedef struct btl_sctp_sock_config {
-    int stack;          /* BTL_SCTP_STACK_KERNEL or _USER (not AUTO) */
-    int sctp_port;      /* user: SCTP port inside the AF_CONN stack */
-    int num_streams;    /* outbound and inbound streams per association */
-    int sndbuf;         /* socket send buffer, bytes */
-    int rcvbuf;         /* socket receive buffer, bytes */
-    int nodelay;        /* disable Nagle-like bundling delay */
-    int mtu;            /* user: largest SCTP packet in one UDP datagram
+    int stack;           /* BTL_SCTP_STACK_KERNEL or _USER (not AUTO) */
+    int sctp_port;       /* user: SCTP port inside the AF_CONN stack */
+    int num_streams;     /* outbound and inbound streams per association */
+    int sndbuf;          /* socket send buffer, bytes */
+    int rcvbuf;          /* socket receive buffer, bytes */
+    int nodelay;         /* disable Nagle-like bundling delay */
+    int mtu;             /* user: largest SCTP packet in one UDP datagram
                          * (0: per peer, from the interface MTUs of its paths) */
-    int crc32c;         /* user: 1 compute CRC32c, 0 rely on UDP checksum */
-    int probe_ms;       /* user: path probe interval */
-    int path_timeout_ms;/* user: path dead after this long without an ack */
-    int rto_min_ms;     /* retransmission timeout bounds */
+    int crc32c;          /* user: 1 compute CRC32c, 0 rely on UDP checksum */
+    int probe_ms;        /* user: path probe interval */
+    int path_timeout_ms; /* user: path dead after this long without an ack */
+    int rto_min_ms;      /* retransmission timeout bounds */
     int rto_max_ms;
     int rto_initial_ms;
-    int max_retrans;    /* association aborts after this many retransmits */
-    size_t max_msg;     /* largest message the BTL sends (sizes buffers) */
-    int prio_streams;   /* 1: stream 0 served before the others */
-    int pool;           /* user: usrsctp allocates from btl_sctp_pool */
-    int sack_freq;      /* user: packets per SACK (else after 1 ms) */
+    int max_retrans;  /* association aborts after this many retransmits */
+    size_t max_msg;   /* largest message the BTL sends (sizes buffers) */
+    int prio_streams; /* 1: stream 0 served before the others */
+    int pool;         /* user: usrsctp allocates from btl_sctp_pool */
+    int sack_freq;    /* user: packets per SACK (else after 1 ms) */
 } btl_sctp_sock_config_t;
 
 /* Fill cfg with defaults suitable for loopback and a LAN. */
@@ -79,10 +75,10 @@ enum {
 };
 
 typedef struct btl_sctp_sock_msg {
-    int kind;           /* BTL_SCTP_SOCK_DATA, _UP, _LOST, _CLOSED */
-    void *cookie;       /* the peer's cookie; NULL: unknown sender */
+    int kind;     /* BTL_SCTP_SOCK_DATA, _UP, _LOST, _CLOSED */
+    void *cookie; /* the peer's cookie; NULL: unknown sender */
     uint16_t stream;
-    void *data;         /* valid until the next recv on this socket */
+    void *data; /* valid until the next recv on this socket */
     size_t len;
 } btl_sctp_sock_msg_t;
 
@@ -92,8 +88,7 @@ int btl_sctp_sock_probe(int stack, char *why, size_t whylen);
 /* Open the process's one socket bound to the given local addresses.
  * On failure returns -errno and writes a reason into why. */
 int btl_sctp_sock_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
-                       const btl_sctp_sock_addr_t *local, int nlocal,
-                       char *why, size_t whylen);
+                       const btl_sctp_sock_addr_t *local, int nlocal, char *why, size_t whylen);
 
 void btl_sctp_sock_close(btl_sctp_sock_t *s);
 
@@ -105,16 +100,15 @@ int btl_sctp_sock_stack(const btl_sctp_sock_t *s);
 /* Register a peer by its advertised addresses. The association is set
  * up lazily by the first send. cookie comes back with each message.
  * sctp_port: the peer's SCTP port (user stack; kernel ports are in addrs). */
-int btl_sctp_sock_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs,
-                           int naddrs, int sctp_port, void *cookie,
-                           btl_sctp_peer_t **out);
+int btl_sctp_sock_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, int naddrs,
+                           int sctp_port, void *cookie, btl_sctp_peer_t **out);
 
 void btl_sctp_sock_peer_remove(btl_sctp_sock_t *s, btl_sctp_peer_t *p);
 
 /* Send one message on a stream. 0: taken (copied into the stack);
  * -EAGAIN: no room now; other negative: the peer is unreachable. */
-int btl_sctp_sock_send(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
-                       const void *buf, size_t len);
+int btl_sctp_sock_send(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream, const void *buf,
+                       size_t len);
 
 /* Most pieces of one message. */
 #define BTL_SCTP_SOCK_MAX_IOV 8
@@ -156,8 +150,8 @@ typedef struct btl_sctp_sock_ops {
     int (*peer_add)(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, int naddrs,
                     int sctp_port, void *cookie, btl_sctp_peer_t **out);
     void (*peer_remove)(btl_sctp_sock_t *s, btl_sctp_peer_t *p);
-    int (*sendv)(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
-                 const struct iovec *iov, int iovcnt, size_t *done);
+    int (*sendv)(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream, const struct iovec *iov,
+                 int iovcnt, size_t *done);
     int (*progress)(btl_sctp_sock_t *s);
     int (*recv)(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg);
     int (*paths)(btl_sctp_sock_t *s, btl_sctp_peer_t *p, int *alive);
@@ -169,13 +163,13 @@ typedef struct btl_sctp_sock_ops {
 struct btl_sctp_sock {
     const btl_sctp_sock_ops_t *ops;
     int stack;
-    int more;           /* set by progress: it stopped before its sockets
+    int more; /* set by progress: it stopped before its sockets
                          * were empty, another round may find packets */
     int nlocal;
     btl_sctp_sock_addr_t local[BTL_SCTP_SOCK_MAX_ADDRS];
 };
 
-extern const btl_sctp_sock_ops_t btl_sctp_sock_user_ops;   /* NULL ops when not built */
+extern const btl_sctp_sock_ops_t btl_sctp_sock_user_ops; /* NULL ops when not built */
 extern const btl_sctp_sock_ops_t btl_sctp_sock_kernel_ops;
 int btl_sctp_sock_user_probe(char *why, size_t whylen);
 int btl_sctp_sock_kernel_probe(char *why, size_t whylen);

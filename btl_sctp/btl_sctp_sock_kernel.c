@@ -41,11 +41,11 @@ typedef struct kernel_sock {
     btl_sctp_sock_t base;
     btl_sctp_sock_config_t cfg;
     int fd;
-    tc_hash_t by_addr;   /* ip:port -> peer */
-    tc_hash_t by_assoc;  /* association id -> peer */
+    tc_hash_t by_addr;  /* ip:port -> peer */
+    tc_hash_t by_assoc; /* association id -> peer */
     unsigned char *msg;
     size_t msg_size;
-    int discarding;              /* the rest of an oversize record is still to
+    int discarding; /* the rest of an oversize record is still to
                                   * be dropped (its pieces may arrive later) */
 } kernel_sock_t;
 
@@ -54,8 +54,10 @@ int btl_sctp_sock_kernel_probe(char *why, size_t whylen)
     int fd = socket(AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP);
     if (fd < 0) {
         int err = errno;
-        snprintf(why, whylen, "the kernel has no SCTP (socket(AF_INET, SOCK_SEQPACKET, "
-                              "IPPROTO_SCTP): %s)", strerror(err));
+        snprintf(why, whylen,
+                 "the kernel has no SCTP (socket(AF_INET, SOCK_SEQPACKET, "
+                 "IPPROTO_SCTP): %s)",
+                 strerror(err));
         return -err;
     }
     close(fd);
@@ -96,8 +98,7 @@ static int kernel_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
         snprintf(why, whylen, "kernel SCTP socket: %s", strerror(-rc));
         goto fail;
     }
-    if ((rc = btl_sctp_sock_set_common(&ks->fd, kernel_setopt, "setsockopt", cfg, why,
-                                       whylen))) {
+    if ((rc = btl_sctp_sock_set_common(&ks->fd, kernel_setopt, "setsockopt", cfg, why, whylen))) {
         goto fail;
     }
 #if defined(SCTP_STREAM_SCHEDULER) && defined(SCTP_SS_PRIO)
@@ -134,8 +135,8 @@ static int kernel_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
     for (int i = 1; i < nlocal; ++i) {
         sin[i].sin_port = sin[0].sin_port;
     }
-    if (nlocal > 1 && sctp_bindx(ks->fd, (struct sockaddr *) &sin[1], nlocal - 1,
-                                 SCTP_BINDX_ADD_ADDR) < 0) {
+    if (nlocal > 1 &&
+        sctp_bindx(ks->fd, (struct sockaddr *) &sin[1], nlocal - 1, SCTP_BINDX_ADD_ADDR) < 0) {
         rc = -errno;
         snprintf(why, whylen, "sctp_bindx: %s", strerror(errno));
         goto fail;
@@ -170,8 +171,8 @@ static void kernel_close(btl_sctp_sock_t *s)
     /* peers are owned here: free each once (by_addr may hold several keys) */
     while (tc_hash_next(&ks->by_addr, &pos, &key, &v)) {
         btl_sctp_peer_t *p = v;
-        if (p->naddrs > 0 && p->addrs[0].sin_addr.s_addr == (uint32_t) (key >> 16)
-            && p->addrs[0].sin_port == (uint16_t) key) {
+        if (p->naddrs > 0 && p->addrs[0].sin_addr.s_addr == (uint32_t) (key >> 16) &&
+            p->addrs[0].sin_port == (uint16_t) key) {
             free(p);
         }
     }
@@ -196,8 +197,7 @@ static int kernel_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs
         p->addrs[i].sin_family = AF_INET;
         p->addrs[i].sin_addr.s_addr = addrs[i].ip;
         p->addrs[i].sin_port = addrs[i].port;
-        if (0 != tc_hash_put(&ks->by_addr, btl_sctp_sock_addr_key(addrs[i].ip, addrs[i].port),
-                             p)) {
+        if (0 != tc_hash_put(&ks->by_addr, btl_sctp_sock_addr_key(addrs[i].ip, addrs[i].port), p)) {
             for (int j = 0; j < i; ++j) {
                 tc_hash_remove(&ks->by_addr, btl_sctp_sock_addr_key(addrs[j].ip, addrs[j].port),
                                NULL);
@@ -277,9 +277,9 @@ static btl_sctp_peer_t *kernel_peer_of(kernel_sock_t *ks, sctp_assoc_t id,
     if (tc_hash_get(&ks->by_assoc, (uint64_t) (uint32_t) id, &v)) {
         return v;
     }
-    if (NULL != from && AF_INET == from->sin_family
-        && tc_hash_get(&ks->by_addr,
-                       btl_sctp_sock_addr_key(from->sin_addr.s_addr, from->sin_port), &v)) {
+    if (NULL != from && AF_INET == from->sin_family &&
+        tc_hash_get(&ks->by_addr, btl_sctp_sock_addr_key(from->sin_addr.s_addr, from->sin_port),
+                    &v)) {
         btl_sctp_peer_t *p = v;
         p->assoc_id = id;
         p->has_assoc = 1;
@@ -326,15 +326,15 @@ static int kernel_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
             if ((size_t) n < sizeof(sn->sn_header)) {
                 continue;
             }
-            if (SCTP_ASSOC_CHANGE == sn->sn_header.sn_type
-                && (size_t) n >= sizeof(struct sctp_assoc_change)) {
+            if (SCTP_ASSOC_CHANGE == sn->sn_header.sn_type &&
+                (size_t) n >= sizeof(struct sctp_assoc_change)) {
                 struct sctp_assoc_change *ac = &sn->sn_assoc_change;
                 p = kernel_peer_of(ks, ac->sac_assoc_id, NULL);
                 msg->cookie = NULL != p ? p->cookie : NULL;
                 if (SCTP_COMM_UP == ac->sac_state || SCTP_RESTART == ac->sac_state) {
                     msg->kind = BTL_SCTP_SOCK_UP;
-                } else if (SCTP_COMM_LOST == ac->sac_state
-                           || SCTP_CANT_STR_ASSOC == ac->sac_state) {
+                } else if (SCTP_COMM_LOST == ac->sac_state ||
+                           SCTP_CANT_STR_ASSOC == ac->sac_state) {
                     msg->kind = BTL_SCTP_SOCK_LOST;
                 } else if (SCTP_SHUTDOWN_COMP == ac->sac_state) {
                     msg->kind = BTL_SCTP_SOCK_CLOSED;

@@ -52,19 +52,19 @@ static inline int btl_sctp_sock_set_common(void *sock, btl_sctp_setopt_fn_t set,
     init.sinit_num_ostreams = (uint16_t) cfg->num_streams;
     init.sinit_max_instreams = (uint16_t) cfg->num_streams;
     init.sinit_max_attempts = 8;
-    if ((rc = btl_sctp_sock_setopt(sock, set, api, IPPROTO_SCTP, SCTP_INITMSG, &init,
-                                   sizeof(init), "SCTP_INITMSG", why, whylen))
-        || (rc = btl_sctp_sock_setopt(sock, set, api, SOL_SOCKET, SO_SNDBUF, &cfg->sndbuf,
-                                      sizeof(int), "SO_SNDBUF", why, whylen))
-        || (rc = btl_sctp_sock_setopt(sock, set, api, SOL_SOCKET, SO_RCVBUF, &cfg->rcvbuf,
-                                      sizeof(int), "SO_RCVBUF", why, whylen))
-        || (rc = btl_sctp_sock_setopt(sock, set, api, IPPROTO_SCTP, SCTP_RECVRCVINFO, &one,
-                                      sizeof(one), "SCTP_RECVRCVINFO", why, whylen))) {
+    if ((rc = btl_sctp_sock_setopt(sock, set, api, IPPROTO_SCTP, SCTP_INITMSG, &init, sizeof(init),
+                                   "SCTP_INITMSG", why, whylen)) ||
+        (rc = btl_sctp_sock_setopt(sock, set, api, SOL_SOCKET, SO_SNDBUF, &cfg->sndbuf, sizeof(int),
+                                   "SO_SNDBUF", why, whylen)) ||
+        (rc = btl_sctp_sock_setopt(sock, set, api, SOL_SOCKET, SO_RCVBUF, &cfg->rcvbuf, sizeof(int),
+                                   "SO_RCVBUF", why, whylen)) ||
+        (rc = btl_sctp_sock_setopt(sock, set, api, IPPROTO_SCTP, SCTP_RECVRCVINFO, &one,
+                                   sizeof(one), "SCTP_RECVRCVINFO", why, whylen))) {
         return rc;
     }
-    if (cfg->nodelay
-        && (rc = btl_sctp_sock_setopt(sock, set, api, IPPROTO_SCTP, SCTP_NODELAY, &one,
-                                      sizeof(one), "SCTP_NODELAY", why, whylen))) {
+    if (cfg->nodelay &&
+        (rc = btl_sctp_sock_setopt(sock, set, api, IPPROTO_SCTP, SCTP_NODELAY, &one, sizeof(one),
+                                   "SCTP_NODELAY", why, whylen))) {
         return rc;
     }
     memset(&ev, 0, sizeof(ev));
@@ -72,8 +72,8 @@ static inline int btl_sctp_sock_set_common(void *sock, btl_sctp_setopt_fn_t set,
     ev.se_on = 1;
     for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); ++i) {
         ev.se_type = events[i];
-        if ((rc = btl_sctp_sock_setopt(sock, set, api, IPPROTO_SCTP, SCTP_EVENT, &ev,
-                                       sizeof(ev), "SCTP_EVENT", why, whylen))) {
+        if ((rc = btl_sctp_sock_setopt(sock, set, api, IPPROTO_SCTP, SCTP_EVENT, &ev, sizeof(ev),
+                                       "SCTP_EVENT", why, whylen))) {
             return rc;
         }
     }

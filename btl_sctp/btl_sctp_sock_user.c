@@ -92,8 +92,8 @@ static int user_setopt(void *sock, int level, int name, const void *val, socklen
 static int set_opt(user_sock_t *us, int level, int name, const void *val, socklen_t len,
                    const char *what, char *why, size_t whylen)
 {
-    return btl_sctp_sock_setopt(us->so, user_setopt, "usrsctp setsockopt", level, name, val,
-                                len, what, why, whylen);
+    return btl_sctp_sock_setopt(us->so, user_setopt, "usrsctp setsockopt", level, name, val, len,
+                                what, why, whylen);
 }
 
 static void user_close(btl_sctp_sock_t *s);
@@ -109,8 +109,8 @@ static int user_configure(user_sock_t *us, char *why, size_t whylen)
                                        whylen))) {
         return rc;
     }
-    if ((rc = set_opt(us, IPPROTO_SCTP, SCTP_EXPLICIT_EOR, &one, sizeof(one),
-                      "SCTP_EXPLICIT_EOR", why, whylen))) {
+    if ((rc = set_opt(us, IPPROTO_SCTP, SCTP_EXPLICIT_EOR, &one, sizeof(one), "SCTP_EXPLICIT_EOR",
+                      why, whylen))) {
         return rc;
     }
     /* The whole message goes to the application at once: a partial
@@ -206,7 +206,8 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
          * Each SACK costs the sender, the busier side of a stream, an
          * input pass: every 4th packet streams about 5% faster than
          * every 2nd. */
-        usrsctp_sysctl_set_sctp_sack_freq_default((uint32_t) (cfg->sack_freq > 0 ? cfg->sack_freq : 1));
+        usrsctp_sysctl_set_sctp_sack_freq_default(
+            (uint32_t) (cfg->sack_freq > 0 ? cfg->sack_freq : 1));
         usrsctp_sysctl_set_sctp_delayed_sack_time_default(1);
         usrsctp_sysctl_set_sctp_enable_sack_immediately(0);
         usrsctp_sysctl_set_sctp_max_burst_default(16);
@@ -244,8 +245,8 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
     sc.sconn_family = AF_CONN;
     sc.sconn_port = htons((uint16_t) cfg->sctp_port);
     sc.sconn_addr = NULL; /* every registered AF_CONN address */
-    if (usrsctp_bind(us->so, (struct sockaddr *) &sc, sizeof(sc)) < 0
-        || usrsctp_listen(us->so, 1) < 0) {
+    if (usrsctp_bind(us->so, (struct sockaddr *) &sc, sizeof(sc)) < 0 ||
+        usrsctp_listen(us->so, 1) < 0) {
         rc = -errno;
         snprintf(why, whylen, "usrsctp bind/listen on SCTP port %d: %s", cfg->sctp_port,
                  strerror(errno));
@@ -291,15 +292,16 @@ static int user_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, 
         us->maxpeers = nmax;
     }
     for (int i = 0; i < p->npaths; ++i) {
-        if (0 != tc_hash_put(&us->by_addr,
-                             btl_sctp_sock_addr_key(p->paths[i].to.sin_addr.s_addr,
-                                                    p->paths[i].to.sin_port),
-                             p)) {
+        if (0 !=
+            tc_hash_put(
+                &us->by_addr,
+                btl_sctp_sock_addr_key(p->paths[i].to.sin_addr.s_addr, p->paths[i].to.sin_port),
+                p)) {
             for (int j = 0; j < i; ++j) {
-                tc_hash_remove(&us->by_addr,
-                               btl_sctp_sock_addr_key(p->paths[j].to.sin_addr.s_addr,
-                                                      p->paths[j].to.sin_port),
-                               NULL);
+                tc_hash_remove(
+                    &us->by_addr,
+                    btl_sctp_sock_addr_key(p->paths[j].to.sin_addr.s_addr, p->paths[j].to.sin_port),
+                    NULL);
             }
             free(p);
             return -ENOMEM;
@@ -427,8 +429,8 @@ static int sendv_pieces(user_sock_t *us, btl_sctp_peer_t *p, uint16_t stream,
         len -= skip;
         skip = 0;
         spa.sendv_sndinfo.snd_flags = i == last ? SCTP_EOR : 0;
-        n = usrsctp_sendv(us->so, base, len, (struct sockaddr *) &p->sconn, 1, &spa,
-                          sizeof(spa), SCTP_SENDV_SPA, 0);
+        n = usrsctp_sendv(us->so, base, len, (struct sockaddr *) &p->sconn, 1, &spa, sizeof(spa),
+                          SCTP_SENDV_SPA, 0);
         if (n < 0) {
             if (EWOULDBLOCK == errno || EAGAIN == errno || ENOBUFS == errno) {
                 return -EAGAIN;
@@ -487,8 +489,8 @@ static int user_sendv(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
     int nv = 0, i, rc;
 
     p->probing = 1;
-    if (iovcnt < 2 || iovcnt > BTL_SCTP_SOCK_MAX_IOV || iov[0].iov_len >= fill
-        || fill > us->stage_size) {
+    if (iovcnt < 2 || iovcnt > BTL_SCTP_SOCK_MAX_IOV || iov[0].iov_len >= fill ||
+        fill > us->stage_size) {
         return sendv_pieces(us, p, stream, iov, iovcnt, done);
     }
     /* A small message is staged whole without asking the stack (a status
@@ -611,8 +613,8 @@ static int user_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
             if ((size_t) n < sizeof(sn->sn_header)) {
                 continue;
             }
-            if (SCTP_ASSOC_CHANGE == sn->sn_header.sn_type
-                && (size_t) n >= sizeof(struct sctp_assoc_change)) {
+            if (SCTP_ASSOC_CHANGE == sn->sn_header.sn_type &&
+                (size_t) n >= sizeof(struct sctp_assoc_change)) {
                 struct sctp_assoc_change *ac = &sn->sn_assoc_change;
                 p = peer_of_assoc(us, ac->sac_assoc_id);
                 memset(msg, 0, sizeof(*msg));
@@ -637,8 +639,8 @@ static int user_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
                     continue;
                 }
             }
-            if (SCTP_SHUTDOWN_EVENT == sn->sn_header.sn_type
-                && (size_t) n >= sizeof(struct sctp_shutdown_event)) {
+            if (SCTP_SHUTDOWN_EVENT == sn->sn_header.sn_type &&
+                (size_t) n >= sizeof(struct sctp_shutdown_event)) {
                 p = peer_of_assoc(us, sn->sn_shutdown_event.sse_assoc_id);
                 memset(msg, 0, sizeof(*msg));
                 msg->cookie = NULL != p ? p->cookie : NULL;
@@ -681,7 +683,7 @@ static int peer_drained(user_sock_t *us, btl_sctp_peer_t *p)
 {
     struct sctp_status st;
     return 0 != assoc_status(us, p, &st) /* no association, or gone */
-           || (0 == st.sstat_unackdata && 0 == st.sstat_penddata);
+        || (0 == st.sstat_unackdata && 0 == st.sstat_penddata);
 }
 
 static void user_close(btl_sctp_sock_t *s)
@@ -741,9 +743,8 @@ int btl_sctp_sock_user_stats(char *buf, size_t len)
              "(%zu KiB reserved)",
              st.sctps_inpackets, st.sctps_outpackets, st.sctps_recvdata, st.sctps_senddata,
              st.sctps_sendretransdata, st.sctps_sendfastretrans, st.sctps_timodata,
-             st.sctps_sendsacks, st.sctps_windowprobed, st.sctps_badsum,
-             st.sctps_datadropchklmt, st.sctps_datadroprwnd, user_pool_note,
-             btl_sctp_pool_reserved_bytes() >> 10);
+             st.sctps_sendsacks, st.sctps_windowprobed, st.sctps_badsum, st.sctps_datadropchklmt,
+             st.sctps_datadroprwnd, user_pool_note, btl_sctp_pool_reserved_bytes() >> 10);
     return 0;
 }
 

@@ -71,26 +71,26 @@ typedef struct mca_btl_swf_component_t {
     mca_btl_base_component_3_0_0_t super;
 
     /* MCA parameters */
-    char *server;             /* HOST:PORT of a running simulator, or NULL */
-    char *model;              /* model of the private simulator */
-    char *simulator;          /* swfsim executable for the private simulator */
-    char *simulator_config;   /* --config file for the private simulator */
-    char *simulator_report;   /* --report file for the private simulator */
-    char *private_transport;  /* unix or tcp: how the private simulator listens */
-    char *token_file;         /* job token of an external simulator, or NULL */
-    int probe_count;          /* probes before a progress call waits */
-    int wait_step_ms;         /* wait grows by this much per idle wait */
-    int wait_max_ms;          /* upper bound of one wait */
-    double cycle_ns;          /* simulated cycle length */
-    double consume_scale;     /* CPU time to simulated time factor */
-    int connect_timeout;      /* seconds to wait for the simulator */
-    int reply_timeout;        /* seconds one blocking read/write may take */
-    int spin_us;              /* busy-poll for a reply before sleeping */
-    int simulator_spin_us;    /* --spin-us of the private simulator */
+    char *server;            /* HOST:PORT of a running simulator, or NULL */
+    char *model;             /* model of the private simulator */
+    char *simulator;         /* swfsim executable for the private simulator */
+    char *simulator_config;  /* --config file for the private simulator */
+    char *simulator_report;  /* --report file for the private simulator */
+    char *private_transport; /* unix or tcp: how the private simulator listens */
+    char *token_file;        /* job token of an external simulator, or NULL */
+    int probe_count;         /* probes before a progress call waits */
+    int wait_step_ms;        /* wait grows by this much per idle wait */
+    int wait_max_ms;         /* upper bound of one wait */
+    double cycle_ns;         /* simulated cycle length */
+    double consume_scale;    /* CPU time to simulated time factor */
+    int connect_timeout;     /* seconds to wait for the simulator */
+    int reply_timeout;       /* seconds one blocking read/write may take */
+    int spin_us;             /* busy-poll for a reply before sleeping */
+    int simulator_spin_us;   /* --spin-us of the private simulator */
     int verbose;
 
     /* state */
-    int output;               /* opal_output stream for verbose messages */
+    int output; /* opal_output stream for verbose messages */
     mca_btl_swf_module_t *module;
     opal_free_list_t eager_frags;
     opal_free_list_t max_frags;
@@ -98,10 +98,10 @@ typedef struct mca_btl_swf_component_t {
 
     /* the private simulator, when this process started it */
     pid_t sim_pid;
-    char *sim_path;           /* the executable found (mca_btl_swf_launch_find) */
-    char *token_path;         /* the private simulator's token file */
+    char *sim_path;   /* the executable found (mca_btl_swf_launch_find) */
+    char *token_path; /* the private simulator's token file */
     char *port_file;
-    char *sock_file;          /* its Unix socket (the simulator removes it) */
+    char *sock_file; /* its Unix socket (the simulator removes it) */
     bool port_file_owner;
 } mca_btl_swf_component_t;
 
@@ -110,17 +110,15 @@ extern mca_btl_swf_module_t mca_btl_swf_module;
 
 /* btl_swf_module.c */
 int mca_btl_swf_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
-                          struct opal_proc_t **procs,
-                          struct mca_btl_base_endpoint_t **peers,
+                          struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,
                           struct opal_bitmap_t *reachable);
 int mca_btl_swf_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
-                          struct opal_proc_t **procs,
-                          struct mca_btl_base_endpoint_t **peers);
+                          struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers);
 int mca_btl_swf_finalize(struct mca_btl_base_module_t *btl);
 int mca_btl_swf_register_error(struct mca_btl_base_module_t *btl,
                                mca_btl_base_module_error_cb_fn_t cbfunc);
-void mca_btl_swf_dump(struct mca_btl_base_module_t *btl,
-                      struct mca_btl_base_endpoint_t *endpoint, int verbose);
+void mca_btl_swf_dump(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                      int verbose);
 
 /* btl_swf_send.c */
 mca_btl_base_descriptor_t *mca_btl_swf_alloc(struct mca_btl_base_module_t *btl,
@@ -130,17 +128,13 @@ int mca_btl_swf_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor_
 mca_btl_base_descriptor_t *mca_btl_swf_prepare_src(struct mca_btl_base_module_t *btl,
                                                    struct mca_btl_base_endpoint_t *endpoint,
                                                    struct opal_convertor_t *convertor,
-                                                   uint8_t order, size_t reserve,
-                                                   size_t *size, uint32_t flags);
-int mca_btl_swf_send(struct mca_btl_base_module_t *btl,
-                     struct mca_btl_base_endpoint_t *endpoint,
-                     struct mca_btl_base_descriptor_t *descriptor,
-                     mca_btl_base_tag_t tag);
-int mca_btl_swf_sendi(struct mca_btl_base_module_t *btl,
-                      struct mca_btl_base_endpoint_t *endpoint,
-                      struct opal_convertor_t *convertor,
-                      void *header, size_t header_size, size_t payload_size,
-                      uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
+                                                   uint8_t order, size_t reserve, size_t *size,
+                                                   uint32_t flags);
+int mca_btl_swf_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                     struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag);
+int mca_btl_swf_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                      struct opal_convertor_t *convertor, void *header, size_t header_size,
+                      size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
                       mca_btl_base_descriptor_t **descriptor);
 
 /* btl_swf_recv.c */

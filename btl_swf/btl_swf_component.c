@@ -37,24 +37,26 @@
 static int mca_btl_swf_component_register(void);
 static int mca_btl_swf_component_open(void);
 static int mca_btl_swf_component_close(void);
-static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
-                                                          bool enable_progress_threads,
-                                                          bool enable_mpi_threads);
+static mca_btl_base_module_t **
+mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool enable_mpi_threads);
 
 mca_btl_swf_component_t mca_btl_swf_component = {
-    .super = {
-        .btl_version = {
-            MCA_BTL_DEFAULT_VERSION("swf"),
-            .mca_open_component = mca_btl_swf_component_open,
-            .mca_close_component = mca_btl_swf_component_close,
-            .mca_register_component_params = mca_btl_swf_component_register,
+    .super =
+        {
+            .btl_version =
+                {
+                    MCA_BTL_DEFAULT_VERSION("swf"),
+                    .mca_open_component = mca_btl_swf_component_open,
+                    .mca_close_component = mca_btl_swf_component_close,
+                    .mca_register_component_params = mca_btl_swf_component_register,
+                },
+            .btl_data =
+                {
+                    .param_field = MCA_BASE_METADATA_PARAM_NONE,
+                },
+            .btl_init = mca_btl_swf_component_init,
+            .btl_progress = mca_btl_swf_component_progress,
         },
-        .btl_data = {
-            .param_field = MCA_BASE_METADATA_PARAM_NONE,
-        },
-        .btl_init = mca_btl_swf_component_init,
-        .btl_progress = mca_btl_swf_component_progress,
-    },
 };
 
 /* ---- parameters ----------------------------------------------------- */
@@ -62,8 +64,8 @@ mca_btl_swf_component_t mca_btl_swf_component = {
 static void swf_reg_string(const char *name, const char *desc, mca_base_var_info_lvl_t lvl,
                            char **storage, const char *def)
 {
-    (void) tc_ompi_param_string(&mca_btl_swf_component.super.btl_version, name, desc, lvl,
-                                storage, def);
+    (void) tc_ompi_param_string(&mca_btl_swf_component.super.btl_version, name, desc, lvl, storage,
+                                def);
 }
 
 static void swf_reg_int(const char *name, const char *desc, mca_base_var_info_lvl_t lvl,
@@ -76,8 +78,8 @@ static void swf_reg_int(const char *name, const char *desc, mca_base_var_info_lv
 static void swf_reg_double(const char *name, const char *desc, mca_base_var_info_lvl_t lvl,
                            double *storage, double def)
 {
-    (void) tc_ompi_param_double(&mca_btl_swf_component.super.btl_version, name, desc, lvl,
-                                storage, def);
+    (void) tc_ompi_param_double(&mca_btl_swf_component.super.btl_version, name, desc, lvl, storage,
+                                def);
 }
 
 static int mca_btl_swf_component_register(void)
@@ -85,21 +87,23 @@ static int mca_btl_swf_component_register(void)
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     mca_btl_swf_module_t *m = &mca_btl_swf_module;
 
-    swf_reg_string("server",
-                   "Address HOST:PORT (or unix:PATH) of a running SockModel simulator (swfsim) "
-                   "that every process of the job connects to. Empty (default): the job starts a private "
-                   "simulator on this host and ends it at finalize",
-                   OPAL_INFO_LVL_3, &c->server, NULL);
+    swf_reg_string(
+        "server",
+        "Address HOST:PORT (or unix:PATH) of a running SockModel simulator (swfsim) "
+        "that every process of the job connects to. Empty (default): the job starts a private "
+        "simulator on this host and ends it at finalize",
+        OPAL_INFO_LVL_3, &c->server, NULL);
     swf_reg_string("model",
                    "Model of the private simulator: simpel (no simulated time, messages go "
                    "straight to the destination) or torus (the timed ATOLL-like 2D torus)",
                    OPAL_INFO_LVL_3, &c->model, "simpel");
-    swf_reg_string("simulator",
-                   "The swfsim executable started as the private simulator (a path, or a "
-                   "name looked up in PATH); empty: look in the configured bindir ("
-                   SWFSIM_INSTALLED_PATH "), next to this component's file (build tree), "
-                   "then PATH",
-                   OPAL_INFO_LVL_4, &c->simulator, "");
+    swf_reg_string(
+        "simulator",
+        "The swfsim executable started as the private simulator (a path, or a "
+        "name looked up in PATH); empty: look in the configured bindir (" SWFSIM_INSTALLED_PATH
+        "), next to this component's file (build tree), "
+        "then PATH",
+        OPAL_INFO_LVL_4, &c->simulator, "");
     swf_reg_string("token_file",
                    "File holding the job token of an external simulator started with "
                    "swfsim --token-file (one line of 64 hex digits); empty: no token. The "
@@ -159,8 +163,10 @@ static int mca_btl_swf_component_register(void)
                 "before it sleeps when idle (swfsim --spin-us): saves a wake-up per message "
                 "at the cost of CPU time; 0 sleeps at once",
                 OPAL_INFO_LVL_5, &c->simulator_spin_us, 100);
-    swf_reg_int("verbose", "Verbosity of btl_swf's diagnostic output (0: none, 5: setup, "
-                "10: per message; 0 follows btl_base_verbose)", OPAL_INFO_LVL_9, &c->verbose, 0);
+    swf_reg_int("verbose",
+                "Verbosity of btl_swf's diagnostic output (0: none, 5: setup, "
+                "10: per message; 0 follows btl_base_verbose)",
+                OPAL_INFO_LVL_9, &c->verbose, 0);
 
     /* defaults for the generic BTL parameters: a simulated network that
      * carries whole messages, send/receive only */
@@ -175,7 +181,7 @@ static int mca_btl_swf_component_register(void)
     m->super.btl_min_rdma_pipeline_size = 0;
     m->super.btl_flags = MCA_BTL_FLAGS_SEND;
     m->super.btl_latency = 100;
-    m->super.btl_bandwidth = 250;   /* ATOLL's link: 250 MB/s */
+    m->super.btl_bandwidth = 250; /* ATOLL's link: 250 MB/s */
     return mca_btl_base_param_register(&c->super.btl_version, &m->super);
 }
 
@@ -247,9 +253,8 @@ static void swf_setup_abort(bool requested)
     }
 }
 
-static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
-                                                          bool enable_progress_threads,
-                                                          bool enable_mpi_threads)
+static mca_btl_base_module_t **
+mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool enable_mpi_threads)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     mca_btl_swf_module_t *m = &mca_btl_swf_module;
@@ -310,7 +315,7 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
 
     OBJ_CONSTRUCT(&m->lock, opal_mutex_t);
     tc_sockmodel_conn_init(&m->conn, c->cycle_ns, c->consume_scale,
-                  c->reply_timeout > 0 ? c->reply_timeout * 1000 : 0);
+                           c->reply_timeout > 0 ? c->reply_timeout * 1000 : 0);
     m->conn.spin_us = c->spin_us > 0 ? c->spin_us : 0;
     {
         const char *tf = private_sim ? mca_btl_swf_launch_token_file() : c->token_file;
@@ -334,8 +339,8 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
         rc = tc_sockmodel_conn_size(&m->conn);
     }
     if (0 != rc) {
-        mca_btl_swf_show_help("connect failed", opal_process_info.nodename, (int) my_rank, host, port,
-                              m->conn.error);
+        mca_btl_swf_show_help("connect failed", opal_process_info.nodename, (int) my_rank, host,
+                              port, m->conn.error);
         tc_sockmodel_conn_close(&m->conn);
         OBJ_DESTRUCT(&m->lock);
         mca_btl_swf_launch_stop();
@@ -347,8 +352,8 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
 
         snprintf(why, sizeof(why), "the simulator has %u nodes, the job has %u processes",
                  m->conn.nodes, job_size);
-        mca_btl_swf_show_help("connect failed", opal_process_info.nodename, (int) my_rank, host, port,
-                              why);
+        mca_btl_swf_show_help("connect failed", opal_process_info.nodename, (int) my_rank, host,
+                              port, why);
         tc_sockmodel_conn_close(&m->conn);
         OBJ_DESTRUCT(&m->lock);
         mca_btl_swf_launch_stop();
@@ -405,7 +410,8 @@ static mca_btl_base_module_t **mca_btl_swf_component_init(int *num_btls,
 
     opal_output_verbose(5, c->output,
                         "btl:swf: rank %u is node %u of %u (model %s, largest message %u, "
-                        "eager %zu, max send %zu)", my_rank, m->conn.rank, m->conn.nodes,
+                        "eager %zu, max send %zu)",
+                        my_rank, m->conn.rank, m->conn.nodes,
                         SOCKMODEL_MODEL_TORUS == m->conn.model ? "torus" : "simpel",
                         m->conn.max_msg, m->super.btl_eager_limit, m->super.btl_max_send_size);
     c->module = m;

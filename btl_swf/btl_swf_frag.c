@@ -20,8 +20,7 @@ static void mca_btl_swf_frag_construct(mca_btl_swf_frag_t *frag)
     frag->size = 0;
 }
 
-OBJ_CLASS_INSTANCE(mca_btl_swf_frag_t, mca_btl_base_descriptor_t,
-                   mca_btl_swf_frag_construct, NULL);
+OBJ_CLASS_INSTANCE(mca_btl_swf_frag_t, mca_btl_base_descriptor_t, mca_btl_swf_frag_construct, NULL);
 
 /* The free list hands us the payload buffer in item->ptr; remember its
  * capacity (ctx carries it). */
@@ -40,8 +39,8 @@ static int mca_btl_swf_frag_list(opal_free_list_t *list, size_t size, int count)
 {
     OBJ_CONSTRUCT(list, opal_free_list_t);
     return opal_free_list_init(list, sizeof(mca_btl_swf_frag_t), opal_cache_line_size,
-                               OBJ_CLASS(mca_btl_swf_frag_t), size, opal_cache_line_size,
-                               count, -1, count, NULL, 0, NULL, mca_btl_swf_frag_init,
+                               OBJ_CLASS(mca_btl_swf_frag_t), size, opal_cache_line_size, count, -1,
+                               count, NULL, 0, NULL, mca_btl_swf_frag_init,
                                (void *) (uintptr_t) size);
 }
 

@@ -17,8 +17,8 @@ typedef struct mca_btl_swf_frag_t {
     mca_btl_base_descriptor_t base;
     mca_btl_base_segment_t segment;
     struct mca_btl_base_endpoint_t *endpoint;
-    opal_free_list_t *list;     /* where it returns */
-    size_t size;                /* capacity of the buffer */
+    opal_free_list_t *list; /* where it returns */
+    size_t size;            /* capacity of the buffer */
 } mca_btl_swf_frag_t;
 OBJ_CLASS_DECLARATION(mca_btl_swf_frag_t);
 
@@ -28,8 +28,8 @@ void mca_btl_swf_frag_lists_fini(void);
 static inline mca_btl_swf_frag_t *mca_btl_swf_frag_get(size_t size)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
-    opal_free_list_t *list = tc_ompi_frag_list(&c->module->super, size, &c->eager_frags,
-                                               &c->max_frags);
+    opal_free_list_t *list =
+        tc_ompi_frag_list(&c->module->super, size, &c->eager_frags, &c->max_frags);
     mca_btl_swf_frag_t *frag;
 
     if (NULL == list) {

@@ -16,8 +16,8 @@
 
 #include <stdint.h>
 
-#define MCA_BTL_SWF_TAG_MARKER 0x53574600u   /* "SWF\0" */
-#define MCA_BTL_SWF_TAG_MASK   0xFFFFFF00u
+#define MCA_BTL_SWF_TAG_MARKER 0x53574600u /* "SWF\0" */
+#define MCA_BTL_SWF_TAG_MASK 0xFFFFFF00u
 
 /* The modex entry: the node number in network byte order. */
 typedef struct mca_btl_swf_modex {

@@ -46,7 +46,7 @@ extern char **environ;
 
 static void swf_sleep_ms(int ms)
 {
-    struct timespec ts = { ms / 1000, (long) (ms % 1000) * 1000000L };
+    struct timespec ts = {ms / 1000, (long) (ms % 1000) * 1000000L};
 
     while (0 != nanosleep(&ts, &ts) && EINTR == errno) {
         /* keep sleeping the rest after a signal */
@@ -94,8 +94,10 @@ static const char *swf_sock_file(void)
                          SWF_SOCK_FILE_NAME)) {
             c->sock_file = NULL;
         } else if (strlen(c->sock_file) >= sizeof(((struct sockaddr_un *) 0)->sun_path)) {
-            opal_output_verbose(5, c->output, "btl:swf: %s is too long for a Unix socket, "
-                                "using TCP loopback", c->sock_file);
+            opal_output_verbose(5, c->output,
+                                "btl:swf: %s is too long for a Unix socket, "
+                                "using TCP loopback",
+                                c->sock_file);
             free(c->sock_file);
             c->sock_file = NULL;
         }
@@ -184,8 +186,7 @@ static void mca_btl_swf_tried(char *tried, size_t len, const char *place)
 }
 
 /* 1 and *found (malloc'd) when dir/name is an executable file. */
-static int mca_btl_swf_try(const char *dir, const char *name, char **found, char *tried,
-                           size_t len)
+static int mca_btl_swf_try(const char *dir, const char *name, char **found, char *tried, size_t len)
 {
     char *path = NULL;
     struct stat st;
@@ -297,7 +298,7 @@ static int mca_btl_swf_spawn(const char *path, char *const argv[], pid_t *pid)
     sigemptyset(&all);
     for (sig = 1; sig < NSIG; sig++) {
         if (SIGKILL != sig && SIGSTOP != sig) {
-            (void) sigaddset(&all, sig);   /* refuses the C library's own */
+            (void) sigaddset(&all, sig); /* refuses the C library's own */
         }
     }
     rc = posix_spawn_file_actions_init(&fa);
@@ -348,9 +349,9 @@ int mca_btl_swf_launch_start(uint32_t nodes)
     }
     path = mca_btl_swf_launch_find(tried, sizeof(tried));
     if (NULL == path) {
-        mca_btl_swf_show_help("simulator not found", opal_process_info.nodename,
-                              NULL != c->simulator && '\0' != c->simulator[0] ?
-                              c->simulator : "swfsim", tried);
+        mca_btl_swf_show_help(
+            "simulator not found", opal_process_info.nodename,
+            NULL != c->simulator && '\0' != c->simulator[0] ? c->simulator : "swfsim", tried);
         (void) unlink(port_file);
         mca_btl_swf_launch_mark_failed();
         return OPAL_ERR_NOT_FOUND;
@@ -364,7 +365,8 @@ int mca_btl_swf_launch_start(uint32_t nodes)
         snprintf(listen_str, sizeof(listen_str), "127.0.0.1:0");
     }
     snprintf(nodes_str, sizeof(nodes_str), "%u", nodes);
-    snprintf(ctimeout_str, sizeof(ctimeout_str), "%d", c->connect_timeout > 0 ? c->connect_timeout : 0);
+    snprintf(ctimeout_str, sizeof(ctimeout_str), "%d",
+             c->connect_timeout > 0 ? c->connect_timeout : 0);
     snprintf(spin_str, sizeof(spin_str), "%d", c->simulator_spin_us > 0 ? c->simulator_spin_us : 0);
     snprintf(ppid_str, sizeof(ppid_str), "%d", (int) getpid());
 
@@ -422,8 +424,9 @@ int mca_btl_swf_launch_start(uint32_t nodes)
 
     c->sim_pid = pid;
     c->port_file_owner = true;
-    opal_output_verbose(5, c->output, "btl:swf: started private simulator %s (pid %d, %u nodes, model %s)",
-                        path, (int) pid, nodes, c->model);
+    opal_output_verbose(5, c->output,
+                        "btl:swf: started private simulator %s (pid %d, %u nodes, model %s)", path,
+                        (int) pid, nodes, c->model);
     free(c->sim_path);
     c->sim_path = path;
     return OPAL_SUCCESS;
@@ -449,7 +452,8 @@ int mca_btl_swf_launch_wait_port(char **host, int *port)
         }
         if (-ECANCELED == rc) {
             /* the launcher failed and said why: nothing to add */
-            opal_output_verbose(1, c->output, "btl:swf: the private simulator was not started "
+            opal_output_verbose(1, c->output,
+                                "btl:swf: the private simulator was not started "
                                 "(see the launching process's message)");
             return OPAL_ERR_NOT_AVAILABLE;
         }
@@ -473,8 +477,8 @@ int mca_btl_swf_launch_wait_port(char **host, int *port)
             return OPAL_ERROR;
         }
         if (swf_now_s() > deadline) {
-            mca_btl_swf_show_help("port file timeout", opal_process_info.nodename,
-                                  port_file, c->connect_timeout);
+            mca_btl_swf_show_help("port file timeout", opal_process_info.nodename, port_file,
+                                  c->connect_timeout);
             return OPAL_ERR_TIMEOUT;
         }
         swf_sleep_ms(delay_ms);
@@ -509,8 +513,10 @@ void mca_btl_swf_launch_stop(void)
                     (void) waitpid(c->sim_pid, &status, 0);
                     break;
                 }
-                opal_output_verbose(1, c->output, "btl:swf: private simulator (pid %d) did not exit, terminating it",
-                                    (int) c->sim_pid);
+                opal_output_verbose(
+                    1, c->output,
+                    "btl:swf: private simulator (pid %d) did not exit, terminating it",
+                    (int) c->sim_pid);
                 (void) kill(c->sim_pid, SIGTERM);
                 termed = true;
                 deadline = swf_now_s() + 5.0;

@@ -31,19 +31,20 @@ static void mca_btl_swf_endpoint_construct(mca_btl_swf_endpoint_t *ep)
 OBJ_CLASS_INSTANCE(mca_btl_swf_endpoint_t, opal_object_t, mca_btl_swf_endpoint_construct, NULL);
 
 mca_btl_swf_module_t mca_btl_swf_module = {
-    .super = {
-        .btl_component = &mca_btl_swf_component.super,
-        .btl_add_procs = mca_btl_swf_add_procs,
-        .btl_del_procs = mca_btl_swf_del_procs,
-        .btl_finalize = mca_btl_swf_finalize,
-        .btl_alloc = mca_btl_swf_alloc,
-        .btl_free = mca_btl_swf_free,
-        .btl_prepare_src = mca_btl_swf_prepare_src,
-        .btl_send = mca_btl_swf_send,
-        .btl_sendi = mca_btl_swf_sendi,
-        .btl_dump = mca_btl_swf_dump,
-        .btl_register_error = mca_btl_swf_register_error,
-    },
+    .super =
+        {
+            .btl_component = &mca_btl_swf_component.super,
+            .btl_add_procs = mca_btl_swf_add_procs,
+            .btl_del_procs = mca_btl_swf_del_procs,
+            .btl_finalize = mca_btl_swf_finalize,
+            .btl_alloc = mca_btl_swf_alloc,
+            .btl_free = mca_btl_swf_free,
+            .btl_prepare_src = mca_btl_swf_prepare_src,
+            .btl_send = mca_btl_swf_send,
+            .btl_sendi = mca_btl_swf_sendi,
+            .btl_dump = mca_btl_swf_dump,
+            .btl_register_error = mca_btl_swf_register_error,
+        },
 };
 
 /* The simulated node of proc, from its modex entry (our own directly). */
@@ -140,25 +141,25 @@ int mca_btl_swf_register_error(struct mca_btl_base_module_t *btl,
     return OPAL_SUCCESS;
 }
 
-void mca_btl_swf_dump(struct mca_btl_base_module_t *btl,
-                      struct mca_btl_base_endpoint_t *endpoint, int verbose)
+void mca_btl_swf_dump(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                      int verbose)
 {
     mca_btl_swf_module_t *m = (mca_btl_swf_module_t *) btl;
 
     (void) verbose;
     if (NULL != endpoint) {
-        opal_output(0, "btl:swf: endpoint %s is node %u", OPAL_NAME_PRINT(endpoint->proc->proc_name),
-                    endpoint->node);
+        opal_output(0, "btl:swf: endpoint %s is node %u",
+                    OPAL_NAME_PRINT(endpoint->proc->proc_name), endpoint->node);
     }
-    opal_output(0, "btl:swf: node %u of %u%s: sent %llu frags (%llu bytes), received %llu "
+    opal_output(0,
+                "btl:swf: node %u of %u%s: sent %llu frags (%llu bytes), received %llu "
                 "(%llu bytes), %llu waits (%llu expired), %llu commands, %llu cycles reported, "
                 "clock %llu ns",
                 m->conn.rank, m->num_nodes, m->failed ? " (connection lost)" : "",
                 (unsigned long long) m->frags_sent, (unsigned long long) m->bytes_sent,
                 (unsigned long long) m->frags_recv, (unsigned long long) m->bytes_recv,
                 (unsigned long long) m->waits, (unsigned long long) m->wait_timeouts,
-                (unsigned long long) m->conn.commands,
-                (unsigned long long) m->conn.cycles_reported,
+                (unsigned long long) m->conn.commands, (unsigned long long) m->conn.cycles_reported,
                 (unsigned long long) m->conn.clock_ns);
     /* per request: how many, and the wall time blocked for their replies */
     {
@@ -171,17 +172,16 @@ void mca_btl_swf_dump(struct mca_btl_base_module_t *btl,
             if (0 == m->conn.req_count[r]) {
                 continue;
             }
-            off += (size_t) snprintf(line + off, sizeof(line) - off, " %s %llu (%.1f ms)",
-                                     tc_sockmodel_request_name(r),
-                                     (unsigned long long) m->conn.req_count[r],
-                                     (double) m->conn.reply_wait_ns[r] / 1e6);
+            off += (size_t) snprintf(
+                line + off, sizeof(line) - off, " %s %llu (%.1f ms)", tc_sockmodel_request_name(r),
+                (unsigned long long) m->conn.req_count[r], (double) m->conn.reply_wait_ns[r] / 1e6);
         }
-        opal_output(0, "btl:swf: node %u requests (count, wall time blocked on replies):%s; "
+        opal_output(0,
+                    "btl:swf: node %u requests (count, wall time blocked on replies):%s; "
                     "%llu polls found no answer yet, %llu waits stopped to send; "
                     "%llu messages from nodes outside the job dropped",
                     m->conn.rank, line, (unsigned long long) m->conn.polls_empty,
-                    (unsigned long long) m->conn.stops,
-                    (unsigned long long) m->dropped_foreign);
+                    (unsigned long long) m->conn.stops, (unsigned long long) m->dropped_foreign);
     }
 }
 

@@ -37,20 +37,21 @@ static int swf_dispatch(mca_btl_swf_module_t *m, const tc_sockmodel_msg_info_t *
         m->dropped_foreign++;
         opal_output_verbose(1, c->output,
                             "btl:swf: dropped a %u-byte message from node %u, which is not one "
-                            "of the job's %u processes", info->len, info->src, m->job_size);
+                            "of the job's %u processes",
+                            info->len, info->src, m->job_size);
         return 0;
     }
     if (!mca_btl_swf_tag_decode(info->tag, &am_tag)) {
-        opal_output_verbose(1, c->output,
-                            "btl:swf: dropped a %u-byte message from node %u with foreign tag 0x%08x",
-                            info->len, info->src, info->tag);
+        opal_output_verbose(
+            1, c->output, "btl:swf: dropped a %u-byte message from node %u with foreign tag 0x%08x",
+            info->len, info->src, info->tag);
         return 0;
     }
     reg = mca_btl_base_active_message_trigger + am_tag;
     if (OPAL_UNLIKELY(NULL == reg->cbfunc)) {
-        opal_output_verbose(1, c->output,
-                            "btl:swf: dropped a %u-byte message from node %u for unregistered tag %u",
-                            info->len, info->src, (unsigned) am_tag);
+        opal_output_verbose(
+            1, c->output, "btl:swf: dropped a %u-byte message from node %u for unregistered tag %u",
+            info->len, info->src, (unsigned) am_tag);
         return 0;
     }
     m->frags_recv++;
@@ -178,7 +179,7 @@ int mca_btl_swf_component_progress(void)
         return 0;
     }
     if (0 != OPAL_THREAD_TRYLOCK(&m->lock)) {
-        return 0;   /* another thread is progressing */
+        return 0; /* another thread is progressing */
     }
     if (m->in_progress) {
         OPAL_THREAD_UNLOCK(&m->lock);

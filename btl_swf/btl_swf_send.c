@@ -44,8 +44,8 @@ int mca_btl_swf_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor_
 mca_btl_base_descriptor_t *mca_btl_swf_prepare_src(struct mca_btl_base_module_t *btl,
                                                    struct mca_btl_base_endpoint_t *endpoint,
                                                    struct opal_convertor_t *convertor,
-                                                   uint8_t order, size_t reserve,
-                                                   size_t *size, uint32_t flags)
+                                                   uint8_t order, size_t reserve, size_t *size,
+                                                   uint32_t flags)
 {
     mca_btl_swf_frag_t *frag;
     size_t max_data = tc_ompi_payload(reserve, *size, btl->btl_max_send_size);
@@ -55,9 +55,10 @@ mca_btl_base_descriptor_t *mca_btl_swf_prepare_src(struct mca_btl_base_module_t 
     if (OPAL_UNLIKELY(NULL == frag)) {
         return NULL;
     }
-    if (OPAL_UNLIKELY(OPAL_SUCCESS != tc_ompi_pack(convertor,
-                                                   (unsigned char *) frag->segment.seg_addr.pval + reserve,
-                                                   &max_data, NULL))) {
+    if (OPAL_UNLIKELY(OPAL_SUCCESS !=
+                      tc_ompi_pack(convertor,
+                                   (unsigned char *) frag->segment.seg_addr.pval + reserve,
+                                   &max_data, NULL))) {
         mca_btl_swf_frag_return(frag);
         return NULL;
     }
@@ -80,7 +81,7 @@ static int swf_send_iov(mca_btl_swf_module_t *m, struct mca_btl_base_endpoint_t 
     }
     OPAL_THREAD_LOCK(&m->lock);
     rc = tc_sockmodel_conn_send(&m->conn, endpoint->node, mca_btl_swf_tag_encode(tag), iov, iovcnt,
-                       (uint32_t) len);
+                                (uint32_t) len);
     OPAL_THREAD_UNLOCK(&m->lock);
     if (OPAL_UNLIKELY(0 != rc)) {
         mca_btl_swf_fatal(m, "sending a message");
@@ -91,8 +92,7 @@ static int swf_send_iov(mca_btl_swf_module_t *m, struct mca_btl_base_endpoint_t 
     return OPAL_SUCCESS;
 }
 
-int mca_btl_swf_send(struct mca_btl_base_module_t *btl,
-                     struct mca_btl_base_endpoint_t *endpoint,
+int mca_btl_swf_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
                      struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag)
 {
     mca_btl_swf_module_t *m = (mca_btl_swf_module_t *) btl;
@@ -117,11 +117,10 @@ int mca_btl_swf_send(struct mca_btl_base_module_t *btl,
     return 1;
 }
 
-int mca_btl_swf_sendi(struct mca_btl_base_module_t *btl,
-                      struct mca_btl_base_endpoint_t *endpoint,
+int mca_btl_swf_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
                       struct opal_convertor_t *convertor, void *header, size_t header_size,
-                      size_t payload_size, uint8_t order, uint32_t flags,
-                      mca_btl_base_tag_t tag, mca_btl_base_descriptor_t **descriptor)
+                      size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
+                      mca_btl_base_descriptor_t **descriptor)
 {
     mca_btl_swf_module_t *m = (mca_btl_swf_module_t *) btl;
     size_t total = header_size + payload_size;

@@ -252,7 +252,8 @@ mca_btl_base_descriptor_t *mca_btl_via_prepare_src(struct mca_btl_base_module_t 
     }
     max_data = tc_ompi_payload(reserve, *size, cap);
     /* pack into the registered send buffer: the descriptor's data segment */
-    if (OPAL_UNLIKELY(OPAL_SUCCESS != tc_ompi_pack(convertor, frag->data + reserve, &max_data, NULL))) {
+    if (OPAL_UNLIKELY(OPAL_SUCCESS !=
+                      tc_ompi_pack(convertor, frag->data + reserve, &max_data, NULL))) {
         mca_btl_via_frag_return(frag);
         return NULL;
     }

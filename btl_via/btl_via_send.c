@@ -13,7 +13,6 @@
 
 #include <string.h>
 
-
 #include "btl_via.h"
 #include "tc_ompi.h"
 #include "btl_via_endpoint.h"

@@ -41,19 +41,16 @@
 #define tc_atomic_swap(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
 /* compare and swap: true when *p held *expected and now holds desired;
  * otherwise *expected receives the current value */
-#define tc_atomic_cswap(p, expected, desired)                                 \
-    __atomic_compare_exchange_n((p), (expected), (desired), 0, __ATOMIC_ACQ_REL, \
-                                __ATOMIC_ACQUIRE)
+#define tc_atomic_cswap(p, expected, desired) \
+    __atomic_compare_exchange_n((p), (expected), (desired), 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
 /* the weak form, for retry loops */
-#define tc_atomic_cswap_weak(p, expected, desired)                            \
-    __atomic_compare_exchange_n((p), (expected), (desired), 1, __ATOMIC_ACQ_REL, \
-                                __ATOMIC_ACQUIRE)
+#define tc_atomic_cswap_weak(p, expected, desired) \
+    __atomic_compare_exchange_n((p), (expected), (desired), 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
 
 /* the weak form without ordering: claiming a position whose contents
  * are ordered by another word (a slot's sequence number) */
-#define tc_atomic_cswap_weak_relaxed(p, expected, desired)                    \
-    __atomic_compare_exchange_n((p), (expected), (desired), 1, __ATOMIC_RELAXED, \
-                                __ATOMIC_RELAXED)
+#define tc_atomic_cswap_weak_relaxed(p, expected, desired) \
+    __atomic_compare_exchange_n((p), (expected), (desired), 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)
 
 /* fences */
 #define tc_atomic_fence_acquire() __atomic_thread_fence(__ATOMIC_ACQUIRE)

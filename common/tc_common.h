@@ -24,11 +24,10 @@ extern "C" {
 #define TC_CACHELINE 64
 
 /* Round x up to a multiple of a (a power of two). */
-#define TC_ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
+#define TC_ALIGN_UP(x, a) (((x) + ((a) -1)) & ~((__typeof__(x)) (a) -1))
 
 /* Container of an embedded member (intrusive lists, trees). */
-#define TC_CONTAINER_OF(ptr, type, member) \
-    ((type *) ((char *) (ptr) - offsetof(type, member)))
+#define TC_CONTAINER_OF(ptr, type, member) ((type *) ((char *) (ptr) -offsetof(type, member)))
 
 #ifdef __cplusplus
 }

@@ -54,18 +54,18 @@ extern "C" {
 #endif
 
 typedef struct tc_credits_stats {
-    uint64_t sent;             /* ordinary control messages sent */
-    uint64_t credit_only_sent; /* forced credit-only messages sent */
-    uint64_t received;         /* ordinary control messages received */
+    uint64_t sent;                 /* ordinary control messages sent */
+    uint64_t credit_only_sent;     /* forced credit-only messages sent */
+    uint64_t received;             /* ordinary control messages received */
     uint64_t credit_only_received; /* credit-only messages received */
-    uint64_t deferred;         /* sends that had to wait in the FIFO */
+    uint64_t deferred;             /* sends that had to wait in the FIFO */
 } tc_credits_stats_t;
 
 typedef struct tc_credits {
-    uint32_t n;      /* N: slots the peer reserves for us, >= 2 */
-    uint32_t c;      /* C(me -> peer) */
-    uint32_t b;      /* B(me <- peer) */
-    tc_list_t fifo;  /* sends waiting for credit, oldest first */
+    uint32_t n;     /* N: slots the peer reserves for us, >= 2 */
+    uint32_t c;     /* C(me -> peer) */
+    uint32_t b;     /* B(me <- peer) */
+    tc_list_t fifo; /* sends waiting for credit, oldest first */
     tc_credits_stats_t stats;
 } tc_credits_t;
 

@@ -58,8 +58,7 @@ static inline size_t tc_list_size(const tc_list_t *l)
     return l->count;
 }
 
-static inline void tc_list_insert_after_(tc_list_t *l, tc_list_item_t *pos,
-                                         tc_list_item_t *it)
+static inline void tc_list_insert_after_(tc_list_t *l, tc_list_item_t *pos, tc_list_item_t *it)
 {
     it->prev = pos;
     it->next = pos->next;
@@ -119,9 +118,9 @@ static inline tc_list_item_t *tc_list_pop_front(tc_list_t *l)
 }
 
 /* Iterate; the body may remove the current item (tmp holds the successor). */
-#define TC_LIST_FOREACH_SAFE(it, tmp, l)                                   \
-    for ((it) = (l)->sentinel.next, (tmp) = (it)->next;                    \
-         (it) != &(l)->sentinel; (it) = (tmp), (tmp) = (it)->next)
+#define TC_LIST_FOREACH_SAFE(it, tmp, l)                                        \
+    for ((it) = (l)->sentinel.next, (tmp) = (it)->next; (it) != &(l)->sentinel; \
+         (it) = (tmp), (tmp) = (it)->next)
 
 #ifdef __cplusplus
 }

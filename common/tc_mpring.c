@@ -49,8 +49,7 @@ int tc_mpring_format(void *mem, size_t memlen, uint32_t nslots, uint32_t slot_si
     return 0;
 }
 
-int tc_mpring_attach(tc_mpring_t *q, void *mem, size_t memlen,
-                     uint32_t nslots, uint32_t slot_size)
+int tc_mpring_attach(tc_mpring_t *q, void *mem, size_t memlen, uint32_t nslots, uint32_t slot_size)
 {
     tc_mpring_hdr_t *hdr = mem;
     size_t need = tc_mpring_size(nslots, slot_size);
@@ -59,8 +58,7 @@ int tc_mpring_attach(tc_mpring_t *q, void *mem, size_t memlen,
         return -EINVAL;
     }
     if (TC_MPRING_MAGIC != tc_atomic_load_acquire(&hdr->magic) ||
-        TC_MPRING_VERSION != hdr->version || nslots != hdr->nslots ||
-        slot_size != hdr->slot_size) {
+        TC_MPRING_VERSION != hdr->version || nslots != hdr->nslots || slot_size != hdr->slot_size) {
         return -EPROTO;
     }
     q->hdr = hdr;

@@ -36,7 +36,7 @@
 extern "C" {
 #endif
 
-#define TC_MPRING_MAGIC   0x74634d50u /* "tcMP" */
+#define TC_MPRING_MAGIC 0x74634d50u /* "tcMP" */
 #define TC_MPRING_VERSION 1u
 
 /* Slots are laid out as in tc_ring (seq | len | tag | payload); only the
@@ -70,16 +70,15 @@ typedef struct tc_mpring {
     uint32_t nslots;
     uint32_t slot_size;
     size_t stride;
-    uint64_t tail;      /* consumer only: next position to read */
-    uint64_t reserved;  /* producer: claimed position (valid if has_reserved) */
+    uint64_t tail;     /* consumer only: next position to read */
+    uint64_t reserved; /* producer: claimed position (valid if has_reserved) */
     bool has_reserved;
 } tc_mpring_t;
 
 /* Attach to a formatted queue; the header must match the expected
  * geometry. Returns 0, -EINVAL or -EPROTO. Use one tc_mpring_t per
  * producer thread/process and one for the consumer. */
-int tc_mpring_attach(tc_mpring_t *q, void *mem, size_t memlen,
-                     uint32_t nslots, uint32_t slot_size);
+int tc_mpring_attach(tc_mpring_t *q, void *mem, size_t memlen, uint32_t nslots, uint32_t slot_size);
 
 /* Producer, zero-copy: claim a slot (-EAGAIN when full), write up to
  * slot_size bytes into *payload, then publish. One reservation at a time

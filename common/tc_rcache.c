@@ -28,10 +28,10 @@
 #include "tc_rcache.h"
 #include "tc_atomic.h"
 
-#define TC_REG_IN_TREE  0x1u
-#define TC_REG_IN_LRU   0x2u
-#define TC_REG_STALE    0x4u
-#define TC_REG_ZOMBIE   0x8u
+#define TC_REG_IN_TREE 0x1u
+#define TC_REG_IN_LRU 0x2u
+#define TC_REG_STALE 0x4u
+#define TC_REG_ZOMBIE 0x8u
 
 /* A range get() registers outside the lock (on get's stack). */
 typedef struct tc_rcache_inflight {
@@ -277,9 +277,10 @@ static void tc_rcache_detach(tc_rcache_t *cache, tc_rcache_reg_t *r)
 /* Evict least recently used registrations while a bound is exceeded. */
 static void tc_rcache_enforce_bounds(tc_rcache_t *cache)
 {
-    while (NULL != cache->lru.head &&
-           ((0 != cache->max_unused_count && cache->stats.unused > cache->max_unused_count) ||
-            (0 != cache->max_unused_bytes && cache->stats.unused_bytes > cache->max_unused_bytes))) {
+    while (
+        NULL != cache->lru.head &&
+        ((0 != cache->max_unused_count && cache->stats.unused > cache->max_unused_count) ||
+         (0 != cache->max_unused_bytes && cache->stats.unused_bytes > cache->max_unused_bytes))) {
         cache->stats.evictions++;
         tc_rcache_detach(cache, cache->lru.head);
     }
@@ -346,8 +347,8 @@ tc_rcache_t *tc_rcache_create(const tc_rcache_params_t *params)
 }
 
 /* Page-aligned [lo, hi) around [addr, addr+len); false if it wraps. */
-static bool tc_rcache_range(const tc_rcache_t *cache, const void *addr, size_t len,
-                            uintptr_t *lo, uintptr_t *hi)
+static bool tc_rcache_range(const tc_rcache_t *cache, const void *addr, size_t len, uintptr_t *lo,
+                            uintptr_t *hi)
 {
     uintptr_t a = (uintptr_t) addr;
 

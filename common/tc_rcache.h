@@ -64,9 +64,9 @@ typedef struct tc_rcache_params {
 
 /* One registration. Read-only for users; valid while a reference is held. */
 typedef struct tc_rcache_reg {
-    uintptr_t base;     /* page aligned */
-    size_t len;         /* multiple of the page size */
-    void *handle;       /* the provider's handle */
+    uintptr_t base; /* page aligned */
+    size_t len;     /* multiple of the page size */
+    void *handle;   /* the provider's handle */
     /* private below */
     uint32_t refcount;
     uint32_t flags;
@@ -76,16 +76,16 @@ typedef struct tc_rcache_reg {
 } tc_rcache_reg_t;
 
 typedef struct tc_rcache_stats {
-    uint64_t hits;          /* get() served by an existing registration */
-    uint64_t misses;        /* get() that registered */
-    uint64_t registrations; /* provider reg calls that succeeded */
+    uint64_t hits;            /* get() served by an existing registration */
+    uint64_t misses;          /* get() that registered */
+    uint64_t registrations;   /* provider reg calls that succeeded */
     uint64_t deregistrations; /* provider dereg calls */
-    uint64_t evictions;     /* deregistered because of an LRU bound */
-    uint64_t invalidations; /* registrations ended by invalidate() */
-    size_t cached;          /* registrations in the tree */
-    size_t unused;          /* of which on the LRU (refcount 0) */
+    uint64_t evictions;       /* deregistered because of an LRU bound */
+    uint64_t invalidations;   /* registrations ended by invalidate() */
+    size_t cached;            /* registrations in the tree */
+    size_t unused;            /* of which on the LRU (refcount 0) */
     size_t unused_bytes;
-    size_t zombies;         /* out of the tree but still referenced */
+    size_t zombies; /* out of the tree but still referenced */
 } tc_rcache_stats_t;
 
 /* Create a cache. Returns NULL on bad params (no reg/dereg) or no memory. */
@@ -99,13 +99,11 @@ size_t tc_rcache_destroy(tc_rcache_t *cache);
 /* Get a registration covering [addr, addr+len), len > 0, with one
  * reference. Returns 0, -EINVAL (len 0 or range wraps around), or the
  * provider's error. */
-int tc_rcache_get(tc_rcache_t *cache, const void *addr, size_t len,
-                  tc_rcache_reg_t **reg);
+int tc_rcache_get(tc_rcache_t *cache, const void *addr, size_t len, tc_rcache_reg_t **reg);
 
 /* Look up only: like get() but never registers; returns -ENOENT if no
  * cached registration covers the range. */
-int tc_rcache_find(tc_rcache_t *cache, const void *addr, size_t len,
-                   tc_rcache_reg_t **reg);
+int tc_rcache_find(tc_rcache_t *cache, const void *addr, size_t len, tc_rcache_reg_t **reg);
 
 /* Take one more reference on a registration already held. */
 void tc_rcache_retain(tc_rcache_t *cache, tc_rcache_reg_t *reg);

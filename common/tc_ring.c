@@ -53,17 +53,15 @@ static int tc_ring_check(void *mem, size_t memlen, uint32_t nslots, uint32_t slo
     if (!tc_ring_impl_mem_ok(mem, memlen, need)) {
         return -EINVAL;
     }
-    if (TC_RING_MAGIC != tc_atomic_load_acquire(&hdr->magic) ||
-        TC_RING_VERSION != hdr->version || nslots != hdr->nslots ||
-        slot_size != hdr->slot_size) {
+    if (TC_RING_MAGIC != tc_atomic_load_acquire(&hdr->magic) || TC_RING_VERSION != hdr->version ||
+        nslots != hdr->nslots || slot_size != hdr->slot_size) {
         return -EPROTO;
     }
     return 0;
 }
 
-int tc_ring_producer_init(tc_ring_producer_t *p, void *mem, size_t memlen,
-                          uint32_t nslots, uint32_t slot_size,
-                          const uint64_t *consumed)
+int tc_ring_producer_init(tc_ring_producer_t *p, void *mem, size_t memlen, uint32_t nslots,
+                          uint32_t slot_size, const uint64_t *consumed)
 {
     int rc = tc_ring_check(mem, memlen, nslots, slot_size);
 
@@ -85,9 +83,8 @@ int tc_ring_producer_init(tc_ring_producer_t *p, void *mem, size_t memlen,
     return 0;
 }
 
-int tc_ring_consumer_init(tc_ring_consumer_t *c, void *mem, size_t memlen,
-                          uint32_t nslots, uint32_t slot_size,
-                          uint64_t *consumed, uint32_t batch)
+int tc_ring_consumer_init(tc_ring_consumer_t *c, void *mem, size_t memlen, uint32_t nslots,
+                          uint32_t slot_size, uint64_t *consumed, uint32_t batch)
 {
     int rc = tc_ring_check(mem, memlen, nslots, slot_size);
 

@@ -44,7 +44,7 @@
 extern "C" {
 #endif
 
-#define TC_RING_MAGIC   0x74635249u /* "tcRI" */
+#define TC_RING_MAGIC 0x74635249u /* "tcRI" */
 #define TC_RING_VERSION 1u
 
 /* Per-slot header in front of the payload. */
@@ -80,10 +80,10 @@ typedef struct tc_ring_producer {
     uint32_t nslots;
     uint32_t slot_size;
     size_t stride;
-    uint64_t head;               /* next position to write */
-    const uint64_t *consumed;    /* consumer's position, read atomically */
-    uint64_t consumed_cache;     /* last value read */
-    bool reserved;               /* a slot is reserved, not yet published */
+    uint64_t head;            /* next position to write */
+    const uint64_t *consumed; /* consumer's position, read atomically */
+    uint64_t consumed_cache;  /* last value read */
+    bool reserved;            /* a slot is reserved, not yet published */
 } tc_ring_producer_t;
 
 typedef struct tc_ring_consumer {
@@ -91,10 +91,10 @@ typedef struct tc_ring_consumer {
     uint32_t nslots;
     uint32_t slot_size;
     size_t stride;
-    uint64_t tail;               /* next position to read */
-    uint64_t *consumed;          /* where the position is published */
-    uint64_t published;          /* last value published */
-    uint32_t batch;              /* publish every `batch` releases */
+    uint64_t tail;      /* next position to read */
+    uint64_t *consumed; /* where the position is published */
+    uint64_t published; /* last value published */
+    uint32_t batch;     /* publish every `batch` releases */
 } tc_ring_consumer_t;
 
 /* Attach the producer side to a formatted ring. nslots and slot_size are
@@ -104,16 +104,14 @@ typedef struct tc_ring_consumer {
  * counter in tc_ring_consumer_init, and a value that goes backwards or
  * beyond what was produced is ignored.
  * Returns 0 or -EPROTO (header mismatch) / -EINVAL. */
-int tc_ring_producer_init(tc_ring_producer_t *p, void *mem, size_t memlen,
-                          uint32_t nslots, uint32_t slot_size,
-                          const uint64_t *consumed);
+int tc_ring_producer_init(tc_ring_producer_t *p, void *mem, size_t memlen, uint32_t nslots,
+                          uint32_t slot_size, const uint64_t *consumed);
 
 /* Attach the consumer side. The consumer sets *consumed to its start
  * position (0). batch: 1 publishes every release; larger batches save
  * remote writes (clamped to nslots/2). */
-int tc_ring_consumer_init(tc_ring_consumer_t *c, void *mem, size_t memlen,
-                          uint32_t nslots, uint32_t slot_size,
-                          uint64_t *consumed, uint32_t batch);
+int tc_ring_consumer_init(tc_ring_consumer_t *c, void *mem, size_t memlen, uint32_t nslots,
+                          uint32_t slot_size, uint64_t *consumed, uint32_t batch);
 
 /* Producer, zero-copy: reserve the next slot and get its payload area
  * (slot_size bytes). Returns 0, or -EAGAIN when the ring is full. */

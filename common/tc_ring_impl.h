@@ -20,18 +20,18 @@
 static inline bool tc_ring_impl_geometry_ok(uint32_t nslots, uint32_t slot_size)
 {
     return nslots >= 2 && 0 == (nslots & (nslots - 1)) && slot_size > 0 &&
-           slot_size <= (1u << 30) && nslots <= (1u << 24);
+        slot_size <= (1u << 30) && nslots <= (1u << 24);
 }
 
 /* mem can hold `need` bytes (0: invalid geometry) and is cache-line aligned. */
 static inline bool tc_ring_impl_mem_ok(const void *mem, size_t memlen, size_t need)
 {
     return NULL != mem && 0 != need && memlen >= need &&
-           0 == ((uintptr_t) mem & (TC_CACHELINE - 1));
+        0 == ((uintptr_t) mem & (TC_CACHELINE - 1));
 }
 
-static inline tc_ring_slot_hdr_t *tc_ring_impl_slot(uint8_t *slots, size_t stride,
-                                                    uint32_t nslots, uint64_t pos)
+static inline tc_ring_slot_hdr_t *tc_ring_impl_slot(uint8_t *slots, size_t stride, uint32_t nslots,
+                                                    uint64_t pos)
 {
     return (tc_ring_slot_hdr_t *) (slots + (size_t) (pos & (nslots - 1)) * stride);
 }

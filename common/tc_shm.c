@@ -83,8 +83,7 @@ fail:
     return rc;
 }
 
-int tc_shm_attach(tc_shm_seg_t *seg, const char *dir, const char *name,
-                  size_t expected_size)
+int tc_shm_attach(tc_shm_seg_t *seg, const char *dir, const char *name, size_t expected_size)
 {
     struct stat st;
     int fd, rc;
@@ -106,8 +105,7 @@ int tc_shm_attach(tc_shm_seg_t *seg, const char *dir, const char *name,
     }
     /* Only our own private segments: another user's file, or one that
      * others could write, is not one of ours. */
-    if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-        (st.st_mode & 07777) != 0600) {
+    if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 07777) != 0600) {
         rc = -EPERM;
         goto fail;
     }

@@ -31,10 +31,10 @@ extern "C" {
 #endif
 
 typedef struct tc_shm_seg {
-    void *base;          /* mapping, NULL when not mapped */
+    void *base; /* mapping, NULL when not mapped */
     size_t size;
-    int fd;              /* -1 once detached */
-    bool creator;        /* created by this process */
+    int fd;       /* -1 once detached */
+    bool creator; /* created by this process */
     char path[PATH_MAX];
 } tc_shm_seg_t;
 
@@ -50,8 +50,7 @@ int tc_shm_create(tc_shm_seg_t *seg, const char *dir, const char *name, size_t s
  * (seg->size tells which). Errors: -ENOENT, -EPERM (foreign owner or mode
  * other than 0600, not a regular file), -EINVAL (size differs), or the
  * errno of open/mmap. */
-int tc_shm_attach(tc_shm_seg_t *seg, const char *dir, const char *name,
-                  size_t expected_size);
+int tc_shm_attach(tc_shm_seg_t *seg, const char *dir, const char *name, size_t expected_size);
 
 /* Unmap and close (the file stays). Idempotent. */
 int tc_shm_detach(tc_shm_seg_t *seg);

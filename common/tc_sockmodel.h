@@ -36,59 +36,59 @@
 
 /* ---- framing ---------------------------------------------------------- */
 
-#define SOCKMODEL_HELLO_BYTES   4u    /* client -> server: requested rank */
-#define SOCKMODEL_WELCOME_BYTES 4u    /* server -> client: assigned rank */
-#define SOCKMODEL_CMD_WORDS     6u
-#define SOCKMODEL_CMD_BYTES     (SOCKMODEL_CMD_WORDS * 4u)    /* 24 */
-#define SOCKMODEL_REPLY_WORDS   8u
-#define SOCKMODEL_REPLY_BYTES   (SOCKMODEL_REPLY_WORDS * 4u)  /* 32 */
+#define SOCKMODEL_HELLO_BYTES 4u   /* client -> server: requested rank */
+#define SOCKMODEL_WELCOME_BYTES 4u /* server -> client: assigned rank */
+#define SOCKMODEL_CMD_WORDS 6u
+#define SOCKMODEL_CMD_BYTES (SOCKMODEL_CMD_WORDS * 4u) /* 24 */
+#define SOCKMODEL_REPLY_WORDS 8u
+#define SOCKMODEL_REPLY_BYTES (SOCKMODEL_REPLY_WORDS * 4u) /* 32 */
 
 /* ---- handshake values ------------------------------------------------- */
 
-#define SOCKMODEL_RANK_ANY      99999u        /* "give me any free rank" */
-#define SOCKMODEL_RANK_REFUSED  0xFFFFFFFFu   /* welcome: connection refused */
+#define SOCKMODEL_RANK_ANY 99999u          /* "give me any free rank" */
+#define SOCKMODEL_RANK_REFUSED 0xFFFFFFFFu /* welcome: connection refused */
 
 /* The hello with a job token: this word (instead of a rank), the
  * requested rank, then SOCKMODEL_TOKEN_BYTES bytes of token. A simulator
  * started with a token refuses every hello without it. The token file
  * holds the token as one line of 2 x SOCKMODEL_TOKEN_BYTES hex digits. */
-#define SOCKMODEL_HELLO_AUTH    0x53574654u   /* "SWFT" */
-#define SOCKMODEL_TOKEN_BYTES   32u
+#define SOCKMODEL_HELLO_AUTH 0x53574654u /* "SWFT" */
+#define SOCKMODEL_TOKEN_BYTES 32u
 #define SOCKMODEL_HELLO_AUTH_BYTES (8u + SOCKMODEL_TOKEN_BYTES)
 
 /* ---- limits ----------------------------------------------------------- */
 
 /* Largest SEND payload the simulator accepts unless started with
  * --max-msg; the value in force is returned by SIZE (arg[1]). */
-#define SOCKMODEL_MAX_MSG_DEFAULT  (64u * 1024u * 1024u)
+#define SOCKMODEL_MAX_MSG_DEFAULT (64u * 1024u * 1024u)
 /* --max-msg may not exceed this. */
-#define SOCKMODEL_MAX_MSG_LIMIT    (1024u * 1024u * 1024u)
+#define SOCKMODEL_MAX_MSG_LIMIT (1024u * 1024u * 1024u)
 /* Largest number of simulated nodes (--nodes). */
-#define SOCKMODEL_MAX_NODES        4096u
+#define SOCKMODEL_MAX_NODES 4096u
 /* Upper bound of a WAITING_START wait in microseconds; larger values are
  * clamped, so a wait always ends. */
-#define SOCKMODEL_WAIT_MAX_US      10000000u
+#define SOCKMODEL_WAIT_MAX_US 10000000u
 /* Most barriers a run can create with BARRIER_INIT. */
-#define SOCKMODEL_MAX_BARRIERS     1024u
+#define SOCKMODEL_MAX_BARRIERS 1024u
 
 /* ---- request codes (command word 0) ----------------------------------- */
 
 enum tc_sockmodel_request {
-    SOCKMODEL_FINISH        = 1,   /* reply, then the server closes      */
-    SOCKMODEL_SIZE          = 2,   /* reply arg0=nodes arg1=max_msg arg2=model */
-    SOCKMODEL_RANK          = 3,   /* reply arg0=rank                    */
-    SOCKMODEL_CONSUMETIME   = 4,   /* p0=cycles; no reply                */
-    SOCKMODEL_SEND          = 5,   /* p0=dest p1=tag p2=len; payload; no reply */
-    SOCKMODEL_RECV          = 6,   /* blocking; reply + payload          */
-    SOCKMODEL_RECVFROM      = 7,   /* p0=src; blocking; reply + payload  */
-    SOCKMODEL_RECVTAG       = 8,   /* p0=tag; blocking; reply + payload  */
-    SOCKMODEL_PROBE         = 9,   /* reply FOUND(src,tag,len) or NONE   */
-    SOCKMODEL_PROBEFROM     = 10,  /* p0=src                             */
-    SOCKMODEL_PROBETAG      = 11,  /* p0=tag                             */
-    SOCKMODEL_BARRIER_INIT  = 12,  /* p0=participants (0=all); reply arg0=id */
-    SOCKMODEL_BARRIER_ENTER = 13,  /* p0=id; blocking; reply arg0=id arg1=round */
-    SOCKMODEL_WAITING_START = 14,  /* p0=timeout_us; reply FOUND/EXPIRED/STOPPED */
-    SOCKMODEL_WAITING_STOP  = 15   /* reply OK (after any pending WAITING_START reply) */
+    SOCKMODEL_FINISH = 1,         /* reply, then the server closes      */
+    SOCKMODEL_SIZE = 2,           /* reply arg0=nodes arg1=max_msg arg2=model */
+    SOCKMODEL_RANK = 3,           /* reply arg0=rank                    */
+    SOCKMODEL_CONSUMETIME = 4,    /* p0=cycles; no reply                */
+    SOCKMODEL_SEND = 5,           /* p0=dest p1=tag p2=len; payload; no reply */
+    SOCKMODEL_RECV = 6,           /* blocking; reply + payload          */
+    SOCKMODEL_RECVFROM = 7,       /* p0=src; blocking; reply + payload  */
+    SOCKMODEL_RECVTAG = 8,        /* p0=tag; blocking; reply + payload  */
+    SOCKMODEL_PROBE = 9,          /* reply FOUND(src,tag,len) or NONE   */
+    SOCKMODEL_PROBEFROM = 10,     /* p0=src                             */
+    SOCKMODEL_PROBETAG = 11,      /* p0=tag                             */
+    SOCKMODEL_BARRIER_INIT = 12,  /* p0=participants (0=all); reply arg0=id */
+    SOCKMODEL_BARRIER_ENTER = 13, /* p0=id; blocking; reply arg0=id arg1=round */
+    SOCKMODEL_WAITING_START = 14, /* p0=timeout_us; reply FOUND/EXPIRED/STOPPED */
+    SOCKMODEL_WAITING_STOP = 15   /* reply OK (after any pending WAITING_START reply) */
 };
 
 #define SOCKMODEL_REQUEST_MIN SOCKMODEL_FINISH
@@ -97,19 +97,16 @@ enum tc_sockmodel_request {
 /* ---- reply status (reply word 1) -------------------------------------- */
 
 enum tc_sockmodel_status {
-    SOCKMODEL_ST_OK      = 0,  /* request done                              */
-    SOCKMODEL_ST_FOUND   = 1,  /* PROBE, WAITING_START: a message is queued */
-    SOCKMODEL_ST_NONE    = 2,  /* PROBE*: nothing queued                     */
-    SOCKMODEL_ST_EXPIRED = 3,  /* WAITING_START: the timeout passed          */
-    SOCKMODEL_ST_STOPPED = 4   /* WAITING_START: ended by WAITING_STOP       */
+    SOCKMODEL_ST_OK = 0,      /* request done                              */
+    SOCKMODEL_ST_FOUND = 1,   /* PROBE, WAITING_START: a message is queued */
+    SOCKMODEL_ST_NONE = 2,    /* PROBE*: nothing queued                     */
+    SOCKMODEL_ST_EXPIRED = 3, /* WAITING_START: the timeout passed          */
+    SOCKMODEL_ST_STOPPED = 4  /* WAITING_START: ended by WAITING_STOP       */
 };
 
 /* ---- simulation models (SIZE reply arg2) ------------------------------ */
 
-enum tc_sockmodel_model {
-    SOCKMODEL_MODEL_SIMPEL = 0,
-    SOCKMODEL_MODEL_TORUS  = 1
-};
+enum tc_sockmodel_model { SOCKMODEL_MODEL_SIMPEL = 0, SOCKMODEL_MODEL_TORUS = 1 };
 
 /* Indices into tc_sockmodel_reply_t.arg for message information
  * (RECV*, PROBE*, WAITING_START with FOUND). */
@@ -119,28 +116,28 @@ enum tc_sockmodel_model {
 
 /* SIZE reply arg[3]: features this simulator offers (a client that does
  * not know a bit ignores it). */
-#define SOCKMODEL_FEATURE_WAIT_RECV 0x1u   /* WAITING_START may take the message */
+#define SOCKMODEL_FEATURE_WAIT_RECV 0x1u /* WAITING_START may take the message */
 
 /* WAITING_START p1: flags. With SOCKMODEL_WAIT_RECV the message that ends
  * the wait is removed and returned at once, like RECV: reply code
  * WAITING_START, status OK, src/tag/len, then the payload. It saves the
  * separate RECV round trip per message. */
-#define SOCKMODEL_WAIT_RECV         0x1u
-#define SOCKMODEL_WAIT_FLAGS_KNOWN  (SOCKMODEL_WAIT_RECV)
+#define SOCKMODEL_WAIT_RECV 0x1u
+#define SOCKMODEL_WAIT_FLAGS_KNOWN (SOCKMODEL_WAIT_RECV)
 
 /* ---- decoded forms ---------------------------------------------------- */
 
 typedef struct tc_sockmodel_cmd {
     uint32_t request;
     uint32_t param[4];
-    uint32_t consumetime;    /* cycles of CPU time since the last command */
+    uint32_t consumetime; /* cycles of CPU time since the last command */
 } tc_sockmodel_cmd_t;
 
 typedef struct tc_sockmodel_reply {
-    uint32_t code;           /* the request code this answers */
-    uint32_t status;         /* enum tc_sockmodel_status */
+    uint32_t code;   /* the request code this answers */
+    uint32_t status; /* enum tc_sockmodel_status */
     uint32_t arg[4];
-    uint64_t clock_ns;       /* the node's simulated clock (0 in simpel) */
+    uint64_t clock_ns; /* the node's simulated clock (0 in simpel) */
 } tc_sockmodel_reply_t;
 
 /* The decoded forms hold the wire's words in the wire's order (the reply's
@@ -148,12 +145,16 @@ typedef struct tc_sockmodel_reply {
 #include <stddef.h>
 _Static_assert(sizeof(tc_sockmodel_cmd_t) == SOCKMODEL_CMD_BYTES, "command: six words");
 _Static_assert(offsetof(tc_sockmodel_cmd_t, param) == 4 &&
-               offsetof(tc_sockmodel_cmd_t, consumetime) == 20, "command word order");
+                   offsetof(tc_sockmodel_cmd_t, consumetime) == 20,
+               "command word order");
 _Static_assert(sizeof(tc_sockmodel_reply_t) == SOCKMODEL_REPLY_BYTES, "reply: eight words");
-_Static_assert(offsetof(tc_sockmodel_reply_t, status) == 4 && offsetof(tc_sockmodel_reply_t, arg) == 8 &&
-               offsetof(tc_sockmodel_reply_t, clock_ns) == 24, "reply word order");
+_Static_assert(offsetof(tc_sockmodel_reply_t, status) == 4 &&
+                   offsetof(tc_sockmodel_reply_t, arg) == 8 &&
+                   offsetof(tc_sockmodel_reply_t, clock_ns) == 24,
+               "reply word order");
 _Static_assert(SOCKMODEL_HELLO_BYTES == sizeof(uint32_t) &&
-               SOCKMODEL_WELCOME_BYTES == sizeof(uint32_t), "hello and welcome: one word");
+                   SOCKMODEL_WELCOME_BYTES == sizeof(uint32_t),
+               "hello and welcome: one word");
 
 /* ---- token ------------------------------------------------------------ */
 
@@ -180,14 +181,15 @@ static inline int tc_sockmodel_token_parse(const char *line, unsigned char *toke
             token[i / 2] |= (unsigned char) v;
         }
     }
-    return ('\0' == line[2u * SOCKMODEL_TOKEN_BYTES] ||
-            '\n' == line[2u * SOCKMODEL_TOKEN_BYTES]) ? 0 : -1;
+    return ('\0' == line[2u * SOCKMODEL_TOKEN_BYTES] || '\n' == line[2u * SOCKMODEL_TOKEN_BYTES])
+        ? 0
+        : -1;
 }
 
 /* The token as a token file's line (2 x SOCKMODEL_TOKEN_BYTES digits,
  * newline, NUL). */
 static inline void tc_sockmodel_token_format(const unsigned char *token,
-                                          char line[2u * SOCKMODEL_TOKEN_BYTES + 2u])
+                                             char line[2u * SOCKMODEL_TOKEN_BYTES + 2u])
 {
     static const char hex[] = "0123456789abcdef";
 
@@ -234,25 +236,23 @@ static inline int tc_sockmodel_request_valid(uint32_t code)
 static inline const char *tc_sockmodel_request_name(uint32_t code)
 {
     static const char *const names[] = {
-        "?", "FINISH", "SIZE", "RANK", "CONSUMETIME", "SEND", "RECV",
-        "RECVFROM", "RECVTAG", "PROBE", "PROBEFROM", "PROBETAG",
-        "BARRIER_INIT", "BARRIER_ENTER", "WAITING_START", "WAITING_STOP"
-    };
+        "?",           "FINISH",   "SIZE",         "RANK",          "CONSUMETIME",
+        "SEND",        "RECV",     "RECVFROM",     "RECVTAG",       "PROBE",
+        "PROBEFROM",   "PROBETAG", "BARRIER_INIT", "BARRIER_ENTER", "WAITING_START",
+        "WAITING_STOP"};
     return tc_sockmodel_request_valid(code) ? names[code] : "UNKNOWN";
 }
 
 static inline const char *tc_sockmodel_status_name(uint32_t status)
 {
-    static const char *const names[] = {
-        "OK", "FOUND", "NONE", "EXPIRED", "STOPPED"
-    };
+    static const char *const names[] = {"OK", "FOUND", "NONE", "EXPIRED", "STOPPED"};
     return status <= SOCKMODEL_ST_STOPPED ? names[status] : "UNKNOWN";
 }
 
 /* Fill a command; unused parameters are zero. */
-static inline void tc_sockmodel_cmd_make(tc_sockmodel_cmd_t *cmd, uint32_t request,
-                                      uint32_t p0, uint32_t p1, uint32_t p2,
-                                      uint32_t p3, uint32_t consumetime)
+static inline void tc_sockmodel_cmd_make(tc_sockmodel_cmd_t *cmd, uint32_t request, uint32_t p0,
+                                         uint32_t p1, uint32_t p2, uint32_t p3,
+                                         uint32_t consumetime)
 {
     cmd->request = request;
     cmd->param[0] = p0;
@@ -263,7 +263,7 @@ static inline void tc_sockmodel_cmd_make(tc_sockmodel_cmd_t *cmd, uint32_t reque
 }
 
 static inline void tc_sockmodel_cmd_encode(unsigned char buf[SOCKMODEL_CMD_BYTES],
-                                        const tc_sockmodel_cmd_t *cmd)
+                                           const tc_sockmodel_cmd_t *cmd)
 {
     tc_sockmodel_put32(buf + 0, cmd->request);
     tc_sockmodel_put32(buf + 4, cmd->param[0]);
@@ -274,7 +274,7 @@ static inline void tc_sockmodel_cmd_encode(unsigned char buf[SOCKMODEL_CMD_BYTES
 }
 
 static inline void tc_sockmodel_cmd_decode(tc_sockmodel_cmd_t *cmd,
-                                        const unsigned char buf[SOCKMODEL_CMD_BYTES])
+                                           const unsigned char buf[SOCKMODEL_CMD_BYTES])
 {
     cmd->request = tc_sockmodel_get32(buf + 0);
     cmd->param[0] = tc_sockmodel_get32(buf + 4);
@@ -285,7 +285,7 @@ static inline void tc_sockmodel_cmd_decode(tc_sockmodel_cmd_t *cmd,
 }
 
 static inline void tc_sockmodel_reply_encode(unsigned char buf[SOCKMODEL_REPLY_BYTES],
-                                          const tc_sockmodel_reply_t *r)
+                                             const tc_sockmodel_reply_t *r)
 {
     tc_sockmodel_put32(buf + 0, r->code);
     tc_sockmodel_put32(buf + 4, r->status);
@@ -298,7 +298,7 @@ static inline void tc_sockmodel_reply_encode(unsigned char buf[SOCKMODEL_REPLY_B
 }
 
 static inline void tc_sockmodel_reply_decode(tc_sockmodel_reply_t *r,
-                                          const unsigned char buf[SOCKMODEL_REPLY_BYTES])
+                                             const unsigned char buf[SOCKMODEL_REPLY_BYTES])
 {
     r->code = tc_sockmodel_get32(buf + 0);
     r->status = tc_sockmodel_get32(buf + 4);
@@ -306,8 +306,8 @@ static inline void tc_sockmodel_reply_decode(tc_sockmodel_reply_t *r,
     r->arg[1] = tc_sockmodel_get32(buf + 12);
     r->arg[2] = tc_sockmodel_get32(buf + 16);
     r->arg[3] = tc_sockmodel_get32(buf + 20);
-    r->clock_ns = ((uint64_t) tc_sockmodel_get32(buf + 24) << 32)
-                  | (uint64_t) tc_sockmodel_get32(buf + 28);
+    r->clock_ns =
+        ((uint64_t) tc_sockmodel_get32(buf + 24) << 32) | (uint64_t) tc_sockmodel_get32(buf + 28);
 }
 
 /* A reply carries a payload of arg[2] bytes exactly when it answers a
@@ -317,7 +317,7 @@ static inline int tc_sockmodel_reply_has_payload(const tc_sockmodel_reply_t *r)
 {
     return (SOCKMODEL_RECV == r->code || SOCKMODEL_RECVFROM == r->code ||
             SOCKMODEL_RECVTAG == r->code || SOCKMODEL_WAITING_START == r->code) &&
-           SOCKMODEL_ST_OK == r->status;
+        SOCKMODEL_ST_OK == r->status;
 }
 
 /*
@@ -326,8 +326,8 @@ static inline int tc_sockmodel_reply_has_payload(const tc_sockmodel_reply_t *r)
  * is well formed, otherwise a short reason (the simulator then logs it
  * and drops the client).  Clients may call it to catch their own bugs.
  */
-static inline const char *tc_sockmodel_cmd_check(const tc_sockmodel_cmd_t *cmd,
-                                              uint32_t nodes, uint32_t max_msg)
+static inline const char *tc_sockmodel_cmd_check(const tc_sockmodel_cmd_t *cmd, uint32_t nodes,
+                                                 uint32_t max_msg)
 {
     switch (cmd->request) {
     case SOCKMODEL_SEND:
@@ -357,10 +357,10 @@ static inline const char *tc_sockmodel_cmd_check(const tc_sockmodel_cmd_t *cmd,
     case SOCKMODEL_RECVTAG:
     case SOCKMODEL_PROBE:
     case SOCKMODEL_PROBETAG:
-    case SOCKMODEL_BARRIER_ENTER:   /* the id is checked against the table */
+    case SOCKMODEL_BARRIER_ENTER: /* the id is checked against the table */
     case SOCKMODEL_WAITING_STOP:
         return NULL;
-    case SOCKMODEL_WAITING_START:   /* the timeout is clamped, never refused */
+    case SOCKMODEL_WAITING_START: /* the timeout is clamped, never refused */
         if (0 != (cmd->param[1] & ~SOCKMODEL_WAIT_FLAGS_KNOWN)) {
             return "unknown WAITING_START flags";
         }

@@ -51,7 +51,8 @@ static uint64_t tc_sm_mono_ms(void)
     return tc_sm_ts_ns(&ts) / 1000000ull;
 }
 
-void tc_sockmodel_conn_init(tc_sockmodel_conn_t *c, double cycle_ns, double scale, int io_timeout_ms)
+void tc_sockmodel_conn_init(tc_sockmodel_conn_t *c, double cycle_ns, double scale,
+                            int io_timeout_ms)
 {
     memset(c, 0, sizeof(*c));
     c->fd = -1;
@@ -111,7 +112,7 @@ static int tc_sm_write_iov(tc_sockmodel_conn_t *c, struct iovec *iov, int iovcnt
             }
             if (EAGAIN == errno || EWOULDBLOCK == errno) {
                 return tc_sm_fail(c, ETIMEDOUT, "the simulator did not read for %d ms",
-                                c->io_timeout_ms);
+                                  c->io_timeout_ms);
             }
             return tc_sm_fail(c, errno, "write to the simulator failed: %s", strerror(errno));
         }
@@ -140,7 +141,7 @@ static int tc_sm_spin_readable(tc_sockmodel_conn_t *c)
     for (;;) {
         n = recv(c->fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT);
         if (0 != n && !(n < 0 && (EAGAIN == errno || EWOULDBLOCK == errno))) {
-            return 1;   /* data, end of stream or an error: recv reports it */
+            return 1; /* data, end of stream or an error: recv reports it */
         }
         /* with more busy processes than cores the simulator may be
          * waiting for this very core: offer it on every round */
@@ -178,7 +179,7 @@ static int tc_sm_read_all(tc_sockmodel_conn_t *c, void *buf, size_t len)
         }
         if (EAGAIN == errno || EWOULDBLOCK == errno) {
             return tc_sm_fail(c, ETIMEDOUT, "no reply from the simulator within %d ms",
-                            c->io_timeout_ms);
+                              c->io_timeout_ms);
         }
         return tc_sm_fail(c, errno, "read from the simulator failed: %s", strerror(errno));
     }
@@ -188,7 +189,7 @@ static int tc_sm_read_all(tc_sockmodel_conn_t *c, void *buf, size_t len)
 /* Send one command (and its payload) with the consumetime since the
  * last command. Time beyond one 32-bit word goes in CONSUMETIME first. */
 static int tc_sm_command(tc_sockmodel_conn_t *c, uint32_t request, uint32_t p0, uint32_t p1,
-                       uint32_t p2, const struct iovec *payload, int payload_cnt)
+                         uint32_t p2, const struct iovec *payload, int payload_cnt)
 {
     unsigned char frame[SOCKMODEL_CMD_BYTES];
     struct iovec iov[8];
@@ -252,8 +253,8 @@ static int tc_sm_reply(tc_sockmodel_conn_t *c, uint32_t request, tc_sockmodel_re
     tc_sockmodel_reply_decode(r, frame);
     if (r->code != request) {
         return tc_sm_fail(c, EPROTO, "the simulator answered %s (%u) to %s",
-                        tc_sockmodel_request_name(r->code), r->code,
-                        tc_sockmodel_request_name(request));
+                          tc_sockmodel_request_name(r->code), r->code,
+                          tc_sockmodel_request_name(request));
     }
     c->clock_ns = r->clock_ns;
     return 0;
@@ -267,7 +268,8 @@ static void tc_sm_info_from_reply(const tc_sockmodel_reply_t *r, tc_sockmodel_ms
 }
 
 /* A PROBE reply: 1 and *info when a message is queued, 0 when none. */
-static int tc_sm_probe_result(tc_sockmodel_conn_t *c, const tc_sockmodel_reply_t *r, tc_sockmodel_msg_info_t *info)
+static int tc_sm_probe_result(tc_sockmodel_conn_t *c, const tc_sockmodel_reply_t *r,
+                              tc_sockmodel_msg_info_t *info)
 {
     if (SOCKMODEL_ST_FOUND == r->status) {
         tc_sm_info_from_reply(r, info);
@@ -277,12 +279,12 @@ static int tc_sm_probe_result(tc_sockmodel_conn_t *c, const tc_sockmodel_reply_t
         return 0;
     }
     return tc_sm_fail(c, EPROTO, "PROBE answered with status %s (%u)",
-                    tc_sockmodel_status_name(r->status), r->status);
+                      tc_sockmodel_status_name(r->status), r->status);
 }
 
 /* A request without payload and its reply. */
 static int tc_sm_call(tc_sockmodel_conn_t *c, uint32_t request, uint32_t p0, uint32_t p1,
-                    tc_sockmodel_reply_t *r)
+                      tc_sockmodel_reply_t *r)
 {
     int rc = tc_sm_command(c, request, p0, p1, 0, NULL, 0);
     return 0 == rc ? tc_sm_reply(c, request, r) : rc;
@@ -291,7 +293,7 @@ static int tc_sm_call(tc_sockmodel_conn_t *c, uint32_t request, uint32_t p0, uin
 /* Send WAITING_START (timeout clamped to the protocol's bound) and read
  * its reply; the caller interprets the status. */
 static int tc_sm_wait_start(tc_sockmodel_conn_t *c, uint32_t timeout_us, uint32_t flags,
-                          tc_sockmodel_reply_t *r)
+                            tc_sockmodel_reply_t *r)
 {
     if (timeout_us > SOCKMODEL_WAIT_MAX_US) {
         timeout_us = SOCKMODEL_WAIT_MAX_US;
@@ -304,7 +306,8 @@ static int tc_sm_busy(tc_sockmodel_conn_t *c, uint32_t request)
 {
     if (0 != c->pending) {
         return tc_sm_fail(c, EBUSY, "%s while the reply to %s is not read",
-                        tc_sockmodel_request_name(request), tc_sockmodel_request_name(c->pending));
+                          tc_sockmodel_request_name(request),
+                          tc_sockmodel_request_name(c->pending));
     }
     return 0;
 }
@@ -321,8 +324,7 @@ int tc_sockmodel_address_parse(const char *address, char *host, size_t host_len,
     if (NULL != address && 0 == strncmp(address, TC_SOCKMODEL_UNIX_PREFIX, 5)) {
         /* unix:PATH stays whole in host; the path must fit sun_path */
         n = strlen(address);
-        if (n == 5 || n + 1 > host_len ||
-            n - 5 >= sizeof(((struct sockaddr_un *) 0)->sun_path)) {
+        if (n == 5 || n + 1 > host_len || n - 5 >= sizeof(((struct sockaddr_un *) 0)->sun_path)) {
             return -EINVAL;
         }
         memcpy(host, address, n + 1);
@@ -389,7 +391,7 @@ static int tc_sm_try_connect_unix(tc_sockmodel_conn_t *c, const char *path)
             err = ECONNREFUSED;
         }
         return tc_sm_fail(c, err, "cannot connect to the simulator at unix:%s: %s", path,
-                        strerror(err));
+                          strerror(err));
     }
     c->fd = fd;
     return 0;
@@ -428,7 +430,7 @@ static int tc_sm_try_connect(tc_sockmodel_conn_t *c, const char *host, int port)
     freeaddrinfo(res);
     if (fd < 0) {
         return tc_sm_fail(c, err, "cannot connect to the simulator at %s:%d: %s", host, port,
-                        strerror(err));
+                          strerror(err));
     }
     /* commands are small and latency-bound (a TCP socket here) */
     (void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -436,8 +438,8 @@ static int tc_sm_try_connect(tc_sockmodel_conn_t *c, const char *host, int port)
     return 0;
 }
 
-int tc_sockmodel_conn_connect(tc_sockmodel_conn_t *c, const char *host, int port, uint32_t want_rank,
-                     int timeout_ms)
+int tc_sockmodel_conn_connect(tc_sockmodel_conn_t *c, const char *host, int port,
+                              uint32_t want_rank, int timeout_ms)
 {
     unsigned char hello[SOCKMODEL_HELLO_AUTH_BYTES], welcome[SOCKMODEL_WELCOME_BYTES];
     uint64_t deadline = tc_sm_mono_ms() + (uint64_t) (timeout_ms > 0 ? timeout_ms : 0);
@@ -483,8 +485,9 @@ int tc_sockmodel_conn_connect(tc_sockmodel_conn_t *c, const char *host, int port
         if (now >= deadline) {
             tc_sockmodel_conn_close(c);
             return tc_sm_fail(c, ETIMEDOUT,
-                            "the simulator at %s:%d did not start the run within %d s "
-                            "(not every node connected)", host, port, timeout_ms / 1000);
+                              "the simulator at %s:%d did not start the run within %d s "
+                              "(not every node connected)",
+                              host, port, timeout_ms / 1000);
         }
         pfd.fd = c->fd;
         pfd.events = POLLIN;
@@ -501,8 +504,8 @@ int tc_sockmodel_conn_connect(tc_sockmodel_conn_t *c, const char *host, int port
         if (0 == n) {
             tc_sockmodel_conn_close(c);
             return tc_sm_fail(c, ECONNRESET,
-                            "the simulator at %s:%d closed the connection during the handshake",
-                            host, port);
+                              "the simulator at %s:%d closed the connection during the handshake",
+                              host, port);
         }
         if (n < 0) {
             if (EINTR == errno || EAGAIN == errno) {
@@ -517,12 +520,11 @@ int tc_sockmodel_conn_connect(tc_sockmodel_conn_t *c, const char *host, int port
     if (SOCKMODEL_RANK_REFUSED == rank) {
         tc_sockmodel_conn_close(c);
         return tc_sm_fail(c, EADDRINUSE, "the simulator at %s:%d refused rank %u", host, port,
-                        want_rank);
+                          want_rank);
     }
     if (SOCKMODEL_RANK_ANY != want_rank && rank != want_rank) {
         tc_sockmodel_conn_close(c);
-        return tc_sm_fail(c, EPROTO, "asked the simulator for rank %u and got %u", want_rank,
-                        rank);
+        return tc_sm_fail(c, EPROTO, "asked the simulator for rank %u and got %u", want_rank, rank);
     }
     c->rank = rank;
     tc_sm_set_io_timeout(c, c->io_timeout_ms);
@@ -562,7 +564,7 @@ int tc_sockmodel_conn_size(tc_sockmodel_conn_t *c)
     }
     if (0 == r.arg[0] || r.arg[0] > SOCKMODEL_MAX_NODES || c->rank >= r.arg[0]) {
         return tc_sm_fail(c, EPROTO, "the simulator reports %u nodes (our rank is %u)", r.arg[0],
-                        c->rank);
+                          c->rank);
     }
     c->nodes = r.arg[0];
     c->max_msg = r.arg[1];
@@ -572,7 +574,7 @@ int tc_sockmodel_conn_size(tc_sockmodel_conn_t *c)
 }
 
 static int tc_sm_read_payload(tc_sockmodel_conn_t *c, const char *what, void *buf, size_t cap,
-                            const tc_sockmodel_msg_info_t *info);
+                              const tc_sockmodel_msg_info_t *info);
 
 int tc_sockmodel_conn_wait_stop(tc_sockmodel_conn_t *c)
 {
@@ -589,8 +591,8 @@ int tc_sockmodel_conn_wait_stop(tc_sockmodel_conn_t *c)
     return rc;
 }
 
-int tc_sockmodel_conn_send(tc_sockmodel_conn_t *c, uint32_t dest, uint32_t tag, const struct iovec *iov,
-                  int iovcnt, uint32_t len)
+int tc_sockmodel_conn_send(tc_sockmodel_conn_t *c, uint32_t dest, uint32_t tag,
+                           const struct iovec *iov, int iovcnt, uint32_t len)
 {
     int rc;
 
@@ -598,8 +600,8 @@ int tc_sockmodel_conn_send(tc_sockmodel_conn_t *c, uint32_t dest, uint32_t tag, 
         return tc_sm_fail(c, EINVAL, "SEND to node %u of %u", dest, c->nodes);
     }
     if (len > c->max_msg) {
-        return tc_sm_fail(c, EMSGSIZE, "SEND of %u bytes exceeds the simulator's limit of %u",
-                        len, c->max_msg);
+        return tc_sm_fail(c, EMSGSIZE, "SEND of %u bytes exceeds the simulator's limit of %u", len,
+                          c->max_msg);
     }
     /* a waiting node must stop waiting before it sends; a pending PROBE
      * needs nothing: the simulator runs the SEND after it, in order */
@@ -663,8 +665,8 @@ static int tc_sm_reply_ready(tc_sockmodel_conn_t *c)
     return 0;
 }
 
-int tc_sockmodel_conn_poll(tc_sockmodel_conn_t *c, void *buf, size_t cap, tc_sockmodel_msg_info_t *info, int block,
-                  uint32_t *status)
+int tc_sockmodel_conn_poll(tc_sockmodel_conn_t *c, void *buf, size_t cap,
+                           tc_sockmodel_msg_info_t *info, int block, uint32_t *status)
 {
     tc_sockmodel_reply_t r;
     uint32_t request = c->pending;
@@ -720,8 +722,8 @@ int tc_sockmodel_conn_poll(tc_sockmodel_conn_t *c, void *buf, size_t cap, tc_soc
     }
     if (result < 0) {
         return tc_sm_fail(c, EPROTO, "%s answered with status %s (%u)",
-                        tc_sockmodel_request_name(request), tc_sockmodel_status_name(r.status),
-                        r.status);
+                          tc_sockmodel_request_name(request), tc_sockmodel_status_name(r.status),
+                          r.status);
     }
     if (SOCKMODEL_WAITING_START == request && c->stop_sent) {
         /* the stop is answered at once, after the wait's own reply */
@@ -751,7 +753,8 @@ int tc_sockmodel_conn_probe(tc_sockmodel_conn_t *c, tc_sockmodel_msg_info_t *inf
     return tc_sm_probe_result(c, &r, info);
 }
 
-int tc_sockmodel_conn_wait(tc_sockmodel_conn_t *c, uint32_t timeout_us, tc_sockmodel_msg_info_t *info)
+int tc_sockmodel_conn_wait(tc_sockmodel_conn_t *c, uint32_t timeout_us,
+                           tc_sockmodel_msg_info_t *info)
 {
     tc_sockmodel_reply_t r;
     int rc;
@@ -774,24 +777,25 @@ int tc_sockmodel_conn_wait(tc_sockmodel_conn_t *c, uint32_t timeout_us, tc_sockm
         return 0;
     default:
         return tc_sm_fail(c, EPROTO, "WAITING_START answered with status %s (%u)",
-                        tc_sockmodel_status_name(r.status), r.status);
+                          tc_sockmodel_status_name(r.status), r.status);
     }
 }
 
 /* The payload announced by a reply: checked before a byte is read. */
 static int tc_sm_read_payload(tc_sockmodel_conn_t *c, const char *what, void *buf, size_t cap,
-                            const tc_sockmodel_msg_info_t *info)
+                              const tc_sockmodel_msg_info_t *info)
 {
     if (info->len > cap || info->len > c->max_msg || info->src >= c->nodes) {
-        return tc_sm_fail(c, EMSGSIZE, "%s announced %u bytes from node %u (room for %zu, %u nodes)",
-                        what, info->len, info->src, cap, c->nodes);
+        return tc_sm_fail(c, EMSGSIZE,
+                          "%s announced %u bytes from node %u (room for %zu, %u nodes)", what,
+                          info->len, info->src, cap, c->nodes);
     }
     return tc_sm_read_all(c, buf, info->len);
 }
 
 #ifdef SOCKMODEL_FEATURE_WAIT_RECV
 int tc_sockmodel_conn_wait_recv(tc_sockmodel_conn_t *c, uint32_t timeout_us, void *buf, size_t cap,
-                       tc_sockmodel_msg_info_t *info)
+                                tc_sockmodel_msg_info_t *info)
 {
     tc_sockmodel_reply_t r;
     int rc;
@@ -815,7 +819,7 @@ int tc_sockmodel_conn_wait_recv(tc_sockmodel_conn_t *c, uint32_t timeout_us, voi
             break;
         default:
             rc = tc_sm_fail(c, EPROTO, "WAITING_START answered with status %s (%u)",
-                          tc_sockmodel_status_name(r.status), r.status);
+                            tc_sockmodel_status_name(r.status), r.status);
         }
     }
     tc_sm_set_mark(c);
@@ -823,8 +827,9 @@ int tc_sockmodel_conn_wait_recv(tc_sockmodel_conn_t *c, uint32_t timeout_us, voi
 }
 #endif
 
-int tc_sockmodel_conn_recv(tc_sockmodel_conn_t *c, void *buf, size_t cap, tc_sockmodel_msg_info_t *info,
-                  tc_sockmodel_msg_info_t *next, int *next_found)
+int tc_sockmodel_conn_recv(tc_sockmodel_conn_t *c, void *buf, size_t cap,
+                           tc_sockmodel_msg_info_t *info, tc_sockmodel_msg_info_t *next,
+                           int *next_found)
 {
     unsigned char frame[SOCKMODEL_CMD_BYTES];
     struct iovec iov;
@@ -855,7 +860,7 @@ int tc_sockmodel_conn_recv(tc_sockmodel_conn_t *c, void *buf, size_t cap, tc_soc
     }
     if (SOCKMODEL_ST_OK != r.status) {
         return tc_sm_fail(c, EPROTO, "RECV answered with status %s (%u)",
-                        tc_sockmodel_status_name(r.status), r.status);
+                          tc_sockmodel_status_name(r.status), r.status);
     }
     tc_sm_info_from_reply(&r, info);
     rc = tc_sm_read_payload(c, "RECV", buf, cap, info);
@@ -888,7 +893,8 @@ int tc_sockmodel_conn_consume(tc_sockmodel_conn_t *c)
     return rc;
 }
 
-int tc_sockmodel_conn_settle(tc_sockmodel_conn_t *c, void *buf, size_t cap, tc_sockmodel_msg_info_t *info)
+int tc_sockmodel_conn_settle(tc_sockmodel_conn_t *c, void *buf, size_t cap,
+                             tc_sockmodel_msg_info_t *info)
 {
     uint32_t status;
     int rc;
@@ -945,7 +951,7 @@ int tc_sockmodel_address_format(char *buf, size_t len, const char *host, int por
     if (0 == strncmp(host, TC_SOCKMODEL_UNIX_PREFIX, 5)) {
         n = snprintf(buf, len, "%s", host);
     } else if (NULL != strchr(host, ':')) {
-        n = snprintf(buf, len, "[%s]:%d", host, port);   /* IPv6 */
+        n = snprintf(buf, len, "[%s]:%d", host, port); /* IPv6 */
     } else {
         n = snprintf(buf, len, "%s:%d", host, port);
     }
@@ -965,7 +971,8 @@ int tc_sockmodel_port_file_write(const char *path, const char *line)
     if (fd < 0) {
         return -errno;
     }
-    if (0 != tc_sockmodel_client_write_fd(fd, line, n) || 0 != tc_sockmodel_client_write_fd(fd, "\n", 1)) {
+    if (0 != tc_sockmodel_client_write_fd(fd, line, n) ||
+        0 != tc_sockmodel_client_write_fd(fd, "\n", 1)) {
         err = errno;
         close(fd);
         unlink(tmp);
@@ -1103,7 +1110,7 @@ int tc_sockmodel_client_connect(tc_sockmodel_client_t *c, const char *address, u
     /* no bound on blocking from here on: the callers wait as long as
      * their script says */
     {
-        struct timeval tv = { 0, 0 };
+        struct timeval tv = {0, 0};
 
         (void) setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
         (void) setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
@@ -1172,8 +1179,8 @@ int tc_sockmodel_client_call(tc_sockmodel_client_t *c, uint32_t req, uint32_t p0
     return 0;
 }
 
-int tc_sockmodel_client_send(tc_sockmodel_client_t *c, uint32_t dest, uint32_t tag,
-                             const void *buf, uint32_t len)
+int tc_sockmodel_client_send(tc_sockmodel_client_t *c, uint32_t dest, uint32_t tag, const void *buf,
+                             uint32_t len)
 {
     return tc_sockmodel_client_cmd(c, SOCKMODEL_SEND, dest, tag, len, 0, buf);
 }

@@ -32,22 +32,22 @@ extern "C" {
 
 typedef struct tc_sockmodel_conn {
     int fd;
-    uint32_t rank;          /* our simulated node */
-    uint32_t nodes;         /* from SIZE */
-    uint32_t max_msg;       /* largest payload the simulator accepts */
-    uint32_t model;         /* enum tc_sockmodel_model */
-    uint32_t features;      /* SIZE arg3: optional protocol features */
-    uint64_t clock_ns;      /* simulated clock in the last reply */
+    uint32_t rank;     /* our simulated node */
+    uint32_t nodes;    /* from SIZE */
+    uint32_t max_msg;  /* largest payload the simulator accepts */
+    uint32_t model;    /* enum tc_sockmodel_model */
+    uint32_t features; /* SIZE arg3: optional protocol features */
+    uint64_t clock_ns; /* simulated clock in the last reply */
     /* consumetime: CPU nanoseconds times scale, divided by the cycle */
     double cycle_ns;
     double scale;
-    double carry;           /* fraction of a cycle not yet reported */
-    struct timespec mark;   /* CPU time at the end of the last command */
+    double carry;         /* fraction of a cycle not yet reported */
+    struct timespec mark; /* CPU time at the end of the last command */
     int have_mark;
     uint64_t cycles_reported;
     uint64_t commands;
-    int io_timeout_ms;      /* bound on one blocking read or write; 0: none */
-    int spin_us;            /* busy-poll a reply this long before sleeping */
+    int io_timeout_ms; /* bound on one blocking read or write; 0: none */
+    int spin_us;       /* busy-poll a reply this long before sleeping */
     /* where the wall time goes: requests written and the wall time spent
      * blocked until each one's reply was read, by request code */
     uint64_t req_count[SOCKMODEL_REQUEST_MAX + 1];
@@ -55,9 +55,9 @@ typedef struct tc_sockmodel_conn {
     /* a PROBE or WAITING_START written whose reply is not read yet (0:
      * none): progress polls for it without blocking (tc_sockmodel_conn_poll) */
     uint32_t pending;
-    int stop_sent;          /* a WAITING_STOP follows the pending WAITING_START */
-    uint64_t polls_empty;   /* polls that found no reply yet */
-    uint64_t stops;         /* WAITING_STOPs written */
+    int stop_sent;        /* a WAITING_STOP follows the pending WAITING_START */
+    uint64_t polls_empty; /* polls that found no reply yet */
+    uint64_t stops;       /* WAITING_STOPs written */
     /* the job token sent in the hello (SOCKMODEL_HELLO_AUTH), if any */
     int have_token;
     unsigned char token[SOCKMODEL_TOKEN_BYTES];
@@ -72,7 +72,8 @@ typedef struct tc_sockmodel_msg_info {
 } tc_sockmodel_msg_info_t;
 
 /* Prepare c (no I/O). scale 0 disables consumetime. */
-void tc_sockmodel_conn_init(tc_sockmodel_conn_t *c, double cycle_ns, double scale, int io_timeout_ms);
+void tc_sockmodel_conn_init(tc_sockmodel_conn_t *c, double cycle_ns, double scale,
+                            int io_timeout_ms);
 
 /* ---- addresses and the port file ------------------------------------ */
 
@@ -110,8 +111,8 @@ int tc_sockmodel_port_file_wait(const char *path, char *buf, size_t len, int tim
  * retrying refused connections until timeout_ms, and run the
  * rank handshake; the simulator answers once every node is connected.
  * On success c->rank holds the assigned rank. */
-int tc_sockmodel_conn_connect(tc_sockmodel_conn_t *c, const char *host, int port, uint32_t want_rank,
-                     int timeout_ms);
+int tc_sockmodel_conn_connect(tc_sockmodel_conn_t *c, const char *host, int port,
+                              uint32_t want_rank, int timeout_ms);
 
 /* Use an already connected socket (unit tests); no handshake. */
 void tc_sockmodel_conn_attach(tc_sockmodel_conn_t *c, int fd);
@@ -120,15 +121,16 @@ void tc_sockmodel_conn_attach(tc_sockmodel_conn_t *c, int fd);
 int tc_sockmodel_conn_size(tc_sockmodel_conn_t *c);
 
 /* SEND of len bytes gathered from iov to node dest; no reply. */
-int tc_sockmodel_conn_send(tc_sockmodel_conn_t *c, uint32_t dest, uint32_t tag, const struct iovec *iov,
-                  int iovcnt, uint32_t len);
+int tc_sockmodel_conn_send(tc_sockmodel_conn_t *c, uint32_t dest, uint32_t tag,
+                           const struct iovec *iov, int iovcnt, uint32_t len);
 
 /* PROBE: 1 and *info when a message is queued, 0 when none. */
 int tc_sockmodel_conn_probe(tc_sockmodel_conn_t *c, tc_sockmodel_msg_info_t *info);
 
 /* WAITING_START with a timeout in microseconds: 1 and *info when a
  * message is (or becomes) queued, 0 when the wait expired. */
-int tc_sockmodel_conn_wait(tc_sockmodel_conn_t *c, uint32_t timeout_us, tc_sockmodel_msg_info_t *info);
+int tc_sockmodel_conn_wait(tc_sockmodel_conn_t *c, uint32_t timeout_us,
+                           tc_sockmodel_msg_info_t *info);
 
 #ifdef SOCKMODEL_FEATURE_WAIT_RECV
 /* WAITING_START that hands over the message itself (RECV semantics with
@@ -136,7 +138,7 @@ int tc_sockmodel_conn_wait(tc_sockmodel_conn_t *c, uint32_t timeout_us, tc_sockm
  * 1 with the message in buf and *info, 0 when the wait expired. Saves
  * the RECV round trip of every message that arrives while waiting. */
 int tc_sockmodel_conn_wait_recv(tc_sockmodel_conn_t *c, uint32_t timeout_us, void *buf, size_t cap,
-                       tc_sockmodel_msg_info_t *info);
+                                tc_sockmodel_msg_info_t *info);
 #endif
 
 /* RECV into buf (cap bytes): the length, with *info filled. A message
@@ -144,8 +146,9 @@ int tc_sockmodel_conn_wait_recv(tc_sockmodel_conn_t *c, uint32_t timeout_us, voi
  * With next != NULL a PROBE goes out in the same write and *next_found
  * (1/0) and *next tell whether another message is queued: one round trip
  * per message while messages stream in. */
-int tc_sockmodel_conn_recv(tc_sockmodel_conn_t *c, void *buf, size_t cap, tc_sockmodel_msg_info_t *info,
-                  tc_sockmodel_msg_info_t *next, int *next_found);
+int tc_sockmodel_conn_recv(tc_sockmodel_conn_t *c, void *buf, size_t cap,
+                           tc_sockmodel_msg_info_t *info, tc_sockmodel_msg_info_t *next,
+                           int *next_found);
 
 /* Non-blocking polling. tc_sockmodel_conn_probe_start and tc_sockmodel_conn_wait_start
  * write a PROBE or a WAITING_START and return without reading the reply;
@@ -154,10 +157,10 @@ int tc_sockmodel_conn_recv(tc_sockmodel_conn_t *c, void *buf, size_t cap, tc_soc
  * which tc_sockmodel_conn_send does); no other request may be started until the
  * reply was read (-EBUSY). */
 enum {
-    TC_SOCKMODEL_POLL_NOTYET = 0,    /* no reply yet: the request is still pending */
-    TC_SOCKMODEL_POLL_NONE = 1,      /* PROBE NONE, or the wait EXPIRED or was STOPPED */
-    TC_SOCKMODEL_POLL_FOUND = 2,     /* a queued message is announced in *info (not taken) */
-    TC_SOCKMODEL_POLL_MSG = 3        /* a message was taken into buf, *info describes it */
+    TC_SOCKMODEL_POLL_NOTYET = 0, /* no reply yet: the request is still pending */
+    TC_SOCKMODEL_POLL_NONE = 1,   /* PROBE NONE, or the wait EXPIRED or was STOPPED */
+    TC_SOCKMODEL_POLL_FOUND = 2,  /* a queued message is announced in *info (not taken) */
+    TC_SOCKMODEL_POLL_MSG = 3     /* a message was taken into buf, *info describes it */
 };
 
 int tc_sockmodel_conn_probe_start(tc_sockmodel_conn_t *c);
@@ -170,8 +173,8 @@ int tc_sockmodel_conn_wait_start(tc_sockmodel_conn_t *c, uint32_t timeout_us, ui
  * TC_SOCKMODEL_POLL_NONE. A WAITING_STOP's own reply is read in the same call.
  * The CPU time of a poll that finds nothing is not reported as the
  * node's work (the node is waiting). */
-int tc_sockmodel_conn_poll(tc_sockmodel_conn_t *c, void *buf, size_t cap, tc_sockmodel_msg_info_t *info, int block,
-                  uint32_t *status);
+int tc_sockmodel_conn_poll(tc_sockmodel_conn_t *c, void *buf, size_t cap,
+                           tc_sockmodel_msg_info_t *info, int block, uint32_t *status);
 
 /* End a pending WAITING_START early (WAITING_STOP, no reply read). */
 int tc_sockmodel_conn_wait_stop(tc_sockmodel_conn_t *c);
@@ -179,7 +182,8 @@ int tc_sockmodel_conn_wait_stop(tc_sockmodel_conn_t *c);
 /* End whatever is pending and read its reply, waiting for it: a message
  * that came with it is in buf/info (TC_SOCKMODEL_POLL_MSG) or announced
  * (TC_SOCKMODEL_POLL_FOUND). Before FINISH, and before any blocking request. */
-int tc_sockmodel_conn_settle(tc_sockmodel_conn_t *c, void *buf, size_t cap, tc_sockmodel_msg_info_t *info);
+int tc_sockmodel_conn_settle(tc_sockmodel_conn_t *c, void *buf, size_t cap,
+                             tc_sockmodel_msg_info_t *info);
 
 /* CONSUMETIME: report the CPU time used since the last command now. */
 int tc_sockmodel_conn_consume(tc_sockmodel_conn_t *c);
@@ -218,8 +222,8 @@ int tc_sockmodel_client_reply(tc_sockmodel_client_t *c, tc_sockmodel_reply_t *r,
 /* command and its reply, the reply's code checked */
 int tc_sockmodel_client_call(tc_sockmodel_client_t *c, uint32_t req, uint32_t p0, uint32_t p1,
                              tc_sockmodel_reply_t *r, void *buf, size_t cap);
-int tc_sockmodel_client_send(tc_sockmodel_client_t *c, uint32_t dest, uint32_t tag,
-                             const void *buf, uint32_t len);
+int tc_sockmodel_client_send(tc_sockmodel_client_t *c, uint32_t dest, uint32_t tag, const void *buf,
+                             uint32_t len);
 int tc_sockmodel_client_finish(tc_sockmodel_client_t *c);
 void tc_sockmodel_client_close(tc_sockmodel_client_t *c);
 

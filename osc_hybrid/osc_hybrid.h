@@ -28,13 +28,13 @@
 typedef struct mca_osc_hybrid_component_t {
     ompi_osc_base_component_t super;
     int priority;
-    bool over_vader;     /* serve windows that only vader reaches (osc/rdma's bugs there) */
-    int slot_size;       /* bytes of one posted active-message receive */
-    int nslots;          /* receives posted per window */
-    int inline_max;      /* put data up to this goes inside the message */
-    bool rdma;           /* use a BTL's put/get where one reaches every peer */
-    int rdma_min;        /* smallest contiguous put/get sent by RDMA */
-    opal_mutex_t lock;   /* protects the module list */
+    bool over_vader;   /* serve windows that only vader reaches (osc/rdma's bugs there) */
+    int slot_size;     /* bytes of one posted active-message receive */
+    int nslots;        /* receives posted per window */
+    int inline_max;    /* put data up to this goes inside the message */
+    bool rdma;         /* use a BTL's put/get where one reaches every peer */
+    int rdma_min;      /* smallest contiguous put/get sent by RDMA */
+    opal_mutex_t lock; /* protects the module list */
     struct mca_osc_hybrid_module_t **modules;
     int nmodules;
     int maxmodules;
@@ -48,25 +48,25 @@ TC_OMPI_MODULE_DECLSPEC extern mca_osc_hybrid_component_t mca_osc_hybrid_compone
  * request. */
 typedef struct mca_osc_hybrid_op_t {
     int refs;
-    char *tmp;                    /* packed result of a multi-chunk reply */
+    char *tmp; /* packed result of a multi-chunk reply */
     size_t tmp_len;
     void *res_addr;
     int res_count;
-    ompi_datatype_t *res_dt;      /* retained while pending */
-    ompi_request_t *ureq;         /* request-based variants */
+    ompi_datatype_t *res_dt; /* retained while pending */
+    ompi_request_t *ureq;    /* request-based variants */
 } mca_osc_hybrid_op_t;
 
 /* One internal PML request in flight, polled by progress. */
 typedef struct mca_osc_hybrid_pend_t {
     struct mca_osc_hybrid_pend_t *next;
     ompi_request_t *req;
-    void *freebuf;                /* freed when req completes */
-    mca_osc_hybrid_op_t *op;      /* origin side: the op it belongs to */
-    int kind;                     /* MCA_OSC_HYBRID_PEND_* */
+    void *freebuf;           /* freed when req completes */
+    mca_osc_hybrid_op_t *op; /* origin side: the op it belongs to */
+    int kind;                /* MCA_OSC_HYBRID_PEND_* */
     /* target side, bulk put data received into freebuf: scatter it */
     mca_osc_hybrid_seg_t *segs;
     uint32_t nseg;
-    char *dest;                   /* resolved base of the segments */
+    char *dest; /* resolved base of the segments */
 } mca_osc_hybrid_pend_t;
 
 enum {
@@ -90,7 +90,7 @@ typedef struct mca_osc_hybrid_region_t {
 typedef struct mca_osc_hybrid_module_t {
     ompi_osc_base_module_t super;
     ompi_win_t *win;
-    ompi_communicator_t *comm;    /* private dup of the window's comm */
+    ompi_communicator_t *comm; /* private dup of the window's comm */
     int rank;
     int size;
     int flavor;
@@ -98,11 +98,11 @@ typedef struct mca_osc_hybrid_module_t {
     size_t win_size;
     int disp_unit;
     bool free_base;
-    uint64_t *peer_size;          /* NULL for dynamic windows */
+    uint64_t *peer_size; /* NULL for dynamic windows */
     int *peer_disp_unit;
 
-    opal_mutex_t lock;            /* everything below */
-    int in_progress;              /* no re-entry of our progress */
+    opal_mutex_t lock; /* everything below */
+    int in_progress;   /* no re-entry of our progress */
 
     /* posted active-message receives, consumed in posting order so that
      * messages of one origin are applied in the order it sent them */
@@ -111,48 +111,48 @@ typedef struct mca_osc_hybrid_module_t {
     int nslots;
     int head;
 
-    mca_osc_hybrid_pend_t *pend;  /* internal requests in flight */
-    int origin_pending;           /* of kind ORIGIN */
-    int tdata_pending;            /* of kind TDATA: stalls the ring */
+    mca_osc_hybrid_pend_t *pend; /* internal requests in flight */
+    int origin_pending;          /* of kind ORIGIN */
+    int tdata_pending;           /* of kind TDATA: stalls the ring */
     uint32_t next_reply;
     uint32_t next_data;
-    int error;                    /* first failure reported by a target */
+    int error; /* first failure reported by a target */
 
     /* cumulative counters per peer (origin side) */
     uint64_t *ops_sent;
     uint64_t *lock_req, *lock_ack;
     uint64_t *unlock_req, *unlock_ack;
     uint64_t *flush_req, *flush_ack;
-    uint64_t *flushed_at;         /* ops_sent[t] when t last acknowledged all */
+    uint64_t *flushed_at; /* ops_sent[t] when t last acknowledged all */
     /* target side */
-    uint64_t ops_done;            /* ops of every origin applied here */
+    uint64_t ops_done; /* ops of every origin applied here */
     uint64_t fence_expected;
-    int *posts_recv;              /* POST notices not yet consumed by start */
-    int completes_recv;           /* COMPLETE notices in this exposure */
+    int *posts_recv;    /* POST notices not yet consumed by start */
+    int completes_recv; /* COMPLETE notices in this exposure */
 
     /* epochs at this process */
     bool fence_active;
-    int *lock_type;               /* per target: 0 or MPI_LOCK_* held */
+    int *lock_type; /* per target: 0 or MPI_LOCK_* held */
     int nlocks;
     bool lock_all;
-    bool *start_member;           /* access group of start .. complete */
+    bool *start_member; /* access group of start .. complete */
     ompi_group_t *start_group;
     ompi_group_t *post_group;
     int post_size;
 
     /* passive-target lock state of this window */
-    int lk_excl;                  /* holder rank or -1 */
+    int lk_excl; /* holder rank or -1 */
     int lk_shared;
     mca_osc_hybrid_lockq_t *lkq_head, *lkq_tail;
 
     /* RDMA path (osc_hybrid_rdma.c): NULL rbtl = active messages only */
     struct mca_btl_base_module_t *rbtl;
-    struct mca_btl_base_endpoint_t **rep;        /* per peer */
+    struct mca_btl_base_endpoint_t **rep;            /* per peer */
     struct mca_btl_base_registration_handle_t *wreg; /* our window */
-    uint64_t *rbase;              /* every rank's window address */
-    char *rhandles;               /* every rank's registration handle */
+    uint64_t *rbase;                                 /* every rank's window address */
+    char *rhandles;                                  /* every rank's registration handle */
     size_t hsize;
-    volatile int32_t rdma_pending;  /* RDMA transfers in flight (atomic) */
+    volatile int32_t rdma_pending; /* RDMA transfers in flight (atomic) */
     int rdma_error;
 
     /* dynamic windows */
@@ -186,40 +186,37 @@ int mca_osc_hybrid_rdma_try(mca_osc_hybrid_module_t *m, bool is_put, void *oaddr
 int mca_osc_hybrid_put(const void *origin_addr, int origin_count, ompi_datatype_t *origin_dt,
                        int target, ptrdiff_t target_disp, int target_count,
                        ompi_datatype_t *target_dt, ompi_win_t *win);
-int mca_osc_hybrid_get(void *origin_addr, int origin_count, ompi_datatype_t *origin_dt,
-                       int target, ptrdiff_t target_disp, int target_count,
-                       ompi_datatype_t *target_dt, ompi_win_t *win);
-int mca_osc_hybrid_accumulate(const void *origin_addr, int origin_count,
-                              ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
-                              int target_count, ompi_datatype_t *target_dt, ompi_op_t *op,
-                              ompi_win_t *win);
+int mca_osc_hybrid_get(void *origin_addr, int origin_count, ompi_datatype_t *origin_dt, int target,
+                       ptrdiff_t target_disp, int target_count, ompi_datatype_t *target_dt,
+                       ompi_win_t *win);
+int mca_osc_hybrid_accumulate(const void *origin_addr, int origin_count, ompi_datatype_t *origin_dt,
+                              int target, ptrdiff_t target_disp, int target_count,
+                              ompi_datatype_t *target_dt, ompi_op_t *op, ompi_win_t *win);
 int mca_osc_hybrid_compare_and_swap(const void *origin_addr, const void *compare_addr,
                                     void *result_addr, ompi_datatype_t *dt, int target,
                                     ptrdiff_t target_disp, ompi_win_t *win);
-int mca_osc_hybrid_fetch_and_op(const void *origin_addr, void *result_addr,
-                                ompi_datatype_t *dt, int target, ptrdiff_t target_disp,
-                                ompi_op_t *op, ompi_win_t *win);
+int mca_osc_hybrid_fetch_and_op(const void *origin_addr, void *result_addr, ompi_datatype_t *dt,
+                                int target, ptrdiff_t target_disp, ompi_op_t *op, ompi_win_t *win);
 int mca_osc_hybrid_get_accumulate(const void *origin_addr, int origin_count,
-                                  ompi_datatype_t *origin_dt, void *result_addr,
-                                  int result_count, ompi_datatype_t *result_dt,
-                                  int target, ptrdiff_t target_disp, int target_count,
-                                  ompi_datatype_t *target_dt, ompi_op_t *op, ompi_win_t *win);
+                                  ompi_datatype_t *origin_dt, void *result_addr, int result_count,
+                                  ompi_datatype_t *result_dt, int target, ptrdiff_t target_disp,
+                                  int target_count, ompi_datatype_t *target_dt, ompi_op_t *op,
+                                  ompi_win_t *win);
 int mca_osc_hybrid_rput(const void *origin_addr, int origin_count, ompi_datatype_t *origin_dt,
                         int target, ptrdiff_t target_disp, int target_count,
                         ompi_datatype_t *target_dt, ompi_win_t *win, ompi_request_t **req);
-int mca_osc_hybrid_rget(void *origin_addr, int origin_count, ompi_datatype_t *origin_dt,
-                        int target, ptrdiff_t target_disp, int target_count,
-                        ompi_datatype_t *target_dt, ompi_win_t *win, ompi_request_t **req);
+int mca_osc_hybrid_rget(void *origin_addr, int origin_count, ompi_datatype_t *origin_dt, int target,
+                        ptrdiff_t target_disp, int target_count, ompi_datatype_t *target_dt,
+                        ompi_win_t *win, ompi_request_t **req);
 int mca_osc_hybrid_raccumulate(const void *origin_addr, int origin_count,
                                ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
                                int target_count, ompi_datatype_t *target_dt, ompi_op_t *op,
                                ompi_win_t *win, ompi_request_t **req);
 int mca_osc_hybrid_rget_accumulate(const void *origin_addr, int origin_count,
-                                   ompi_datatype_t *origin_dt, void *result_addr,
-                                   int result_count, ompi_datatype_t *result_dt,
-                                   int target, ptrdiff_t target_disp, int target_count,
-                                   ompi_datatype_t *target_dt, ompi_op_t *op, ompi_win_t *win,
-                                   ompi_request_t **req);
+                                   ompi_datatype_t *origin_dt, void *result_addr, int result_count,
+                                   ompi_datatype_t *result_dt, int target, ptrdiff_t target_disp,
+                                   int target_count, ompi_datatype_t *target_dt, ompi_op_t *op,
+                                   ompi_win_t *win, ompi_request_t **req);
 
 /* osc_hybrid_sync.c */
 int mca_osc_hybrid_fence(int assert, ompi_win_t *win);

@@ -21,7 +21,7 @@
 #define MCA_OSC_HYBRID_BIG ((uint64_t) 1 << 30)
 
 typedef struct {
-    uint32_t first;     /* index into the split segment array */
+    uint32_t first; /* index into the split segment array */
     uint32_t nseg;
     uint64_t stream_off;
     uint64_t stream_len;
@@ -94,10 +94,9 @@ static int mca_osc_hybrid_flatten(ompi_datatype_t *dt, int count, mca_osc_hybrid
 
 /* Splits segments into chunks of at most maxstream bytes (a multiple of
  * gran) and maxseg segments each; segments are cut where a chunk ends. */
-static int mca_osc_hybrid_split(const mca_osc_hybrid_seg_t *segs, uint32_t nseg,
-                                uint64_t maxstream, uint32_t maxseg, uint64_t gran,
-                                mca_osc_hybrid_seg_t **osegs, mca_osc_hybrid_chunk_t **ochunks,
-                                uint32_t *onchunks)
+static int mca_osc_hybrid_split(const mca_osc_hybrid_seg_t *segs, uint32_t nseg, uint64_t maxstream,
+                                uint32_t maxseg, uint64_t gran, mca_osc_hybrid_seg_t **osegs,
+                                mca_osc_hybrid_chunk_t **ochunks, uint32_t *onchunks)
 {
     mca_osc_hybrid_seg_t *out = NULL;
     mca_osc_hybrid_chunk_t *ch = NULL;
@@ -109,8 +108,7 @@ static int mca_osc_hybrid_split(const mca_osc_hybrid_seg_t *segs, uint32_t nseg,
         maxstream = gran;
     }
     while (i < nseg) {
-        mca_osc_hybrid_chunk_t c = { .first = nout, .nseg = 0, .stream_off = pos,
-                                     .stream_len = 0 };
+        mca_osc_hybrid_chunk_t c = {.first = nout, .nseg = 0, .stream_off = pos, .stream_len = 0};
         while (i < nseg && c.nseg < maxseg && c.stream_len < maxstream) {
             uint64_t take = segs[i].len - soff;
             if (take > maxstream - c.stream_len) {
@@ -232,12 +230,10 @@ static uint64_t mca_osc_hybrid_dt_size(ompi_datatype_t *dt, int count)
 /* The one path of every data-moving call. origin: data to send (put,
  * acc, gacc unless MPI_NO_OP); result: where the reply goes (get, gacc);
  * for compare-and-swap, compare is the second payload element. */
-static int mca_osc_hybrid_issue(ompi_win_t *win, int type,
-                                const void *oaddr, int ocount, ompi_datatype_t *odt,
-                                const void *compare,
-                                void *raddr, int rcount, ompi_datatype_t *rdt,
-                                int target, ptrdiff_t tdisp, int tcount, ompi_datatype_t *tdt,
-                                ompi_op_t *op, ompi_request_t **ureq)
+static int mca_osc_hybrid_issue(ompi_win_t *win, int type, const void *oaddr, int ocount,
+                                ompi_datatype_t *odt, const void *compare, void *raddr, int rcount,
+                                ompi_datatype_t *rdt, int target, ptrdiff_t tdisp, int tcount,
+                                ompi_datatype_t *tdt, ompi_op_t *op, ompi_request_t **ureq)
 {
     mca_osc_hybrid_module_t *m = MCA_OSC_HYBRID_MOD(win);
     mca_osc_hybrid_component_t *c = &mca_osc_hybrid_component;
@@ -274,8 +270,9 @@ static int mca_osc_hybrid_issue(ompi_win_t *win, int type,
     }
     if (MCA_OSC_HYBRID_HDR_ACC == type || MCA_OSC_HYBRID_HDR_GACC == type ||
         MCA_OSC_HYBRID_HDR_CAS == type) {
-        elem = ompi_datatype_is_predefined(tdt) ? tdt
-                                                : ompi_datatype_get_single_predefined_type_from_args(tdt);
+        elem = ompi_datatype_is_predefined(tdt)
+            ? tdt
+            : ompi_datatype_get_single_predefined_type_from_args(tdt);
         if (NULL == elem) {
             return OMPI_ERR_NOT_SUPPORTED;
         }
@@ -319,8 +316,7 @@ static int mca_osc_hybrid_issue(ompi_win_t *win, int type,
     /* range check at the origin when the target's window is known */
     if (NULL != m->peer_size) {
         int64_t start;
-        if (__builtin_mul_overflow((int64_t) tdisp, (int64_t) m->peer_disp_unit[target],
-                                   &start)) {
+        if (__builtin_mul_overflow((int64_t) tdisp, (int64_t) m->peer_disp_unit[target], &start)) {
             rc = OMPI_ERR_RMA_RANGE;
             goto out;
         }
@@ -339,10 +335,10 @@ static int mca_osc_hybrid_issue(ompi_win_t *win, int type,
     if (NULL != m->rbtl && NULL == ureq &&
         (MCA_OSC_HYBRID_HDR_PUT == type || MCA_OSC_HYBRID_HDR_GET == type)) {
         bool is_put = (MCA_OSC_HYBRID_HDR_PUT == type);
-        if (OMPI_SUCCESS == mca_osc_hybrid_rdma_try(m, is_put, is_put ? (void *) oaddr : raddr,
-                                                    is_put ? ocount : rcount,
-                                                    is_put ? odt : rdt, target, tdisp, tcount,
-                                                    tdt)) {
+        if (OMPI_SUCCESS ==
+            mca_osc_hybrid_rdma_try(m, is_put, is_put ? (void *) oaddr : raddr,
+                                    is_put ? ocount : rcount, is_put ? odt : rdt, target, tdisp,
+                                    tcount, tdt)) {
             goto out;
         }
     }
@@ -350,8 +346,8 @@ static int mca_osc_hybrid_issue(ompi_win_t *win, int type,
     hdrspace = (uint64_t) c->slot_size - sizeof(mca_osc_hybrid_hdr_t);
     if (MCA_OSC_HYBRID_HDR_PUT == type) {
         inline_data = (tsize <= (uint64_t) c->inline_max);
-        maxstream = inline_data ? (uint64_t) (c->inline_max > 0 ? c->inline_max : 1)
-                                : MCA_OSC_HYBRID_BIG;
+        maxstream =
+            inline_data ? (uint64_t) (c->inline_max > 0 ? c->inline_max : 1) : MCA_OSC_HYBRID_BIG;
     } else if (MCA_OSC_HYBRID_HDR_GET == type) {
         inline_data = false;
         maxstream = MCA_OSC_HYBRID_BIG;
@@ -363,8 +359,7 @@ static int mca_osc_hybrid_issue(ompi_win_t *win, int type,
         maxstream = hdrspace / 2;
     }
     data_follows = (MCA_OSC_HYBRID_HDR_PUT == type && !inline_data);
-    maxseg = (uint32_t) ((hdrspace - (inline_data ? maxstream : 0)) /
-                         sizeof(mca_osc_hybrid_seg_t));
+    maxseg = (uint32_t) ((hdrspace - (inline_data ? maxstream : 0)) / sizeof(mca_osc_hybrid_seg_t));
     if (MCA_OSC_HYBRID_HDR_CAS == type && (1 != nseg || segs[0].len != gran || gran > 16)) {
         rc = OMPI_ERR_TYPE_MISMATCH;
         goto out;
@@ -398,18 +393,17 @@ static int mca_osc_hybrid_issue(ompi_win_t *win, int type,
     }
     if (has_payload && MCA_OSC_HYBRID_HDR_CAS != type && !(data_follows && 1 == nchunks)) {
         OBJ_CONSTRUCT(&oconv, opal_convertor_t);
-        opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &odt->super,
-                                                 ocount, oaddr, 0, &oconv);
+        opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &odt->super, ocount,
+                                                 oaddr, 0, &oconv);
         oconv_ready = true;
     }
 
     for (k = 0; k < nchunks && OMPI_SUCCESS == rc; ++k) {
         mca_osc_hybrid_chunk_t *ch = &chunks[k];
-        uint64_t payload = inline_data ? (MCA_OSC_HYBRID_HDR_CAS == type ? 2 * gran
-                                                                         : ch->stream_len)
-                                       : 0;
-        size_t msglen = sizeof(mca_osc_hybrid_hdr_t) + ch->nseg * sizeof(mca_osc_hybrid_seg_t) +
-                        payload;
+        uint64_t payload =
+            inline_data ? (MCA_OSC_HYBRID_HDR_CAS == type ? 2 * gran : ch->stream_len) : 0;
+        size_t msglen =
+            sizeof(mca_osc_hybrid_hdr_t) + ch->nseg * sizeof(mca_osc_hybrid_seg_t) + payload;
         char *msg = malloc(msglen);
         mca_osc_hybrid_hdr_t *h = (mca_osc_hybrid_hdr_t *) msg;
         char *pl;
@@ -435,7 +429,7 @@ static int mca_osc_hybrid_issue(ompi_win_t *win, int type,
             memcpy(pl, oaddr, gran);
             memcpy(pl + gran, compare, gran);
         } else if (inline_data && payload > 0) {
-            struct iovec iov = { .iov_base = pl, .iov_len = payload };
+            struct iovec iov = {.iov_base = pl, .iov_len = payload};
             uint32_t cnt = 1;
             size_t max = payload;
             opal_convertor_pack(&oconv, &iov, &cnt, &max);
@@ -446,8 +440,8 @@ static int mca_osc_hybrid_issue(ompi_win_t *win, int type,
             if (1 == nchunks) {
                 rc = MCA_PML_CALL(irecv(raddr, rcount, rdt, target, tag, m->comm, &req));
             } else {
-                rc = MCA_PML_CALL(irecv(hop->tmp + ch->stream_off, ch->stream_len, MPI_BYTE,
-                                        target, tag, m->comm, &req));
+                rc = MCA_PML_CALL(irecv(hop->tmp + ch->stream_off, ch->stream_len, MPI_BYTE, target,
+                                        tag, m->comm, &req));
             }
             if (OMPI_SUCCESS != rc) {
                 free(msg);
@@ -471,8 +465,8 @@ static int mca_osc_hybrid_issue(ompi_win_t *win, int type,
         if (data_follows) {
             void *buf = NULL;
             if (1 == nchunks) {
-                rc = MCA_PML_CALL(isend(oaddr, ocount, odt, target, tag,
-                                        MCA_PML_BASE_SEND_STANDARD, m->comm, &req));
+                rc = MCA_PML_CALL(isend(oaddr, ocount, odt, target, tag, MCA_PML_BASE_SEND_STANDARD,
+                                        m->comm, &req));
             } else {
                 struct iovec iov;
                 uint32_t cnt = 1;
@@ -518,47 +512,45 @@ int mca_osc_hybrid_put(const void *origin_addr, int origin_count, ompi_datatype_
                        int target, ptrdiff_t target_disp, int target_count,
                        ompi_datatype_t *target_dt, ompi_win_t *win)
 {
-    return mca_osc_hybrid_issue(win, MCA_OSC_HYBRID_HDR_PUT, origin_addr, origin_count,
-                                origin_dt, NULL, NULL, 0, NULL, target, target_disp,
-                                target_count, target_dt, NULL, NULL);
+    return mca_osc_hybrid_issue(win, MCA_OSC_HYBRID_HDR_PUT, origin_addr, origin_count, origin_dt,
+                                NULL, NULL, 0, NULL, target, target_disp, target_count, target_dt,
+                                NULL, NULL);
 }
 
-int mca_osc_hybrid_get(void *origin_addr, int origin_count, ompi_datatype_t *origin_dt,
-                       int target, ptrdiff_t target_disp, int target_count,
-                       ompi_datatype_t *target_dt, ompi_win_t *win)
+int mca_osc_hybrid_get(void *origin_addr, int origin_count, ompi_datatype_t *origin_dt, int target,
+                       ptrdiff_t target_disp, int target_count, ompi_datatype_t *target_dt,
+                       ompi_win_t *win)
 {
-    return mca_osc_hybrid_issue(win, MCA_OSC_HYBRID_HDR_GET, NULL, 0, NULL, NULL,
-                                origin_addr, origin_count, origin_dt, target, target_disp,
-                                target_count, target_dt, NULL, NULL);
+    return mca_osc_hybrid_issue(win, MCA_OSC_HYBRID_HDR_GET, NULL, 0, NULL, NULL, origin_addr,
+                                origin_count, origin_dt, target, target_disp, target_count,
+                                target_dt, NULL, NULL);
 }
 
-int mca_osc_hybrid_accumulate(const void *origin_addr, int origin_count,
-                              ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
-                              int target_count, ompi_datatype_t *target_dt, ompi_op_t *op,
-                              ompi_win_t *win)
+int mca_osc_hybrid_accumulate(const void *origin_addr, int origin_count, ompi_datatype_t *origin_dt,
+                              int target, ptrdiff_t target_disp, int target_count,
+                              ompi_datatype_t *target_dt, ompi_op_t *op, ompi_win_t *win)
 {
-    return mca_osc_hybrid_issue(win, MCA_OSC_HYBRID_HDR_ACC, origin_addr, origin_count,
-                                origin_dt, NULL, NULL, 0, NULL, target, target_disp,
-                                target_count, target_dt, op, NULL);
+    return mca_osc_hybrid_issue(win, MCA_OSC_HYBRID_HDR_ACC, origin_addr, origin_count, origin_dt,
+                                NULL, NULL, 0, NULL, target, target_disp, target_count, target_dt,
+                                op, NULL);
 }
 
 int mca_osc_hybrid_get_accumulate(const void *origin_addr, int origin_count,
-                                  ompi_datatype_t *origin_dt, void *result_addr,
-                                  int result_count, ompi_datatype_t *result_dt,
-                                  int target, ptrdiff_t target_disp, int target_count,
-                                  ompi_datatype_t *target_dt, ompi_op_t *op, ompi_win_t *win)
+                                  ompi_datatype_t *origin_dt, void *result_addr, int result_count,
+                                  ompi_datatype_t *result_dt, int target, ptrdiff_t target_disp,
+                                  int target_count, ompi_datatype_t *target_dt, ompi_op_t *op,
+                                  ompi_win_t *win)
 {
-    return mca_osc_hybrid_issue(win, MCA_OSC_HYBRID_HDR_GACC, origin_addr, origin_count,
-                                origin_dt, NULL, result_addr, result_count, result_dt, target,
-                                target_disp, target_count, target_dt, op, NULL);
+    return mca_osc_hybrid_issue(win, MCA_OSC_HYBRID_HDR_GACC, origin_addr, origin_count, origin_dt,
+                                NULL, result_addr, result_count, result_dt, target, target_disp,
+                                target_count, target_dt, op, NULL);
 }
 
-int mca_osc_hybrid_fetch_and_op(const void *origin_addr, void *result_addr,
-                                ompi_datatype_t *dt, int target, ptrdiff_t target_disp,
-                                ompi_op_t *op, ompi_win_t *win)
+int mca_osc_hybrid_fetch_and_op(const void *origin_addr, void *result_addr, ompi_datatype_t *dt,
+                                int target, ptrdiff_t target_disp, ompi_op_t *op, ompi_win_t *win)
 {
-    return mca_osc_hybrid_issue(win, MCA_OSC_HYBRID_HDR_GACC, origin_addr, 1, dt, NULL,
-                                result_addr, 1, dt, target, target_disp, 1, dt, op, NULL);
+    return mca_osc_hybrid_issue(win, MCA_OSC_HYBRID_HDR_GACC, origin_addr, 1, dt, NULL, result_addr,
+                                1, dt, target, target_disp, 1, dt, op, NULL);
 }
 
 int mca_osc_hybrid_compare_and_swap(const void *origin_addr, const void *compare_addr,
@@ -573,18 +565,18 @@ int mca_osc_hybrid_rput(const void *origin_addr, int origin_count, ompi_datatype
                         int target, ptrdiff_t target_disp, int target_count,
                         ompi_datatype_t *target_dt, ompi_win_t *win, ompi_request_t **req)
 {
-    return mca_osc_hybrid_issue(win, MCA_OSC_HYBRID_HDR_PUT, origin_addr, origin_count,
-                                origin_dt, NULL, NULL, 0, NULL, target, target_disp,
-                                target_count, target_dt, NULL, req);
+    return mca_osc_hybrid_issue(win, MCA_OSC_HYBRID_HDR_PUT, origin_addr, origin_count, origin_dt,
+                                NULL, NULL, 0, NULL, target, target_disp, target_count, target_dt,
+                                NULL, req);
 }
 
-int mca_osc_hybrid_rget(void *origin_addr, int origin_count, ompi_datatype_t *origin_dt,
-                        int target, ptrdiff_t target_disp, int target_count,
-                        ompi_datatype_t *target_dt, ompi_win_t *win, ompi_request_t **req)
+int mca_osc_hybrid_rget(void *origin_addr, int origin_count, ompi_datatype_t *origin_dt, int target,
+                        ptrdiff_t target_disp, int target_count, ompi_datatype_t *target_dt,
+                        ompi_win_t *win, ompi_request_t **req)
 {
-    return mca_osc_hybrid_issue(win, MCA_OSC_HYBRID_HDR_GET, NULL, 0, NULL, NULL,
-                                origin_addr, origin_count, origin_dt, target, target_disp,
-                                target_count, target_dt, NULL, req);
+    return mca_osc_hybrid_issue(win, MCA_OSC_HYBRID_HDR_GET, NULL, 0, NULL, NULL, origin_addr,
+                                origin_count, origin_dt, target, target_disp, target_count,
+                                target_dt, NULL, req);
 }
 
 int mca_osc_hybrid_raccumulate(const void *origin_addr, int origin_count,
@@ -592,19 +584,18 @@ int mca_osc_hybrid_raccumulate(const void *origin_addr, int origin_count,
                                int target_count, ompi_datatype_t *target_dt, ompi_op_t *op,
                                ompi_win_t *win, ompi_request_t **req)
 {
-    return mca_osc_hybrid_issue(win, MCA_OSC_HYBRID_HDR_ACC, origin_addr, origin_count,
-                                origin_dt, NULL, NULL, 0, NULL, target, target_disp,
-                                target_count, target_dt, op, req);
+    return mca_osc_hybrid_issue(win, MCA_OSC_HYBRID_HDR_ACC, origin_addr, origin_count, origin_dt,
+                                NULL, NULL, 0, NULL, target, target_disp, target_count, target_dt,
+                                op, req);
 }
 
 int mca_osc_hybrid_rget_accumulate(const void *origin_addr, int origin_count,
-                                   ompi_datatype_t *origin_dt, void *result_addr,
-                                   int result_count, ompi_datatype_t *result_dt,
-                                   int target, ptrdiff_t target_disp, int target_count,
-                                   ompi_datatype_t *target_dt, ompi_op_t *op, ompi_win_t *win,
-                                   ompi_request_t **req)
+                                   ompi_datatype_t *origin_dt, void *result_addr, int result_count,
+                                   ompi_datatype_t *result_dt, int target, ptrdiff_t target_disp,
+                                   int target_count, ompi_datatype_t *target_dt, ompi_op_t *op,
+                                   ompi_win_t *win, ompi_request_t **req)
 {
-    return mca_osc_hybrid_issue(win, MCA_OSC_HYBRID_HDR_GACC, origin_addr, origin_count,
-                                origin_dt, NULL, result_addr, result_count, result_dt, target,
-                                target_disp, target_count, target_dt, op, req);
+    return mca_osc_hybrid_issue(win, MCA_OSC_HYBRID_HDR_GACC, origin_addr, origin_count, origin_dt,
+                                NULL, result_addr, result_count, result_dt, target, target_disp,
+                                target_count, target_dt, op, req);
 }

@@ -35,21 +35,21 @@ static int mca_osc_hybrid_attach(ompi_win_t *win, void *base, size_t len);
 static int mca_osc_hybrid_detach(ompi_win_t *win, const void *base);
 
 mca_osc_hybrid_component_t mca_osc_hybrid_component = {
-    .super = {
-        .osc_version = {
-            OMPI_OSC_BASE_VERSION_3_0_0,
-            .mca_component_name = "hybrid",
-            MCA_BASE_MAKE_VERSION(component, 0, 1, 0),
-            .mca_register_component_params = mca_osc_hybrid_register,
+    .super =
+        {
+            .osc_version =
+                {
+                    OMPI_OSC_BASE_VERSION_3_0_0,
+                    .mca_component_name = "hybrid",
+                    MCA_BASE_MAKE_VERSION(component, 0, 1, 0),
+                    .mca_register_component_params = mca_osc_hybrid_register,
+                },
+            .osc_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT},
+            .osc_init = mca_osc_hybrid_init,
+            .osc_query = mca_osc_hybrid_query,
+            .osc_select = mca_osc_hybrid_select,
+            .osc_finalize = mca_osc_hybrid_finalize,
         },
-        .osc_data = {
-            MCA_BASE_METADATA_PARAM_CHECKPOINT
-        },
-        .osc_init = mca_osc_hybrid_init,
-        .osc_query = mca_osc_hybrid_query,
-        .osc_select = mca_osc_hybrid_select,
-        .osc_finalize = mca_osc_hybrid_finalize,
-    },
 };
 
 static const ompi_osc_base_module_t mca_osc_hybrid_module_template = {
@@ -90,48 +90,53 @@ static int mca_osc_hybrid_register(void)
 
     /* Below osc/rdma and osc/sm: chosen when they cannot serve a window. */
     c->priority = 5;
-    (void) mca_base_component_var_register(&c->super.osc_version, "priority",
+    (void) mca_base_component_var_register(
+        &c->super.osc_version, "priority",
         "Priority of osc/hybrid. It is below osc/rdma and osc/sm, so it serves a window "
         "exactly when they cannot (a BTL without RDMA or atomics); --mca osc hybrid forces it",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,
         &c->priority);
     c->over_vader = true;
-    (void) mca_base_component_var_register(&c->super.osc_version, "over_vader",
+    (void) mca_base_component_var_register(
+        &c->super.osc_version, "over_vader",
         "Serve windows whose peers are all reached by btl/vader, above osc/rdma: Open MPI "
         "4.1's osc/rdma over vader crashes in a compare-and-swap that targets the calling "
         "rank and returns wrong MPI_LOR/MPI_LXOR accumulates (false: leave them to osc/rdma)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
         &c->over_vader);
     c->slot_size = 32768;
-    (void) mca_base_component_var_register(&c->super.osc_version, "slot_size",
+    (void) mca_base_component_var_register(
+        &c->super.osc_version, "slot_size",
         "Bytes of one pre-posted active-message receive (header, segment list and inline "
         "data of one request); larger requests are split (minimum 1024)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->slot_size);
     c->nslots = 16;
-    (void) mca_base_component_var_register(&c->super.osc_version, "slots",
+    (void) mca_base_component_var_register(
+        &c->super.osc_version, "slots",
         "Active-message receives posted per window (bounds what a target buffers in its "
         "window; more arrive as ordinary unexpected messages of the PML)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->nslots);
     c->inline_max = 8192;
-    (void) mca_base_component_var_register(&c->super.osc_version, "inline_max",
+    (void) mca_base_component_var_register(
+        &c->super.osc_version, "inline_max",
         "Put data up to this many bytes travels inside the request; larger puts send the "
         "data as a separate message straight into the target window",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->inline_max);
     c->rdma = true;
-    (void) mca_base_component_var_register(&c->super.osc_version, "rdma",
+    (void) mca_base_component_var_register(
+        &c->super.osc_version, "rdma",
         "Move contiguous puts and gets with the BTL's own RDMA (btl_put/btl_get on a "
         "registered window) when one such BTL reaches every other rank of a create or "
         "allocate window; otherwise, and for every other operation, active messages",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->rdma);
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->rdma);
     c->rdma_min = 0;
-    (void) mca_base_component_var_register(&c->super.osc_version, "rdma_min",
-        "Smallest contiguous put/get (bytes) that takes the RDMA path",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->rdma_min);
+    (void) mca_base_component_var_register(
+        &c->super.osc_version, "rdma_min",
+        "Smallest contiguous put/get (bytes) that takes the RDMA path", MCA_BASE_VAR_TYPE_INT, NULL,
+        0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &c->rdma_min);
     return OMPI_SUCCESS;
 }
 
@@ -216,7 +221,11 @@ static bool mca_osc_hybrid_vader_only(ompi_communicator_t *comm)
 static int mca_osc_hybrid_query(ompi_win_t *win, void **base, size_t size, int disp_unit,
                                 ompi_communicator_t *comm, opal_info_t *info, int flavor)
 {
-    (void) win; (void) base; (void) size; (void) disp_unit; (void) info;
+    (void) win;
+    (void) base;
+    (void) size;
+    (void) disp_unit;
+    (void) info;
     /* Shared-memory windows are osc/sm's business. */
     if (MPI_WIN_FLAVOR_SHARED == flavor) {
         return -1;
@@ -253,8 +262,7 @@ int mca_osc_hybrid_progress(void)
 static int mca_osc_hybrid_post_slot(mca_osc_hybrid_module_t *m, int i)
 {
     return MCA_PML_CALL(irecv(m->slot_buf[i], mca_osc_hybrid_component.slot_size, MPI_BYTE,
-                              MPI_ANY_SOURCE, MCA_OSC_HYBRID_TAG_AM, m->comm,
-                              &m->slot_req[i]));
+                              MPI_ANY_SOURCE, MCA_OSC_HYBRID_TAG_AM, m->comm, &m->slot_req[i]));
 }
 
 /* Called with m->lock held. Completes finished internal requests, then
@@ -293,8 +301,7 @@ void mca_osc_hybrid_progress_module(mca_osc_hybrid_module_t *m)
         if (OMPI_SUCCESS == err) {
             mca_osc_hybrid_handle_am(m, src, m->slot_buf[h], len);
         } else {
-            opal_output(0, "osc/hybrid: a request from rank %d was dropped (error %d)",
-                        src, err);
+            opal_output(0, "osc/hybrid: a request from rank %d was dropped (error %d)", src, err);
         }
         if (OMPI_SUCCESS != mca_osc_hybrid_post_slot(m, h)) {
             opal_output(0, "osc/hybrid: cannot repost a receive");
@@ -464,7 +471,7 @@ static int mca_osc_hybrid_select(ompi_win_t *win, void **base, size_t size, int 
      * it knows every target's size and displacement unit. */
     if (MPI_WIN_FLAVOR_DYNAMIC != flavor) {
         uint64_t *all = malloc(2 * n * sizeof(uint64_t));
-        uint64_t mine[2] = { (uint64_t) m->win_size, (uint64_t) m->disp_unit };
+        uint64_t mine[2] = {(uint64_t) m->win_size, (uint64_t) m->disp_unit};
         m->peer_size = calloc(n, sizeof(uint64_t));
         m->peer_disp_unit = calloc(n, sizeof(int));
         if (NULL == all || NULL == m->peer_size || NULL == m->peer_disp_unit) {
@@ -472,8 +479,8 @@ static int mca_osc_hybrid_select(ompi_win_t *win, void **base, size_t size, int 
             rc = OMPI_ERR_OUT_OF_RESOURCE;
             goto fail;
         }
-        rc = m->comm->c_coll->coll_allgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T,
-                                             m->comm, m->comm->c_coll->coll_allgather_module);
+        rc = m->comm->c_coll->coll_allgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, m->comm,
+                                             m->comm->c_coll->coll_allgather_module);
         if (OMPI_SUCCESS != rc) {
             free(all);
             goto fail;
@@ -515,7 +522,8 @@ static int mca_osc_hybrid_select(ompi_win_t *win, void **base, size_t size, int 
 
     opal_output_verbose(10, ompi_osc_base_framework.framework_output,
                         "osc/hybrid: serving a window of flavor %d, %zu bytes, %d ranks, "
-                        "put/get by %s", flavor, m->win_size, n,
+                        "put/get by %s",
+                        flavor, m->win_size, n,
                         NULL != m->rbtl ? m->rbtl->btl_component->btl_version.mca_component_name
                                         : "active messages");
     win->w_osc_module = &m->super;
@@ -535,8 +543,7 @@ static int mca_osc_hybrid_select(ompi_win_t *win, void **base, size_t size, int 
     return OMPI_SUCCESS;
 
 fail:
-    opal_show_help("help-mpi-osc-hybrid.txt", "window create failed", true,
-                   opal_strerror(rc), rc);
+    opal_show_help("help-mpi-osc-hybrid.txt", "window create failed", true, opal_strerror(rc), rc);
     mca_osc_hybrid_module_release(m);
     return rc;
 }

@@ -19,20 +19,20 @@
 
 /* Message types (hdr.type). */
 enum {
-    MCA_OSC_HYBRID_HDR_PUT = 1,     /* segments + inline payload or DATA_FOLLOWS */
-    MCA_OSC_HYBRID_HDR_GET,         /* segments; reply data on reply_tag */
-    MCA_OSC_HYBRID_HDR_ACC,         /* segments + payload, op applied per element */
-    MCA_OSC_HYBRID_HDR_GACC,        /* as ACC; old values back on reply_tag */
-    MCA_OSC_HYBRID_HDR_CAS,         /* one segment; payload = origin, compare */
-    MCA_OSC_HYBRID_HDR_LOCK,        /* arg = MPI_LOCK_SHARED / MPI_LOCK_EXCLUSIVE */
+    MCA_OSC_HYBRID_HDR_PUT = 1, /* segments + inline payload or DATA_FOLLOWS */
+    MCA_OSC_HYBRID_HDR_GET,     /* segments; reply data on reply_tag */
+    MCA_OSC_HYBRID_HDR_ACC,     /* segments + payload, op applied per element */
+    MCA_OSC_HYBRID_HDR_GACC,    /* as ACC; old values back on reply_tag */
+    MCA_OSC_HYBRID_HDR_CAS,     /* one segment; payload = origin, compare */
+    MCA_OSC_HYBRID_HDR_LOCK,    /* arg = MPI_LOCK_SHARED / MPI_LOCK_EXCLUSIVE */
     MCA_OSC_HYBRID_HDR_LOCK_ACK,
     MCA_OSC_HYBRID_HDR_UNLOCK,
     MCA_OSC_HYBRID_HDR_UNLOCK_ACK,
     MCA_OSC_HYBRID_HDR_FLUSH,
     MCA_OSC_HYBRID_HDR_FLUSH_ACK,
-    MCA_OSC_HYBRID_HDR_POST,        /* exposure epoch opened for the receiver */
-    MCA_OSC_HYBRID_HDR_COMPLETE,    /* access epoch of the sender closed */
-    MCA_OSC_HYBRID_HDR_ERROR,       /* arg = OMPI error code of a failed op */
+    MCA_OSC_HYBRID_HDR_POST,     /* exposure epoch opened for the receiver */
+    MCA_OSC_HYBRID_HDR_COMPLETE, /* access epoch of the sender closed */
+    MCA_OSC_HYBRID_HDR_ERROR,    /* arg = OMPI error code of a failed op */
     MCA_OSC_HYBRID_HDR_TYPE_MAX
 };
 
@@ -40,22 +40,22 @@ enum {
 #define MCA_OSC_HYBRID_FLAG_DATA_FOLLOWS 0x01 /* put data comes on reply_tag */
 
 typedef struct mca_osc_hybrid_hdr_t {
-    uint8_t  type;
-    uint8_t  flags;
+    uint8_t type;
+    uint8_t flags;
     uint16_t reserved;
-    int32_t  op;          /* MPI_Op_c2f() of the op (ACC, GACC) */
-    int32_t  dt;          /* MPI_Type_c2f() of the element type (ACC, GACC, CAS) */
+    int32_t op;           /* MPI_Op_c2f() of the op (ACC, GACC) */
+    int32_t dt;           /* MPI_Type_c2f() of the element type (ACC, GACC, CAS) */
     uint32_t nseg;        /* segments that follow the header */
     uint64_t stream_len;  /* bytes the segments cover, = sum of their len */
     uint64_t payload_len; /* inline payload bytes after the segments */
-    int64_t  disp;        /* target_disp (dynamic windows: an address) */
-    int32_t  reply_tag;   /* tag of the reply or of the following data */
-    int32_t  arg;         /* lock type, error code */
+    int64_t disp;         /* target_disp (dynamic windows: an address) */
+    int32_t reply_tag;    /* tag of the reply or of the following data */
+    int32_t arg;          /* lock type, error code */
 } mca_osc_hybrid_hdr_t;
 
 /* One contiguous piece of the target region, relative to disp. */
 typedef struct mca_osc_hybrid_seg_t {
-    int64_t  off;
+    int64_t off;
     uint64_t len;
 } mca_osc_hybrid_seg_t;
 
@@ -80,9 +80,9 @@ _Static_assert(sizeof(mca_osc_hybrid_hdr_t) % 16 == 0, "payload alignment");
 /* Tags on the window's private communicator. Replies (target to origin) and
  * bulk data (origin to target) use disjoint ranges, both allocated by the
  * origin, so a reply never matches a data message of the same peer. */
-#define MCA_OSC_HYBRID_TAG_AM        1
-#define MCA_OSC_HYBRID_TAG_REPLY     0x00010000
-#define MCA_OSC_HYBRID_TAG_DATA      0x10010000
-#define MCA_OSC_HYBRID_TAG_SPAN      0x0fff0000
+#define MCA_OSC_HYBRID_TAG_AM 1
+#define MCA_OSC_HYBRID_TAG_REPLY 0x00010000
+#define MCA_OSC_HYBRID_TAG_DATA 0x10010000
+#define MCA_OSC_HYBRID_TAG_SPAN 0x0fff0000
 
 #endif /* MCA_OSC_HYBRID_HDR_H */

@@ -109,12 +109,11 @@ int mca_osc_hybrid_rdma_setup(mca_osc_hybrid_module_t *m)
         memcpy(hbuf, m->wreg, hsize);
     }
     mine = (uint64_t) (uintptr_t) m->base;
-    rc = m->comm->c_coll->coll_allgather(&mine, 1, MPI_UINT64_T, m->rbase, 1, MPI_UINT64_T,
-                                         m->comm, m->comm->c_coll->coll_allgather_module);
+    rc = m->comm->c_coll->coll_allgather(&mine, 1, MPI_UINT64_T, m->rbase, 1, MPI_UINT64_T, m->comm,
+                                         m->comm->c_coll->coll_allgather_module);
     if (OMPI_SUCCESS == rc && hsize > 0) {
-        rc = m->comm->c_coll->coll_allgather(hbuf, hsize, MPI_BYTE, m->rhandles, hsize,
-                                             MPI_BYTE, m->comm,
-                                             m->comm->c_coll->coll_allgather_module);
+        rc = m->comm->c_coll->coll_allgather(hbuf, hsize, MPI_BYTE, m->rhandles, hsize, MPI_BYTE,
+                                             m->comm, m->comm->c_coll->coll_allgather_module);
     }
     free(hbuf);
     if (OMPI_SUCCESS != rc) {
@@ -160,8 +159,7 @@ void mca_osc_hybrid_rdma_release(mca_osc_hybrid_module_t *m)
 }
 
 static void mca_osc_hybrid_rdma_done(mca_btl_base_module_t *btl,
-                                     struct mca_btl_base_endpoint_t *endpoint,
-                                     void *local_address,
+                                     struct mca_btl_base_endpoint_t *endpoint, void *local_address,
                                      mca_btl_base_registration_handle_t *local_handle,
                                      void *context, void *cbdata, int status)
 {

@@ -23,18 +23,18 @@
 
 /* Spins the progress engine until cond (evaluated under the module lock)
  * holds. */
-#define MCA_OSC_HYBRID_WAIT_UNTIL(m, cond)          \
-    do {                                            \
-        for (;;) {                                  \
-            bool ok_;                               \
-            OPAL_THREAD_LOCK(&(m)->lock);           \
-            ok_ = (cond);                           \
-            OPAL_THREAD_UNLOCK(&(m)->lock);         \
-            if (ok_) {                              \
-                break;                              \
-            }                                       \
-            opal_progress();                        \
-        }                                           \
+#define MCA_OSC_HYBRID_WAIT_UNTIL(m, cond)  \
+    do {                                    \
+        for (;;) {                          \
+            bool ok_;                       \
+            OPAL_THREAD_LOCK(&(m)->lock);   \
+            ok_ = (cond);                   \
+            OPAL_THREAD_UNLOCK(&(m)->lock); \
+            if (ok_) {                      \
+                break;                      \
+            }                               \
+            opal_progress();                \
+        }                                   \
     } while (0)
 
 /* Takes the first error a target reported since the last call. */
@@ -130,9 +130,9 @@ int mca_osc_hybrid_fence(int assert, ompi_win_t *win)
     memcpy(sent, m->ops_sent, m->size * sizeof(uint64_t));
     OPAL_THREAD_UNLOCK(&m->lock);
     /* every process learns how many requests were ever sent to it */
-    rc = m->comm->c_coll->coll_reduce_scatter_block(sent, &expected, 1, MPI_UINT64_T, MPI_SUM,
-                                                    m->comm,
-                                                    m->comm->c_coll->coll_reduce_scatter_block_module);
+    rc = m->comm->c_coll->coll_reduce_scatter_block(
+        sent, &expected, 1, MPI_UINT64_T, MPI_SUM, m->comm,
+        m->comm->c_coll->coll_reduce_scatter_block_module);
     free(sent);
     if (OMPI_SUCCESS != rc) {
         return rc;
@@ -141,14 +141,14 @@ int mca_osc_hybrid_fence(int assert, ompi_win_t *win)
     /* nobody starts the next epoch before everybody has applied this one
      * (a request of the next epoch could overtake one of this epoch from a
      * third process) */
-    if (0 == (assert & MPI_MODE_NOSUCCEED)) {
+    if (0 == (assert &MPI_MODE_NOSUCCEED)) {
         rc = m->comm->c_coll->coll_barrier(m->comm, m->comm->c_coll->coll_barrier_module);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
     }
     OPAL_THREAD_LOCK(&m->lock);
-    m->fence_active = (0 == (assert & MPI_MODE_NOSUCCEED));
+    m->fence_active = (0 == (assert &MPI_MODE_NOSUCCEED));
     OPAL_THREAD_UNLOCK(&m->lock);
     err = mca_osc_hybrid_take_error(m);
     return err;
@@ -174,7 +174,7 @@ int mca_osc_hybrid_post(ompi_group_t *group, int assert, ompi_win_t *win)
     m->post_group = group;
     m->post_size = n;
     OPAL_THREAD_UNLOCK(&m->lock);
-    if (0 == (assert & MPI_MODE_NOCHECK)) {
+    if (0 == (assert &MPI_MODE_NOCHECK)) {
         for (i = 0; i < n; ++i) {
             mca_osc_hybrid_ctl(m, ranks[i], MCA_OSC_HYBRID_HDR_POST, 0, NULL, NULL);
         }
@@ -198,7 +198,7 @@ int mca_osc_hybrid_start(ompi_group_t *group, int assert, ompi_win_t *win)
     if (NULL == ranks) {
         return OMPI_ERR_BAD_PARAM;
     }
-    if (0 == (assert & MPI_MODE_NOCHECK)) {
+    if (0 == (assert &MPI_MODE_NOCHECK)) {
         /* every target of the group must have posted */
         for (i = 0; i < n; ++i) {
             int r = ranks[i];
@@ -308,8 +308,7 @@ int mca_osc_hybrid_lock(int lock_type, int target, int assert, ompi_win_t *win)
         return OMPI_ERR_BAD_PARAM;
     }
     OPAL_THREAD_LOCK(&m->lock);
-    if (m->lock_all || 0 != m->lock_type[target] || m->fence_active ||
-        NULL != m->start_group) {
+    if (m->lock_all || 0 != m->lock_type[target] || m->fence_active || NULL != m->start_group) {
         /* an active fence epoch is left by the next fence; MPI forbids
          * mixing it with passive target synchronisation */
         if (m->fence_active && !m->lock_all && 0 == m->lock_type[target] &&
@@ -320,7 +319,7 @@ int mca_osc_hybrid_lock(int lock_type, int target, int assert, ompi_win_t *win)
             return OMPI_ERR_RMA_SYNC;
         }
     }
-    m->lock_type[target] = lock_type | ((assert & MPI_MODE_NOCHECK) ? MCA_OSC_HYBRID_NOCHECK : 0);
+    m->lock_type[target] = lock_type | ((assert &MPI_MODE_NOCHECK) ? MCA_OSC_HYBRID_NOCHECK : 0);
     m->nlocks++;
     OPAL_THREAD_UNLOCK(&m->lock);
     if (assert & MPI_MODE_NOCHECK) {
@@ -396,8 +395,8 @@ int mca_osc_hybrid_lock_all(int assert, ompi_win_t *win)
     m->fence_active = false;
     m->lock_all = true;
     for (i = 0; i < m->size; ++i) {
-        m->lock_type[i] = MPI_LOCK_SHARED |
-                          ((assert & MPI_MODE_NOCHECK) ? MCA_OSC_HYBRID_NOCHECK : 0);
+        m->lock_type[i] =
+            MPI_LOCK_SHARED | ((assert &MPI_MODE_NOCHECK) ? MCA_OSC_HYBRID_NOCHECK : 0);
     }
     OPAL_THREAD_UNLOCK(&m->lock);
     if (assert & MPI_MODE_NOCHECK) {
@@ -478,8 +477,7 @@ static bool mca_osc_hybrid_passive(mca_osc_hybrid_module_t *m, int target)
  * to it by active message since its last acknowledgement (RDMA transfers
  * are complete at the target once drained): then only the last flush
  * already asked for must be answered. */
-static int mca_osc_hybrid_flush_target(mca_osc_hybrid_module_t *m, int target,
-                                       uint64_t *ticket)
+static int mca_osc_hybrid_flush_target(mca_osc_hybrid_module_t *m, int target, uint64_t *ticket)
 {
     int rc = OMPI_SUCCESS;
 

@@ -52,7 +52,7 @@ void mca_osc_hybrid_op_release(mca_osc_hybrid_module_t *m, mca_osc_hybrid_op_t *
     if (NULL != op->tmp && NULL != op->res_dt) {
         /* the result came in pieces: unpack the whole packed stream once */
         opal_convertor_t conv;
-        struct iovec iov = { .iov_base = op->tmp, .iov_len = op->tmp_len };
+        struct iovec iov = {.iov_base = op->tmp, .iov_len = op->tmp_len};
         uint32_t iov_count = 1;
         size_t max_data = op->tmp_len;
 
@@ -108,12 +108,12 @@ void mca_osc_hybrid_complete_pend(mca_osc_hybrid_module_t *m, mca_osc_hybrid_pen
     free(p);
 }
 
-static int mca_osc_hybrid_isend(mca_osc_hybrid_module_t *m, const void *buf, size_t len,
-                                int dst, int tag, void *freebuf)
+static int mca_osc_hybrid_isend(mca_osc_hybrid_module_t *m, const void *buf, size_t len, int dst,
+                                int tag, void *freebuf)
 {
     ompi_request_t *req;
-    int rc = MCA_PML_CALL(isend(buf, len, MPI_BYTE, dst, tag, MCA_PML_BASE_SEND_STANDARD,
-                                m->comm, &req));
+    int rc = MCA_PML_CALL(
+        isend(buf, len, MPI_BYTE, dst, tag, MCA_PML_BASE_SEND_STANDARD, m->comm, &req));
     if (OMPI_SUCCESS != rc) {
         free(freebuf);
         return rc;
@@ -183,7 +183,10 @@ static char *mca_osc_hybrid_resolve(mca_osc_hybrid_module_t *m, int64_t disp,
 /* The target datatype's element as pieces (offset, length) within it. */
 typedef struct {
     int n;
-    struct { ptrdiff_t off; size_t len; } p[8];
+    struct {
+        ptrdiff_t off;
+        size_t len;
+    } p[8];
 } mca_osc_hybrid_layout_t;
 
 static int mca_osc_hybrid_layout(ompi_datatype_t *dt, mca_osc_hybrid_layout_t *lay)
@@ -197,8 +200,8 @@ static int mca_osc_hybrid_layout(ompi_datatype_t *dt, mca_osc_hybrid_layout_t *l
     int done;
 
     OBJ_CONSTRUCT(&conv, opal_convertor_t);
-    opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dt->super, 1,
-                                             (void *) bias, 0, &conv);
+    opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dt->super, 1, (void *) bias,
+                                             0, &conv);
     done = opal_convertor_raw(&conv, iov, &cnt, &size);
     OBJ_DESTRUCT(&conv);
     if (!done) {
@@ -215,8 +218,8 @@ static int mca_osc_hybrid_layout(ompi_datatype_t *dt, mca_osc_hybrid_layout_t *l
 /* Applies op element by element; the old values go to fetch (packed) when
  * it is not NULL. src is the packed origin data (NULL for MPI_NO_OP). */
 static int mca_osc_hybrid_apply(ompi_op_t *op, ompi_datatype_t *dt, char *dest,
-                                const mca_osc_hybrid_seg_t *segs, uint32_t nseg,
-                                const char *src, char *fetch)
+                                const mca_osc_hybrid_seg_t *segs, uint32_t nseg, const char *src,
+                                char *fetch)
 {
     size_t es = dt->super.size;
     ptrdiff_t lb, ext;
@@ -330,8 +333,8 @@ static void mca_osc_hybrid_lock_grant(mca_osc_hybrid_module_t *m)
 
 static void mca_osc_hybrid_fail(mca_osc_hybrid_module_t *m, int src, int code, const char *why)
 {
-    opal_output_verbose(10, 0, "osc/hybrid: rank %d refused a request of rank %d: %s",
-                        m->rank, src, why);
+    opal_output_verbose(10, 0, "osc/hybrid: rank %d refused a request of rank %d: %s", m->rank, src,
+                        why);
     mca_osc_hybrid_send_ctl(m, src, MCA_OSC_HYBRID_HDR_ERROR, code);
 }
 
@@ -403,8 +406,8 @@ static void mca_osc_hybrid_handle_op(mca_osc_hybrid_module_t *m, int src,
                 }
                 into = tmp;
             }
-            rc = MCA_PML_CALL(irecv(into, h->stream_len, MPI_BYTE, src, h->reply_tag,
-                                    m->comm, &req));
+            rc = MCA_PML_CALL(
+                irecv(into, h->stream_len, MPI_BYTE, src, h->reply_tag, m->comm, &req));
             if (OMPI_SUCCESS != rc) {
                 free(tmp);
                 free(copy);
@@ -458,19 +461,19 @@ static void mca_osc_hybrid_handle_op(mca_osc_hybrid_module_t *m, int src,
             reply = malloc(h->stream_len ? h->stream_len : 1);
         }
         if (NULL == dest || (MCA_OSC_HYBRID_HDR_GACC == h->type && NULL == reply)) {
-            mca_osc_hybrid_fail(m, src, NULL == dest ? OMPI_ERR_RMA_RANGE
-                                                     : OMPI_ERR_OUT_OF_RESOURCE,
+            mca_osc_hybrid_fail(m, src,
+                                NULL == dest ? OMPI_ERR_RMA_RANGE : OMPI_ERR_OUT_OF_RESOURCE,
                                 "accumulate outside the window or of an unknown type/op");
         } else {
-            rc = mca_osc_hybrid_apply(op, dt, dest, segs, h->nseg,
-                                      h->payload_len ? payload : NULL, reply);
+            rc = mca_osc_hybrid_apply(op, dt, dest, segs, h->nseg, h->payload_len ? payload : NULL,
+                                      reply);
             if (OMPI_SUCCESS != rc) {
                 mca_osc_hybrid_fail(m, src, OMPI_ERR_TYPE_MISMATCH, "accumulate layout");
             }
         }
         if (MCA_OSC_HYBRID_HDR_GACC == h->type) {
-            mca_osc_hybrid_isend(m, reply, NULL == dest || NULL == reply ? 0 : h->stream_len,
-                                 src, h->reply_tag, reply);
+            mca_osc_hybrid_isend(m, reply, NULL == dest || NULL == reply ? 0 : h->stream_len, src,
+                                 h->reply_tag, reply);
         }
         break;
 
@@ -505,8 +508,7 @@ void mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, si
 
     if (len < sizeof(*h) || src < 0 || src >= m->size || 0 == h->type ||
         h->type >= MCA_OSC_HYBRID_HDR_TYPE_MAX) {
-        opal_output(0, "osc/hybrid: malformed request from rank %d (%zu bytes) dropped",
-                    src, len);
+        opal_output(0, "osc/hybrid: malformed request from rank %d (%zu bytes) dropped", src, len);
         return;
     }
     switch (h->type) {
@@ -586,11 +588,12 @@ void mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, si
         sum += segs[i].len;
     }
     if (sum != h->stream_len ||
-        ((MCA_OSC_HYBRID_HDR_PUT == h->type &&
-          !(h->flags & MCA_OSC_HYBRID_FLAG_DATA_FOLLOWS)) ||
-         MCA_OSC_HYBRID_HDR_ACC == h->type) ? h->payload_len != h->stream_len : false) {
-        opal_output(0, "osc/hybrid: request from rank %d with inconsistent lengths dropped",
-                    src);
+                ((MCA_OSC_HYBRID_HDR_PUT == h->type &&
+                  !(h->flags & MCA_OSC_HYBRID_FLAG_DATA_FOLLOWS)) ||
+                 MCA_OSC_HYBRID_HDR_ACC == h->type)
+            ? h->payload_len != h->stream_len
+            : false) {
+        opal_output(0, "osc/hybrid: request from rank %d with inconsistent lengths dropped", src);
         mca_osc_hybrid_fail(m, src, OMPI_ERR_BAD_PARAM, "inconsistent lengths");
         m->ops_done++;
         if (MCA_OSC_HYBRID_HDR_PUT != h->type && MCA_OSC_HYBRID_HDR_ACC != h->type) {

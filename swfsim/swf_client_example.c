@@ -59,7 +59,9 @@ int main(int argc, char **argv)
             return 1;
         }
         printf("message from %u, tag %u, %u bytes waiting\n", r.arg[0], r.arg[1], r.arg[2]);
-        if (0 != tc_sockmodel_client_call(&c, SOCKMODEL_RECVFROM, r.arg[0], 0, &r, buf, sizeof(buf) - 1)) {
+        if (0 !=
+            tc_sockmodel_client_call(&c, SOCKMODEL_RECVFROM, r.arg[0], 0, &r, buf,
+                                     sizeof(buf) - 1)) {
             return 1;
         }
         buf[r.arg[2] < sizeof(buf) ? r.arg[2] : sizeof(buf) - 1] = '\0';

@@ -142,8 +142,7 @@ static int load_receiver(const char *hostport, const load_opts_t *o)
             if (have - off < SOCKMODEL_REPLY_BYTES + r.arg[2]) {
                 break;
             }
-            if (SOCKMODEL_RECVFROM != r.code || r.arg[1] != (uint32_t) got ||
-                r.arg[2] != o->size) {
+            if (SOCKMODEL_RECVFROM != r.code || r.arg[1] != (uint32_t) got || r.arg[2] != o->size) {
                 fprintf(stderr, "receiver: message %lu: unexpected reply code %u tag %u len %u\n",
                         got, r.code, r.arg[1], r.arg[2]);
                 return 1;
@@ -169,8 +168,8 @@ static int load_receiver(const char *hostport, const load_opts_t *o)
     }
     t1 = load_now();
     printf("swfsim-load: %lu messages of %u bytes in %.3f s: %.0f messages/s "
-           "(window %u, receive depth %u)\n", got, o->size, t1 - t0,
-           (double) (got - 1) / (t1 - t0), o->window, depth);
+           "(window %u, receive depth %u)\n",
+           got, o->size, t1 - t0, (double) (got - 1) / (t1 - t0), o->window, depth);
     fflush(stdout);
     free(in);
     return 0 == tc_sockmodel_client_finish(&c) ? 0 : 1;
@@ -193,7 +192,7 @@ static int load_pingpong(const char *hostport, const load_opts_t *o, uint32_t ra
     }
     for (unsigned long i = 0; i < o->messages; i++) {
         if (1 == i) {
-            t0 = load_now();     /* the first round trip warms up */
+            t0 = load_now(); /* the first round trip warms up */
         }
         if (0 == rank && 0 != tc_sockmodel_client_send(&c, peer, 1, buf, o->size)) {
             return 1;
@@ -219,44 +218,57 @@ static int load_pingpong(const char *hostport, const load_opts_t *o, uint32_t ra
 static void usage(void)
 {
     fprintf(stderr,
-        "usage: swfsim-load [--server HOST:PORT | --swfsim PATH] [--model simpel|torus]\n"
-        "                   [--messages N] [--size BYTES] [--window W] [--depth D]\n"
-        "                   [--pingpong]\n"
-        "  default: starts the swfsim next to this program (or PATH) with 2 nodes, 1000000 messages of 8 bytes,\n"
-        "  window 4096, depth 256; --pingpong: blocking SEND/RECV round trips,\n"
-        "  prints the half round-trip time\n");
+            "usage: swfsim-load [--server HOST:PORT | --swfsim PATH] [--model simpel|torus]\n"
+            "                   [--messages N] [--size BYTES] [--window W] [--depth D]\n"
+            "                   [--pingpong]\n"
+            "  default: starts the swfsim next to this program (or PATH) with 2 nodes, 1000000 "
+            "messages of 8 bytes,\n"
+            "  window 4096, depth 256; --pingpong: blocking SEND/RECV round trips,\n"
+            "  prints the half round-trip time\n");
 }
 
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
-        { "server", required_argument, NULL, 's' },
-        { "swfsim", required_argument, NULL, 'x' },
-        { "model", required_argument, NULL, 'm' },
-        { "messages", required_argument, NULL, 'n' },
-        { "size", required_argument, NULL, 'b' },
-        { "window", required_argument, NULL, 'w' },
-        { "depth", required_argument, NULL, 'd' },
-        { "pingpong", no_argument, NULL, 'P' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
-    load_opts_t o = { NULL, NULL, "simpel", 1000000, 8, 4096, 256, 0 };
+        {"server", required_argument, NULL, 's'}, {"swfsim", required_argument, NULL, 'x'},
+        {"model", required_argument, NULL, 'm'},  {"messages", required_argument, NULL, 'n'},
+        {"size", required_argument, NULL, 'b'},   {"window", required_argument, NULL, 'w'},
+        {"depth", required_argument, NULL, 'd'},  {"pingpong", no_argument, NULL, 'P'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    load_opts_t o = {NULL, NULL, "simpel", 1000000, 8, 4096, 256, 0};
     char hostport[300], portfile[64], selfpath[4096];
     pid_t sim = -1, kids[2];
     int c, status, rc = 0;
 
     while (-1 != (c = getopt_long(argc, argv, "h", opts, NULL))) {
         switch (c) {
-        case 's': o.server = optarg; break;
-        case 'x': o.swfsim = optarg; break;
-        case 'm': o.model = optarg; break;
-        case 'n': o.messages = strtoul(optarg, NULL, 0); break;
-        case 'b': o.size = (uint32_t) strtoul(optarg, NULL, 0); break;
-        case 'w': o.window = (uint32_t) strtoul(optarg, NULL, 0); break;
-        case 'd': o.depth = (uint32_t) strtoul(optarg, NULL, 0); break;
-        case 'P': o.pingpong = 1; break;
-        default: usage(); return 'h' == c ? 0 : 2;
+        case 's':
+            o.server = optarg;
+            break;
+        case 'x':
+            o.swfsim = optarg;
+            break;
+        case 'm':
+            o.model = optarg;
+            break;
+        case 'n':
+            o.messages = strtoul(optarg, NULL, 0);
+            break;
+        case 'b':
+            o.size = (uint32_t) strtoul(optarg, NULL, 0);
+            break;
+        case 'w':
+            o.window = (uint32_t) strtoul(optarg, NULL, 0);
+            break;
+        case 'd':
+            o.depth = (uint32_t) strtoul(optarg, NULL, 0);
+            break;
+        case 'P':
+            o.pingpong = 1;
+            break;
+        default:
+            usage();
+            return 'h' == c ? 0 : 2;
         }
     }
     if (0 == o.messages || 0 == o.window || 0 == o.depth) {
@@ -282,8 +294,8 @@ int main(int argc, char **argv)
         snprintf(portfile, sizeof(portfile), "/tmp/swfsim-load.%ld.port", (long) getpid());
         sim = fork();
         if (0 == sim) {
-            execlp(o.swfsim, o.swfsim, "--nodes", "2", "--model", o.model, "--port-file",
-                  portfile, "--quiet", (char *) NULL);
+            execlp(o.swfsim, o.swfsim, "--nodes", "2", "--model", o.model, "--port-file", portfile,
+                   "--quiet", (char *) NULL);
             fprintf(stderr, "swfsim-load: cannot run %s: %s\n", o.swfsim, strerror(errno));
             _exit(127);
         }

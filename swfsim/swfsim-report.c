@@ -15,7 +15,8 @@
 
 static void swfsim_report_usage(FILE *f)
 {
-    fprintf(f, "usage: swfsim-report REPORT.json [-o OUT.html]\n"
+    fprintf(f,
+            "usage: swfsim-report REPORT.json [-o OUT.html]\n"
             "  writes the HTML page of a swfsim JSON report (default: REPORT.html;\n"
             "  -o - for stdout)\n");
 }

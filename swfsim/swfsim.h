@@ -23,33 +23,33 @@
 
 typedef struct swfsim_config {
     uint32_t nodes;
-    int model;                    /* enum tc_sockmodel_model */
+    int model; /* enum tc_sockmodel_model */
     char listen_host[256];
     uint16_t listen_port;
-    char listen_unix[108];        /* --listen unix:PATH (sun_path's size); "" = TCP */
+    char listen_unix[108]; /* --listen unix:PATH (sun_path's size); "" = TCP */
     char port_file[1024];
     char report_file[1024];
     uint32_t max_msg;
     int quiet;
-    unsigned connect_timeout_s;   /* 0: wait for N clients forever */
+    unsigned connect_timeout_s; /* 0: wait for N clients forever */
     /* torus */
-    uint32_t torus_x, torus_y;    /* 0: smallest near-square for N */
-    uint64_t cycle_ps;            /* length of one cycle */
-    uint64_t link_bw;             /* bytes per second */
-    uint32_t router_cycles;       /* per-hop router delay */
-    uint32_t header_bytes;        /* header flit */
-    uint32_t probe_cycles;        /* cost of PROBE / immediate WAITING_START */
-    uint64_t mem_limit;           /* payload bytes the simulator may hold */
-    uint32_t spin_us;             /* poll this long before sleeping in epoll */
-    int parent_pid;               /* --parent-pid: end with this process; 0: no */
-    int all_cpus;                 /* --all-cpus: drop an inherited CPU binding */
-    int have_token;               /* --token-file: every hello must carry it */
+    uint32_t torus_x, torus_y; /* 0: smallest near-square for N */
+    uint64_t cycle_ps;         /* length of one cycle */
+    uint64_t link_bw;          /* bytes per second */
+    uint32_t router_cycles;    /* per-hop router delay */
+    uint32_t header_bytes;     /* header flit */
+    uint32_t probe_cycles;     /* cost of PROBE / immediate WAITING_START */
+    uint64_t mem_limit;        /* payload bytes the simulator may hold */
+    uint32_t spin_us;          /* poll this long before sleeping in epoll */
+    int parent_pid;            /* --parent-pid: end with this process; 0: no */
+    int all_cpus;              /* --all-cpus: drop an inherited CPU binding */
+    int have_token;            /* --token-file: every hello must carry it */
     unsigned char token[SOCKMODEL_TOKEN_BYTES];
     /* virtual nodes, traces, the HTML report (docs/swfsim.md) */
-    char workload[256];           /* --workload SPEC: run built-in virtual nodes */
-    char replay_file[1024];       /* --replay FILE: run a recorded trace */
-    char record_file[1024];       /* --record FILE: write a trace of a live run */
-    char report_html[1024];       /* --report-html FILE */
+    char workload[256];     /* --workload SPEC: run built-in virtual nodes */
+    char replay_file[1024]; /* --replay FILE: run a recorded trace */
+    char record_file[1024]; /* --record FILE: write a trace of a live run */
+    char report_html[1024]; /* --report-html FILE */
 } swfsim_config_t;
 
 void swfsim_config_defaults(swfsim_config_t *cfg);
@@ -69,19 +69,19 @@ void swfsim_usage(FILE *out);
 /* event queue: a binary min-heap ordered by (time, sequence)          */
 
 enum swfsim_event_type {
-    SWFSIM_EV_CMD = 1,       /* a node's timed command comes due */
-    SWFSIM_EV_INJECT,        /* a message enters the network */
-    SWFSIM_EV_DELIVER        /* a message's tail reaches its destination */
+    SWFSIM_EV_CMD = 1, /* a node's timed command comes due */
+    SWFSIM_EV_INJECT,  /* a message enters the network */
+    SWFSIM_EV_DELIVER  /* a message's tail reaches its destination */
 };
 
 struct swfsim_msg;
 
 typedef struct swfsim_event {
-    uint64_t time;           /* ps */
-    uint64_t seq;            /* insertion order: equal times stay FIFO */
+    uint64_t time; /* ps */
+    uint64_t seq;  /* insertion order: equal times stay FIFO */
     int type;
     uint32_t node;
-    uint64_t gen;            /* node generation, to cancel stale commands */
+    uint64_t gen; /* node generation, to cancel stale commands */
     struct swfsim_msg *msg;
 } swfsim_event_t;
 
@@ -106,7 +106,7 @@ static inline const swfsim_event_t *swfsim_heap_top(const swfsim_heap_t *h)
 enum { SWFSIM_DIR_XP = 0, SWFSIM_DIR_XM, SWFSIM_DIR_YP, SWFSIM_DIR_YM };
 
 typedef struct swfsim_link {
-    uint64_t free_at;        /* ps: the tail of the last packet has left */
+    uint64_t free_at; /* ps: the tail of the last packet has left */
     uint64_t bytes;
     uint64_t packets;
     uint64_t busy_ps;
@@ -114,8 +114,8 @@ typedef struct swfsim_link {
 
 typedef struct swfsim_torus {
     uint32_t nodes, dx, dy;
-    uint64_t t_hdr;          /* ps for the header flit on one link */
-    uint64_t t_router;       /* ps per router */
+    uint64_t t_hdr;    /* ps for the header flit on one link */
+    uint64_t t_router; /* ps per router */
     uint64_t link_bw;
     uint32_t header_bytes;
     /* links: router r, direction d at r*4+d; injection of node i at
@@ -123,8 +123,8 @@ typedef struct swfsim_torus {
     swfsim_link_t *links;
     uint32_t nlinks;
     /* busy time per link over simulated time (swfsim_timeline.c) */
-    uint64_t *tl;            /* nlinks x SWFSIM_TL_BUCKETS, ps */
-    uint64_t tl_width;       /* ps per bucket; doubles as time goes on */
+    uint64_t *tl;      /* nlinks x SWFSIM_TL_BUCKETS, ps */
+    uint64_t tl_width; /* ps per bucket; doubles as time goes on */
 } swfsim_torus_t;
 
 #define SWFSIM_TL_BUCKETS 48
@@ -143,15 +143,15 @@ int swfsim_torus_init(swfsim_torus_t *t, const swfsim_config_t *cfg);
 void swfsim_torus_fini(swfsim_torus_t *t);
 /* Dimension-order path from src to dst as link indices (injection,
  * network links, ejection).  Returns the number of links (hops + 2). */
-uint32_t swfsim_torus_route(const swfsim_torus_t *t, uint32_t src, uint32_t dst,
-                            uint32_t *path, uint32_t max);
+uint32_t swfsim_torus_route(const swfsim_torus_t *t, uint32_t src, uint32_t dst, uint32_t *path,
+                            uint32_t max);
 /* Serialisation time of n bytes on one link, rounded up to a ps. */
 uint64_t swfsim_torus_ser(const swfsim_torus_t *t, uint64_t bytes);
 /* Send len payload bytes from src to dst, injected at time t_inj: reserve
  * the path and return the delivery time (tail at the destination);
  * *start gets the time the head left (after waiting for the links). */
-uint64_t swfsim_torus_transfer(swfsim_torus_t *t, uint32_t src, uint32_t dst,
-                               uint32_t len, uint64_t t_inj, uint64_t *start);
+uint64_t swfsim_torus_transfer(swfsim_torus_t *t, uint32_t src, uint32_t dst, uint32_t len,
+                               uint64_t t_inj, uint64_t *start);
 /* Human name of link i, e.g. "r3+x" or "inj2". */
 void swfsim_torus_link_name(const swfsim_torus_t *t, uint32_t i, char *buf, size_t n);
 
@@ -175,8 +175,8 @@ uint64_t swfsim_hist_pct(const swfsim_hist_t *h, double pct);
 typedef struct swfsim_msg {
     struct swfsim_msg *next;
     uint32_t src, dst, tag, len;
-    uint64_t t_send;         /* ps, sender's clock */
-    uint64_t t_deliver;      /* ps */
+    uint64_t t_send;    /* ps, sender's clock */
+    uint64_t t_deliver; /* ps */
     unsigned char data[];
 } swfsim_msg_t;
 
@@ -184,20 +184,20 @@ typedef struct swfsim_msg {
 typedef struct swfsim_out {
     unsigned char hdr[SOCKMODEL_REPLY_BYTES];
     uint32_t hdr_len;
-    swfsim_msg_t *msg;       /* payload owner, freed when written */
+    swfsim_msg_t *msg; /* payload owner, freed when written */
 } swfsim_out_t;
 
 enum swfsim_node_state {
-    SWFSIM_N_FREE = 0,       /* slot unused */
-    SWFSIM_N_HELLO,          /* connected, hello not complete */
-    SWFSIM_N_READY,          /* hello accepted, waiting for the start */
+    SWFSIM_N_FREE = 0, /* slot unused */
+    SWFSIM_N_HELLO,    /* connected, hello not complete */
+    SWFSIM_N_READY,    /* hello accepted, waiting for the start */
     SWFSIM_N_RUNNING,
     SWFSIM_N_BLOCKED_RECV,
     SWFSIM_N_BLOCKED_BARRIER,
     SWFSIM_N_WAITING,
-    SWFSIM_N_FINISHED,       /* FINISH done; closed once output is out */
-    SWFSIM_N_CLOSING,        /* refused; closed once output is out */
-    SWFSIM_N_DEAD            /* dropped after the start */
+    SWFSIM_N_FINISHED, /* FINISH done; closed once output is out */
+    SWFSIM_N_CLOSING,  /* refused; closed once output is out */
+    SWFSIM_N_DEAD      /* dropped after the start */
 };
 
 typedef struct swfsim_node {
@@ -206,17 +206,17 @@ typedef struct swfsim_node {
     uint32_t rank;
     uint32_t req_rank;
     uint64_t conn_order;
-    uint64_t clock;          /* ps */
-    int active;              /* a command awaits its event or a wake-up */
+    uint64_t clock; /* ps */
+    int active;     /* a command awaits its event or a wake-up */
     uint64_t gen;
-    tc_sockmodel_cmd_t cmd;     /* the active command */
-    uint64_t deadline_us;    /* WAITING: real-time end */
+    tc_sockmodel_cmd_t cmd; /* the active command */
+    uint64_t deadline_us;   /* WAITING: real-time end */
     /* input */
     unsigned char *in;
     size_t in_off, in_len, in_cap;
-    swfsim_msg_t *rx_msg;    /* SEND whose payload is being read */
+    swfsim_msg_t *rx_msg; /* SEND whose payload is being read */
     uint32_t rx_got;
-    int epoll_in;            /* EPOLLIN currently requested */
+    int epoll_in; /* EPOLLIN currently requested */
     int epoll_out;
     /* delivered messages */
     swfsim_msg_t *qhead, *qtail;
@@ -224,9 +224,9 @@ typedef struct swfsim_node {
     /* output */
     swfsim_out_t *out;
     size_t out_head, out_count, out_cap;
-    size_t out_off;          /* bytes of the head item already written */
-    size_t out_peak;         /* most replies queued at once */
-    int out_full;            /* SWFSIM_OUT_MAX replies queued: parse no more */
+    size_t out_off;  /* bytes of the head item already written */
+    size_t out_peak; /* most replies queued at once */
+    int out_full;    /* SWFSIM_OUT_MAX replies queued: parse no more */
     int on_dirty, on_ready;
     /* barriers */
     uint32_t barrier_inits;
@@ -236,28 +236,28 @@ typedef struct swfsim_node {
      * ended, and the wall time the node spent parked in them */
     uint64_t waits_found, waits_expired, waits_stopped;
     uint64_t wait_wall_us, wait_since_us;
-    uint64_t wait_ps;        /* blocked for a message or a barrier */
-    swfsim_msg_t *inj_head, *inj_tail;   /* sent, not yet in the torus */
-    char why[160];           /* reason of a drop */
+    uint64_t wait_ps;                  /* blocked for a message or a barrier */
+    swfsim_msg_t *inj_head, *inj_tail; /* sent, not yet in the torus */
+    char why[160];                     /* reason of a drop */
 } swfsim_node_t;
 
 typedef struct swfsim_barrier {
     uint32_t participants;
     uint32_t entered;
     uint32_t round;
-    uint64_t latest;         /* ps, latest entry */
+    uint64_t latest; /* ps, latest entry */
 } swfsim_barrier_t;
 
 typedef struct swfsim {
     swfsim_config_t cfg;
-    swfsim_node_t *slots;    /* connections; nodes[] points into it */
+    swfsim_node_t *slots; /* connections; nodes[] points into it */
     uint32_t nslots;
-    swfsim_node_t **nodes;   /* by rank, after the start */
+    swfsim_node_t **nodes; /* by rank, after the start */
     int started;
     int done;
     int exit_code;
     uint64_t conn_counter;
-    uint64_t now;            /* ps: time of the last processed event */
+    uint64_t now; /* ps: time of the last processed event */
     swfsim_heap_t heap;
     swfsim_torus_t torus;
     swfsim_barrier_t *barriers;
@@ -269,15 +269,15 @@ typedef struct swfsim {
     uint32_t nready;
     /* io */
     int epfd, lfd;
-    int unix_bound;               /* cfg.listen_unix was created: unlink it at the end */
+    int unix_bound; /* cfg.listen_unix was created: unlink it at the end */
     /* statistics */
-    swfsim_hist_t latency;   /* ns */
+    swfsim_hist_t latency; /* ns */
     uint64_t msgs_total, bytes_total, discarded_total, refused, dropped;
-    uint64_t held_bytes;     /* payload of all messages alive */
+    uint64_t held_bytes; /* payload of all messages alive */
     uint64_t events;
     double wall_start, wall_run_start, wall_end;
     int deadlock;
-    struct swfsim_trace *trace;   /* --record: the trace being written */
+    struct swfsim_trace *trace; /* --record: the trace being written */
 } swfsim_t;
 
 /* Most replies queued for one client. A client that sends requests and

@@ -21,18 +21,19 @@ void swfsim_config_defaults(swfsim_config_t *cfg)
     snprintf(cfg->listen_host, sizeof(cfg->listen_host), "127.0.0.1");
     cfg->listen_port = 0;
     cfg->max_msg = SOCKMODEL_MAX_MSG_DEFAULT;
-    cfg->cycle_ps = 4000;               /* 4 ns, ATOLL's cycle */
-    cfg->link_bw = 250000000ull;        /* 250 MB/s */
+    cfg->cycle_ps = 4000;        /* 4 ns, ATOLL's cycle */
+    cfg->link_bw = 250000000ull; /* 250 MB/s */
     cfg->router_cycles = 16;
     cfg->header_bytes = 8;
-    cfg->probe_cycles = 100;            /* the report's probe cost */
-    cfg->mem_limit = 2ull << 30;        /* 2 GiB of messages in flight */
-    cfg->spin_us = 0;                   /* sleep in epoll at once */
+    cfg->probe_cycles = 100;     /* the report's probe cost */
+    cfg->mem_limit = 2ull << 30; /* 2 GiB of messages in flight */
+    cfg->spin_us = 0;            /* sleep in epoll at once */
 }
 
 void swfsim_usage(FILE *out)
 {
-    fprintf(out,
+    fprintf(
+        out,
         "usage: swfsim --nodes N [options]\n"
         "  SockModel network simulator (see docs/swfsim.md, docs/sockmodel.md)\n"
         "  -n, --nodes N          number of simulated nodes (1..%u), required\n"
@@ -86,10 +87,23 @@ static int swfsim_parse_u64(const char *s, uint64_t *v)
     }
     /* allow k/K, m/M, g/G suffixes (powers of two) for sizes */
     switch (*end) {
-    case 'k': case 'K': x <<= 10; end++; break;
-    case 'm': case 'M': x <<= 20; end++; break;
-    case 'g': case 'G': x <<= 30; end++; break;
-    default: break;
+    case 'k':
+    case 'K':
+        x <<= 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        x <<= 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        x <<= 30;
+        end++;
+        break;
+    default:
+        break;
     }
     while (isspace((unsigned char) *end)) {
         end++;
@@ -135,7 +149,7 @@ static int swfsim_parse_listen(swfsim_config_t *cfg, const char *s)
         return -1;
     }
     hl = (size_t) (colon - s);
-    if ('[' == s[0] && hl >= 2 && ']' == s[hl - 1]) {   /* [::1]:port */
+    if ('[' == s[0] && hl >= 2 && ']' == s[hl - 1]) { /* [::1]:port */
         s++;
         hl -= 2;
     }
@@ -222,14 +236,14 @@ int swfsim_config_set(swfsim_config_t *cfg, const char *key, const char *value)
         cfg->cycle_ps = (uint64_t) (d * 1000.0 + 0.5);
         return cfg->cycle_ps ? 0 : -1;
     }
-    if (0 == strcmp(key, "link_mbps")) {     /* MB/s, 10^6 bytes */
+    if (0 == strcmp(key, "link_mbps")) { /* MB/s, 10^6 bytes */
         if (0 != swfsim_parse_u64(value, &v) || 0 == v || v > 1000000ull) {
             return -1;
         }
         cfg->link_bw = v * 1000000ull;
         return 0;
     }
-    if (0 == strcmp(key, "link_bps")) {      /* bytes per second */
+    if (0 == strcmp(key, "link_bps")) { /* bytes per second */
         if (0 != swfsim_parse_u64(value, &v) || 0 == v) {
             return -1;
         }
@@ -335,7 +349,6 @@ static int swfsim_token_load(swfsim_config_t *cfg, const char *path)
     return 0;
 }
 
-
 /* copy a file name option; nonzero if it does not fit */
 static int swfsim_opt_path(char *dst, size_t n, const char *src)
 {
@@ -362,35 +375,34 @@ int swfsim_config_parse_over(swfsim_config_t *cfg, int argc, char **argv)
 static int swfsim_config_parse_args(swfsim_config_t *cfg, int argc, char **argv)
 {
     static const struct option opts[] = {
-        { "nodes", required_argument, NULL, 'n' },
-        { "model", required_argument, NULL, 'm' },
-        { "listen", required_argument, NULL, 'l' },
-        { "port-file", required_argument, NULL, 'p' },
-        { "report", required_argument, NULL, 'r' },
-        { "config", required_argument, NULL, 'c' },
-        { "max-msg", required_argument, NULL, SWFSIM_OPT_MAXMSG },
-        { "torus", required_argument, NULL, SWFSIM_OPT_TORUS },
-        { "connect-timeout", required_argument, NULL, SWFSIM_OPT_CTIMEOUT },
-        { "mem-limit", required_argument, NULL, SWFSIM_OPT_MEMLIMIT },
-        { "spin-us", required_argument, NULL, SWFSIM_OPT_SPIN },
-        { "parent-pid", required_argument, NULL, SWFSIM_OPT_PARENT },
-        { "all-cpus", no_argument, NULL, SWFSIM_OPT_ALLCPUS },
-        { "token-file", required_argument, NULL, SWFSIM_OPT_TOKEN },
-        { "workload", required_argument, NULL, SWFSIM_OPT_WORKLOAD },
-        { "replay", required_argument, NULL, SWFSIM_OPT_REPLAY },
-        { "record", required_argument, NULL, SWFSIM_OPT_RECORD },
-        { "report-html", required_argument, NULL, SWFSIM_OPT_HTML },
-        { "quiet", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
-        { NULL, 0, NULL, 0 }
-    };
+        {"nodes", required_argument, NULL, 'n'},
+        {"model", required_argument, NULL, 'm'},
+        {"listen", required_argument, NULL, 'l'},
+        {"port-file", required_argument, NULL, 'p'},
+        {"report", required_argument, NULL, 'r'},
+        {"config", required_argument, NULL, 'c'},
+        {"max-msg", required_argument, NULL, SWFSIM_OPT_MAXMSG},
+        {"torus", required_argument, NULL, SWFSIM_OPT_TORUS},
+        {"connect-timeout", required_argument, NULL, SWFSIM_OPT_CTIMEOUT},
+        {"mem-limit", required_argument, NULL, SWFSIM_OPT_MEMLIMIT},
+        {"spin-us", required_argument, NULL, SWFSIM_OPT_SPIN},
+        {"parent-pid", required_argument, NULL, SWFSIM_OPT_PARENT},
+        {"all-cpus", no_argument, NULL, SWFSIM_OPT_ALLCPUS},
+        {"token-file", required_argument, NULL, SWFSIM_OPT_TOKEN},
+        {"workload", required_argument, NULL, SWFSIM_OPT_WORKLOAD},
+        {"replay", required_argument, NULL, SWFSIM_OPT_REPLAY},
+        {"record", required_argument, NULL, SWFSIM_OPT_RECORD},
+        {"report-html", required_argument, NULL, SWFSIM_OPT_HTML},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0}};
     const char *shortopts = "n:m:l:p:r:c:qhV";
     int c, pass;
 
     /* pass 0: only --config, --help, --version; pass 1: the rest */
     for (pass = 0; pass < 2; pass++) {
-        optind = 0;     /* full re-initialisation in glibc */
+        optind = 0; /* full re-initialisation in glibc */
         opterr = pass;
         while (-1 != (c = getopt_long(argc, argv, shortopts, opts, NULL))) {
             int bad = 0;
@@ -403,16 +415,22 @@ static int swfsim_config_parse_args(swfsim_config_t *cfg, int argc, char **argv)
                     return 1;
                 }
                 if ('V' == c) {
-                    printf("swfsim (%s) %s, SockModel protocol %d\n", PACKAGE_NAME,
-                           PACKAGE_VERSION, SOCKMODEL_PROTOCOL_VERSION);
+                    printf("swfsim (%s) %s, SockModel protocol %d\n", PACKAGE_NAME, PACKAGE_VERSION,
+                           SOCKMODEL_PROTOCOL_VERSION);
                     return 1;
                 }
                 continue;
             }
             switch (c) {
-            case 'n': bad = swfsim_config_set(cfg, "nodes", optarg); break;
-            case 'm': bad = swfsim_config_set(cfg, "model", optarg); break;
-            case 'l': bad = swfsim_config_set(cfg, "listen", optarg); break;
+            case 'n':
+                bad = swfsim_config_set(cfg, "nodes", optarg);
+                break;
+            case 'm':
+                bad = swfsim_config_set(cfg, "model", optarg);
+                break;
+            case 'l':
+                bad = swfsim_config_set(cfg, "listen", optarg);
+                break;
             case 'p':
                 bad = strlen(optarg) >= sizeof(cfg->port_file);
                 if (!bad) {
@@ -425,11 +443,20 @@ static int swfsim_config_parse_args(swfsim_config_t *cfg, int argc, char **argv)
                     snprintf(cfg->report_file, sizeof(cfg->report_file), "%s", optarg);
                 }
                 break;
-            case 'c': break;
-            case SWFSIM_OPT_MAXMSG: bad = swfsim_config_set(cfg, "max_msg", optarg); break;
-            case SWFSIM_OPT_TORUS: bad = swfsim_config_set(cfg, "torus", optarg); break;
-            case SWFSIM_OPT_MEMLIMIT: bad = swfsim_config_set(cfg, "mem_limit", optarg); break;
-            case SWFSIM_OPT_SPIN: bad = swfsim_config_set(cfg, "spin_us", optarg); break;
+            case 'c':
+                break;
+            case SWFSIM_OPT_MAXMSG:
+                bad = swfsim_config_set(cfg, "max_msg", optarg);
+                break;
+            case SWFSIM_OPT_TORUS:
+                bad = swfsim_config_set(cfg, "torus", optarg);
+                break;
+            case SWFSIM_OPT_MEMLIMIT:
+                bad = swfsim_config_set(cfg, "mem_limit", optarg);
+                break;
+            case SWFSIM_OPT_SPIN:
+                bad = swfsim_config_set(cfg, "spin_us", optarg);
+                break;
             case SWFSIM_OPT_WORKLOAD:
                 bad = swfsim_opt_path(cfg->workload, sizeof(cfg->workload), optarg);
                 break;
@@ -452,13 +479,17 @@ static int swfsim_config_parse_args(swfsim_config_t *cfg, int argc, char **argv)
                 cfg->parent_pid = (int) pid;
                 break;
             }
-            case SWFSIM_OPT_ALLCPUS: cfg->all_cpus = 1; break;
+            case SWFSIM_OPT_ALLCPUS:
+                cfg->all_cpus = 1;
+                break;
             case SWFSIM_OPT_TOKEN:
                 if (0 != swfsim_token_load(cfg, optarg)) {
                     return -1;
                 }
                 break;
-            case 'q': cfg->quiet = 1; break;
+            case 'q':
+                cfg->quiet = 1;
+                break;
             default:
                 swfsim_usage(stderr);
                 return -1;
@@ -479,7 +510,7 @@ static int swfsim_config_parse_args(swfsim_config_t *cfg, int argc, char **argv)
         cfg->nodes = cfg->torus_x * cfg->torus_y;
     }
     if (0 == cfg->nodes && '\0' != cfg->replay_file[0]) {
-        return 0;    /* the trace says how many */
+        return 0; /* the trace says how many */
     }
     if (0 == cfg->nodes) {
         fprintf(stderr, "swfsim: --nodes N is required (see --help)\n");
@@ -488,8 +519,8 @@ static int swfsim_config_parse_args(swfsim_config_t *cfg, int argc, char **argv)
     if (cfg->torus_x || cfg->torus_y) {
         if (0 == cfg->torus_x || 0 == cfg->torus_y ||
             (uint64_t) cfg->torus_x * cfg->torus_y < cfg->nodes) {
-            fprintf(stderr, "swfsim: a %ux%u torus cannot hold %u nodes\n",
-                    cfg->torus_x, cfg->torus_y, cfg->nodes);
+            fprintf(stderr, "swfsim: a %ux%u torus cannot hold %u nodes\n", cfg->torus_x,
+                    cfg->torus_y, cfg->nodes);
             return -1;
         }
     }

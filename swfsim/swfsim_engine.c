@@ -34,15 +34,15 @@ static int swfsim_is_torus(const swfsim_t *sim)
 static int swfsim_alive(const swfsim_node_t *n)
 {
     return SWFSIM_N_RUNNING == n->state || SWFSIM_N_BLOCKED_RECV == n->state ||
-           SWFSIM_N_BLOCKED_BARRIER == n->state || SWFSIM_N_WAITING == n->state;
+        SWFSIM_N_BLOCKED_BARRIER == n->state || SWFSIM_N_WAITING == n->state;
 }
 
 /* a WAITING_START is outstanding: waiting, or its event not yet due */
 static int swfsim_waits(const swfsim_node_t *n)
 {
     return SWFSIM_N_WAITING == n->state ||
-           (SWFSIM_N_RUNNING == n->state && n->active &&
-            SOCKMODEL_WAITING_START == n->cmd.request && 0 != n->cmd.param[0]);
+        (SWFSIM_N_RUNNING == n->state && n->active && SOCKMODEL_WAITING_START == n->cmd.request &&
+         0 != n->cmd.param[0]);
 }
 
 static void swfsim_mark_ready(swfsim_t *sim, swfsim_node_t *n)
@@ -74,8 +74,8 @@ int swfsim_init(swfsim_t *sim, const swfsim_config_t *cfg)
     sim->dirty = calloc(sim->nslots, sizeof(*sim->dirty));
     sim->ready = calloc(sim->nslots, sizeof(*sim->ready));
     sim->barriers = calloc(SOCKMODEL_MAX_BARRIERS, sizeof(*sim->barriers));
-    if (NULL == sim->slots || NULL == sim->nodes || NULL == sim->dirty ||
-        NULL == sim->ready || NULL == sim->barriers) {
+    if (NULL == sim->slots || NULL == sim->nodes || NULL == sim->dirty || NULL == sim->ready ||
+        NULL == sim->barriers) {
         swfsim_fini(sim);
         return -1;
     }
@@ -148,7 +148,7 @@ void swfsim_fini(swfsim_t *sim)
         }
     }
     while (0 == swfsim_heap_pop(&sim->heap, &ev)) {
-        if (SWFSIM_EV_DELIVER == ev.type) {   /* INJECT: freed with its queue */
+        if (SWFSIM_EV_DELIVER == ev.type) { /* INJECT: freed with its queue */
             swfsim_msg_free(sim, ev.msg);
         }
     }
@@ -478,8 +478,7 @@ static void swfsim_cmd_match(const tc_sockmodel_cmd_t *c, int *kind, uint32_t *v
 }
 
 /* first queued message matching c; *prev gets its predecessor */
-static swfsim_msg_t *swfsim_find(swfsim_node_t *n, const tc_sockmodel_cmd_t *c,
-                                 swfsim_msg_t **prev)
+static swfsim_msg_t *swfsim_find(swfsim_node_t *n, const tc_sockmodel_cmd_t *c, swfsim_msg_t **prev)
 {
     int kind;
     uint32_t val;
@@ -760,8 +759,8 @@ static void swfsim_timed(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_cmd
         n->deadline_us = n->wait_since_us + us;
     }
     if (swfsim_is_torus(sim)) {
-        swfsim_event_t ev = { .time = n->clock, .type = SWFSIM_EV_CMD,
-                              .node = n->rank, .gen = n->gen };
+        swfsim_event_t ev = {
+            .time = n->clock, .type = SWFSIM_EV_CMD, .node = n->rank, .gen = n->gen};
         if (0 != swfsim_heap_push(&sim->heap, &ev)) {
             swfsim_node_drop(sim, n, "out of memory for an event");
         }
@@ -776,7 +775,7 @@ static void swfsim_wait_stop(swfsim_t *sim, swfsim_node_t *n)
     if (SWFSIM_N_WAITING == n->state && sim->now > n->clock) {
         n->clock = sim->now;
     }
-    n->gen++;      /* a WAITING_START event still queued is now stale */
+    n->gen++; /* a WAITING_START event still queued is now stale */
     swfsim_wait_account(n);
     n->waits_stopped++;
     n->state = SWFSIM_N_RUNNING;
@@ -806,9 +805,10 @@ static int swfsim_exec(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_cmd_t
     case SOCKMODEL_SEND: {
         swfsim_msg_t *m;
         if (sim->held_bytes + c->param[2] > sim->cfg.mem_limit) {
-            swfsim_node_drop(sim, n, "SEND of %u bytes would exceed the simulator's memory "
-                             "limit (%llu bytes held)", c->param[2],
-                             (unsigned long long) sim->held_bytes);
+            swfsim_node_drop(sim, n,
+                             "SEND of %u bytes would exceed the simulator's memory "
+                             "limit (%llu bytes held)",
+                             c->param[2], (unsigned long long) sim->held_bytes);
             return -1;
         }
         m = malloc(sizeof(*m) + c->param[2]);
@@ -843,8 +843,8 @@ static int swfsim_exec(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_cmd_t
                 sim->nbarriers = id + 1;
             }
         } else if (b->participants != parts) {
-            swfsim_node_drop(sim, n, "BARRIER_INIT %u with %u participants, the barrier has %u",
-                             id, parts, b->participants);
+            swfsim_node_drop(sim, n, "BARRIER_INIT %u with %u participants, the barrier has %u", id,
+                             parts, b->participants);
             return -1;
         }
         n->barrier_inits++;
@@ -911,7 +911,7 @@ static void swfsim_parse(swfsim_t *sim, swfsim_node_t *n)
             uint32_t req;
             if (SWFSIM_N_WAITING != n->state &&
                 !(SWFSIM_N_RUNNING == n->state && SOCKMODEL_WAITING_START == n->cmd.request)) {
-                break;  /* pipelined commands wait for the current one */
+                break; /* pipelined commands wait for the current one */
             }
             req = tc_sockmodel_get32(n->in + n->in_off);
             if (SOCKMODEL_WAITING_STOP != req) {
@@ -934,9 +934,9 @@ static void swfsim_parse(swfsim_t *sim, swfsim_node_t *n)
         n->in_off += SOCKMODEL_CMD_BYTES;
         why = tc_sockmodel_cmd_check(&c, sim->cfg.nodes, sim->cfg.max_msg);
         if (NULL != why) {
-            swfsim_node_drop(sim, n, "%s: request %u (%s) params %u %u %u %u", why,
-                             c.request, tc_sockmodel_request_name(c.request), c.param[0],
-                             c.param[1], c.param[2], c.param[3]);
+            swfsim_node_drop(sim, n, "%s: request %u (%s) params %u %u %u %u", why, c.request,
+                             tc_sockmodel_request_name(c.request), c.param[0], c.param[1],
+                             c.param[2], c.param[3]);
             return;
         }
         if (NULL != sim->trace) {
@@ -973,7 +973,7 @@ void swfsim_node_input(swfsim_t *sim, swfsim_node_t *n)
         swfsim_hello(sim, n);
     }
     if (SWFSIM_N_CLOSING == n->state || SWFSIM_N_FINISHED == n->state) {
-        n->in_off = n->in_len = 0;   /* nobody listens any more */
+        n->in_off = n->in_len = 0; /* nobody listens any more */
         return;
     }
     if (sim->started) {
@@ -1009,7 +1009,7 @@ static void swfsim_event(swfsim_t *sim, const swfsim_event_t *ev)
     case SWFSIM_EV_CMD:
         n = sim->nodes[ev->node];
         if (n->gen != ev->gen || !n->active || SWFSIM_N_RUNNING != n->state) {
-            return;   /* cancelled by WAITING_STOP or by a drop */
+            return; /* cancelled by WAITING_STOP or by a drop */
         }
         swfsim_run_cmd(sim, n);
         if (!n->active) {
@@ -1017,8 +1017,7 @@ static void swfsim_event(swfsim_t *sim, const swfsim_event_t *ev)
         }
         break;
     case SWFSIM_EV_INJECT: {
-        swfsim_event_t d = { .type = SWFSIM_EV_DELIVER, .node = ev->msg->dst,
-                             .msg = ev->msg };
+        swfsim_event_t d = {.type = SWFSIM_EV_DELIVER, .node = ev->msg->dst, .msg = ev->msg};
         int go = swfsim_inject_due(sim, ev, &t);
         if (go < 0) {
             swfsim_warn("out of memory for an event: messages held until the end");
@@ -1056,7 +1055,7 @@ static void swfsim_check_deadlock(swfsim_t *sim)
         }
     }
     if (0 == alive) {
-        sim->done = 1;       /* everyone finished or was dropped */
+        sim->done = 1; /* everyone finished or was dropped */
         return;
     }
     if (0 != sim->heap.len || 0 != sim->nready) {

@@ -18,8 +18,7 @@ static uint64_t swfsim_inject_free(const swfsim_t *sim, uint32_t node)
 
 int swfsim_inject_offer(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m)
 {
-    swfsim_event_t ev = { .time = m->t_send, .type = SWFSIM_EV_INJECT, .node = m->src,
-                          .msg = m };
+    swfsim_event_t ev = {.time = m->t_send, .type = SWFSIM_EV_INJECT, .node = m->src, .msg = m};
 
     m->next = NULL;
     if (NULL != n->inj_tail) {
@@ -55,10 +54,12 @@ int swfsim_inject_due(swfsim_t *sim, const swfsim_event_t *ev, uint64_t *deliver
     next = n->inj_head;
     if (NULL != next) {
         uint64_t free_at = swfsim_inject_free(sim, m->src);
-        swfsim_event_t e2 = { .time = next->t_send > free_at ? next->t_send : free_at,
-                              .type = SWFSIM_EV_INJECT, .node = m->src, .msg = next };
+        swfsim_event_t e2 = {.time = next->t_send > free_at ? next->t_send : free_at,
+                             .type = SWFSIM_EV_INJECT,
+                             .node = m->src,
+                             .msg = next};
         if (0 != swfsim_heap_push(&sim->heap, &e2)) {
-            return -1;     /* the queue stays; freed at the end */
+            return -1; /* the queue stays; freed at the end */
         }
     }
     return 1;

@@ -28,8 +28,8 @@ static void swfsim_jp_fail(swfsim_jp_t *jp, const char *what, const char *start)
 
 static void swfsim_jp_ws(swfsim_jp_t *jp)
 {
-    while (jp->p < jp->end && (' ' == *jp->p || '\n' == *jp->p || '\r' == *jp->p ||
-                               '\t' == *jp->p)) {
+    while (jp->p < jp->end &&
+           (' ' == *jp->p || '\n' == *jp->p || '\r' == *jp->p || '\t' == *jp->p)) {
         jp->p++;
     }
 }
@@ -62,26 +62,45 @@ static char *swfsim_jp_string(swfsim_jp_t *jp, const char *start)
         }
         s++;
         switch (*s) {
-        case 'n': *o++ = '\n'; s++; break;
-        case 't': *o++ = '\t'; s++; break;
-        case 'r': *o++ = '\r'; s++; break;
-        case 'b': *o++ = '\b'; s++; break;
-        case 'f': *o++ = '\f'; s++; break;
+        case 'n':
+            *o++ = '\n';
+            s++;
+            break;
+        case 't':
+            *o++ = '\t';
+            s++;
+            break;
+        case 'r':
+            *o++ = '\r';
+            s++;
+            break;
+        case 'b':
+            *o++ = '\b';
+            s++;
+            break;
+        case 'f':
+            *o++ = '\f';
+            s++;
+            break;
         case 'u': {
             unsigned v = 0;
             int k;
             s++;
             for (k = 0; k < 4 && s < jp->p; k++, s++) {
                 char c = *s;
-                v = v * 16 + (unsigned) (c >= '0' && c <= '9' ? c - '0' :
-                                         c >= 'a' && c <= 'f' ? c - 'a' + 10 :
-                                         c >= 'A' && c <= 'F' ? c - 'A' + 10 : 0);
+                v = v * 16 +
+                    (unsigned) (c >= '0' && c <= '9'       ? c - '0'
+                                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                           : 0);
             }
             /* our reports escape only control characters; others become '?' */
             *o++ = v < 0x80 ? (char) v : '?';
             break;
         }
-        default: *o++ = *s++; break;
+        default:
+            *o++ = *s++;
+            break;
         }
     }
     *o = '\0';
@@ -233,7 +252,7 @@ void swfsim_json_free(swfsim_json_t *j)
 
 swfsim_json_t *swfsim_json_parse(const char *text, size_t len, char *err, size_t errlen)
 {
-    swfsim_jp_t jp = { text, text + len, err, errlen, 0 };
+    swfsim_jp_t jp = {text, text + len, err, errlen, 0};
     swfsim_json_t *root = calloc(1, sizeof(*root));
 
     if (NULL == root) {

@@ -11,14 +11,18 @@
 #include <stddef.h>
 
 enum swfsim_json_type {
-    SWFSIM_JSON_NULL = 0, SWFSIM_JSON_BOOL, SWFSIM_JSON_NUM, SWFSIM_JSON_STR,
-    SWFSIM_JSON_ARR, SWFSIM_JSON_OBJ
+    SWFSIM_JSON_NULL = 0,
+    SWFSIM_JSON_BOOL,
+    SWFSIM_JSON_NUM,
+    SWFSIM_JSON_STR,
+    SWFSIM_JSON_ARR,
+    SWFSIM_JSON_OBJ
 };
 
 typedef struct swfsim_json {
     int type;
-    double num;              /* NUM, BOOL */
-    char *str;               /* STR; the key for members of an object */
+    double num; /* NUM, BOOL */
+    char *str;  /* STR; the key for members of an object */
     char *key;
     struct swfsim_json *kids; /* ARR, OBJ: n children */
     size_t n;

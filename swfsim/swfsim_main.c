@@ -24,8 +24,7 @@ static int swfsim_bind_to_parent(int parent)
         swfsim_warn("cannot set the death signal");
     }
     if (getppid() != (pid_t) parent) {
-        swfsim_warn("the process that started the simulator (pid %d) is gone; exiting",
-                    parent);
+        swfsim_warn("the process that started the simulator (pid %d) is gone; exiting", parent);
         return -1;
     }
     return 0;

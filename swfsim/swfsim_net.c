@@ -118,8 +118,7 @@ static int swfsim_unix_stale(const struct sockaddr_un *sa)
     if (fd < 0) {
         return 0;
     }
-    stale = (0 != connect(fd, (const struct sockaddr *) sa, sizeof(*sa)) &&
-             ECONNREFUSED == errno);
+    stale = (0 != connect(fd, (const struct sockaddr *) sa, sizeof(*sa)) && ECONNREFUSED == errno);
     close(fd);
     return stale;
 }
@@ -245,8 +244,9 @@ static int swfsim_net_open_tcp(swfsim_t *sim)
     }
     freeaddrinfo(res);
     if (0 != getsockname(sim->lfd, (struct sockaddr *) &ss, &sl) ||
-        0 != getnameinfo((struct sockaddr *) &ss, sl, host, sizeof(host), portstr,
-                         sizeof(portstr), NI_NUMERICHOST | NI_NUMERICSERV)) {
+        0 !=
+            getnameinfo((struct sockaddr *) &ss, sl, host, sizeof(host), portstr, sizeof(portstr),
+                        NI_NUMERICHOST | NI_NUMERICSERV)) {
         swfsim_warn("getsockname: %s", strerror(errno));
         return -1;
     }
@@ -276,7 +276,7 @@ static void swfsim_accept(swfsim_t *sim)
             if (EINTR == errno) {
                 continue;
             }
-            return;   /* EAGAIN, or out of descriptors: try again later */
+            return; /* EAGAIN, or out of descriptors: try again later */
         }
         n = swfsim_slot_alloc(sim);
         if (NULL == n) {
@@ -368,8 +368,8 @@ static void swfsim_read(swfsim_t *sim, swfsim_node_t *n)
             }
             if (SWFSIM_N_CLOSING == n->state || SWFSIM_N_FINISHED == n->state) {
                 swfsim_net_close_node(sim, n);
-            } else if (n->active && SOCKMODEL_FINISH == n->cmd.request &&
-                       n->in_off == n->in_len && NULL == n->rx_msg) {
+            } else if (n->active && SOCKMODEL_FINISH == n->cmd.request && n->in_off == n->in_len &&
+                       NULL == n->rx_msg) {
                 /* FINISH sent and the socket closed: let the FINISH run */
                 swfsim_net_want_in(sim, n, 0);
             } else if (NULL != n->rx_msg || n->in_off != n->in_len) {

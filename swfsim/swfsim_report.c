@@ -73,13 +73,20 @@ uint64_t swfsim_hist_pct(const swfsim_hist_t *h, double pct)
 static const char *swfsim_state_name(int s)
 {
     switch (s) {
-    case SWFSIM_N_FINISHED: return "finished";
-    case SWFSIM_N_DEAD: return "dropped";
-    case SWFSIM_N_RUNNING: return "running";
-    case SWFSIM_N_BLOCKED_RECV: return "blocked-recv";
-    case SWFSIM_N_BLOCKED_BARRIER: return "blocked-barrier";
-    case SWFSIM_N_WAITING: return "waiting";
-    default: return "absent";
+    case SWFSIM_N_FINISHED:
+        return "finished";
+    case SWFSIM_N_DEAD:
+        return "dropped";
+    case SWFSIM_N_RUNNING:
+        return "running";
+    case SWFSIM_N_BLOCKED_RECV:
+        return "blocked-recv";
+    case SWFSIM_N_BLOCKED_BARRIER:
+        return "blocked-barrier";
+    case SWFSIM_N_WAITING:
+        return "waiting";
+    default:
+        return "absent";
     }
 }
 
@@ -144,10 +151,10 @@ int swfsim_report_json(swfsim_t *sim, FILE *f)
     fprintf(f, "  \"protocol\": %d,\n", SOCKMODEL_PROTOCOL_VERSION);
     fprintf(f, "  \"model\": \"%s\",\n  \"nodes\": %u,\n", torus ? "torus" : "simpel",
             sim->cfg.nodes);
-    fprintf(f, "  \"status\": \"%s\",\n  \"exit_code\": %d,\n", swfsim_status(sim),
-            sim->exit_code);
+    fprintf(f, "  \"status\": \"%s\",\n  \"exit_code\": %d,\n", swfsim_status(sim), sim->exit_code);
     if (torus) {
-        fprintf(f, "  \"torus\": { \"x\": %u, \"y\": %u, \"cycle_ps\": %llu, "
+        fprintf(f,
+                "  \"torus\": { \"x\": %u, \"y\": %u, \"cycle_ps\": %llu, "
                 "\"link_bytes_per_s\": %llu, \"router_cycles\": %u, \"header_bytes\": %u, "
                 "\"probe_cycles\": %u },\n",
                 sim->torus.dx, sim->torus.dy, (unsigned long long) sim->cfg.cycle_ps,
@@ -156,19 +163,22 @@ int swfsim_report_json(swfsim_t *sim, FILE *f)
     }
     fprintf(f, "  \"sim_end_ns\": %llu,\n", (unsigned long long) (end / SWFSIM_PS_PER_NS));
     fprintf(f, "  \"wall_seconds\": %.6f,\n  \"wall_run_seconds\": %.6f,\n", wall, run);
-    fprintf(f, "  \"messages\": %llu,\n  \"bytes\": %llu,\n",
-            (unsigned long long) sim->msgs_total, (unsigned long long) sim->bytes_total);
+    fprintf(f, "  \"messages\": %llu,\n  \"bytes\": %llu,\n", (unsigned long long) sim->msgs_total,
+            (unsigned long long) sim->bytes_total);
     fprintf(f, "  \"messages_per_wall_second\": %.1f,\n",
             run > 0 ? (double) sim->msgs_total / run : 0.0);
-    fprintf(f, "  \"discarded\": %llu,\n  \"refused_clients\": %llu,\n"
+    fprintf(f,
+            "  \"discarded\": %llu,\n  \"refused_clients\": %llu,\n"
             "  \"dropped_clients\": %llu,\n  \"events\": %llu,\n",
             (unsigned long long) sim->discarded_total, (unsigned long long) sim->refused,
             (unsigned long long) sim->dropped, (unsigned long long) sim->events);
-    fprintf(f, "  \"latency_ns\": { \"count\": %llu, \"min\": %llu, \"mean\": %.1f, "
+    fprintf(f,
+            "  \"latency_ns\": { \"count\": %llu, \"min\": %llu, \"mean\": %.1f, "
             "\"p50\": %llu, \"p90\": %llu, \"p99\": %llu, \"max\": %llu },\n",
             (unsigned long long) h->count, (unsigned long long) (h->count ? h->min : 0),
             h->count ? (double) h->sum / (double) h->count : 0.0,
-            (unsigned long long) swfsim_hist_pct(h, 50), (unsigned long long) swfsim_hist_pct(h, 90),
+            (unsigned long long) swfsim_hist_pct(h, 50),
+            (unsigned long long) swfsim_hist_pct(h, 90),
             (unsigned long long) swfsim_hist_pct(h, 99), (unsigned long long) h->max);
     /* the distribution by powers of two: count of latencies <= le */
     fprintf(f, "  \"latency_hist_ns\": [");
@@ -195,7 +205,8 @@ int swfsim_report_json(swfsim_t *sim, FILE *f)
     fprintf(f, "  \"node\": [");
     for (uint32_t r = 0; sim->started && r < sim->cfg.nodes; r++) {
         const swfsim_node_t *n = sim->nodes[r];
-        fprintf(f, "%s\n    { \"rank\": %u, \"state\": \"%s\", \"clock_ns\": %llu, "
+        fprintf(f,
+                "%s\n    { \"rank\": %u, \"state\": \"%s\", \"clock_ns\": %llu, "
                 "\"msgs_sent\": %llu, \"bytes_sent\": %llu, \"msgs_recv\": %llu, "
                 "\"bytes_recv\": %llu, \"discarded\": %llu, \"waits_found\": %llu, "
                 "\"waits_expired\": %llu, \"waits_stopped\": %llu, \"wait_wall_ms\": %.3f, "
@@ -222,11 +233,11 @@ int swfsim_report_json(swfsim_t *sim, FILE *f)
             continue;
         }
         swfsim_torus_link_name(&sim->torus, i, name, sizeof(name));
-        fprintf(f, "%s\n    { \"link\": \"%s\", \"packets\": %llu, \"bytes\": %llu, "
+        fprintf(f,
+                "%s\n    { \"link\": \"%s\", \"packets\": %llu, \"bytes\": %llu, "
                 "\"busy_ns\": %llu, \"utilisation\": %.4f }",
                 first ? "" : ",", name, (unsigned long long) l->packets,
-                (unsigned long long) l->bytes,
-                (unsigned long long) (l->busy_ps / SWFSIM_PS_PER_NS),
+                (unsigned long long) l->bytes, (unsigned long long) (l->busy_ps / SWFSIM_PS_PER_NS),
                 end ? (double) l->busy_ps / (double) end : 0.0);
         first = 0;
     }
@@ -250,8 +261,7 @@ void swfsim_report_summary(swfsim_t *sim, FILE *f)
     if (torus) {
         fprintf(f, "  torus %ux%u, link %.1f MB/s, cycle %.3f ns, router %u cycles, header %u B\n",
                 sim->torus.dx, sim->torus.dy, (double) sim->cfg.link_bw / 1e6,
-                (double) sim->cfg.cycle_ps / 1000.0, sim->cfg.router_cycles,
-                sim->cfg.header_bytes);
+                (double) sim->cfg.cycle_ps / 1000.0, sim->cfg.router_cycles, sim->cfg.header_bytes);
         fprintf(f, "  simulated end time %.3f us (%llu ns)\n", (double) end / 1e6,
                 (unsigned long long) (end / SWFSIM_PS_PER_NS));
     }
@@ -262,9 +272,10 @@ void swfsim_report_summary(swfsim_t *sim, FILE *f)
         const swfsim_node_t *n = sim->nodes[r];
 
         if (n->waits_found + n->waits_expired + n->waits_stopped > 0) {
-            fprintf(f, "  node %u: waits ended by a message %llu, expired %llu, stopped %llu; "
-                    "%.1f ms of wall time parked in waits\n", r,
-                    (unsigned long long) n->waits_found, (unsigned long long) n->waits_expired,
+            fprintf(f,
+                    "  node %u: waits ended by a message %llu, expired %llu, stopped %llu; "
+                    "%.1f ms of wall time parked in waits\n",
+                    r, (unsigned long long) n->waits_found, (unsigned long long) n->waits_expired,
                     (unsigned long long) n->waits_stopped, (double) n->wait_wall_us / 1000.0);
         }
     }
@@ -283,8 +294,8 @@ void swfsim_report_summary(swfsim_t *sim, FILE *f)
     if (!sim->started) {
         return;
     }
-    fprintf(f, "  %-5s %-15s %14s %10s %12s %10s %12s\n", "node", "state", "clock_ns",
-            "sent", "bytes", "recv", "bytes");
+    fprintf(f, "  %-5s %-15s %14s %10s %12s %10s %12s\n", "node", "state", "clock_ns", "sent",
+            "bytes", "recv", "bytes");
     for (uint32_t r = 0; r < sim->cfg.nodes; r++) {
         const swfsim_node_t *n = sim->nodes[r];
         fprintf(f, "  %-5u %-15s %14llu %10llu %12llu %10llu %12llu\n", r,
@@ -317,8 +328,8 @@ void swfsim_report_summary(swfsim_t *sim, FILE *f)
                     continue;
                 }
                 swfsim_torus_link_name(&sim->torus, i, name, sizeof(name));
-                fprintf(f, "    %-8s %8llu packets %12llu bytes  busy %12llu ns (%5.1f%%)\n",
-                        name, (unsigned long long) l->packets, (unsigned long long) l->bytes,
+                fprintf(f, "    %-8s %8llu packets %12llu bytes  busy %12llu ns (%5.1f%%)\n", name,
+                        (unsigned long long) l->packets, (unsigned long long) l->bytes,
                         (unsigned long long) (l->busy_ps / SWFSIM_PS_PER_NS),
                         end ? 100.0 * (double) l->busy_ps / (double) end : 0.0);
                 shown++;

@@ -13,7 +13,7 @@
 
 #include "swfsim.h"
 
-#define SWFSIM_TL_WIDTH0 (1000ull * SWFSIM_PS_PER_NS)     /* 1 us */
+#define SWFSIM_TL_WIDTH0 (1000ull * SWFSIM_PS_PER_NS) /* 1 us */
 
 int swfsim_timeline_init(swfsim_torus_t *t)
 {

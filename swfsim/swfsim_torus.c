@@ -69,8 +69,7 @@ void swfsim_torus_fini(swfsim_torus_t *t)
 
 /* Steps and direction along one ring of size n from a to b: the shorter
  * way, the positive direction on a tie. */
-static void swfsim_torus_ring(uint32_t a, uint32_t b, uint32_t n,
-                              uint32_t *steps, int *positive)
+static void swfsim_torus_ring(uint32_t a, uint32_t b, uint32_t n, uint32_t *steps, int *positive)
 {
     uint32_t fwd = (b + n - a) % n;
     uint32_t back = (n - fwd) % n;
@@ -84,8 +83,8 @@ static void swfsim_torus_ring(uint32_t a, uint32_t b, uint32_t n,
     }
 }
 
-uint32_t swfsim_torus_route(const swfsim_torus_t *t, uint32_t src, uint32_t dst,
-                            uint32_t *path, uint32_t max)
+uint32_t swfsim_torus_route(const swfsim_torus_t *t, uint32_t src, uint32_t dst, uint32_t *path,
+                            uint32_t max)
 {
     uint32_t x = src % t->dx, y = src / t->dx;
     uint32_t tx = dst % t->dx, ty = dst / t->dx;
@@ -112,13 +111,13 @@ uint32_t swfsim_torus_route(const swfsim_torus_t *t, uint32_t src, uint32_t dst,
     return k;
 }
 
-uint64_t swfsim_torus_transfer(swfsim_torus_t *t, uint32_t src, uint32_t dst,
-                               uint32_t len, uint64_t t_inj, uint64_t *start)
+uint64_t swfsim_torus_transfer(swfsim_torus_t *t, uint32_t src, uint32_t dst, uint32_t len,
+                               uint64_t t_inj, uint64_t *start)
 {
     uint32_t path[SWFSIM_MAX_PATH];
     uint32_t k, nk = swfsim_torus_route(t, src, dst, path, SWFSIM_MAX_PATH);
-    uint64_t hop = t->t_hdr + t->t_router;        /* head: link + router */
-    uint64_t hold = t->t_hdr + swfsim_torus_ser(t, len);  /* per link */
+    uint64_t hop = t->t_hdr + t->t_router;               /* head: link + router */
+    uint64_t hold = t->t_hdr + swfsim_torus_ser(t, len); /* per link */
     uint64_t s = t_inj;
 
     /* The head reaches link k at s + k*hop; it may go only if that link
@@ -149,7 +148,7 @@ uint64_t swfsim_torus_transfer(swfsim_torus_t *t, uint32_t src, uint32_t dst,
 
 void swfsim_torus_link_name(const swfsim_torus_t *t, uint32_t i, char *buf, size_t n)
 {
-    static const char *const dirs[] = { "+x", "-x", "+y", "-y" };
+    static const char *const dirs[] = {"+x", "-x", "+y", "-y"};
     uint32_t nr = 4 * t->dx * t->dy;
 
     if (i < nr) {

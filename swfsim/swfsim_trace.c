@@ -15,7 +15,7 @@
 typedef struct swfsim_trace {
     FILE *f;
     char path[1024];
-    uint64_t *pending;       /* per node: compute ps since its last record */
+    uint64_t *pending; /* per node: compute ps since its last record */
     uint32_t nodes;
     uint64_t records;
 } swfsim_trace_t;
@@ -197,7 +197,7 @@ static uint64_t swfsim_tr_get(swfsim_tr_reader_t *r)
             return v;
         }
     }
-    r->bad = 1;     /* more than ten bytes: not ours */
+    r->bad = 1; /* more than ten bytes: not ours */
     return 0;
 }
 
@@ -254,9 +254,9 @@ int swfsim_trace_load(const char *path, swfsim_config_t *cfg, swfsim_vprog_array
         swfsim_tr_fail(path, "bad header or version", 8);
         goto out;
     }
-    if (0 == v[1] || v[1] > SOCKMODEL_MAX_NODES || v[2] > SOCKMODEL_MODEL_TORUS ||
-        0 == v[3] || 0 == v[4] || v[3] * v[4] < v[1] || v[3] * v[4] > 4ull * SOCKMODEL_MAX_NODES ||
-        0 == v[5] || v[5] > 1000000000ull || 0 == v[6] || v[7] > 1000000 || v[8] > 65536 ||
+    if (0 == v[1] || v[1] > SOCKMODEL_MAX_NODES || v[2] > SOCKMODEL_MODEL_TORUS || 0 == v[3] ||
+        0 == v[4] || v[3] * v[4] < v[1] || v[3] * v[4] > 4ull * SOCKMODEL_MAX_NODES || 0 == v[5] ||
+        v[5] > 1000000000ull || 0 == v[6] || v[7] > 1000000 || v[8] > 65536 ||
         v[9] > 1000000000ull) {
         swfsim_tr_fail(path, "parameters out of range", 8);
         goto out;

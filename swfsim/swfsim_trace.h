@@ -19,11 +19,11 @@
 #define SWFSIM_TRACE_VERSION 1u
 
 enum swfsim_trace_op {
-    SWFSIM_TR_SEND = 1,      /* node, compute, dst, tag, len */
-    SWFSIM_TR_RECV = 2,      /* node, compute, src, tag */
-    SWFSIM_TR_BARRIER = 3,   /* node, compute */
-    SWFSIM_TR_COMPUTE = 4,   /* node, compute: the rest before FINISH */
-    SWFSIM_TR_END = 0x7f     /* sim_end_ns, messages, events: the last record */
+    SWFSIM_TR_SEND = 1,    /* node, compute, dst, tag, len */
+    SWFSIM_TR_RECV = 2,    /* node, compute, src, tag */
+    SWFSIM_TR_BARRIER = 3, /* node, compute */
+    SWFSIM_TR_COMPUTE = 4, /* node, compute: the rest before FINISH */
+    SWFSIM_TR_END = 0x7f   /* sim_end_ns, messages, events: the last record */
 };
 
 /* writer, called by the engine's hooks */

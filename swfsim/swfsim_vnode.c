@@ -22,15 +22,15 @@
 
 /* queued messages from one source to one destination */
 typedef struct swfsim_vq {
-    uint64_t key;            /* dst << 32 | src */
+    uint64_t key; /* dst << 32 | src */
     swfsim_msg_t *head, *tail;
     struct swfsim_vq *next;
 } swfsim_vq_t;
 
 typedef struct swfsim_vnode {
-    swfsim_vop_t op;         /* the operation under way */
+    swfsim_vop_t op; /* the operation under way */
     uint64_t idx;
-    int have;                /* op is loaded (its compute time is counted) */
+    int have; /* op is loaded (its compute time is counted) */
     int blocked;
 } swfsim_vnode_t;
 
@@ -38,7 +38,7 @@ typedef struct swfsim_vrunner {
     swfsim_t *sim;
     const swfsim_vprog_t *prog;
     swfsim_vnode_t *vn;
-    uint32_t *ready;         /* nodes to run (woken) */
+    uint32_t *ready; /* nodes to run (woken) */
     uint32_t nready;
     swfsim_vq_t **bucket;
     uint64_t nbucket, nq;
@@ -138,8 +138,7 @@ static void swfsim_vq_push(swfsim_vrunner_t *v, swfsim_msg_t *m)
 }
 
 /* take the oldest message from src to dst with a matching tag */
-static swfsim_msg_t *swfsim_vq_take(swfsim_vrunner_t *v, uint32_t dst, uint32_t src,
-                                    uint32_t tag)
+static swfsim_msg_t *swfsim_vq_take(swfsim_vrunner_t *v, uint32_t dst, uint32_t src, uint32_t tag)
 {
     uint64_t key = (uint64_t) dst << 32 | src;
     uint64_t h = swfsim_vq_hash(key, v->nbucket);
@@ -195,7 +194,7 @@ static void swfsim_vpush(swfsim_vrunner_t *v, const swfsim_event_t *ev)
 {
     if (0 != swfsim_heap_push(&v->sim->heap, ev)) {
         v->oom = 1;
-        if (SWFSIM_EV_DELIVER == ev->type) {   /* an INJECT's stays in its queue */
+        if (SWFSIM_EV_DELIVER == ev->type) { /* an INJECT's stays in its queue */
             swfsim_vmsg_free(v, ev->msg);
         }
     }
@@ -233,7 +232,7 @@ static void swfsim_vnode_run(swfsim_vrunner_t *v, uint32_t r)
         if (!vn->have) {
             if (0 != v->prog->next(v->prog->ctx, r, vn->idx, &vn->op)) {
                 if (NULL != sim->trace) {
-                    tc_sockmodel_cmd_t fin = { .request = SOCKMODEL_FINISH };
+                    tc_sockmodel_cmd_t fin = {.request = SOCKMODEL_FINISH};
                     swfsim_trace_cmd(sim, n, &fin);
                 }
                 n->state = SWFSIM_N_FINISHED;
@@ -363,7 +362,7 @@ int swfsim_vrun(swfsim_t *sim, const swfsim_vprog_t *prog)
     sim->started = 1;
     sim->wall_run_start = swfsim_wall();
     for (uint32_t r = N; r-- > 0;) {
-        v.ready[v.nready++] = r;     /* run in rank order: the stack pops 0 first */
+        v.ready[v.nready++] = r; /* run in rank order: the stack pops 0 first */
     }
     swfsim_vrun_ready(&v);
     while (!v.oom && 0 == swfsim_heap_pop(&sim->heap, &ev)) {
@@ -371,7 +370,7 @@ int swfsim_vrun(swfsim_t *sim, const swfsim_vprog_t *prog)
         sim->events++;
         if (SWFSIM_EV_INJECT == ev.type) {
             swfsim_msg_t *m = ev.msg;
-            swfsim_event_t d = { .type = SWFSIM_EV_DELIVER, .node = m->dst, .msg = m };
+            swfsim_event_t d = {.type = SWFSIM_EV_DELIVER, .node = m->dst, .msg = m};
             if (torus) {
                 int go = swfsim_inject_due(sim, &ev, &d.time);
                 if (go < 0) {
@@ -387,8 +386,10 @@ int swfsim_vrun(swfsim_t *sim, const swfsim_vprog_t *prog)
                 if (NULL == n->inj_head) {
                     n->inj_tail = NULL;
                 } else {
-                    swfsim_event_t e2 = { .time = n->inj_head->t_send, .type = SWFSIM_EV_INJECT,
-                                          .node = m->src, .msg = n->inj_head };
+                    swfsim_event_t e2 = {.time = n->inj_head->t_send,
+                                         .type = SWFSIM_EV_INJECT,
+                                         .node = m->src,
+                                         .msg = n->inj_head};
                     swfsim_vpush(&v, &e2);
                 }
                 m->next = NULL;
@@ -426,7 +427,7 @@ int swfsim_vrun(swfsim_t *sim, const swfsim_vprog_t *prog)
     sim->wall_end = swfsim_wall();
     /* free what is left: queued messages, events (after out of memory) */
     while (0 == swfsim_heap_pop(&sim->heap, &ev)) {
-        if (SWFSIM_EV_DELIVER == ev.type) {   /* INJECT: freed with its queue */
+        if (SWFSIM_EV_DELIVER == ev.type) { /* INJECT: freed with its queue */
             free(ev.msg);
         }
     }

@@ -16,10 +16,14 @@
 const char *swfsim_workload_name(int kind)
 {
     switch (kind) {
-    case SWFSIM_WL_HALO2D: return "halo2d";
-    case SWFSIM_WL_ALLTOALL: return "alltoall";
-    case SWFSIM_WL_RING: return "allreduce";
-    default: return "?";
+    case SWFSIM_WL_HALO2D:
+        return "halo2d";
+    case SWFSIM_WL_ALLTOALL:
+        return "alltoall";
+    case SWFSIM_WL_RING:
+        return "allreduce";
+    default:
+        return "?";
     }
 }
 
@@ -32,9 +36,18 @@ static int swfsim_wl_num(const char *s, uint32_t *v, uint64_t max)
         return -1;
     }
     switch (*end) {
-    case 'k': case 'K': x <<= 10; end++; break;
-    case 'm': case 'M': x <<= 20; end++; break;
-    default: break;
+    case 'k':
+    case 'K':
+        x <<= 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        x <<= 20;
+        end++;
+        break;
+    default:
+        break;
     }
     if ('\0' != *end || x > max) {
         return -1;
@@ -89,8 +102,10 @@ int swfsim_workload_parse(swfsim_workload_t *w, const char *spec)
             }
         }
         if (bad) {
-            fprintf(stderr, "swfsim: bad workload setting '%s' (size=BYTES[K|M], iters=N, "
-                    "compute=CYCLES)\n", tok);
+            fprintf(stderr,
+                    "swfsim: bad workload setting '%s' (size=BYTES[K|M], iters=N, "
+                    "compute=CYCLES)\n",
+                    tok);
             return -1;
         }
     }
@@ -103,10 +118,9 @@ int swfsim_workload_parse(swfsim_workload_t *w, const char *spec)
 
 /* halo2d: per iteration a SEND to each of the four torus neighbours
  * (+x, -x, +y, -y, tagged with the direction), then the four RECVs */
-static int swfsim_wl_halo(const swfsim_workload_t *w, uint32_t r, uint64_t idx,
-                          swfsim_vop_t *op)
+static int swfsim_wl_halo(const swfsim_workload_t *w, uint32_t r, uint64_t idx, swfsim_vop_t *op)
 {
-    static const uint32_t opposite[4] = { 1, 0, 3, 2 };
+    static const uint32_t opposite[4] = {1, 0, 3, 2};
     uint64_t it = idx / 8;
     uint32_t j = (uint32_t) (idx % 8), dir, x = r % w->dx, y = r / w->dx, nx = x, ny = y;
 
@@ -115,10 +129,18 @@ static int swfsim_wl_halo(const swfsim_workload_t *w, uint32_t r, uint64_t idx,
     }
     dir = j < 4 ? j : opposite[j - 4];
     switch (dir) {
-    case 0: nx = (x + 1) % w->dx; break;
-    case 1: nx = (x + w->dx - 1) % w->dx; break;
-    case 2: ny = (y + 1) % w->dy; break;
-    default: ny = (y + w->dy - 1) % w->dy; break;
+    case 0:
+        nx = (x + 1) % w->dx;
+        break;
+    case 1:
+        nx = (x + w->dx - 1) % w->dx;
+        break;
+    case 2:
+        ny = (y + 1) % w->dy;
+        break;
+    default:
+        ny = (y + w->dy - 1) % w->dy;
+        break;
     }
     op->compute_ps = 0 == j ? w->compute_ps : 0;
     op->peer = ny * w->dx + nx;
@@ -156,8 +178,7 @@ static int swfsim_wl_alltoall(const swfsim_workload_t *w, uint32_t r, uint64_t i
 
 /* ring allreduce: 2(N-1) steps (reduce-scatter, then allgather), each a
  * SEND of one chunk (size/N) to r+1 and a RECV from r-1 */
-static int swfsim_wl_ring(const swfsim_workload_t *w, uint32_t r, uint64_t idx,
-                          swfsim_vop_t *op)
+static int swfsim_wl_ring(const swfsim_workload_t *w, uint32_t r, uint64_t idx, swfsim_vop_t *op)
 {
     uint32_t N = w->nodes, per = 4 * (N - 1), j;
 
@@ -183,15 +204,18 @@ static int swfsim_wl_next(void *ctx, uint32_t r, uint64_t idx, swfsim_vop_t *op)
     const swfsim_workload_t *w = ctx;
 
     switch (w->kind) {
-    case SWFSIM_WL_HALO2D: return swfsim_wl_halo(w, r, idx, op);
-    case SWFSIM_WL_ALLTOALL: return swfsim_wl_alltoall(w, r, idx, op);
-    case SWFSIM_WL_RING: return swfsim_wl_ring(w, r, idx, op);
-    default: return 1;
+    case SWFSIM_WL_HALO2D:
+        return swfsim_wl_halo(w, r, idx, op);
+    case SWFSIM_WL_ALLTOALL:
+        return swfsim_wl_alltoall(w, r, idx, op);
+    case SWFSIM_WL_RING:
+        return swfsim_wl_ring(w, r, idx, op);
+    default:
+        return 1;
     }
 }
 
-int swfsim_workload_prog(swfsim_workload_t *w, const swfsim_config_t *cfg,
-                         swfsim_vprog_t *prog)
+int swfsim_workload_prog(swfsim_workload_t *w, const swfsim_config_t *cfg, swfsim_vprog_t *prog)
 {
     w->nodes = cfg->nodes;
     if (cfg->torus_x && cfg->torus_y) {
@@ -266,8 +290,8 @@ int swfsim_virtual_main(swfsim_config_t *cfg, int argc, char **argv)
     }
     if (!cfg->quiet) {
         if (replay) {
-            printf("swfsim: replaying %s: %u nodes, recorded end time %llu ns\n",
-                   cfg->replay_file, cfg->nodes, (unsigned long long) rec_end_ns);
+            printf("swfsim: replaying %s: %u nodes, recorded end time %llu ns\n", cfg->replay_file,
+                   cfg->nodes, (unsigned long long) rec_end_ns);
         } else {
             printf("swfsim: workload %s, %u virtual nodes, %u bytes, %u iterations\n",
                    swfsim_workload_name(w.kind), cfg->nodes, w.size, w.iters);

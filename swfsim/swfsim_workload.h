@@ -15,16 +15,16 @@
 #include "swfsim.h"
 
 enum swfsim_vop_kind {
-    SWFSIM_VOP_SEND = 1,     /* peer, tag, len: a non-blocking SEND */
-    SWFSIM_VOP_RECV,         /* peer, tag: blocking receive of the oldest match */
-    SWFSIM_VOP_BARRIER,      /* every node: leave at the latest entry */
-    SWFSIM_VOP_COMPUTE       /* only the compute time */
+    SWFSIM_VOP_SEND = 1, /* peer, tag, len: a non-blocking SEND */
+    SWFSIM_VOP_RECV,     /* peer, tag: blocking receive of the oldest match */
+    SWFSIM_VOP_BARRIER,  /* every node: leave at the latest entry */
+    SWFSIM_VOP_COMPUTE   /* only the compute time */
 };
 
 #define SWFSIM_VTAG_ANY UINT32_MAX
 
 typedef struct swfsim_vop {
-    uint64_t compute_ps;     /* the node computes this long before the op */
+    uint64_t compute_ps; /* the node computes this long before the op */
     uint32_t kind, peer, tag, len;
 } swfsim_vop_t;
 
@@ -43,7 +43,7 @@ int swfsim_vrun(swfsim_t *sim, const swfsim_vprog_t *prog);
 /* programs held as one array of operations per node */
 typedef struct swfsim_vprog_array {
     uint32_t nodes;
-    uint64_t *count;         /* operations of node r */
+    uint64_t *count; /* operations of node r */
     uint64_t *cap;
     swfsim_vop_t **ops;
 } swfsim_vprog_array_t;
@@ -58,7 +58,7 @@ enum swfsim_wl_kind { SWFSIM_WL_HALO2D = 1, SWFSIM_WL_ALLTOALL, SWFSIM_WL_RING }
 
 typedef struct swfsim_workload {
     int kind;
-    uint32_t size;           /* bytes per message (ring: the whole vector) */
+    uint32_t size; /* bytes per message (ring: the whole vector) */
     uint32_t iters;
     uint32_t compute_cycles; /* before every iteration */
     /* set by swfsim_workload_prog */
@@ -69,8 +69,7 @@ typedef struct swfsim_workload {
 /* "halo2d,size=64K,iters=100[,compute=CYCLES]"; 0 or -1 (message printed) */
 int swfsim_workload_parse(swfsim_workload_t *w, const char *spec);
 /* bind w to cfg's nodes and torus; 0 or -1 (message printed) */
-int swfsim_workload_prog(swfsim_workload_t *w, const swfsim_config_t *cfg,
-                         swfsim_vprog_t *prog);
+int swfsim_workload_prog(swfsim_workload_t *w, const swfsim_config_t *cfg, swfsim_vprog_t *prog);
 const char *swfsim_workload_name(int kind);
 
 /* the program for --workload / --replay: run, report; the exit code */

@@ -100,8 +100,7 @@ int tc_ompi_pack(struct opal_convertor_t *convertor, void *dst, size_t *size, vo
 
 /* Called for each peer of this job on this host: the endpoint that reaches
  * it (found, and connected if it was unused), or NULL when it cannot. */
-typedef struct mca_btl_base_endpoint_t *(*tc_ompi_attach_fn_t)(struct opal_proc_t *proc,
-                                                              void *ctx);
+typedef struct mca_btl_base_endpoint_t *(*tc_ompi_attach_fn_t)(struct opal_proc_t *proc, void *ctx);
 
 /* The add_procs loop of a host-local BTL: peers[i] is NULL for ourselves,
  * for processes of another job or another host, and where attach returns
@@ -109,9 +108,8 @@ typedef struct mca_btl_base_endpoint_t *(*tc_ompi_attach_fn_t)(struct opal_proc_
  * (if not NULL). Returns how many peers other than ourselves were not
  * reached. */
 int tc_ompi_add_local_procs(size_t nprocs, struct opal_proc_t **procs,
-                            struct mca_btl_base_endpoint_t **peers,
-                            struct opal_bitmap_t *reachable, tc_ompi_attach_fn_t attach,
-                            void *ctx);
+                            struct mca_btl_base_endpoint_t **peers, struct opal_bitmap_t *reachable,
+                            tc_ompi_attach_fn_t attach, void *ctx);
 
 /* ---- sendi (tc_ompi_sendi.c) ------------------------------------------- */
 

@@ -14,9 +14,8 @@
 #include "tc_ompi.h"
 
 int tc_ompi_add_local_procs(size_t nprocs, struct opal_proc_t **procs,
-                            struct mca_btl_base_endpoint_t **peers,
-                            struct opal_bitmap_t *reachable, tc_ompi_attach_fn_t attach,
-                            void *ctx)
+                            struct mca_btl_base_endpoint_t **peers, struct opal_bitmap_t *reachable,
+                            tc_ompi_attach_fn_t attach, void *ctx)
 {
     const opal_proc_t *me = opal_proc_local_get();
     int unreachable = 0;

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #define CLEANEXIT_MSGS 64
-#define CLEANEXIT_LEN 512   /* eager on every transport */
+#define CLEANEXIT_LEN 512 /* eager on every transport */
 #define CLEANEXIT_ROUNDS 200
 
 int main(int argc, char **argv)

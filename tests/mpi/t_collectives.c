@@ -15,16 +15,15 @@
 static const size_t bcast_sizes[] = {
     1, 2049, 65537, 1048577, 8 * 1024 * 1024,
 };
-#define NBCAST ((int)(sizeof(bcast_sizes) / sizeof(bcast_sizes[0])))
+#define NBCAST ((int) (sizeof(bcast_sizes) / sizeof(bcast_sizes[0])))
 #define ALLREDUCE_COUNT (1024 * 1024 + 3)
-#define A2A_BLOCK ((size_t)256 * 1024 + 1)
-#define AG_BLOCK ((size_t)1024 * 1024 + 7)
+#define A2A_BLOCK ((size_t) 256 * 1024 + 1)
+#define AG_BLOCK ((size_t) 1024 * 1024 + 7)
 
 static int32_t contrib(int rank, size_t i)
 {
     /* Small enough that the sum over a few ranks cannot overflow. */
-    return (int32_t)(((uint32_t)i * 2654435761u >> 8) % 100000) - 50000 +
-           rank * 3;
+    return (int32_t) (((uint32_t) i * 2654435761u >> 8) % 100000) - 50000 + rank * 3;
 }
 
 static void test_bcast(void)
@@ -33,15 +32,14 @@ static void test_bcast(void)
 
     for (int root = 0; root < tmpi_size; root++) {
         for (int i = 0; i < NBCAST; i++) {
-            uint32_t seq = (uint32_t)(root * 100 + i);
+            uint32_t seq = (uint32_t) (root * 100 + i);
 
             if (tmpi_rank == root) {
                 tmpi_fill(buf, bcast_sizes[i], root, seq);
             } else {
                 memset(buf, 0, bcast_sizes[i]);
             }
-            MPI_Bcast(buf, (int)bcast_sizes[i], MPI_BYTE, root,
-                      MPI_COMM_WORLD);
+            MPI_Bcast(buf, (int) bcast_sizes[i], MPI_BYTE, root, MPI_COMM_WORLD);
             tmpi_check(buf, bcast_sizes[i], root, seq, "bcast");
         }
     }
@@ -56,8 +54,7 @@ static void test_allreduce(void)
     for (size_t i = 0; i < ALLREDUCE_COUNT; i++) {
         in[i] = contrib(tmpi_rank, i);
     }
-    MPI_Allreduce(in, out, ALLREDUCE_COUNT, MPI_INT32_T, MPI_SUM,
-                  MPI_COMM_WORLD);
+    MPI_Allreduce(in, out, ALLREDUCE_COUNT, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
     for (size_t i = 0; i < ALLREDUCE_COUNT; i++) {
         int32_t want = 0;
 
@@ -65,8 +62,7 @@ static void test_allreduce(void)
             want += contrib(r, i);
         }
         if (out[i] != want) {
-            tmpi_error("allreduce: element %zu is %d, want %d", i, out[i],
-                       want);
+            tmpi_error("allreduce: element %zu is %d, want %d", i, out[i], want);
             break;
         }
     }
@@ -96,13 +92,11 @@ static void test_alltoall(void)
 
     /* Block for destination d carries sequence d. */
     for (int d = 0; d < tmpi_size; d++) {
-        tmpi_fill(sbuf + d * A2A_BLOCK, A2A_BLOCK, tmpi_rank, (uint32_t)d);
+        tmpi_fill(sbuf + d * A2A_BLOCK, A2A_BLOCK, tmpi_rank, (uint32_t) d);
     }
-    MPI_Alltoall(sbuf, (int)A2A_BLOCK, MPI_BYTE, rbuf, (int)A2A_BLOCK,
-                 MPI_BYTE, MPI_COMM_WORLD);
+    MPI_Alltoall(sbuf, (int) A2A_BLOCK, MPI_BYTE, rbuf, (int) A2A_BLOCK, MPI_BYTE, MPI_COMM_WORLD);
     for (int s = 0; s < tmpi_size; s++) {
-        tmpi_check(rbuf + s * A2A_BLOCK, A2A_BLOCK, s, (uint32_t)tmpi_rank,
-                   "alltoall");
+        tmpi_check(rbuf + s * A2A_BLOCK, A2A_BLOCK, s, (uint32_t) tmpi_rank, "alltoall");
     }
     free(sbuf);
     free(rbuf);
@@ -114,8 +108,7 @@ static void test_allgather(void)
     uint8_t *rbuf = tmpi_malloc(AG_BLOCK * tmpi_size);
 
     tmpi_fill(sbuf, AG_BLOCK, tmpi_rank, 77);
-    MPI_Allgather(sbuf, (int)AG_BLOCK, MPI_BYTE, rbuf, (int)AG_BLOCK,
-                  MPI_BYTE, MPI_COMM_WORLD);
+    MPI_Allgather(sbuf, (int) AG_BLOCK, MPI_BYTE, rbuf, (int) AG_BLOCK, MPI_BYTE, MPI_COMM_WORLD);
     for (int s = 0; s < tmpi_size; s++) {
         tmpi_check(rbuf + s * AG_BLOCK, AG_BLOCK, s, 77, "allgather");
     }

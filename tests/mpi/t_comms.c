@@ -27,8 +27,7 @@ static void tcomms_allreduce(MPI_Comm comm, int round, const char *what)
     MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, comm);
     expect = size * (size - 1) / 2 + size * round;
     if (out != expect) {
-        tmpi_error("%s round %d: allreduce gave %d, expected %d", what, round, out,
-                   expect);
+        tmpi_error("%s round %d: allreduce gave %d, expected %d", what, round, out, expect);
     }
 }
 
@@ -59,8 +58,8 @@ static void tcomms_bcast_gather(MPI_Comm comm, int round, const char *what)
     MPI_Group_translate_ranks(g, size, expect, world, expect);
     for (i = 0; i < size; i++) {
         if (all[i] != expect[i]) {
-            tmpi_error("%s round %d: allgather slot %d holds %d, expected %d", what,
-                       round, i, all[i], expect[i]);
+            tmpi_error("%s round %d: allgather slot %d holds %d, expected %d", what, round, i,
+                       all[i], expect[i]);
             break;
         }
     }
@@ -83,8 +82,8 @@ static void tcomms_ring(MPI_Comm comm, int round, const char *what)
     prev = (rank + size - 1) % size;
     tmpi_fill(out, sizeof(out), tmpi_rank, (uint32_t) round);
     memset(in, 0, sizeof(in));
-    MPI_Sendrecv(out, (int) sizeof(out), MPI_BYTE, next, tag, in, (int) sizeof(in),
-                 MPI_BYTE, prev, tag, comm, &st);
+    MPI_Sendrecv(out, (int) sizeof(out), MPI_BYTE, next, tag, in, (int) sizeof(in), MPI_BYTE, prev,
+                 tag, comm, &st);
     {
         /* the sender's world rank, to know its pattern */
         int src_world = -1;

@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GAP_VALUE ((int32_t)0x7eadbeef)
+#define GAP_VALUE ((int32_t) 0x7eadbeef)
 
 /* Element values depend on source rank, element index and case. */
 static int32_t elem(int src, size_t idx, int kase)
 {
-    return (int32_t)(((uint32_t)idx * 2654435761u) ^
-                     ((uint32_t)src << 24) ^ ((uint32_t)kase * 0x9e3779b9u));
+    return (int32_t) (((uint32_t) idx * 2654435761u) ^ ((uint32_t) src << 24) ^
+                      ((uint32_t) kase * 0x9e3779b9u));
 }
 
 /* One layout: a datatype describing count ints picked out of an array of
@@ -31,17 +31,16 @@ struct layout {
     size_t *map;
 };
 
-static void make_vector(struct layout *l, int nblocks, int blocklen,
-                        int stride)
+static void make_vector(struct layout *l, int nblocks, int blocklen, int stride)
 {
     l->name = "vector";
     MPI_Type_vector(nblocks, blocklen, stride, MPI_INT32_T, &l->type);
     MPI_Type_commit(&l->type);
-    l->count = (size_t)nblocks * blocklen;
-    l->extent = (size_t)(nblocks - 1) * stride + blocklen;
+    l->count = (size_t) nblocks * blocklen;
+    l->extent = (size_t) (nblocks - 1) * stride + blocklen;
     l->map = tmpi_malloc(sizeof(size_t) * l->count);
-    for (size_t b = 0, k = 0; b < (size_t)nblocks; b++) {
-        for (size_t j = 0; j < (size_t)blocklen; j++) {
+    for (size_t b = 0, k = 0; b < (size_t) nblocks; b++) {
+        for (size_t j = 0; j < (size_t) blocklen; j++) {
             l->map[k++] = b * stride + j;
         }
     }
@@ -57,10 +56,10 @@ static void make_indexed(struct layout *l, int nblocks)
     l->count = 0;
     for (int b = 0; b < nblocks; b++) {
         lens[b] = 1 + (b * 7) % 29;
-        pos += 1 + (size_t)(b % 5);
-        displs[b] = (int)pos;
-        pos += (size_t)lens[b];
-        l->count += (size_t)lens[b];
+        pos += 1 + (size_t) (b % 5);
+        displs[b] = (int) pos;
+        pos += (size_t) lens[b];
+        l->count += (size_t) lens[b];
     }
     l->extent = pos;
     MPI_Type_indexed(nblocks, lens, displs, MPI_INT32_T, &l->type);
@@ -68,7 +67,7 @@ static void make_indexed(struct layout *l, int nblocks)
     l->map = tmpi_malloc(sizeof(size_t) * l->count);
     for (int b = 0; b < nblocks; b++) {
         for (int j = 0; j < lens[b]; j++) {
-            l->map[k++] = (size_t)displs[b] + j;
+            l->map[k++] = (size_t) displs[b] + j;
         }
     }
     free(lens);
@@ -83,15 +82,14 @@ static void make_subarray(struct layout *l, int rows, int cols)
     size_t k = 0;
 
     l->name = "subarray";
-    MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_C, MPI_INT32_T,
-                             &l->type);
+    MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_C, MPI_INT32_T, &l->type);
     MPI_Type_commit(&l->type);
-    l->count = (size_t)sub[0] * sub[1];
-    l->extent = (size_t)rows * cols;
+    l->count = (size_t) sub[0] * sub[1];
+    l->extent = (size_t) rows * cols;
     l->map = tmpi_malloc(sizeof(size_t) * l->count);
     for (int r = 0; r < sub[0]; r++) {
         for (int c = 0; c < sub[1]; c++) {
-            l->map[k++] = (size_t)(starts[0] + r) * cols + starts[1] + c;
+            l->map[k++] = (size_t) (starts[0] + r) * cols + starts[1] + c;
         }
     }
 }
@@ -124,18 +122,14 @@ static void run_case(const struct layout *l, int peer, int kase, int dir)
             for (size_t k = 0; k < l->count; k++) {
                 packed[k] = elem(tmpi_rank, k, kase);
             }
-            MPI_Send(packed, (int)l->count, MPI_INT32_T, peer, kase,
-                     MPI_COMM_WORLD);
+            MPI_Send(packed, (int) l->count, MPI_INT32_T, peer, kase, MPI_COMM_WORLD);
         }
     } else if (0 == dir) {
-        MPI_Recv(packed, (int)l->count, MPI_INT32_T, peer, kase,
-                 MPI_COMM_WORLD, &st);
-        tmpi_check_status(&st, peer, kase,
-                          (int)(sizeof(int32_t) * l->count), "typed send");
+        MPI_Recv(packed, (int) l->count, MPI_INT32_T, peer, kase, MPI_COMM_WORLD, &st);
+        tmpi_check_status(&st, peer, kase, (int) (sizeof(int32_t) * l->count), "typed send");
         for (size_t k = 0; k < l->count; k++) {
             if (packed[k] != elem(peer, k, kase)) {
-                tmpi_error("%s (%zu ints) typed send: element %zu wrong",
-                           l->name, l->count, k);
+                tmpi_error("%s (%zu ints) typed send: element %zu wrong", l->name, l->count, k);
                 break;
             }
         }
@@ -147,20 +141,17 @@ static void run_case(const struct layout *l, int peer, int kase, int dir)
             full[i] = GAP_VALUE;
         }
         MPI_Recv(full, 1, l->type, peer, kase, MPI_COMM_WORLD, &st);
-        tmpi_check_status(&st, peer, kase,
-                          (int)(sizeof(int32_t) * l->count), "typed receive");
+        tmpi_check_status(&st, peer, kase, (int) (sizeof(int32_t) * l->count), "typed receive");
         for (size_t k = 0; k < l->count; k++) {
             picked[l->map[k]] = 1;
             if (full[l->map[k]] != elem(peer, k, kase)) {
-                tmpi_error("%s (%zu ints) typed receive: element %zu wrong",
-                           l->name, l->count, k);
+                tmpi_error("%s (%zu ints) typed receive: element %zu wrong", l->name, l->count, k);
                 break;
             }
         }
         for (size_t i = 0; i < l->extent; i++) {
             if (!picked[i] && full[i] != GAP_VALUE) {
-                tmpi_error("%s (%zu ints) typed receive: gap at %zu written",
-                           l->name, l->count, i);
+                tmpi_error("%s (%zu ints) typed receive: gap at %zu written", l->name, l->count, i);
                 break;
             }
         }
@@ -199,7 +190,6 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         free_layout(&layouts[i]);
     }
-    snprintf(detail, sizeof(detail), "%d layouts (vector/indexed/subarray)",
-             n);
+    snprintf(detail, sizeof(detail), "%d layouts (vector/indexed/subarray)", n);
     return tmpi_finish(detail);
 }

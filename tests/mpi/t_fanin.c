@@ -21,8 +21,8 @@
 static const size_t fan_sizes[] = {
     1, 0, 33, 2048, 2049, 70000, 5, 4096, 160000, 12287, 9,
 };
-#define NFAN ((int)(sizeof(fan_sizes) / sizeof(fan_sizes[0])))
-#define MAXLEN ((size_t)160000)
+#define NFAN ((int) (sizeof(fan_sizes) / sizeof(fan_sizes[0])))
+#define MAXLEN ((size_t) 160000)
 
 static size_t msg_len(int src, int i)
 {
@@ -36,7 +36,7 @@ static int msg_tag(int src, int i)
 
 static uint32_t msg_seq(int root, int mode, int i)
 {
-    return (uint32_t)(root * 10000 + mode * 1000 + i);
+    return (uint32_t) (root * 10000 + mode * 1000 + i);
 }
 
 static void send_burst(int root, int mode, uint8_t **sbufs)
@@ -47,16 +47,15 @@ static void send_burst(int root, int mode, uint8_t **sbufs)
         size_t len = msg_len(tmpi_rank, i);
 
         tmpi_fill(sbufs[i], len, tmpi_rank, msg_seq(root, mode, i));
-        MPI_Isend(sbufs[i], (int)len, MPI_BYTE, root, msg_tag(tmpi_rank, i),
-                  MPI_COMM_WORLD, &reqs[i]);
+        MPI_Isend(sbufs[i], (int) len, MPI_BYTE, root, msg_tag(tmpi_rank, i), MPI_COMM_WORLD,
+                  &reqs[i]);
     }
     MPI_Waitall(NMSG, reqs, MPI_STATUSES_IGNORE);
 }
 
 /* Checks one wildcard receive against the next message expected from its
  * source. */
-static void check_one(int root, int mode, const MPI_Status *st,
-                      const uint8_t *buf, int *next)
+static void check_one(int root, int mode, const MPI_Status *st, const uint8_t *buf, int *next)
 {
     int src = st->MPI_SOURCE, i;
 
@@ -65,10 +64,8 @@ static void check_one(int root, int mode, const MPI_Status *st,
         return;
     }
     i = next[src]++;
-    if (0 == tmpi_check_status(st, src, msg_tag(src, i),
-                               (int)msg_len(src, i), "fan-in status")) {
-        tmpi_check(buf, msg_len(src, i), src, msg_seq(root, mode, i),
-                   "fan-in data");
+    if (0 == tmpi_check_status(st, src, msg_tag(src, i), (int) msg_len(src, i), "fan-in status")) {
+        tmpi_check(buf, msg_len(src, i), src, msg_seq(root, mode, i), "fan-in data");
     }
 }
 
@@ -77,8 +74,7 @@ static void root_blocking(int root, uint8_t *rbuf, int *next)
     MPI_Status st;
 
     for (int n = 0; n < NMSG * (tmpi_size - 1); n++) {
-        MPI_Recv(rbuf, (int)MAXLEN, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
-                 MPI_COMM_WORLD, &st);
+        MPI_Recv(rbuf, (int) MAXLEN, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
         check_one(root, 0, &st, rbuf, next);
     }
 }
@@ -90,8 +86,8 @@ static void root_waitany(int root, uint8_t **rbufs, int *next)
     MPI_Status *sts = tmpi_malloc(sizeof(MPI_Status) * total);
 
     for (int n = 0; n < total; n++) {
-        MPI_Irecv(rbufs[n], (int)MAXLEN, MPI_BYTE, MPI_ANY_SOURCE,
-                  MPI_ANY_TAG, MPI_COMM_WORLD, &reqs[n]);
+        MPI_Irecv(rbufs[n], (int) MAXLEN, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+                  &reqs[n]);
     }
     /* The senders start only once every receive is posted. */
     MPI_Barrier(MPI_COMM_WORLD);
@@ -131,19 +127,17 @@ static void selectivity(uint8_t **sbufs, uint8_t *rbuf)
             size_t len = msg_len(tmpi_rank, k);
 
             tmpi_fill(sbufs[k], len, tmpi_rank, msg_seq(0, 7, k));
-            MPI_Isend(sbufs[k], (int)len, MPI_BYTE, peer, TAG_SEL_BASE + k,
-                      MPI_COMM_WORLD, &reqs[k]);
+            MPI_Isend(sbufs[k], (int) len, MPI_BYTE, peer, TAG_SEL_BASE + k, MPI_COMM_WORLD,
+                      &reqs[k]);
         }
         MPI_Waitall(NSEL, reqs, MPI_STATUSES_IGNORE);
     } else {
         for (int k = NSEL - 1; k >= 0; k--) {
-            MPI_Recv(rbuf, (int)MAXLEN, MPI_BYTE, peer, TAG_SEL_BASE + k,
-                     MPI_COMM_WORLD, &st);
-            if (0 == tmpi_check_status(&st, peer, TAG_SEL_BASE + k,
-                                       (int)msg_len(peer, k),
-                                       "selectivity status")) {
-                tmpi_check(rbuf, msg_len(peer, k), peer, msg_seq(0, 7, k),
-                           "selectivity data");
+            MPI_Recv(rbuf, (int) MAXLEN, MPI_BYTE, peer, TAG_SEL_BASE + k, MPI_COMM_WORLD, &st);
+            if (0 ==
+                tmpi_check_status(&st, peer, TAG_SEL_BASE + k, (int) msg_len(peer, k),
+                                  "selectivity status")) {
+                tmpi_check(rbuf, msg_len(peer, k), peer, msg_seq(0, 7, k), "selectivity data");
             }
         }
     }
@@ -210,7 +204,6 @@ int main(int argc, char **argv)
     free(rbufs);
     free(sbufs);
     free(next);
-    snprintf(detail, sizeof(detail),
-             "%d messages per sender per root, tag selectivity", NMSG);
+    snprintf(detail, sizeof(detail), "%d messages per sender per root, tag selectivity", NMSG);
     return tmpi_finish(detail);
 }

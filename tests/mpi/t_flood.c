@@ -17,14 +17,14 @@
 #define NFLOOD 3000
 #define TAG_FLOOD 31
 #define TAG_DONE 32
-#define MAXLEN ((size_t)8193)
+#define MAXLEN ((size_t) 8193)
 
 static size_t msg_len(int i)
 {
     if (i % 97 == 96) {
         return MAXLEN;
     }
-    return (size_t)(i * 7) % 257;
+    return (size_t) (i * 7) % 257;
 }
 
 int main(int argc, char **argv)
@@ -46,21 +46,18 @@ int main(int argc, char **argv)
 
     if (peer < tmpi_size) {
         for (int i = 0; i < NFLOOD; i++) {
-            tmpi_fill(sbufs[i], msg_len(i), tmpi_rank, (uint32_t)i);
-            MPI_Isend(sbufs[i], (int)msg_len(i), MPI_BYTE, peer, TAG_FLOOD,
-                      MPI_COMM_WORLD, &reqs[i]);
+            tmpi_fill(sbufs[i], msg_len(i), tmpi_rank, (uint32_t) i);
+            MPI_Isend(sbufs[i], (int) msg_len(i), MPI_BYTE, peer, TAG_FLOOD, MPI_COMM_WORLD,
+                      &reqs[i]);
         }
-        MPI_Isend(NULL, 0, MPI_BYTE, peer, TAG_DONE, MPI_COMM_WORLD,
-                  &reqs[NFLOOD]);
+        MPI_Isend(NULL, 0, MPI_BYTE, peer, TAG_DONE, MPI_COMM_WORLD, &reqs[NFLOOD]);
 
         /* Only now receive: everything the peer sent is unexpected. */
         MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_DONE, MPI_COMM_WORLD, &st);
         for (int i = 0; i < NFLOOD; i++) {
-            MPI_Recv(rbuf, (int)MAXLEN, MPI_BYTE, peer, TAG_FLOOD,
-                     MPI_COMM_WORLD, &st);
-            if (0 == tmpi_check_status(&st, peer, TAG_FLOOD, (int)msg_len(i),
-                                       "flood status")) {
-                tmpi_check(rbuf, msg_len(i), peer, (uint32_t)i, "flood data");
+            MPI_Recv(rbuf, (int) MAXLEN, MPI_BYTE, peer, TAG_FLOOD, MPI_COMM_WORLD, &st);
+            if (0 == tmpi_check_status(&st, peer, TAG_FLOOD, (int) msg_len(i), "flood status")) {
+                tmpi_check(rbuf, msg_len(i), peer, (uint32_t) i, "flood data");
             }
         }
         MPI_Waitall(NFLOOD + 1, reqs, MPI_STATUSES_IGNORE);
@@ -72,7 +69,6 @@ int main(int argc, char **argv)
     free(sbufs);
     free(rbuf);
     free(reqs);
-    snprintf(detail, sizeof(detail),
-             "%d unexpected messages each way per pair", NFLOOD);
+    snprintf(detail, sizeof(detail), "%d unexpected messages each way per pair", NFLOOD);
     return tmpi_finish(detail);
 }

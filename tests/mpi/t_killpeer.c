@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define LEN ((size_t)4 * 1024 * 1024 + 1)
+#define LEN ((size_t) 4 * 1024 * 1024 + 1)
 #define ROUNDS_BEFORE_KILL 5
 /* Far more rounds than could ever finish: survivors must not run out. */
 #define ROUNDS_MAX 1000000
@@ -38,19 +38,18 @@ int main(int argc, char **argv)
         /* Alternate small and large messages so both paths are busy. */
         size_t len = (round % 2) ? LEN : 100;
 
-        tmpi_fill(sbuf, len, tmpi_rank, (uint32_t)round);
-        MPI_Irecv(rbuf, (int)len, MPI_BYTE, left, 3, MPI_COMM_WORLD,
-                  &reqs[0]);
-        MPI_Isend(sbuf, (int)len, MPI_BYTE, right, 3, MPI_COMM_WORLD,
-                  &reqs[1]);
+        tmpi_fill(sbuf, len, tmpi_rank, (uint32_t) round);
+        MPI_Irecv(rbuf, (int) len, MPI_BYTE, left, 3, MPI_COMM_WORLD, &reqs[0]);
+        MPI_Isend(sbuf, (int) len, MPI_BYTE, right, 3, MPI_COMM_WORLD, &reqs[1]);
         if (tmpi_rank == victim && round == ROUNDS_BEFORE_KILL) {
             printf("KILLTEST armed: rank %d of %d kills itself in round %d "
-                   "with transfers in flight\n", tmpi_rank, tmpi_size, round);
+                   "with transfers in flight\n",
+                   tmpi_rank, tmpi_size, round);
             fflush(stdout);
             raise(SIGKILL);
         }
         MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
-        tmpi_check(rbuf, len, left, (uint32_t)round, "kill ring");
+        tmpi_check(rbuf, len, left, (uint32_t) round, "kill ring");
     }
     /* Only reached if the kill did not happen. */
     tmpi_error("survived %d rounds: the victim never died", ROUNDS_MAX);

@@ -16,18 +16,18 @@
 static size_t msg_len(int i)
 {
     if (i % 16 == 15) {
-        return 65536 + 4097 * (size_t)(i % 5);
+        return 65536 + 4097 * (size_t) (i % 5);
     }
-    return (size_t)(i * 37) % 3000;
+    return (size_t) (i * 37) % 3000;
 }
 
 static uint32_t msg_seq(int round, int dst, int i)
 {
-    return (uint32_t)(round * 1000000 + dst * 10000 + i);
+    return (uint32_t) (round * 1000000 + dst * 10000 + i);
 }
 
-static void one_round(int round, uint8_t **sbufs, uint8_t **rbufs,
-                      MPI_Request *reqs, MPI_Status *sts)
+static void one_round(int round, uint8_t **sbufs, uint8_t **rbufs, MPI_Request *reqs,
+                      MPI_Status *sts)
 {
     int nreq = 0, done = 0;
     int *idx;
@@ -40,8 +40,8 @@ static void one_round(int round, uint8_t **sbufs, uint8_t **rbufs,
             continue;
         }
         for (int i = 0; i < NREQ; i++, k++) {
-            MPI_Irecv(rbufs[k], (int)msg_len(i), MPI_BYTE, p, i % 100,
-                      MPI_COMM_WORLD, &reqs[nreq++]);
+            MPI_Irecv(rbufs[k], (int) msg_len(i), MPI_BYTE, p, i % 100, MPI_COMM_WORLD,
+                      &reqs[nreq++]);
         }
     }
     for (int p = 0, k = 0; p < tmpi_size; p++) {
@@ -50,8 +50,8 @@ static void one_round(int round, uint8_t **sbufs, uint8_t **rbufs,
         }
         for (int i = 0; i < NREQ; i++, k++) {
             tmpi_fill(sbufs[k], msg_len(i), tmpi_rank, msg_seq(round, p, i));
-            MPI_Isend(sbufs[k], (int)msg_len(i), MPI_BYTE, p, i % 100,
-                      MPI_COMM_WORLD, &reqs[nreq++]);
+            MPI_Isend(sbufs[k], (int) msg_len(i), MPI_BYTE, p, i % 100, MPI_COMM_WORLD,
+                      &reqs[nreq++]);
         }
     }
 
@@ -65,8 +65,7 @@ static void one_round(int round, uint8_t **sbufs, uint8_t **rbufs,
 
             MPI_Testsome(nreq, reqs, &outcount, idx, tmp);
             if (MPI_UNDEFINED == outcount) {
-                tmpi_error("testsome: no active request with %d of %d done",
-                           done, nreq);
+                tmpi_error("testsome: no active request with %d of %d done", done, nreq);
                 break;
             }
             for (int j = 0; j < outcount; j++) {
@@ -83,10 +82,8 @@ static void one_round(int round, uint8_t **sbufs, uint8_t **rbufs,
             continue;
         }
         for (int i = 0; i < NREQ; i++, k++) {
-            if (0 == tmpi_check_status(&sts[k], p, i % 100, (int)msg_len(i),
-                                       "manyreq status")) {
-                tmpi_check(rbufs[k], msg_len(i), p,
-                           msg_seq(round, tmpi_rank, i), "manyreq data");
+            if (0 == tmpi_check_status(&sts[k], p, i % 100, (int) msg_len(i), "manyreq status")) {
+                tmpi_check(rbufs[k], msg_len(i), p, msg_seq(round, tmpi_rank, i), "manyreq data");
             }
         }
     }
@@ -128,7 +125,6 @@ int main(int argc, char **argv)
     free(reqs);
     free(sts);
     snprintf(detail, sizeof(detail),
-             "%d sends + %d receives outstanding per peer, waitall/testsome",
-             NREQ, NREQ);
+             "%d sends + %d receives outstanding per peer, waitall/testsome", NREQ, NREQ);
     return tmpi_finish(detail);
 }

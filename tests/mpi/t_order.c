@@ -22,11 +22,10 @@
  * rendezvous); a large message is followed by small ones that could
  * overtake it. */
 static const size_t order_sizes[] = {
-    0, 1, 100, 2049, 65537, 1, 4097, 13000, 0, 131073, 7, 300001, 64,
-    1048577, 2, 12289, 8,
+    0, 1, 100, 2049, 65537, 1, 4097, 13000, 0, 131073, 7, 300001, 64, 1048577, 2, 12289, 8,
 };
-#define NORDER ((int)(sizeof(order_sizes) / sizeof(order_sizes[0])))
-#define MAXLEN ((size_t)1048577)
+#define NORDER ((int) (sizeof(order_sizes) / sizeof(order_sizes[0])))
+#define MAXLEN ((size_t) 1048577)
 /* Receive buffers are a little larger than the message: the count must
  * still be exact. */
 #define SLACK 16
@@ -39,7 +38,7 @@ static size_t msg_len(int i)
 /* Sequence numbers differ by phase so a stale message is caught. */
 static uint32_t msg_seq(int phase, int dst, int i)
 {
-    return (uint32_t)(phase * 100000 + dst * 1000 + i);
+    return (uint32_t) (phase * 100000 + dst * 1000 + i);
 }
 
 static int msg_tag(int phase, int i)
@@ -48,8 +47,7 @@ static int msg_tag(int phase, int i)
 }
 
 /* Starts every send of one phase to every peer; sbufs[peer][i]. */
-static void start_sends(int phase, uint8_t ***sbufs, MPI_Request *reqs,
-                        int *nreq)
+static void start_sends(int phase, uint8_t ***sbufs, MPI_Request *reqs, int *nreq)
 {
     for (int p = 0; p < tmpi_size; p++) {
         if (p == tmpi_rank) {
@@ -59,14 +57,13 @@ static void start_sends(int phase, uint8_t ***sbufs, MPI_Request *reqs,
             size_t len = msg_len(i);
 
             tmpi_fill(sbufs[p][i], len, tmpi_rank, msg_seq(phase, p, i));
-            MPI_Isend(sbufs[p][i], (int)len, MPI_BYTE, p, msg_tag(phase, i),
-                      MPI_COMM_WORLD, &reqs[(*nreq)++]);
+            MPI_Isend(sbufs[p][i], (int) len, MPI_BYTE, p, msg_tag(phase, i), MPI_COMM_WORLD,
+                      &reqs[(*nreq)++]);
         }
     }
 }
 
-static void phase_preposted(uint8_t ***sbufs, uint8_t ***rbufs,
-                            MPI_Request *reqs)
+static void phase_preposted(uint8_t ***sbufs, uint8_t ***rbufs, MPI_Request *reqs)
 {
     MPI_Status *st = tmpi_malloc(sizeof(MPI_Status) * 2 * NMSG * tmpi_size);
     int nreq = 0;
@@ -76,8 +73,8 @@ static void phase_preposted(uint8_t ***sbufs, uint8_t ***rbufs,
             continue;
         }
         for (int i = 0; i < NMSG; i++) {
-            MPI_Irecv(rbufs[p][i], (int)msg_len(i) + SLACK, MPI_BYTE, p,
-                      TAG_DATA, MPI_COMM_WORLD, &reqs[nreq++]);
+            MPI_Irecv(rbufs[p][i], (int) msg_len(i) + SLACK, MPI_BYTE, p, TAG_DATA, MPI_COMM_WORLD,
+                      &reqs[nreq++]);
         }
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -90,10 +87,8 @@ static void phase_preposted(uint8_t ***sbufs, uint8_t ***rbufs,
             continue;
         }
         for (int i = 0; i < NMSG; i++, nreq++) {
-            tmpi_check_status(&st[nreq], p, TAG_DATA, (int)msg_len(i),
-                              "preposted status");
-            tmpi_check(rbufs[p][i], msg_len(i), p, msg_seq(0, tmpi_rank, i),
-                       "preposted data");
+            tmpi_check_status(&st[nreq], p, TAG_DATA, (int) msg_len(i), "preposted status");
+            tmpi_check(rbufs[p][i], msg_len(i), p, msg_seq(0, tmpi_rank, i), "preposted data");
         }
     }
     free(st);
@@ -108,8 +103,7 @@ static void phase_late(uint8_t ***sbufs, uint8_t *rbuf, MPI_Request *reqs)
     /* Tell every peer that all our sends are under way. */
     for (int p = 0; p < tmpi_size; p++) {
         if (p != tmpi_rank) {
-            MPI_Isend(NULL, 0, MPI_BYTE, p, TAG_GO, MPI_COMM_WORLD,
-                      &reqs[nreq++]);
+            MPI_Isend(NULL, 0, MPI_BYTE, p, TAG_GO, MPI_COMM_WORLD, &reqs[nreq++]);
         }
     }
     for (int p = 0; p < tmpi_size; p++) {
@@ -118,12 +112,9 @@ static void phase_late(uint8_t ***sbufs, uint8_t *rbuf, MPI_Request *reqs)
         }
         MPI_Recv(NULL, 0, MPI_BYTE, p, TAG_GO, MPI_COMM_WORLD, &st);
         for (int i = 0; i < NMSG; i++) {
-            MPI_Recv(rbuf, (int)MAXLEN, MPI_BYTE, p, TAG_DATA, MPI_COMM_WORLD,
-                     &st);
-            if (0 == tmpi_check_status(&st, p, TAG_DATA, (int)msg_len(i),
-                                       "late status")) {
-                tmpi_check(rbuf, msg_len(i), p, msg_seq(1, tmpi_rank, i),
-                           "late data");
+            MPI_Recv(rbuf, (int) MAXLEN, MPI_BYTE, p, TAG_DATA, MPI_COMM_WORLD, &st);
+            if (0 == tmpi_check_status(&st, p, TAG_DATA, (int) msg_len(i), "late status")) {
+                tmpi_check(rbuf, msg_len(i), p, msg_seq(1, tmpi_rank, i), "late data");
             }
         }
     }
@@ -153,19 +144,15 @@ static void phase_wildcard(uint8_t ***sbufs, uint8_t *rbuf, MPI_Request *reqs)
         } else {
             src = MPI_ANY_SOURCE;
         }
-        MPI_Recv(rbuf, (int)MAXLEN, MPI_BYTE, src, MPI_ANY_TAG,
-                 MPI_COMM_WORLD, &st);
+        MPI_Recv(rbuf, (int) MAXLEN, MPI_BYTE, src, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
         src = st.MPI_SOURCE;
-        if (src < 0 || src >= tmpi_size || src == tmpi_rank ||
-            next[src] >= NMSG) {
+        if (src < 0 || src >= tmpi_size || src == tmpi_rank || next[src] >= NMSG) {
             tmpi_error("wildcard: unexpected message from %d", src);
             continue;
         }
         i = next[src]++;
-        if (0 == tmpi_check_status(&st, src, msg_tag(2, i), (int)msg_len(i),
-                                   "wildcard order")) {
-            tmpi_check(rbuf, msg_len(i), src, msg_seq(2, tmpi_rank, i),
-                       "wildcard data");
+        if (0 == tmpi_check_status(&st, src, msg_tag(2, i), (int) msg_len(i), "wildcard order")) {
+            tmpi_check(rbuf, msg_len(i), src, msg_seq(2, tmpi_rank, i), "wildcard data");
         }
     }
     MPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
@@ -190,8 +177,7 @@ int main(int argc, char **argv)
         rbufs[p] = tmpi_malloc(sizeof(**rbufs) * NMSG);
         for (int i = 0; i < NMSG; i++) {
             sbufs[p][i] = p == tmpi_rank ? NULL : tmpi_malloc(msg_len(i));
-            rbufs[p][i] = p == tmpi_rank ? NULL
-                                         : tmpi_malloc(msg_len(i) + SLACK);
+            rbufs[p][i] = p == tmpi_rank ? NULL : tmpi_malloc(msg_len(i) + SLACK);
         }
     }
     rbuf = tmpi_malloc(MAXLEN);
@@ -213,7 +199,7 @@ int main(int argc, char **argv)
     free(rbufs);
     free(rbuf);
     free(reqs);
-    snprintf(detail, sizeof(detail),
-             "%d messages per pair per phase, preposted/late/wildcard", NMSG);
+    snprintf(detail, sizeof(detail), "%d messages per pair per phase, preposted/late/wildcard",
+             NMSG);
     return tmpi_finish(detail);
 }

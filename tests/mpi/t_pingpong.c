@@ -20,8 +20,7 @@ static int check_guard(const uint8_t *buf, size_t len, const char *what)
 {
     for (size_t i = 0; i < GUARD_LEN; i++) {
         if (buf[len + i] != GUARD_BYTE) {
-            tmpi_error("%s: len %zu: byte %zu past the end was overwritten",
-                       what, len, i);
+            tmpi_error("%s: len %zu: byte %zu past the end was overwritten", what, len, i);
             return 1;
         }
     }
@@ -29,8 +28,7 @@ static int check_guard(const uint8_t *buf, size_t len, const char *what)
 }
 
 /* One exchange with peer: the lower rank sends first. */
-static void pingpong(uint8_t *sbuf, uint8_t *rbuf, size_t len, int peer,
-                     uint32_t seq)
+static void pingpong(uint8_t *sbuf, uint8_t *rbuf, size_t len, int peer, uint32_t seq)
 {
     MPI_Status st;
     int first = tmpi_rank < peer;
@@ -40,12 +38,11 @@ static void pingpong(uint8_t *sbuf, uint8_t *rbuf, size_t len, int peer,
 
     for (int turn = 0; turn < 2; turn++) {
         if ((turn == 0) == first) {
-            MPI_Send(sbuf, (int)len, MPI_BYTE, peer, 7, MPI_COMM_WORLD);
+            MPI_Send(sbuf, (int) len, MPI_BYTE, peer, 7, MPI_COMM_WORLD);
         } else {
             /* Offer more room than needed: the count must still be exact. */
-            MPI_Recv(rbuf, (int)(len + GUARD_LEN), MPI_BYTE, peer, 7,
-                     MPI_COMM_WORLD, &st);
-            tmpi_check_status(&st, peer, 7, (int)len, "pingpong status");
+            MPI_Recv(rbuf, (int) (len + GUARD_LEN), MPI_BYTE, peer, 7, MPI_COMM_WORLD, &st);
+            tmpi_check_status(&st, peer, 7, (int) len, "pingpong status");
             tmpi_check(rbuf, len, peer, seq, "pingpong data");
             check_guard(rbuf, len, "pingpong");
         }
@@ -60,10 +57,9 @@ static void ring(uint8_t *sbuf, uint8_t *rbuf, size_t len, uint32_t seq)
 
     tmpi_fill(sbuf, len, tmpi_rank, seq);
     memset(rbuf, GUARD_BYTE, len + GUARD_LEN);
-    MPI_Sendrecv(sbuf, (int)len, MPI_BYTE, right, 9, rbuf,
-                 (int)(len + GUARD_LEN), MPI_BYTE, left, 9, MPI_COMM_WORLD,
-                 &st);
-    tmpi_check_status(&st, left, 9, (int)len, "ring status");
+    MPI_Sendrecv(sbuf, (int) len, MPI_BYTE, right, 9, rbuf, (int) (len + GUARD_LEN), MPI_BYTE, left,
+                 9, MPI_COMM_WORLD, &st);
+    tmpi_check_status(&st, left, 9, (int) len, "ring status");
     tmpi_check(rbuf, len, left, seq, "ring data");
     check_guard(rbuf, len, "ring");
 }
@@ -85,7 +81,7 @@ int main(int argc, char **argv)
 
     for (int i = 0; i < tmpi_nsizes; i++) {
         for (uint32_t r = 0; r < REPEATS; r++) {
-            uint32_t seq = (uint32_t)i * REPEATS + r;
+            uint32_t seq = (uint32_t) i * REPEATS + r;
 
             if (peer < tmpi_size) {
                 pingpong(sbuf, rbuf, tmpi_sizes[i], peer, seq);

@@ -21,14 +21,12 @@
 #define TESTS_BEFORE_POST 20
 
 static const size_t probe_sizes[] = {
-    0, 1, 63, 2047, 2049, 4097, 12289, 65535, 65537, 131073, 1048577,
-    8 * 1024 * 1024,
+    0, 1, 63, 2047, 2049, 4097, 12289, 65535, 65537, 131073, 1048577, 8 * 1024 * 1024,
 };
-#define NPROBE ((int)(sizeof(probe_sizes) / sizeof(probe_sizes[0])))
-#define MAXLEN ((size_t)8 * 1024 * 1024)
+#define NPROBE ((int) (sizeof(probe_sizes) / sizeof(probe_sizes[0])))
+#define MAXLEN ((size_t) 8 * 1024 * 1024)
 
-static void ssend_early_completion(int peer, int sender, uint8_t *buf,
-                                   int i)
+static void ssend_early_completion(int peer, int sender, uint8_t *buf, int i)
 {
     size_t len = probe_sizes[i];
     MPI_Status st;
@@ -37,15 +35,15 @@ static void ssend_early_completion(int peer, int sender, uint8_t *buf,
         MPI_Request req;
         int flag = 0;
 
-        tmpi_fill(buf, len, tmpi_rank, (uint32_t)i);
-        MPI_Issend(buf, (int)len, MPI_BYTE, peer, TAG_SSEND, MPI_COMM_WORLD,
-                   &req);
+        tmpi_fill(buf, len, tmpi_rank, (uint32_t) i);
+        MPI_Issend(buf, (int) len, MPI_BYTE, peer, TAG_SSEND, MPI_COMM_WORLD, &req);
         for (int t = 0; t < TESTS_BEFORE_POST && !flag; t++) {
             MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
         }
         if (flag) {
             tmpi_error("issend of %zu B completed before the receive was "
-                       "posted", len);
+                       "posted",
+                       len);
         }
         MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_TESTED, MPI_COMM_WORLD);
         if (!flag) {
@@ -53,11 +51,9 @@ static void ssend_early_completion(int peer, int sender, uint8_t *buf,
         }
     } else {
         MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_TESTED, MPI_COMM_WORLD, &st);
-        MPI_Recv(buf, (int)len, MPI_BYTE, peer, TAG_SSEND, MPI_COMM_WORLD,
-                 &st);
-        if (0 == tmpi_check_status(&st, peer, TAG_SSEND, (int)len,
-                                   "issend status")) {
-            tmpi_check(buf, len, peer, (uint32_t)i, "issend data");
+        MPI_Recv(buf, (int) len, MPI_BYTE, peer, TAG_SSEND, MPI_COMM_WORLD, &st);
+        if (0 == tmpi_check_status(&st, peer, TAG_SSEND, (int) len, "issend status")) {
+            tmpi_check(buf, len, peer, (uint32_t) i, "issend data");
         }
     }
 }
@@ -68,14 +64,12 @@ static void ssend_blocking(int peer, int sender, uint8_t *buf, int i)
     MPI_Status st;
 
     if (sender) {
-        tmpi_fill(buf, len, tmpi_rank, 100 + (uint32_t)i);
-        MPI_Ssend(buf, (int)len, MPI_BYTE, peer, TAG_SSEND, MPI_COMM_WORLD);
+        tmpi_fill(buf, len, tmpi_rank, 100 + (uint32_t) i);
+        MPI_Ssend(buf, (int) len, MPI_BYTE, peer, TAG_SSEND, MPI_COMM_WORLD);
     } else {
-        MPI_Recv(buf, (int)len, MPI_BYTE, peer, TAG_SSEND, MPI_COMM_WORLD,
-                 &st);
-        if (0 == tmpi_check_status(&st, peer, TAG_SSEND, (int)len,
-                                   "ssend status")) {
-            tmpi_check(buf, len, peer, 100 + (uint32_t)i, "ssend data");
+        MPI_Recv(buf, (int) len, MPI_BYTE, peer, TAG_SSEND, MPI_COMM_WORLD, &st);
+        if (0 == tmpi_check_status(&st, peer, TAG_SSEND, (int) len, "ssend status")) {
+            tmpi_check(buf, len, peer, 100 + (uint32_t) i, "ssend data");
         }
     }
 }
@@ -89,9 +83,8 @@ static void probes(int peer, int sender, uint8_t *buf, int blocking)
 
     if (sender) {
         for (int i = 0; i < NPROBE; i++) {
-            tmpi_fill(buf, probe_sizes[i], tmpi_rank, base + (uint32_t)i);
-            MPI_Send(buf, (int)probe_sizes[i], MPI_BYTE, peer, i,
-                     MPI_COMM_WORLD);
+            tmpi_fill(buf, probe_sizes[i], tmpi_rank, base + (uint32_t) i);
+            MPI_Send(buf, (int) probe_sizes[i], MPI_BYTE, peer, i, MPI_COMM_WORLD);
         }
         return;
     }
@@ -103,19 +96,17 @@ static void probes(int peer, int sender, uint8_t *buf, int blocking)
             MPI_Probe(peer, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
         } else {
             while (!flag) {
-                MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
-                           &st);
+                MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
             }
         }
-        if (tmpi_check_status(&st, peer, i, (int)probe_sizes[i],
-                              blocking ? "probe" : "iprobe")) {
+        if (tmpi_check_status(&st, peer, i, (int) probe_sizes[i], blocking ? "probe" : "iprobe")) {
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
         /* Exactly the probed size, with no room to spare. */
         rbuf = tmpi_malloc(probe_sizes[i]);
-        MPI_Recv(rbuf, (int)probe_sizes[i], MPI_BYTE, st.MPI_SOURCE,
-                 st.MPI_TAG, MPI_COMM_WORLD, &st);
-        tmpi_check(rbuf, probe_sizes[i], peer, base + (uint32_t)i,
+        MPI_Recv(rbuf, (int) probe_sizes[i], MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
+                 &st);
+        tmpi_check(rbuf, probe_sizes[i], peer, base + (uint32_t) i,
                    blocking ? "probe data" : "iprobe data");
         free(rbuf);
     }
@@ -136,10 +127,8 @@ static void mprobes(int peer, int sender, uint8_t *buf, int blocking)
 
         tmpi_fill(buf, len1, tmpi_rank, base);
         tmpi_fill(buf + len1, len2, tmpi_rank, base + 1);
-        MPI_Isend(buf, (int)len1, MPI_BYTE, peer, TAG_MPROBE, MPI_COMM_WORLD,
-                  &reqs[0]);
-        MPI_Isend(buf + len1, (int)len2, MPI_BYTE, peer, TAG_MPROBE,
-                  MPI_COMM_WORLD, &reqs[1]);
+        MPI_Isend(buf, (int) len1, MPI_BYTE, peer, TAG_MPROBE, MPI_COMM_WORLD, &reqs[0]);
+        MPI_Isend(buf + len1, (int) len2, MPI_BYTE, peer, TAG_MPROBE, MPI_COMM_WORLD, &reqs[1]);
         MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
     } else {
         MPI_Message msg;
@@ -149,31 +138,26 @@ static void mprobes(int peer, int sender, uint8_t *buf, int blocking)
             MPI_Mprobe(peer, TAG_MPROBE, MPI_COMM_WORLD, &msg, &st);
         } else {
             while (!flag) {
-                MPI_Improbe(peer, TAG_MPROBE, MPI_COMM_WORLD, &flag, &msg,
-                            &st);
+                MPI_Improbe(peer, TAG_MPROBE, MPI_COMM_WORLD, &flag, &msg, &st);
             }
         }
-        tmpi_check_status(&st, peer, TAG_MPROBE, (int)len1, "mprobe");
+        tmpi_check_status(&st, peer, TAG_MPROBE, (int) len1, "mprobe");
         /* The second message is still in the queue and must be next. */
         MPI_Probe(peer, TAG_MPROBE, MPI_COMM_WORLD, &st);
-        tmpi_check_status(&st, peer, TAG_MPROBE, (int)len2,
-                          "probe after mprobe");
+        tmpi_check_status(&st, peer, TAG_MPROBE, (int) len2, "probe after mprobe");
         if (blocking) {
-            MPI_Mrecv(buf, (int)len1, MPI_BYTE, &msg, &st);
+            MPI_Mrecv(buf, (int) len1, MPI_BYTE, &msg, &st);
         } else {
             MPI_Request req;
 
-            MPI_Imrecv(buf, (int)len1, MPI_BYTE, &msg, &req);
+            MPI_Imrecv(buf, (int) len1, MPI_BYTE, &msg, &req);
             MPI_Wait(&req, &st);
         }
-        if (0 == tmpi_check_status(&st, peer, TAG_MPROBE, (int)len1,
-                                   "mrecv status")) {
+        if (0 == tmpi_check_status(&st, peer, TAG_MPROBE, (int) len1, "mrecv status")) {
             tmpi_check(buf, len1, peer, base, "mrecv data");
         }
-        MPI_Recv(buf, (int)len2, MPI_BYTE, peer, TAG_MPROBE, MPI_COMM_WORLD,
-                 &st);
-        if (0 == tmpi_check_status(&st, peer, TAG_MPROBE, (int)len2,
-                                   "recv after mrecv status")) {
+        MPI_Recv(buf, (int) len2, MPI_BYTE, peer, TAG_MPROBE, MPI_COMM_WORLD, &st);
+        if (0 == tmpi_check_status(&st, peer, TAG_MPROBE, (int) len2, "recv after mrecv status")) {
             tmpi_check(buf, len2, peer, base + 1, "recv after mrecv data");
         }
     }

@@ -68,8 +68,8 @@ int main(int argc, char **argv)
            "put before the start");
     expect(MPI_Get(buf, 2, MPI_LONG, right, 63, 2, MPI_LONG, win), MPI_ERR_RMA_RANGE,
            "get across the end");
-    expect(MPI_Accumulate(&d, 1, MPI_DOUBLE, right, 0, 1, MPI_DOUBLE, MPI_BAND, win),
-           MPI_ERR_OP, "MPI_BAND on MPI_DOUBLE");
+    expect(MPI_Accumulate(&d, 1, MPI_DOUBLE, right, 0, 1, MPI_DOUBLE, MPI_BAND, win), MPI_ERR_OP,
+           "MPI_BAND on MPI_DOUBLE");
     expect(MPI_Put(&v, 1, MPI_INT, right, 3, 1, MPI_INT, win), MPI_SUCCESS, "valid put");
     expect(MPI_Win_unlock(right, win), MPI_SUCCESS, "unlock");
 
@@ -108,8 +108,8 @@ int main(int argc, char **argv)
     MPI_Get_address(buf, &mine);
     MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD);
     expect(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, dyn), MPI_SUCCESS, "lock dynamic");
-    expect(MPI_Put(&v, 1, MPI_INT, right, addr[right] + sizeof(buf), 1, MPI_INT, dyn),
-           MPI_SUCCESS, "put to unattached memory (accepted at the origin)");
+    expect(MPI_Put(&v, 1, MPI_INT, right, addr[right] + sizeof(buf), 1, MPI_INT, dyn), MPI_SUCCESS,
+           "put to unattached memory (accepted at the origin)");
     expect(MPI_Win_flush(right, dyn), MPI_ERR_RMA_RANGE, "flush after a put to unattached memory");
     expect(MPI_Get(&r, 1, MPI_INT, right, addr[right] - 4096, 1, MPI_INT, dyn), MPI_SUCCESS,
            "get from unattached memory (accepted at the origin)");

@@ -23,12 +23,12 @@
 #define WIN_BYTES (8 * 1024 * 1024 + 4096)
 #define NFLAVORS 3
 
-static const char *flavor_name[NFLAVORS] = { "create", "allocate", "dynamic" };
+static const char *flavor_name[NFLAVORS] = {"create", "allocate", "dynamic"};
 
 typedef struct {
     MPI_Win win;
-    char *base;           /* local window memory */
-    MPI_Aint *addr;       /* dynamic: every rank's attached base */
+    char *base;     /* local window memory */
+    MPI_Aint *addr; /* dynamic: every rank's attached base */
     int flavor;
 } rwin_t;
 
@@ -72,12 +72,11 @@ static void rwin_close(rwin_t *w)
     free(w->addr);
 }
 
-#define CHECK_RC(rc, what)                                              \
-    do {                                                                \
-        if (MPI_SUCCESS != (rc)) {                                      \
-            tmpi_error("%s: %s returned %d", flavor_name[w->flavor],   \
-                       (what), (rc));                                   \
-        }                                                               \
+#define CHECK_RC(rc, what)                                                          \
+    do {                                                                            \
+        if (MPI_SUCCESS != (rc)) {                                                  \
+            tmpi_error("%s: %s returned %d", flavor_name[w->flavor], (what), (rc)); \
+        }                                                                           \
     } while (0)
 
 /* put to the right neighbour, get from it, every size, fence */
@@ -92,14 +91,16 @@ static void test_fence_sizes(rwin_t *w, char *buf)
         uint32_t seq = (uint32_t) (i + 100 * w->flavor);
         tmpi_fill(buf, n, tmpi_rank, seq);
         CHECK_RC(MPI_Win_fence(0, w->win), "fence");
-        CHECK_RC(MPI_Put(buf, (int) n, MPI_BYTE, right, rdisp(w, right, 0), (int) n, MPI_BYTE,
-                         w->win), "put");
+        CHECK_RC(
+            MPI_Put(buf, (int) n, MPI_BYTE, right, rdisp(w, right, 0), (int) n, MPI_BYTE, w->win),
+            "put");
         CHECK_RC(MPI_Win_fence(0, w->win), "fence");
         snprintf(what, sizeof(what), "%s fence put %zu B", flavor_name[w->flavor], n);
         tmpi_check(w->base, n, left, seq, what);
         memset(buf, 0, n);
-        CHECK_RC(MPI_Get(buf, (int) n, MPI_BYTE, right, rdisp(w, right, 0), (int) n, MPI_BYTE,
-                         w->win), "get");
+        CHECK_RC(
+            MPI_Get(buf, (int) n, MPI_BYTE, right, rdisp(w, right, 0), (int) n, MPI_BYTE, w->win),
+            "get");
         CHECK_RC(MPI_Win_fence(MPI_MODE_NOSUCCEED, w->win), "fence");
         snprintf(what, sizeof(what), "%s fence get %zu B", flavor_name[w->flavor], n);
         tmpi_check(buf, n, tmpi_rank, seq, what);
@@ -139,7 +140,7 @@ static void test_derived(rwin_t *w)
 {
     int right = (tmpi_rank + 1) % tmpi_size;
     int left = (tmpi_rank + tmpi_size - 1) % tmpi_size;
-    const int nblk[2] = { 64, 100000 };
+    const int nblk[2] = {64, 100000};
 
     for (int v = 0; v < 2; v++) {
         int n = nblk[v];
@@ -182,8 +183,7 @@ static void test_derived(rwin_t *w)
         memset(back, 0, 5 * (size_t) n * sizeof(int));
         MPI_Barrier(MPI_COMM_WORLD);
         CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, w->win), "lock");
-        CHECK_RC(MPI_Get(back, 1, ovec, right, rdisp(w, right, 0), 1, tvec, w->win),
-                 "get derived");
+        CHECK_RC(MPI_Get(back, 1, ovec, right, rdisp(w, right, 0), 1, tvec, w->win), "get derived");
         CHECK_RC(MPI_Win_unlock(right, w->win), "unlock");
         for (int b = 0; b < n; b++) {
             for (int k = 0; k < 5; k++) {
@@ -197,8 +197,8 @@ static void test_derived(rwin_t *w)
         /* accumulate through the derived types: every int doubles */
         MPI_Barrier(MPI_COMM_WORLD);
         CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, w->win), "lock");
-        CHECK_RC(MPI_Accumulate(src, 1, ovec, right, rdisp(w, right, 0), 1, tvec, MPI_SUM,
-                                w->win), "acc derived");
+        CHECK_RC(MPI_Accumulate(src, 1, ovec, right, rdisp(w, right, 0), 1, tvec, MPI_SUM, w->win),
+                 "acc derived");
         CHECK_RC(MPI_Win_unlock(right, w->win), "unlock");
         MPI_Barrier(MPI_COMM_WORLD);
         for (int b = 0; b < n; b++) {
@@ -221,12 +221,11 @@ static void test_derived(rwin_t *w)
  * MINLOC/MAXLOC on pair types */
 static void test_acc_ops(rwin_t *w)
 {
-    MPI_Op ops[] = { MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_BAND, MPI_BOR, MPI_BXOR,
-                     MPI_LAND, MPI_LOR, MPI_LXOR };
-    const char *opn[] = { "SUM", "PROD", "MAX", "MIN", "BAND", "BOR", "BXOR", "LAND", "LOR",
-                          "LXOR" };
+    MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MAX,  MPI_MIN, MPI_BAND,
+                    MPI_BOR, MPI_BXOR, MPI_LAND, MPI_LOR, MPI_LXOR};
+    const char *opn[] = {"SUM", "PROD", "MAX", "MIN", "BAND", "BOR", "BXOR", "LAND", "LOR", "LXOR"};
     const int nops = 10;
-    int init[10] = { 5, 3, -100, 100, -1, 0, 0x0f0f, 1, 0, 0 };
+    int init[10] = {5, 3, -100, 100, -1, 0, 0x0f0f, 1, 0, 0};
     int *slot = (int *) w->base;
     char *tb = w->base + 256;
     int val[10];
@@ -237,15 +236,16 @@ static void test_acc_ops(rwin_t *w)
     }
     for (int k = 0; k < nops; k++) {
         int r = tmpi_rank;
-        int vals[] = { r + 1, (r % 3) + 1, r * 7 - 3, 50 - r, ~(1 << r), 1 << r, r * 0x111,
-                       r != 2, r == 1, 1 };
+        int vals[] = {r + 1,  (r % 3) + 1, r * 7 - 3, 50 - r, ~(1 << r),
+                      1 << r, r * 0x111,   r != 2,    r == 1, 1};
         val[k] = vals[k];
     }
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w->win), "lock");
     for (int k = 0; k < nops; k++) {
         CHECK_RC(MPI_Accumulate(&val[k], 1, MPI_INT, 0, rdisp(w, 0, k * sizeof(int)), 1, MPI_INT,
-                                ops[k], w->win), opn[k]);
+                                ops[k], w->win),
+                 opn[k]);
     }
     {
         double d = 0.5 * (tmpi_rank + 1);
@@ -255,26 +255,38 @@ static void test_acc_ops(rwin_t *w)
         short s = (short) (-(tmpi_rank + 1));
         uint64_t u = 1ULL << (40 + tmpi_rank);
         double complex z = (tmpi_rank + 1) + 2.0 * (tmpi_rank + 1) * I;
-        struct { double v; int i; } dmin = { 10.0 - tmpi_rank, tmpi_rank };
-        int imax[2] = { tmpi_rank * 3 % 5, tmpi_rank };
-        CHECK_RC(MPI_Accumulate(&d, 1, MPI_DOUBLE, 0, rdisp(w, 0, 256), 1, MPI_DOUBLE, MPI_SUM,
-                                w->win), "double");
-        CHECK_RC(MPI_Accumulate(&f, 1, MPI_FLOAT, 0, rdisp(w, 0, 264), 1, MPI_FLOAT, MPI_SUM,
-                                w->win), "float");
+        struct {
+            double v;
+            int i;
+        } dmin = {10.0 - tmpi_rank, tmpi_rank};
+        int imax[2] = {tmpi_rank * 3 % 5, tmpi_rank};
+        CHECK_RC(
+            MPI_Accumulate(&d, 1, MPI_DOUBLE, 0, rdisp(w, 0, 256), 1, MPI_DOUBLE, MPI_SUM, w->win),
+            "double");
+        CHECK_RC(
+            MPI_Accumulate(&f, 1, MPI_FLOAT, 0, rdisp(w, 0, 264), 1, MPI_FLOAT, MPI_SUM, w->win),
+            "float");
         CHECK_RC(MPI_Accumulate(&ll, 1, MPI_LONG_LONG, 0, rdisp(w, 0, 272), 1, MPI_LONG_LONG,
-                                MPI_SUM, w->win), "long long");
+                                MPI_SUM, w->win),
+                 "long long");
         CHECK_RC(MPI_Accumulate(&uc, 1, MPI_UNSIGNED_CHAR, 0, rdisp(w, 0, 280), 1,
-                                MPI_UNSIGNED_CHAR, MPI_SUM, w->win), "uchar");
-        CHECK_RC(MPI_Accumulate(&s, 1, MPI_SHORT, 0, rdisp(w, 0, 282), 1, MPI_SHORT, MPI_SUM,
-                                w->win), "short");
-        CHECK_RC(MPI_Accumulate(&u, 1, MPI_UINT64_T, 0, rdisp(w, 0, 288), 1, MPI_UINT64_T,
-                                MPI_BOR, w->win), "uint64");
+                                MPI_UNSIGNED_CHAR, MPI_SUM, w->win),
+                 "uchar");
+        CHECK_RC(
+            MPI_Accumulate(&s, 1, MPI_SHORT, 0, rdisp(w, 0, 282), 1, MPI_SHORT, MPI_SUM, w->win),
+            "short");
+        CHECK_RC(MPI_Accumulate(&u, 1, MPI_UINT64_T, 0, rdisp(w, 0, 288), 1, MPI_UINT64_T, MPI_BOR,
+                                w->win),
+                 "uint64");
         CHECK_RC(MPI_Accumulate(&z, 1, MPI_C_DOUBLE_COMPLEX, 0, rdisp(w, 0, 304), 1,
-                                MPI_C_DOUBLE_COMPLEX, MPI_SUM, w->win), "complex");
-        CHECK_RC(MPI_Accumulate(&dmin, 1, MPI_DOUBLE_INT, 0, rdisp(w, 0, 320), 1,
-                                MPI_DOUBLE_INT, MPI_MINLOC, w->win), "minloc");
-        CHECK_RC(MPI_Accumulate(imax, 1, MPI_2INT, 0, rdisp(w, 0, 352), 1, MPI_2INT, MPI_MAXLOC,
-                                w->win), "maxloc");
+                                MPI_C_DOUBLE_COMPLEX, MPI_SUM, w->win),
+                 "complex");
+        CHECK_RC(MPI_Accumulate(&dmin, 1, MPI_DOUBLE_INT, 0, rdisp(w, 0, 320), 1, MPI_DOUBLE_INT,
+                                MPI_MINLOC, w->win),
+                 "minloc");
+        CHECK_RC(
+            MPI_Accumulate(imax, 1, MPI_2INT, 0, rdisp(w, 0, 352), 1, MPI_2INT, MPI_MAXLOC, w->win),
+            "maxloc");
     }
     CHECK_RC(MPI_Win_unlock(0, w->win), "unlock");
     MPI_Barrier(MPI_COMM_WORLD);
@@ -285,8 +297,8 @@ static void test_acc_ops(rwin_t *w)
             exp[k] = init[k];
         }
         for (int r = 0; r < P; r++) {
-            int vals[] = { r + 1, (r % 3) + 1, r * 7 - 3, 50 - r, ~(1 << r), 1 << r, r * 0x111,
-                           r != 2, r == 1, 1 };
+            int vals[] = {r + 1,  (r % 3) + 1, r * 7 - 3, 50 - r, ~(1 << r),
+                          1 << r, r * 0x111,   r != 2,    r == 1, 1};
             exp[0] += vals[0];
             exp[1] *= vals[1];
             exp[2] = exp[2] > vals[2] ? exp[2] : vals[2];
@@ -311,21 +323,23 @@ static void test_acc_ops(rwin_t *w)
         short s = *(short *) (tb + 26);
         uint64_t u = *(uint64_t *) (tb + 32), eu = 0;
         double complex z = *(double complex *) (tb + 48);
-        struct { double v; int i; } dm;
+        struct {
+            double v;
+            int i;
+        } dm;
         int im[2];
         memcpy(&dm, tb + 64, sizeof(dm));
         memcpy(im, tb + 96, sizeof(im));
         for (int r = 0; r < P; r++) {
             eu |= 1ULL << (40 + r);
         }
-        if (d != ed || f != ef || ll != ell || uc != P * (P + 1) / 2 ||
-            s != -(P * (P + 1) / 2) || u != eu) {
+        if (d != ed || f != ef || ll != ell || uc != P * (P + 1) / 2 || s != -(P * (P + 1) / 2) ||
+            u != eu) {
             tmpi_error("%s accumulate SUM on types: %g %g %lld %d %d %llx", flavor_name[w->flavor],
                        d, (double) f, ll, uc, s, (unsigned long long) u);
         }
         if (creal(z) != P * (P + 1) / 2 || cimag(z) != P * (P + 1)) {
-            tmpi_error("%s accumulate complex: %g%+gi", flavor_name[w->flavor], creal(z),
-                       cimag(z));
+            tmpi_error("%s accumulate complex: %g%+gi", flavor_name[w->flavor], creal(z), cimag(z));
         }
         /* initial 0,0 of the window takes part: minloc of {0,0} and
          * {10-r, r} is {0,0} unless ... so the window starts at 1e9 */
@@ -335,25 +349,36 @@ static void test_acc_ops(rwin_t *w)
     /* MINLOC / MAXLOC with a defined start */
     MPI_Barrier(MPI_COMM_WORLD);
     if (0 == tmpi_rank) {
-        struct { double v; int i; } st = { 1e9, -1 };
-        int sm[2] = { -1000, -1 };
+        struct {
+            double v;
+            int i;
+        } st = {1e9, -1};
+        int sm[2] = {-1000, -1};
         memcpy(tb + 64, &st, sizeof(st));
         memcpy(tb + 96, sm, sizeof(sm));
     }
     MPI_Barrier(MPI_COMM_WORLD);
     {
-        struct { double v; int i; } dmin = { 10.0 - tmpi_rank, tmpi_rank };
-        int imax[2] = { tmpi_rank * 3 % 5, tmpi_rank };
+        struct {
+            double v;
+            int i;
+        } dmin = {10.0 - tmpi_rank, tmpi_rank};
+        int imax[2] = {tmpi_rank * 3 % 5, tmpi_rank};
         CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w->win), "lock");
-        CHECK_RC(MPI_Accumulate(&dmin, 1, MPI_DOUBLE_INT, 0, rdisp(w, 0, 320), 1,
-                                MPI_DOUBLE_INT, MPI_MINLOC, w->win), "minloc");
-        CHECK_RC(MPI_Accumulate(imax, 1, MPI_2INT, 0, rdisp(w, 0, 352), 1, MPI_2INT, MPI_MAXLOC,
-                                w->win), "maxloc");
+        CHECK_RC(MPI_Accumulate(&dmin, 1, MPI_DOUBLE_INT, 0, rdisp(w, 0, 320), 1, MPI_DOUBLE_INT,
+                                MPI_MINLOC, w->win),
+                 "minloc");
+        CHECK_RC(
+            MPI_Accumulate(imax, 1, MPI_2INT, 0, rdisp(w, 0, 352), 1, MPI_2INT, MPI_MAXLOC, w->win),
+            "maxloc");
         CHECK_RC(MPI_Win_unlock(0, w->win), "unlock");
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (0 == tmpi_rank) {
-        struct { double v; int i; } dm;
+        struct {
+            double v;
+            int i;
+        } dm;
         int im[2], best = -1, bi = -1;
         memcpy(&dm, tb + 64, sizeof(dm));
         memcpy(im, tb + 96, sizeof(im));
@@ -364,12 +389,11 @@ static void test_acc_ops(rwin_t *w)
             }
         }
         if (dm.v != 10.0 - (tmpi_size - 1) || dm.i != tmpi_size - 1) {
-            tmpi_error("%s MINLOC on MPI_DOUBLE_INT: (%g, %d)", flavor_name[w->flavor], dm.v,
-                       dm.i);
+            tmpi_error("%s MINLOC on MPI_DOUBLE_INT: (%g, %d)", flavor_name[w->flavor], dm.v, dm.i);
         }
         if (im[0] != best || im[1] != bi) {
-            tmpi_error("%s MAXLOC on MPI_2INT: (%d, %d), expected (%d, %d)",
-                       flavor_name[w->flavor], im[0], im[1], best, bi);
+            tmpi_error("%s MAXLOC on MPI_2INT: (%d, %d), expected (%d, %d)", flavor_name[w->flavor],
+                       im[0], im[1], best, bi);
         }
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -399,16 +423,17 @@ static void test_atomics(rwin_t *w)
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK_RC(MPI_Win_lock_all(0, w->win), "lock_all");
     for (int i = 0; i < iters; i++) {
-        CHECK_RC(MPI_Accumulate(&one, 1, MPI_LONG, 0, rdisp(w, 0, 0), 1, MPI_LONG, MPI_SUM,
-                                w->win), "acc counter");
+        CHECK_RC(MPI_Accumulate(&one, 1, MPI_LONG, 0, rdisp(w, 0, 0), 1, MPI_LONG, MPI_SUM, w->win),
+                 "acc counter");
         CHECK_RC(MPI_Fetch_and_op(&one, &got[i], MPI_LONG, 0, rdisp(w, 0, 8), MPI_SUM, w->win),
                  "fetch_and_op");
         CHECK_RC(MPI_Win_flush(0, w->win), "flush");
     }
     CHECK_RC(MPI_Compare_and_swap(&me, &minus1, &cas_old, MPI_INT, 0, rdisp(w, 0, 16), w->win),
              "cas");
-    CHECK_RC(MPI_Accumulate(mine, nd, MPI_DOUBLE, 0, rdisp(w, 0, 4096), nd, MPI_DOUBLE, MPI_SUM,
-                            w->win), "big acc");
+    CHECK_RC(
+        MPI_Accumulate(mine, nd, MPI_DOUBLE, 0, rdisp(w, 0, 4096), nd, MPI_DOUBLE, MPI_SUM, w->win),
+        "big acc");
     CHECK_RC(MPI_Win_unlock_all(w->win), "unlock_all");
     MPI_Barrier(MPI_COMM_WORLD);
 
@@ -475,7 +500,7 @@ static void test_gacc_req(rwin_t *w)
     int right = (tmpi_rank + 1) % tmpi_size;
     int left = (tmpi_rank + tmpi_size - 1) % tmpi_size;
     int *loc = (int *) w->base;
-    int v[4], res[4] = { 0 }, dummy = 0;
+    int v[4], res[4] = {0}, dummy = 0;
     MPI_Request rq[5];
     size_t big = 1024 * 1024 + 3;
     char *pb = tmpi_malloc(big), *gb = tmpi_malloc(big);
@@ -488,23 +513,27 @@ static void test_gacc_req(rwin_t *w)
     tmpi_fill(pb, big, tmpi_rank, 77);
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK_RC(MPI_Win_lock_all(0, w->win), "lock_all");
-    CHECK_RC(MPI_Get_accumulate(&dummy, 0, MPI_INT, &res[0], 1, MPI_INT, right,
-                                rdisp(w, right, 0), 1, MPI_INT, MPI_NO_OP, w->win), "gacc noop");
-    CHECK_RC(MPI_Get_accumulate(&v[1], 1, MPI_INT, &res[1], 1, MPI_INT, right,
-                                rdisp(w, right, 4), 1, MPI_INT, MPI_REPLACE, w->win),
+    CHECK_RC(MPI_Get_accumulate(&dummy, 0, MPI_INT, &res[0], 1, MPI_INT, right, rdisp(w, right, 0),
+                                1, MPI_INT, MPI_NO_OP, w->win),
+             "gacc noop");
+    CHECK_RC(MPI_Get_accumulate(&v[1], 1, MPI_INT, &res[1], 1, MPI_INT, right, rdisp(w, right, 4),
+                                1, MPI_INT, MPI_REPLACE, w->win),
              "gacc replace");
-    CHECK_RC(MPI_Rget_accumulate(&v[2], 2, MPI_INT, &res[2], 2, MPI_INT, right,
-                                 rdisp(w, right, 8), 2, MPI_INT, MPI_SUM, w->win, &rq[0]),
+    CHECK_RC(MPI_Rget_accumulate(&v[2], 2, MPI_INT, &res[2], 2, MPI_INT, right, rdisp(w, right, 8),
+                                 2, MPI_INT, MPI_SUM, w->win, &rq[0]),
              "rget_accumulate");
     CHECK_RC(MPI_Rput(pb, (int) big, MPI_BYTE, right, rdisp(w, right, 4096), (int) big, MPI_BYTE,
-                      w->win, &rq[1]), "rput");
+                      w->win, &rq[1]),
+             "rput");
     CHECK_RC(MPI_Raccumulate(&v[0], 1, MPI_INT, right, rdisp(w, right, 32), 1, MPI_INT, MPI_SUM,
-                             w->win, &rq[2]), "raccumulate");
+                             w->win, &rq[2]),
+             "raccumulate");
     MPI_Waitall(3, rq, MPI_STATUSES_IGNORE);
     CHECK_RC(MPI_Win_flush_local_all(w->win), "flush_local_all");
     CHECK_RC(MPI_Win_flush_all(w->win), "flush_all");
     CHECK_RC(MPI_Rget(gb, (int) big, MPI_BYTE, right, rdisp(w, right, 4096), (int) big, MPI_BYTE,
-                      w->win, &rq[3]), "rget");
+                      w->win, &rq[3]),
+             "rget");
     MPI_Wait(&rq[3], MPI_STATUS_IGNORE);
     CHECK_RC(MPI_Win_flush_local(right, w->win), "flush_local");
     CHECK_RC(MPI_Win_sync(w->win), "sync");
@@ -512,11 +541,12 @@ static void test_gacc_req(rwin_t *w)
     MPI_Barrier(MPI_COMM_WORLD);
     if (res[0] != 1000 * right || res[1] != 1000 * right + 1 || res[2] != 1000 * right + 2 ||
         res[3] != 1000 * right + 3) {
-        tmpi_error("%s get_accumulate results %d %d %d %d", flavor_name[w->flavor], res[0],
-                   res[1], res[2], res[3]);
+        tmpi_error("%s get_accumulate results %d %d %d %d", flavor_name[w->flavor], res[0], res[1],
+                   res[2], res[3]);
     }
-    if (loc[0] != 1000 * tmpi_rank || loc[1] != left + 1 || loc[2] != 1000 * tmpi_rank + 2 + left + 1 ||
-        loc[3] != 1000 * tmpi_rank + 3 + left + 1 || loc[8] != left + 1) {
+    if (loc[0] != 1000 * tmpi_rank || loc[1] != left + 1 ||
+        loc[2] != 1000 * tmpi_rank + 2 + left + 1 || loc[3] != 1000 * tmpi_rank + 3 + left + 1 ||
+        loc[8] != left + 1) {
         tmpi_error("%s get_accumulate/raccumulate at target: %d %d %d %d %d",
                    flavor_name[w->flavor], loc[0], loc[1], loc[2], loc[3], loc[8]);
     }
@@ -544,8 +574,9 @@ static void test_pscw(rwin_t *w)
         tmpi_fill(buf, n, tmpi_rank, 200 + round);
         CHECK_RC(MPI_Win_post(gl, 0, w->win), "post");
         CHECK_RC(MPI_Win_start(gr, 0, w->win), "start");
-        CHECK_RC(MPI_Put(buf, (int) n, MPI_BYTE, right, rdisp(w, right, 0), (int) n, MPI_BYTE,
-                         w->win), "pscw put");
+        CHECK_RC(
+            MPI_Put(buf, (int) n, MPI_BYTE, right, rdisp(w, right, 0), (int) n, MPI_BYTE, w->win),
+            "pscw put");
         CHECK_RC(MPI_Win_complete(w->win), "complete");
         if (1 == round) {
             while (!flag) {

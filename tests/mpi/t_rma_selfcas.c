@@ -16,7 +16,7 @@
 
 int main(int argc, char **argv)
 {
-    const char *fl[3] = { "create", "allocate", "dynamic" };
+    const char *fl[3] = {"create", "allocate", "dynamic"};
 
     tmpi_init(&argc, &argv, "rma_selfcas");
     for (int f = 0; f < 3; f++) {

@@ -30,8 +30,8 @@ static void *worker(void *arg)
         int target = (tmpi_rank + i) % tmpi_size;
         long v = (long) tmpi_rank * 1000000 + t * 10000 + i, back = -1;
         MPI_Aint slot = 16 + (MPI_Aint) (tmpi_rank * NTHREADS + t) * 8;
-        if (MPI_SUCCESS != MPI_Fetch_and_op(&one, &fetched[t * ITERS + i], MPI_LONG, 0, 0,
-                                            MPI_SUM, win) ||
+        if (MPI_SUCCESS !=
+                MPI_Fetch_and_op(&one, &fetched[t * ITERS + i], MPI_LONG, 0, 0, MPI_SUM, win) ||
             MPI_SUCCESS != MPI_Accumulate(&one, 1, MPI_LONG, 0, 8, 1, MPI_LONG, MPI_SUM, win) ||
             MPI_SUCCESS != MPI_Put(&v, 1, MPI_LONG, target, slot, 1, MPI_LONG, win) ||
             MPI_SUCCESS != MPI_Win_flush(target, win) ||

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #define SLOWRECV_MSGS 100000
-#define SLOWRECV_LEN 200     /* small: the PML sends it with btl_sendi */
+#define SLOWRECV_LEN 200 /* small: the PML sends it with btl_sendi */
 #define SLOWRECV_SLEEP_S 3
 /* unbounded, the flood queues SLOWRECV_MSGS fragments (the messages
  * are 20 MB, an eager buffer each takes gigabytes of address space) */
@@ -70,8 +70,8 @@ int main(int argc, char **argv)
         grown = slowrecv_vmdata_kib() - before;
         if (grown > SLOWRECV_BOUND_KIB) {
             tmpi_error("the sender grew by %ld KiB while flooding a sleeping receiver with %d "
-                       "messages of %d B (bound %d KiB)", grown, SLOWRECV_MSGS, SLOWRECV_LEN,
-                       SLOWRECV_BOUND_KIB);
+                       "messages of %d B (bound %d KiB)",
+                       grown, SLOWRECV_MSGS, SLOWRECV_LEN, SLOWRECV_BOUND_KIB);
         }
         snprintf(detail, sizeof(detail), "%d messages, rank %d grew by %ld KiB", SLOWRECV_MSGS,
                  tmpi_rank, grown);

@@ -29,7 +29,7 @@ static const size_t threads_sizes[] = {
 
 typedef struct {
     int id;
-    int to;     /* this thread sends to `to` and receives from `from` */
+    int to; /* this thread sends to `to` and receives from `from` */
     int from;
     uint8_t *sbuf[BATCH];
     uint8_t *rbuf[BATCH];
@@ -46,8 +46,8 @@ static int threads_tag(int t, int n)
     return t * 1000 + n;
 }
 
-static void threads_verify(threads_arg_t *a, const MPI_Status *st, const uint8_t *buf,
-                           size_t len, int tag, uint32_t seq, const char *what)
+static void threads_verify(threads_arg_t *a, const MPI_Status *st, const uint8_t *buf, size_t len,
+                           int tag, uint32_t seq, const char *what)
 {
     char label[96];
 

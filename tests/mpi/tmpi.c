@@ -12,18 +12,49 @@
 #include <string.h>
 
 const size_t tmpi_sizes[] = {
-    0, 1, 2, 7, 8, 63, 64, 65, 255, 256, 257, 1023, 1024, 1025,
-    2047, 2048, 2049, 4095, 4096, 4097, 8191, 8192, 8193,
-    12 * 1024 - 1, 12 * 1024, 12 * 1024 + 1,
-    32 * 1024 - 1, 32 * 1024, 32 * 1024 + 1,
-    64 * 1024 - 1, 64 * 1024, 64 * 1024 + 1,
-    128 * 1024 - 1, 128 * 1024, 128 * 1024 + 1,
+    0,
+    1,
+    2,
+    7,
+    8,
+    63,
+    64,
+    65,
+    255,
+    256,
+    257,
+    1023,
+    1024,
+    1025,
+    2047,
+    2048,
+    2049,
+    4095,
+    4096,
+    4097,
+    8191,
+    8192,
+    8193,
+    12 * 1024 - 1,
+    12 * 1024,
+    12 * 1024 + 1,
+    32 * 1024 - 1,
+    32 * 1024,
+    32 * 1024 + 1,
+    64 * 1024 - 1,
+    64 * 1024,
+    64 * 1024 + 1,
+    128 * 1024 - 1,
+    128 * 1024,
+    128 * 1024 + 1,
     256 * 1024 + 3,
-    1024 * 1024 - 1, 1024 * 1024, 1024 * 1024 + 1,
+    1024 * 1024 - 1,
+    1024 * 1024,
+    1024 * 1024 + 1,
     3 * 1024 * 1024 + 5,
     8 * 1024 * 1024,
 };
-const int tmpi_nsizes = (int)(sizeof(tmpi_sizes) / sizeof(tmpi_sizes[0]));
+const int tmpi_nsizes = (int) (sizeof(tmpi_sizes) / sizeof(tmpi_sizes[0]));
 
 const char *tmpi_name = "?";
 int tmpi_rank = -1;
@@ -64,8 +95,7 @@ void tmpi_fill(void *buf, size_t len, int src, uint32_t seq)
     }
 }
 
-int tmpi_check(const void *buf, size_t len, int src, uint32_t seq,
-               const char *what)
+int tmpi_check(const void *buf, size_t len, int src, uint32_t seq, const char *what)
 {
     const uint8_t *p = buf;
 
@@ -78,8 +108,7 @@ int tmpi_check(const void *buf, size_t len, int src, uint32_t seq,
             }
             tmpi_error("%s: len %zu from rank %d seq %u: first bad byte at "
                        "%zu (got 0x%02x want 0x%02x), %zu bad bytes",
-                       what, len, src, seq, i, p[i], tmpi_byte(i, src, seq),
-                       bad);
+                       what, len, src, seq, i, p[i], tmpi_byte(i, src, seq), bad);
             return 1;
         }
     }
@@ -102,16 +131,15 @@ void tmpi_error(const char *fmt, ...)
     fflush(stderr);
 }
 
-int tmpi_check_status(const MPI_Status *st, int src, int tag, int count,
-                      const char *what)
+int tmpi_check_status(const MPI_Status *st, int src, int tag, int count, const char *what)
 {
     int got = -1;
 
     MPI_Get_count(st, MPI_BYTE, &got);
     if ((src != MPI_ANY_SOURCE && st->MPI_SOURCE != src) ||
         (tag != MPI_ANY_TAG && st->MPI_TAG != tag) || got != count) {
-        tmpi_error("%s: status source %d tag %d count %d, want %d %d %d",
-                   what, st->MPI_SOURCE, st->MPI_TAG, got, src, tag, count);
+        tmpi_error("%s: status source %d tag %d count %d, want %d %d %d", what, st->MPI_SOURCE,
+                   st->MPI_TAG, got, src, tag, count);
         return 1;
     }
     return 0;
@@ -123,9 +151,8 @@ int tmpi_finish(const char *detail)
 
     MPI_Allreduce(&tmpi_errors, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (0 == tmpi_rank) {
-        printf("%s %s: np=%d %s%s%ld errors\n", total ? "FAIL" : "PASS",
-               tmpi_name, tmpi_size, detail ? detail : "", detail ? ", " : "",
-               total);
+        printf("%s %s: np=%d %s%s%ld errors\n", total ? "FAIL" : "PASS", tmpi_name, tmpi_size,
+               detail ? detail : "", detail ? ", " : "", total);
         fflush(stdout);
     }
     MPI_Finalize();
@@ -138,8 +165,7 @@ void *tmpi_malloc(size_t len)
     void *p = malloc(len ? len : 1);
 
     if (NULL == p) {
-        fprintf(stderr, "%s: rank %d: out of memory (%zu bytes)\n", tmpi_name,
-                tmpi_rank, len);
+        fprintf(stderr, "%s: rank %d: out of memory (%zu bytes)\n", tmpi_name, tmpi_rank, len);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     return p;

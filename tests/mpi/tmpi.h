@@ -31,18 +31,17 @@ int tmpi_init_thread(int *argc, char ***argv, const char *name, int required);
  * truncated or swapped block shows up. */
 static inline uint8_t tmpi_byte(size_t pos, int src, uint32_t seq)
 {
-    uint32_t x = (uint32_t)pos * 2654435761u;
-    x ^= (uint32_t)(pos >> 11) * 40503u;
-    x += (uint32_t)src * 0x9e3779b9u + seq * 0x85ebca6bu;
-    return (uint8_t)(x >> 24);
+    uint32_t x = (uint32_t) pos * 2654435761u;
+    x ^= (uint32_t) (pos >> 11) * 40503u;
+    x += (uint32_t) src * 0x9e3779b9u + seq * 0x85ebca6bu;
+    return (uint8_t) (x >> 24);
 }
 
 void tmpi_fill(void *buf, size_t len, int src, uint32_t seq);
 
 /* Returns 0 when buf holds the pattern, else reports the first mismatch
  * (with what) and returns 1. */
-int tmpi_check(const void *buf, size_t len, int src, uint32_t seq,
-               const char *what);
+int tmpi_check(const void *buf, size_t len, int src, uint32_t seq, const char *what);
 
 /* Reports an error from this rank; counts towards the final result. */
 void tmpi_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -51,8 +50,7 @@ void tmpi_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern long tmpi_errors;
 
 /* Checks that status holds the expected source, tag and byte count. */
-int tmpi_check_status(const MPI_Status *st, int src, int tag, int count,
-                      const char *what);
+int tmpi_check_status(const MPI_Status *st, int src, int tag, int count, const char *what);
 
 /* Collects the errors of every rank, prints the one-line result on rank 0,
  * finalizes MPI and returns the process exit code. */

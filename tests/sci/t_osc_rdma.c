@@ -15,21 +15,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define N 4096            /* elements of the window per rank */
-#define BIG (1 << 20)     /* elements for the large put/get */
+#define N 4096        /* elements of the window per rank */
+#define BIG (1 << 20) /* elements for the large put/get */
 
 static int errors;
 
-#define CHECK(cond, ...)                                        \
-    do {                                                        \
-        if (!(cond)) {                                          \
-            if (errors < 10) {                                  \
-                fprintf(stderr, "rank %d: ", rank);             \
-                fprintf(stderr, __VA_ARGS__);                   \
-                fputc('\n', stderr);                            \
-            }                                                   \
-            ++errors;                                           \
-        }                                                       \
+#define CHECK(cond, ...)                            \
+    do {                                            \
+        if (!(cond)) {                              \
+            if (errors < 10) {                      \
+                fprintf(stderr, "rank %d: ", rank); \
+                fprintf(stderr, __VA_ARGS__);       \
+                fputc('\n', stderr);                \
+            }                                       \
+            ++errors;                               \
+        }                                           \
     } while (0)
 
 static int64_t pat(int owner, int writer, int i)
@@ -47,9 +47,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-    MPI_Win_allocate(N * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
-    MPI_Win_allocate((MPI_Aint) BIG * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD,
-                     &big_base, &bigwin);
+    MPI_Win_allocate(N * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+                     &win);
+    MPI_Win_allocate((MPI_Aint) BIG * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL,
+                     MPI_COMM_WORLD, &big_base, &bigwin);
 
     /* 1. put with fence: every rank writes its slice of the right neighbour */
     {
@@ -160,10 +161,10 @@ int main(int argc, char **argv)
         const int reps = 20;
         MPI_Win_fence(0, win);
         if (0 == rank) {
-            base[2] = -1;         /* lock word: -1 free */
+            base[2] = -1; /* lock word: -1 free */
         }
         if (size - 1 == rank) {
-            base[3] = 0;          /* counter */
+            base[3] = 0; /* counter */
         }
         MPI_Win_fence(0, win);
         MPI_Win_lock_all(0, win);
@@ -202,7 +203,8 @@ int main(int argc, char **argv)
         int right = (rank + 1) % size, left = (rank + size - 1) % size;
         MPI_Win cwin;
 
-        MPI_Win_create(mem, N * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &cwin);
+        MPI_Win_create(mem, N * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD,
+                       &cwin);
         for (int i = 0; i < N; ++i) {
             src[i] = pat(right, rank, i);
         }
@@ -222,7 +224,8 @@ int main(int argc, char **argv)
             int64_t one = 1, old = -1, mine = rank + 1, zero = 0;
             MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 0, 0, MPI_SUM, cwin);
             MPI_Win_flush(0, cwin);
-            CHECK(old >= 0 && old < (int64_t) reps * size, "create fetch_and_op old %lld", (long long) old);
+            CHECK(old >= 0 && old < (int64_t) reps * size, "create fetch_and_op old %lld",
+                  (long long) old);
             /* each rank owns word 1+rank at the last rank: set it with CAS */
             MPI_Compare_and_swap(&mine, &zero, &old, MPI_INT64_T, size - 1, 1 + rank, cwin);
             MPI_Win_flush(size - 1, cwin);
@@ -231,11 +234,13 @@ int main(int argc, char **argv)
         MPI_Win_unlock_all(cwin);
         MPI_Barrier(MPI_COMM_WORLD);
         if (0 == rank) {
-            CHECK(mem[0] == (int64_t) reps * size, "create fetch_and_op total %lld", (long long) mem[0]);
+            CHECK(mem[0] == (int64_t) reps * size, "create fetch_and_op total %lld",
+                  (long long) mem[0]);
         }
         if (size - 1 == rank) {
             for (int p = 0; p < size; ++p) {
-                CHECK(mem[1 + p] == p + 1, "create cswap word %d = %lld", p, (long long) mem[1 + p]);
+                CHECK(mem[1 + p] == p + 1, "create cswap word %d = %lld", p,
+                      (long long) mem[1 + p]);
             }
         }
         MPI_Barrier(MPI_COMM_WORLD);

@@ -89,8 +89,8 @@ int main(int argc, char **argv)
                 }
             }
             if (bad || hdr[0] != seq) {
-                fprintf(stderr, "t_multihome: message %ld (expected %ld): %ld bad bytes\n",
-                        hdr[0], seq, bad);
+                fprintf(stderr, "t_multihome: message %ld (expected %ld): %ld bad bytes\n", hdr[0],
+                        seq, bad);
                 errors++;
             }
             MPI_Send(&hdr[0], 1, MPI_LONG, 0, 3, MPI_COMM_WORLD);

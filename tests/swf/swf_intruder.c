@@ -37,7 +37,8 @@ int main(int argc, char **argv)
         }
         for (d = 0; d < job; d++) {
             /* "SWF" marker, then ob1's active-message tags 65.. */
-            if (0 != tc_sockmodel_client_send(&c, d, 0x53574600u | (65u + i % 4u), junk, sizeof(junk))) {
+            if (0 !=
+                tc_sockmodel_client_send(&c, d, 0x53574600u | (65u + i % 4u), junk, sizeof(junk))) {
                 fprintf(stderr, "swf_intruder: send failed\n");
                 return 1;
             }

@@ -330,16 +330,16 @@ static void test_worked_example(void **state)
 #define SIM_QMAX 64
 
 typedef struct sim_msg {
-    int app_id;       /* -1: credit-only */
+    int app_id; /* -1: credit-only */
     uint32_t credits;
 } sim_msg_t;
 
 typedef struct sim_peer {
-    tc_credits_t cr;            /* my account towards the other peer */
+    tc_credits_t cr; /* my account towards the other peer */
     req_t reqs[SIM_MSGS];
-    int next_app;               /* next application message to submit */
-    int next_expected;          /* next application id I must receive */
-    sim_msg_t wire[SIM_QMAX];   /* messages in flight to the other peer */
+    int next_app;             /* next application message to submit */
+    int next_expected;        /* next application id I must receive */
+    sim_msg_t wire[SIM_QMAX]; /* messages in flight to the other peer */
     int wire_head, wire_count;
 } sim_peer_t;
 
@@ -347,7 +347,7 @@ static void sim_post(sim_peer_t *from, int app_id, uint32_t credits)
 {
     assert_true(from->wire_count < SIM_QMAX);
     from->wire[(from->wire_head + from->wire_count) % SIM_QMAX] =
-        (sim_msg_t) {.app_id = app_id, .credits = credits};
+        (sim_msg_t){.app_id = app_id, .credits = credits};
     from->wire_count++;
 }
 

@@ -61,8 +61,9 @@ static void test_hash_random_vs_reference(void **state)
     srand(777);
     for (int i = 0; i < KEYS; i++) {
         /* Sequential ids mixed with clustered and wild ones. */
-        keys[i] = (i % 3 == 0) ? (uint64_t) i : (i % 3 == 1) ? ((uint64_t) i << 32)
-                                                             : ((uint64_t) rand() << 20) ^ (uint64_t) i;
+        keys[i] = (i % 3 == 0) ? (uint64_t) i
+            : (i % 3 == 1)     ? ((uint64_t) i << 32)
+                               : ((uint64_t) rand() << 20) ^ (uint64_t) i;
     }
     for (int step = 0; step < 100000; step++) {
         int k = rand() % KEYS;
@@ -134,7 +135,8 @@ static void test_list_fifo(void **state)
     assert_int_equal(tc_list_size(&l), 5);
     assert_ptr_equal(tc_list_last(&l), &it[4].link);
     /* Remove the odd ones while iterating. */
-    TC_LIST_FOREACH_SAFE(p, tmp, &l) {
+    TC_LIST_FOREACH_SAFE(p, tmp, &l)
+    {
         if (TC_CONTAINER_OF(p, item_t, link)->id % 2) {
             tc_list_remove(&l, p);
         }

@@ -32,11 +32,11 @@ typedef struct mock_reg {
 
 typedef struct mock {
     mock_reg_t regs[MOCK_MAX];
-    int nregs;       /* slots used */
-    int live;        /* live registrations */
+    int nregs; /* slots used */
+    int live;  /* live registrations */
     int reg_calls;
     int dereg_calls;
-    int fail_next;   /* fail this many reg calls with -ENOMEM */
+    int fail_next;            /* fail this many reg calls with -ENOMEM */
     tc_rcache_t *unmap_cache; /* the next reg call invalidates its range there, */
     int unmap_next;           /* as an munmap in another thread would */
 } mock_t;
@@ -63,7 +63,7 @@ static int mock_reg(void *ctx, void *base, size_t len, void **handle)
     for (slot = 0; slot < m->nregs && m->regs[slot].live; slot++) {
     }
     assert_true(slot < MOCK_MAX);
-    m->regs[slot] = (mock_reg_t) {.base = (uintptr_t) base, .len = len, .live = true};
+    m->regs[slot] = (mock_reg_t){.base = (uintptr_t) base, .len = len, .live = true};
     *handle = &m->regs[slot];
     if (slot == m->nregs) {
         m->nregs++;
@@ -625,7 +625,8 @@ static void test_two_threads(void **state)
     (void) state;
 
     for (int i = 0; i < 2; i++) {
-        args[i] = (mt_arg_t) {.cache = c, .ctx = &ctx, .base = a, .pages = 64, .seed = 17u + (unsigned) i};
+        args[i] =
+            (mt_arg_t){.cache = c, .ctx = &ctx, .base = a, .pages = 64, .seed = 17u + (unsigned) i};
         assert_int_equal(pthread_create(&th[i], NULL, mt_worker, &args[i]), 0);
     }
     for (int i = 0; i < 2; i++) {

@@ -102,8 +102,8 @@ static void test_ring_geometry(void **state)
 }
 
 static void make_ring(uint8_t **mem, size_t *sz, uint32_t nslots, uint32_t slot_size,
-                      uint64_t *counter, uint32_t batch,
-                      tc_ring_producer_t *p, tc_ring_consumer_t *c)
+                      uint64_t *counter, uint32_t batch, tc_ring_producer_t *p,
+                      tc_ring_consumer_t *c)
 {
     *sz = tc_ring_size(nslots, slot_size);
     *mem = aligned(*sz);
@@ -294,8 +294,9 @@ static void test_ring_across_fork(void **state)
     assert_int_equal(tc_shm_create(&rseg, dir, "recv_seg", rsz), 0);
     assert_int_equal(tc_shm_create(&sseg, dir, "send_seg", 4096), 0);
     assert_int_equal(tc_ring_format(rseg.base, rseg.size, nslots, slot), 0);
-    assert_int_equal(tc_ring_consumer_init(&c, rseg.base, rseg.size, nslots, slot,
-                                           (uint64_t *) sseg.base, 4), 0);
+    assert_int_equal(
+        tc_ring_consumer_init(&c, rseg.base, rseg.size, nslots, slot, (uint64_t *) sseg.base, 4),
+        0);
     pid = fork();
     assert_true(pid >= 0);
     if (0 == pid) {
@@ -489,7 +490,7 @@ static void mp_consume(void *mem, size_t sz, uint32_t nslots, uint32_t nprod)
     for (uint32_t i = 0; i < nprod; i++) {
         assert_int_equal(next[i], MP_PER_PRODUCER);
     }
-    assert_int_equal(tc_mpring_pop(&q, buf, sizeof(buf), &(uint32_t) {0}, NULL), -EAGAIN);
+    assert_int_equal(tc_mpring_pop(&q, buf, sizeof(buf), &(uint32_t){0}, NULL), -EAGAIN);
 }
 
 static void test_mpring_two_threads(void **state)
@@ -503,7 +504,7 @@ static void test_mpring_two_threads(void **state)
 
     assert_int_equal(tc_mpring_format(mem, sz, nslots, MP_SLOT), 0);
     for (uint32_t i = 0; i < 2; i++) {
-        args[i] = (mp_arg_t) {.mem = mem, .sz = sz, .nslots = nslots, .id = i};
+        args[i] = (mp_arg_t){.mem = mem, .sz = sz, .nslots = nslots, .id = i};
         assert_int_equal(pthread_create(&th[i], NULL, mp_thread, &args[i]), 0);
     }
     mp_consume(mem, sz, nslots, 2);

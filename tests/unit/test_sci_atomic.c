@@ -76,9 +76,9 @@ static void test_other_ops(void **state)
     assert_int_equal(mca_btl_sci_aop_apply64(MCA_BTL_SCI_AOP_SWAP, &w, 42, 0), 2);
     assert_int_equal(w, 42);
     assert_int_equal(mca_btl_sci_aop_apply64(MCA_BTL_SCI_AOP_CSWAP, &w, 1, 41), 42);
-    assert_int_equal(w, 42);   /* miss: unchanged */
+    assert_int_equal(w, 42); /* miss: unchanged */
     assert_int_equal(mca_btl_sci_aop_apply64(MCA_BTL_SCI_AOP_CSWAP, &w, 1, 42), 42);
-    assert_int_equal(w, 1);    /* hit */
+    assert_int_equal(w, 1); /* hit */
     assert_int_equal(mca_btl_sci_aop_apply64(MCA_BTL_SCI_AOP_LAND, &w, 0, 0), 1);
     assert_int_equal(w, 0);
     assert_int_equal(mca_btl_sci_aop_apply64(MCA_BTL_SCI_AOP_LOR, &w, 5, 0), 0);

@@ -112,10 +112,12 @@ static void test_segment_life_cycle(void **state)
     assert_int_equal(SCI_ERR_OK, sci_prepare_segment(seg));
     assert_int_equal(SCI_ERR_OK, sci_set_segment_available(seg, 2));
 
-    assert_int_equal(SCI_ERR_OK, sci_connect_segment(f->sd, sci_local_node_id(f->sd), 0x10002, &r1));
-    assert_int_equal(0, stat(path, &st));          /* one of two connected */
-    assert_int_equal(SCI_ERR_OK, sci_connect_segment(f->sd, sci_local_node_id(f->sd), 0x10002, &r2));
-    assert_int_not_equal(0, stat(path, &st));      /* both: name removed */
+    assert_int_equal(SCI_ERR_OK,
+                     sci_connect_segment(f->sd, sci_local_node_id(f->sd), 0x10002, &r1));
+    assert_int_equal(0, stat(path, &st)); /* one of two connected */
+    assert_int_equal(SCI_ERR_OK,
+                     sci_connect_segment(f->sd, sci_local_node_id(f->sd), 0x10002, &r2));
+    assert_int_not_equal(0, stat(path, &st)); /* both: name removed */
     assert_int_equal(ENOENT, errno);
 
     local = sci_local_segment_address(seg);
@@ -223,7 +225,8 @@ static void test_sequence_dead_owner(void **state)
         sci_desc_t *sd = child_open(f);
         sci_local_segment_t *seg;
         if (SCI_ERR_OK != sci_create_segment(sd, 11, 4096, &seg) ||
-            SCI_ERR_OK != sci_prepare_segment(seg) || SCI_ERR_OK != sci_set_segment_available(seg, 1)) {
+            SCI_ERR_OK != sci_prepare_segment(seg) ||
+            SCI_ERR_OK != sci_set_segment_available(seg, 1)) {
             _exit(1);
         }
         (void) write(ready[1], "r", 1);
@@ -263,7 +266,8 @@ static void test_sequence_owner_left_in_order(void **state)
         sci_desc_t *sd = child_open(f);
         sci_local_segment_t *seg;
         if (SCI_ERR_OK != sci_create_segment(sd, 12, 4096, &seg) ||
-            SCI_ERR_OK != sci_prepare_segment(seg) || SCI_ERR_OK != sci_set_segment_available(seg, 1)) {
+            SCI_ERR_OK != sci_prepare_segment(seg) ||
+            SCI_ERR_OK != sci_set_segment_available(seg, 1)) {
             _exit(1);
         }
         (void) write(ready[1], "r", 1);
@@ -356,9 +360,12 @@ static void test_dma_between_processes(void **state)
         }
     }
     /* range checks: before, after, straddling the registration; full queue */
-    assert_int_equal(SCI_ERR_OUT_OF_RANGE, sci_dma_enqueue(dq, SCI_DMA_READ, buf, &h, h.base - 1, 8));
-    assert_int_equal(SCI_ERR_OUT_OF_RANGE, sci_dma_enqueue(dq, SCI_DMA_READ, buf, &h, h.base + len - 4, 8));
-    assert_int_equal(SCI_ERR_OUT_OF_RANGE, sci_dma_enqueue(dq, SCI_DMA_READ, buf, &h, h.base, len + 1));
+    assert_int_equal(SCI_ERR_OUT_OF_RANGE,
+                     sci_dma_enqueue(dq, SCI_DMA_READ, buf, &h, h.base - 1, 8));
+    assert_int_equal(SCI_ERR_OUT_OF_RANGE,
+                     sci_dma_enqueue(dq, SCI_DMA_READ, buf, &h, h.base + len - 4, 8));
+    assert_int_equal(SCI_ERR_OUT_OF_RANGE,
+                     sci_dma_enqueue(dq, SCI_DMA_READ, buf, &h, h.base, len + 1));
     assert_int_equal(SCI_ERR_ILLEGAL_PARAMETER, sci_dma_enqueue(dq, 7, buf, &h, h.base, 8));
 
     /* write a new pattern in two transfers */
@@ -366,8 +373,9 @@ static void test_dma_between_processes(void **state)
         buf[i] = pat(i, 2);
     }
     assert_int_equal(SCI_ERR_OK, sci_dma_enqueue(dq, SCI_DMA_WRITE, buf, &h, h.base, len / 2));
-    assert_int_equal(SCI_ERR_OK, sci_dma_enqueue(dq, SCI_DMA_WRITE, buf + len / 2, &h, h.base + len / 2,
-                                                 len - len / 2));
+    assert_int_equal(
+        SCI_ERR_OK,
+        sci_dma_enqueue(dq, SCI_DMA_WRITE, buf + len / 2, &h, h.base + len / 2, len - len / 2));
     assert_int_equal(SCI_ERR_BUSY, sci_dma_enqueue(dq, SCI_DMA_WRITE, buf, &h, h.base, 1));
     assert_int_equal(SCI_ERR_OK, sci_dma_start(dq));
     assert_int_equal(SCI_ERR_OK, sci_dma_wait(dq));

@@ -42,9 +42,9 @@ static uint32_t doorbell_rounds = DOORBELL_ROUNDS;
 
 typedef struct {
     /* each on its own line, as in the segments */
-    _Alignas(64) uint64_t seq;        /* the slot's sequence word */
-    _Alignas(64) uint32_t idle;       /* the receiver's idle flag */
-    _Alignas(64) uint32_t arrived;    /* barrier: arrivals of both threads */
+    _Alignas(64) uint64_t seq;     /* the slot's sequence word */
+    _Alignas(64) uint32_t idle;    /* the receiver's idle flag */
+    _Alignas(64) uint32_t arrived; /* barrier: arrivals of both threads */
     uint8_t rang[DOORBELL_ROUNDS];
     uint8_t saw[DOORBELL_ROUNDS];
 } doorbell_shared_t;
@@ -77,7 +77,7 @@ static void *doorbell_sender(void *arg)
 
     for (uint32_t r = 1; r <= doorbell_rounds; ++r) {
         doorbell_barrier(s, 2 * r - 1);
-        tc_atomic_store_release(&s->seq, (uint64_t) r);   /* publish */
+        tc_atomic_store_release(&s->seq, (uint64_t) r); /* publish */
         s->rang[r - 1] = mca_btl_sci_doorbell_needed(&s->idle);
         doorbell_barrier(s, 2 * r);
     }
@@ -91,7 +91,7 @@ static void *doorbell_receiver(void *arg)
     for (uint32_t r = 1; r <= doorbell_rounds; ++r) {
         doorbell_barrier(s, 2 * r - 1);
         mca_btl_sci_doorbell_go_idle(&s->idle);
-        s->saw[r - 1] = tc_atomic_load_acquire(&s->seq) == (uint64_t) r;   /* poll once more */
+        s->saw[r - 1] = tc_atomic_load_acquire(&s->seq) == (uint64_t) r; /* poll once more */
         doorbell_barrier(s, 2 * r);
         /* both are past the round: active again for the next one */
         mca_btl_sci_doorbell_go_active(&s->idle);

@@ -75,7 +75,7 @@ static void test_exact_live_ranges(void **state)
     mca_btl_sci_expose_add(&set, &win1, base, 100);
     assert_true(mca_btl_sci_expose_covers(&set, base, 8));
     assert_true(mca_btl_sci_expose_covers(&set, base + 96, 4));
-    assert_false(mca_btl_sci_expose_covers(&set, base + 96, 8));   /* crosses the end */
+    assert_false(mca_btl_sci_expose_covers(&set, base + 96, 8)); /* crosses the end */
     /* the page-rounded tail: the cache accepts it, the set does not */
     assert_true(cache_finds(cache, base + 200, 8));
     assert_false(mca_btl_sci_expose_covers(&set, base + 200, 8));

@@ -41,7 +41,7 @@ static void sci_pending_error_cb(struct mca_btl_base_module_t *btl, int32_t flag
 static void test_sci_pending_connecting_not_dead(void **state)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
-    uint64_t bell = 0;   /* our doorbell: 8 bytes, nobody rings */
+    uint64_t bell = 0; /* our doorbell: 8 bytes, nobody rings */
     mca_btl_sci_endpoint_t *eps = calloc(2, sizeof(*eps));
     mca_btl_sci_endpoint_t *conn[2] = {NULL, NULL}, *sweep[2] = {NULL, NULL};
     mca_btl_sci_frag_t frag;

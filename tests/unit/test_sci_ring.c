@@ -57,12 +57,14 @@ static void side_create(side_t *s, int me, int peer)
     char *base;
 
     assert_int_equal(SCI_ERR_OK, sci_open(&p, &s->sd));
-    assert_int_equal(SCI_ERR_OK, sci_create_segment(s->sd, MCA_BTL_SCI_SEGMENT_ID(me, peer), seg_bytes(),
-                                                    &s->lseg));
+    assert_int_equal(
+        SCI_ERR_OK,
+        sci_create_segment(s->sd, MCA_BTL_SCI_SEGMENT_ID(me, peer), seg_bytes(), &s->lseg));
     base = sci_local_segment_address(s->lseg);
-    assert_int_equal(0, tc_ring_format(base + MCA_BTL_SCI_SEG_RING_OFF,
-                                       sci_local_segment_size(s->lseg) - MCA_BTL_SCI_SEG_RING_OFF,
-                                       NSLOTS, SLOT));
+    assert_int_equal(0,
+                     tc_ring_format(base + MCA_BTL_SCI_SEG_RING_OFF,
+                                    sci_local_segment_size(s->lseg) - MCA_BTL_SCI_SEG_RING_OFF,
+                                    NSLOTS, SLOT));
     assert_int_equal(SCI_ERR_OK, sci_prepare_segment(s->lseg));
     assert_int_equal(SCI_ERR_OK, sci_set_segment_available(s->lseg, 1));
 }
@@ -90,12 +92,14 @@ static int side_connect(side_t *s, int me, int peer)
     rbase = sci_map_remote_segment(s->rseg, 0, rsize);
     lsize = sci_local_segment_size(s->lseg);
     lbase = sci_local_segment_address(s->lseg);
-    if (0 != tc_ring_producer_init(&s->out, rbase + MCA_BTL_SCI_SEG_RING_OFF,
-                                   rsize - MCA_BTL_SCI_SEG_RING_OFF, NSLOTS, SLOT,
-                                   (const uint64_t *) (lbase + MCA_BTL_SCI_SEG_CONSUMED_OFF)) ||
-        0 != tc_ring_consumer_init(&s->in, lbase + MCA_BTL_SCI_SEG_RING_OFF,
-                                   lsize - MCA_BTL_SCI_SEG_RING_OFF, NSLOTS, SLOT,
-                                   (uint64_t *) (rbase + MCA_BTL_SCI_SEG_CONSUMED_OFF), 2)) {
+    if (0 !=
+            tc_ring_producer_init(&s->out, rbase + MCA_BTL_SCI_SEG_RING_OFF,
+                                  rsize - MCA_BTL_SCI_SEG_RING_OFF, NSLOTS, SLOT,
+                                  (const uint64_t *) (lbase + MCA_BTL_SCI_SEG_CONSUMED_OFF)) ||
+        0 !=
+            tc_ring_consumer_init(&s->in, lbase + MCA_BTL_SCI_SEG_RING_OFF,
+                                  lsize - MCA_BTL_SCI_SEG_RING_OFF, NSLOTS, SLOT,
+                                  (uint64_t *) (rbase + MCA_BTL_SCI_SEG_CONSUMED_OFF), 2)) {
         return -1;
     }
     if (SCI_ERR_OK != sci_create_map_sequence(s->rseg, &s->seq)) {
@@ -393,8 +397,8 @@ static void test_corrupt_slot(void **state)
     /* a peer writes garbage into the next slot's sequence and a huge len */
     ring = (unsigned char *) sci_local_segment_address(a.lseg) + MCA_BTL_SCI_SEG_RING_OFF;
     {
-        tc_ring_slot_hdr_t *slot = (tc_ring_slot_hdr_t *) (ring + sizeof(tc_ring_hdr_t) +
-                                                           TC_RING_STRIDE(SLOT));
+        tc_ring_slot_hdr_t *slot =
+            (tc_ring_slot_hdr_t *) (ring + sizeof(tc_ring_hdr_t) + TC_RING_STRIDE(SLOT));
         slot->len = 1u << 30;
         slot->seq = 2;
         assert_int_equal(-EPROTO, tc_ring_peek(&a.in, &p, &len, &tag));

@@ -60,13 +60,14 @@ static void *sci_threads_main(void *p)
         }
         memset(dst, 0, SCI_THREADS_LEN);
         /* READ: the "remote" registration is src; WRITE: it is dst */
-        if (SCI_ERR_OK != sci_register_memory(a->sd, SCI_DMA_READ == dir ? src : dst,
-                                              SCI_THREADS_LEN, &h)) {
+        if (SCI_ERR_OK !=
+            sci_register_memory(a->sd, SCI_DMA_READ == dir ? src : dst, SCI_THREADS_LEN, &h)) {
             a->failed++;
             continue;
         }
-        if (SCI_ERR_OK != sci_dma_transfer(a->dq, dir, SCI_DMA_READ == dir ? dst : src, &h,
-                                           h.base, SCI_THREADS_LEN)) {
+        if (SCI_ERR_OK !=
+            sci_dma_transfer(a->dq, dir, SCI_DMA_READ == dir ? dst : src, &h, h.base,
+                             SCI_THREADS_LEN)) {
             a->failed++;
         }
         for (size_t i = 0; i < SCI_THREADS_LEN; ++i) {

@@ -32,7 +32,6 @@
 #include <usrsctp.h>
 #endif
 
-
 /* Many live blocks of every size up to the largest class, each filled
  * with its own pattern, all verified before any is freed. */
 static void test_patterns_all_sizes(void **state)
@@ -192,7 +191,8 @@ static void test_producer_consumer_bounded(void **state)
             test_pattern_fill(blocks[i], XPROD_SIZE, (unsigned) (r * XPROD_BLOCKS + i));
         }
         for (int i = 0; i < XPROD_BLOCKS; ++i) {
-            assert_true(test_pattern_check(blocks[i], XPROD_SIZE, (unsigned) (r * XPROD_BLOCKS + i)));
+            assert_true(
+                test_pattern_check(blocks[i], XPROD_SIZE, (unsigned) (r * XPROD_BLOCKS + i)));
         }
         assert_int_equal(0, pthread_create(&t, NULL, free_batch, &x));
         assert_int_equal(0, pthread_join(t, NULL));

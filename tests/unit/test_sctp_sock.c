@@ -36,7 +36,6 @@ typedef struct pair {
     int cookie_a, cookie_b; /* addresses are the cookies */
 } pair_t;
 
-
 static int open_pair(pair_t *pr, int stack, int prio, int port_base)
 {
     btl_sctp_sock_config_t cfg;
@@ -66,10 +65,10 @@ static int open_pair(pair_t *pr, int stack, int prio, int port_base)
     assert_int_equal(na, 1);
     assert_int_equal(nb, 1);
     assert_int_not_equal(addr_a[0].port, 0);
-    assert_int_equal(0, btl_sctp_sock_peer_add(pr->a, addr_b, nb, port_base + 1, &pr->cookie_b,
-                                               &pr->a_to_b));
-    assert_int_equal(0, btl_sctp_sock_peer_add(pr->b, addr_a, na, port_base, &pr->cookie_a,
-                                               &pr->b_to_a));
+    assert_int_equal(
+        0, btl_sctp_sock_peer_add(pr->a, addr_b, nb, port_base + 1, &pr->cookie_b, &pr->a_to_b));
+    assert_int_equal(
+        0, btl_sctp_sock_peer_add(pr->b, addr_a, na, port_base, &pr->cookie_a, &pr->b_to_a));
     return 0;
 }
 
@@ -186,13 +185,14 @@ static void test_user_head_of_line(void **state)
 
     before_prio = bulk_before_small(1, 1, 5911, &queued);
     print_message("head-of-line: bulk on stream 1, stream 0 first: %zu of %zu bulk bytes "
-                  "arrived before the small message\n", before_prio, queued);
+                  "arrived before the small message\n",
+                  before_prio, queued);
     before_rr = bulk_before_small(0, 1, 5921, &q_rr);
-    print_message("head-of-line: bulk on stream 1, round-robin streams: %zu of %zu\n",
-                  before_rr, q_rr);
+    print_message("head-of-line: bulk on stream 1, round-robin streams: %zu of %zu\n", before_rr,
+                  q_rr);
     before_one = bulk_before_small(1, 0, 5931, &q_one);
-    print_message("head-of-line: everything on stream 0 (old btl/sctp): %zu of %zu\n",
-                  before_one, q_one);
+    print_message("head-of-line: everything on stream 0 (old btl/sctp): %zu of %zu\n", before_one,
+                  q_one);
     /* at most what was already on the wire when the small one was queued */
     assert_true(before_prio <= BULK_LEN);
     assert_true(before_rr <= 2 * BULK_LEN);
@@ -298,8 +298,8 @@ static void test_kernel_stack(void **state)
         assert_int_equal(0, open_pair(&pr, BTL_SCTP_STACK_KERNEL, 1, 0));
         for (unsigned round = 0; round < 20; ++round) {
             test_pattern_fill(buf, sizeof(buf), round);
-            assert_int_equal(0, btl_sctp_sock_send(pr.a, pr.a_to_b, (uint16_t) (round % 4),
-                                                   buf, sizeof(buf)));
+            assert_int_equal(
+                0, btl_sctp_sock_send(pr.a, pr.a_to_b, (uint16_t) (round % 4), buf, sizeof(buf)));
             assert_int_equal(1, pump_recv(&pr, pr.b, &msg));
             assert_ptr_equal(msg.cookie, &pr.cookie_a);
             assert_int_equal(msg.len, sizeof(buf));
@@ -330,10 +330,8 @@ static void test_bad_config(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bad_config),
-        cmocka_unit_test(test_user_pingpong),
-        cmocka_unit_test(test_user_head_of_line),
-        cmocka_unit_test(test_user_oversize_record),
+        cmocka_unit_test(test_bad_config),        cmocka_unit_test(test_user_pingpong),
+        cmocka_unit_test(test_user_head_of_line), cmocka_unit_test(test_user_oversize_record),
         cmocka_unit_test(test_kernel_stack),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

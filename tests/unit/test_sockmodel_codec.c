@@ -46,10 +46,8 @@ static void test_codes_are_fixed(void **state)
 
 static void test_cmd_wire_bytes(void **state)
 {
-    static const unsigned char want[24] = {
-        0, 0, 0, 5,  0, 0, 0, 3,  0x12, 0x34, 0x56, 0x78,
-        0, 0, 1, 0,  0, 0, 0, 0,  0xff, 0xff, 0xff, 0xfe
-    };
+    static const unsigned char want[24] = {0, 0, 0, 5, 0, 0, 0, 3, 0x12, 0x34, 0x56, 0x78,
+                                           0, 0, 1, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xfe};
     unsigned char buf[SOCKMODEL_CMD_BYTES];
     tc_sockmodel_cmd_t c, d;
 
@@ -63,13 +61,10 @@ static void test_cmd_wire_bytes(void **state)
 
 static void test_reply_wire_bytes(void **state)
 {
-    static const unsigned char want[32] = {
-        0, 0, 0, 6,  0, 0, 0, 0,  0, 0, 0, 1,  0, 0, 0, 9,
-        0, 0, 0, 4,  0, 0, 0, 0,  0, 0, 0, 2,  0x80, 0, 0, 1
-    };
+    static const unsigned char want[32] = {0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 1, 0,    0, 0, 9,
+                                           0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 2, 0x80, 0, 0, 1};
     unsigned char buf[SOCKMODEL_REPLY_BYTES];
-    tc_sockmodel_reply_t r = { SOCKMODEL_RECV, SOCKMODEL_ST_OK, { 1, 9, 4, 0 },
-                            0x0000000280000001ull };
+    tc_sockmodel_reply_t r = {SOCKMODEL_RECV, SOCKMODEL_ST_OK, {1, 9, 4, 0}, 0x0000000280000001ull};
     tc_sockmodel_reply_t d;
 
     (void) state;
@@ -125,16 +120,16 @@ static void test_cmd_check(void **state)
     (void) state;
     tc_sockmodel_cmd_make(&c, SOCKMODEL_SEND, 3, 0, 100, 0, 0);
     assert_null(tc_sockmodel_cmd_check(&c, 4, 1000));
-    c.param[0] = 4;                       /* no such node */
+    c.param[0] = 4; /* no such node */
     assert_non_null(tc_sockmodel_cmd_check(&c, 4, 1000));
     c.param[0] = 0;
-    c.param[2] = 1001;                    /* above the limit */
+    c.param[2] = 1001; /* above the limit */
     assert_non_null(tc_sockmodel_cmd_check(&c, 4, 1000));
     c.param[2] = 0xffffffffu;
     assert_non_null(tc_sockmodel_cmd_check(&c, 4, 1000));
-    c.param[2] = 1000;                    /* exactly the limit */
+    c.param[2] = 1000; /* exactly the limit */
     assert_null(tc_sockmodel_cmd_check(&c, 4, 1000));
-    c.param[2] = 0;                       /* empty messages are fine */
+    c.param[2] = 0; /* empty messages are fine */
     assert_null(tc_sockmodel_cmd_check(&c, 4, 1000));
 
     tc_sockmodel_cmd_make(&c, SOCKMODEL_RECVFROM, 4, 0, 0, 0, 0);
@@ -172,10 +167,8 @@ static void test_cmd_check(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_codes_are_fixed),
-        cmocka_unit_test(test_cmd_wire_bytes),
-        cmocka_unit_test(test_reply_wire_bytes),
-        cmocka_unit_test(test_roundtrip_many),
+        cmocka_unit_test(test_codes_are_fixed),  cmocka_unit_test(test_cmd_wire_bytes),
+        cmocka_unit_test(test_reply_wire_bytes), cmocka_unit_test(test_roundtrip_many),
         cmocka_unit_test(test_cmd_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,7 +27,7 @@
 
 typedef struct {
     tc_sockmodel_conn_t conn;
-    int server;   /* the simulator's end */
+    int server; /* the simulator's end */
 } fixture_t;
 
 static int setup(void **state)
@@ -125,7 +125,8 @@ static void test_parse_address(void **state)
     assert_int_equal(-EINVAL, tc_sockmodel_address_parse("h:12x", host, sizeof(host), &port));
     assert_int_equal(-EINVAL, tc_sockmodel_address_parse("h:", host, sizeof(host), &port));
     assert_int_equal(-EINVAL, tc_sockmodel_address_parse(NULL, host, sizeof(host), &port));
-    assert_int_equal(-EINVAL, tc_sockmodel_address_parse("a-very-long-host-name:1", host, 8, &port));
+    assert_int_equal(-EINVAL,
+                     tc_sockmodel_address_parse("a-very-long-host-name:1", host, 8, &port));
 }
 
 static void test_size(void **state)
@@ -158,7 +159,7 @@ static void test_send_frames_payload(void **state)
 {
     fixture_t *f = *state;
     char a[] = "head", b[] = "payload!";
-    struct iovec iov[2] = { { a, 4 }, { b, 8 } };
+    struct iovec iov[2] = {{a, 4}, {b, 8}};
     char got[12];
 
     assert_int_equal(0, tc_sockmodel_conn_send(&f->conn, 3, 0x53574641u, iov, 2, 12));
@@ -174,7 +175,7 @@ static void test_send_checks_limits(void **state)
 {
     fixture_t *f = *state;
     char byte = 0;
-    struct iovec iov = { &byte, 1 };
+    struct iovec iov = {&byte, 1};
 
     /* both are refused before anything reaches the wire */
     assert_int_equal(-EINVAL, tc_sockmodel_conn_send(&f->conn, 4, 0, &iov, 1, 1));
@@ -276,15 +277,16 @@ static void test_recv_with_probe(void **state)
     /* a wrong answer to the riding PROBE is a protocol error */
     server_reply(f, SOCKMODEL_RECV, SOCKMODEL_ST_OK, 2, 5, 0, 0);
     server_reply(f, SOCKMODEL_PROBE, SOCKMODEL_ST_EXPIRED, 0, 0, 0, 0);
-    assert_int_equal(-EPROTO, tc_sockmodel_conn_recv(&f->conn, buf, sizeof(buf), &info, &next, &found));
+    assert_int_equal(-EPROTO,
+                     tc_sockmodel_conn_recv(&f->conn, buf, sizeof(buf), &info, &next, &found));
 }
 
 static void *late_probe_reply(void *arg)
 {
     fixture_t *f = arg;
-    struct timespec ts = { 0, 50 * 1000 * 1000 };
+    struct timespec ts = {0, 50 * 1000 * 1000};
 
-    nanosleep(&ts, NULL);   /* well past the 1 ms spin */
+    nanosleep(&ts, NULL); /* well past the 1 ms spin */
     server_reply(f, SOCKMODEL_PROBE, SOCKMODEL_ST_FOUND, 1, 2, 3, 0);
     return NULL;
 }
@@ -343,7 +345,7 @@ static void test_poll_never_blocks(void **state)
     fixture_t *f = *state;
     tc_sockmodel_msg_info_t info;
     uint32_t status;
-    struct iovec iov = { .iov_base = "abc", .iov_len = 3 };
+    struct iovec iov = {.iov_base = "abc", .iov_len = 3};
     char buf[16], payload[3];
     int i;
 
@@ -369,7 +371,8 @@ static void test_poll_never_blocks(void **state)
     server_expect(f, SOCKMODEL_SEND, 1, 8, 3);
     read_exact(f->server, payload, sizeof(payload));
     server_reply(f, SOCKMODEL_WAITING_STOP, SOCKMODEL_ST_OK, 0, 0, 0, 0);
-    assert_int_equal(TC_SOCKMODEL_POLL_NONE, tc_sockmodel_conn_poll(&f->conn, buf, sizeof(buf), &info, 0, &status));
+    assert_int_equal(TC_SOCKMODEL_POLL_NONE,
+                     tc_sockmodel_conn_poll(&f->conn, buf, sizeof(buf), &info, 0, &status));
     assert_int_equal(SOCKMODEL_ST_STOPPED, status);
     assert_int_equal(0, f->conn.pending);
     assert_int_equal(1, f->conn.stops);
@@ -383,7 +386,7 @@ static void test_poll_stop_crosses_message(void **state)
     fixture_t *f = *state;
     tc_sockmodel_msg_info_t info;
     uint32_t status;
-    struct iovec iov = { .iov_base = "xy", .iov_len = 2 };
+    struct iovec iov = {.iov_base = "xy", .iov_len = 2};
     char buf[16];
 
     assert_int_equal(0, tc_sockmodel_conn_wait_start(&f->conn, 100, SOCKMODEL_WAIT_RECV));
@@ -393,7 +396,8 @@ static void test_poll_stop_crosses_message(void **state)
     server_reply(f, SOCKMODEL_WAITING_START, SOCKMODEL_ST_OK, 3, 9, 4, 0);
     assert_int_equal(4, write(f->server, "pong", 4));
     server_reply(f, SOCKMODEL_WAITING_STOP, SOCKMODEL_ST_OK, 0, 0, 0, 0);
-    assert_int_equal(TC_SOCKMODEL_POLL_MSG, tc_sockmodel_conn_poll(&f->conn, buf, sizeof(buf), &info, 0, &status));
+    assert_int_equal(TC_SOCKMODEL_POLL_MSG,
+                     tc_sockmodel_conn_poll(&f->conn, buf, sizeof(buf), &info, 0, &status));
     assert_memory_equal("pong", buf, 4);
     assert_int_equal(3, info.src);
     assert_int_equal(4, info.len);
@@ -404,9 +408,10 @@ static void test_poll_stop_crosses_message(void **state)
     assert_int_equal(0, tc_sockmodel_conn_send(&f->conn, 0, 1, &iov, 1, 2));
     server_expect(f, SOCKMODEL_SEND, 0, 1, 2);
     read_exact(f->server, buf, 2);
-    assert_int_equal(1, f->conn.stops);   /* the explicit one above only */
+    assert_int_equal(1, f->conn.stops); /* the explicit one above only */
     server_reply(f, SOCKMODEL_PROBE, SOCKMODEL_ST_FOUND, 1, 5, 8, 0);
-    assert_int_equal(TC_SOCKMODEL_POLL_FOUND, tc_sockmodel_conn_poll(&f->conn, buf, sizeof(buf), &info, 1, &status));
+    assert_int_equal(TC_SOCKMODEL_POLL_FOUND,
+                     tc_sockmodel_conn_poll(&f->conn, buf, sizeof(buf), &info, 1, &status));
     assert_int_equal(1, info.src);
     assert_int_equal(5, info.tag);
     assert_int_equal(8, info.len);
@@ -414,7 +419,8 @@ static void test_poll_stop_crosses_message(void **state)
     assert_int_equal(0, tc_sockmodel_conn_probe_start(&f->conn));
     server_expect(f, SOCKMODEL_PROBE, 0, 0, 0);
     server_reply(f, SOCKMODEL_PROBE, SOCKMODEL_ST_EXPIRED, 0, 0, 0, 0);
-    assert_int_equal(-EPROTO, tc_sockmodel_conn_poll(&f->conn, buf, sizeof(buf), &info, 1, &status));
+    assert_int_equal(-EPROTO,
+                     tc_sockmodel_conn_poll(&f->conn, buf, sizeof(buf), &info, 1, &status));
 }
 
 /* A simulator gone while a poll is pending: the peek says so. */
@@ -428,7 +434,8 @@ static void test_poll_dead_simulator(void **state)
     assert_int_equal(0, tc_sockmodel_conn_wait_start(&f->conn, 100, 0));
     close(f->server);
     f->server = -1;
-    assert_int_equal(-ECONNRESET, tc_sockmodel_conn_poll(&f->conn, buf, sizeof(buf), &info, 0, &status));
+    assert_int_equal(-ECONNRESET,
+                     tc_sockmodel_conn_poll(&f->conn, buf, sizeof(buf), &info, 0, &status));
 }
 
 static void test_recv_too_large(void **state)
@@ -440,11 +447,13 @@ static void test_recv_too_large(void **state)
     /* announced length beyond the buffer: refused, no byte read into buf */
     memset(buf, 'x', sizeof(buf));
     server_reply(f, SOCKMODEL_RECV, SOCKMODEL_ST_OK, 0, 0, 17, 0);
-    assert_int_equal(-EMSGSIZE, tc_sockmodel_conn_recv(&f->conn, buf, sizeof(buf), &info, NULL, NULL));
+    assert_int_equal(-EMSGSIZE,
+                     tc_sockmodel_conn_recv(&f->conn, buf, sizeof(buf), &info, NULL, NULL));
     assert_int_equal('x', buf[0]);
     /* and from a node that does not exist */
     server_reply(f, SOCKMODEL_RECV, SOCKMODEL_ST_OK, 4, 0, 1, 0);
-    assert_int_equal(-EMSGSIZE, tc_sockmodel_conn_recv(&f->conn, buf, sizeof(buf), &info, NULL, NULL));
+    assert_int_equal(-EMSGSIZE,
+                     tc_sockmodel_conn_recv(&f->conn, buf, sizeof(buf), &info, NULL, NULL));
 }
 
 static void test_wrong_reply(void **state)
@@ -473,7 +482,7 @@ static void test_dead_simulator_send(void **state)
 {
     fixture_t *f = *state;
     char byte = 1;
-    struct iovec iov = { &byte, 1 };
+    struct iovec iov = {&byte, 1};
 
     close(f->server);
     f->server = -1;
@@ -490,7 +499,8 @@ static void test_recv_truncated_payload(void **state)
     server_reply(f, SOCKMODEL_RECV, SOCKMODEL_ST_OK, 1, 0, 8, 0);
     assert_int_equal(3, write(f->server, "abc", 3));
     shutdown(f->server, SHUT_WR);
-    assert_int_equal(-ECONNRESET, tc_sockmodel_conn_recv(&f->conn, buf, sizeof(buf), &info, NULL, NULL));
+    assert_int_equal(-ECONNRESET,
+                     tc_sockmodel_conn_recv(&f->conn, buf, sizeof(buf), &info, NULL, NULL));
 }
 
 static void test_finish(void **state)

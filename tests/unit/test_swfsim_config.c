@@ -34,10 +34,16 @@ static int parse(swfsim_config_t *cfg, const char *const *args)
 static void test_defaults_and_options(void **state)
 {
     swfsim_config_t cfg;
-    const char *a1[] = { "--nodes", "4", NULL };
-    const char *a2[] = { "-n", "6", "--model", "torus", "--listen", "0.0.0.0:5555",
-                         "--max-msg", "1M", "--torus", "3x2", "--port-file", "/x/p",
-                         "--report", "/x/r.json", "--quiet", "--connect-timeout", "30", NULL };
+    const char *a1[] = {"--nodes", "4", NULL};
+    const char *a2[] = {"-n",          "6",
+                        "--model",     "torus",
+                        "--listen",    "0.0.0.0:5555",
+                        "--max-msg",   "1M",
+                        "--torus",     "3x2",
+                        "--port-file", "/x/p",
+                        "--report",    "/x/r.json",
+                        "--quiet",     "--connect-timeout",
+                        "30",          NULL};
 
     (void) state;
     assert_int_equal(parse(&cfg, a1), 0);
@@ -67,20 +73,20 @@ static void test_defaults_and_options(void **state)
 static void test_rejects(void **state)
 {
     static const char *const bad[][8] = {
-        { NULL },                                       /* no --nodes */
-        { "--nodes", "0", NULL },
-        { "--nodes", "4097", NULL },
-        { "--nodes", "-1", NULL },
-        { "--nodes", "4x", NULL },
-        { "--nodes", "4", "--model", "mesh", NULL },
-        { "--nodes", "4", "--listen", "localhost", NULL },
-        { "--nodes", "4", "--listen", "1.2.3.4:70000", NULL },
-        { "--nodes", "4", "--max-msg", "2G", NULL },
-        { "--nodes", "5", "--torus", "2x2", NULL },   /* too small */
-        { "--nodes", "4", "--torus", "0x4", NULL },
-        { "--nodes", "4", "--bogus", NULL },
-        { "--nodes", "4", "extra", NULL },
-        { "--nodes", "4", "--config", "/nonexistent/swfsim.conf", NULL },
+        {NULL}, /* no --nodes */
+        {"--nodes", "0", NULL},
+        {"--nodes", "4097", NULL},
+        {"--nodes", "-1", NULL},
+        {"--nodes", "4x", NULL},
+        {"--nodes", "4", "--model", "mesh", NULL},
+        {"--nodes", "4", "--listen", "localhost", NULL},
+        {"--nodes", "4", "--listen", "1.2.3.4:70000", NULL},
+        {"--nodes", "4", "--max-msg", "2G", NULL},
+        {"--nodes", "5", "--torus", "2x2", NULL}, /* too small */
+        {"--nodes", "4", "--torus", "0x4", NULL},
+        {"--nodes", "4", "--bogus", NULL},
+        {"--nodes", "4", "extra", NULL},
+        {"--nodes", "4", "--config", "/nonexistent/swfsim.conf", NULL},
     };
     swfsim_config_t cfg;
 
@@ -101,20 +107,21 @@ static void test_config_file(void **state)
     assert_true(fd >= 0);
     f = fdopen(fd, "w");
     assert_non_null(f);
-    fprintf(f, "# a torus like ATOLL\n"
-               "model = torus\n"
-               "nodes=8\n"
-               "  torus_x = 4   # comment\n"
-               "torus_y = 2\n"
-               "cycle_ns = 2.5\n"
-               "link_mbps = 500\n"
-               "router_cycles = 10\n"
-               "header_bytes = 16\n"
-               "probe_cycles = 50\n"
-               "\n");
+    fprintf(f,
+            "# a torus like ATOLL\n"
+            "model = torus\n"
+            "nodes=8\n"
+            "  torus_x = 4   # comment\n"
+            "torus_y = 2\n"
+            "cycle_ns = 2.5\n"
+            "link_mbps = 500\n"
+            "router_cycles = 10\n"
+            "header_bytes = 16\n"
+            "probe_cycles = 50\n"
+            "\n");
     fclose(f);
     {
-        const char *args[] = { "--config", path, NULL };
+        const char *args[] = {"--config", path, NULL};
         assert_int_equal(parse(&cfg, args), 0);
         assert_int_equal(cfg.model, SOCKMODEL_MODEL_TORUS);
         assert_int_equal(cfg.nodes, 8);
@@ -128,7 +135,7 @@ static void test_config_file(void **state)
     }
     {
         /* the command line wins, wherever --config stands */
-        const char *args[] = { "--model", "simpel", "--config", path, "--nodes", "3", NULL };
+        const char *args[] = {"--model", "simpel", "--config", path, "--nodes", "3", NULL};
         assert_int_equal(parse(&cfg, args), 0);
         assert_int_equal(cfg.model, SOCKMODEL_MODEL_SIMPEL);
         assert_int_equal(cfg.nodes, 3);
@@ -139,7 +146,7 @@ static void test_config_file(void **state)
     fprintf(f, "model = torus\nno equals sign here\n");
     fclose(f);
     {
-        const char *args[] = { "--config", path, "--nodes", "2", NULL };
+        const char *args[] = {"--config", path, "--nodes", "2", NULL};
         assert_int_equal(parse(&cfg, args), -1);
     }
     f = fopen(path, "w");
@@ -147,7 +154,7 @@ static void test_config_file(void **state)
     fprintf(f, "link_mbps = 0\n");
     fclose(f);
     {
-        const char *args[] = { "--config", path, "--nodes", "2", NULL };
+        const char *args[] = {"--config", path, "--nodes", "2", NULL};
         assert_int_equal(parse(&cfg, args), -1);
     }
     unlink(path);
@@ -181,11 +188,11 @@ static void test_port_file(void **state)
 static void test_listen_unix(void **state)
 {
     char longpath[160], longarg[170], dir[] = "/tmp/swfsim-pu.XXXXXX", path[64], line[64];
-    const char *a1[] = { "--nodes", "2", "--listen", "unix:/x/swf.sock", NULL };
-    const char *a2[] = { "--nodes", "2", "--listen", "unix:/x/swf.sock", "--listen",
-                         "127.0.0.1:0", NULL };
-    const char *bad1[] = { "--nodes", "2", "--listen", "unix:", NULL };
-    const char *bad2[] = { "--nodes", "2", "--listen", longarg, NULL };
+    const char *a1[] = {"--nodes", "2", "--listen", "unix:/x/swf.sock", NULL};
+    const char *a2[] = {"--nodes",  "2",           "--listen", "unix:/x/swf.sock",
+                        "--listen", "127.0.0.1:0", NULL};
+    const char *bad1[] = {"--nodes", "2", "--listen", "unix:", NULL};
+    const char *bad2[] = {"--nodes", "2", "--listen", longarg, NULL};
     swfsim_config_t cfg;
     FILE *f;
 
@@ -198,10 +205,10 @@ static void test_listen_unix(void **state)
     assert_int_equal(parse(&cfg, bad1), -1);
     memset(longpath, 'a', sizeof(longpath) - 1);
     longpath[0] = '/';
-    longpath[sizeof(cfg.listen_unix)] = '\0';   /* one byte too many */
+    longpath[sizeof(cfg.listen_unix)] = '\0'; /* one byte too many */
     snprintf(longarg, sizeof(longarg), "unix:%s", longpath);
     assert_int_equal(parse(&cfg, bad2), -1);
-    longpath[sizeof(cfg.listen_unix) - 1] = '\0';   /* just fits */
+    longpath[sizeof(cfg.listen_unix) - 1] = '\0'; /* just fits */
     snprintf(longarg, sizeof(longarg), "unix:%s", longpath);
     assert_int_equal(parse(&cfg, bad2), 0);
 
@@ -243,12 +250,9 @@ static void test_histogram(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults_and_options),
-        cmocka_unit_test(test_rejects),
-        cmocka_unit_test(test_config_file),
-        cmocka_unit_test(test_port_file),
-        cmocka_unit_test(test_listen_unix),
-        cmocka_unit_test(test_histogram),
+        cmocka_unit_test(test_defaults_and_options), cmocka_unit_test(test_rejects),
+        cmocka_unit_test(test_config_file),          cmocka_unit_test(test_port_file),
+        cmocka_unit_test(test_listen_unix),          cmocka_unit_test(test_histogram),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

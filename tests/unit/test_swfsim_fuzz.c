@@ -44,7 +44,7 @@ static void fuzz_drain(int *fd)
 
 static void fuzz_run(uint64_t seed, const char *model)
 {
-    static const uint32_t picks[] = { 0, 1, 2, 3, 4, 99999, 0xffffffffu };
+    static const uint32_t picks[] = {0, 1, 2, 3, 4, 99999, 0xffffffffu};
     sim_run_t s;
     int fd[FUZZ_NODES];
     unsigned char frame[SOCKMODEL_CMD_BYTES + 5000];
@@ -62,7 +62,8 @@ static void fuzz_run(uint64_t seed, const char *model)
         int k = (int) (fuzz_rand(&seed) % FUZZ_NODES);
         uint32_t x = fuzz_rand(&seed);
         uint32_t req = (x % 64) ? 1 + x % SOCKMODEL_REQUEST_MAX : fuzz_rand(&seed);
-        uint32_t p0 = (fuzz_rand(&seed) % 8) ? fuzz_rand(&seed) % FUZZ_NODES : picks[fuzz_rand(&seed) % 7];
+        uint32_t p0 =
+            (fuzz_rand(&seed) % 8) ? fuzz_rand(&seed) % FUZZ_NODES : picks[fuzz_rand(&seed) % 7];
         uint32_t p2 = (fuzz_rand(&seed) % 16) ? fuzz_rand(&seed) % 5001 : fuzz_rand(&seed);
         size_t len = SOCKMODEL_CMD_BYTES;
         tc_sockmodel_cmd_t c;
@@ -74,7 +75,7 @@ static void fuzz_run(uint64_t seed, const char *model)
             p0 = fuzz_rand(&seed) % 20000;
         }
         if (SOCKMODEL_FINISH == req && fuzz_rand(&seed) % 4) {
-            req = SOCKMODEL_PROBE;   /* keep runs alive a while */
+            req = SOCKMODEL_PROBE; /* keep runs alive a while */
         }
         tc_sockmodel_cmd_make(&c, req, p0, fuzz_rand(&seed) % 4, p2, 0, fuzz_rand(&seed) % 1000);
         tc_sockmodel_cmd_encode(frame, &c);
@@ -82,7 +83,7 @@ static void fuzz_run(uint64_t seed, const char *model)
             len += p2;
         }
         if (0 == fuzz_rand(&seed) % 100) {
-            len = fuzz_rand(&seed) % len;     /* truncated */
+            len = fuzz_rand(&seed) % len; /* truncated */
         }
         (void) !send(fd[k], frame, len, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (0 == fuzz_rand(&seed) % 100) {
@@ -98,8 +99,8 @@ static void fuzz_run(uint64_t seed, const char *model)
     }
     rc = sim_wait(&s);
     if (0 != rc && 2 != rc && 3 != rc && 4 != rc) {
-        fprintf(stderr, "fuzz seed %llu model %s: simulator exit %d\n",
-                (unsigned long long) seed, model, rc);
+        fprintf(stderr, "fuzz seed %llu model %s: simulator exit %d\n", (unsigned long long) seed,
+                model, rc);
     }
     assert_true(0 == rc || 2 == rc || 3 == rc || 4 == rc);
     sim_cleanup(&s);
@@ -152,7 +153,7 @@ static void unread_run(uint64_t seed, const char *model)
             off += (size_t) w;
             stalls = 0;
         } else {
-            struct pollfd p = { .fd = fd[0], .events = POLLOUT };
+            struct pollfd p = {.fd = fd[0], .events = POLLOUT};
 
             assert_true(w < 0 && (EAGAIN == errno || EWOULDBLOCK == errno));
             if (0 == poll(&p, 1, 20)) {
@@ -169,8 +170,8 @@ static void unread_run(uint64_t seed, const char *model)
      * answers without reaching the bound, reading their replies */
     while (done < UNREAD_CMDS) {
         if (done == sent && off < total) {
-            size_t chunk = total - off < 1024 * SOCKMODEL_CMD_BYTES ? total - off :
-                           1024 * SOCKMODEL_CMD_BYTES;
+            size_t chunk =
+                total - off < 1024 * SOCKMODEL_CMD_BYTES ? total - off : 1024 * SOCKMODEL_CMD_BYTES;
 
             assert_int_equal(tc_sockmodel_client_write_all(fd[0], cmds + off, chunk), 0);
             off += chunk;
@@ -180,8 +181,9 @@ static void unread_run(uint64_t seed, const char *model)
             if (getenv("UNREAD_DEBUG") && 0 == done % 100000) {
                 fprintf(stderr, "%s done %zu sent %zu off %zu\n", model, done, sent, off);
             }
-            expect_reply(fd[0], kinds[done], SOCKMODEL_PROBE == kinds[done] ?
-                         SOCKMODEL_ST_NONE : SOCKMODEL_ST_OK, &r, NULL, 0);
+            expect_reply(fd[0], kinds[done],
+                         SOCKMODEL_PROBE == kinds[done] ? SOCKMODEL_ST_NONE : SOCKMODEL_ST_OK, &r,
+                         NULL, 0);
             done++;
         }
     }

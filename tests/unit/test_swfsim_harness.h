@@ -68,13 +68,13 @@ static inline void sim_start(sim_run_t *s, unsigned nodes, ...)
     assert_true(s->pid >= 0);
     if (0 == s->pid) {
         int rc;
-        alarm(120);   /* a hung simulator must not hang the test run */
+        alarm(120); /* a hung simulator must not hang the test run */
         rc = swfsim_main(argc, argv);
         fflush(stdout);
         _exit(rc);
     }
-    assert_int_equal(tc_sockmodel_port_file_wait(s->port_file, s->hostport,
-                                                sizeof(s->hostport), 30000), 0);
+    assert_int_equal(
+        tc_sockmodel_port_file_wait(s->port_file, s->hostport, sizeof(s->hostport), 30000), 0);
 }
 
 /* wait for the simulator; returns its exit status (or 200 + signal) */
@@ -91,7 +91,7 @@ static inline int sim_wait(sim_run_t *s)
             kill(s->pid, SIGKILL);
             waitpid(s->pid, &status, 0);
         } else {
-            struct timespec ts = { 0, 10 * 1000 * 1000 };
+            struct timespec ts = {0, 10 * 1000 * 1000};
             nanosleep(&ts, NULL);
         }
     }
@@ -129,7 +129,7 @@ static inline int raw_connect(const sim_run_t *s)
     char host[256];
     const char *colon = strrchr(s->hostport, ':');
     struct sockaddr_in sa;
-    struct timeval tv = { 60, 0 };
+    struct timeval tv = {60, 0};
     int one = 1;
 
     memset(&sa, 0, sizeof(sa));
@@ -174,13 +174,13 @@ static inline void raw_cmd(int fd, uint32_t req, uint32_t p0, uint32_t p1, uint3
 
 static inline void raw_send(int fd, uint32_t dest, uint32_t tag, const void *buf, uint32_t len)
 {
-    tc_sockmodel_client_t c = { .fd = fd };
+    tc_sockmodel_client_t c = {.fd = fd};
     assert_int_equal(tc_sockmodel_client_cmd(&c, SOCKMODEL_SEND, dest, tag, len, 0, buf), 0);
 }
 
 static inline void raw_reply(int fd, tc_sockmodel_reply_t *r, void *buf, size_t cap)
 {
-    tc_sockmodel_client_t c = { .fd = fd };
+    tc_sockmodel_client_t c = {.fd = fd};
     assert_int_equal(tc_sockmodel_client_reply(&c, r, buf, cap), 0);
 }
 

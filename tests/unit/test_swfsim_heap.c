@@ -16,7 +16,7 @@
 
 static void push(swfsim_heap_t *h, uint64_t t, uint32_t tag)
 {
-    swfsim_event_t ev = { .time = t, .type = SWFSIM_EV_CMD, .node = tag };
+    swfsim_event_t ev = {.time = t, .type = SWFSIM_EV_CMD, .node = tag};
     assert_int_equal(swfsim_heap_push(h, &ev), 0);
 }
 
@@ -34,7 +34,7 @@ static void test_empty(void **state)
 
 static void test_order(void **state)
 {
-    static const uint64_t times[] = { 50, 10, 40, 10, 30, 20, 0, 99, 20, 10 };
+    static const uint64_t times[] = {50, 10, 40, 10, 30, 20, 0, 99, 20, 10};
     swfsim_heap_t h;
     swfsim_event_t ev;
     uint64_t last = 0;
@@ -72,7 +72,7 @@ static void test_ties_stable(void **state)
             assert_int_equal(ev.time, t * 100);
             assert_int_equal(ev.node % 3, t);
             if (k > 0) {
-                assert_true(ev.node > prev);   /* insertion order kept */
+                assert_true(ev.node > prev); /* insertion order kept */
             }
             prev = ev.node;
         }

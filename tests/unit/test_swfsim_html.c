@@ -78,9 +78,11 @@ static void test_page(void **state)
     assert_non_null(strstr(html, "<!DOCTYPE html>"));
     assert_non_null(strstr(html, "</html>"));
     /* every section */
-    for (const char *const *id = (const char *const[]) { "id=\"summary\"", "id=\"params\"",
-             "<svg id=\"torus\"", "<svg id=\"legend\"", "id=\"busiest\"", "<svg id=\"latency\"",
-             "<svg id=\"timeline\"", "id=\"nodes\"", NULL }; NULL != *id; id++) {
+    for (const char *const *id =
+             (const char *const[]){"id=\"summary\"", "id=\"params\"", "<svg id=\"torus\"",
+                                   "<svg id=\"legend\"", "id=\"busiest\"", "<svg id=\"latency\"",
+                                   "<svg id=\"timeline\"", "id=\"nodes\"", NULL};
+         NULL != *id; id++) {
         if (NULL == strstr(html, *id)) {
             fail_msg("page lacks %s", *id);
         }
@@ -88,9 +90,10 @@ static void test_page(void **state)
     /* the numbers of the run */
     snprintf(want, sizeof(want), "(%.0f ns)", swfsim_json_num(j, "sim_end_ns", -1));
     assert_non_null(strstr(html, want));
-    snprintf(want, sizeof(want), "<td id=\"messages\">%.0f</td>", swfsim_json_num(j, "messages", -1));
+    snprintf(want, sizeof(want), "<td id=\"messages\">%.0f</td>",
+             swfsim_json_num(j, "messages", -1));
     assert_non_null(strstr(html, want));
-    assert_non_null(strstr(html, "<td id=\"messages\">320</td>"));   /* 16 x 4 x 5 */
+    assert_non_null(strstr(html, "<td id=\"messages\">320</td>")); /* 16 x 4 x 5 */
     assert_non_null(strstr(html, "<td id=\"p-torus\">4 x 4</td>"));
     assert_non_null(strstr(html, "<td id=\"p-link\">250.0 MB/s</td>"));
     /* four link directions per router, one square per router, one row per node */
@@ -135,9 +138,19 @@ static void test_simpel_page(void **state)
 
 static void test_json_reader(void **state)
 {
-    static const char *const bad[] = { "", "{", "[1,", "{\"a\" 1}", "{\"a\":}", "[1 2]",
-        "\"abc", "{\"a\":1}x", "nul", "[-]", "{1:2}", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]"
-        "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]" };
+    static const char *const bad[] = {"",
+                                      "{",
+                                      "[1,",
+                                      "{\"a\" 1}",
+                                      "{\"a\":}",
+                                      "[1 2]",
+                                      "\"abc",
+                                      "{\"a\":1}x",
+                                      "nul",
+                                      "[-]",
+                                      "{1:2}",
+                                      "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]"
+                                      "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"};
     char err[128];
     swfsim_json_t *j;
     int rc;

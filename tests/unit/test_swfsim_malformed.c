@@ -22,7 +22,7 @@
  * b checks them and answers; both finish */
 static void good_exchange(int fa, uint32_t a, int fb, uint32_t b)
 {
-    static const uint32_t sizes[] = { 0, 1024, 100000 };
+    static const uint32_t sizes[] = {0, 1024, 100000};
     unsigned char *out = malloc(100000), *in = malloc(100000);
     tc_sockmodel_reply_t r;
 
@@ -280,7 +280,8 @@ static void token_hello(int fd, uint32_t rank, const unsigned char *token)
 static void test_token(void **state)
 {
     sim_run_t s;
-    unsigned char token[SOCKMODEL_TOKEN_BYTES], wrong[SOCKMODEL_TOKEN_BYTES], back[SOCKMODEL_TOKEN_BYTES];
+    unsigned char token[SOCKMODEL_TOKEN_BYTES], wrong[SOCKMODEL_TOKEN_BYTES],
+        back[SOCKMODEL_TOKEN_BYTES];
     char line[2 * SOCKMODEL_TOKEN_BYTES + 2], path[64];
     int fd, g[2];
     char *rep;
@@ -295,7 +296,7 @@ static void test_token(void **state)
     tc_sockmodel_token_format(token, line);
     assert_int_equal(0, tc_sockmodel_token_parse(line, back));
     assert_memory_equal(token, back, sizeof(token));
-    line[10] = 'g';   /* not a hex digit */
+    line[10] = 'g'; /* not a hex digit */
     assert_int_equal(-1, tc_sockmodel_token_parse(line, back));
     tc_sockmodel_token_format(token, line);
     snprintf(path, sizeof(path), "/tmp/swfsim-token.%d", (int) getpid());

@@ -274,7 +274,7 @@ static void test_torus_clocks(void **state)
     char *rep;
 
     (void) state;
-    sim_start(&s, 2, "--model", "torus", (char *) NULL);   /* 2x1 */
+    sim_start(&s, 2, "--model", "torus", (char *) NULL); /* 2x1 */
     connect_all(&s, fd, 2);
     /* node 1 probes at time 0: whatever the real-time order, the message
      * node 0 sends at 4 us cannot be there yet */
@@ -283,7 +283,7 @@ static void test_torus_clocks(void **state)
     raw_cmd(fd[1], SOCKMODEL_PROBE, 0, 0, 0, 0);
     expect_reply(fd[1], SOCKMODEL_PROBE, SOCKMODEL_ST_NONE, &r, NULL, 0);
     assert_int_equal(r.clock_ns, 400);          /* the probe cost */
-    raw_cmd(fd[0], SOCKMODEL_RECV, 0, 0, 0, 0);  /* node 0 stops holding time */
+    raw_cmd(fd[0], SOCKMODEL_RECV, 0, 0, 0, 0); /* node 0 stops holding time */
     /* one hop, 8 bytes: 4000 + 2*96 + 32 + 32 = 4256 ns */
     raw_cmd(fd[1], SOCKMODEL_RECV, 0, 0, 0, 0);
     expect_reply(fd[1], SOCKMODEL_RECV, SOCKMODEL_ST_OK, &r, buf, sizeof(buf));
@@ -306,7 +306,8 @@ static void test_torus_clocks(void **state)
     rep = sim_report(&s);
     assert_non_null(strstr(rep, "\"sim_end_ns\": 5256"));
     assert_non_null(strstr(rep, "\"latency_ns\": { \"count\": 2, \"min\": 256,"));
-    assert_non_null(strstr(rep, "{ \"link\": \"r0+x\", \"packets\": 1, \"bytes\": 16, \"busy_ns\": 64"));
+    assert_non_null(
+        strstr(rep, "{ \"link\": \"r0+x\", \"packets\": 1, \"bytes\": 16, \"busy_ns\": 64"));
     free(rep);
     sim_cleanup(&s);
 }
@@ -357,7 +358,7 @@ static void test_pipelined_behind_timed(void **state)
     }
     assert_int_equal(0, pthread_join(th, NULL));
     raw_send(fd[1], 0, 99, "done", 4);
-    raw_cmd(fd[1], SOCKMODEL_FINISH, 0, 0, 0, 0);   /* node 1 stops holding time */
+    raw_cmd(fd[1], SOCKMODEL_FINISH, 0, 0, 0, 0); /* node 1 stops holding time */
     expect_reply(fd[0], SOCKMODEL_PROBE, SOCKMODEL_ST_NONE, &r, NULL, 0);
     expect_reply(fd[0], SOCKMODEL_RECV, SOCKMODEL_ST_OK, &r, buf, sizeof(buf));
     assert_memory_equal(buf, "done", 4);

@@ -20,8 +20,8 @@
 
 #include "swfsim.h"
 
-#define P      96000ull
-#define HOLD  432000ull
+#define P 96000ull
+#define HOLD 432000ull
 
 static swfsim_torus_t *make_torus(uint32_t nodes)
 {
@@ -43,9 +43,9 @@ static void free_torus(swfsim_torus_t *t)
 
 static void test_dims(void **state)
 {
-    static const uint32_t n[] = { 1, 2, 3, 4, 5, 8, 9, 10, 16, 17 };
-    static const uint32_t x[] = { 1, 2, 2, 2, 3, 3, 3, 4, 4, 5 };
-    static const uint32_t y[] = { 1, 1, 2, 2, 2, 3, 3, 3, 4, 4 };
+    static const uint32_t n[] = {1, 2, 3, 4, 5, 8, 9, 10, 16, 17};
+    static const uint32_t x[] = {1, 2, 2, 2, 3, 3, 3, 4, 4, 5};
+    static const uint32_t y[] = {1, 1, 2, 2, 2, 3, 3, 3, 4, 4};
     (void) state;
     for (unsigned i = 0; i < sizeof(n) / sizeof(n[0]); i++) {
         uint32_t dx, dy;
@@ -67,7 +67,7 @@ static void test_serialisation(void **state)
     assert_int_equal(swfsim_torus_ser(t, 1024), 4096000);
     /* 64 MiB does not overflow: 67108864 * 4000 ps */
     assert_true(swfsim_torus_ser(t, 64ull << 20) == 268435456000ull);
-    t->link_bw = 300000000ull;   /* 3333.3 ps per byte: rounded up */
+    t->link_bw = 300000000ull; /* 3333.3 ps per byte: rounded up */
     assert_int_equal(swfsim_torus_ser(t, 1), 3334);
     assert_int_equal(swfsim_torus_ser(t, 3), 10000);
     free_torus(t);
@@ -75,16 +75,16 @@ static void test_serialisation(void **state)
 
 static void test_route_shapes(void **state)
 {
-    swfsim_torus_t *t = make_torus(16);   /* 4x4 */
+    swfsim_torus_t *t = make_torus(16); /* 4x4 */
     uint32_t path[16];
     uint32_t base = 4 * 16;
 
     (void) state;
     /* one hop east */
     assert_int_equal(swfsim_torus_route(t, 0, 1, path, 16), 3);
-    assert_int_equal(path[0], base + 0);            /* inj0 */
+    assert_int_equal(path[0], base + 0); /* inj0 */
     assert_int_equal(path[1], 0 * 4 + SWFSIM_DIR_XP);
-    assert_int_equal(path[2], base + 16 + 1);       /* ej1 */
+    assert_int_equal(path[2], base + 16 + 1); /* ej1 */
     /* 0 -> 3: west across the wrap is 1 hop, east would be 3 */
     assert_int_equal(swfsim_torus_route(t, 0, 3, path, 16), 3);
     assert_int_equal(path[1], 0 * 4 + SWFSIM_DIR_XM);
@@ -109,7 +109,7 @@ static void test_one_hop(void **state)
     uint64_t s;
 
     (void) state;
-    assert_int_equal(swfsim_torus_transfer(t, 0, 1, 100, 0, &s), 2 * P + HOLD);   /* 624 ns */
+    assert_int_equal(swfsim_torus_transfer(t, 0, 1, 100, 0, &s), 2 * P + HOLD); /* 624 ns */
     assert_int_equal(s, 0);
     /* the link's bookkeeping: 108 wire bytes, held HOLD */
     assert_int_equal(t->links[0 * 4 + SWFSIM_DIR_XP].bytes, 108);
@@ -126,8 +126,7 @@ static void test_several_hops(void **state)
     /* 4 hops: 5 routers, 6 links */
     assert_int_equal(swfsim_torus_transfer(t, 0, 10, 100, 1000, NULL), 1000 + 5 * P + HOLD);
     /* 0-byte message: only the header */
-    assert_int_equal(swfsim_torus_transfer(t, 5, 6, 0, 10000000, NULL),
-                     10000000 + 2 * P + 32000);
+    assert_int_equal(swfsim_torus_transfer(t, 5, 6, 0, 10000000, NULL), 10000000 + 2 * P + 32000);
     free_torus(t);
 }
 
@@ -151,13 +150,13 @@ static void test_shared_link_serialises(void **state)
     (void) state;
     /* A: 0 -> 2 over r0+x, r1+x; B: 1 -> 2 over r1+x, both to ej2 */
     a = swfsim_torus_transfer(t, 0, 2, 100, 0, NULL);
-    assert_int_equal(a, 3 * P + HOLD);                 /* 720 ns */
+    assert_int_equal(a, 3 * P + HOLD); /* 720 ns */
     b = swfsim_torus_transfer(t, 1, 2, 100, 0, &s);
     /* B's head may enter r1+x (its link 1) only when A's tail has left it
      * at 2P + HOLD, so it starts at 2P + HOLD - P */
-    assert_int_equal(s, P + HOLD);                     /* 528 ns */
-    assert_int_equal(b, s + 2 * P + HOLD);             /* 1152 ns */
-    assert_true(b > 2 * P + HOLD);                     /* slower than alone */
+    assert_int_equal(s, P + HOLD);         /* 528 ns */
+    assert_int_equal(b, s + 2 * P + HOLD); /* 1152 ns */
+    assert_true(b > 2 * P + HOLD);         /* slower than alone */
     free_torus(t);
 }
 
@@ -170,11 +169,10 @@ static void test_same_source_in_order(void **state)
     a = swfsim_torus_transfer(t, 0, 1, 100, 0, NULL);
     b = swfsim_torus_transfer(t, 0, 1, 100, 0, NULL);
     assert_int_equal(a, 2 * P + HOLD);
-    assert_int_equal(b, HOLD + 2 * P + HOLD);          /* waits for inj0 */
+    assert_int_equal(b, HOLD + 2 * P + HOLD); /* waits for inj0 */
     assert_true(b > a);
     /* a third one much later does not wait */
-    assert_int_equal(swfsim_torus_transfer(t, 0, 1, 100, 5000000, NULL),
-                     5000000 + 2 * P + HOLD);
+    assert_int_equal(swfsim_torus_transfer(t, 0, 1, 100, 5000000, NULL), 5000000 + 2 * P + HOLD);
     free_torus(t);
 }
 
@@ -200,7 +198,7 @@ static void test_custom_parameters(void **state)
     swfsim_config_defaults(&cfg);
     cfg.nodes = 6;
     cfg.torus_x = 6;
-    cfg.torus_y = 1;           /* a ring */
+    cfg.torus_y = 1; /* a ring */
     cfg.router_cycles = 0;
     cfg.header_bytes = 0;
     assert_int_equal(swfsim_torus_init(&t, &cfg), 0);
@@ -210,7 +208,7 @@ static void test_custom_parameters(void **state)
     assert_int_equal(t.links[0 * 4 + SWFSIM_DIR_XM].packets, 0);
     swfsim_torus_fini(&t);
     cfg.torus_x = 2;
-    cfg.torus_y = 2;           /* too small for 6 */
+    cfg.torus_y = 2; /* too small for 6 */
     assert_int_equal(swfsim_torus_init(&t, &cfg), -1);
 }
 

@@ -38,12 +38,15 @@ static int client(const char *hostport, uint32_t r)
     memset(buf, (int) r, sizeof(buf));
     for (uint32_t it = 0; it < ITERS; it++) {
         uint32_t len1 = 500 + 97 * ((r + it) % 7), len2 = 3000 + 11 * r;
-        if (0 != tc_sockmodel_client_cmd(&c, SOCKMODEL_SEND, (r + 1) % NODES, it, len1,
-                                50 + 13 * r + it % 5, buf) ||
+        if (0 !=
+                tc_sockmodel_client_cmd(&c, SOCKMODEL_SEND, (r + 1) % NODES, it, len1,
+                                        50 + 13 * r + it % 5, buf) ||
             0 != tc_sockmodel_client_cmd(&c, SOCKMODEL_SEND, (r + 2) % NODES, it, len2, 7, buf)) {
             return 11;
         }
-        if (0 != tc_sockmodel_client_cmd(&c, SOCKMODEL_RECVFROM, (r + NODES - 1) % NODES, 0, 0, 3, NULL) ||
+        if (0 !=
+                tc_sockmodel_client_cmd(&c, SOCKMODEL_RECVFROM, (r + NODES - 1) % NODES, 0, 0, 3,
+                                        NULL) ||
             0 != tc_sockmodel_client_reply(&c, &rep, buf, sizeof(buf)) || rep.arg[1] != it) {
             return 12;
         }
@@ -59,8 +62,7 @@ static int client(const char *hostport, uint32_t r)
     return 0 == tc_sockmodel_client_finish(&c) ? 0 : 15;
 }
 
-static uint64_t replay_end(const char *trace, uint64_t link_bw, uint64_t *rec_end,
-                           uint64_t *msgs)
+static uint64_t replay_end(const char *trace, uint64_t link_bw, uint64_t *rec_end, uint64_t *msgs)
 {
     swfsim_config_t cfg;
     swfsim_vprog_array_t arr;
@@ -155,8 +157,8 @@ static void write_file(const char *path, const void *p, size_t n)
 /* damaged traces: every one refused with a message, no crash */
 static void test_bad_traces(void **state)
 {
-    static const unsigned char hdr[] = { 'S', 'W', 'F', 'T', 'R', 'A', 'C', 'E', 1,
-        4, 1, 2, 2, 0xa0, 0x1f, 0x80, 0xe5, 0x9a, 0x77, 16, 8, 100 };
+    static const unsigned char hdr[] = {'S', 'W', 'F',  'T',  'R',  'A',  'C',  'E',  1,  4, 1,
+                                        2,   2,   0xa0, 0x1f, 0x80, 0xe5, 0x9a, 0x77, 16, 8, 100};
     unsigned char buf[128];
     swfsim_config_t cfg;
     swfsim_vprog_array_t arr;
@@ -167,9 +169,21 @@ static void test_bad_traces(void **state)
     (void) state;
     memcpy(buf, hdr, n);
     /* a good one: SEND 0 -> 1, RECV at 1, end */
-    buf[n++] = SWFSIM_TR_SEND; buf[n++] = 0; buf[n++] = 0; buf[n++] = 1; buf[n++] = 0; buf[n++] = 10;
-    buf[n++] = SWFSIM_TR_RECV; buf[n++] = 1; buf[n++] = 0; buf[n++] = 0; buf[n++] = 0;
-    buf[n++] = SWFSIM_TR_END; buf[n++] = 5; buf[n++] = 1; buf[n++] = 2;
+    buf[n++] = SWFSIM_TR_SEND;
+    buf[n++] = 0;
+    buf[n++] = 0;
+    buf[n++] = 1;
+    buf[n++] = 0;
+    buf[n++] = 10;
+    buf[n++] = SWFSIM_TR_RECV;
+    buf[n++] = 1;
+    buf[n++] = 0;
+    buf[n++] = 0;
+    buf[n++] = 0;
+    buf[n++] = SWFSIM_TR_END;
+    buf[n++] = 5;
+    buf[n++] = 1;
+    buf[n++] = 2;
     swfsim_config_defaults(&cfg);
     write_file(path, buf, n);
     assert_int_equal(swfsim_trace_load(path, &cfg, &arr, &end), 0);
@@ -216,8 +230,8 @@ static void test_bad_traces(void **state)
 /* a recorded workload replays to the same end time and event count */
 static void test_workload_replay(void **state)
 {
-    static const char *const specs[] = { "halo2d,size=4K,iters=20,compute=300",
-                                         "alltoall,size=3000,iters=2", "allreduce,size=64K" };
+    static const char *const specs[] = {"halo2d,size=4K,iters=20,compute=300",
+                                        "alltoall,size=3000,iters=2", "allreduce,size=64K"};
     (void) state;
     for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
         swfsim_config_t cfg;

@@ -22,10 +22,10 @@
 #include "swfsim_json.h"
 #include "swfsim_workload.h"
 
-#define NS 1000ull                  /* ps */
+#define NS 1000ull /* ps */
 #define P (96 * NS)
 #define THDR (32 * NS)
-#define SER(b) ((uint64_t) (b) * 4 * NS)
+#define SER(b) ((uint64_t) (b) *4 * NS)
 
 typedef struct vrun {
     swfsim_t sim;
@@ -46,10 +46,9 @@ static void vrun_setup(vrun_t *v, uint32_t x, uint32_t y)
     assert_int_equal(swfsim_vprog_array_init(&v->prog, cfg.nodes), 0);
 }
 
-static void vop(vrun_t *v, uint32_t r, uint32_t kind, uint32_t peer, uint32_t len,
-                uint64_t compute)
+static void vop(vrun_t *v, uint32_t r, uint32_t kind, uint32_t peer, uint32_t len, uint64_t compute)
 {
-    swfsim_vop_t o = { .compute_ps = compute, .kind = kind, .peer = peer, .tag = 0, .len = len };
+    swfsim_vop_t o = {.compute_ps = compute, .kind = kind, .peer = peer, .tag = 0, .len = len};
     assert_int_equal(swfsim_vprog_array_add(&v->prog, r, &o), 0);
 }
 
@@ -82,9 +81,9 @@ static uint32_t link_index(const swfsim_torus_t *t, const char *name)
 /* one message, no other traffic: the formula exactly */
 static void test_uncontended(void **state)
 {
-    static const struct { uint32_t dst, hops, len; } c[] = {
-        { 1, 1, 100 }, { 10, 4, 100 }, { 10, 4, 65536 }, { 3, 1, 65536 }, { 0, 0, 4096 },
-        { 5, 2, 0 } };
+    static const struct {
+        uint32_t dst, hops, len;
+    } c[] = {{1, 1, 100}, {10, 4, 100}, {10, 4, 65536}, {3, 1, 65536}, {0, 0, 4096}, {5, 2, 0}};
     (void) state;
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
         vrun_t v;
@@ -96,7 +95,7 @@ static void test_uncontended(void **state)
         assert_int_equal(v.sim.nodes[c[i].dst]->clock, want);
         assert_int_equal(v.sim.latency.count, 1);
         assert_int_equal(v.sim.latency.max, want / NS);
-        assert_int_equal(v.sim.events, 2);        /* inject, deliver */
+        assert_int_equal(v.sim.events, 2); /* inject, deliver */
         vrun_done(&v);
     }
     /* the documented case: 100 B over 4 hops = 5 x 96 + 32 + 400 = 912 ns */
@@ -190,8 +189,8 @@ static void test_alltoall_bisection(void **state)
     assert_int_equal(sim.torus.links[link_index(&sim.torus, "r5-y")].packets, 4);
     assert_int_equal(sim.torus.links[link_index(&sim.torus, "r5+y")].packets, 12);
     print_message("alltoall 4x4 64K: end %.3f ms; bisection bound %.3f ms, injection bound "
-                  "%.3f ms, r1+x bound %.3f ms\n", end / 1e9, bisect / 1e9, inject / 1e9,
-                  12 * hold / 1e9);
+                  "%.3f ms, r1+x bound %.3f ms\n",
+                  end / 1e9, bisect / 1e9, inject / 1e9, 12 * hold / 1e9);
     assert_true(end >= bisect);
     assert_true(end >= inject);
     /* the bounds ignore head-of-line blocking: each node injects its 15
@@ -235,9 +234,11 @@ static void test_halo_counts(void **state)
 /* the JSON report of a workload run carries the keys of a live run */
 static void test_report_keys(void **state)
 {
-    static const char *const keys[] = { "program", "model", "nodes", "status", "torus",
-        "sim_end_ns", "wall_seconds", "wall_run_seconds", "messages", "bytes", "events",
-        "latency_ns", "latency_hist_ns", "node", "link", "link_timeline" };
+    static const char *const keys[] = {
+        "program",         "model",      "nodes",        "status",
+        "torus",           "sim_end_ns", "wall_seconds", "wall_run_seconds",
+        "messages",        "bytes",      "events",       "latency_ns",
+        "latency_hist_ns", "node",       "link",         "link_timeline"};
     swfsim_config_t cfg;
     swfsim_workload_t w;
     swfsim_vprog_t p;
