@@ -483,3 +483,33 @@ int bip_send_large(bip_peer_t *peer, uint32_t handle, size_t offset, const struc
     }
     return 0;
 }
+
+int bip_read_large(bip_peer_t *peer, void *dst, uint64_t src, size_t len)
+{
+    const size_t frag = peer->dev->frag_size;
+    size_t done = 0;
+
+    if (0 != len && (NULL == dst || src > UINT64_MAX - len)) {
+        return -EFAULT;
+    }
+    while (done < len) {
+        size_t want = len - done < frag ? len - done : frag;
+        struct iovec local = {.iov_base = (char *) dst + done, .iov_len = want};
+        struct iovec remote = {.iov_base = (void *) (uintptr_t) (src + done), .iov_len = want};
+        ssize_t n = process_vm_readv(peer->pid, &local, 1, &remote, 1, 0);
+
+        if (n < 0) {
+            if (ESRCH == errno) {
+                peer->failed = 1;
+                return -ESRCH;
+            }
+            return -errno;
+        }
+        if (0 == n) {
+            return -EFAULT;
+        }
+        /* a partial read (page boundary of a bad range): go on from there */
+        done += (size_t) n;
+    }
+    return 0;
+}

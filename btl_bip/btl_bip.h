@@ -38,6 +38,8 @@ typedef struct mca_btl_bip_counters {
     uint64_t recv_deferred; /* receives beyond max_posted */
     uint64_t recv_fifo_hwm;
     uint64_t bytes_large; /* bytes written by large sends */
+    uint64_t large_reads; /* large groups read by the receiver */
+    uint64_t bytes_read;  /* bytes moved by those reads */
 } mca_btl_bip_counters_t;
 
 typedef struct mca_btl_bip_component {
@@ -52,6 +54,7 @@ typedef struct mca_btl_bip_component {
     unsigned int poll_batch;     /* queue messages per progress call */
     unsigned int check_interval; /* progress calls between liveness checks */
     unsigned int free_list_max;
+    bool large_read; /* large regime: the receiver reads (else BIP's push) */
     int verbose;
     int output;
 
@@ -111,6 +114,17 @@ typedef struct mca_btl_bip_rreq {
 } mca_btl_bip_rreq_t;
 
 OBJ_CLASS_DECLARATION(mca_btl_bip_rreq_t);
+
+/* a statistics counter updated outside any lock: atomic only when Open MPI
+ * runs with threads, a plain add otherwise */
+static inline void mca_btl_bip_count(uint64_t *ctr, uint64_t v)
+{
+    if (mca_btl_bip_component.threads) {
+        (void) __atomic_fetch_add(ctr, v, __ATOMIC_RELAXED);
+    } else {
+        *ctr += v;
+    }
+}
 
 /* module operations */
 int mca_btl_bip_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
