@@ -115,8 +115,8 @@ typedef struct mca_btl_bip_rreq {
 
 OBJ_CLASS_DECLARATION(mca_btl_bip_rreq_t);
 
-/* a statistics counter updated outside any lock: atomic only when Open MPI
- * runs with threads, a plain add otherwise */
+/* a statistics counter (updated under per-endpoint locks or none): atomic
+ * only when Open MPI runs with threads, a plain add otherwise */
 static inline void mca_btl_bip_count(uint64_t *ctr, uint64_t v)
 {
     if (mca_btl_bip_component.threads) {
@@ -167,7 +167,15 @@ void mca_btl_bip_release_all(void);
 
 static inline void mca_btl_bip_hwm(uint64_t *hwm, uint64_t value)
 {
-    if (value > *hwm) {
+    if (mca_btl_bip_component.threads) {
+        /* endpoints have their own locks: a maximum over all of them */
+        uint64_t cur = __atomic_load_n(hwm, __ATOMIC_RELAXED);
+
+        while (value > cur &&
+               !__atomic_compare_exchange_n(hwm, &cur, value, true, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED)) {
+        }
+    } else if (value > *hwm) {
         *hwm = value;
     }
 }

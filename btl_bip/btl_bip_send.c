@@ -85,7 +85,7 @@ int mca_btl_bip_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     dst += sizeof(*hdr);
     tc_ompi_sendi_copy(dst, header, header_size, convertor, payload_size);
     (void) bip_ssend_publish(endpoint->peer, (uint32_t) (sizeof(*hdr) + length));
-    mca_btl_bip_component.cnt.short_sent++;
+    mca_btl_bip_count(&mca_btl_bip_component.cnt.short_sent, 1);
     OPAL_THREAD_UNLOCK(&endpoint->lock);
     return OPAL_SUCCESS;
 
