@@ -75,6 +75,11 @@ int bip_peer_alive(bip_peer_t *peer);
  * per peer handle. */
 int bip_ssend_reserve(bip_peer_t *peer, void **buf);
 int bip_ssend_publish(bip_peer_t *peer, uint32_t len);
+/* Promise that this handle is the only sender into the peer's queue for
+ * the rest of its life (two processes on the node, no threads): the
+ * reservation then claims its slot without an atomic read-modify-write.
+ * Call before the first reserve. */
+void bip_peer_set_sole_sender(bip_peer_t *peer);
 
 /* Next message of our queue, in place: 0, -EAGAIN (empty) or -EPROTO
  * (corrupt slot). *src is the sender's rank as the device stamped it

@@ -88,6 +88,7 @@ struct bip_peer {
     bip_shm_hdr_t *hdr;
     bip_shm_post_t *posted;
     tc_mpring_t queue; /* producer view */
+    bool sole;         /* the only producer: claims without CAS */
     uint32_t max_posted;
     pid_t pid;
     int failed;
@@ -337,9 +338,17 @@ static inline void bip_shm_prefetch_claim(const tc_mpring_t *q)
 #endif
 }
 
+void bip_peer_set_sole_sender(bip_peer_t *peer)
+{
+    peer->sole = true;
+}
+
 int bip_ssend_reserve(bip_peer_t *peer, void **buf)
 {
     bip_shm_prefetch_claim(&peer->queue);
+    if (peer->sole) {
+        return tc_mpring_reserve_sole(&peer->queue, buf);
+    }
     return tc_mpring_reserve(&peer->queue, buf);
 }
 

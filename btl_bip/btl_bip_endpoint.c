@@ -60,6 +60,12 @@ int mca_btl_bip_endpoint_connect(mca_btl_bip_endpoint_t *ep)
                        ep->peer_rank, strerror(-rc));
         return OPAL_ERROR;
     }
+    if (2 == c->num_local) {
+        /* the peer's queue has no other producer (the node-local ranks are
+         * fixed at init), and our sends to it hold ep->lock when threads
+         * are on: its slots are claimed without a compare-and-swap */
+        bip_peer_set_sole_sender(ep->peer);
+    }
     (void) tc_credits_init(&ep->cr, c->credits);
     ep->state = MCA_BTL_BIP_EP_CONNECTED;
     OPAL_THREAD_UNLOCK(&ep->lock);

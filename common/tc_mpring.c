@@ -104,6 +104,32 @@ int tc_mpring_reserve(tc_mpring_t *q, void **payload)
     }
 }
 
+int tc_mpring_reserve_sole(tc_mpring_t *q, void **payload)
+{
+    uint64_t pos;
+    tc_mpring_slot_hdr_t *s;
+    int64_t diff;
+
+    if (q->has_reserved) {
+        return -EINVAL;
+    }
+    /* only we write the position: no other claim can race with ours */
+    pos = tc_atomic_load_relaxed(&q->hdr->enqueue_pos);
+    s = tc_mpring_slot(q, pos);
+    diff = (int64_t) (tc_atomic_load_acquire(&s->seq) - pos);
+    if (diff < 0) {
+        return -EAGAIN;
+    }
+    if (diff > 0) {
+        return -EPROTO;
+    }
+    tc_atomic_store_relaxed(&q->hdr->enqueue_pos, pos + 1);
+    q->reserved = pos;
+    q->has_reserved = true;
+    *payload = (uint8_t *) s + sizeof(*s);
+    return 0;
+}
+
 int tc_mpring_publish(tc_mpring_t *q, uint32_t len, uint32_t tag)
 {
     tc_mpring_slot_hdr_t *s;

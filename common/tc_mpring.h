@@ -86,6 +86,15 @@ int tc_mpring_attach(tc_mpring_t *q, void *mem, size_t memlen, uint32_t nslots, 
 int tc_mpring_reserve(tc_mpring_t *q, void **payload);
 int tc_mpring_publish(tc_mpring_t *q, uint32_t len, uint32_t tag);
 
+/* tc_mpring_reserve for a queue with exactly one producer (one process,
+ * one thread, for the queue's whole life): the claim is a plain store of
+ * the enqueue position, no compare-and-swap (a locked instruction would
+ * also wait for the stores before it, e.g. the consumer's release of the
+ * slot just read from another queue). Never mix with tc_mpring_reserve
+ * on the same queue. -EAGAIN when full, -EPROTO if the slot says another
+ * producer claimed it. */
+int tc_mpring_reserve_sole(tc_mpring_t *q, void **payload);
+
 /* Producer, copying. -EAGAIN when full, -EMSGSIZE if len > slot_size. */
 int tc_mpring_push(tc_mpring_t *q, const void *data, uint32_t len, uint32_t tag);
 
