@@ -154,6 +154,11 @@ static int mca_btl_via_endpoint_post(mca_btl_via_endpoint_t *ep, mca_btl_via_fra
     vipl_return_t rc;
 
     d->control = VIPL_CONTROL_OP_SEND | VIPL_CONTROL_IMMEDIATE;
+    if (frag->segment.seg_len <= mca_btl_via_component.nic->attrs.max_inline) {
+        /* the NIC copies it at post: no check of the send buffer's
+         * registration on the latency path (it is ours, registered once) */
+        d->control |= VIPL_CONTROL_INLINE;
+    }
     d->imm_data =
         frag->imm | ((credits & MCA_BTL_VIA_IMM_CREDIT_MAX) << MCA_BTL_VIA_IMM_CREDIT_SHIFT);
     d->seg_count = 1;

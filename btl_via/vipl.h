@@ -63,6 +63,10 @@ typedef enum {
 #define VIPL_CONTROL_OP_RDMAREAD 0x2u
 #define VIPL_CONTROL_OP_MASK 0x3u
 #define VIPL_CONTROL_IMMEDIATE 0x4u /* carry imm_data (send, RDMA write) */
+/* send of at most attrs.max_inline bytes, copied by the NIC at post time
+ * (verbs' IBV_SEND_INLINE; no VIPL counterpart): the data segments need
+ * no registration, and the memory may be reused once the post returned */
+#define VIPL_CONTROL_INLINE 0x8u
 
 #define VIPL_MAX_DATA_SEGS 4
 #define VIPL_ADDR_BYTES 48
@@ -115,8 +119,9 @@ typedef struct vipl_nic_attrs {
     uint32_t max_transfer_size; /* bytes per descriptor */
     uint32_t max_descriptors;   /* per work queue */
     uint32_t max_segs;
-    bool rdma_read;  /* VipPostSend with RDMA read works */
-    bool local_only; /* reaches this host's processes only */
+    uint32_t max_inline; /* bytes a VIPL_CONTROL_INLINE send may carry (0: none) */
+    bool rdma_read;      /* VipPostSend with RDMA read works */
+    bool local_only;     /* reaches this host's processes only */
 } vipl_nic_attrs_t;
 
 /* VIP_MEM_ATTRIBUTES */

@@ -379,6 +379,7 @@ static vipl_return_t vipl_emu_open_nic(const vipl_open_params_t *params, vipl_ni
     nic->super.attrs.max_descriptors = params->max_recv_depth;
     nic->super.attrs.max_segs = VIPL_MAX_DATA_SEGS;
     nic->super.attrs.rdma_read = true;
+    nic->super.attrs.max_inline = VIPL_EMU_INLINE_MAX;
     nic->super.attrs.local_only = true;
     *nicp = &nic->super;
     return VIPL_SUCCESS;
@@ -1148,6 +1149,19 @@ static vipl_return_t vipl_emu_post_send(vipl_vi_t *base, vipl_desc_t *d)
     if (VIPL_STATE_CONNECTED != vi->state) {
         return VIPL_INVALID_STATE;
     }
+    if (d->control & VIPL_CONTROL_INLINE) {
+        /* refused at post, as verbs does: a send op of at most max_inline */
+        if (VIPL_CONTROL_OP_SEND != (d->control & VIPL_CONTROL_OP_MASK) ||
+            d->seg_count > VIPL_MAX_DATA_SEGS) {
+            return VIPL_INVALID_PARAMETER;
+        }
+        for (uint32_t i = 0; i < d->seg_count; ++i) {
+            total += d->ds[i].length;
+        }
+        if (total > VIPL_EMU_INLINE_MAX) {
+            return VIPL_INVALID_PARAMETER;
+        }
+    }
     if (vi->outstanding >= vi->send_depth) {
         return VIPL_ERROR_RESOURCE;
     }
@@ -1176,7 +1190,8 @@ static vipl_return_t vipl_emu_post_send(vipl_vi_t *base, vipl_desc_t *d)
     }
     if (VIPL_STATE_CONNECTED != vi->state) {
         vipl_emu_send_complete(vi, d, VIPL_STATUS_FLUSHED_ERROR, 0);
-    } else if (!vipl_emu_check_local(vi, d, &total)) {
+    } else if (!(d->control & VIPL_CONTROL_INLINE) && !vipl_emu_check_local(vi, d, &total)) {
+        /* an inline send's bytes are copied now: no registration needed */
         vipl_emu_send_complete(vi, d, VIPL_STATUS_PROTECTION_ERROR, 0);
     } else if (total > vi->max_transfer) {
         vipl_emu_send_complete(vi, d, VIPL_STATUS_LENGTH_ERROR, 0);

@@ -191,6 +191,7 @@ static vipl_return_t vipl_verbs_open_nic(const vipl_open_params_t *params, vipl_
     nic->super.attrs.max_descriptors = 4096;
     nic->super.attrs.max_segs = VIPL_MAX_DATA_SEGS;
     nic->super.attrs.rdma_read = true;
+    nic->super.attrs.max_inline = 0; /* the QPs are created without inline data */
     nic->super.attrs.local_only = false;
     *nicp = &nic->super;
     return VIPL_SUCCESS;
@@ -592,6 +593,9 @@ static vipl_return_t vipl_verbs_post_send(vipl_vi_t *base, vipl_desc_t *d)
     }
     if (VIPL_STATE_CONNECTED != vi->state) {
         return VIPL_INVALID_STATE;
+    }
+    if (d->control & VIPL_CONTROL_INLINE) {
+        return VIPL_INVALID_PARAMETER; /* attrs.max_inline is 0 */
     }
     op = d->control & VIPL_CONTROL_OP_MASK;
     imm = 0 != (d->control & VIPL_CONTROL_IMMEDIATE);

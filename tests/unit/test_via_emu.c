@@ -580,6 +580,57 @@ static void test_inline_bad_handle(void **state)
     }
 }
 
+/* an inline send (VIPL_CONTROL_INLINE): unregistered memory is copied at
+ * post and arrives; the same send without the flag is a protection error;
+ * more than max_inline bytes, or an RDMA op with the flag, is refused at
+ * post and uses no receive descriptor */
+static void test_inline_send(void **state)
+{
+    fixture_t *f = *state;
+    vipl_desc_t s, r[2], *done;
+    unsigned char stackbuf[64];
+    uint32_t max = f->s[0].nic->attrs.max_inline;
+
+    connect_pair(f);
+    assert_true(max >= 8 && max <= sizeof(stackbuf));
+    post_recv(&f->s[1], &r[0], 0);
+    post_recv(&f->s[1], &r[1], 1);
+    fill(stackbuf, max, 9);
+    memset(&s, 0, sizeof(s));
+    s.control = VIPL_CONTROL_OP_SEND | VIPL_CONTROL_INLINE | VIPL_CONTROL_IMMEDIATE;
+    s.imm_data = 0x1234;
+    s.seg_count = 2;
+    s.ds[0].addr = stackbuf;
+    s.ds[0].length = 3;
+    s.ds[1].addr = stackbuf + 3;
+    s.ds[1].length = max - 3;
+    /* too long, or not a send: refused, nothing consumed */
+    s.ds[1].length = max - 2;
+    assert_int_equal(VIPL_INVALID_PARAMETER, vipl_post_send(f->s[0].vi, &s));
+    s.ds[1].length = max - 3;
+    s.control = VIPL_CONTROL_OP_RDMAWRITE | VIPL_CONTROL_INLINE;
+    assert_int_equal(VIPL_INVALID_PARAMETER, vipl_post_send(f->s[0].vi, &s));
+    assert_int_equal(VIPL_NOT_DONE, vipl_send_done(f->s[0].vi, &done));
+    s.control = VIPL_CONTROL_OP_SEND | VIPL_CONTROL_INLINE | VIPL_CONTROL_IMMEDIATE;
+    assert_int_equal(VIPL_SUCCESS, vipl_post_send(f->s[0].vi, &s));
+    memset(stackbuf, 0, sizeof(stackbuf)); /* reusable once posted */
+    assert_int_equal(VIPL_SUCCESS, vipl_send_done(f->s[0].vi, &done));
+    assert_ptr_equal(done, &s);
+    assert_int_equal(VIPL_STATUS_DONE, s.status);
+    assert_int_equal(VIPL_SUCCESS, vipl_recv_done(f->s[1].vi, &done));
+    assert_ptr_equal(done, &r[0]);
+    assert_int_equal(VIPL_STATUS_DONE | VIPL_STATUS_IMMEDIATE, r[0].status);
+    assert_int_equal(max, r[0].length);
+    assert_int_equal(0x1234, r[0].imm_data);
+    assert_true(check(f->s[1].rbuf, max, 9));
+    /* without the flag the unregistered buffer is refused, nothing moves */
+    s.control = VIPL_CONTROL_OP_SEND;
+    assert_int_equal(VIPL_SUCCESS, vipl_post_send(f->s[0].vi, &s));
+    assert_int_equal(VIPL_SUCCESS, vipl_send_done(f->s[0].vi, &done));
+    assert_true(s.status & VIPL_STATUS_PROTECTION_ERROR);
+    assert_int_equal(VIPL_NOT_DONE, vipl_recv_done(f->s[1].vi, &done));
+}
+
 /* invalid attributes are refused */
 static void test_bad_attributes(void **state)
 {
@@ -718,6 +769,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_length_and_recv_protection, setup, teardown),
         cmocka_unit_test_setup_teardown(test_inline_checks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_inline_bad_handle, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_inline_send, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_attributes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_peer_death, setup, teardown),
     };
