@@ -257,6 +257,9 @@ void mca_btl_bip_endpoint_credits_in(mca_btl_bip_endpoint_t *ep, uint32_t credit
         mca_btl_bip_fatal_peer(ep, "bad credits in a control message");
         return;
     }
-    mca_btl_bip_endpoint_flush_locked(ep);
+    /* most messages leave nothing to do here: no call then */
+    if (OPAL_UNLIKELY(tc_credits_queued(&ep->cr) > 0 || tc_credits_need_credit_only(&ep->cr))) {
+        mca_btl_bip_endpoint_flush_locked(ep);
+    }
     OPAL_THREAD_UNLOCK(&ep->lock);
 }

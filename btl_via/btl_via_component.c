@@ -538,9 +538,15 @@ static void mca_btl_via_handle_recv(mca_btl_via_endpoint_t *ep, vipl_desc_t *d)
             mca_btl_via_fatal_peer(ep, "credit accounting broken (more credits than granted)");
             return;
         }
-        /* credits came back: the queued sends go; the peer may need ours */
-        mca_btl_via_endpoint_flush_locked(ep);
-        mca_btl_via_endpoint_reap_locked(ep);
+        /* credits came back: the queued sends go; the peer may need ours
+         * (most messages leave nothing to do: no calls then) */
+        if (OPAL_UNLIKELY(tc_credits_queued(&ep->credits) > 0 ||
+                          tc_credits_need_credit_only(&ep->credits))) {
+            mca_btl_via_endpoint_flush_locked(ep);
+        }
+        if (ep->outstanding > 0) {
+            mca_btl_via_endpoint_reap_locked(ep);
+        }
     }
     OPAL_THREAD_UNLOCK(&ep->lock);
 }

@@ -27,26 +27,6 @@ void tc_credits_fini(tc_credits_t *cr)
     cr->b = 0;
 }
 
-/* Account for one outgoing control message: consume a credit and hand the
- * owed credits to the header. */
-static void tc_credits_consume(tc_credits_t *cr, uint32_t *piggyback)
-{
-    cr->c--;
-    *piggyback = cr->b;
-    cr->b = 0;
-}
-
-int tc_credits_try_send(tc_credits_t *cr, uint32_t *piggyback)
-{
-    /* Earlier sends waiting in the FIFO go first: MPI order per peer. */
-    if (!tc_list_is_empty(&cr->fifo) || cr->c < 2) {
-        return -EAGAIN;
-    }
-    tc_credits_consume(cr, piggyback);
-    cr->stats.sent++;
-    return 0;
-}
-
 void tc_credits_defer(tc_credits_t *cr, tc_list_item_t *item)
 {
     tc_list_append(&cr->fifo, item);
@@ -73,20 +53,6 @@ void tc_credits_cancel(tc_credits_t *cr, tc_list_item_t *item, uint32_t piggybac
     }
 }
 
-int tc_credits_received(tc_credits_t *cr, uint32_t credits)
-{
-    /* C(i->j) + B(j->i) <= N: a peer can never return more than we spent,
-     * and never send more than N-1 ordinary messages without our credits
-     * (it keeps the last one for a credit-only message). */
-    if (credits > cr->n - cr->c || cr->b >= cr->n - 1) {
-        return -EPROTO;
-    }
-    cr->c += credits;
-    cr->b += 1;
-    cr->stats.received++;
-    return 0;
-}
-
 int tc_credits_received_credit_only(tc_credits_t *cr, uint32_t credits)
 {
     /* Nothing is owed back for the reserved slot: counting it in B is what
@@ -97,11 +63,6 @@ int tc_credits_received_credit_only(tc_credits_t *cr, uint32_t credits)
     cr->c += credits;
     cr->stats.credit_only_received++;
     return 0;
-}
-
-bool tc_credits_need_credit_only(const tc_credits_t *cr)
-{
-    return cr->b >= 1 && cr->b >= cr->n - 1;
 }
 
 int tc_credits_take_credit_only(tc_credits_t *cr, uint32_t *piggyback)

@@ -77,7 +77,7 @@ int tc_credits_init(tc_credits_t *cr, uint32_t n);
  * credit, store the credits to piggy-back (B) in *piggyback, reset B and
  * return 0. Otherwise return -EAGAIN and change nothing: the caller queues
  * the send with tc_credits_defer(). */
-int tc_credits_try_send(tc_credits_t *cr, uint32_t *piggyback);
+static inline int tc_credits_try_send(tc_credits_t *cr, uint32_t *piggyback);
 
 /* Queue a send that could not go (FIFO order is preserved). */
 void tc_credits_defer(tc_credits_t *cr, tc_list_item_t *item);
@@ -96,14 +96,14 @@ void tc_credits_cancel(tc_credits_t *cr, tc_list_item_t *item, uint32_t piggybac
  * C += credits, B += 1. Returns 0, or -EPROTO (nothing changed) if the
  * peer returned more credits than it can owe us (C would exceed N) or
  * sent more ordinary messages than we granted it (B would exceed N-1). */
-int tc_credits_received(tc_credits_t *cr, uint32_t credits);
+static inline int tc_credits_received(tc_credits_t *cr, uint32_t credits);
 
 /* A credit-only message arrived: C += credits; B does not change (the
  * message used the reserved slot, nothing is owed for it). 0 or -EPROTO. */
 int tc_credits_received_credit_only(tc_credits_t *cr, uint32_t credits);
 
 /* True when a credit-only message must be sent now: B >= N-1. */
-bool tc_credits_need_credit_only(const tc_credits_t *cr);
+static inline bool tc_credits_need_credit_only(const tc_credits_t *cr);
 
 /* Account for a credit-only message: needs B >= 1; stores B in *piggyback
  * and resets B (C is not touched: the message goes in the reserved slot).
@@ -112,6 +112,47 @@ int tc_credits_take_credit_only(tc_credits_t *cr, uint32_t *piggyback);
 
 /* Undo a credit-only message the device refused: restore B. */
 void tc_credits_cancel_credit_only(tc_credits_t *cr, uint32_t piggyback);
+
+/* Account for one outgoing control message: consume a credit and hand the
+ * owed credits to the header. */
+static inline void tc_credits_consume(tc_credits_t *cr, uint32_t *piggyback)
+{
+    cr->c--;
+    *piggyback = cr->b;
+    cr->b = 0;
+}
+
+/* try_send, received and need_credit_only run once per message on both
+ * sides: inline, so that the per-message account costs no calls */
+static inline int tc_credits_try_send(tc_credits_t *cr, uint32_t *piggyback)
+{
+    /* Earlier sends waiting in the FIFO go first: MPI order per peer. */
+    if (!tc_list_is_empty(&cr->fifo) || cr->c < 2) {
+        return -EAGAIN;
+    }
+    tc_credits_consume(cr, piggyback);
+    cr->stats.sent++;
+    return 0;
+}
+
+static inline int tc_credits_received(tc_credits_t *cr, uint32_t credits)
+{
+    /* C(i->j) + B(j->i) <= N: a peer can never return more than we spent,
+     * and never send more than N-1 ordinary messages without our credits
+     * (it keeps the last one for a credit-only message). */
+    if (credits > cr->n - cr->c || cr->b >= cr->n - 1) {
+        return -EPROTO;
+    }
+    cr->c += credits;
+    cr->b += 1;
+    cr->stats.received++;
+    return 0;
+}
+
+static inline bool tc_credits_need_credit_only(const tc_credits_t *cr)
+{
+    return cr->b >= 1 && cr->b >= cr->n - 1;
+}
 
 static inline uint32_t tc_credits_available(const tc_credits_t *cr)
 {

@@ -166,21 +166,6 @@ int tc_mpring_push(tc_mpring_t *q, const void *data, uint32_t len, uint32_t tag)
     return tc_mpring_publish(q, len, tag);
 }
 
-int tc_mpring_peek(tc_mpring_t *q, const void **payload, uint32_t *len, uint32_t *tag)
-{
-    tc_mpring_slot_hdr_t *s = tc_mpring_slot(q, q->tail);
-    uint64_t seq = tc_atomic_load_acquire(&s->seq);
-
-    if (seq != q->tail + 1) {
-        /* Free (seq == tail) or claimed but not yet published: empty. */
-        if (seq == q->tail) {
-            return -EAGAIN;
-        }
-        return -EPROTO;
-    }
-    return tc_ring_impl_read_slot(s, q->slot_size, payload, len, tag);
-}
-
 void tc_mpring_release(tc_mpring_t *q)
 {
     tc_mpring_slot_hdr_t *s = tc_mpring_slot(q, q->tail);

@@ -31,6 +31,7 @@
 
 #include "tc_common.h"
 #include "tc_ring.h"
+#include "tc_ring_impl.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -100,11 +101,28 @@ int tc_mpring_push(tc_mpring_t *q, const void *data, uint32_t len, uint32_t tag)
 
 /* Consumer (only one): next message in place; 0, -EAGAIN (empty), or
  * -EPROTO (corrupt slot). Valid until tc_mpring_release(). */
-int tc_mpring_peek(tc_mpring_t *q, const void **payload, uint32_t *len, uint32_t *tag);
+static inline int tc_mpring_peek(tc_mpring_t *q, const void **payload, uint32_t *len,
+                                 uint32_t *tag);
 void tc_mpring_release(tc_mpring_t *q);
 
 /* Consumer, copying; -EMSGSIZE (message stays) if bufsize is too small. */
 int tc_mpring_pop(tc_mpring_t *q, void *buf, size_t bufsize, uint32_t *len, uint32_t *tag);
+
+/* inline: the consumer's empty poll is the inner loop of a receiver */
+static inline int tc_mpring_peek(tc_mpring_t *q, const void **payload, uint32_t *len, uint32_t *tag)
+{
+    tc_mpring_slot_hdr_t *s = tc_ring_impl_slot(q->slots, q->stride, q->nslots, q->tail);
+    uint64_t seq = tc_atomic_load_acquire(&s->seq);
+
+    if (seq != q->tail + 1) {
+        /* Free (seq == tail) or claimed but not yet published: empty. */
+        if (seq == q->tail) {
+            return -EAGAIN;
+        }
+        return -EPROTO;
+    }
+    return tc_ring_impl_read_slot(s, q->slot_size, payload, len, tag);
+}
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,8 @@
 /* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
- * tc_ring_impl.h: private helpers shared by tc_ring.c (SPSC) and
- * tc_mpring.c (MPSC). Both lay out their slots the same way
- * (tc_ring_slot_hdr_t, TC_RING_STRIDE) and validate what they read from
+ * tc_ring_impl.h: private helpers shared by tc_ring.c (SPSC), tc_mpring.c
+ * (MPSC) and tc_mpring.h's inline peek. Both lay out their slots the same
+ * way (tc_ring_slot_hdr_t, TC_RING_STRIDE) and validate what they read from
  * shared memory the same way; only the sequence protocol differs.
  * Everything here is static inline, so the fast paths stay as they were.
  */
