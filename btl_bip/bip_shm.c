@@ -341,6 +341,12 @@ static inline void bip_shm_prefetch_claim(const tc_mpring_t *q)
 void bip_peer_set_sole_sender(bip_peer_t *peer)
 {
     peer->sole = true;
+    tc_mpring_set_credited(&peer->queue);
+}
+
+void bip_srecv_set_single_sender(bip_dev_t *dev)
+{
+    tc_mpring_set_credited(&dev->queue);
 }
 
 int bip_ssend_reserve(bip_peer_t *peer, void **buf)

@@ -305,6 +305,11 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
         c->dev = NULL;
         return NULL;
     }
+    if (2 == c->num_local) {
+        /* one sender, bounded by its credits: consumed slots are not
+         * written back (btl_bip_endpoint.c sets the sender side) */
+        bip_srecv_set_single_sender(c->dev);
+    }
     rc = bip_probe_large(c->dev);
     if (0 != rc) {
         opal_show_help("help-mpi-btl-bip.txt", "cma refused", true, opal_process_info.nodename,

@@ -62,8 +62,10 @@ int mca_btl_bip_endpoint_connect(mca_btl_bip_endpoint_t *ep)
     }
     if (2 == c->num_local) {
         /* the peer's queue has no other producer (the node-local ranks are
-         * fixed at init), and our sends to it hold ep->lock when threads
-         * are on: its slots are claimed without a compare-and-swap */
+         * fixed at init), our sends to it hold ep->lock when threads are
+         * on, and the credits (returned only after a slot was consumed)
+         * keep us off slots in use: claims without a compare-and-swap and
+         * without reading the slot (the component set our queue alike) */
         bip_peer_set_sole_sender(ep->peer);
     }
     (void) tc_credits_init(&ep->cr, c->credits);

@@ -69,7 +69,13 @@ int tc_mpring_attach(tc_mpring_t *q, void *mem, size_t memlen, uint32_t nslots, 
     q->tail = tc_atomic_load_acquire(&hdr->dequeue_pos);
     q->reserved = 0;
     q->has_reserved = false;
+    q->credited = false;
     return 0;
+}
+
+void tc_mpring_set_credited(tc_mpring_t *q)
+{
+    q->credited = true;
 }
 
 int tc_mpring_reserve(tc_mpring_t *q, void **payload)
@@ -116,6 +122,14 @@ int tc_mpring_reserve_sole(tc_mpring_t *q, void **payload)
     /* only we write the position: no other claim can race with ours */
     pos = tc_atomic_load_relaxed(&q->hdr->enqueue_pos);
     s = tc_mpring_slot(q, pos);
+    if (q->credited) {
+        /* the caller's credits say the slot is free */
+        tc_atomic_store_relaxed(&q->hdr->enqueue_pos, pos + 1);
+        q->reserved = pos;
+        q->has_reserved = true;
+        *payload = (uint8_t *) s + sizeof(*s);
+        return 0;
+    }
     diff = (int64_t) (tc_atomic_load_acquire(&s->seq) - pos);
     if (diff < 0) {
         return -EAGAIN;
@@ -171,7 +185,9 @@ void tc_mpring_release(tc_mpring_t *q)
     tc_mpring_slot_hdr_t *s = tc_mpring_slot(q, q->tail);
 
     /* Free the slot for the producer of the next lap. */
-    tc_atomic_store_release(&s->seq, q->tail + q->nslots);
+    if (!q->credited) {
+        tc_atomic_store_release(&s->seq, q->tail + q->nslots);
+    }
     q->tail++;
     tc_atomic_store_relaxed(&q->hdr->dequeue_pos, q->tail);
 }
