@@ -6,7 +6,8 @@
  * the peer pre-posted; its immediate data carries the tag and the
  * credits we return (btl_via_hdr.h), so the payload is ob1's bytes alone.
  * A send without credit waits in the endpoint's FIFO; send always
- * completes through the callback from progress.
+ * completes through the callback from progress.  When sends wait
+ * already, sendi hands back a descriptor for btl_send instead.
  */
 
 #include "opal_config.h"
@@ -49,9 +50,6 @@ int mca_btl_via_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     mca_btl_via_frag_t *frag;
     int rc;
 
-    (void) btl;
-    (void) order;
-    (void) flags;
     if (OPAL_UNLIKELY(length > mca_btl_via_component.recv_size ||
                       MCA_BTL_VIA_EP_CONNECTED != endpoint->state ||
                       0 == tc_credits_available(&endpoint->credits) ||
@@ -81,8 +79,13 @@ int mca_btl_via_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     return OPAL_SUCCESS;
 
 no_resource:
+    /* a descriptor for the caller to pack into and btl_send, which waits
+     * for credit in the FIFO, in order: Open MPI 5.0's ob1 sends ACK and
+     * FIN through sendi and, handed none, parks them on a list that only a
+     * later send completion retries; once the traffic stops nothing does
+     * (t_pingpong and t_probe hung with 4 receive descriptors) */
     if (NULL != descriptor) {
-        *descriptor = NULL;
+        *descriptor = mca_btl_via_alloc(btl, endpoint, order, length, flags);
     }
     return OPAL_ERR_OUT_OF_RESOURCE;
 }
