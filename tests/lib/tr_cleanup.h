@@ -12,9 +12,8 @@
  * communicating with it: the job must end (the runner checks that it
  * does, and that nothing is left afterwards either).  With a file name as
  * argv[3], rank 0's result line and the killed rank's "armed" line are
- * also appended to that file: the runner reads them from there, since a
- * launcher that tears the job down at the first death (5.0's prterun)
- * may drop the output that ranks printed just before.
+ * also appended to that file, where the runner reads them: they then
+ * do not depend on what the launcher relays of a job it tears down.
  *
  * A header, included by each BTL's program, so that the runners can build
  * that one file alone with mpicc.
