@@ -142,8 +142,12 @@ void mca_btl_via_endpoint_try_connect(mca_btl_via_endpoint_t *ep)
     }
     ep->state = MCA_BTL_VIA_EP_CONNECTED;
     opal_output_verbose(20, c->output, "btl:via: VI to vpid %u connected", ep->vpid);
-    /* sends queued while connecting leave now, in order */
+    /* sends queued while connecting leave now, in order; a provider that
+     * completes at once (emu) has their completions ready: take them, or
+     * a peer that never sends to us leaves them unreaped (and ob1's send
+     * waiting for its callback) */
     mca_btl_via_endpoint_flush_locked(ep);
+    mca_btl_via_endpoint_reap_locked(ep);
     OPAL_THREAD_UNLOCK(&ep->lock);
     OPAL_THREAD_LOCK(&c->lock);
     if (!ep->active) {
