@@ -28,14 +28,14 @@
 typedef struct mca_osc_hybrid_component_t {
     ompi_osc_base_component_t super;
     int priority;
-    bool over_vader;      /* serve windows that only vader reaches (osc/rdma's bugs there) */
-    bool above_emulation; /* above osc/rdma where it would emulate RDMA (5.0) */
-    int slot_size;        /* bytes of one posted active-message receive */
-    int nslots;           /* receives posted per window */
-    int inline_max;       /* put data up to this goes inside the message */
-    bool rdma;            /* use a BTL's put/get where one reaches every peer */
-    int rdma_min;         /* smallest contiguous put/get sent by RDMA */
-    opal_mutex_t lock;    /* protects the module list */
+    bool over_vader;   /* serve windows that only vader reaches (osc/rdma's bugs there) */
+    bool above_rdma;   /* 5.0: above osc/rdma (its accumulates are wrong) */
+    int slot_size;     /* bytes of one posted active-message receive */
+    int nslots;        /* receives posted per window */
+    int inline_max;    /* put data up to this goes inside the message */
+    bool rdma;         /* use a BTL's put/get where one reaches every peer */
+    int rdma_min;      /* smallest contiguous put/get sent by RDMA */
+    opal_mutex_t lock; /* protects the module list */
     struct mca_osc_hybrid_module_t **modules;
     int nmodules;
     int maxmodules;

@@ -104,15 +104,15 @@ static int mca_osc_hybrid_register(void)
         "rank and returns wrong MPI_LOR/MPI_LXOR accumulates (false: leave them to osc/rdma)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
         &c->over_vader);
-    c->above_emulation = true;
+    c->above_rdma = true;
     (void) mca_base_component_var_register(
-        &c->super.osc_version, "above_emulation",
-        "Serve windows that no BTL with native RDMA and atomics reaches fully, just above "
-        "osc/rdma's priority, where osc/rdma would emulate RDMA with active messages (Open MPI "
-        "5.0; its accumulates give wrong results there). No effect on 4.1, whose osc/rdma "
-        "declines such windows (false: leave them to osc/rdma)",
+        &c->super.osc_version, "above_rdma",
+        "On Open MPI 5.0, serve every window osc/rdma would serve, at osc/rdma's priority + 1: "
+        "5.0's osc/rdma serves every window (emulating RDMA with active messages over BTLs "
+        "without it) and 5.0.7's returns wrong MPI_LOR, MPI_LXOR and SUM accumulates, emulated "
+        "and native (sci) alike. No effect on 4.1 (false: leave the windows to osc/rdma)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->above_emulation);
+        &c->above_rdma);
     c->slot_size = 32768;
     (void) mca_base_component_var_register(
         &c->super.osc_version, "slot_size",
@@ -227,51 +227,6 @@ static bool mca_osc_hybrid_vader_only(ompi_communicator_t *comm)
     return true;
 }
 
-/* Whether one BTL with native put, get and atomics (what osc/rdma needs to
- * use a BTL directly rather than emulate it) reaches every rank of comm. */
-static bool mca_osc_hybrid_native_rdma(ompi_communicator_t *comm)
-{
-    const uint32_t need =
-        MCA_BTL_FLAGS_RDMA | MCA_BTL_FLAGS_ATOMIC_FOPS | TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION;
-    int n = ompi_comm_size(comm);
-    mca_bml_base_endpoint_t *ep0 = NULL;
-    size_t b;
-
-    for (int i = 0; i < n && NULL == ep0; ++i) {
-        ompi_proc_t *proc = ompi_comm_peer_lookup(comm, i);
-        if (NULL != proc && proc != ompi_proc_local()) {
-            ep0 = mca_bml_base_get_endpoint(proc);
-            if (NULL == ep0) {
-                return false;
-            }
-        }
-    }
-    if (NULL == ep0) {
-        return false; /* a window of one rank: nothing to reach */
-    }
-    for (b = 0; b < mca_bml_base_btl_array_get_size(&ep0->btl_rdma); ++b) {
-        mca_btl_base_module_t *btl = mca_bml_base_btl_array_get_index(&ep0->btl_rdma, b)->btl;
-        bool all = true;
-        if ((btl->btl_flags & need) != need ||
-            !(btl->btl_atomic_flags & MCA_BTL_ATOMIC_SUPPORTS_ADD)) {
-            continue;
-        }
-        for (int i = 0; i < n && all; ++i) {
-            ompi_proc_t *proc = ompi_comm_peer_lookup(comm, i);
-            mca_bml_base_endpoint_t *ep;
-            if (NULL == proc || proc == ompi_proc_local()) {
-                continue;
-            }
-            ep = mca_bml_base_get_endpoint(proc);
-            all = (NULL != ep && NULL != mca_bml_base_btl_array_find(&ep->btl_rdma, btl));
-        }
-        if (all) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* osc/rdma's priority as configured (0 when it is not there). */
 static int mca_osc_hybrid_rdma_priority(void)
 {
@@ -301,12 +256,12 @@ static int mca_osc_hybrid_query(ompi_win_t *win, void **base, size_t size, int d
     if (mca_osc_hybrid_component.over_vader && mca_osc_hybrid_vader_only(comm)) {
         return 102 > mca_osc_hybrid_component.priority ? 102 : mca_osc_hybrid_component.priority;
     }
-    /* Where osc/rdma would only emulate RDMA with active messages (Open
-     * MPI 5.0 over a BTL without native RDMA and atomics; its accumulates
-     * are wrong there), answer just above it. 4.1's osc/rdma declines
-     * such windows, and our low priority suffices. */
-    if (TC_OMPI_OSC_RDMA_EMULATES && mca_osc_hybrid_component.above_emulation &&
-        !mca_osc_hybrid_native_rdma(comm)) {
+    /* Open MPI 5.0's osc/rdma serves every window (emulating RDMA with
+     * active messages over BTLs without it) and its accumulates are wrong
+     * there, emulated and native alike: answer just above it. 4.1's
+     * osc/rdma declines windows it cannot serve, and our low priority
+     * suffices. */
+    if (TC_OMPI_OSC_RDMA_EMULATES && mca_osc_hybrid_component.above_rdma) {
         int above = mca_osc_hybrid_rdma_priority() + 1;
         return above > mca_osc_hybrid_component.priority ? above
                                                          : mca_osc_hybrid_component.priority;
