@@ -100,6 +100,12 @@ void bip_recv_unpost(bip_dev_t *dev, uint32_t handle);
 int bip_send_large(bip_peer_t *peer, uint32_t handle, size_t offset, const struct iovec *iov,
                    int iovcnt, size_t len);
 
+/* Receiver-driven large transfer (no BIP counterpart: a DMA read of the
+ * sender's memory, as a NIC with remote read would do it): copy len bytes
+ * at the peer's address src into dst, in fragments of frag_size. -ESRCH
+ * (peer gone), -EFAULT (an address outside either process's memory). */
+int bip_read_large(bip_peer_t *peer, void *dst, uint64_t src, size_t len);
+
 /* geometry as created (for the modex) */
 uint32_t bip_dev_nslots(const bip_dev_t *dev);
 uint32_t bip_dev_slot_size(const bip_dev_t *dev);

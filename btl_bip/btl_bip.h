@@ -38,6 +38,8 @@ typedef struct mca_btl_bip_counters {
     uint64_t recv_deferred; /* receives beyond max_posted */
     uint64_t recv_fifo_hwm;
     uint64_t bytes_large; /* bytes written by large sends */
+    uint64_t large_reads; /* large groups read by the receiver */
+    uint64_t bytes_read;  /* bytes moved by those reads */
 } mca_btl_bip_counters_t;
 
 typedef struct mca_btl_bip_component {
@@ -52,6 +54,7 @@ typedef struct mca_btl_bip_component {
     unsigned int poll_batch;     /* queue messages per progress call */
     unsigned int check_interval; /* progress calls between liveness checks */
     unsigned int free_list_max;
+    bool large_read; /* large regime: the receiver reads (else BIP's push) */
     int verbose;
     int output;
 
@@ -112,6 +115,17 @@ typedef struct mca_btl_bip_rreq {
 
 OBJ_CLASS_DECLARATION(mca_btl_bip_rreq_t);
 
+/* a statistics counter (updated under per-endpoint locks or none): atomic
+ * only when Open MPI runs with threads, a plain add otherwise */
+static inline void mca_btl_bip_count(uint64_t *ctr, uint64_t v)
+{
+    if (mca_btl_bip_component.threads) {
+        (void) __atomic_fetch_add(ctr, v, __ATOMIC_RELAXED);
+    } else {
+        *ctr += v;
+    }
+}
+
 /* module operations */
 int mca_btl_bip_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                           struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,
@@ -153,7 +167,15 @@ void mca_btl_bip_release_all(void);
 
 static inline void mca_btl_bip_hwm(uint64_t *hwm, uint64_t value)
 {
-    if (value > *hwm) {
+    if (mca_btl_bip_component.threads) {
+        /* endpoints have their own locks: a maximum over all of them */
+        uint64_t cur = __atomic_load_n(hwm, __ATOMIC_RELAXED);
+
+        while (value > cur &&
+               !__atomic_compare_exchange_n(hwm, &cur, value, true, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED)) {
+        }
+    } else if (value > *hwm) {
         *hwm = value;
     }
 }

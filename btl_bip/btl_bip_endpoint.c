@@ -122,7 +122,7 @@ int mca_btl_bip_endpoint_post(mca_btl_bip_endpoint_t *ep, mca_btl_bip_frag_t *fr
         }
         hdr->len = (uint32_t) frag->size;
         len += (uint32_t) frag->size;
-        mca_btl_bip_component.cnt.short_sent++;
+        mca_btl_bip_count(&mca_btl_bip_component.cnt.short_sent, 1);
         break;
     }
     case MCA_BTL_BIP_REQ: {
@@ -132,7 +132,7 @@ int mca_btl_bip_endpoint_post(mca_btl_bip_endpoint_t *ep, mca_btl_bip_frag_t *fr
         hdr->tag = frag->tag;
         memcpy(dst + sizeof(*hdr), &req, sizeof(req));
         len += sizeof(req);
-        mca_btl_bip_component.cnt.req_sent++;
+        mca_btl_bip_count(&mca_btl_bip_component.cnt.req_sent, 1);
         break;
     }
     case MCA_BTL_BIP_ACK:
@@ -194,7 +194,7 @@ static void mca_btl_bip_endpoint_flush_locked(mca_btl_bip_endpoint_t *ep)
             mca_btl_bip_endpoint_protocol_error(ep, rc);
             return;
         }
-        mca_btl_bip_component.cnt.credit_only_sent++;
+        mca_btl_bip_count(&mca_btl_bip_component.cnt.credit_only_sent, 1);
     }
 }
 
@@ -225,7 +225,7 @@ int mca_btl_bip_endpoint_send_ctl(mca_btl_bip_endpoint_t *ep, mca_btl_bip_frag_t
     }
     /* no credit (or earlier sends waiting): the software FIFO, in order */
     tc_credits_defer(&ep->cr, &frag->link);
-    c->cnt.deferred++;
+    mca_btl_bip_count(&c->cnt.deferred, 1);
     mca_btl_bip_hwm(&c->cnt.fifo_hwm, tc_credits_queued(&ep->cr));
     OPAL_THREAD_UNLOCK(&ep->lock);
     return OPAL_SUCCESS;

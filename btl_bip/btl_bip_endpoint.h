@@ -22,8 +22,8 @@ struct mca_btl_bip_frag_t;
 struct mca_btl_base_endpoint_t {
     opal_object_t super;
     struct opal_proc_t *proc;
-    int peer_rank; /* node-local rank */
-    volatile int state;
+    int peer_rank;         /* node-local rank */
+    int state;             /* changed under the endpoint lock */
     bip_peer_t *peer;      /* the peer's queue and posted receives */
     tc_credits_t cr;       /* C, B and the send FIFO */
     opal_list_t await_ack; /* medium frags whose REQ went, in order */

@@ -143,13 +143,14 @@ static void mca_btl_bip_print_counters(void)
     opal_output_verbose(1, c->output,
                         "btl:bip: local rank %d: short %llu, req %llu, get-ack %llu, "
                         "credit-only sent %llu, sends deferred %llu, send FIFO high-water %llu, "
-                        "receives deferred %llu, receive FIFO high-water %llu, large bytes %llu "
-                        "(N=%u, queue %u x %u B)",
+                        "receives deferred %llu, receive FIFO high-water %llu, large bytes %llu, "
+                        "large reads %llu (%llu bytes) (N=%u, queue %u x %u B)",
                         c->local_rank, (unsigned long long) k->short_sent,
                         (unsigned long long) k->req_sent, (unsigned long long) k->get_acks,
                         (unsigned long long) k->credit_only_sent, (unsigned long long) k->deferred,
                         (unsigned long long) k->fifo_hwm, (unsigned long long) k->recv_deferred,
                         (unsigned long long) k->recv_fifo_hwm, (unsigned long long) k->bytes_large,
+                        (unsigned long long) k->large_reads, (unsigned long long) k->bytes_read,
                         c->credits, bip_dev_nslots(c->dev), c->slot_size);
 }
 

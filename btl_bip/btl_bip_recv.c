@@ -43,7 +43,7 @@ static void mca_btl_bip_send_ack(mca_btl_bip_rreq_t *rreq)
     frag->ack.size = rreq->size;
     frag->ack.handle = rreq->handle;
     if (MCA_BTL_BIP_ACK_GET == rreq->kind) {
-        mca_btl_bip_component.cnt.get_acks++;
+        mca_btl_bip_count(&mca_btl_bip_component.cnt.get_acks, 1);
     }
     if (OPAL_SUCCESS != mca_btl_bip_endpoint_send_ctl(rreq->ep, frag)) {
         mca_btl_bip_frag_return(frag);
@@ -166,7 +166,7 @@ static void mca_btl_bip_do_large(mca_btl_bip_endpoint_t *ep, uint32_t handle,
             ep, -ESRCH == rc ? "the peer process is gone" : "a large send was refused (bad ACK)");
         return;
     }
-    mca_btl_bip_component.cnt.bytes_large += size;
+    mca_btl_bip_count(&mca_btl_bip_component.cnt.bytes_large, size);
 }
 
 static void mca_btl_bip_handle_ack(mca_btl_bip_endpoint_t *ep, const mca_btl_bip_ack_t *ack)

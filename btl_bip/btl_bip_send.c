@@ -8,14 +8,17 @@
  *       max_send_size): the three-way protocol, REQ -> ACK (a receive
  *       posted at the receiver) -> the data by a large send;
  *   btl_get (ob1's RGET for messages above the eager limit): rendezvous;
- *       the receiver posts its user buffer and ACKs, the owner of the data
- *       writes it in fragments of frag_size. ob1 cuts a message into groups
- *       of btl_get_limit bytes, one ACK each.
+ *       by default (btl_bip_large_read) the receiver reads the data by CMA
+ *       in fragments of frag_size; otherwise MPI-BIP's way: the receiver
+ *       posts its user buffer and ACKs, the owner of the data writes it in
+ *       fragments of frag_size. ob1 cuts a message into groups of
+ *       btl_get_limit bytes (one ACK each in the second form).
  * Every control message goes through the credits of btl_bip_endpoint.c.
  */
 
 #include "opal_config.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "opal/datatype/opal_convertor.h"
@@ -82,7 +85,7 @@ int mca_btl_bip_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     dst += sizeof(*hdr);
     tc_ompi_sendi_copy(dst, header, header_size, convertor, payload_size);
     (void) bip_ssend_publish(endpoint->peer, (uint32_t) (sizeof(*hdr) + length));
-    mca_btl_bip_component.cnt.short_sent++;
+    mca_btl_bip_count(&mca_btl_bip_component.cnt.short_sent, 1);
     OPAL_THREAD_UNLOCK(&endpoint->lock);
     return OPAL_SUCCESS;
 
@@ -108,6 +111,26 @@ int mca_btl_bip_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpo
     (void) order;
     if (OPAL_UNLIKELY(MCA_BTL_BIP_EP_CONNECTED != endpoint->state)) {
         return OPAL_ERR_UNREACH;
+    }
+    if (mca_btl_bip_component.large_read) {
+        /* the receiver moves the whole group alone: no ACK, no turn of
+         * the sender's progress (the source range is the one ob1 put in
+         * its RGET header, as with vader's CMA read) */
+        int rc = bip_read_large(endpoint->peer, local_address, remote_address, size);
+
+        if (OPAL_UNLIKELY(0 != rc)) {
+            BTL_ERROR(("btl:bip: large read of %zu bytes from local rank %d failed: %s", size,
+                       endpoint->peer_rank, strerror(-rc)));
+            mca_btl_bip_fatal_peer(endpoint,
+                                   -ESRCH == rc ? "the peer process is gone"
+                                                : "a large read was refused (bad address)");
+            return OPAL_ERR_UNREACH;
+        }
+        /* reads run outside any lock: threads count atomically */
+        mca_btl_bip_count(&mca_btl_bip_component.cnt.large_reads, 1);
+        mca_btl_bip_count(&mca_btl_bip_component.cnt.bytes_read, size);
+        cbfunc(btl, endpoint, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
+        return OPAL_SUCCESS;
     }
     rreq = OBJ_NEW(mca_btl_bip_rreq_t);
     if (OPAL_UNLIKELY(NULL == rreq)) {

@@ -166,30 +166,38 @@ int mca_btl_sci_finalize(struct mca_btl_base_module_t *btl)
     return OPAL_SUCCESS;
 }
 
+static mca_btl_base_descriptor_t *mca_btl_sci_frag_get(struct mca_btl_base_endpoint_t *ep)
+{
+    mca_btl_sci_frag_t *frag = mca_btl_sci_frag_alloc(ep);
+
+    return OPAL_LIKELY(NULL != frag) ? &frag->base : NULL;
+}
+
+static void mca_btl_sci_frag_put(mca_btl_base_descriptor_t *des)
+{
+    mca_btl_sci_frag_return((mca_btl_sci_frag_t *) des);
+}
+
+/* the fragment goes through a ring slot: packed once into the fragment,
+ * one memcpy into the slot at send time */
+static const tc_ompi_frag_ops_t mca_btl_sci_frag_ops = {
+    .get = mca_btl_sci_frag_get,
+    .put = mca_btl_sci_frag_put,
+};
+
 mca_btl_base_descriptor_t *mca_btl_sci_alloc(struct mca_btl_base_module_t *btl,
                                              struct mca_btl_base_endpoint_t *endpoint,
                                              uint8_t order, size_t size, uint32_t flags)
 {
-    mca_btl_sci_frag_t *frag;
-
     (void) btl;
-    if (OPAL_UNLIKELY(size > mca_btl_sci_component.slot_size)) {
-        return NULL;
-    }
-    frag = mca_btl_sci_frag_alloc(endpoint);
-    if (OPAL_UNLIKELY(NULL == frag)) {
-        return NULL;
-    }
-    frag->segment.seg_len = size;
-    frag->base.des_flags = flags;
-    frag->base.order = order;
-    return &frag->base;
+    return tc_ompi_frag_alloc(&mca_btl_sci_frag_ops, mca_btl_sci_component.slot_size, endpoint,
+                              order, size, flags);
 }
 
 int mca_btl_sci_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des)
 {
     (void) btl;
-    mca_btl_sci_frag_return((mca_btl_sci_frag_t *) des);
+    mca_btl_sci_frag_put(des);
     return OPAL_SUCCESS;
 }
 
@@ -199,29 +207,7 @@ mca_btl_base_descriptor_t *mca_btl_sci_prepare_src(struct mca_btl_base_module_t 
                                                    uint8_t order, size_t reserve, size_t *size,
                                                    uint32_t flags)
 {
-    const size_t slot = mca_btl_sci_component.slot_size;
-    mca_btl_sci_frag_t *frag;
-    size_t max_data;
-
     (void) btl;
-    if (OPAL_UNLIKELY(reserve > slot)) {
-        return NULL;
-    }
-    frag = mca_btl_sci_frag_alloc(endpoint);
-    if (OPAL_UNLIKELY(NULL == frag)) {
-        return NULL;
-    }
-    max_data = tc_ompi_payload(reserve, *size, slot);
-    /* the fragment goes through a ring slot: pack once into the fragment
-     * here, one memcpy into the slot at send time */
-    if (OPAL_UNLIKELY(OPAL_SUCCESS !=
-                      tc_ompi_pack(convertor, frag->data + reserve, &max_data, NULL))) {
-        mca_btl_sci_frag_return(frag);
-        return NULL;
-    }
-    *size = max_data;
-    frag->segment.seg_len = reserve + max_data;
-    frag->base.des_flags = flags;
-    frag->base.order = order;
-    return &frag->base;
+    return tc_ompi_frag_prepare_src(&mca_btl_sci_frag_ops, mca_btl_sci_component.slot_size,
+                                    endpoint, convertor, order, reserve, size, flags);
 }

@@ -61,19 +61,22 @@ static const mca_base_var_enum_value_t stack_values[] = {
 };
 
 /* Set a parameter's default into its storage, then register it. */
-static void reg_int(const char *name, const char *desc, int *storage, int def, int level)
+static void mca_btl_sctp_reg_int(const char *name, const char *desc, int *storage, int def,
+                                 int level)
 {
     (void) tc_ompi_param_int(&mca_btl_sctp_component.super.btl_version, name, desc, level, storage,
                              def);
 }
 
-static void reg_bool(const char *name, const char *desc, bool *storage, bool def, int level)
+static void mca_btl_sctp_reg_bool(const char *name, const char *desc, bool *storage, bool def,
+                                  int level)
 {
     (void) tc_ompi_param_bool(&mca_btl_sctp_component.super.btl_version, name, desc, level, storage,
                               def);
 }
 
-static void reg_string(const char *name, const char *desc, char **storage, char *def, int level)
+static void mca_btl_sctp_reg_string(const char *name, const char *desc, char **storage, char *def,
+                                    int level)
 {
     (void) tc_ompi_param_string(&mca_btl_sctp_component.super.btl_version, name, desc, level,
                                 storage, def);
@@ -92,72 +95,82 @@ static int mca_btl_sctp_component_register(void)
         "(libsctp), user (usrsctp over UDP, driven by the BTL's progress)",
         OPAL_INFO_LVL_4, "btl_sctp_stack", stack_values, &c->stack_param, BTL_SCTP_STACK_AUTO);
 
-    reg_string("if_include",
-               "Comma-separated interfaces (names or a.b.c.d/n) to bind and advertise; "
-               "mutually exclusive with if_exclude",
-               &c->if_include, NULL, OPAL_INFO_LVL_1);
-    reg_string("if_exclude",
-               "Comma-separated interfaces (names or a.b.c.d/n) not to use; default: none, "
-               "so that loopback carries a single-host job",
-               &c->if_exclude, NULL, OPAL_INFO_LVL_1);
-    reg_int("num_streams",
-            "SCTP streams per association: stream 0 for control and eager traffic, the "
-            "others for bulk fragments (1: everything on stream 0)",
-            &c->num_streams, def.num_streams, OPAL_INFO_LVL_4);
-    reg_int("sndbuf", "Socket send buffer in bytes", &c->sndbuf, def.sndbuf, OPAL_INFO_LVL_4);
-    reg_int("rcvbuf", "Socket receive buffer in bytes", &c->rcvbuf, def.rcvbuf, OPAL_INFO_LVL_4);
-    reg_bool("nodelay", "Set SCTP_NODELAY (send small messages at once)", &c->nodelay, true,
-             OPAL_INFO_LVL_4);
-    reg_int("mtu",
-            "User stack: largest SCTP packet per UDP datagram (0: per peer, the "
-            "smallest of its paths: 65000 over loopback, interface MTU - 28 elsewhere)",
-            &c->mtu, 0, OPAL_INFO_LVL_5);
-    reg_bool("crc32c",
-             "User stack: compute and check SCTP's CRC32c (false: rely on the UDP checksum, "
-             "which is cheaper; must be equal in every process)",
-             &c->crc32c, false, OPAL_INFO_LVL_5);
-    reg_int("sack_freq",
-            "User stack: the receiver acknowledges every this many packets, else after "
-            "1 ms (1-16)",
-            &c->sack_freq, def.sack_freq, OPAL_INFO_LVL_5);
-    reg_bool("user_pool",
-             "User stack: usrsctp takes its mbufs and packet buffers from a pool of "
-             "per-thread free lists instead of glibc's malloc (true), or from malloc (false); "
-             "the pool streams 4 MiB messages about 1.4x faster",
-             &c->user_pool, 0 != def.pool, OPAL_INFO_LVL_5);
-    reg_int("path_probe_ms", "User stack: interval of path probes per peer, ms", &c->probe_ms,
-            def.probe_ms, OPAL_INFO_LVL_5);
-    reg_int("path_timeout_ms",
-            "User stack: a path without a probe answer for this long is dead, ms",
-            &c->path_timeout_ms, def.path_timeout_ms, OPAL_INFO_LVL_5);
-    reg_int("rto_min_ms", "Minimum retransmission timeout, ms", &c->rto_min_ms, def.rto_min_ms,
-            OPAL_INFO_LVL_5);
-    reg_int("max_retrans",
-            "Retransmissions after which an association is aborted (the peer is dead)",
-            &c->max_retrans, def.max_retrans, OPAL_INFO_LVL_5);
-    reg_int("port", "User stack: SCTP port inside the AF_CONN stack", &c->sctp_port, def.sctp_port,
-            OPAL_INFO_LVL_6);
-    reg_bool("stream_priority",
-             "Serve stream 0 before the bulk streams and interleave messages (I-DATA) "
-             "when the stack supports it",
-             &c->prio_streams, true, OPAL_INFO_LVL_5);
-    reg_int("inplace_min",
-            "Send contiguous data of at least this many bytes from the user's buffer "
-            "instead of packing it into a fragment (0: always pack)",
-            &c->inplace_min, 65536, OPAL_INFO_LVL_5);
-    reg_int("free_list_num", "Initial fragments per free list", &c->free_list_num, 8,
-            OPAL_INFO_LVL_9);
-    reg_int("free_list_max", "Most fragments per free list (-1: unlimited)", &c->free_list_max, -1,
-            OPAL_INFO_LVL_9);
-    reg_int("max_queued",
-            "Most fragments queued on one endpoint while its socket has no room; beyond it "
-            "btl_send refuses (the PML retries later), and btl_sendi refuses as soon as "
-            "anything is queued, so a sender to a slow receiver stays bounded",
-            &c->max_queued, 64, OPAL_INFO_LVL_5);
-    reg_int("free_list_inc", "Fragments added when a free list grows", &c->free_list_inc, 32,
-            OPAL_INFO_LVL_9);
-    reg_int("verbose", "Verbosity of btl/sctp (0-100; 0 follows btl_base_verbose)", &c->verbose, 0,
-            OPAL_INFO_LVL_9);
+    mca_btl_sctp_reg_string(
+        "if_include",
+        "Comma-separated interfaces (names or a.b.c.d/n) to bind and advertise; "
+        "mutually exclusive with if_exclude",
+        &c->if_include, NULL, OPAL_INFO_LVL_1);
+    mca_btl_sctp_reg_string(
+        "if_exclude",
+        "Comma-separated interfaces (names or a.b.c.d/n) not to use; default: none, "
+        "so that loopback carries a single-host job",
+        &c->if_exclude, NULL, OPAL_INFO_LVL_1);
+    mca_btl_sctp_reg_int(
+        "num_streams",
+        "SCTP streams per association: stream 0 for control and eager traffic, the "
+        "others for bulk fragments (1: everything on stream 0)",
+        &c->num_streams, def.num_streams, OPAL_INFO_LVL_4);
+    mca_btl_sctp_reg_int("sndbuf", "Socket send buffer in bytes", &c->sndbuf, def.sndbuf,
+                         OPAL_INFO_LVL_4);
+    mca_btl_sctp_reg_int("rcvbuf", "Socket receive buffer in bytes", &c->rcvbuf, def.rcvbuf,
+                         OPAL_INFO_LVL_4);
+    mca_btl_sctp_reg_bool("nodelay", "Set SCTP_NODELAY (send small messages at once)", &c->nodelay,
+                          true, OPAL_INFO_LVL_4);
+    mca_btl_sctp_reg_int(
+        "mtu",
+        "User stack: largest SCTP packet per UDP datagram (0: per peer, the "
+        "smallest of its paths: 65000 over loopback, interface MTU - 28 elsewhere)",
+        &c->mtu, 0, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_bool(
+        "crc32c",
+        "User stack: compute and check SCTP's CRC32c (false: rely on the UDP checksum, "
+        "which is cheaper; must be equal in every process)",
+        &c->crc32c, false, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_int(
+        "sack_freq",
+        "User stack: the receiver acknowledges every this many packets, else after "
+        "1 ms (1-16)",
+        &c->sack_freq, def.sack_freq, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_bool(
+        "user_pool",
+        "User stack: usrsctp takes its mbufs and packet buffers from a pool of "
+        "per-thread free lists instead of glibc's malloc (true), or from malloc (false); "
+        "the pool streams 4 MiB messages about 1.4x faster",
+        &c->user_pool, 0 != def.pool, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_int("path_probe_ms", "User stack: interval of path probes per peer, ms",
+                         &c->probe_ms, def.probe_ms, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_int("path_timeout_ms",
+                         "User stack: a path without a probe answer for this long is dead, ms",
+                         &c->path_timeout_ms, def.path_timeout_ms, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_int("rto_min_ms", "Minimum retransmission timeout, ms", &c->rto_min_ms,
+                         def.rto_min_ms, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_int("max_retrans",
+                         "Retransmissions after which an association is aborted (the peer is dead)",
+                         &c->max_retrans, def.max_retrans, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_int("port", "User stack: SCTP port inside the AF_CONN stack", &c->sctp_port,
+                         def.sctp_port, OPAL_INFO_LVL_6);
+    mca_btl_sctp_reg_bool("stream_priority",
+                          "Serve stream 0 before the bulk streams and interleave messages (I-DATA) "
+                          "when the stack supports it",
+                          &c->prio_streams, true, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_int("inplace_min",
+                         "Send contiguous data of at least this many bytes from the user's buffer "
+                         "instead of packing it into a fragment (0: always pack)",
+                         &c->inplace_min, 65536, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_int("free_list_num", "Initial fragments per free list", &c->free_list_num, 8,
+                         OPAL_INFO_LVL_9);
+    mca_btl_sctp_reg_int("free_list_max", "Most fragments per free list (-1: unlimited)",
+                         &c->free_list_max, -1, OPAL_INFO_LVL_9);
+    mca_btl_sctp_reg_int(
+        "max_queued",
+        "Most fragments queued on one endpoint while its socket has no room; beyond it "
+        "btl_send refuses (the PML retries later), and btl_sendi refuses as soon as "
+        "anything is queued, so a sender to a slow receiver stays bounded",
+        &c->max_queued, 64, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_int("free_list_inc", "Fragments added when a free list grows",
+                         &c->free_list_inc, 32, OPAL_INFO_LVL_9);
+    mca_btl_sctp_reg_int("verbose", "Verbosity of btl/sctp (0-100; 0 follows btl_base_verbose)",
+                         &c->verbose, 0, OPAL_INFO_LVL_9);
 
     mca_btl_sctp_module.super.btl_exclusivity = MCA_BTL_EXCLUSIVITY_LOW;
     mca_btl_sctp_module.super.btl_eager_limit = 64 * 1024;
@@ -210,14 +223,14 @@ static int mca_btl_sctp_component_close(void)
 
 /* Was sctp named in the btl selection (not as an exclusion)? Only then
  * does a failure to start deserve a message. */
-static int sctp_requested_explicitly(void)
+static int mca_btl_sctp_requested_explicitly(void)
 {
     return tc_ompi_btl_selection("sctp").named;
 }
 
 /* Does an interface (name, address) match one entry of a comma list of
  * names or a.b.c.d/n? */
-static int if_matches(const char *list, const char *name, uint32_t ip)
+static int mca_btl_sctp_if_matches(const char *list, const char *name, uint32_t ip)
 {
     char **items = opal_argv_split(list, ',');
     int hit = 0;
@@ -240,7 +253,7 @@ static int if_matches(const char *list, const char *name, uint32_t ip)
     return hit;
 }
 
-static int prefix_len(uint32_t mask_net)
+static int mca_btl_sctp_prefix_len(uint32_t mask_net)
 {
     uint32_t m = ntohl(mask_net);
     int n = 0;
@@ -252,7 +265,8 @@ static int prefix_len(uint32_t mask_net)
 }
 
 /* The IPv4 addresses of every allowed interface that is up. */
-static int collect_addrs(btl_sctp_sock_addr_t *addrs, int max, char *why, size_t whylen)
+static int mca_btl_sctp_collect_addrs(btl_sctp_sock_addr_t *addrs, int max, char *why,
+                                      size_t whylen)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
     struct ifaddrs *ifa = NULL;
@@ -274,18 +288,19 @@ static int collect_addrs(btl_sctp_sock_addr_t *addrs, int max, char *why, size_t
         }
         ip = ((struct sockaddr_in *) i->ifa_addr)->sin_addr.s_addr;
         if (NULL != c->if_include && '\0' != c->if_include[0]) {
-            if (!if_matches(c->if_include, i->ifa_name, ip)) {
+            if (!mca_btl_sctp_if_matches(c->if_include, i->ifa_name, ip)) {
                 continue;
             }
         } else if (NULL != c->if_exclude && '\0' != c->if_exclude[0] &&
-                   if_matches(c->if_exclude, i->ifa_name, ip)) {
+                   mca_btl_sctp_if_matches(c->if_exclude, i->ifa_name, ip)) {
             continue;
         }
         addrs[n].ip = ip;
         addrs[n].port = 0;
         addrs[n].prefix =
             (uint16_t) (NULL != i->ifa_netmask
-                            ? prefix_len(((struct sockaddr_in *) i->ifa_netmask)->sin_addr.s_addr)
+                            ? mca_btl_sctp_prefix_len(
+                                  ((struct sockaddr_in *) i->ifa_netmask)->sin_addr.s_addr)
                             : 32);
         addrs[n].mtu = 0;
         {
@@ -315,7 +330,7 @@ static int collect_addrs(btl_sctp_sock_addr_t *addrs, int max, char *why, size_t
     return n;
 }
 
-static void disqualify(const char *why)
+static void mca_btl_sctp_disqualify(const char *why)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
     opal_output_verbose(5, c->output, "btl:sctp: disabled: %s", why);
@@ -325,7 +340,7 @@ static void disqualify(const char *why)
     }
 }
 
-static int publish_modex(void)
+static int mca_btl_sctp_publish_modex(void)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
     btl_sctp_sock_addr_t addrs[BTL_SCTP_SOCK_MAX_ADDRS];
@@ -365,7 +380,7 @@ mca_btl_sctp_component_init(int *num_btls, bool enable_progress_threads, bool en
 
     *num_btls = 0;
     c->use_threads = enable_mpi_threads;
-    c->explicit_request = sctp_requested_explicitly();
+    c->explicit_request = mca_btl_sctp_requested_explicitly();
 
     /* the stack */
     c->stack = c->stack_param;
@@ -377,23 +392,23 @@ mca_btl_sctp_component_init(int *num_btls, bool enable_progress_threads, bool en
         } else {
             size_t l = strlen(why);
             snprintf(why + l, sizeof(why) - l, "; %s", why2);
-            disqualify(why);
+            mca_btl_sctp_disqualify(why);
             return NULL;
         }
     } else if (0 != btl_sctp_sock_probe(c->stack, why, sizeof(why))) {
-        disqualify(why);
+        mca_btl_sctp_disqualify(why);
         return NULL;
     }
     if (c->num_streams < 1 || c->num_streams > 1024) {
-        disqualify("btl_sctp_num_streams must be between 1 and 1024");
+        mca_btl_sctp_disqualify("btl_sctp_num_streams must be between 1 and 1024");
         return NULL;
     }
     if (c->max_queued < 1) {
-        disqualify("btl_sctp_max_queued must be at least 1");
+        mca_btl_sctp_disqualify("btl_sctp_max_queued must be at least 1");
         return NULL;
     }
     if (c->sack_freq < 1 || c->sack_freq > 16) {
-        disqualify("btl_sctp_sack_freq must be between 1 and 16");
+        mca_btl_sctp_disqualify("btl_sctp_sack_freq must be between 1 and 16");
         return NULL;
     }
 
@@ -405,9 +420,9 @@ mca_btl_sctp_component_init(int *num_btls, bool enable_progress_threads, bool en
         max_payload = mca_btl_sctp_module.super.btl_eager_limit;
     }
 
-    naddrs = collect_addrs(addrs, BTL_SCTP_SOCK_MAX_ADDRS, why, sizeof(why));
+    naddrs = mca_btl_sctp_collect_addrs(addrs, BTL_SCTP_SOCK_MAX_ADDRS, why, sizeof(why));
     if (naddrs < 1) {
-        disqualify(why);
+        mca_btl_sctp_disqualify(why);
         return NULL;
     }
     btl_sctp_sock_config_default(&cfg, c->stack);
@@ -427,13 +442,13 @@ mca_btl_sctp_component_init(int *num_btls, bool enable_progress_threads, bool en
     cfg.prio_streams = c->prio_streams;
     cfg.max_msg = max_payload + MCA_BTL_SCTP_HDR_SIZE;
     if ((size_t) cfg.sndbuf < 2 * cfg.max_msg || (size_t) cfg.rcvbuf < 2 * cfg.max_msg) {
-        disqualify("btl_sctp_sndbuf and btl_sctp_rcvbuf must hold two fragments of "
-                   "btl_sctp_max_send_size");
+        mca_btl_sctp_disqualify("btl_sctp_sndbuf and btl_sctp_rcvbuf must hold two fragments of "
+                                "btl_sctp_max_send_size");
         return NULL;
     }
     rc = btl_sctp_sock_open(&c->sock, &cfg, addrs, naddrs, why, sizeof(why));
     if (0 != rc) {
-        disqualify(why);
+        mca_btl_sctp_disqualify(why);
         return NULL;
     }
 
@@ -450,10 +465,10 @@ mca_btl_sctp_component_init(int *num_btls, bool enable_progress_threads, bool en
                                  c->free_list_num, c->free_list_max, c->free_list_inc, NULL, 0,
                                  NULL, mca_btl_sctp_frag_init, &c->max_frags);
     }
-    if (OPAL_SUCCESS != rc || OPAL_SUCCESS != publish_modex()) {
+    if (OPAL_SUCCESS != rc || OPAL_SUCCESS != mca_btl_sctp_publish_modex()) {
         btl_sctp_sock_close(c->sock);
         c->sock = NULL;
-        disqualify("out of memory or modex failure at initialisation");
+        mca_btl_sctp_disqualify("out of memory or modex failure at initialisation");
         return NULL;
     }
 

@@ -44,7 +44,7 @@ OBJ_CLASS_INSTANCE(mca_btl_sctp_endpoint_t, opal_list_item_t, mca_btl_sctp_endpo
                    mca_btl_sctp_endpoint_destruct);
 
 /* Completion of a fragment the socket took after send() returned 0. */
-static void frag_complete(mca_btl_sctp_frag_t *frag, int status)
+static void mca_btl_sctp_frag_complete(mca_btl_sctp_frag_t *frag, int status)
 {
     mca_btl_base_descriptor_t *des = &frag->base;
     int owned = des->des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP;
@@ -61,7 +61,7 @@ static void frag_complete(mca_btl_sctp_frag_t *frag, int status)
  * place) to the socket, from where an earlier call stopped. A message
  * the socket took in part blocks the endpoint until the rest is in:
  * nothing else may go to this peer in between. */
-static int frag_push(mca_btl_sctp_endpoint_t *ep, mca_btl_sctp_frag_t *frag)
+static int mca_btl_sctp_frag_push(mca_btl_sctp_endpoint_t *ep, mca_btl_sctp_frag_t *frag)
 {
     struct iovec iov[2];
     int rc;
@@ -76,15 +76,15 @@ static int frag_push(mca_btl_sctp_endpoint_t *ep, mca_btl_sctp_frag_t *frag)
     return rc;
 }
 
-/* The socket refused a message for good: the peer is lost. */
-static void refused(mca_btl_sctp_endpoint_t *ep, int rc)
+/* The socket mca_btl_sctp_refused a message for good: the peer is lost. */
+static void mca_btl_sctp_refused(mca_btl_sctp_endpoint_t *ep, int rc)
 {
     char why[128];
-    snprintf(why, sizeof(why), "the socket refused a message (%s)", strerror(-rc));
+    snprintf(why, sizeof(why), "the socket mca_btl_sctp_refused a message (%s)", strerror(-rc));
     mca_btl_sctp_endpoint_failed(ep, why);
 }
 
-static void mark_pending(mca_btl_sctp_endpoint_t *ep)
+static void mca_btl_sctp_mark_pending(mca_btl_sctp_endpoint_t *ep)
 {
     if (!ep->on_pending) {
         ep->on_pending = 1;
@@ -105,57 +105,58 @@ int mca_btl_sctp_endpoint_send(mca_btl_sctp_endpoint_t *ep, mca_btl_sctp_frag_t 
     frag->endpoint = ep;
     frag->sent = 0;
     if (opal_list_is_empty(queue) && NULL == ep->partial) {
-        rc = frag_push(ep, frag);
+        rc = mca_btl_sctp_frag_push(ep, frag);
         if (0 == rc) {
             return 1;
         }
         if (-EAGAIN != rc) {
-            refused(ep, rc);
+            mca_btl_sctp_refused(ep, rc);
             return OPAL_ERR_UNREACH;
         }
     }
     opal_list_append(queue, (opal_list_item_t *) frag);
-    mark_pending(ep);
+    mca_btl_sctp_mark_pending(ep);
     return 0;
 }
 
 /* Push a queued fragment: 1 sent (taken off its queue and completed),
- * 0 the socket is full, -1 refused (the endpoint has failed). */
-static int push_queued(mca_btl_sctp_endpoint_t *ep, opal_list_t *queue, mca_btl_sctp_frag_t *frag)
+ * 0 the socket is full, -1 mca_btl_sctp_refused (the endpoint has failed). */
+static int mca_btl_sctp_push_queued(mca_btl_sctp_endpoint_t *ep, opal_list_t *queue,
+                                    mca_btl_sctp_frag_t *frag)
 {
-    int rc = frag_push(ep, frag);
+    int rc = mca_btl_sctp_frag_push(ep, frag);
 
     if (-EAGAIN == rc) {
         return 0;
     }
     opal_list_remove_item(queue, (opal_list_item_t *) frag);
     if (0 != rc) {
-        frag_complete(frag, OPAL_ERR_UNREACH);
-        refused(ep, rc);
+        mca_btl_sctp_frag_complete(frag, OPAL_ERR_UNREACH);
+        mca_btl_sctp_refused(ep, rc);
         return -1;
     }
-    frag_complete(frag, OPAL_SUCCESS);
+    mca_btl_sctp_frag_complete(frag, OPAL_SUCCESS);
     return 1;
 }
 
 /* The message begun before anything else, then control in order, then
  * bulk. Stops when the socket is full. */
-static int endpoint_flush(mca_btl_sctp_endpoint_t *ep)
+static int mca_btl_sctp_endpoint_flush(mca_btl_sctp_endpoint_t *ep)
 {
     opal_list_t *queues[2] = {&ep->pending_ctrl, &ep->pending_bulk};
     int sent = 0;
 
     if (NULL != ep->partial) {
         mca_btl_sctp_frag_t *frag = ep->partial;
-        if (push_queued(ep, 0 == frag->stream ? queues[0] : queues[1], frag) <= 0) {
+        if (mca_btl_sctp_push_queued(ep, 0 == frag->stream ? queues[0] : queues[1], frag) <= 0) {
             return sent;
         }
         ++sent;
     }
     for (int q = 0; q < 2; ++q) {
         while (!opal_list_is_empty(queues[q])) {
-            if (push_queued(ep, queues[q],
-                            (mca_btl_sctp_frag_t *) opal_list_get_first(queues[q])) <= 0) {
+            if (mca_btl_sctp_push_queued(
+                    ep, queues[q], (mca_btl_sctp_frag_t *) opal_list_get_first(queues[q])) <= 0) {
                 return sent;
             }
             ++sent;
@@ -175,7 +176,7 @@ int mca_btl_sctp_endpoint_flush_all(void)
             (mca_btl_sctp_endpoint_t *) ((char *) item -
                                          offsetof(mca_btl_sctp_endpoint_t, pending_item));
         next = opal_list_get_next(item);
-        sent += endpoint_flush(ep);
+        sent += mca_btl_sctp_endpoint_flush(ep);
         if (opal_list_is_empty(&ep->pending_ctrl) && opal_list_is_empty(&ep->pending_bulk) &&
             ep->on_pending) {
             opal_list_remove_item(eps, item);
@@ -207,7 +208,7 @@ void mca_btl_sctp_endpoint_failed(mca_btl_sctp_endpoint_t *ep, const char *why)
     for (int q = 0; q < 2; ++q) {
         opal_list_item_t *item;
         while (NULL != (item = opal_list_remove_first(queues[q]))) {
-            frag_complete((mca_btl_sctp_frag_t *) item, OPAL_ERR_UNREACH);
+            mca_btl_sctp_frag_complete((mca_btl_sctp_frag_t *) item, OPAL_ERR_UNREACH);
         }
     }
     if (c->finalizing || orderly) {

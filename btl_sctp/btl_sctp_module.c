@@ -42,7 +42,7 @@ mca_btl_sctp_module_t mca_btl_sctp_module = {
 };
 
 /* Build an endpoint from the peer's modex entry; NULL when unreachable. */
-static mca_btl_sctp_endpoint_t *endpoint_create(opal_proc_t *proc)
+static mca_btl_sctp_endpoint_t *mca_btl_sctp_endpoint_create(opal_proc_t *proc)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
     mca_btl_sctp_modex_t *m = NULL;
@@ -120,7 +120,7 @@ static int mca_btl_sctp_add_procs_locked(struct mca_btl_base_module_t *btl, size
         if (procs[i] == me || NULL != peers[i]) {
             continue;
         }
-        peers[i] = endpoint_create(procs[i]);
+        peers[i] = mca_btl_sctp_endpoint_create(procs[i]);
         if (NULL != peers[i] && NULL != reachable) {
             opal_bitmap_set_bit(reachable, (int) i);
         }
@@ -128,7 +128,7 @@ static int mca_btl_sctp_add_procs_locked(struct mca_btl_base_module_t *btl, size
     return OPAL_SUCCESS;
 }
 
-static void endpoint_destroy(mca_btl_sctp_endpoint_t *ep)
+static void mca_btl_sctp_endpoint_destroy(mca_btl_sctp_endpoint_t *ep)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
     opal_list_item_t *item;
@@ -149,7 +149,7 @@ static void endpoint_destroy(mca_btl_sctp_endpoint_t *ep)
     OBJ_RELEASE(ep);
 }
 
-static void say_goodbye(mca_btl_sctp_endpoint_t **eps, size_t n);
+static void mca_btl_sctp_say_goodbye(mca_btl_sctp_endpoint_t **eps, size_t n);
 
 static int mca_btl_sctp_del_procs_locked(struct mca_btl_base_module_t *btl, size_t nprocs,
                                          struct opal_proc_t **procs,
@@ -157,16 +157,16 @@ static int mca_btl_sctp_del_procs_locked(struct mca_btl_base_module_t *btl, size
 {
     (void) btl;
     (void) procs;
-    say_goodbye(peers, nprocs);
+    mca_btl_sctp_say_goodbye(peers, nprocs);
     for (size_t i = 0; i < nprocs; ++i) {
         if (NULL != peers[i]) {
-            endpoint_destroy(peers[i]);
+            mca_btl_sctp_endpoint_destroy(peers[i]);
         }
     }
     return OPAL_SUCCESS;
 }
 
-static mca_btl_sctp_frag_t *frag_for(size_t size)
+static mca_btl_sctp_frag_t *mca_btl_sctp_frag_for(size_t size)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
     opal_free_list_t *list =
@@ -176,8 +176,9 @@ static mca_btl_sctp_frag_t *frag_for(size_t size)
 }
 
 /* A fresh descriptor: one segment of len bytes, no callback. */
-static void frag_setup(mca_btl_sctp_frag_t *frag, struct mca_btl_base_endpoint_t *endpoint,
-                       uint32_t flags, size_t len)
+static void mca_btl_sctp_frag_setup(mca_btl_sctp_frag_t *frag,
+                                    struct mca_btl_base_endpoint_t *endpoint, uint32_t flags,
+                                    size_t len)
 {
     frag->segments[0].seg_len = len;
     frag->base.des_segment_count = 1;
@@ -192,14 +193,14 @@ mca_btl_base_descriptor_t *mca_btl_sctp_alloc(struct mca_btl_base_module_t *btl,
                                               struct mca_btl_base_endpoint_t *endpoint,
                                               uint8_t order, size_t size, uint32_t flags)
 {
-    mca_btl_sctp_frag_t *frag = frag_for(size);
+    mca_btl_sctp_frag_t *frag = mca_btl_sctp_frag_for(size);
     (void) btl;
     (void) order;
 
     if (NULL == frag) {
         return NULL;
     }
-    frag_setup(frag, endpoint, flags, size);
+    mca_btl_sctp_frag_setup(frag, endpoint, flags, size);
     return &frag->base;
 }
 
@@ -231,7 +232,7 @@ mca_btl_base_descriptor_t *mca_btl_sctp_prepare_src(struct mca_btl_base_module_t
     inplace = mca_btl_sctp_component.inplace_min > 0 &&
         max_data >= (size_t) mca_btl_sctp_component.inplace_min &&
         !opal_convertor_need_buffers(convertor);
-    frag = frag_for(inplace ? reserve : reserve + max_data);
+    frag = mca_btl_sctp_frag_for(inplace ? reserve : reserve + max_data);
     if (NULL == frag) {
         return NULL;
     }
@@ -243,7 +244,7 @@ mca_btl_base_descriptor_t *mca_btl_sctp_prepare_src(struct mca_btl_base_module_t
         return NULL;
     }
     *size = max_data;
-    frag_setup(frag, endpoint, flags, inplace ? reserve : reserve + max_data);
+    mca_btl_sctp_frag_setup(frag, endpoint, flags, inplace ? reserve : reserve + max_data);
     if (inplace) {
         frag->segments[1].seg_addr.pval = data;
         frag->segments[1].seg_len = max_data;
@@ -255,7 +256,8 @@ mca_btl_base_descriptor_t *mca_btl_sctp_prepare_src(struct mca_btl_base_module_t
 /* Stream mapping: PML fragments above the eager limit (ob1's FRAG data,
  * placed by offset) round-robin over streams 1..n-1; everything else on
  * stream 0, which keeps the order of matching and control messages. */
-static uint16_t choose_stream(mca_btl_sctp_endpoint_t *ep, mca_btl_base_tag_t tag, size_t len)
+static uint16_t mca_btl_sctp_choose_stream(mca_btl_sctp_endpoint_t *ep, mca_btl_base_tag_t tag,
+                                           size_t len)
 {
     if (ep->num_streams > 1 && MCA_BTL_TAG_PML == tag &&
         len > mca_btl_sctp_module.super.btl_eager_limit) {
@@ -288,7 +290,7 @@ static int mca_btl_sctp_send_locked(struct mca_btl_base_module_t *btl,
     frag->hdr->hdr_tag = tag;
     frag->hdr->hdr_pad = 0;
     frag->hdr->hdr_size = htonl((uint32_t) len);
-    frag->stream = choose_stream(endpoint, tag, len);
+    frag->stream = mca_btl_sctp_choose_stream(endpoint, tag, len);
     rc = mca_btl_sctp_endpoint_send(endpoint, frag);
     if (1 == rc) {
         int owned = descriptor->des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP;
@@ -440,7 +442,7 @@ void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg)
  * (the socket's close waits until the peers have acknowledged it all).
  * From here on, losing one of these peers is no error either: it may
  * have left before us. */
-static void say_goodbye(mca_btl_sctp_endpoint_t **eps, size_t n)
+static void mca_btl_sctp_say_goodbye(mca_btl_sctp_endpoint_t **eps, size_t n)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
 
@@ -490,8 +492,8 @@ static int mca_btl_sctp_finalize_locked(struct mca_btl_base_module_t *btl)
     while (NULL != (item = opal_list_get_first(&c->endpoints)) &&
            item != opal_list_get_end(&c->endpoints)) {
         mca_btl_sctp_endpoint_t *ep = (mca_btl_sctp_endpoint_t *) item;
-        say_goodbye(&ep, 1);
-        endpoint_destroy(ep);
+        mca_btl_sctp_say_goodbye(&ep, 1);
+        mca_btl_sctp_endpoint_destroy(ep);
     }
     c->finalizing = 1;
     {

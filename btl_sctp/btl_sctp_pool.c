@@ -80,7 +80,7 @@ static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t region_once = PTHREAD_ONCE_INIT;
 static int installed = 0;
 
-static uint32_t pool_cap(int c)
+static uint32_t btl_sctp_pool_cap(int c)
 {
     uint32_t n = (uint32_t) (2 * POOL_RUN_BYTES / class_size[c]);
     return n < 64 ? 64 : n;
@@ -88,7 +88,7 @@ static uint32_t pool_cap(int c)
 
 /* Move up to n blocks from the head of this thread's list of class c to
  * the depot. */
-static void pool_give(pool_thread_t *t, int c, uint32_t n)
+static void btl_sctp_pool_give(pool_thread_t *t, int c, uint32_t n)
 {
     void *head = t->free[c], *tail = head;
     uint32_t k = 1;
@@ -111,10 +111,10 @@ static void pool_give(pool_thread_t *t, int c, uint32_t n)
 
 /* Take up to half a cap of blocks of class c from the depot (the list of
  * this thread is empty). */
-static void pool_take(pool_thread_t *t, int c)
+static void btl_sctp_pool_take(pool_thread_t *t, int c)
 {
     void *head, *tail;
-    uint32_t k = 1, n = pool_cap(c) / 2;
+    uint32_t k = 1, n = btl_sctp_pool_cap(c) / 2;
 
     if (0 == tc_atomic_load_relaxed(&depot_count[c])) {
         return; /* a racy peek: a miss only means carving one more block */
@@ -138,23 +138,23 @@ static void pool_take(pool_thread_t *t, int c)
 }
 
 /* a thread ends: its free blocks go to the depot */
-static void pool_thread_exit(void *arg)
+static void btl_sctp_pool_thread_exit(void *arg)
 {
     pool_thread_t *t = &pool_tls;
 
     (void) arg;
     for (int c = 0; c < POOL_NCLASS; ++c) {
-        pool_give(t, c, UINT32_MAX);
+        btl_sctp_pool_give(t, c, UINT32_MAX);
     }
 }
 
-static void pool_register_thread(pool_thread_t *t)
+static void btl_sctp_pool_register_thread(pool_thread_t *t)
 {
     t->registered = 1;
     (void) pthread_setspecific(pool_exit_key, t);
 }
 
-static void region_init(void)
+static void btl_sctp_pool_region_init(void)
 {
     void *r = mmap(NULL, POOL_REGION_BYTES, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                    -1, 0);
@@ -167,11 +167,11 @@ static void region_init(void)
         class_of_16[i] = (uint8_t) c;
     }
     region = MAP_FAILED == r ? NULL : (char *) r;
-    (void) pthread_key_create(&pool_exit_key, pool_thread_exit);
+    (void) pthread_key_create(&pool_exit_key, btl_sctp_pool_thread_exit);
 }
 
 /* A fresh run for class c, or NULL when the region is used up. */
-static char *run_new(int c)
+static char *btl_sctp_pool_run_new(int c)
 {
     char *run = NULL;
 
@@ -212,12 +212,12 @@ void *btl_sctp_pool_malloc(size_t size)
     if (size > POOL_MAX_BLOCK) {
         return malloc(size);
     }
-    pthread_once(&region_once, region_init);
+    pthread_once(&region_once, btl_sctp_pool_region_init);
     c = class_of_16[(size + 15) >> 4];
     t = &pool_tls;
     t->allocs++;
     if (NULL == t->free[c]) {
-        pool_take(t, c);
+        btl_sctp_pool_take(t, c);
     }
     if (NULL != (b = t->free[c])) {
         t->free[c] = *(void **) b;
@@ -228,7 +228,7 @@ void *btl_sctp_pool_malloc(size_t size)
         return b;
     }
     if (NULL == t->carve[c] || t->carve[c] + class_size[c] > t->carve_end[c]) {
-        char *run = run_new(c);
+        char *run = btl_sctp_pool_run_new(c);
         if (NULL == run) {
             return malloc(size); /* region used up: glibc's block */
         }
@@ -255,12 +255,12 @@ void btl_sctp_pool_free(void *p)
     c = run_class[((char *) p - region) >> POOL_RUN_SHIFT];
     t = &pool_tls;
     if (__builtin_expect(!t->registered, 0)) {
-        pool_register_thread(t);
+        btl_sctp_pool_register_thread(t);
     }
     *(void **) p = t->free[c];
     t->free[c] = p;
-    if (__builtin_expect(++t->nfree[c] > pool_cap(c), 0)) {
-        pool_give(t, c, pool_cap(c) / 2);
+    if (__builtin_expect(++t->nfree[c] > btl_sctp_pool_cap(c), 0)) {
+        btl_sctp_pool_give(t, c, btl_sctp_pool_cap(c) / 2);
     }
 }
 
@@ -356,7 +356,7 @@ static const struct {
 };
 
 /* The protection of the mapping holding addr, from /proc/self/maps. */
-static int page_prot(uintptr_t addr)
+static int btl_sctp_pool_page_prot(uintptr_t addr)
 {
     FILE *f = fopen("/proc/self/maps", "r");
     char line[512];
@@ -378,11 +378,11 @@ static int page_prot(uintptr_t addr)
     return prot;
 }
 
-static int write_slot(void **slot, void *fn)
+static int btl_sctp_pool_write_slot(void **slot, void *fn)
 {
     long pagesz = sysconf(_SC_PAGESIZE);
     uintptr_t page = (uintptr_t) slot & ~((uintptr_t) pagesz - 1);
-    int prot = page_prot((uintptr_t) slot);
+    int prot = btl_sctp_pool_page_prot((uintptr_t) slot);
 
     if (prot < 0) {
         return -ENOENT;
@@ -399,14 +399,14 @@ static int write_slot(void **slot, void *fn)
 
 /* ld.so rewrites most address tags of a writable dynamic section to
  * absolute addresses; a read-only one keeps offsets. */
-static uintptr_t dyn_addr(ElfW(Addr) base, ElfW(Addr) v)
+static uintptr_t btl_sctp_pool_dyn_addr(ElfW(Addr) base, ElfW(Addr) v)
 {
     return v < base ? base + v : v;
 }
 
-static void patch_table(const ElfW(Rela) * rel, size_t bytes, ElfW(Addr) base,
-                        const ElfW(Sym) * symtab, const char *strtab, size_t strsz,
-                        pool_patch_t *pp)
+static void btl_sctp_pool_patch_table(const ElfW(Rela) * rel, size_t bytes, ElfW(Addr) base,
+                                      const ElfW(Sym) * symtab, const char *strtab, size_t strsz,
+                                      pool_patch_t *pp)
 {
     for (size_t i = 0; i < bytes / sizeof(*rel); ++i) {
         unsigned type = (unsigned) ELF64_R_TYPE(rel[i].r_info);
@@ -425,7 +425,8 @@ static void patch_table(const ElfW(Rela) * rel, size_t bytes, ElfW(Addr) base,
                 continue;
             }
             if (0 == strcmp(name, pool_targets[k].name)) {
-                int rc = write_slot((void **) (base + rel[i].r_offset), pool_targets[k].fn);
+                int rc = btl_sctp_pool_write_slot((void **) (base + rel[i].r_offset),
+                                                  pool_targets[k].fn);
                 if (0 == rc) {
                     pp->patched++;
                 } else if (0 == pp->err) {
@@ -436,7 +437,7 @@ static void patch_table(const ElfW(Rela) * rel, size_t bytes, ElfW(Addr) base,
     }
 }
 
-static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
+static int btl_sctp_pool_patch_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
     pool_patch_t *pp = (pool_patch_t *) arg;
     const ElfW(Dyn) *dyn = NULL;
@@ -463,22 +464,22 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
     for (; DT_NULL != dyn->d_tag; ++dyn) {
         switch (dyn->d_tag) {
         case DT_SYMTAB:
-            symtab = (const ElfW(Sym) *) dyn_addr(base, dyn->d_un.d_ptr);
+            symtab = (const ElfW(Sym) *) btl_sctp_pool_dyn_addr(base, dyn->d_un.d_ptr);
             break;
         case DT_STRTAB:
-            strtab = (const char *) dyn_addr(base, dyn->d_un.d_ptr);
+            strtab = (const char *) btl_sctp_pool_dyn_addr(base, dyn->d_un.d_ptr);
             break;
         case DT_STRSZ:
             strsz = dyn->d_un.d_val;
             break;
         case DT_JMPREL:
-            jmprel = (const ElfW(Rela) *) dyn_addr(base, dyn->d_un.d_ptr);
+            jmprel = (const ElfW(Rela) *) btl_sctp_pool_dyn_addr(base, dyn->d_un.d_ptr);
             break;
         case DT_PLTRELSZ:
             jmpsz = dyn->d_un.d_val;
             break;
         case DT_RELA:
-            rela = (const ElfW(Rela) *) dyn_addr(base, dyn->d_un.d_ptr);
+            rela = (const ElfW(Rela) *) btl_sctp_pool_dyn_addr(base, dyn->d_un.d_ptr);
             break;
         case DT_RELASZ:
             relasz = dyn->d_un.d_val;
@@ -492,16 +493,16 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
         return 1;
     }
     if (NULL != jmprel) {
-        patch_table(jmprel, jmpsz, base, symtab, strtab, strsz, pp);
+        btl_sctp_pool_patch_table(jmprel, jmpsz, base, symtab, strtab, strsz, pp);
     }
     if (NULL != rela) {
-        patch_table(rela, relasz, base, symtab, strtab, strsz, pp);
+        btl_sctp_pool_patch_table(rela, relasz, base, symtab, strtab, strsz, pp);
     }
     return 1;
 }
 
 /* dl_iterate_phdr lists the main program first. */
-static int first_object_base(struct dl_phdr_info *info, size_t size, void *arg)
+static int btl_sctp_pool_first_object_base(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void) size;
     *(ElfW(Addr) *) arg = info->dlpi_addr;
@@ -510,7 +511,7 @@ static int first_object_base(struct dl_phdr_info *info, size_t size, void *arg)
 
 /* Keep the object holding this code loaded for good: a module is pinned
  * with RTLD_NODELETE; the main program needs nothing. */
-static int pin_self(void)
+static int btl_sctp_pool_pin_self(void)
 {
     Dl_info self;
     ElfW(Addr) main_base = 0;
@@ -518,7 +519,7 @@ static int pin_self(void)
     if (0 == dladdr((void *) btl_sctp_pool_install, &self) || NULL == self.dli_fname) {
         return -1;
     }
-    dl_iterate_phdr(first_object_base, &main_base);
+    dl_iterate_phdr(btl_sctp_pool_first_object_base, &main_base);
     if ((ElfW(Addr)) self.dli_fbase == main_base) {
         return 0;
     }
@@ -536,7 +537,7 @@ int btl_sctp_pool_install(const char *lib_substr, char *why, size_t whylen)
         pthread_mutex_unlock(&lock);
         return 0;
     }
-    pthread_once(&region_once, region_init);
+    pthread_once(&region_once, btl_sctp_pool_region_init);
     if (NULL == region) {
         snprintf(why, whylen, "cannot reserve %zu MiB of address space for the pool",
                  POOL_REGION_BYTES >> 20);
@@ -544,7 +545,7 @@ int btl_sctp_pool_install(const char *lib_substr, char *why, size_t whylen)
         goto out;
     }
     /* The library will call into this module until the process ends. */
-    if (0 != pin_self()) {
+    if (0 != btl_sctp_pool_pin_self()) {
         snprintf(why, whylen, "cannot pin the module that holds the pool");
         rc = -ENOENT;
         goto out;
@@ -552,7 +553,7 @@ int btl_sctp_pool_install(const char *lib_substr, char *why, size_t whylen)
     /* free first, and all of its slots, or nothing: a pool block must
      * never reach glibc's free. The pool's free takes glibc's blocks too,
      * so an allocating slot left unwritten is harmless. */
-    dl_iterate_phdr(patch_object, &pp);
+    dl_iterate_phdr(btl_sctp_pool_patch_object, &pp);
     if (!pp.found) {
         snprintf(why, whylen, "no loaded library named *%s*", lib_substr);
         rc = -ENOENT;
@@ -563,7 +564,7 @@ int btl_sctp_pool_install(const char *lib_substr, char *why, size_t whylen)
     } else {
         pp.free_pass = 0;
         pp.patched = 0;
-        dl_iterate_phdr(patch_object, &pp);
+        dl_iterate_phdr(btl_sctp_pool_patch_object, &pp);
         installed = pp.patched > 0;
         if (!installed) {
             snprintf(why, whylen, "no malloc relocation found in %s", lib_substr);

@@ -34,7 +34,7 @@ void btl_sctp_sock_config_default(btl_sctp_sock_config_t *cfg, int stack)
     cfg->sack_freq = 4;
 }
 
-static const btl_sctp_sock_ops_t *ops_for(int stack)
+static const btl_sctp_sock_ops_t *btl_sctp_sock_ops_for(int stack)
 {
 #if TC_HAVE_USRSCTP
     if (BTL_SCTP_STACK_USER == stack) {
@@ -51,7 +51,7 @@ static const btl_sctp_sock_ops_t *ops_for(int stack)
 
 int btl_sctp_sock_probe(int stack, char *why, size_t whylen)
 {
-    if (NULL == ops_for(stack)) {
+    if (NULL == btl_sctp_sock_ops_for(stack)) {
         snprintf(why, whylen, "the %s stack was not built (%s not found at configure time)",
                  BTL_SCTP_STACK_USER == stack ? "user" : "kernel",
                  BTL_SCTP_STACK_USER == stack ? "usrsctp" : "libsctp");
@@ -73,7 +73,7 @@ int btl_sctp_sock_probe(int stack, char *why, size_t whylen)
 int btl_sctp_sock_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
                        const btl_sctp_sock_addr_t *local, int nlocal, char *why, size_t whylen)
 {
-    const btl_sctp_sock_ops_t *ops = ops_for(cfg->stack);
+    const btl_sctp_sock_ops_t *ops = btl_sctp_sock_ops_for(cfg->stack);
     int rc;
 
     *out = NULL;

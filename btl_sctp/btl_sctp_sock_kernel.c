@@ -64,15 +64,17 @@ int btl_sctp_sock_kernel_probe(char *why, size_t whylen)
     return 0;
 }
 
-static int kernel_setopt(void *sock, int level, int name, const void *val, socklen_t len)
+static int btl_sctp_sock_kernel_setopt(void *sock, int level, int name, const void *val,
+                                       socklen_t len)
 {
     return setsockopt(*(int *) sock, level, name, val, len);
 }
 
-static void kernel_close(btl_sctp_sock_t *s);
+static void btl_sctp_sock_kernel_close(btl_sctp_sock_t *s);
 
-static int kernel_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
-                       const btl_sctp_sock_addr_t *local, int nlocal, char *why, size_t whylen)
+static int btl_sctp_sock_kernel_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
+                                     const btl_sctp_sock_addr_t *local, int nlocal, char *why,
+                                     size_t whylen)
 {
     kernel_sock_t *ks = calloc(1, sizeof(*ks));
     struct sockaddr_in sin[BTL_SCTP_SOCK_MAX_ADDRS];
@@ -86,7 +88,7 @@ static int kernel_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
     ks->fd = -1;
     *out = &ks->base;
     if (0 != tc_hash_init(&ks->by_addr, 64) || 0 != tc_hash_init(&ks->by_assoc, 64)) {
-        kernel_close(&ks->base);
+        btl_sctp_sock_kernel_close(&ks->base);
         *out = NULL;
         return -ENOMEM;
     }
@@ -98,7 +100,8 @@ static int kernel_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
         snprintf(why, whylen, "kernel SCTP socket: %s", strerror(-rc));
         goto fail;
     }
-    if ((rc = btl_sctp_sock_set_common(&ks->fd, kernel_setopt, "setsockopt", cfg, why, whylen))) {
+    if ((rc = btl_sctp_sock_set_common(&ks->fd, btl_sctp_sock_kernel_setopt, "setsockopt", cfg, why,
+                                       whylen))) {
         goto fail;
     }
 #if defined(SCTP_STREAM_SCHEDULER) && defined(SCTP_SS_PRIO)
@@ -153,12 +156,12 @@ static int kernel_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
     ks->base.nlocal = nlocal;
     return 0;
 fail:
-    kernel_close(&ks->base);
+    btl_sctp_sock_kernel_close(&ks->base);
     *out = NULL;
     return rc;
 }
 
-static void kernel_close(btl_sctp_sock_t *s)
+static void btl_sctp_sock_kernel_close(btl_sctp_sock_t *s)
 {
     kernel_sock_t *ks = (kernel_sock_t *) s;
     size_t pos = 0;
@@ -182,8 +185,9 @@ static void kernel_close(btl_sctp_sock_t *s)
     free(ks);
 }
 
-static int kernel_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, int naddrs,
-                           int sctp_port, void *cookie, btl_sctp_peer_t **out)
+static int btl_sctp_sock_kernel_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs,
+                                         int naddrs, int sctp_port, void *cookie,
+                                         btl_sctp_peer_t **out)
 {
     kernel_sock_t *ks = (kernel_sock_t *) s;
     btl_sctp_peer_t *p = calloc(1, sizeof(*p));
@@ -211,7 +215,7 @@ static int kernel_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs
     return 0;
 }
 
-static void kernel_peer_remove(btl_sctp_sock_t *s, btl_sctp_peer_t *p)
+static void btl_sctp_sock_kernel_peer_remove(btl_sctp_sock_t *s, btl_sctp_peer_t *p)
 {
     kernel_sock_t *ks = (kernel_sock_t *) s;
     for (int i = 0; i < p->naddrs; ++i) {
@@ -226,8 +230,8 @@ static void kernel_peer_remove(btl_sctp_sock_t *s, btl_sctp_peer_t *p)
 }
 
 /* The kernel takes a whole message or nothing: *done stays 0 until then. */
-static int kernel_sendv(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
-                        const struct iovec *iov, int iovcnt, size_t *done)
+static int btl_sctp_sock_kernel_sendv(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
+                                      const struct iovec *iov, int iovcnt, size_t *done)
 {
     kernel_sock_t *ks = (kernel_sock_t *) s;
     char cbuf[CMSG_SPACE(sizeof(struct sctp_sndinfo))];
@@ -264,14 +268,14 @@ static int kernel_sendv(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
     return 0;
 }
 
-static int kernel_progress(btl_sctp_sock_t *s)
+static int btl_sctp_sock_kernel_progress(btl_sctp_sock_t *s)
 {
     (void) s;
     return 1; /* the kernel fills the socket: always worth a receive */
 }
 
-static btl_sctp_peer_t *kernel_peer_of(kernel_sock_t *ks, sctp_assoc_t id,
-                                       const struct sockaddr_in *from)
+static btl_sctp_peer_t *btl_sctp_sock_kernel_peer_of(kernel_sock_t *ks, sctp_assoc_t id,
+                                                     const struct sockaddr_in *from)
 {
     void *v;
     if (tc_hash_get(&ks->by_assoc, (uint64_t) (uint32_t) id, &v)) {
@@ -289,7 +293,7 @@ static btl_sctp_peer_t *kernel_peer_of(kernel_sock_t *ks, sctp_assoc_t id,
     return NULL;
 }
 
-static int kernel_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
+static int btl_sctp_sock_kernel_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
 {
     kernel_sock_t *ks = (kernel_sock_t *) s;
 
@@ -329,7 +333,7 @@ static int kernel_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
             if (SCTP_ASSOC_CHANGE == sn->sn_header.sn_type &&
                 (size_t) n >= sizeof(struct sctp_assoc_change)) {
                 struct sctp_assoc_change *ac = &sn->sn_assoc_change;
-                p = kernel_peer_of(ks, ac->sac_assoc_id, NULL);
+                p = btl_sctp_sock_kernel_peer_of(ks, ac->sac_assoc_id, NULL);
                 msg->cookie = NULL != p ? p->cookie : NULL;
                 if (SCTP_COMM_UP == ac->sac_state || SCTP_RESTART == ac->sac_state) {
                     msg->kind = BTL_SCTP_SOCK_UP;
@@ -348,7 +352,7 @@ static int kernel_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
                 return 1;
             }
             if (SCTP_SHUTDOWN_EVENT == sn->sn_header.sn_type) {
-                p = kernel_peer_of(ks, sn->sn_shutdown_event.sse_assoc_id, NULL);
+                p = btl_sctp_sock_kernel_peer_of(ks, sn->sn_shutdown_event.sse_assoc_id, NULL);
                 msg->cookie = NULL != p ? p->cookie : NULL;
                 msg->kind = BTL_SCTP_SOCK_CLOSED;
                 return 1;
@@ -367,7 +371,8 @@ static int kernel_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
             return -EMSGSIZE;
         }
         {
-            btl_sctp_peer_t *p = kernel_peer_of(ks, NULL != ri ? ri->rcv_assoc_id : 0, &from);
+            btl_sctp_peer_t *p =
+                btl_sctp_sock_kernel_peer_of(ks, NULL != ri ? ri->rcv_assoc_id : 0, &from);
             msg->kind = BTL_SCTP_SOCK_DATA;
             msg->cookie = NULL != p ? p->cookie : NULL;
             msg->stream = NULL != ri ? ri->rcv_sid : 0;
@@ -378,7 +383,7 @@ static int kernel_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
     }
 }
 
-static int kernel_paths(btl_sctp_sock_t *s, btl_sctp_peer_t *p, int *alive)
+static int btl_sctp_sock_kernel_paths(btl_sctp_sock_t *s, btl_sctp_peer_t *p, int *alive)
 {
     kernel_sock_t *ks = (kernel_sock_t *) s;
     struct sockaddr *addrs = NULL;
@@ -397,7 +402,7 @@ static int kernel_paths(btl_sctp_sock_t *s, btl_sctp_peer_t *p, int *alive)
     return p->naddrs;
 }
 
-static int kernel_active_path(btl_sctp_sock_t *s, btl_sctp_peer_t *p)
+static int btl_sctp_sock_kernel_active_path(btl_sctp_sock_t *s, btl_sctp_peer_t *p)
 {
     (void) s;
     (void) p;
@@ -405,15 +410,15 @@ static int kernel_active_path(btl_sctp_sock_t *s, btl_sctp_peer_t *p)
 }
 
 const btl_sctp_sock_ops_t btl_sctp_sock_kernel_ops = {
-    .open = kernel_open,
-    .close = kernel_close,
-    .peer_add = kernel_peer_add,
-    .peer_remove = kernel_peer_remove,
-    .sendv = kernel_sendv,
-    .progress = kernel_progress,
-    .recv = kernel_recv,
-    .paths = kernel_paths,
-    .active_path = kernel_active_path,
+    .open = btl_sctp_sock_kernel_open,
+    .close = btl_sctp_sock_kernel_close,
+    .peer_add = btl_sctp_sock_kernel_peer_add,
+    .peer_remove = btl_sctp_sock_kernel_peer_remove,
+    .sendv = btl_sctp_sock_kernel_sendv,
+    .progress = btl_sctp_sock_kernel_progress,
+    .recv = btl_sctp_sock_kernel_recv,
+    .paths = btl_sctp_sock_kernel_paths,
+    .active_path = btl_sctp_sock_kernel_active_path,
 };
 
 #endif /* TC_HAVE_LIBSCTP */

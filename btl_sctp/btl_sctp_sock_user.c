@@ -59,7 +59,8 @@ static int user_stack_refs = 0;
 static char user_pool_note[160] = "off"; /* how usrsctp allocates, for the stats */
 
 /* usrsctp's output callback: addr is the peer (our AF_CONN address). */
-static int user_output(void *addr, void *buffer, size_t length, uint8_t tos, uint8_t set_df)
+static int btl_sctp_sock_user_output(void *addr, void *buffer, size_t length, uint8_t tos,
+                                     uint8_t set_df)
 {
     btl_sctp_peer_t *p = (btl_sctp_peer_t *) addr;
     (void) tos;
@@ -84,33 +85,34 @@ int btl_sctp_sock_user_probe(char *why, size_t whylen)
     return 0;
 }
 
-static int user_setopt(void *sock, int level, int name, const void *val, socklen_t len)
+static int btl_sctp_sock_user_setopt(void *sock, int level, int name, const void *val,
+                                     socklen_t len)
 {
     return usrsctp_setsockopt((struct socket *) sock, level, name, val, len);
 }
 
-static int set_opt(user_sock_t *us, int level, int name, const void *val, socklen_t len,
-                   const char *what, char *why, size_t whylen)
+static int btl_sctp_sock_user_set_opt(user_sock_t *us, int level, int name, const void *val,
+                                      socklen_t len, const char *what, char *why, size_t whylen)
 {
-    return btl_sctp_sock_setopt(us->so, user_setopt, "usrsctp setsockopt", level, name, val, len,
-                                what, why, whylen);
+    return btl_sctp_sock_setopt(us->so, btl_sctp_sock_user_setopt, "usrsctp setsockopt", level,
+                                name, val, len, what, why, whylen);
 }
 
-static void user_close(btl_sctp_sock_t *s);
+static void btl_sctp_sock_user_close(btl_sctp_sock_t *s);
 
-static int user_configure(user_sock_t *us, char *why, size_t whylen)
+static int btl_sctp_sock_user_configure(user_sock_t *us, char *why, size_t whylen)
 {
     const btl_sctp_sock_config_t *cfg = &us->cfg;
     struct sctp_assoc_value av;
     struct sctp_paddrparams pp;
     int one = 1, rc;
 
-    if ((rc = btl_sctp_sock_set_common(us->so, user_setopt, "usrsctp setsockopt", cfg, why,
-                                       whylen))) {
+    if ((rc = btl_sctp_sock_set_common(us->so, btl_sctp_sock_user_setopt, "usrsctp setsockopt", cfg,
+                                       why, whylen))) {
         return rc;
     }
-    if ((rc = set_opt(us, IPPROTO_SCTP, SCTP_EXPLICIT_EOR, &one, sizeof(one), "SCTP_EXPLICIT_EOR",
-                      why, whylen))) {
+    if ((rc = btl_sctp_sock_user_set_opt(us, IPPROTO_SCTP, SCTP_EXPLICIT_EOR, &one, sizeof(one),
+                                         "SCTP_EXPLICIT_EOR", why, whylen))) {
         return rc;
     }
     /* The whole message goes to the application at once: a partial
@@ -125,8 +127,8 @@ static int user_configure(user_sock_t *us, char *why, size_t whylen)
     pp.spp_flags = SPP_PMTUD_DISABLE | SPP_HB_ENABLE;
     pp.spp_pathmtu = (uint32_t) cfg->mtu;
     pp.spp_hbinterval = 1000;
-    if ((rc = set_opt(us, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp, sizeof(pp),
-                      "SCTP_PEER_ADDR_PARAMS (path MTU)", why, whylen))) {
+    if ((rc = btl_sctp_sock_user_set_opt(us, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp, sizeof(pp),
+                                         "SCTP_PEER_ADDR_PARAMS (path MTU)", why, whylen))) {
         return rc;
     }
     if (cfg->prio_streams) {
@@ -146,8 +148,9 @@ static int user_configure(user_sock_t *us, char *why, size_t whylen)
     return 0;
 }
 
-static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
-                     const btl_sctp_sock_addr_t *local, int nlocal, char *why, size_t whylen)
+static int btl_sctp_sock_user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
+                                   const btl_sctp_sock_addr_t *local, int nlocal, char *why,
+                                   size_t whylen)
 {
     user_sock_t *us = calloc(1, sizeof(*us));
     struct sockaddr_conn sc;
@@ -191,7 +194,7 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
                 snprintf(user_pool_note, sizeof(user_pool_note), "glibc (pool: %s)", pwhy);
             }
         }
-        usrsctp_init_nothreads(0, user_output, NULL);
+        usrsctp_init_nothreads(0, btl_sctp_sock_user_output, NULL);
         usrsctp_sysctl_set_sctp_ecn_enable(0);
         usrsctp_sysctl_set_sctp_asconf_enable(0);
         usrsctp_sysctl_set_sctp_auto_asconf(0);
@@ -238,7 +241,7 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
         goto fail;
     }
     usrsctp_set_non_blocking(us->so, 1);
-    if ((rc = user_configure(us, why, whylen))) {
+    if ((rc = btl_sctp_sock_user_configure(us, why, whylen))) {
         goto fail;
     }
     memset(&sc, 0, sizeof(sc));
@@ -257,15 +260,16 @@ static int user_open(btl_sctp_sock_t **out, const btl_sctp_sock_config_t *cfg,
     return 0;
 
 fail:
-    /* user_close releases what was set up so far (usrsctp only if so) */
-    user_close(&us->base);
+    /* btl_sctp_sock_user_close releases what was set up so far (usrsctp only if so) */
+    btl_sctp_sock_user_close(&us->base);
     return rc;
 }
 
 /* A peer: its UDP paths (btl_sctp_udp_peer_paths), the routes from its
  * UDP addresses to the record, and its AF_CONN address. */
-static int user_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, int naddrs,
-                         int sctp_port, void *cookie, btl_sctp_peer_t **out)
+static int btl_sctp_sock_user_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs,
+                                       int naddrs, int sctp_port, void *cookie,
+                                       btl_sctp_peer_t **out)
 {
     user_sock_t *us = (user_sock_t *) s;
     btl_sctp_peer_t *p = calloc(1, sizeof(*p));
@@ -316,7 +320,7 @@ static int user_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_addr_t *addrs, 
     return 0;
 }
 
-static void user_peer_remove(btl_sctp_sock_t *s, btl_sctp_peer_t *p)
+static void btl_sctp_sock_user_peer_remove(btl_sctp_sock_t *s, btl_sctp_peer_t *p)
 {
     user_sock_t *us = (user_sock_t *) s;
     /* The association may still need packets both ways (SACKs for our
@@ -329,7 +333,7 @@ static void user_peer_remove(btl_sctp_sock_t *s, btl_sctp_peer_t *p)
     p->cookie = NULL;
 }
 
-static void remember_assoc(user_sock_t *us, btl_sctp_peer_t *p, sctp_assoc_t id)
+static void btl_sctp_sock_user_remember_assoc(user_sock_t *us, btl_sctp_peer_t *p, sctp_assoc_t id)
 {
     if (p->has_assoc && p->assoc_id == id) {
         return;
@@ -379,7 +383,7 @@ void btl_sctp_user_apply_mtu(btl_sctp_peer_t *p)
 }
 
 /* Per association: the packet size of the path in use, stream priorities. */
-static void assoc_setup(user_sock_t *us, btl_sctp_peer_t *p, sctp_assoc_t id)
+static void btl_sctp_sock_user_assoc_setup(user_sock_t *us, btl_sctp_peer_t *p, sctp_assoc_t id)
 {
     struct sctp_stream_value sv;
     if (NULL != p) {
@@ -403,8 +407,8 @@ static void assoc_setup(user_sock_t *us, btl_sctp_peer_t *p, sctp_assoc_t id)
  * so the data is copied once, into the stack, and not first into a
  * fragment. The stack may take part of a piece when its buffer is
  * nearly full; *done records how far the message got. */
-static int sendv_pieces(user_sock_t *us, btl_sctp_peer_t *p, uint16_t stream,
-                        const struct iovec *iov, int iovcnt, size_t *done)
+static int btl_sctp_sock_user_sendv_pieces(user_sock_t *us, btl_sctp_peer_t *p, uint16_t stream,
+                                           const struct iovec *iov, int iovcnt, size_t *done)
 {
     struct sctp_sendv_spa spa;
     size_t skip = *done;
@@ -441,8 +445,8 @@ static int sendv_pieces(user_sock_t *us, btl_sctp_peer_t *p, uint16_t stream,
         if (!p->has_assoc) {
             sctp_assoc_t id = usrsctp_getassocid(us->so, (struct sockaddr *) &p->sconn);
             if (0 != id) {
-                remember_assoc(us, p, id);
-                assoc_setup(us, p, id);
+                btl_sctp_sock_user_remember_assoc(us, p, id);
+                btl_sctp_sock_user_assoc_setup(us, p, id);
             }
         }
         if ((size_t) n < len) {
@@ -453,7 +457,8 @@ static int sendv_pieces(user_sock_t *us, btl_sctp_peer_t *p, uint16_t stream,
 }
 
 /* The peer's association status; -1 when it has none (or it is gone). */
-static int assoc_status(user_sock_t *us, btl_sctp_peer_t *p, struct sctp_status *st)
+static int btl_sctp_sock_user_assoc_status(user_sock_t *us, btl_sctp_peer_t *p,
+                                           struct sctp_status *st)
 {
     socklen_t len = sizeof(*st);
 
@@ -466,10 +471,10 @@ static int assoc_status(user_sock_t *us, btl_sctp_peer_t *p, struct sctp_status 
 }
 
 /* Is data of this association in flight (sent, not yet acknowledged)? */
-static int in_flight(user_sock_t *us, btl_sctp_peer_t *p)
+static int btl_sctp_sock_user_in_flight(user_sock_t *us, btl_sctp_peer_t *p)
 {
     struct sctp_status st;
-    return 0 == assoc_status(us, p, &st) && 0 != st.sstat_unackdata;
+    return 0 == btl_sctp_sock_user_assoc_status(us, p, &st) && 0 != st.sstat_unackdata;
 }
 
 /* A short first piece would leave as a packet of its own when nothing
@@ -478,8 +483,8 @@ static int in_flight(user_sock_t *us, btl_sctp_peer_t *p)
  * topped up from the following ones to a full packet in a staging
  * buffer; the rest of the data still goes in place. With data in flight
  * the stack waits for the rest of the message, and nothing is staged. */
-static int user_sendv(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
-                      const struct iovec *iov, int iovcnt, size_t *done)
+static int btl_sctp_sock_user_sendv(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
+                                    const struct iovec *iov, int iovcnt, size_t *done)
 {
     user_sock_t *us = (user_sock_t *) s;
     uint32_t mtu = 0 != p->mtu ? p->mtu : (uint32_t) us->cfg.mtu;
@@ -491,7 +496,7 @@ static int user_sendv(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
     p->probing = 1;
     if (iovcnt < 2 || iovcnt > BTL_SCTP_SOCK_MAX_IOV || iov[0].iov_len >= fill ||
         fill > us->stage_size) {
-        return sendv_pieces(us, p, stream, iov, iovcnt, done);
+        return btl_sctp_sock_user_sendv_pieces(us, p, stream, iov, iovcnt, done);
     }
     /* A small message is staged whole without asking the stack (a status
      * query costs more than copying a few KiB); a larger one only when
@@ -501,8 +506,8 @@ static int user_sendv(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
         for (i = 0; i < iovcnt; ++i) {
             total += iov[i].iov_len;
         }
-        if (total > USER_STAGE_ALWAYS && in_flight(us, p)) {
-            return sendv_pieces(us, p, stream, iov, iovcnt, done);
+        if (total > USER_STAGE_ALWAYS && btl_sctp_sock_user_in_flight(us, p)) {
+            return btl_sctp_sock_user_sendv_pieces(us, p, stream, iov, iovcnt, done);
         }
     }
     /* the staged head: piece 0 and the start of the next pieces */
@@ -529,7 +534,7 @@ static int user_sendv(btl_sctp_sock_t *s, btl_sctp_peer_t *p, uint16_t stream,
             v[nv++] = iov[i];
         }
     }
-    rc = sendv_pieces(us, p, stream, v, nv, done);
+    rc = btl_sctp_sock_user_sendv_pieces(us, p, stream, v, nv, done);
     return rc;
 }
 
@@ -539,7 +544,7 @@ void btl_sctp_user_input(btl_sctp_peer_t *p, void *pkt, size_t n)
     usrsctp_conninput(p, pkt, n, 0);
 }
 
-static int user_progress(btl_sctp_sock_t *s)
+static int btl_sctp_sock_user_progress(btl_sctp_sock_t *s)
 {
     user_sock_t *us = (user_sock_t *) s;
     uint64_t now = now_ms();
@@ -561,7 +566,7 @@ static int user_progress(btl_sctp_sock_t *s)
     return handled;
 }
 
-static btl_sctp_peer_t *peer_of_assoc(user_sock_t *us, sctp_assoc_t id)
+static btl_sctp_peer_t *btl_sctp_sock_user_peer_of_assoc(user_sock_t *us, sctp_assoc_t id)
 {
     void *v;
     struct sockaddr *addrs = NULL;
@@ -577,12 +582,12 @@ static btl_sctp_peer_t *peer_of_assoc(user_sock_t *us, sctp_assoc_t id)
         usrsctp_freepaddrs(addrs);
     }
     if (NULL != p) {
-        remember_assoc(us, p, id);
+        btl_sctp_sock_user_remember_assoc(us, p, id);
     }
     return p;
 }
 
-static int user_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
+static int btl_sctp_sock_user_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
 {
     user_sock_t *us = (user_sock_t *) s;
 
@@ -616,13 +621,13 @@ static int user_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
             if (SCTP_ASSOC_CHANGE == sn->sn_header.sn_type &&
                 (size_t) n >= sizeof(struct sctp_assoc_change)) {
                 struct sctp_assoc_change *ac = &sn->sn_assoc_change;
-                p = peer_of_assoc(us, ac->sac_assoc_id);
+                p = btl_sctp_sock_user_peer_of_assoc(us, ac->sac_assoc_id);
                 memset(msg, 0, sizeof(*msg));
                 msg->cookie = NULL != p ? p->cookie : NULL;
                 switch (ac->sac_state) {
                 case SCTP_COMM_UP:
                 case SCTP_RESTART:
-                    assoc_setup(us, p, ac->sac_assoc_id);
+                    btl_sctp_sock_user_assoc_setup(us, p, ac->sac_assoc_id);
                     msg->kind = BTL_SCTP_SOCK_UP;
                     return 1;
                 case SCTP_COMM_LOST:
@@ -641,7 +646,7 @@ static int user_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
             }
             if (SCTP_SHUTDOWN_EVENT == sn->sn_header.sn_type &&
                 (size_t) n >= sizeof(struct sctp_shutdown_event)) {
-                p = peer_of_assoc(us, sn->sn_shutdown_event.sse_assoc_id);
+                p = btl_sctp_sock_user_peer_of_assoc(us, sn->sn_shutdown_event.sse_assoc_id);
                 memset(msg, 0, sizeof(*msg));
                 msg->cookie = NULL != p ? p->cookie : NULL;
                 msg->kind = BTL_SCTP_SOCK_CLOSED;
@@ -669,7 +674,7 @@ static int user_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
             btl_sctp_peer_t *p = (btl_sctp_peer_t *) from.sconn_addr;
             msg->cookie = p->cookie;
             if (!p->has_assoc && SCTP_RECVV_RCVINFO == itype) {
-                remember_assoc(us, p, rcv.rcv_assoc_id);
+                btl_sctp_sock_user_remember_assoc(us, p, rcv.rcv_assoc_id);
             }
         }
         msg->stream = SCTP_RECVV_RCVINFO == itype ? rcv.rcv_sid : 0;
@@ -679,14 +684,14 @@ static int user_recv(btl_sctp_sock_t *s, btl_sctp_sock_msg_t *msg)
     }
 }
 
-static int peer_drained(user_sock_t *us, btl_sctp_peer_t *p)
+static int btl_sctp_sock_user_peer_drained(user_sock_t *us, btl_sctp_peer_t *p)
 {
     struct sctp_status st;
-    return 0 != assoc_status(us, p, &st) /* no association, or gone */
+    return 0 != btl_sctp_sock_user_assoc_status(us, p, &st) /* no association, or gone */
         || (0 == st.sstat_unackdata && 0 == st.sstat_penddata);
 }
 
-static void user_close(btl_sctp_sock_t *s)
+static void btl_sctp_sock_user_close(btl_sctp_sock_t *s)
 {
     user_sock_t *us = (user_sock_t *) s;
 
@@ -696,10 +701,10 @@ static void user_close(btl_sctp_sock_t *s)
         /* Let queued data reach the peers (bounded), then close abortively:
          * a graceful SHUTDOWN would need both stacks driven after exit. */
         for (int k = 0; k < us->npeers && now_ms() - start < 2000;) {
-            if (peer_drained(us, us->peers[k])) {
+            if (btl_sctp_sock_user_peer_drained(us, us->peers[k])) {
                 ++k;
             } else {
-                user_progress(s);
+                btl_sctp_sock_user_progress(s);
             }
         }
         (void) usrsctp_setsockopt(us->so, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
@@ -749,13 +754,13 @@ int btl_sctp_sock_user_stats(char *buf, size_t len)
 }
 
 const btl_sctp_sock_ops_t btl_sctp_sock_user_ops = {
-    .open = user_open,
-    .close = user_close,
-    .peer_add = user_peer_add,
-    .peer_remove = user_peer_remove,
-    .sendv = user_sendv,
-    .progress = user_progress,
-    .recv = user_recv,
+    .open = btl_sctp_sock_user_open,
+    .close = btl_sctp_sock_user_close,
+    .peer_add = btl_sctp_sock_user_peer_add,
+    .peer_remove = btl_sctp_sock_user_peer_remove,
+    .sendv = btl_sctp_sock_user_sendv,
+    .progress = btl_sctp_sock_user_progress,
+    .recv = btl_sctp_sock_user_recv,
     .paths = btl_sctp_udp_paths,
     .active_path = btl_sctp_udp_active_path,
 };

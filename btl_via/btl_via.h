@@ -88,6 +88,7 @@ typedef struct mca_btl_via_component {
     opal_free_list_t frags;
 
     tc_rcache_t *rcache;
+    /* statistics: updated with mca_btl_via_count (atomic under threads) */
     uint64_t put_notices; /* PUT_DONE immediates received */
     uint64_t puts, gets;  /* RDMA operations started */
     uint64_t rdma_bytes;
@@ -104,6 +105,18 @@ typedef struct mca_btl_via_module {
 } mca_btl_via_module_t;
 
 extern mca_btl_via_module_t mca_btl_via_module;
+
+/* a statistics counter that threads on different endpoints (or outside
+ * every lock) update: atomic when Open MPI runs with threads, a plain add
+ * on the single-thread path */
+static inline void mca_btl_via_count(uint64_t *ctr, uint64_t v)
+{
+    if (opal_using_threads()) {
+        (void) __atomic_fetch_add(ctr, v, __ATOMIC_RELAXED);
+    } else {
+        *ctr += v;
+    }
+}
 
 int mca_btl_via_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                           struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,

@@ -519,7 +519,7 @@ static void mca_btl_via_handle_recv(mca_btl_via_endpoint_t *ep, vipl_desc_t *d)
                        (unsigned) tag, ep->vpid));
         }
     } else if (MCA_BTL_VIA_KIND_PUT_DONE == kind) {
-        ++c->put_notices;
+        mca_btl_via_count(&c->put_notices, 1);
     }
 
     OPAL_THREAD_LOCK(&ep->lock);

@@ -52,10 +52,13 @@ mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, ui
     ep->rdescs = calloc(c->recv_descriptors, sizeof(*ep->rdescs));
     ep->rbufs = vipl_mem_alloc(c->nic, bytes);
     if (NULL == ep->rdescs || NULL == ep->rbufs || NULL == ep->vi ||
+        NULL == (ep->credit_frag = mca_btl_via_frag_alloc(ep)) ||
         0 != tc_credits_init(&ep->credits, c->recv_descriptors) ||
         VIPL_SUCCESS != vipl_register_mem(c->nic, ep->rbufs, bytes, &ma, &ep->rhandle)) {
         goto fail;
     }
+    ep->credit_frag->kind = MCA_BTL_VIA_FRAG_CREDIT;
+    ep->credit_frag->imm = MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_CREDIT, 0, 0);
     ep->vi->user = ep;
     /* VIA: receives are posted before the connection, so that nothing
      * the peer sends can find the queue empty */
@@ -81,6 +84,9 @@ fail:
     if (NULL != ep->rbufs) {
         vipl_mem_free(c->nic, ep->rbufs);
     }
+    if (NULL != ep->credit_frag) {
+        mca_btl_via_frag_return(ep->credit_frag);
+    }
     free(ep->rdescs);
     OBJ_DESTRUCT(&ep->lock);
     free(ep);
@@ -103,6 +109,7 @@ void mca_btl_via_endpoint_destroy(mca_btl_via_endpoint_t *ep)
     mca_btl_via_endpoint_fail_locked(ep);
     OPAL_THREAD_UNLOCK(&ep->lock);
     tc_credits_fini(&ep->credits);
+    mca_btl_via_frag_return(ep->credit_frag);
     (void) vipl_deregister_mem(c->nic, ep->rbufs, ep->rhandle);
     vipl_mem_free(c->nic, ep->rbufs);
     free(ep->rdescs);
@@ -135,8 +142,12 @@ void mca_btl_via_endpoint_try_connect(mca_btl_via_endpoint_t *ep)
     }
     ep->state = MCA_BTL_VIA_EP_CONNECTED;
     opal_output_verbose(20, c->output, "btl:via: VI to vpid %u connected", ep->vpid);
-    /* sends queued while connecting leave now, in order */
+    /* sends queued while connecting leave now, in order; a provider that
+     * completes at once (emu) has their completions ready: take them, or
+     * a peer that never sends to us leaves them unreaped (and ob1's send
+     * waiting for its callback) */
     mca_btl_via_endpoint_flush_locked(ep);
+    mca_btl_via_endpoint_reap_locked(ep);
     OPAL_THREAD_UNLOCK(&ep->lock);
     OPAL_THREAD_LOCK(&c->lock);
     if (!ep->active) {
@@ -172,30 +183,32 @@ static int mca_btl_via_endpoint_post(mca_btl_via_endpoint_t *ep, mca_btl_via_fra
     return OPAL_SUCCESS;
 }
 
-/* a credit-only message when the peer is about to run out */
+/* a credit-only message when the peer is about to run out, in the
+ * endpoint's own descriptor: the send pool may be all queued sends
+ * waiting for the peer's credits, which wait for ours */
 static void mca_btl_via_endpoint_credit_locked(mca_btl_via_endpoint_t *ep)
 {
-    mca_btl_via_frag_t *frag;
+    mca_btl_via_frag_t *frag = ep->credit_frag;
     uint32_t piggy;
 
     if (!tc_credits_need_credit_only(&ep->credits)) {
         return;
     }
-    frag = mca_btl_via_frag_alloc(ep);
-    if (NULL == frag) {
-        return; /* next progress call tries again */
+    if (ep->credit_busy) {
+        mca_btl_via_endpoint_reap_locked(ep);
+        if (ep->credit_busy) {
+            return; /* flushed again once its completion is reaped */
+        }
     }
-    frag->kind = MCA_BTL_VIA_FRAG_INTERNAL;
-    frag->imm = MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_CREDIT, 0, 0);
     frag->segment.seg_len = 0;
     if (0 != tc_credits_take_credit_only(&ep->credits, &piggy)) {
-        mca_btl_via_frag_return(frag);
         return;
     }
     if (OPAL_SUCCESS != mca_btl_via_endpoint_post(ep, frag, piggy)) {
         tc_credits_cancel_credit_only(&ep->credits, piggy);
-        mca_btl_via_frag_return(frag);
+        return;
     }
+    ep->credit_busy = true;
 }
 
 int mca_btl_via_endpoint_send_locked(mca_btl_via_endpoint_t *ep, mca_btl_via_frag_t *frag)
@@ -264,6 +277,10 @@ void mca_btl_via_endpoint_reap_locked(mca_btl_via_endpoint_t *ep)
         } else {
             mca_btl_via_frag_t *frag = d->context;
 
+            if (MCA_BTL_VIA_FRAG_CREDIT == frag->kind) {
+                ep->credit_busy = false;
+                continue;
+            }
             if (MCA_BTL_VIA_FRAG_INTERNAL == frag->kind) {
                 mca_btl_via_frag_return(frag);
                 continue;

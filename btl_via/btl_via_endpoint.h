@@ -33,7 +33,11 @@ struct mca_btl_base_endpoint_t {
     char *rbufs;              /* their buffers: NIC memory */
     vipl_mem_handle_t rhandle;
     uint32_t outstanding; /* send-queue descriptors not reaped */
-    bool active;          /* on the component's active list */
+    /* the credit-only message's own descriptor, outside the pool that
+     * queued sends can drain (else both sides wait for credit forever) */
+    struct mca_btl_via_frag_t *credit_frag;
+    bool credit_busy; /* posted, not reaped yet */
+    bool active;      /* on the component's active list */
     opal_mutex_t lock;
 };
 

@@ -15,8 +15,9 @@
 BEGIN_C_DECLS
 
 enum {
-    MCA_BTL_VIA_FRAG_SEND = 0,    /* handed out by alloc/prepare_src */
-    MCA_BTL_VIA_FRAG_INTERNAL = 1 /* sendi or a credit message: nobody to call */
+    MCA_BTL_VIA_FRAG_SEND = 0,     /* handed out by alloc/prepare_src */
+    MCA_BTL_VIA_FRAG_INTERNAL = 1, /* sendi: nobody to call */
+    MCA_BTL_VIA_FRAG_CREDIT = 2    /* an endpoint's own credit-only message */
 };
 
 typedef struct mca_btl_via_frag_t {

@@ -6,7 +6,8 @@
  * the peer pre-posted; its immediate data carries the tag and the
  * credits we return (btl_via_hdr.h), so the payload is ob1's bytes alone.
  * A send without credit waits in the endpoint's FIFO; send always
- * completes through the callback from progress.
+ * completes through the callback from progress.  When sendi cannot
+ * send, it may hand back a descriptor for btl_send (see there why).
  */
 
 #include "opal_config.h"
@@ -49,9 +50,6 @@ int mca_btl_via_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     mca_btl_via_frag_t *frag;
     int rc;
 
-    (void) btl;
-    (void) order;
-    (void) flags;
     if (OPAL_UNLIKELY(length > mca_btl_via_component.recv_size ||
                       MCA_BTL_VIA_EP_CONNECTED != endpoint->state ||
                       0 == tc_credits_available(&endpoint->credits) ||
@@ -81,8 +79,21 @@ int mca_btl_via_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     return OPAL_SUCCESS;
 
 no_resource:
+    /* Open MPI 5.0's ob1 sends ACK and FIN through sendi and, handed no
+     * descriptor, parks them on a list that only a later send completion
+     * retries: with at most one send waiting (maybe a sendi without
+     * callback) no completion may come, so hand back a descriptor for
+     * btl_send, which queues it in order (t_pingpong and t_probe hung with
+     * 4 receive descriptors).  With more waiting, one of them is a send
+     * with a callback: refuse, so that the queue cannot take the whole
+     * send pool (t_manyreq hung over via-copy) */
     if (NULL != descriptor) {
-        *descriptor = NULL;
+        size_t queued;
+
+        OPAL_THREAD_LOCK(&endpoint->lock);
+        queued = tc_credits_queued(&endpoint->credits);
+        OPAL_THREAD_UNLOCK(&endpoint->lock);
+        *descriptor = queued < 2 ? mca_btl_via_alloc(btl, endpoint, order, length, flags) : NULL;
     }
     return OPAL_ERR_OUT_OF_RESOURCE;
 }

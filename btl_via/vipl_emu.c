@@ -219,6 +219,10 @@ struct vipl_emu_vi {
     vipl_desc_t **rdescs;
     uint64_t rposted;
     uint64_t rdone;
+    /* rposted and rdone modulo recv_depth (kept, not divided: the
+     * receive poll and the re-post are on the latency path) */
+    uint32_t rposted_idx;
+    uint32_t rdone_idx;
     unsigned empty_polls;
     /* send queue: posted, not yet processed (RDMA, gathered) and done */
     vipl_desc_t *pend_head, *pend_tail;
@@ -229,8 +233,9 @@ struct vipl_emu_vi {
     vipl_emu_vi_rec_t *rrec;
     uint32_t remote_vi;
     uint32_t remote_depth;
-    uint64_t rconsumed;    /* peer's receive slots I consumed */
-    uint64_t rposted_seen; /* peer's posted count, last read */
+    uint64_t rconsumed;     /* peer's receive slots I consumed */
+    uint32_t rconsumed_idx; /* rconsumed modulo remote_depth */
+    uint64_t rposted_seen;  /* peer's posted count, last read */
 };
 
 static const vipl_ops_t vipl_emu_ops;
@@ -858,6 +863,7 @@ static vipl_return_t vipl_emu_connect_peer_done(vipl_vi_t *base)
         }
         vi->remote_depth = depth;
         vi->rconsumed = 0;
+        vi->rconsumed_idx = 0;
         vi->rposted_seen = 0;
         vi->state = VIPL_STATE_CONNECTED;
         vipl_emu_store32(&vi->rec->state, VIPL_STATE_CONNECTED);
@@ -908,6 +914,13 @@ static bool vipl_emu_check_local(vipl_emu_vi_t *vi, const vipl_desc_t *d, uint64
     return true;
 }
 
+/* one more of the peer's receive slots used */
+static inline void vipl_emu_consumed(vipl_emu_vi_t *vi)
+{
+    ++vi->rconsumed;
+    vi->rconsumed_idx = vi->rconsumed_idx + 1 == vi->remote_depth ? 0 : vi->rconsumed_idx + 1;
+}
+
 /* consume the peer's next posted receive descriptor and fill it with the
  * descriptor's data (or nothing: RDMA write with immediate).  Returns the
  * status for the send descriptor. */
@@ -936,7 +949,7 @@ static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool w
         vipl_emu_vi_fail(vi, VIPL_VIERR_PROTOCOL, true);
         return VIPL_STATUS_TRANSPORT_ERROR;
     }
-    slot = rr->slots + (vi->rconsumed % vi->remote_depth);
+    slot = rr->slots + vi->rconsumed_idx;
     if (with_data && total <= VIPL_EMU_INLINE_MAX) {
         /* a small message travels in the completion's own cache line; the
          * owner's NIC side (recv_done) checks its descriptor and moves it
@@ -952,7 +965,7 @@ static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool w
         vipl_emu_store32(&slot->status,
                          VIPL_STATUS_DONE | VIPL_EMU_STATUS_INLINE |
                              ((d->control & VIPL_CONTROL_IMMEDIATE) ? VIPL_STATUS_IMMEDIATE : 0));
-        ++vi->rconsumed;
+        vipl_emu_consumed(vi);
         return 0;
     }
     addr = slot->addr;
@@ -990,7 +1003,7 @@ static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool w
         rstatus |= VIPL_STATUS_IMMEDIATE;
     }
     vipl_emu_store32(&slot->status, rstatus);
-    ++vi->rconsumed;
+    vipl_emu_consumed(vi);
     if (rstatus & VIPL_STATUS_ERROR_MASK) {
         return VIPL_STATUS_REMOTE_DESC_ERROR;
     }
@@ -1215,15 +1228,16 @@ static vipl_return_t vipl_emu_post_recv(vipl_vi_t *base, vipl_desc_t *d)
     }
     d->status = 0;
     d->length = 0;
-    slot = vi->rec->slots + (vi->rposted % vi->recv_depth);
+    slot = vi->rec->slots + vi->rposted_idx;
     slot->status = 0;
     slot->buf_len = d->ds[0].length;
     slot->addr = (uintptr_t) d->ds[0].addr;
     slot->handle = d->ds[0].handle;
     slot->done_len = 0;
     slot->imm = 0;
-    vi->rdescs[vi->rposted % vi->recv_depth] = d;
+    vi->rdescs[vi->rposted_idx] = d;
     ++vi->rposted;
+    vi->rposted_idx = vi->rposted_idx + 1 == vi->recv_depth ? 0 : vi->rposted_idx + 1;
     __atomic_store_n(&vi->rec->posted, vi->rposted, __ATOMIC_RELEASE);
     return VIPL_SUCCESS;
 }
@@ -1247,8 +1261,7 @@ static inline bool vipl_emu_recv_ready(vipl_emu_vi_t *vi)
     if (vi->rdone == vi->rposted) {
         return false;
     }
-    if (__builtin_expect(0 != vipl_emu_load32(&vi->rec->slots[vi->rdone % vi->recv_depth].status),
-                         1)) {
+    if (__builtin_expect(0 != vipl_emu_load32(&vi->rec->slots[vi->rdone_idx].status), 1)) {
         return true;
     }
     if (VIPL_STATE_ERROR == vi->state) {
@@ -1272,8 +1285,8 @@ static vipl_return_t vipl_emu_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
     if (!vipl_emu_recv_ready(vi)) {
         return VIPL_NOT_DONE;
     }
-    slot = vi->rec->slots + (vi->rdone % vi->recv_depth);
-    d = vi->rdescs[vi->rdone % vi->recv_depth];
+    slot = vi->rec->slots + vi->rdone_idx;
+    d = vi->rdescs[vi->rdone_idx];
     st = vipl_emu_load32(&slot->status);
     if (0 == st) {
         /* the VI is in error: flush what is still posted */
@@ -1307,6 +1320,7 @@ static vipl_return_t vipl_emu_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
         }
     }
     vi->rdone++;
+    vi->rdone_idx = vi->rdone_idx + 1 == vi->recv_depth ? 0 : vi->rdone_idx + 1;
     vi->empty_polls = 0;
     *dp = d;
     return VIPL_SUCCESS;

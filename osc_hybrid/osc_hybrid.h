@@ -153,7 +153,7 @@ typedef struct mca_osc_hybrid_module_t {
     uint64_t *rbase;                                 /* every rank's window address */
     char *rhandles;                                  /* every rank's registration handle */
     size_t hsize;
-    volatile int32_t rdma_pending; /* RDMA transfers in flight (atomic) */
+    int32_t rdma_pending; /* RDMA transfers in flight: opal_atomic_add_fetch_32 only */
     int rdma_error;
 
     /* dynamic windows */

@@ -280,7 +280,7 @@ static void swfsim_refuse(swfsim_t *sim, swfsim_node_t *n, const char *why, uint
 }
 
 /* Messages still queued for a node that leaves are counted and freed. */
-static void discard_queue(swfsim_t *sim, swfsim_node_t *n)
+static void swfsim_discard_queue(swfsim_t *sim, swfsim_node_t *n)
 {
     while (NULL != n->qhead) {
         swfsim_msg_t *m = n->qhead;
@@ -321,7 +321,7 @@ void swfsim_node_drop(swfsim_t *sim, swfsim_node_t *n, const char *fmt, ...)
             }
             n->state = SWFSIM_N_DEAD;
         }
-        discard_queue(sim, n);
+        swfsim_discard_queue(sim, n);
     } else {
         /* before the start the slot becomes free again */
         if (SWFSIM_N_CLOSING != n->state) {
@@ -618,7 +618,7 @@ static void swfsim_finish(swfsim_t *sim, swfsim_node_t *n)
     swfsim_reply(sim, n, SOCKMODEL_FINISH, SOCKMODEL_ST_OK, 0, 0, 0, 0);
     n->active = 0;
     n->state = SWFSIM_N_FINISHED;
-    discard_queue(sim, n);
+    swfsim_discard_queue(sim, n);
     swfsim_log(sim, "node %u finished at %llu ns", n->rank,
                (unsigned long long) (n->clock / SWFSIM_PS_PER_NS));
 }

@@ -96,6 +96,72 @@ static inline size_t tc_ompi_payload(size_t reserve, size_t size, size_t limit)
  * number of bytes packed. Returns OPAL_SUCCESS or OPAL_ERROR. */
 int tc_ompi_pack(struct opal_convertor_t *convertor, void *dst, size_t *size, void **inplace);
 
+/* A transport whose fragments carry their payload in one buffer of fixed
+ * capacity (btl_sci's ring-slot copies, btl_via's registered send
+ * buffers) gives the helpers below its fragment pool as two functions:
+ * get a fresh fragment for ep (one segment pointing at its buffer) or
+ * NULL, and put it back. The helpers are inline so that a component's
+ * constant ops table costs no indirect call. */
+typedef struct tc_ompi_frag_ops {
+    mca_btl_base_descriptor_t *(*get)(struct mca_btl_base_endpoint_t *ep);
+    void (*put)(mca_btl_base_descriptor_t *des);
+} tc_ompi_frag_ops_t;
+
+/* btl_alloc: a fragment with room for size bytes, or NULL when size
+ * exceeds the capacity or the pool is empty. */
+static inline mca_btl_base_descriptor_t *
+tc_ompi_frag_alloc(const tc_ompi_frag_ops_t *ops, size_t capacity,
+                   struct mca_btl_base_endpoint_t *ep, uint8_t order, size_t size, uint32_t flags)
+{
+    mca_btl_base_descriptor_t *des;
+
+    if (OPAL_UNLIKELY(size > capacity)) {
+        return NULL;
+    }
+    des = ops->get(ep);
+    if (OPAL_UNLIKELY(NULL == des)) {
+        return NULL;
+    }
+    des->des_segments[0].seg_len = size;
+    des->des_flags = flags;
+    des->order = order;
+    return des;
+}
+
+/* btl_prepare_src: reserve bytes for the upper layer's header, then as
+ * much of the convertor's data as fits, packed into the fragment's
+ * buffer (one copy here, the transport's own at send time). */
+static inline mca_btl_base_descriptor_t *
+tc_ompi_frag_prepare_src(const tc_ompi_frag_ops_t *ops, size_t capacity,
+                         struct mca_btl_base_endpoint_t *ep, struct opal_convertor_t *convertor,
+                         uint8_t order, size_t reserve, size_t *size, uint32_t flags)
+{
+    mca_btl_base_descriptor_t *des;
+    mca_btl_base_segment_t *seg;
+    size_t max_data;
+
+    if (OPAL_UNLIKELY(reserve > capacity)) {
+        return NULL;
+    }
+    des = ops->get(ep);
+    if (OPAL_UNLIKELY(NULL == des)) {
+        return NULL;
+    }
+    seg = &des->des_segments[0];
+    max_data = tc_ompi_payload(reserve, *size, capacity);
+    if (OPAL_UNLIKELY(OPAL_SUCCESS !=
+                      tc_ompi_pack(convertor, (unsigned char *) seg->seg_addr.pval + reserve,
+                                   &max_data, NULL))) {
+        ops->put(des);
+        return NULL;
+    }
+    *size = max_data;
+    seg->seg_len = reserve + max_data;
+    des->des_flags = flags;
+    des->order = order;
+    return des;
+}
+
 /* ---- add_procs (tc_ompi_procs.c) --------------------------------------- */
 
 /* Called for each peer of this job on this host: the endpoint that reaches

@@ -10,7 +10,10 @@
  * file's name is removed as soon as its peers have mapped it.  With "kill"
  * as argv[2], the last rank then SIGKILLs itself while the others keep
  * communicating with it: the job must end (the runner checks that it
- * does, and that nothing is left afterwards either).
+ * does, and that nothing is left afterwards either).  With a file name as
+ * argv[3], rank 0's result line and the killed rank's "armed" line are
+ * also appended to that file, where the runner reads them: they then
+ * do not depend on what the launcher relays of a job it tears down.
  *
  * A header, included by each BTL's program, so that the runners can build
  * that one file alone with mpicc.
@@ -21,6 +24,7 @@
 #include <mpi.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,11 +63,31 @@ static int tr_cleanup_count(const char *dir, const char *prefix, int depth)
     return n;
 }
 
+/* print a line, and append it to the result file when there is one */
+static void tr_cleanup_report(const char *result, const char *line)
+{
+    printf("%s", line);
+    fflush(stdout);
+    if (NULL != result) {
+        int fd = open(result, O_WRONLY | O_CREAT | O_APPEND, 0600);
+
+        if (fd >= 0) {
+            if (write(fd, line, strlen(line)) < 0) {
+                perror(result);
+            }
+            close(fd);
+        } else {
+            perror(result);
+        }
+    }
+}
+
 static int tr_cleanup_main(int argc, char **argv, const char *btl)
 {
-    char prefix[64];
+    char prefix[64], line[256];
     int rank, size, errors = 0, total = 0;
     int kill_last = argc > 2 && 0 == strcmp(argv[2], "kill");
+    const char *result = argc > 3 ? argv[3] : NULL;
 
     /* the BTL's files are named "<btl>.*" */
     snprintf(prefix, sizeof(prefix), "%s.", btl);
@@ -72,7 +96,7 @@ static int tr_cleanup_main(int argc, char **argv, const char *btl)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc < 2) {
         if (0 == rank) {
-            fprintf(stderr, "usage: t_cleanup DIR [kill]\n");
+            fprintf(stderr, "usage: t_cleanup DIR [run|kill [RESULT-FILE]]\n");
         }
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -93,16 +117,17 @@ static int tr_cleanup_main(int argc, char **argv, const char *btl)
     }
     MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (0 == rank) {
-        printf("%s cleanup: %d ranks connected, %d %s files on disk or data errors\n",
-               total ? "FAIL" : "PASS", size, total, btl);
-        fflush(stdout);
+        snprintf(line, sizeof(line),
+                 "%s cleanup: %d ranks connected, %d %s files on disk or data errors\n",
+                 total ? "FAIL" : "PASS", size, total, btl);
+        tr_cleanup_report(result, line);
     }
 
     if (kill_last) {
         MPI_Barrier(MPI_COMM_WORLD);
         if (size - 1 == rank) {
-            printf("armed: rank %d kills itself\n", rank);
-            fflush(stdout);
+            snprintf(line, sizeof(line), "armed: rank %d kills itself\n", rank);
+            tr_cleanup_report(result, line);
             raise(SIGKILL);
         }
         /* keep talking to the dead rank: the job must still end */

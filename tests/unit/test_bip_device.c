@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -339,6 +340,48 @@ static void test_large_from_other_process(void **state)
     free(buf);
 }
 
+/* the receiver-driven read: the whole range arrives in fragments, with
+ * its pattern; a range outside the peer's memory fails (-EFAULT) */
+static void test_read_large(void **state)
+{
+    const size_t len = 3 * 4096 + 5;
+    bip_dev_params_t p0 = params(0, 1, 4, 64, 2, 4096), p1 = params(1, 1, 4, 64, 2, 4096);
+    long page = sysconf(_SC_PAGESIZE);
+    bip_dev_t *d0, *d1;
+    bip_peer_t *to0;
+    unsigned char *src = malloc(len), *dst = calloc(1, len);
+    unsigned char *two;
+    (void) state;
+
+    assert_non_null(src);
+    assert_non_null(dst);
+    for (size_t i = 0; i < len; ++i) {
+        src[i] = pattern(4, 2, i);
+    }
+    assert_int_equal(bip_open(&p0, &d0), 0);
+    assert_int_equal(bip_open(&p1, &d1), 0);
+    assert_int_equal(bip_peer_connect(d1, 0, &to0), 0);
+    assert_int_equal(bip_read_large(to0, dst, (uint64_t) (uintptr_t) src, len), 0);
+    assert_memory_equal(dst, src, len);
+    assert_int_equal(bip_read_large(to0, dst, 0, 0), 0);
+    /* a source that ends in an unmapped page, a null destination, a
+     * range that wraps */
+    two = mmap(NULL, 2 * (size_t) page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(MAP_FAILED != two);
+    memset(two, 7, (size_t) page);
+    assert_int_equal(munmap(two + page, (size_t) page), 0);
+    assert_int_equal(bip_read_large(to0, dst, (uint64_t) (uintptr_t) (two + page - 100), 200),
+                     -EFAULT);
+    assert_int_equal(bip_read_large(to0, NULL, (uint64_t) (uintptr_t) src, 10), -EFAULT);
+    assert_int_equal(bip_read_large(to0, dst, UINT64_MAX - 5, 10), -EFAULT);
+    assert_int_equal(munmap(two, (size_t) page), 0);
+    bip_peer_disconnect(to0);
+    bip_close(d1);
+    bip_close(d0);
+    free(src);
+    free(dst);
+}
+
 /* bad geometry is refused at open and at connect */
 static void test_bad_params(void **state)
 {
@@ -369,6 +412,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_queue_full_and_wrap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_posted_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_large_from_other_process, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_read_large, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_params, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
