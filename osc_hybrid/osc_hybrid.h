@@ -29,6 +29,7 @@ typedef struct mca_osc_hybrid_component_t {
     ompi_osc_base_component_t super;
     int priority;
     bool over_vader;   /* serve windows that only vader reaches (osc/rdma's bugs there) */
+    bool above_rdma;   /* 5.0: above osc/rdma (its accumulates are wrong) */
     int slot_size;     /* bytes of one posted active-message receive */
     int nslots;        /* receives posted per window */
     int inline_max;    /* put data up to this goes inside the message */

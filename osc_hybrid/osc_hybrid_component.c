@@ -104,6 +104,15 @@ static int mca_osc_hybrid_register(void)
         "rank and returns wrong MPI_LOR/MPI_LXOR accumulates (false: leave them to osc/rdma)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
         &c->over_vader);
+    c->above_rdma = true;
+    (void) mca_base_component_var_register(
+        &c->super.osc_version, "above_rdma",
+        "On Open MPI 5.0, serve every window osc/rdma would serve, at osc/rdma's priority + 1: "
+        "5.0's osc/rdma serves every window (emulating RDMA with active messages over BTLs "
+        "without it) and 5.0.7's returns wrong MPI_LOR, MPI_LXOR and SUM accumulates, emulated "
+        "and native (sci) alike. No effect on 4.1 (false: leave the windows to osc/rdma)",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->above_rdma);
     c->slot_size = 32768;
     (void) mca_base_component_var_register(
         &c->super.osc_version, "slot_size",
@@ -218,6 +227,19 @@ static bool mca_osc_hybrid_vader_only(ompi_communicator_t *comm)
     return true;
 }
 
+/* osc/rdma's priority as configured (0 when it is not there). */
+static int mca_osc_hybrid_rdma_priority(void)
+{
+    const int *value = NULL;
+    int idx = mca_base_var_find("ompi", "osc", "rdma", "priority");
+
+    if (idx < 0 || OPAL_SUCCESS != mca_base_var_get_value(idx, &value, NULL, NULL) ||
+        NULL == value) {
+        return 0;
+    }
+    return *value;
+}
+
 static int mca_osc_hybrid_query(ompi_win_t *win, void **base, size_t size, int disp_unit,
                                 ompi_communicator_t *comm, opal_info_t *info, int flavor)
 {
@@ -233,6 +255,16 @@ static int mca_osc_hybrid_query(ompi_win_t *win, void **base, size_t size, int d
     /* Above osc/rdma's 101 where osc/rdma would run over vader. */
     if (mca_osc_hybrid_component.over_vader && mca_osc_hybrid_vader_only(comm)) {
         return 102 > mca_osc_hybrid_component.priority ? 102 : mca_osc_hybrid_component.priority;
+    }
+    /* Open MPI 5.0's osc/rdma serves every window (emulating RDMA with
+     * active messages over BTLs without it) and its accumulates are wrong
+     * there, emulated and native alike: answer just above it. 4.1's
+     * osc/rdma declines windows it cannot serve, and our low priority
+     * suffices. */
+    if (TC_OMPI_OSC_RDMA_EMULATES && mca_osc_hybrid_component.above_rdma) {
+        int above = mca_osc_hybrid_rdma_priority() + 1;
+        return above > mca_osc_hybrid_component.priority ? above
+                                                         : mca_osc_hybrid_component.priority;
     }
     return mca_osc_hybrid_component.priority;
 }

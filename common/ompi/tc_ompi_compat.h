@@ -43,6 +43,10 @@
  *                    the session directories ("orte_tmpdir_base" in 4.1,
  *                    "prte_tmpdir_base" in 5.0, where mpirun is prte's);
  *                    scripts read it from tests/lib/transports.sh
+ *   osc/rdma         TC_OMPI_OSC_RDMA_EMULATES: 1 where osc/rdma serves a
+ *                    window whose BTLs lack native RDMA and atomics by
+ *                    emulating them with active messages (5.0), 0 where it
+ *                    declines such a window (4.1); osc/pt2pt is gone in 5.0
  *
  * TC_OMPI_SERIES is 41 or 50 for what cannot be spelled the same way (use
  * it here, not in a component). Component directories differ too (5.0:
@@ -101,6 +105,13 @@
 #define TC_OMPI_BTL_FLAGS_GET_AM 0
 #define TC_OMPI_BTL_FLAGS_ATOMIC_AM_FOP 0
 #define TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION 0
+#endif
+
+/* ---- osc/rdma without a native RDMA BTL: emulation (5.0) or no window (4.1) ---- */
+#if TC_OMPI_SERIES >= 50
+#define TC_OMPI_OSC_RDMA_EMULATES 1
+#else
+#define TC_OMPI_OSC_RDMA_EMULATES 0
 #endif
 
 /* ---- the session directory parameter (its name, for messages and tests) ---- */
