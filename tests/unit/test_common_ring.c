@@ -420,6 +420,15 @@ static void test_mpring_full_and_wrap(void **state)
     free(mem);
 }
 
+/* a formatted queue in mem with a producer and a consumer attached */
+static void mpring_pair(uint8_t *mem, size_t sz, uint32_t nslots, uint32_t slot, tc_mpring_t *prod,
+                        tc_mpring_t *cons)
+{
+    assert_int_equal(tc_mpring_format(mem, sz, nslots, slot), 0);
+    assert_int_equal(tc_mpring_attach(cons, mem, sz, nslots, slot), 0);
+    assert_int_equal(tc_mpring_attach(prod, mem, sz, nslots, slot), 0);
+}
+
 /* The sole-producer claim: same queue semantics (full, wrap, order) with
  * a plain store of the enqueue position; a slot claimed behind its back
  * is reported. */
@@ -435,9 +444,7 @@ static void test_mpring_sole_producer(void **state)
     void *payload;
     (void) state;
 
-    assert_int_equal(tc_mpring_format(mem, sz, nslots, slot), 0);
-    assert_int_equal(tc_mpring_attach(&cons, mem, sz, nslots, slot), 0);
-    assert_int_equal(tc_mpring_attach(&prod, mem, sz, nslots, slot), 0);
+    mpring_pair(mem, sz, nslots, slot, &prod, &cons);
     for (int lap = 0; lap < 50; lap++) {
         for (;;) {
             uint32_t l = pattern_len(sent, slot);
@@ -492,9 +499,7 @@ static void test_mpring_credited(void **state)
     void *payload;
     (void) state;
 
-    assert_int_equal(tc_mpring_format(mem, sz, nslots, slot), 0);
-    assert_int_equal(tc_mpring_attach(&cons, mem, sz, nslots, slot), 0);
-    assert_int_equal(tc_mpring_attach(&prod, mem, sz, nslots, slot), 0);
+    mpring_pair(mem, sz, nslots, slot, &prod, &cons);
     tc_mpring_set_credited(&cons);
     tc_mpring_set_credited(&prod);
     for (int lap = 0; lap < 50; lap++) {
