@@ -35,6 +35,7 @@ typedef struct mca_osc_hybrid_component_t {
     int inline_max;    /* put data up to this goes inside the message */
     bool rdma;         /* use a BTL's put/get where one reaches every peer */
     int rdma_min;      /* smallest contiguous put/get sent by RDMA */
+    int aggregate_max; /* bytes of requests gathered per target (0: none) */
     opal_mutex_t lock; /* protects the module list */
     struct mca_osc_hybrid_module_t **modules;
     int nmodules;
@@ -64,6 +65,7 @@ typedef struct mca_osc_hybrid_pend_t {
     void *freebuf;           /* freed when req completes */
     mca_osc_hybrid_op_t *op; /* origin side: the op it belongs to */
     int kind;                /* MCA_OSC_HYBRID_PEND_* */
+    bool recycle;            /* freebuf is a gathering buffer: keep it for reuse */
     /* target side, bulk put data received into freebuf: scatter it */
     mca_osc_hybrid_seg_t *segs;
     uint32_t nseg;
@@ -111,10 +113,21 @@ typedef struct mca_osc_hybrid_module_t {
     ompi_request_t **slot_req;
     int nslots;
     int head;
+    size_t head_off; /* bytes of the head message already applied */
+
+    /* requests gathered per target (osc_hybrid_agg.c) */
+    char **agg_buf; /* NULL: nothing gathered */
+    uint32_t *agg_len;
+    uint32_t *agg_cap;
+    int *agg_dirty; /* the targets with something gathered */
+    int agg_ndirty;
+    char *agg_spare[8]; /* sent buffers kept for reuse (a fresh one per message
+                         * costs a malloc_consolidate in glibc) */
+    int agg_nspare;
 
     mca_osc_hybrid_pend_t *pend; /* internal requests in flight */
     int origin_pending;          /* of kind ORIGIN */
-    int tdata_pending;           /* of kind TDATA: stalls the ring */
+    int tdata_pending;           /* of kind TDATA: holds back FLUSH, UNLOCK, COMPLETE */
     uint32_t next_reply;
     uint32_t next_data;
     int error; /* first failure reported by a target */
@@ -124,7 +137,8 @@ typedef struct mca_osc_hybrid_module_t {
     uint64_t *lock_req, *lock_ack;
     uint64_t *unlock_req, *unlock_ack;
     uint64_t *flush_req, *flush_ack;
-    uint64_t *flushed_at; /* ops_sent[t] when t last acknowledged all */
+    uint64_t *unacked;    /* requests to t that only a FLUSH acknowledges (put, acc) */
+    uint64_t *flushed_at; /* unacked[t] when a FLUSH to t was last sent */
     /* target side */
     uint64_t ops_done; /* ops of every origin applied here */
     uint64_t fence_expected;
@@ -168,8 +182,17 @@ typedef struct mca_osc_hybrid_module_t {
 int mca_osc_hybrid_progress(void);
 void mca_osc_hybrid_progress_module(mca_osc_hybrid_module_t *m);
 
+/* osc_hybrid_agg.c (called with m->lock held) */
+char *mca_osc_hybrid_agg_reserve(mca_osc_hybrid_module_t *m, int t, size_t len);
+int mca_osc_hybrid_agg_send(mca_osc_hybrid_module_t *m, int t, mca_osc_hybrid_op_t *op);
+int mca_osc_hybrid_agg_send_all(mca_osc_hybrid_module_t *m);
+int mca_osc_hybrid_agg_ctl(mca_osc_hybrid_module_t *m, int dst, int type, int arg);
+void mca_osc_hybrid_agg_recycle(mca_osc_hybrid_module_t *m, char *buf);
+void mca_osc_hybrid_agg_release(mca_osc_hybrid_module_t *m);
+size_t mca_osc_hybrid_record_len(uint32_t nseg, uint64_t payload_len);
+
 /* osc_hybrid_target.c (called with m->lock held) */
-void mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, size_t len);
+size_t mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, size_t len);
 void mca_osc_hybrid_complete_pend(mca_osc_hybrid_module_t *m, mca_osc_hybrid_pend_t *p);
 int mca_osc_hybrid_send_ctl(mca_osc_hybrid_module_t *m, int dst, int type, int arg);
 int mca_osc_hybrid_track(mca_osc_hybrid_module_t *m, ompi_request_t *req, void *freebuf,

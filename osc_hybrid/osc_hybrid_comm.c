@@ -247,6 +247,7 @@ static int mca_osc_hybrid_issue(ompi_win_t *win, int type, const void *oaddr, in
     mca_osc_hybrid_op_t *hop = NULL;
     opal_convertor_t oconv;
     bool oconv_ready = false;
+    const char *ocontig = NULL; /* origin data when contiguous */
     int rc = OMPI_SUCCESS;
 
     if (NULL != ureq) {
@@ -309,7 +310,21 @@ static int mca_osc_hybrid_issue(ompi_win_t *win, int type, const void *oaddr, in
         goto out;
     }
 
-    rc = mca_osc_hybrid_flatten(tdt, tcount, &segs, &nseg);
+    if (ompi_datatype_is_contiguous_memory_layout(tdt, tcount)) {
+        /* one piece: no convertor walk */
+        ptrdiff_t tlb, text;
+        ompi_datatype_get_true_extent(tdt, &tlb, &text);
+        segs = malloc(sizeof(*segs));
+        if (NULL == segs) {
+            rc = OMPI_ERR_OUT_OF_RESOURCE;
+            goto out;
+        }
+        segs[0].off = (int64_t) tlb;
+        segs[0].len = tsize;
+        nseg = 1;
+    } else {
+        rc = mca_osc_hybrid_flatten(tdt, tcount, &segs, &nseg);
+    }
     if (OMPI_SUCCESS != rc) {
         goto out;
     }
@@ -391,7 +406,13 @@ static int mca_osc_hybrid_issue(ompi_win_t *win, int type, const void *oaddr, in
         hop->res_dt = rdt;
         OBJ_RETAIN(rdt);
     }
-    if (has_payload && MCA_OSC_HYBRID_HDR_CAS != type && !(data_follows && 1 == nchunks)) {
+    if (has_payload && MCA_OSC_HYBRID_HDR_CAS != type &&
+        ompi_datatype_is_contiguous_memory_layout(odt, ocount)) {
+        /* packed = the bytes in place: copy, no convertor */
+        ptrdiff_t olb, oext;
+        ompi_datatype_get_true_extent(odt, &olb, &oext);
+        ocontig = (const char *) oaddr + olb;
+    } else if (has_payload && MCA_OSC_HYBRID_HDR_CAS != type && !(data_follows && 1 == nchunks)) {
         OBJ_CONSTRUCT(&oconv, opal_convertor_t);
         opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &odt->super, ocount,
                                                  oaddr, 0, &oconv);
@@ -402,9 +423,8 @@ static int mca_osc_hybrid_issue(ompi_win_t *win, int type, const void *oaddr, in
         mca_osc_hybrid_chunk_t *ch = &chunks[k];
         uint64_t payload =
             inline_data ? (MCA_OSC_HYBRID_HDR_CAS == type ? 2 * gran : ch->stream_len) : 0;
-        size_t msglen =
-            sizeof(mca_osc_hybrid_hdr_t) + ch->nseg * sizeof(mca_osc_hybrid_seg_t) + payload;
-        char *msg = malloc(msglen);
+        size_t reclen = mca_osc_hybrid_record_len(ch->nseg, payload);
+        char *msg = mca_osc_hybrid_agg_reserve(m, target, reclen);
         mca_osc_hybrid_hdr_t *h = (mca_osc_hybrid_hdr_t *) msg;
         char *pl;
         ompi_request_t *req;
@@ -428,6 +448,8 @@ static int mca_osc_hybrid_issue(ompi_win_t *win, int type, const void *oaddr, in
         if (MCA_OSC_HYBRID_HDR_CAS == type) {
             memcpy(pl, oaddr, gran);
             memcpy(pl + gran, compare, gran);
+        } else if (inline_data && payload > 0 && NULL != ocontig) {
+            memcpy(pl, ocontig + ch->stream_off, payload);
         } else if (inline_data && payload > 0) {
             struct iovec iov = {.iov_base = pl, .iov_len = payload};
             uint32_t cnt = 1;
@@ -444,23 +466,28 @@ static int mca_osc_hybrid_issue(ompi_win_t *win, int type, const void *oaddr, in
                                         tag, m->comm, &req));
             }
             if (OMPI_SUCCESS != rc) {
-                free(msg);
+                m->agg_len[target] -= (uint32_t) reclen; /* take the record back */
                 break;
             }
             mca_osc_hybrid_track(m, req, NULL, hop, MCA_OSC_HYBRID_PEND_ORIGIN);
-        } else if (data_follows) {
-            tag = MCA_OSC_HYBRID_TAG_DATA + (int) (m->next_data++ % MCA_OSC_HYBRID_TAG_SPAN);
+        } else {
+            m->unacked[target]++;
+            if (data_follows) {
+                tag = MCA_OSC_HYBRID_TAG_DATA + (int) (m->next_data++ % MCA_OSC_HYBRID_TAG_SPAN);
+            }
         }
         h->reply_tag = tag;
-
-        rc = MCA_PML_CALL(isend(msg, msglen, MPI_BYTE, target, MCA_OSC_HYBRID_TAG_AM,
-                                MCA_PML_BASE_SEND_STANDARD, m->comm, &req));
-        if (OMPI_SUCCESS != rc) {
-            free(msg);
-            break;
-        }
-        mca_osc_hybrid_track(m, req, msg, hop, MCA_OSC_HYBRID_PEND_ORIGIN);
         m->ops_sent[target]++;
+
+        /* a request-based op without a reply completes when its message has
+         * left; a put with separate data goes at once (its data cannot
+         * leave before the target has the header) */
+        if ((NULL != ureq && !has_reply) || data_follows || 0 == c->aggregate_max) {
+            rc = mca_osc_hybrid_agg_send(m, target, (NULL != ureq && !has_reply) ? hop : NULL);
+            if (OMPI_SUCCESS != rc) {
+                break;
+            }
+        }
 
         if (data_follows) {
             void *buf = NULL;
@@ -478,7 +505,11 @@ static int mca_osc_hybrid_issue(ompi_win_t *win, int type, const void *oaddr, in
                 }
                 iov.iov_base = buf;
                 iov.iov_len = ch->stream_len;
-                opal_convertor_pack(&oconv, &iov, &cnt, &max);
+                if (NULL != ocontig) {
+                    memcpy(buf, ocontig + ch->stream_off, ch->stream_len);
+                } else {
+                    opal_convertor_pack(&oconv, &iov, &cnt, &max);
+                }
                 rc = MCA_PML_CALL(isend(buf, ch->stream_len, MPI_BYTE, target, tag,
                                         MCA_PML_BASE_SEND_STANDARD, m->comm, &req));
             }

@@ -134,6 +134,15 @@ static int mca_osc_hybrid_register(void)
         "data as a separate message straight into the target window",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->inline_max);
+    c->aggregate_max = 4096;
+    (void) mca_base_component_var_register(
+        &c->super.osc_version, "aggregate_max",
+        "Bytes of small requests and notices to one target gathered into one message; the "
+        "message leaves when full, at the next synchronisation call or at the next progress "
+        "call, whichever comes first (0: every request is a message of its own). Above the "
+        "BTL's eager limit a message needs a rendezvous",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->aggregate_max);
     c->rdma = true;
     (void) mca_base_component_var_register(
         &c->super.osc_version, "rdma",
@@ -168,6 +177,13 @@ static int mca_osc_hybrid_init(bool enable_progress_threads, bool enable_mpi_thr
     if (c->inline_max > c->slot_size / 2) {
         c->inline_max = c->slot_size / 2;
     }
+    if (c->aggregate_max < 0) {
+        c->aggregate_max = 0;
+    }
+    if (c->aggregate_max > c->slot_size) {
+        c->aggregate_max = c->slot_size;
+    }
+    c->aggregate_max &= ~15;
     /* our help file: installed copy first, the source tree for runs from
      * the build tree */
     (void) opal_show_help_add_dir(MCA_OSC_HYBRID_HELP_DIR);
@@ -297,6 +313,21 @@ static int mca_osc_hybrid_post_slot(mca_osc_hybrid_module_t *m, int i)
                               MPI_ANY_SOURCE, MCA_OSC_HYBRID_TAG_AM, m->comm, &m->slot_req[i]));
 }
 
+/* A notice that answers for everything its origin sent before it waits
+ * while bulk put data is still coming in; other records need not (MPI
+ * orders only accumulates, and those never travel as bulk data). */
+static bool mca_osc_hybrid_must_wait(const mca_osc_hybrid_module_t *m, const char *rec, size_t left)
+{
+    uint8_t type;
+
+    if (0 == m->tdata_pending || left < sizeof(mca_osc_hybrid_hdr_t)) {
+        return false;
+    }
+    type = ((const mca_osc_hybrid_hdr_t *) rec)->type;
+    return MCA_OSC_HYBRID_HDR_FLUSH == type || MCA_OSC_HYBRID_HDR_UNLOCK == type ||
+        MCA_OSC_HYBRID_HDR_COMPLETE == type;
+}
+
 /* Called with m->lock held. Completes finished internal requests, then
  * applies arrived messages in the order their receives were posted. */
 void mca_osc_hybrid_progress_module(mca_osc_hybrid_module_t *m)
@@ -317,9 +348,9 @@ void mca_osc_hybrid_progress_module(mca_osc_hybrid_module_t *m)
             pp = &p->next;
         }
     }
-    /* bulk put data still on its way stalls the queue, so that everything
-     * an origin sends later is applied after it */
-    while (0 == m->tdata_pending && NULL != m->slot_req && NULL != m->slot_req[m->head] &&
+    /* a message holds several records; head_off says how far the head
+     * message is applied */
+    while (NULL != m->slot_req && NULL != m->slot_req[m->head] &&
            REQUEST_COMPLETE(m->slot_req[m->head])) {
         int h = m->head;
         ompi_request_t *req = m->slot_req[h];
@@ -327,17 +358,32 @@ void mca_osc_hybrid_progress_module(mca_osc_hybrid_module_t *m)
         size_t len = req->req_status._ucount;
         int err = req->req_status.MPI_ERROR;
 
+        if (OMPI_SUCCESS != err) {
+            opal_output(0, "osc/hybrid: a request from rank %d was dropped (error %d)", src, err);
+            m->head_off = len;
+        }
+        if (len > (size_t) mca_osc_hybrid_component.slot_size) {
+            len = (size_t) mca_osc_hybrid_component.slot_size;
+        }
+        while (m->head_off < len &&
+               !mca_osc_hybrid_must_wait(m, m->slot_buf[h] + m->head_off, len - m->head_off)) {
+            m->head_off +=
+                mca_osc_hybrid_handle_am(m, src, m->slot_buf[h] + m->head_off, len - m->head_off);
+        }
+        if (m->head_off < len) {
+            break; /* the rest once the bulk data is in */
+        }
+        m->head_off = 0;
         ompi_request_free(&m->slot_req[h]);
         m->slot_req[h] = NULL;
         m->head = (h + 1) % m->nslots;
-        if (OMPI_SUCCESS == err) {
-            mca_osc_hybrid_handle_am(m, src, m->slot_buf[h], len);
-        } else {
-            opal_output(0, "osc/hybrid: a request from rank %d was dropped (error %d)", src, err);
-        }
         if (OMPI_SUCCESS != mca_osc_hybrid_post_slot(m, h)) {
             opal_output(0, "osc/hybrid: cannot repost a receive");
         }
+    }
+    /* what the origin side gathered leaves at the latest now */
+    if (m->agg_ndirty > 0) {
+        (void) mca_osc_hybrid_agg_send_all(m);
     }
     m->in_progress = 0;
 }
@@ -372,6 +418,8 @@ static void mca_osc_hybrid_module_release(mca_osc_hybrid_module_t *m)
     free(m->flush_req);
     free(m->flush_ack);
     free(m->flushed_at);
+    free(m->unacked);
+    mca_osc_hybrid_agg_release(m);
     free(m->posts_recv);
     free(m->lock_type);
     free(m->start_member);
@@ -489,12 +537,18 @@ static int mca_osc_hybrid_select(ompi_win_t *win, void **base, size_t size, int 
     m->flush_req = calloc(n, sizeof(uint64_t));
     m->flush_ack = calloc(n, sizeof(uint64_t));
     m->flushed_at = calloc(n, sizeof(uint64_t));
+    m->unacked = calloc(n, sizeof(uint64_t));
+    m->agg_buf = calloc(n, sizeof(char *));
+    m->agg_len = calloc(n, sizeof(uint32_t));
+    m->agg_cap = calloc(n, sizeof(uint32_t));
+    m->agg_dirty = calloc(n, sizeof(int));
     m->posts_recv = calloc(n, sizeof(int));
     m->lock_type = calloc(n, sizeof(int));
     m->start_member = calloc(n, sizeof(bool));
     if (!m->ops_sent || !m->lock_req || !m->lock_ack || !m->unlock_req || !m->unlock_ack ||
         !m->flush_req || !m->flush_ack || !m->flushed_at || !m->posts_recv || !m->lock_type ||
-        !m->start_member) {
+        !m->start_member || !m->unacked || !m->agg_buf || !m->agg_len || !m->agg_cap ||
+        !m->agg_dirty) {
         rc = OMPI_ERR_OUT_OF_RESOURCE;
         goto fail;
     }

@@ -22,19 +22,22 @@
 #define MCA_OSC_HYBRID_NOCHECK 0x100 /* lock taken with MPI_MODE_NOCHECK */
 
 /* Spins the progress engine until cond (evaluated under the module lock)
- * holds. */
-#define MCA_OSC_HYBRID_WAIT_UNTIL(m, cond)  \
-    do {                                    \
-        for (;;) {                          \
-            bool ok_;                       \
-            OPAL_THREAD_LOCK(&(m)->lock);   \
-            ok_ = (cond);                   \
-            OPAL_THREAD_UNLOCK(&(m)->lock); \
-            if (ok_) {                      \
-                break;                      \
-            }                               \
-            opal_progress();                \
-        }                                   \
+ * holds. The window's own requests are looked at before each round of the
+ * progress engine: a send that completed inside the PML call needs no
+ * further poll of the network. */
+#define MCA_OSC_HYBRID_WAIT_UNTIL(m, cond)     \
+    do {                                       \
+        for (;;) {                             \
+            bool ok_;                          \
+            OPAL_THREAD_LOCK(&(m)->lock);      \
+            mca_osc_hybrid_progress_module(m); \
+            ok_ = (cond);                      \
+            OPAL_THREAD_UNLOCK(&(m)->lock);    \
+            if (ok_) {                         \
+                break;                         \
+            }                                  \
+            opal_progress();                   \
+        }                                      \
     } while (0)
 
 /* Takes the first error a target reported since the last call. */
@@ -63,7 +66,7 @@ static int mca_osc_hybrid_ctl(mca_osc_hybrid_module_t *m, int dst, int type, int
     if (NULL != counter) {
         *ticket = ++counter[dst];
     }
-    rc = mca_osc_hybrid_send_ctl(m, dst, type, arg);
+    rc = mca_osc_hybrid_agg_ctl(m, dst, type, arg);
     m->in_progress--;
     OPAL_THREAD_UNLOCK(&m->lock);
     return rc;
@@ -71,9 +74,21 @@ static int mca_osc_hybrid_ctl(mca_osc_hybrid_module_t *m, int dst, int type, int
 
 int mca_osc_hybrid_drain_origin(mca_osc_hybrid_module_t *m)
 {
+    OPAL_THREAD_LOCK(&m->lock);
+    (void) mca_osc_hybrid_agg_send_all(m);
+    OPAL_THREAD_UNLOCK(&m->lock);
     MCA_OSC_HYBRID_WAIT_UNTIL(m, 0 == m->origin_pending && 0 == m->rdma_pending);
     opal_atomic_rmb();
     return OMPI_SUCCESS;
+}
+
+/* RDMA transfers complete before a notice that ends an epoch at the
+ * target (UNLOCK, COMPLETE): the target cannot see them otherwise. Active
+ * messages need no wait, the notice travels behind them. */
+static void mca_osc_hybrid_drain_rdma(mca_osc_hybrid_module_t *m)
+{
+    MCA_OSC_HYBRID_WAIT_UNTIL(m, 0 == m->rdma_pending);
+    opal_atomic_rmb();
 }
 
 /* Ranks of group in the window's communicator (caller frees). */
@@ -235,10 +250,11 @@ int mca_osc_hybrid_complete(ompi_win_t *win)
     if (NULL == ranks) {
         return OMPI_ERR_BAD_PARAM;
     }
-    mca_osc_hybrid_drain_origin(m);
+    mca_osc_hybrid_drain_rdma(m);
     for (i = 0; i < n; ++i) {
         mca_osc_hybrid_ctl(m, ranks[i], MCA_OSC_HYBRID_HDR_COMPLETE, 0, NULL, NULL);
     }
+    mca_osc_hybrid_drain_origin(m);
     OPAL_THREAD_LOCK(&m->lock);
     for (i = 0; i < n; ++i) {
         m->start_member[ranks[i]] = false;
@@ -368,11 +384,12 @@ int mca_osc_hybrid_unlock(int target, ompi_win_t *win)
     if (0 == type) {
         return OMPI_ERR_RMA_SYNC;
     }
-    mca_osc_hybrid_drain_origin(m);
+    mca_osc_hybrid_drain_rdma(m);
     rc = mca_osc_hybrid_release_target(m, target, type, &ticket);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
+    mca_osc_hybrid_drain_origin(m);
     MCA_OSC_HYBRID_WAIT_UNTIL(m, mca_osc_hybrid_released(m, target, type, ticket));
     OPAL_THREAD_LOCK(&m->lock);
     m->lock_type[target] = 0;
@@ -434,10 +451,11 @@ int mca_osc_hybrid_unlock_all(ompi_win_t *win)
     if (NULL == tickets) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    mca_osc_hybrid_drain_origin(m);
+    mca_osc_hybrid_drain_rdma(m);
     for (i = 0; i < m->size && OMPI_SUCCESS == rc; ++i) {
         rc = mca_osc_hybrid_release_target(m, i, type, &tickets[i]);
     }
+    mca_osc_hybrid_drain_origin(m);
     for (i = 0; i < m->size && OMPI_SUCCESS == rc; ++i) {
         MCA_OSC_HYBRID_WAIT_UNTIL(m, mca_osc_hybrid_released(m, i, type, tickets[i]));
     }
@@ -473,23 +491,25 @@ static bool mca_osc_hybrid_passive(mca_osc_hybrid_module_t *m, int target)
     return ok;
 }
 
-/* Asks target to acknowledge everything sent to it, unless nothing went
- * to it by active message since its last acknowledgement (RDMA transfers
- * are complete at the target once drained): then only the last flush
- * already asked for must be answered. */
+/* Asks target to acknowledge everything sent to it, unless no request
+ * went to it since the last FLUSH that only a FLUSH acknowledges (a get,
+ * get_accumulate or compare-and-swap is complete at the target when its
+ * reply is in; RDMA transfers once drained): then only the last flush
+ * already asked for must be answered. The FLUSH goes out behind the
+ * requests gathered for the target, in the same message. */
 static int mca_osc_hybrid_flush_target(mca_osc_hybrid_module_t *m, int target, uint64_t *ticket)
 {
     int rc = OMPI_SUCCESS;
 
     OPAL_THREAD_LOCK(&m->lock);
     m->in_progress++;
-    if (m->ops_sent[target] == m->flushed_at[target]) {
+    if (m->unacked[target] == m->flushed_at[target]) {
         /* a flush of another thread may still be on its way */
         *ticket = m->flush_req[target];
     } else {
-        m->flushed_at[target] = m->ops_sent[target];
+        m->flushed_at[target] = m->unacked[target];
         *ticket = ++m->flush_req[target];
-        rc = mca_osc_hybrid_send_ctl(m, target, MCA_OSC_HYBRID_HDR_FLUSH, 0);
+        rc = mca_osc_hybrid_agg_ctl(m, target, MCA_OSC_HYBRID_HDR_FLUSH, 0);
     }
     m->in_progress--;
     OPAL_THREAD_UNLOCK(&m->lock);
@@ -508,12 +528,17 @@ int mca_osc_hybrid_flush(int target, ompi_win_t *win)
     if (!mca_osc_hybrid_passive(m, target)) {
         return OMPI_ERR_RMA_SYNC;
     }
-    mca_osc_hybrid_drain_origin(m);
     rc = mca_osc_hybrid_flush_target(m, target, &ticket);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    MCA_OSC_HYBRID_WAIT_UNTIL(m, m->flush_ack[target] >= ticket);
+    OPAL_THREAD_LOCK(&m->lock);
+    (void) mca_osc_hybrid_agg_send_all(m);
+    OPAL_THREAD_UNLOCK(&m->lock);
+    /* one wait for the answer and for local completion */
+    MCA_OSC_HYBRID_WAIT_UNTIL(
+        m, m->flush_ack[target] >= ticket && 0 == m->origin_pending && 0 == m->rdma_pending);
+    opal_atomic_rmb();
     return mca_osc_hybrid_take_error(m);
 }
 
@@ -534,12 +559,12 @@ int mca_osc_hybrid_flush_all(ompi_win_t *win)
     if (NULL == tickets) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    mca_osc_hybrid_drain_origin(m);
     for (i = 0; i < m->size && OMPI_SUCCESS == rc; ++i) {
         if (mca_osc_hybrid_passive(m, i)) {
             rc = mca_osc_hybrid_flush_target(m, i, &tickets[i]);
         }
     }
+    mca_osc_hybrid_drain_origin(m);
     for (i = 0; i < m->size && OMPI_SUCCESS == rc; ++i) {
         MCA_OSC_HYBRID_WAIT_UNTIL(m, m->flush_ack[i] >= tickets[i]);
     }

@@ -101,7 +101,11 @@ void mca_osc_hybrid_complete_pend(mca_osc_hybrid_module_t *m, mca_osc_hybrid_pen
         break;
     }
     ompi_request_free(&p->req);
-    free(p->freebuf);
+    if (p->recycle) {
+        mca_osc_hybrid_agg_recycle(m, p->freebuf);
+    } else {
+        free(p->freebuf);
+    }
     if (NULL != p->op) {
         mca_osc_hybrid_op_release(m, p->op);
     }
@@ -121,10 +125,14 @@ static int mca_osc_hybrid_isend(mca_osc_hybrid_module_t *m, const void *buf, siz
     return mca_osc_hybrid_track(m, req, freebuf, NULL, MCA_OSC_HYBRID_PEND_TSEND);
 }
 
+/* An answer of this process as a target (acknowledgements, errors). What
+ * it gathered for dst as an origin leaves first: one order per peer. */
 int mca_osc_hybrid_send_ctl(mca_osc_hybrid_module_t *m, int dst, int type, int arg)
 {
-    mca_osc_hybrid_hdr_t *h = calloc(1, sizeof(*h));
+    mca_osc_hybrid_hdr_t *h;
 
+    (void) mca_osc_hybrid_agg_send(m, dst, NULL);
+    h = calloc(1, sizeof(*h));
     if (NULL == h) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
@@ -498,25 +506,46 @@ static void mca_osc_hybrid_handle_op(mca_osc_hybrid_module_t *m, int src,
     m->ops_done++;
 }
 
-void mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, size_t len)
+/* Applies the record at msg, of at most len bytes (the rest of the
+ * message); returns the bytes it took, padding included, or len when the
+ * rest of the message cannot be parsed. */
+size_t mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, size_t len)
 {
     mca_osc_hybrid_hdr_t *h = (mca_osc_hybrid_hdr_t *) msg;
     const mca_osc_hybrid_seg_t *segs;
     const char *payload;
     uint64_t sum = 0;
+    size_t reclen;
     uint32_t i;
 
     if (len < sizeof(*h) || src < 0 || src >= m->size || 0 == h->type ||
         h->type >= MCA_OSC_HYBRID_HDR_TYPE_MAX) {
         opal_output(0, "osc/hybrid: malformed request from rank %d (%zu bytes) dropped", src, len);
-        return;
+        return len;
+    }
+    /* framing: every length checked against what arrived */
+    if (h->nseg > (len - sizeof(*h)) / sizeof(mca_osc_hybrid_seg_t) ||
+        h->payload_len > len - sizeof(*h) - h->nseg * sizeof(mca_osc_hybrid_seg_t)) {
+        opal_output(0, "osc/hybrid: request from rank %d with bad lengths dropped", src);
+        if (h->type >= MCA_OSC_HYBRID_HDR_PUT && h->type <= MCA_OSC_HYBRID_HDR_CAS) {
+            mca_osc_hybrid_fail(m, src, OMPI_ERR_BAD_PARAM, "bad lengths");
+            m->ops_done++;
+            if (MCA_OSC_HYBRID_HDR_PUT != h->type && MCA_OSC_HYBRID_HDR_ACC != h->type) {
+                mca_osc_hybrid_isend(m, NULL, 0, src, h->reply_tag, NULL);
+            }
+        }
+        return len;
+    }
+    reclen = mca_osc_hybrid_record_len(h->nseg, h->payload_len);
+    if (reclen > len) {
+        reclen = len; /* the last record may come without its padding */
     }
     switch (h->type) {
     case MCA_OSC_HYBRID_HDR_LOCK: {
         mca_osc_hybrid_lockq_t *q = malloc(sizeof(*q));
         if (NULL == q) {
             mca_osc_hybrid_fail(m, src, OMPI_ERR_OUT_OF_RESOURCE, "no memory for a lock");
-            return;
+            return reclen;
         }
         q->next = NULL;
         q->src = src;
@@ -528,7 +557,7 @@ void mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, si
         }
         m->lkq_tail = q;
         mca_osc_hybrid_lock_grant(m);
-        return;
+        return reclen;
     }
     case MCA_OSC_HYBRID_HDR_UNLOCK:
         if (m->lk_excl == src) {
@@ -538,45 +567,43 @@ void mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, si
         }
         mca_osc_hybrid_send_ctl(m, src, MCA_OSC_HYBRID_HDR_UNLOCK_ACK, 0);
         mca_osc_hybrid_lock_grant(m);
-        return;
+        return reclen;
     case MCA_OSC_HYBRID_HDR_FLUSH:
         mca_osc_hybrid_send_ctl(m, src, MCA_OSC_HYBRID_HDR_FLUSH_ACK, 0);
-        return;
+        return reclen;
     case MCA_OSC_HYBRID_HDR_LOCK_ACK:
         m->lock_ack[src]++;
-        return;
+        return reclen;
     case MCA_OSC_HYBRID_HDR_UNLOCK_ACK:
         m->unlock_ack[src]++;
-        return;
+        return reclen;
     case MCA_OSC_HYBRID_HDR_FLUSH_ACK:
         m->flush_ack[src]++;
-        return;
+        return reclen;
     case MCA_OSC_HYBRID_HDR_POST:
         m->posts_recv[src]++;
-        return;
+        return reclen;
     case MCA_OSC_HYBRID_HDR_COMPLETE:
         m->completes_recv++;
-        return;
+        return reclen;
     case MCA_OSC_HYBRID_HDR_ERROR:
         if (0 == m->error) {
             m->error = h->arg < 0 ? h->arg : OMPI_ERROR;
         }
-        return;
+        return reclen;
     default:
         break;
     }
 
-    /* data-moving requests: every length checked against what arrived */
-    if (h->nseg > (len - sizeof(*h)) / sizeof(mca_osc_hybrid_seg_t) ||
-        h->payload_len > len - sizeof(*h) - h->nseg * sizeof(mca_osc_hybrid_seg_t) ||
-        h->stream_len > ((uint64_t) 1 << 31)) {
+    /* data-moving requests */
+    if (h->stream_len > ((uint64_t) 1 << 31)) {
         opal_output(0, "osc/hybrid: request from rank %d with bad lengths dropped", src);
         mca_osc_hybrid_fail(m, src, OMPI_ERR_BAD_PARAM, "bad lengths");
         m->ops_done++;
         if (MCA_OSC_HYBRID_HDR_PUT != h->type && MCA_OSC_HYBRID_HDR_ACC != h->type) {
             mca_osc_hybrid_isend(m, NULL, 0, src, h->reply_tag, NULL);
         }
-        return;
+        return reclen;
     }
     segs = (const mca_osc_hybrid_seg_t *) (msg + sizeof(*h));
     payload = (const char *) (segs + h->nseg);
@@ -599,14 +626,15 @@ void mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, si
         if (MCA_OSC_HYBRID_HDR_PUT != h->type && MCA_OSC_HYBRID_HDR_ACC != h->type) {
             mca_osc_hybrid_isend(m, NULL, 0, src, h->reply_tag, NULL);
         }
-        return;
+        return reclen;
     }
     if (MCA_OSC_HYBRID_HDR_GACC == h->type && 0 != h->payload_len &&
         h->payload_len != h->stream_len) {
         mca_osc_hybrid_fail(m, src, OMPI_ERR_BAD_PARAM, "inconsistent lengths");
         m->ops_done++;
         mca_osc_hybrid_isend(m, NULL, 0, src, h->reply_tag, NULL);
-        return;
+        return reclen;
     }
     mca_osc_hybrid_handle_op(m, src, h, segs, payload);
+    return reclen;
 }
