@@ -238,7 +238,7 @@ static int mca_osc_hybrid_issue(ompi_win_t *win, int type, const void *oaddr, in
     mca_osc_hybrid_module_t *m = MCA_OSC_HYBRID_MOD(win);
     mca_osc_hybrid_component_t *c = &mca_osc_hybrid_component;
     ompi_datatype_t *elem = NULL;
-    mca_osc_hybrid_seg_t *segs = NULL, *ssegs = NULL;
+    mca_osc_hybrid_seg_t *segs = NULL, *ssegs = NULL, one_seg;
     mca_osc_hybrid_chunk_t *chunks = NULL;
     uint32_t nseg = 0, nchunks = 0, k;
     uint64_t tsize, gran = 1, maxstream, hdrspace;
@@ -314,11 +314,7 @@ static int mca_osc_hybrid_issue(ompi_win_t *win, int type, const void *oaddr, in
         /* one piece: no convertor walk */
         ptrdiff_t tlb, text;
         ompi_datatype_get_true_extent(tdt, &tlb, &text);
-        segs = malloc(sizeof(*segs));
-        if (NULL == segs) {
-            rc = OMPI_ERR_OUT_OF_RESOURCE;
-            goto out;
-        }
+        segs = &one_seg;
         segs[0].off = (int64_t) tlb;
         segs[0].len = tsize;
         nseg = 1;
@@ -533,7 +529,9 @@ out:
     }
     m->in_progress--;
     OPAL_THREAD_UNLOCK(&m->lock);
-    free(segs);
+    if (segs != &one_seg) {
+        free(segs);
+    }
     free(ssegs);
     free(chunks);
     return rc;

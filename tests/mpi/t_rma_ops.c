@@ -8,7 +8,8 @@
  * MAXLOC on pair types, concurrent accumulates from every rank to one
  * location, fetch_and_op and compare_and_swap atomicity, get_accumulate,
  * the request-based variants, PSCW (with MPI_Win_test), exclusive locks
- * as a mutex, and the flush family. Names no osc component: whichever
+ * as a mutex, the flush family, and a batch of small requests around a
+ * large put in one passive epoch. Names no osc component: whichever
  * Open MPI selects for the transport is tested. Compare-and-swap on
  * oneself is in t_rma_selfcas.
  */
@@ -594,6 +595,80 @@ static void test_pscw(rwin_t *w)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* One passive epoch with many small requests to one target (they travel
+ * together), a 1 MiB put between them whose data travels apart, more small
+ * requests and accumulates behind it, then a flush and a get of the large
+ * region: the flush may only be answered once the bulk data is in. */
+static void test_batch(rwin_t *w, char *buf)
+{
+    const int nsmall = 300, nacc = 300;
+    const MPI_Aint small_off = 8192, ctr_off = 4096, big_off = 1024 * 1024;
+    const size_t big = 1024 * 1024;
+    int right = (tmpi_rank + 1) % tmpi_size;
+    int left = (tmpi_rank + tmpi_size - 1) % tmpi_size;
+    long *vals = tmpi_malloc(nsmall * sizeof(long));
+    long one = 1;
+    char what[96];
+
+    memset(w->base, 0, 3 * 1024 * 1024);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_RC(MPI_Win_lock_all(0, w->win), "lock_all");
+    for (int i = 0; i < nsmall; i++) {
+        vals[i] = (long) tmpi_rank * 1000000 + i;
+    }
+    for (int i = 0; i < nsmall / 2; i++) {
+        CHECK_RC(MPI_Put(&vals[i], 1, MPI_LONG, right,
+                         rdisp(w, right, small_off + i * (MPI_Aint) sizeof(long)), 1, MPI_LONG,
+                         w->win),
+                 "put");
+    }
+    tmpi_fill(buf, big, tmpi_rank, 77);
+    CHECK_RC(MPI_Put(buf, (int) big, MPI_BYTE, right, rdisp(w, right, big_off), (int) big, MPI_BYTE,
+                     w->win),
+             "put");
+    for (int i = nsmall / 2; i < nsmall; i++) {
+        CHECK_RC(MPI_Put(&vals[i], 1, MPI_LONG, right,
+                         rdisp(w, right, small_off + i * (MPI_Aint) sizeof(long)), 1, MPI_LONG,
+                         w->win),
+                 "put");
+    }
+    for (int i = 0; i < nacc; i++) {
+        CHECK_RC(MPI_Accumulate(&one, 1, MPI_LONG, right, rdisp(w, right, ctr_off), 1, MPI_LONG,
+                                MPI_SUM, w->win),
+                 "accumulate");
+    }
+    CHECK_RC(MPI_Win_flush(right, w->win), "flush");
+    memset(buf + big, 0, big);
+    CHECK_RC(MPI_Get(buf + big, (int) big, MPI_BYTE, right, rdisp(w, right, big_off), (int) big,
+                     MPI_BYTE, w->win),
+             "get");
+    CHECK_RC(MPI_Win_flush(right, w->win), "flush");
+    snprintf(what, sizeof(what), "%s batch: 1 MiB read back after flush", flavor_name[w->flavor]);
+    tmpi_check(buf + big, big, tmpi_rank, 77, what);
+    CHECK_RC(MPI_Win_unlock_all(w->win), "unlock_all");
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < nsmall; i++) {
+        long v;
+        memcpy(&v, w->base + small_off + i * sizeof(long), sizeof(v));
+        if (v != (long) left * 1000000 + i) {
+            tmpi_error("%s batch: small put %d holds %ld, expected %ld", flavor_name[w->flavor], i,
+                       v, (long) left * 1000000 + i);
+            break;
+        }
+    }
+    {
+        long c;
+        memcpy(&c, w->base + ctr_off, sizeof(c));
+        if (c != nacc) {
+            tmpi_error("%s batch: counter %ld, expected %d", flavor_name[w->flavor], c, nacc);
+        }
+    }
+    snprintf(what, sizeof(what), "%s batch: 1 MiB put", flavor_name[w->flavor]);
+    tmpi_check(w->base + big_off, big, left, 77, what);
+    MPI_Barrier(MPI_COMM_WORLD);
+    free(vals);
+}
+
 /* exclusive lock as a mutex around read-modify-write by get and put */
 static void test_mutex(rwin_t *w)
 {
@@ -639,6 +714,7 @@ int main(int argc, char **argv)
         test_gacc_req(&w);
         test_pscw(&w);
         test_mutex(&w);
+        test_batch(&w, buf);
         rwin_close(&w);
     }
     free(buf);
