@@ -128,6 +128,8 @@ char *mca_osc_hybrid_agg_reserve(mca_osc_hybrid_module_t *m, int t, size_t len)
     }
     rec = m->agg_buf[t] + m->agg_len[t];
     m->agg_len[t] += (uint32_t) len;
+    /* the padding goes on the wire: no stale heap bytes in it */
+    memset(rec + len - 16, 0, 16);
     return rec;
 }
 
