@@ -35,6 +35,7 @@ typedef struct mca_osc_hybrid_component_t {
     int inline_max;    /* put data up to this goes inside the message */
     bool rdma;         /* use a BTL's put/get where one reaches every peer */
     int rdma_min;      /* smallest contiguous put/get sent by RDMA */
+    int rdma_bounce;   /* largest put/get copied through a registered bounce slot */
     int aggregate_max; /* bytes of requests gathered per target (0: none) */
     opal_mutex_t lock; /* protects the module list */
     struct mca_osc_hybrid_module_t **modules;
@@ -77,6 +78,17 @@ enum {
     MCA_OSC_HYBRID_PEND_TSEND,      /* a reply or notice we send as target */
     MCA_OSC_HYBRID_PEND_TDATA       /* bulk put data we receive as target */
 };
+
+/* One slot of the RDMA bounce buffer; busy is taken with a compare-and-
+ * swap and given back by the completion callback, which may run in any
+ * thread. */
+#define MCA_OSC_HYBRID_BOUNCE_SLOTS 32
+typedef struct mca_osc_hybrid_bounce_t {
+    int32_t busy; /* tc_atomic.h operations only */
+    void *dst;    /* get: where the data go once in */
+    size_t len;
+    struct mca_osc_hybrid_module_t *m;
+} mca_osc_hybrid_bounce_t;
 
 /* A waiting lock request at the target. */
 typedef struct mca_osc_hybrid_lockq_t {
@@ -169,6 +181,11 @@ typedef struct mca_osc_hybrid_module_t {
     size_t hsize;
     int32_t rdma_pending; /* RDMA transfers in flight: opal_atomic_add_fetch_32 only */
     int rdma_error;
+    /* small transfers go through slots of one buffer registered at window
+     * creation, instead of a registration of the user buffer each time */
+    char *bounce;
+    struct mca_btl_base_registration_handle_t *bounce_reg;
+    struct mca_osc_hybrid_bounce_t *bslot; /* MCA_OSC_HYBRID_BOUNCE_SLOTS */
 
     /* dynamic windows */
     mca_osc_hybrid_region_t *regions;

@@ -150,6 +150,14 @@ static int mca_osc_hybrid_register(void)
         "registered window) when one such BTL reaches every other rank of a create or "
         "allocate window; otherwise, and for every other operation, active messages",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->rdma);
+    c->rdma_bounce = 8192;
+    (void) mca_base_component_var_register(
+        &c->super.osc_version, "rdma_bounce",
+        "Largest put/get (bytes) on the RDMA path that is copied through a buffer registered "
+        "once per window instead of registering the user buffer for each transfer (0: "
+        "always register the user buffer)",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->rdma_bounce);
     c->rdma_min = 0;
     (void) mca_base_component_var_register(
         &c->super.osc_version, "rdma_min",
@@ -176,6 +184,12 @@ static int mca_osc_hybrid_init(bool enable_progress_threads, bool enable_mpi_thr
     }
     if (c->inline_max > c->slot_size / 2) {
         c->inline_max = c->slot_size / 2;
+    }
+    if (c->rdma_bounce < 0) {
+        c->rdma_bounce = 0;
+    }
+    if (c->rdma_bounce > (1 << 20)) {
+        c->rdma_bounce = 1 << 20;
     }
     if (c->aggregate_max < 0) {
         c->aggregate_max = 0;

@@ -18,12 +18,92 @@
 #include <string.h>
 
 #include "opal/sys/atomic.h"
+#include "tc_atomic.h"
 #include "opal/mca/btl/btl.h"
 #include "ompi/mca/bml/bml.h"
 #include "ompi/mca/bml/base/base.h"
 #include "ompi/proc/proc.h"
 
 #include "osc_hybrid.h"
+
+/* The bounce buffer: only for BTLs that register memory (a BTL without
+ * registration moves user buffers as they are). Failing to set it up
+ * just leaves every transfer on the registering path. */
+static void mca_osc_hybrid_bounce_setup(mca_osc_hybrid_module_t *m)
+{
+    size_t slot = (size_t) mca_osc_hybrid_component.rdma_bounce;
+    mca_btl_base_module_t *btl = m->rbtl;
+
+    if (0 == slot || NULL == btl->btl_register_mem) {
+        return;
+    }
+    m->bslot = calloc(MCA_OSC_HYBRID_BOUNCE_SLOTS, sizeof(*m->bslot));
+    if (NULL == m->bslot ||
+        0 != posix_memalign((void **) &m->bounce, 64, slot * MCA_OSC_HYBRID_BOUNCE_SLOTS)) {
+        free(m->bslot);
+        m->bslot = NULL;
+        m->bounce = NULL;
+        return;
+    }
+    m->bounce_reg =
+        btl->btl_register_mem(btl, MCA_BTL_ENDPOINT_ANY, m->bounce,
+                              slot * MCA_OSC_HYBRID_BOUNCE_SLOTS, MCA_BTL_REG_FLAG_LOCAL_WRITE);
+    if (NULL == m->bounce_reg) {
+        free(m->bslot);
+        free(m->bounce);
+        m->bslot = NULL;
+        m->bounce = NULL;
+    }
+}
+
+static void mca_osc_hybrid_bounce_release(mca_osc_hybrid_module_t *m)
+{
+    if (NULL != m->bounce_reg && NULL != m->rbtl && NULL != m->rbtl->btl_deregister_mem) {
+        m->rbtl->btl_deregister_mem(m->rbtl, m->bounce_reg);
+    }
+    m->bounce_reg = NULL;
+    free(m->bounce);
+    free(m->bslot);
+    m->bounce = NULL;
+    m->bslot = NULL;
+}
+
+/* A free slot, taken; -1 when all are in flight. */
+static int mca_osc_hybrid_bounce_take(mca_osc_hybrid_module_t *m)
+{
+    int i;
+
+    for (i = 0; i < MCA_OSC_HYBRID_BOUNCE_SLOTS; ++i) {
+        int32_t expect = 0;
+        if (0 == tc_atomic_load_relaxed(&m->bslot[i].busy) &&
+            tc_atomic_cswap(&m->bslot[i].busy, &expect, 1)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static void mca_osc_hybrid_bounce_done(mca_btl_base_module_t *btl,
+                                       struct mca_btl_base_endpoint_t *endpoint,
+                                       void *local_address,
+                                       mca_btl_base_registration_handle_t *local_handle,
+                                       void *context, void *cbdata, int status)
+{
+    mca_osc_hybrid_module_t *m = context;
+    mca_osc_hybrid_bounce_t *b = cbdata;
+
+    (void) btl;
+    (void) endpoint;
+    (void) local_handle;
+    if (OPAL_SUCCESS != status) {
+        m->rdma_error = OMPI_ERROR;
+    } else if (NULL != b->dst) {
+        memcpy(b->dst, local_address, b->len);
+    }
+    tc_atomic_store_release(&b->busy, 0);
+    opal_atomic_wmb();
+    (void) opal_atomic_add_fetch_32(&m->rdma_pending, -1);
+}
 
 /* The BTL that carries RDMA to peer, or NULL. */
 static mca_bml_base_btl_t *mca_osc_hybrid_rdma_btl(mca_osc_hybrid_module_t *m, int peer)
@@ -121,6 +201,7 @@ int mca_osc_hybrid_rdma_setup(mca_osc_hybrid_module_t *m)
     }
     m->rbtl = btl;
     m->hsize = hsize;
+    mca_osc_hybrid_bounce_setup(m);
     return OMPI_SUCCESS;
 
 off:
@@ -131,6 +212,7 @@ off:
 
 void mca_osc_hybrid_rdma_release(mca_osc_hybrid_module_t *m)
 {
+    mca_osc_hybrid_bounce_release(m);
     if (NULL != m->wreg && NULL != m->rbtl && NULL != m->rbtl->btl_deregister_mem) {
         m->rbtl->btl_deregister_mem(m->rbtl, m->wreg);
     } else if (NULL != m->wreg) {
@@ -205,6 +287,38 @@ int mca_osc_hybrid_rdma_try(mca_osc_hybrid_module_t *m, bool is_put, void *oaddr
     raddr = m->rbase[target] + (uint64_t) (tdisp * m->peer_disp_unit[target]) + (uint64_t) tlb;
     if (m->hsize > 0) {
         rh = (mca_btl_base_registration_handle_t *) (m->rhandles + (size_t) target * m->hsize);
+    }
+    if (NULL != m->bounce && size <= (size_t) mca_osc_hybrid_component.rdma_bounce) {
+        int i = mca_osc_hybrid_bounce_take(m);
+        if (i >= 0) {
+            mca_osc_hybrid_bounce_t *b = &m->bslot[i];
+            char *slot = m->bounce + (size_t) i * (size_t) mca_osc_hybrid_component.rdma_bounce;
+            b->m = m;
+            b->len = size;
+            b->dst = is_put ? NULL : (char *) oaddr + olb;
+            if (is_put) {
+                memcpy(slot, (char *) oaddr + olb, size);
+            }
+            (void) opal_atomic_add_fetch_32(&m->rdma_pending, 1);
+            if (is_put) {
+                rc = btl->btl_put(btl, m->rep[target], slot, raddr, m->bounce_reg, rh, size, 0,
+                                  MCA_BTL_NO_ORDER, mca_osc_hybrid_bounce_done, m, b);
+            } else {
+                rc = btl->btl_get(btl, m->rep[target], slot, raddr, m->bounce_reg, rh, size, 0,
+                                  MCA_BTL_NO_ORDER, mca_osc_hybrid_bounce_done, m, b);
+            }
+            if (1 == rc) {
+                mca_osc_hybrid_bounce_done(btl, m->rep[target], slot, m->bounce_reg, m, b,
+                                           OPAL_SUCCESS);
+                rc = OMPI_SUCCESS;
+            }
+            if (OPAL_SUCCESS != rc) {
+                (void) opal_atomic_add_fetch_32(&m->rdma_pending, -1);
+                tc_atomic_store_release(&b->busy, 0);
+                return OMPI_ERR_NOT_AVAILABLE;
+            }
+            return OMPI_SUCCESS;
+        }
     }
     if (NULL != btl->btl_register_mem) {
         lh = btl->btl_register_mem(btl, m->rep[target], (char *) oaddr + olb, size,
