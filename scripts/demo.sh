@@ -16,8 +16,12 @@ out="${DEMO_OUT:-demo-results}"
 echo "== 1. a real MPI program (collectives with verified data) over each transport"
 tests/mpi/run --np 2 --tests collectives
 echo
-echo "== 2. latency and bandwidth, side by side (results in $out/)"
+echo "== 2. MPI one-sided communication (every op and sync mode, verified) over each"
+echo "      transport; Open MPI picks the osc component (osc_hybrid where osc/rdma cannot)"
+tests/mpi/run --np 2 --tests rma_ops
+echo
+echo "== 3. latency and bandwidth, side by side (results in $out/)"
 bench/run --quick --out "$out"
 echo
-echo "== 3. the collectives on a simulated 2x2 torus (btl_swf), as an HTML report"
+echo "== 4. the collectives on a simulated 2x2 torus (btl_swf), as an HTML report"
 tests/swfsim/torus_report.sh --out "$out"
