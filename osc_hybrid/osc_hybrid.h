@@ -87,7 +87,6 @@ typedef struct mca_osc_hybrid_bounce_t {
     int32_t busy; /* tc_atomic.h operations only */
     void *dst;    /* get: where the data go once in */
     size_t len;
-    struct mca_osc_hybrid_module_t *m;
 } mca_osc_hybrid_bounce_t;
 
 /* A waiting lock request at the target. */

@@ -35,7 +35,8 @@ int mca_osc_hybrid_agg_send(mca_osc_hybrid_module_t *m, int t, mca_osc_hybrid_op
     }
     m->agg_buf[t] = NULL;
     m->agg_len[t] = 0;
-    for (i = 0; i < m->agg_ndirty; ++i) {
+    /* from the end: agg_send_all takes the last entry */
+    for (i = m->agg_ndirty - 1; i >= 0; --i) {
         if (m->agg_dirty[i] == t) {
             m->agg_dirty[i] = m->agg_dirty[--m->agg_ndirty];
             break;

@@ -26,6 +26,8 @@
 
 #include "osc_hybrid.h"
 
+static void mca_osc_hybrid_bounce_release(mca_osc_hybrid_module_t *m);
+
 /* The bounce buffer: only for BTLs that register memory (a BTL without
  * registration moves user buffers as they are). Failing to set it up
  * just leaves every transfer on the registering path. */
@@ -40,20 +42,17 @@ static void mca_osc_hybrid_bounce_setup(mca_osc_hybrid_module_t *m)
     m->bslot = calloc(MCA_OSC_HYBRID_BOUNCE_SLOTS, sizeof(*m->bslot));
     if (NULL == m->bslot ||
         0 != posix_memalign((void **) &m->bounce, 64, slot * MCA_OSC_HYBRID_BOUNCE_SLOTS)) {
-        free(m->bslot);
-        m->bslot = NULL;
         m->bounce = NULL;
-        return;
+        goto off;
     }
     m->bounce_reg =
         btl->btl_register_mem(btl, MCA_BTL_ENDPOINT_ANY, m->bounce,
                               slot * MCA_OSC_HYBRID_BOUNCE_SLOTS, MCA_BTL_REG_FLAG_LOCAL_WRITE);
-    if (NULL == m->bounce_reg) {
-        free(m->bslot);
-        free(m->bounce);
-        m->bslot = NULL;
-        m->bounce = NULL;
+    if (NULL != m->bounce_reg) {
+        return;
     }
+off:
+    mca_osc_hybrid_bounce_release(m);
 }
 
 static void mca_osc_hybrid_bounce_release(mca_osc_hybrid_module_t *m)
@@ -270,8 +269,11 @@ int mca_osc_hybrid_rdma_try(mca_osc_hybrid_module_t *m, bool is_put, void *oaddr
 {
     mca_btl_base_module_t *btl = m->rbtl;
     mca_btl_base_registration_handle_t *lh = NULL, *rh = NULL;
+    mca_btl_base_rdma_completion_fn_t done = mca_osc_hybrid_rdma_done;
+    mca_osc_hybrid_bounce_t *bslot = NULL;
     ptrdiff_t olb, oext, tlb, text;
     size_t size = (size_t) tdt->super.size * (size_t) tcount;
+    char *laddr;
     uint64_t raddr;
     int rc;
 
@@ -284,44 +286,28 @@ int mca_osc_hybrid_rdma_try(mca_osc_hybrid_module_t *m, bool is_put, void *oaddr
     }
     ompi_datatype_get_true_extent(odt, &olb, &oext);
     ompi_datatype_get_true_extent(tdt, &tlb, &text);
+    laddr = (char *) oaddr + olb;
     raddr = m->rbase[target] + (uint64_t) (tdisp * m->peer_disp_unit[target]) + (uint64_t) tlb;
     if (m->hsize > 0) {
         rh = (mca_btl_base_registration_handle_t *) (m->rhandles + (size_t) target * m->hsize);
     }
+    /* the origin side: a bounce slot, or the user buffer registered now */
     if (NULL != m->bounce && size <= (size_t) mca_osc_hybrid_component.rdma_bounce) {
         int i = mca_osc_hybrid_bounce_take(m);
         if (i >= 0) {
-            mca_osc_hybrid_bounce_t *b = &m->bslot[i];
-            char *slot = m->bounce + (size_t) i * (size_t) mca_osc_hybrid_component.rdma_bounce;
-            b->m = m;
-            b->len = size;
-            b->dst = is_put ? NULL : (char *) oaddr + olb;
+            bslot = &m->bslot[i];
+            bslot->len = size;
+            bslot->dst = is_put ? NULL : laddr;
+            laddr = m->bounce + (size_t) i * (size_t) mca_osc_hybrid_component.rdma_bounce;
             if (is_put) {
-                memcpy(slot, (char *) oaddr + olb, size);
+                memcpy(laddr, (char *) oaddr + olb, size);
             }
-            (void) opal_atomic_add_fetch_32(&m->rdma_pending, 1);
-            if (is_put) {
-                rc = btl->btl_put(btl, m->rep[target], slot, raddr, m->bounce_reg, rh, size, 0,
-                                  MCA_BTL_NO_ORDER, mca_osc_hybrid_bounce_done, m, b);
-            } else {
-                rc = btl->btl_get(btl, m->rep[target], slot, raddr, m->bounce_reg, rh, size, 0,
-                                  MCA_BTL_NO_ORDER, mca_osc_hybrid_bounce_done, m, b);
-            }
-            if (1 == rc) {
-                mca_osc_hybrid_bounce_done(btl, m->rep[target], slot, m->bounce_reg, m, b,
-                                           OPAL_SUCCESS);
-                rc = OMPI_SUCCESS;
-            }
-            if (OPAL_SUCCESS != rc) {
-                (void) opal_atomic_add_fetch_32(&m->rdma_pending, -1);
-                tc_atomic_store_release(&b->busy, 0);
-                return OMPI_ERR_NOT_AVAILABLE;
-            }
-            return OMPI_SUCCESS;
+            lh = m->bounce_reg;
+            done = mca_osc_hybrid_bounce_done;
         }
     }
-    if (NULL != btl->btl_register_mem) {
-        lh = btl->btl_register_mem(btl, m->rep[target], (char *) oaddr + olb, size,
+    if (NULL == bslot && NULL != btl->btl_register_mem) {
+        lh = btl->btl_register_mem(btl, m->rep[target], laddr, size,
                                    is_put ? 0 : MCA_BTL_REG_FLAG_LOCAL_WRITE);
         if (NULL == lh) {
             return OMPI_ERR_NOT_AVAILABLE;
@@ -329,20 +315,22 @@ int mca_osc_hybrid_rdma_try(mca_osc_hybrid_module_t *m, bool is_put, void *oaddr
     }
     (void) opal_atomic_add_fetch_32(&m->rdma_pending, 1);
     if (is_put) {
-        rc = btl->btl_put(btl, m->rep[target], (char *) oaddr + olb, raddr, lh, rh, size, 0,
-                          MCA_BTL_NO_ORDER, mca_osc_hybrid_rdma_done, m, NULL);
+        rc = btl->btl_put(btl, m->rep[target], laddr, raddr, lh, rh, size, 0, MCA_BTL_NO_ORDER,
+                          done, m, bslot);
     } else {
-        rc = btl->btl_get(btl, m->rep[target], (char *) oaddr + olb, raddr, lh, rh, size, 0,
-                          MCA_BTL_NO_ORDER, mca_osc_hybrid_rdma_done, m, NULL);
+        rc = btl->btl_get(btl, m->rep[target], laddr, raddr, lh, rh, size, 0, MCA_BTL_NO_ORDER,
+                          done, m, bslot);
     }
     if (1 == rc) {
         /* completed in place without a callback */
-        mca_osc_hybrid_rdma_done(btl, m->rep[target], oaddr, lh, m, NULL, OPAL_SUCCESS);
+        done(btl, m->rep[target], laddr, lh, m, bslot, OPAL_SUCCESS);
         rc = OMPI_SUCCESS;
     }
     if (OPAL_SUCCESS != rc) {
         (void) opal_atomic_add_fetch_32(&m->rdma_pending, -1);
-        if (NULL != lh && NULL != btl->btl_deregister_mem) {
+        if (NULL != bslot) {
+            tc_atomic_store_release(&bslot->busy, 0);
+        } else if (NULL != lh && NULL != btl->btl_deregister_mem) {
             btl->btl_deregister_mem(btl, lh);
         }
         return OMPI_ERR_NOT_AVAILABLE;
