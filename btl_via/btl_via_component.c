@@ -186,9 +186,12 @@ void mca_btl_via_release_device(void)
     }
     free(c->endpoints);
     free(c->active);
+    free(c->held);
     c->endpoints = NULL;
     c->active = NULL;
     c->num_active = 0;
+    c->held = NULL;
+    c->held_cap = c->held_head = c->held_count = 0;
 }
 
 static int mca_btl_via_component_close(void)
@@ -401,7 +404,9 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
     c->vis = calloc(c->nprocs, sizeof(*c->vis));
     c->endpoints = calloc(c->nprocs, sizeof(*c->endpoints));
     c->active = calloc(c->nprocs, sizeof(*c->active));
-    if (NULL == c->vis || NULL == c->endpoints || NULL == c->active) {
+    c->held_cap = c->nprocs * c->recv_descriptors;
+    c->held = calloc(c->held_cap, sizeof(*c->held));
+    if (NULL == c->vis || NULL == c->endpoints || NULL == c->active || NULL == c->held) {
         goto fail;
     }
     memset(&va, 0, sizeof(va));
@@ -607,27 +612,117 @@ static int mca_btl_via_progress_slow(void)
     return count;
 }
 
+/* the next receive completion: the ones a send held back first (they
+ * left the CQ earlier), then the CQ's; false when there is none */
+static bool mca_btl_via_next_recv(vipl_vi_t **vi, vipl_desc_t **d)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    bool is_recv;
+
+    if (OPAL_UNLIKELY(c->held_count > 0)) {
+        *vi = c->held[c->held_head].vi;
+        *d = c->held[c->held_head].d;
+        c->held_head = (c->held_head + 1) % c->held_cap;
+        --c->held_count;
+        return true;
+    }
+    for (;;) {
+        if (VIPL_SUCCESS != vipl_cq_done(c->recv_cq, vi, &is_recv)) {
+            return false;
+        }
+        if (VIPL_SUCCESS == vipl_recv_done(*vi, d)) {
+            return true;
+        }
+    }
+}
+
+void mca_btl_via_harvest_credits(void)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+
+    if (OPAL_UNLIKELY(NULL == c->recv_cq || !mca_btl_via_module.initialized)) {
+        return;
+    }
+    /* a thread in progress reads the CQ now and flushes what its credits
+     * allow */
+    if (opal_using_threads() && opal_atomic_swap_32(&c->progress_guard, 1)) {
+        return;
+    }
+    while (c->held_count < c->held_cap) {
+        mca_btl_via_endpoint_t *ep;
+        vipl_vi_t *vi;
+        vipl_desc_t *d;
+        bool is_recv;
+        uint32_t imm, kind;
+        bool sound;
+
+        if (VIPL_SUCCESS != vipl_cq_done(c->recv_cq, &vi, &is_recv)) {
+            break;
+        }
+        if (VIPL_SUCCESS != vipl_recv_done(vi, &d)) {
+            continue;
+        }
+        ep = (mca_btl_via_endpoint_t *) vi->user;
+        imm = d->imm_data;
+        kind = MCA_BTL_VIA_IMM_KIND(imm);
+        sound = NULL != ep && !(d->status & VIPL_STATUS_ERROR_MASK) &&
+            (d->status & VIPL_STATUS_IMMEDIATE) && 0 != kind && kind < MCA_BTL_VIA_KIND_MAX;
+        if (sound && MCA_BTL_VIA_KIND_AM != kind && 0 == d->length) {
+            /* a credit-only message or a put notice: nothing for the PML;
+             * handled whole, so that the reserved descriptor is posted
+             * again before its credits count (common/tc_credits) */
+            mca_btl_via_handle_recv(ep, d);
+            continue;
+        }
+        /* everything else waits for progress, in order; errors and
+         * malformed messages are reported there */
+        c->held[(c->held_head + c->held_count) % c->held_cap] =
+            (mca_btl_via_held_t){.vi = vi, .d = d};
+        ++c->held_count;
+        if (!sound || MCA_BTL_VIA_KIND_AM != kind || 0 == MCA_BTL_VIA_IMM_CREDITS(imm)) {
+            continue;
+        }
+        /* its credits name descriptors the peer has posted again: usable
+         * now; the message counts in B when progress posts its own
+         * descriptor again */
+        OPAL_THREAD_LOCK(&ep->lock);
+        if (MCA_BTL_VIA_EP_FAILED != ep->state &&
+            0 == tc_credits_returned(&ep->credits, MCA_BTL_VIA_IMM_CREDITS(imm))) {
+            d->imm_data = imm & ~(MCA_BTL_VIA_IMM_CREDIT_MAX << MCA_BTL_VIA_IMM_CREDIT_SHIFT);
+            if (tc_credits_queued(&ep->credits) > 0) {
+                mca_btl_via_endpoint_flush_locked(ep);
+            }
+            if (ep->outstanding > 0) {
+                mca_btl_via_endpoint_reap_locked(ep);
+            }
+        }
+        OPAL_THREAD_UNLOCK(&ep->lock);
+    }
+    if (opal_using_threads()) {
+        opal_atomic_wmb();
+        c->progress_guard = 0;
+    }
+}
+
 int mca_btl_via_component_progress(void)
 {
-    static int32_t lock = 0;
     mca_btl_via_component_t *c = &mca_btl_via_component;
     int count = 0;
 
     if (OPAL_UNLIKELY(NULL == c->recv_cq || !mca_btl_via_module.initialized)) {
         return 0;
     }
-    if (opal_using_threads() && opal_atomic_swap_32(&lock, 1)) {
+    if (opal_using_threads() && opal_atomic_swap_32(&c->progress_guard, 1)) {
         return 0;
     }
     for (unsigned int n = 0; n < c->poll_batch; ++n) {
         vipl_vi_t *vi;
         vipl_desc_t *d;
-        bool is_recv;
 
-        if (VIPL_SUCCESS != vipl_cq_done(c->recv_cq, &vi, &is_recv)) {
+        if (!mca_btl_via_next_recv(&vi, &d)) {
             break;
         }
-        if (VIPL_SUCCESS != vipl_recv_done(vi, &d) || NULL == vi->user) {
+        if (NULL == vi->user) {
             continue;
         }
         mca_btl_via_handle_recv((mca_btl_via_endpoint_t *) vi->user, d);
@@ -640,7 +735,7 @@ int mca_btl_via_component_progress(void)
     }
     if (opal_using_threads()) {
         opal_atomic_wmb();
-        lock = 0;
+        c->progress_guard = 0;
     }
     return count;
 }

@@ -141,8 +141,8 @@ int main(int argc, char **argv)
         }
     }
 
-    snprintf(detail, sizeof(detail), "%d senders, %d spins after a 0-byte send each",
-             tmpi_size / 2, SENDSPIN_ROUNDS);
+    snprintf(detail, sizeof(detail), "%d senders, %d spins after a 0-byte send each", tmpi_size / 2,
+             SENDSPIN_ROUNDS);
     MPI_Win_unlock_all(win);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_free(&win);
