@@ -153,9 +153,10 @@ int mca_btl_bip_poll_posted(void)
 /* ------------------------------------------------------------------ */
 /* control messages                                                     */
 
-/* a large send the peer asked for by ACK */
-static void mca_btl_bip_do_large(mca_btl_bip_endpoint_t *ep, uint32_t handle,
-                                 const struct iovec *iov, int iovcnt, size_t size)
+/* a large send the peer asked for by ACK: OPAL_SUCCESS, or the error the
+ * send completes with (the peer is already reported to the PML) */
+static int mca_btl_bip_do_large(mca_btl_bip_endpoint_t *ep, uint32_t handle,
+                                const struct iovec *iov, int iovcnt, size_t size)
 {
     int rc = bip_send_large(ep->peer, handle, 0, iov, iovcnt, size);
 
@@ -164,9 +165,10 @@ static void mca_btl_bip_do_large(mca_btl_bip_endpoint_t *ep, uint32_t handle,
                    ep->peer_rank, strerror(-rc)));
         mca_btl_bip_fatal_peer(
             ep, -ESRCH == rc ? "the peer process is gone" : "a large send was refused (bad ACK)");
-        return;
+        return -ESRCH == rc ? OPAL_ERR_UNREACH : OPAL_ERROR;
     }
     mca_btl_bip_count(&mca_btl_bip_component.cnt.bytes_large, size);
+    return OPAL_SUCCESS;
 }
 
 static void mca_btl_bip_handle_ack(mca_btl_bip_endpoint_t *ep, const mca_btl_bip_ack_t *ack)
@@ -174,6 +176,7 @@ static void mca_btl_bip_handle_ack(mca_btl_bip_endpoint_t *ep, const mca_btl_bip
     if (MCA_BTL_BIP_ACK_MEDIUM == ack->kind) {
         mca_btl_bip_frag_t *frag;
         struct iovec iov[2];
+        int rc;
 
         /* ACKs come in REQ order: it must answer the oldest REQ */
         OPAL_THREAD_LOCK(&ep->lock);
@@ -190,14 +193,16 @@ static void mca_btl_bip_handle_ack(mca_btl_bip_endpoint_t *ep, const mca_btl_bip
             iov[i].iov_base = frag->segments[i].seg_addr.pval;
             iov[i].iov_len = frag->segments[i].seg_len;
         }
-        mca_btl_bip_do_large(ep, ack->handle, iov, (int) frag->base.des_segment_count, frag->size);
-        /* the data is in the receiver's buffer: the send is complete */
-        mca_btl_bip_frag_complete(frag, OPAL_SUCCESS);
+        rc = mca_btl_bip_do_large(ep, ack->handle, iov, (int) frag->base.des_segment_count,
+                                  frag->size);
+        /* the data is in the receiver's buffer, or the send failed: the
+         * PML hears which */
+        mca_btl_bip_frag_complete(frag, rc);
     } else if (MCA_BTL_BIP_ACK_GET == ack->kind) {
         struct iovec iov = {.iov_base = (void *) (uintptr_t) ack->addr, .iov_len = ack->size};
 
         /* the device checks the write against the receive posted there */
-        mca_btl_bip_do_large(ep, ack->handle, &iov, 1, ack->size);
+        (void) mca_btl_bip_do_large(ep, ack->handle, &iov, 1, ack->size);
     } else {
         mca_btl_bip_fatal_peer(ep, "unknown ACK kind (protocol error)");
     }
