@@ -17,6 +17,7 @@
 #include "opal/util/show_help.h"
 
 #include "btl_bip.h"
+#include "tc_atomic.h"
 #include "btl_bip_endpoint.h"
 #include "btl_bip_frag.h"
 
@@ -368,8 +369,9 @@ int mca_btl_bip_component_progress(void)
     if (OPAL_UNLIKELY(NULL == c->dev)) {
         return 0;
     }
-    /* one consumer of the queue at a time */
-    if (c->threads && opal_atomic_swap_32(&c->progress_guard, 1)) {
+    /* one consumer of the queue at a time (acquire: see the last one's
+     * work) */
+    if (c->threads && 0 != tc_atomic_swap(&c->progress_guard, 1)) {
         return 0;
     }
 
@@ -419,8 +421,10 @@ int mca_btl_bip_component_progress(void)
     }
 
     if (c->threads) {
-        opal_atomic_wmb();
-        c->progress_guard = 0;
+        /* a release store: the next consumer sees every load and store of
+         * this one done (a write barrier and a plain store order no
+         * earlier load) */
+        tc_atomic_store_release(&c->progress_guard, 0);
     }
     return count;
 }

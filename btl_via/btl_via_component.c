@@ -20,6 +20,7 @@
 
 #include "btl_via.h"
 #include TC_OMPI_PMIX_H
+#include "tc_atomic.h"
 #include "tc_ompi.h"
 #include "btl_via_endpoint.h"
 #include "btl_via_frag.h"
@@ -612,6 +613,22 @@ static int mca_btl_via_progress_slow(void)
     return count;
 }
 
+/* the receive CQ has one consumer at a time under threads: the guard is
+ * taken with an acquire and given back with a release, so that the next
+ * holder sees everything the last one wrote (a write barrier and a plain
+ * store order no earlier load) */
+static inline bool mca_btl_via_progress_enter(void)
+{
+    return !opal_using_threads() || 0 == tc_atomic_swap(&mca_btl_via_component.progress_guard, 1);
+}
+
+static inline void mca_btl_via_progress_leave(void)
+{
+    if (opal_using_threads()) {
+        tc_atomic_store_release(&mca_btl_via_component.progress_guard, 0);
+    }
+}
+
 /* the next receive completion: the ones a send held back first (they
  * left the CQ earlier), then the CQ's; false when there is none */
 static bool mca_btl_via_next_recv(vipl_vi_t **vi, vipl_desc_t **d)
@@ -645,7 +662,7 @@ void mca_btl_via_harvest_credits(void)
     }
     /* a thread in progress reads the CQ now and flushes what its credits
      * allow */
-    if (opal_using_threads() && opal_atomic_swap_32(&c->progress_guard, 1)) {
+    if (!mca_btl_via_progress_enter()) {
         return;
     }
     while (c->held_count < c->held_cap) {
@@ -698,10 +715,7 @@ void mca_btl_via_harvest_credits(void)
         }
         OPAL_THREAD_UNLOCK(&ep->lock);
     }
-    if (opal_using_threads()) {
-        opal_atomic_wmb();
-        c->progress_guard = 0;
-    }
+    mca_btl_via_progress_leave();
 }
 
 int mca_btl_via_component_progress(void)
@@ -712,7 +726,7 @@ int mca_btl_via_component_progress(void)
     if (OPAL_UNLIKELY(NULL == c->recv_cq || !mca_btl_via_module.initialized)) {
         return 0;
     }
-    if (opal_using_threads() && opal_atomic_swap_32(&c->progress_guard, 1)) {
+    if (!mca_btl_via_progress_enter()) {
         return 0;
     }
     for (unsigned int n = 0; n < c->poll_batch; ++n) {
@@ -733,9 +747,6 @@ int mca_btl_via_component_progress(void)
                       (c->poll_sends && c->num_active > 0))) {
         count += mca_btl_via_progress_slow();
     }
-    if (opal_using_threads()) {
-        opal_atomic_wmb();
-        c->progress_guard = 0;
-    }
+    mca_btl_via_progress_leave();
     return count;
 }
