@@ -499,8 +499,11 @@ static void mca_osc_hybrid_refuse(mca_osc_hybrid_module_t *m, int src,
                     irecv(sink, h->stream_len, MPI_BYTE, src, h->reply_tag, m->comm, &req));
             }
             if (OMPI_SUCCESS == rc) {
-                mca_osc_hybrid_track(m, req, sink, NULL, MCA_OSC_HYBRID_PEND_TDATA);
-                return; /* counted when the data are in (and dropped) */
+                if (OMPI_SUCCESS ==
+                    mca_osc_hybrid_track(m, req, sink, NULL, MCA_OSC_HYBRID_PEND_TDATA)) {
+                    return; /* counted when the data are in (and dropped) */
+                }
+                sink = NULL; /* the receive goes on into it */
             }
             free(sink);
         }
@@ -566,10 +569,18 @@ static void mca_osc_hybrid_handle_op(mca_osc_hybrid_module_t *m, int src,
             if (OMPI_SUCCESS != rc) {
                 free(tmp);
                 free(copy);
+                mca_osc_hybrid_fail(m, src, rc, "cannot receive the put data");
                 m->ops_done++;
                 return;
             }
-            mca_osc_hybrid_track(m, req, tmp, NULL, MCA_OSC_HYBRID_PEND_TDATA);
+            if (OMPI_SUCCESS !=
+                mca_osc_hybrid_track(m, req, tmp, NULL, MCA_OSC_HYBRID_PEND_TDATA)) {
+                /* m->pend is not this receive (which goes on into tmp, kept) */
+                free(copy);
+                mca_osc_hybrid_fail(m, src, OMPI_ERR_OUT_OF_RESOURCE, "no memory");
+                m->ops_done++;
+                return;
+            }
             m->pend->segs = copy;
             m->pend->nseg = h->nseg;
             m->pend->dest = dest;
