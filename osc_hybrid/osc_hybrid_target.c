@@ -472,10 +472,10 @@ static void mca_osc_hybrid_refuse(mca_osc_hybrid_module_t *m, int src,
     const char *why = mca_osc_hybrid_wire_strerror(err);
     int code = OMPI_ERR_BAD_PARAM;
 
+    /* (Open MPI maps OMPI_ERR_BAD_PARAM to MPI_ERR_ARG; it has no internal
+     * code for MPI_ERR_TYPE or MPI_ERR_OP) */
     if (MCA_OSC_HYBRID_WIRE_RANGE == err) {
         code = OMPI_ERR_RMA_RANGE;
-    } else if (MCA_OSC_HYBRID_WIRE_ELEMENT == err) {
-        code = OMPI_ERR_TYPE_MISMATCH;
     } else if (!m->wire_reported) {
         m->wire_reported = true;
         opal_show_help("help-mpi-osc-hybrid.txt", "malformed request", true, m->rank, src, why,
