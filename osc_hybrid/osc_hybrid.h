@@ -24,6 +24,7 @@
 #include "ompi/op/op.h"
 
 #include "osc_hybrid_hdr.h"
+#include "osc_hybrid_wire.h"
 
 typedef struct mca_osc_hybrid_component_t {
     ompi_osc_base_component_t super;
@@ -96,11 +97,6 @@ typedef struct mca_osc_hybrid_lockq_t {
     int type;
 } mca_osc_hybrid_lockq_t;
 
-typedef struct mca_osc_hybrid_region_t {
-    char *base;
-    size_t len;
-} mca_osc_hybrid_region_t;
-
 typedef struct mca_osc_hybrid_module_t {
     ompi_osc_base_module_t super;
     ompi_win_t *win;
@@ -170,6 +166,11 @@ typedef struct mca_osc_hybrid_module_t {
     int lk_excl; /* holder rank or -1 */
     int lk_shared;
     mca_osc_hybrid_lockq_t *lkq_head, *lkq_tail;
+    int *lk_state; /* per origin: the MPI_LOCK_* it asked for (queued or held), or 0 */
+
+    /* records refused by the target side (osc_hybrid_target.c) */
+    int wire_fault;     /* why handle_am could not go on (MCA_OSC_HYBRID_WIRE_*) */
+    bool wire_reported; /* a malformed request was shown to the user */
 
     /* RDMA path (osc_hybrid_rdma.c): NULL rbtl = active messages only */
     struct mca_btl_base_module_t *rbtl;
@@ -205,10 +206,15 @@ int mca_osc_hybrid_agg_send_all(mca_osc_hybrid_module_t *m);
 int mca_osc_hybrid_agg_ctl(mca_osc_hybrid_module_t *m, int dst, int type, int arg);
 void mca_osc_hybrid_agg_recycle(mca_osc_hybrid_module_t *m, char *buf);
 void mca_osc_hybrid_agg_release(mca_osc_hybrid_module_t *m);
-size_t mca_osc_hybrid_record_len(uint32_t nseg, uint64_t payload_len);
 
 /* osc_hybrid_target.c (called with m->lock held) */
+/* Applies or refuses the record at msg (len bytes left in the message from
+ * src); returns the bytes it took, padding included, or 0 when it can
+ * neither be framed nor answered (m->wire_fault says why): the caller then
+ * ends the job with mca_osc_hybrid_wire_abort. */
 size_t mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, size_t len);
+void mca_osc_hybrid_wire_abort(mca_osc_hybrid_module_t *m, int src, const char *why, size_t off,
+                               size_t len);
 void mca_osc_hybrid_complete_pend(mca_osc_hybrid_module_t *m, mca_osc_hybrid_pend_t *p);
 int mca_osc_hybrid_send_ctl(mca_osc_hybrid_module_t *m, int dst, int type, int arg);
 int mca_osc_hybrid_track(mca_osc_hybrid_module_t *m, ompi_request_t *req, void *freebuf,

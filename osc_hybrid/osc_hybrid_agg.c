@@ -150,11 +150,3 @@ int mca_osc_hybrid_agg_ctl(mca_osc_hybrid_module_t *m, int dst, int type, int ar
     h->arg = arg;
     return mca_osc_hybrid_agg_send(m, dst, NULL);
 }
-
-/* Bytes a record takes in a message, padding included. */
-size_t mca_osc_hybrid_record_len(uint32_t nseg, uint64_t payload_len)
-{
-    size_t n = sizeof(mca_osc_hybrid_hdr_t) + (size_t) nseg * sizeof(mca_osc_hybrid_seg_t) +
-        (size_t) payload_len;
-    return (n + 15) & ~(size_t) 15;
-}

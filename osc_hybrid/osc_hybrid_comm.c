@@ -18,7 +18,7 @@
 
 #include "osc_hybrid.h"
 
-#define MCA_OSC_HYBRID_BIG ((uint64_t) 1 << 30)
+#define MCA_OSC_HYBRID_BIG MCA_OSC_HYBRID_STREAM_MAX
 
 typedef struct {
     uint32_t first; /* index into the split segment array */

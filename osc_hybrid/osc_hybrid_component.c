@@ -8,6 +8,7 @@
 
 #include "ompi_config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -372,17 +373,24 @@ void mca_osc_hybrid_progress_module(mca_osc_hybrid_module_t *m)
         size_t len = req->req_status._ucount;
         int err = req->req_status.MPI_ERROR;
 
-        if (OMPI_SUCCESS != err) {
-            opal_output(0, "osc/hybrid: a request from rank %d was dropped (error %d)", src, err);
-            m->head_off = len;
-        }
-        if (len > (size_t) mca_osc_hybrid_component.slot_size) {
-            len = (size_t) mca_osc_hybrid_component.slot_size;
+        if (OMPI_SUCCESS != err || len > (size_t) mca_osc_hybrid_component.slot_size) {
+            /* MPI_ERR_TRUNCATE: more than a posted receive holds (window
+             * creation checks that every process has the same slot size) */
+            char why[96];
+            snprintf(why, sizeof(why), "a message the receive could not take (error %d)", err);
+            mca_osc_hybrid_wire_abort(m, src, why, 0, len);
+            break; /* (the abort does not return) */
         }
         while (m->head_off < len &&
                !mca_osc_hybrid_must_wait(m, m->slot_buf[h] + m->head_off, len - m->head_off)) {
-            m->head_off +=
+            size_t used =
                 mca_osc_hybrid_handle_am(m, src, m->slot_buf[h] + m->head_off, len - m->head_off);
+            if (0 == used) {
+                mca_osc_hybrid_wire_abort(m, src, mca_osc_hybrid_wire_strerror(m->wire_fault),
+                                          m->head_off, len);
+                break; /* (the abort does not return) */
+            }
+            m->head_off += used;
         }
         if (m->head_off < len) {
             break; /* the rest once the bulk data is in */
@@ -436,6 +444,7 @@ static void mca_osc_hybrid_module_release(mca_osc_hybrid_module_t *m)
     mca_osc_hybrid_agg_release(m);
     free(m->posts_recv);
     free(m->lock_type);
+    free(m->lk_state);
     free(m->start_member);
     free(m->regions);
     while (NULL != m->lkq_head) {
@@ -495,6 +504,80 @@ static void mca_osc_hybrid_remove_module(mca_osc_hybrid_module_t *m)
     OPAL_THREAD_UNLOCK(&c->lock);
 }
 
+/* What every process of a window tells the others at its creation. */
+enum {
+    MCA_OSC_HYBRID_AGREE_SIZE,      /* window bytes */
+    MCA_OSC_HYBRID_AGREE_DISP_UNIT, /* displacement unit */
+    MCA_OSC_HYBRID_AGREE_VERSION,   /* MCA_OSC_HYBRID_WIRE_VERSION: must agree */
+    MCA_OSC_HYBRID_AGREE_SLOT_SIZE, /* osc_hybrid_slot_size as used: must agree */
+    MCA_OSC_HYBRID_AGREE_N
+};
+
+/* One allgather: the peers' sizes and displacement units (create and
+ * allocate windows), and the check of what every process must share: the
+ * slot size bounds what an origin sends in one message (a larger message
+ * is truncated at the target and its records lost), and the record
+ * format. The other parameters are the sender's own business: records are
+ * split and gathered to fit the sender's slot size (aggregate_max and
+ * inline_max are capped by it), the RDMA path is agreed on by
+ * mca_osc_hybrid_rdma_setup, bounce slots are local. Every process sees
+ * the same table, so all refuse the window together, with the same
+ * message: OMPI_ERR_BAD_PARAM after a shown mismatch. */
+static int mca_osc_hybrid_agree(mca_osc_hybrid_module_t *m, int flavor)
+{
+    static const struct {
+        int field;
+        const char *name;
+    } must[] = {
+        {MCA_OSC_HYBRID_AGREE_VERSION, "the osc/hybrid wire format version"},
+        {MCA_OSC_HYBRID_AGREE_SLOT_SIZE, "osc_hybrid_slot_size"},
+    };
+    const int k = MCA_OSC_HYBRID_AGREE_N, n = m->size;
+    uint64_t mine[MCA_OSC_HYBRID_AGREE_N];
+    uint64_t *all = malloc((size_t) k * (size_t) n * sizeof(uint64_t));
+    int rc, i;
+    size_t j;
+
+    if (NULL == all) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    mine[MCA_OSC_HYBRID_AGREE_SIZE] = (uint64_t) m->win_size;
+    mine[MCA_OSC_HYBRID_AGREE_DISP_UNIT] = (uint64_t) m->disp_unit;
+    mine[MCA_OSC_HYBRID_AGREE_VERSION] = MCA_OSC_HYBRID_WIRE_VERSION;
+    mine[MCA_OSC_HYBRID_AGREE_SLOT_SIZE] = (uint64_t) mca_osc_hybrid_component.slot_size;
+    rc = m->comm->c_coll->coll_allgather(mine, k, MPI_UINT64_T, all, k, MPI_UINT64_T, m->comm,
+                                         m->comm->c_coll->coll_allgather_module);
+    if (OMPI_SUCCESS != rc) {
+        free(all);
+        return rc;
+    }
+    for (j = 0; j < sizeof(must) / sizeof(must[0]); ++j) {
+        for (i = 1; i < n; ++i) {
+            uint64_t first = all[must[j].field], other = all[(size_t) i * k + must[j].field];
+            if (first != other) {
+                opal_show_help("help-mpi-osc-hybrid.txt", "parameter mismatch", true, must[j].name,
+                               (unsigned long long) first, (unsigned long long) other, i);
+                free(all);
+                return OMPI_ERR_BAD_PARAM;
+            }
+        }
+    }
+    if (MPI_WIN_FLAVOR_DYNAMIC != flavor) {
+        m->peer_size = calloc(n, sizeof(uint64_t));
+        m->peer_disp_unit = calloc(n, sizeof(int));
+        if (NULL == m->peer_size || NULL == m->peer_disp_unit) {
+            free(all);
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        for (i = 0; i < n; ++i) {
+            m->peer_size[i] = all[(size_t) i * k + MCA_OSC_HYBRID_AGREE_SIZE];
+            m->peer_disp_unit[i] = (int) all[(size_t) i * k + MCA_OSC_HYBRID_AGREE_DISP_UNIT];
+        }
+    }
+    free(all);
+    return OMPI_SUCCESS;
+}
+
 static int mca_osc_hybrid_select(ompi_win_t *win, void **base, size_t size, int disp_unit,
                                  ompi_communicator_t *comm, opal_info_t *info, int flavor,
                                  int *model)
@@ -502,6 +585,7 @@ static int mca_osc_hybrid_select(ompi_win_t *win, void **base, size_t size, int 
     mca_osc_hybrid_component_t *c = &mca_osc_hybrid_component;
     mca_osc_hybrid_module_t *m;
     int rc, i, n;
+    bool quiet = false; /* the failure was shown already */
 
     (void) info;
     if (MPI_WIN_FLAVOR_SHARED == flavor) {
@@ -558,38 +642,23 @@ static int mca_osc_hybrid_select(ompi_win_t *win, void **base, size_t size, int 
     m->agg_dirty = calloc(n, sizeof(int));
     m->posts_recv = calloc(n, sizeof(int));
     m->lock_type = calloc(n, sizeof(int));
+    m->lk_state = calloc(n, sizeof(int));
     m->start_member = calloc(n, sizeof(bool));
     if (!m->ops_sent || !m->lock_req || !m->lock_ack || !m->unlock_req || !m->unlock_ack ||
         !m->flush_req || !m->flush_ack || !m->flushed_at || !m->posts_recv || !m->lock_type ||
-        !m->start_member || !m->unacked || !m->agg_buf || !m->agg_len || !m->agg_cap ||
-        !m->agg_dirty) {
+        !m->lk_state || !m->start_member || !m->unacked || !m->agg_buf || !m->agg_len ||
+        !m->agg_cap || !m->agg_dirty) {
         rc = OMPI_ERR_OUT_OF_RESOURCE;
         goto fail;
     }
 
-    /* The origin checks ranges itself (MPI_ERR_RMA_RANGE at the call) when
-     * it knows every target's size and displacement unit. */
-    if (MPI_WIN_FLAVOR_DYNAMIC != flavor) {
-        uint64_t *all = malloc(2 * n * sizeof(uint64_t));
-        uint64_t mine[2] = {(uint64_t) m->win_size, (uint64_t) m->disp_unit};
-        m->peer_size = calloc(n, sizeof(uint64_t));
-        m->peer_disp_unit = calloc(n, sizeof(int));
-        if (NULL == all || NULL == m->peer_size || NULL == m->peer_disp_unit) {
-            free(all);
-            rc = OMPI_ERR_OUT_OF_RESOURCE;
-            goto fail;
-        }
-        rc = m->comm->c_coll->coll_allgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, m->comm,
-                                             m->comm->c_coll->coll_allgather_module);
-        if (OMPI_SUCCESS != rc) {
-            free(all);
-            goto fail;
-        }
-        for (i = 0; i < n; ++i) {
-            m->peer_size[i] = all[2 * i];
-            m->peer_disp_unit[i] = (int) all[2 * i + 1];
-        }
-        free(all);
+    /* Every process learns every size and displacement unit (the origin
+     * checks ranges itself, MPI_ERR_RMA_RANGE at the call, where it knows
+     * them) and the parameters all must share. */
+    rc = mca_osc_hybrid_agree(m, flavor);
+    if (OMPI_SUCCESS != rc) {
+        quiet = (OMPI_ERR_BAD_PARAM == rc);
+        goto fail;
     }
 
     if (NULL != m->comm) {
@@ -643,7 +712,10 @@ static int mca_osc_hybrid_select(ompi_win_t *win, void **base, size_t size, int 
     return OMPI_SUCCESS;
 
 fail:
-    opal_show_help("help-mpi-osc-hybrid.txt", "window create failed", true, opal_strerror(rc), rc);
+    if (!quiet) {
+        opal_show_help("help-mpi-osc-hybrid.txt", "window create failed", true, opal_strerror(rc),
+                       rc);
+    }
     mca_osc_hybrid_module_release(m);
     return rc;
 }

@@ -85,4 +85,12 @@ _Static_assert(sizeof(mca_osc_hybrid_hdr_t) % 16 == 0, "payload alignment");
 #define MCA_OSC_HYBRID_TAG_DATA 0x10010000
 #define MCA_OSC_HYBRID_TAG_SPAN 0x0fff0000
 
+/* The most bytes one request covers (stream_len): origins split larger
+ * transfers, targets refuse more. */
+#define MCA_OSC_HYBRID_STREAM_MAX ((uint64_t) 1 << 30)
+
+/* Changes with every change of the records or their rules; every process
+ * of a window must have the same (checked at window creation). */
+#define MCA_OSC_HYBRID_WIRE_VERSION 2
+
 #endif /* MCA_OSC_HYBRID_HDR_H */

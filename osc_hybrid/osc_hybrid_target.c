@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "opal/datatype/opal_convertor.h"
+#include "opal/util/show_help.h"
 #include "ompi/mca/pml/pml.h"
+#include "ompi/runtime/mpiruntime.h"
 
 #include "osc_hybrid.h"
 
@@ -142,50 +144,26 @@ int mca_osc_hybrid_send_ctl(mca_osc_hybrid_module_t *m, int dst, int type, int a
 }
 
 /* Where the segments land in this window; NULL if any byte of them lies
- * outside the window (or outside every attached region). */
+ * outside the window (or outside the attached memory). The offsets of
+ * the segments are relative to the address returned, which itself may lie
+ * outside the window. */
 static char *mca_osc_hybrid_resolve(mca_osc_hybrid_module_t *m, int64_t disp,
                                     const mca_osc_hybrid_seg_t *segs, uint32_t nseg)
 {
-    uint32_t i;
+    mca_osc_hybrid_wire_win_t w = {
+        .dynamic = (MPI_WIN_FLAVOR_DYNAMIC == m->flavor),
+        .base = (uintptr_t) m->base,
+        .size = (uint64_t) m->win_size,
+        .disp_unit = m->disp_unit,
+        .regions = m->regions,
+        .nregions = m->nregions,
+    };
+    uintptr_t origin;
 
-    if (MPI_WIN_FLAVOR_DYNAMIC == m->flavor) {
-        for (i = 0; i < nseg; ++i) {
-            uint64_t lo = (uint64_t) disp + (uint64_t) segs[i].off;
-            int r;
-            bool ok = false;
-            if (0 == segs[i].len) {
-                continue;
-            }
-            for (r = 0; r < m->nregions; ++r) {
-                uint64_t rb = (uint64_t) (uintptr_t) m->regions[r].base;
-                if (lo >= rb && segs[i].len <= m->regions[r].len &&
-                    lo - rb <= m->regions[r].len - segs[i].len) {
-                    ok = true;
-                    break;
-                }
-            }
-            if (!ok) {
-                return NULL;
-            }
-        }
-        return (char *) (uintptr_t) disp;
-    } else {
-        int64_t start;
-        if (__builtin_mul_overflow(disp, (int64_t) m->disp_unit, &start)) {
-            return NULL;
-        }
-        for (i = 0; i < nseg; ++i) {
-            int64_t lo;
-            if (0 == segs[i].len) {
-                continue;
-            }
-            if (__builtin_add_overflow(start, segs[i].off, &lo) || lo < 0 ||
-                (uint64_t) lo > m->win_size || segs[i].len > m->win_size - (uint64_t) lo) {
-                return NULL;
-            }
-        }
-        return m->base + start;
+    if (MCA_OSC_HYBRID_WIRE_OK != mca_osc_hybrid_check_range(&w, disp, segs, nseg, &origin)) {
+        return NULL;
     }
+    return (char *) origin;
 }
 
 /* The target datatype's element as pieces (offset, length) within it. */
@@ -346,10 +324,13 @@ static void mca_osc_hybrid_fail(mca_osc_hybrid_module_t *m, int src, int code, c
     mca_osc_hybrid_send_ctl(m, src, MCA_OSC_HYBRID_HDR_ERROR, code);
 }
 
+/* The predefined datatype of a Fortran handle from the wire; NULL for
+ * anything else and for the types without data (MPI_LB, MPI_UB). */
 static ompi_datatype_t *mca_osc_hybrid_dt_of(int32_t f)
 {
     MPI_Datatype d = MPI_Type_f2c(f);
-    if (NULL == d || MPI_DATATYPE_NULL == d || !ompi_datatype_is_predefined(d)) {
+    if (NULL == d || MPI_DATATYPE_NULL == d || !ompi_datatype_is_predefined(d) ||
+        0 == d->super.size) {
         return NULL;
     }
     return d;
@@ -362,6 +343,175 @@ static ompi_op_t *mca_osc_hybrid_op_of(int32_t f)
         return NULL;
     }
     return o;
+}
+
+/* Whether op can be applied to elements of dt here: MPI_REPLACE and
+ * MPI_NO_OP to any, the others where Open MPI has a reduction function. */
+static bool mca_osc_hybrid_op_on(ompi_op_t *op, ompi_datatype_t *dt)
+{
+    int map;
+
+    if (&ompi_mpi_op_replace.op == op || &ompi_mpi_op_no_op.op == op) {
+        return true;
+    }
+    if (dt->id < 0 || dt->id >= OMPI_DATATYPE_MAX_PREDEFINED) {
+        return false;
+    }
+    map = ompi_op_ddt_map[dt->id];
+    return -1 != map && NULL != op->o_func.intrinsic.fns[map];
+}
+
+/* Whether the segments hold whole elements of dt, in its layout, so that
+ * mca_osc_hybrid_apply applies all of them or none (offsets only: the
+ * layout check does not depend on where the segments lie). */
+static int mca_osc_hybrid_check_elements(ompi_datatype_t *dt, const mca_osc_hybrid_seg_t *segs,
+                                         uint32_t nseg)
+{
+    size_t es = dt->super.size;
+    ptrdiff_t lb, ext;
+    mca_osc_hybrid_layout_t lay;
+    uint32_t si = 0;
+    uint64_t soff = 0;
+    uint32_t i;
+    int k;
+
+    ompi_datatype_get_extent(dt, &lb, &ext);
+    if ((size_t) ext == es && 0 == lb) {
+        for (i = 0; i < nseg; ++i) {
+            if (0 != segs[i].len % es) {
+                return MCA_OSC_HYBRID_WIRE_ELEMENT;
+            }
+        }
+        return MCA_OSC_HYBRID_WIRE_OK;
+    }
+    /* a type with holes goes through a scratch element of 64 bytes */
+    if (ext <= 0 || ext > 64 || OMPI_SUCCESS != mca_osc_hybrid_layout(dt, &lay)) {
+        return MCA_OSC_HYBRID_WIRE_DATATYPE;
+    }
+    for (;;) {
+        int64_t ebase = 0;
+        while (si < nseg && soff == segs[si].len) {
+            si++;
+            soff = 0;
+        }
+        if (si == nseg) {
+            return MCA_OSC_HYBRID_WIRE_OK;
+        }
+        for (k = 0; k < lay.n; ++k) {
+            int64_t at;
+            while (si < nseg && soff == segs[si].len) {
+                si++;
+                soff = 0;
+            }
+            if (si == nseg || segs[si].len - soff < lay.p[k].len) {
+                return MCA_OSC_HYBRID_WIRE_ELEMENT;
+            }
+            /* offsets were range-checked: no overflow */
+            at = segs[si].off + (int64_t) soff;
+            soff += lay.p[k].len;
+            if (0 == k) {
+                ebase = at - lay.p[0].off;
+            }
+            if (at != ebase + lay.p[k].off) {
+                return MCA_OSC_HYBRID_WIRE_ELEMENT;
+            }
+        }
+    }
+}
+
+/* The checks of a framed data request that need Open MPI: datatype, op,
+ * elements. The range is checked where the request is applied. */
+static int mca_osc_hybrid_check_request(mca_osc_hybrid_module_t *m, const mca_osc_hybrid_rec_t *rec)
+{
+    const mca_osc_hybrid_hdr_t *h = &rec->hdr;
+    ompi_datatype_t *dt;
+    ompi_op_t *op = NULL;
+
+    if (MCA_OSC_HYBRID_HDR_PUT == h->type || MCA_OSC_HYBRID_HDR_GET == h->type) {
+        return (0 != h->dt || 0 != h->op) ? MCA_OSC_HYBRID_WIRE_FLAGS : MCA_OSC_HYBRID_WIRE_OK;
+    }
+    /* the offsets must be in range before the element walk adds to them */
+    if (NULL == mca_osc_hybrid_resolve(m, h->disp, rec->segs, h->nseg)) {
+        return MCA_OSC_HYBRID_WIRE_RANGE;
+    }
+    dt = mca_osc_hybrid_dt_of(h->dt);
+    if (NULL == dt) {
+        return MCA_OSC_HYBRID_WIRE_DATATYPE;
+    }
+    if (MCA_OSC_HYBRID_HDR_CAS == h->type) {
+        if (0 != h->op) {
+            return MCA_OSC_HYBRID_WIRE_FLAGS;
+        }
+        /* one element, compared bytewise and answered from 16 bytes */
+        if (dt->super.size > 16 || h->stream_len != dt->super.size) {
+            return MCA_OSC_HYBRID_WIRE_CAS;
+        }
+        return MCA_OSC_HYBRID_WIRE_OK;
+    }
+    op = mca_osc_hybrid_op_of(h->op);
+    if (NULL == op || !mca_osc_hybrid_op_on(op, dt)) {
+        return MCA_OSC_HYBRID_WIRE_OP;
+    }
+    /* only MPI_NO_OP reads no origin data */
+    if (MCA_OSC_HYBRID_HDR_GACC == h->type && 0 == h->payload_len && &ompi_mpi_op_no_op.op != op) {
+        return MCA_OSC_HYBRID_WIRE_PAYLOAD_LEN;
+    }
+    return mca_osc_hybrid_check_elements(dt, rec->segs, h->nseg);
+}
+
+/* A request refused for what it holds: the origin hears of it (ERROR, and
+ * an empty reply where it waits for one; separate put data are still
+ * received, else the origin's send would never end), the target counts it
+ * like an applied one. The first malformed request of a window is shown
+ * to the user; a range error is the application's (MPI_ERR_RMA_RANGE at
+ * the origin). */
+static void mca_osc_hybrid_refuse(mca_osc_hybrid_module_t *m, int src,
+                                  const mca_osc_hybrid_rec_t *rec, int err)
+{
+    const mca_osc_hybrid_hdr_t *h = &rec->hdr;
+    const char *why = mca_osc_hybrid_wire_strerror(err);
+    int code = OMPI_ERR_BAD_PARAM;
+
+    /* (Open MPI maps OMPI_ERR_BAD_PARAM to MPI_ERR_ARG; it has no internal
+     * code for MPI_ERR_TYPE or MPI_ERR_OP) */
+    if (MCA_OSC_HYBRID_WIRE_RANGE == err) {
+        code = OMPI_ERR_RMA_RANGE;
+    } else if (!m->wire_reported) {
+        m->wire_reported = true;
+        opal_show_help("help-mpi-osc-hybrid.txt", "malformed request", true, m->rank, src, why,
+                       (int) h->type);
+    }
+    mca_osc_hybrid_fail(m, src, code, why);
+    switch (h->type) {
+    case MCA_OSC_HYBRID_HDR_GET:
+    case MCA_OSC_HYBRID_HDR_GACC:
+    case MCA_OSC_HYBRID_HDR_CAS:
+        mca_osc_hybrid_isend(m, NULL, 0, src, h->reply_tag, NULL);
+        break;
+    case MCA_OSC_HYBRID_HDR_PUT:
+        if (h->flags & MCA_OSC_HYBRID_FLAG_DATA_FOLLOWS) {
+            /* stream_len is at most MCA_OSC_HYBRID_STREAM_MAX (else fatal) */
+            ompi_request_t *req;
+            char *sink = malloc(h->stream_len ? h->stream_len : 1);
+            int rc = OMPI_ERR_OUT_OF_RESOURCE;
+            if (NULL != sink) {
+                rc = MCA_PML_CALL(
+                    irecv(sink, h->stream_len, MPI_BYTE, src, h->reply_tag, m->comm, &req));
+            }
+            if (OMPI_SUCCESS == rc) {
+                if (OMPI_SUCCESS ==
+                    mca_osc_hybrid_track(m, req, sink, NULL, MCA_OSC_HYBRID_PEND_TDATA)) {
+                    return; /* counted when the data are in (and dropped) */
+                }
+                sink = NULL; /* the receive goes on into it */
+            }
+            free(sink);
+        }
+        break;
+    default:
+        break;
+    }
+    m->ops_done++;
 }
 
 /* Handles one data-moving request (put, get, acc, gacc, cas). */
@@ -419,10 +569,18 @@ static void mca_osc_hybrid_handle_op(mca_osc_hybrid_module_t *m, int src,
             if (OMPI_SUCCESS != rc) {
                 free(tmp);
                 free(copy);
+                mca_osc_hybrid_fail(m, src, rc, "cannot receive the put data");
                 m->ops_done++;
                 return;
             }
-            mca_osc_hybrid_track(m, req, tmp, NULL, MCA_OSC_HYBRID_PEND_TDATA);
+            if (OMPI_SUCCESS !=
+                mca_osc_hybrid_track(m, req, tmp, NULL, MCA_OSC_HYBRID_PEND_TDATA)) {
+                /* m->pend is not this receive (which goes on into tmp, kept) */
+                free(copy);
+                mca_osc_hybrid_fail(m, src, OMPI_ERR_OUT_OF_RESOURCE, "no memory");
+                m->ops_done++;
+                return;
+            }
             m->pend->segs = copy;
             m->pend->nseg = h->nseg;
             m->pend->dest = dest;
@@ -506,50 +664,62 @@ static void mca_osc_hybrid_handle_op(mca_osc_hybrid_module_t *m, int src,
     m->ops_done++;
 }
 
-/* Applies the record at msg, of at most len bytes (the rest of the
- * message); returns the bytes it took, padding included, or len when the
- * rest of the message cannot be parsed. */
+/* A record the target cannot go on from: handle_am returns 0. */
+static size_t mca_osc_hybrid_stop(mca_osc_hybrid_module_t *m, int err)
+{
+    m->wire_fault = err;
+    return 0;
+}
+
+/* UNLOCK: src must hold a lock here (granted, not queued). */
+static bool mca_osc_hybrid_unlock_ok(mca_osc_hybrid_module_t *m, int src)
+{
+    mca_osc_hybrid_lockq_t *q;
+
+    if (0 == m->lk_state[src]) {
+        return false;
+    }
+    for (q = m->lkq_head; NULL != q; q = q->next) {
+        if (q->src == src) {
+            return false;
+        }
+    }
+    if ((MPI_LOCK_EXCLUSIVE == m->lk_state[src]) ? (m->lk_excl != src) : (m->lk_shared <= 0)) {
+        return false;
+    }
+    m->lk_state[src] = 0;
+    return true;
+}
+
 size_t mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, size_t len)
 {
-    mca_osc_hybrid_hdr_t *h = (mca_osc_hybrid_hdr_t *) msg;
-    const mca_osc_hybrid_seg_t *segs;
-    const char *payload;
-    uint64_t sum = 0;
-    size_t reclen;
-    uint32_t i;
+    mca_osc_hybrid_rec_t rec;
+    const mca_osc_hybrid_hdr_t *h = &rec.hdr;
+    int err;
 
-    if (len < sizeof(*h) || src < 0 || src >= m->size || 0 == h->type ||
-        h->type >= MCA_OSC_HYBRID_HDR_TYPE_MAX) {
-        opal_output(0, "osc/hybrid: malformed request from rank %d (%zu bytes) dropped", src, len);
-        return len;
+    if (src < 0 || src >= m->size) {
+        return mca_osc_hybrid_stop(m, MCA_OSC_HYBRID_WIRE_SENDER);
     }
-    /* framing: every length checked against what arrived */
-    if (h->nseg > (len - sizeof(*h)) / sizeof(mca_osc_hybrid_seg_t) ||
-        h->payload_len > len - sizeof(*h) - h->nseg * sizeof(mca_osc_hybrid_seg_t)) {
-        opal_output(0, "osc/hybrid: request from rank %d with bad lengths dropped", src);
-        if (h->type >= MCA_OSC_HYBRID_HDR_PUT && h->type <= MCA_OSC_HYBRID_HDR_CAS) {
-            mca_osc_hybrid_fail(m, src, OMPI_ERR_BAD_PARAM, "bad lengths");
-            m->ops_done++;
-            if (MCA_OSC_HYBRID_HDR_PUT != h->type && MCA_OSC_HYBRID_HDR_ACC != h->type) {
-                mca_osc_hybrid_isend(m, NULL, 0, src, h->reply_tag, NULL);
-            }
-        }
-        return len;
+    err = mca_osc_hybrid_check_record(msg, len, &rec);
+    if (mca_osc_hybrid_wire_fatal(err)) {
+        return mca_osc_hybrid_stop(m, err);
     }
-    reclen = mca_osc_hybrid_record_len(h->nseg, h->payload_len);
-    if (reclen > len) {
-        reclen = len; /* the last record may come without its padding */
-    }
+    /* notices: well-formed here (their only errors are fatal) */
     switch (h->type) {
     case MCA_OSC_HYBRID_HDR_LOCK: {
-        mca_osc_hybrid_lockq_t *q = malloc(sizeof(*q));
-        if (NULL == q) {
-            mca_osc_hybrid_fail(m, src, OMPI_ERR_OUT_OF_RESOURCE, "no memory for a lock");
-            return reclen;
+        mca_osc_hybrid_lockq_t *q;
+        if (0 != m->lk_state[src]) {
+            return mca_osc_hybrid_stop(m, MCA_OSC_HYBRID_WIRE_RELOCK);
         }
+        q = malloc(sizeof(*q));
+        if (NULL == q) {
+            /* the origin would wait for its grant forever */
+            return mca_osc_hybrid_stop(m, MCA_OSC_HYBRID_WIRE_NOMEM);
+        }
+        m->lk_state[src] = h->arg;
         q->next = NULL;
         q->src = src;
-        q->type = (MPI_LOCK_EXCLUSIVE == h->arg) ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED;
+        q->type = h->arg;
         if (NULL == m->lkq_tail) {
             m->lkq_head = q;
         } else {
@@ -557,9 +727,12 @@ size_t mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, 
         }
         m->lkq_tail = q;
         mca_osc_hybrid_lock_grant(m);
-        return reclen;
+        return rec.len;
     }
     case MCA_OSC_HYBRID_HDR_UNLOCK:
+        if (!mca_osc_hybrid_unlock_ok(m, src)) {
+            return mca_osc_hybrid_stop(m, MCA_OSC_HYBRID_WIRE_NOT_LOCKED);
+        }
         if (m->lk_excl == src) {
             m->lk_excl = -1;
         } else if (m->lk_shared > 0) {
@@ -567,74 +740,64 @@ size_t mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, 
         }
         mca_osc_hybrid_send_ctl(m, src, MCA_OSC_HYBRID_HDR_UNLOCK_ACK, 0);
         mca_osc_hybrid_lock_grant(m);
-        return reclen;
+        return rec.len;
     case MCA_OSC_HYBRID_HDR_FLUSH:
         mca_osc_hybrid_send_ctl(m, src, MCA_OSC_HYBRID_HDR_FLUSH_ACK, 0);
-        return reclen;
+        return rec.len;
+    /* acknowledgements answer requests of this process: one each */
     case MCA_OSC_HYBRID_HDR_LOCK_ACK:
+        if (m->lock_ack[src] >= m->lock_req[src]) {
+            return mca_osc_hybrid_stop(m, MCA_OSC_HYBRID_WIRE_UNASKED);
+        }
         m->lock_ack[src]++;
-        return reclen;
+        return rec.len;
     case MCA_OSC_HYBRID_HDR_UNLOCK_ACK:
+        if (m->unlock_ack[src] >= m->unlock_req[src]) {
+            return mca_osc_hybrid_stop(m, MCA_OSC_HYBRID_WIRE_UNASKED);
+        }
         m->unlock_ack[src]++;
-        return reclen;
+        return rec.len;
     case MCA_OSC_HYBRID_HDR_FLUSH_ACK:
+        if (m->flush_ack[src] >= m->flush_req[src]) {
+            return mca_osc_hybrid_stop(m, MCA_OSC_HYBRID_WIRE_UNASKED);
+        }
         m->flush_ack[src]++;
-        return reclen;
+        return rec.len;
     case MCA_OSC_HYBRID_HDR_POST:
         m->posts_recv[src]++;
-        return reclen;
+        return rec.len;
     case MCA_OSC_HYBRID_HDR_COMPLETE:
         m->completes_recv++;
-        return reclen;
+        return rec.len;
     case MCA_OSC_HYBRID_HDR_ERROR:
         if (0 == m->error) {
             m->error = h->arg < 0 ? h->arg : OMPI_ERROR;
         }
-        return reclen;
+        return rec.len;
     default:
         break;
     }
 
-    /* data-moving requests */
-    if (h->stream_len > ((uint64_t) 1 << 31)) {
-        opal_output(0, "osc/hybrid: request from rank %d with bad lengths dropped", src);
-        mca_osc_hybrid_fail(m, src, OMPI_ERR_BAD_PARAM, "bad lengths");
-        m->ops_done++;
-        if (MCA_OSC_HYBRID_HDR_PUT != h->type && MCA_OSC_HYBRID_HDR_ACC != h->type) {
-            mca_osc_hybrid_isend(m, NULL, 0, src, h->reply_tag, NULL);
-        }
-        return reclen;
+    /* data-moving requests: framed, answerable; refused if anything in
+     * them is wrong, applied otherwise */
+    if (MCA_OSC_HYBRID_WIRE_OK == err) {
+        err = mca_osc_hybrid_check_request(m, &rec);
     }
-    segs = (const mca_osc_hybrid_seg_t *) (msg + sizeof(*h));
-    payload = (const char *) (segs + h->nseg);
-    for (i = 0; i < h->nseg; ++i) {
-        if (segs[i].len > h->stream_len) {
-            sum = UINT64_MAX;
-            break;
-        }
-        sum += segs[i].len;
+    if (MCA_OSC_HYBRID_WIRE_OK != err) {
+        mca_osc_hybrid_refuse(m, src, &rec, err);
+        return rec.len;
     }
-    if (sum != h->stream_len ||
-                ((MCA_OSC_HYBRID_HDR_PUT == h->type &&
-                  !(h->flags & MCA_OSC_HYBRID_FLAG_DATA_FOLLOWS)) ||
-                 MCA_OSC_HYBRID_HDR_ACC == h->type)
-            ? h->payload_len != h->stream_len
-            : false) {
-        opal_output(0, "osc/hybrid: request from rank %d with inconsistent lengths dropped", src);
-        mca_osc_hybrid_fail(m, src, OMPI_ERR_BAD_PARAM, "inconsistent lengths");
-        m->ops_done++;
-        if (MCA_OSC_HYBRID_HDR_PUT != h->type && MCA_OSC_HYBRID_HDR_ACC != h->type) {
-            mca_osc_hybrid_isend(m, NULL, 0, src, h->reply_tag, NULL);
-        }
-        return reclen;
-    }
-    if (MCA_OSC_HYBRID_HDR_GACC == h->type && 0 != h->payload_len &&
-        h->payload_len != h->stream_len) {
-        mca_osc_hybrid_fail(m, src, OMPI_ERR_BAD_PARAM, "inconsistent lengths");
-        m->ops_done++;
-        mca_osc_hybrid_isend(m, NULL, 0, src, h->reply_tag, NULL);
-        return reclen;
-    }
-    mca_osc_hybrid_handle_op(m, src, h, segs, payload);
-    return reclen;
+    mca_osc_hybrid_handle_op(m, src, h, rec.segs, rec.payload);
+    return rec.len;
+}
+
+/* Ends the job: a message from src could not be read further at byte off
+ * of len (its records are lost, and with them possibly a LOCK or FLUSH
+ * that src waits for). */
+void mca_osc_hybrid_wire_abort(mca_osc_hybrid_module_t *m, int src, const char *why, size_t off,
+                               size_t len)
+{
+    opal_show_help("help-mpi-osc-hybrid.txt", "malformed message", true, m->rank, src, why, off,
+                   len);
+    ompi_mpi_abort(m->comm, MPI_ERR_INTERN);
 }

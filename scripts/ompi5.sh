@@ -320,6 +320,8 @@ test_root() {
         log "MPI runner (tests/mpi/run.log)"
         grep -E '^(FAIL|.* passed, [0-9]+ failed)' "$root$WORK/tests/mpi/run.log" || true
     fi
+    log "the wire parsers' fuzz tests under ASan and UBSan (make check-asan)"
+    in_root sh -c "cd $WORK && make check-asan > check-asan.log 2>&1; r=\$?; grep -E '^(PASS|FAIL) \\(asan\\)' check-asan.log; exit \$r" || rc=1
     [ "$rc" -eq 0 ] && log "Open MPI 5.0: all passed" || log "Open MPI 5.0: FAILURES (logs in $root$WORK)"
     return "$rc"
 }

@@ -76,13 +76,15 @@ last_tally() {
 }
 
 # Unit tests and the MPI suite (make check), then the unit tests under
-# valgrind; the last line adds up all of them as "N passed, N failed".
-# A suite that does not report counts as one failure.
+# valgrind, then the wire parsers' fuzz tests built with ASan and UBSan
+# (make check-asan: two programs, a few seconds); the last line adds up
+# all of them as "N passed, N failed". A suite that does not report counts
+# as one failure.
 run_tests() {
     local rc=0 trs ulog n
     # Results of an earlier run must not stand in for this one.
     rm -f tests/unit/*.log tests/unit/*.trs tests/mpi/run.log \
-        tests/*/*.trs check-valgrind.log
+        tests/*/*.trs check-valgrind.log check-asan.log
     log "unit tests and MPI tests (make check)"
     make -k check || rc=1
     if [ -f tests/mpi/run.log ]; then
@@ -91,6 +93,8 @@ run_tests() {
     fi
     log "unit tests under valgrind (make check-valgrind)"
     make check-valgrind 2>&1 | tee check-valgrind.log || rc=1
+    log "the wire parsers' fuzz tests under ASan and UBSan (make check-asan)"
+    make check-asan 2>&1 | tee check-asan.log || rc=1
 
     # One automake result (.trs) and log per unit test program; cmocka
     # prints "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)...". A
@@ -113,11 +117,13 @@ run_tests() {
         fi
     done
     [ "$nunit" -gt 0 ] || uf=$((uf + 1))
-    local mp mf vp vf
+    local mp mf vp vf ap af
     read -r mp mf <<<"$(last_tally tests/mpi/run.log '')"
     read -r vp vf <<<"$(last_tally check-valgrind.log 'valgrind: ')"
+    read -r ap af <<<"$(last_tally check-asan.log 'asan: ')"
     [ -n "$mp" ] || { mp=0; mf=1; }
     [ -n "$vp" ] || { vp=0; vf=1; }
+    [ -n "$ap" ] || { ap=0; af=1; }
     # the component suites (tests/<comp>: tests/sci, tests/swf, ...): one
     # result per script, from automake's .trs files
     local cp=0 cf=0
@@ -135,7 +141,8 @@ run_tests() {
     echo "MPI runs:        $mp passed, $mf failed"
     echo "component suites: $cp passed, $cf failed (tests/<component>)"
     echo "valgrind:        $vp passed, $vf failed (unit test programs)"
-    local tp=$((up + mp + cp + vp)) tf=$((uf + mf + cf + vf))
+    echo "asan:            $ap passed, $af failed (fuzz test programs)"
+    local tp=$((up + mp + cp + vp + ap)) tf=$((uf + mf + cf + vf + af))
     if [ "$tf" -ne 0 ]; then
         rc=1
     fi
