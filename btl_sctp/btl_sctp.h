@@ -10,6 +10,9 @@
 
 #include "opal_config.h"
 
+#include <pthread.h>
+#include <stdint.h>
+
 #include "opal/class/opal_free_list.h"
 #include "opal/class/opal_list.h"
 #include "opal/mca/btl/btl.h"
@@ -47,6 +50,7 @@ typedef struct mca_btl_sctp_component_t {
     int free_list_max;
     int free_list_inc;
     int max_queued; /* fragments queued per endpoint, at most */
+    int keeper_ms;  /* user stack: keeper thread interval (0: none) */
     int verbose;
 
     /* state */
@@ -66,20 +70,32 @@ typedef struct mca_btl_sctp_component_t {
      * when Open MPI enabled threads (use_threads). */
     bool use_threads;
     opal_recursive_mutex_t lock;
+
+    /* The user stack's keeper thread (btl_sctp_keeper.c). While it runs
+     * the lock is taken whatever the thread level (locking). drives counts
+     * progress calls that took the stack; keeper_input says the keeper
+     * read packets that no progress call has looked at yet. */
+    bool locking;
+    bool keeper_on;
+    pthread_t keeper;
+    int32_t keeper_stop;
+    uint64_t drives;
+    int keeper_input;
+    uint64_t keeper_runs;
 } mca_btl_sctp_component_t;
 
 TC_OMPI_MODULE_DECLSPEC extern mca_btl_sctp_component_t mca_btl_sctp_component;
 
 static inline void mca_btl_sctp_lock(void)
 {
-    if (mca_btl_sctp_component.use_threads) {
+    if (mca_btl_sctp_component.locking) {
         opal_mutex_lock(&mca_btl_sctp_component.lock);
     }
 }
 
 static inline void mca_btl_sctp_unlock(void)
 {
-    if (mca_btl_sctp_component.use_threads) {
+    if (mca_btl_sctp_component.locking) {
         opal_mutex_unlock(&mca_btl_sctp_component.lock);
     }
 }
@@ -92,6 +108,11 @@ typedef struct mca_btl_sctp_module_t {
 extern mca_btl_sctp_module_t mca_btl_sctp_module;
 
 int mca_btl_sctp_component_progress(void);
+
+/* the user stack's keeper thread: started at init when the user stack is
+ * in use and btl_sctp_keeper_ms > 0, stopped before finalize */
+int mca_btl_sctp_keeper_start(mca_btl_sctp_component_t *c);
+void mca_btl_sctp_keeper_stop(mca_btl_sctp_component_t *c);
 
 int mca_btl_sctp_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                            struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,

@@ -24,6 +24,7 @@
 #include "tc_ompi.h"
 
 #include "btl_sctp.h"
+#include "tc_atomic.h"
 #include "btl_sctp_endpoint.h"
 #include "btl_sctp_frag.h"
 #include "btl_sctp_hdr.h"
@@ -167,6 +168,14 @@ static int mca_btl_sctp_component_register(void)
         "btl_send refuses (the PML retries later), and btl_sendi refuses as soon as "
         "anything is queued, so a sender to a slow receiver stays bounded",
         &c->max_queued, 64, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_int(
+        "keeper_ms",
+        "User stack: when no MPI call has driven the stack for this long (ms), a keeper "
+        "thread runs its packet layer (acknowledgements, retransmissions, queued data, "
+        "path probes) without delivering anything, so that peers of a rank that computes "
+        "or spins without MPI calls neither stall nor abort the association (0: no thread; "
+        "such a rank then answers nothing until its next MPI call)",
+        &c->keeper_ms, 10, OPAL_INFO_LVL_5);
     mca_btl_sctp_reg_int("free_list_inc", "Fragments added when a free list grows",
                          &c->free_list_inc, 32, OPAL_INFO_LVL_9);
     mca_btl_sctp_reg_int("verbose", "Verbosity of btl/sctp (0-100; 0 follows btl_base_verbose)",
@@ -195,6 +204,11 @@ static int mca_btl_sctp_component_open(void)
     OBJ_CONSTRUCT(&c->pending_eps, opal_list_t);
     OBJ_CONSTRUCT(&c->lock, opal_recursive_mutex_t);
     c->use_threads = false;
+    c->locking = false;
+    c->keeper_on = false;
+    c->keeper_input = 0;
+    c->keeper_runs = 0;
+    c->drives = 0;
 #ifdef MCA_BTL_SCTP_HELP_DIR
     (void) opal_show_help_add_dir(MCA_BTL_SCTP_HELP_DIR);
 #endif
@@ -380,6 +394,7 @@ mca_btl_sctp_component_init(int *num_btls, bool enable_progress_threads, bool en
 
     *num_btls = 0;
     c->use_threads = enable_mpi_threads;
+    c->locking = enable_mpi_threads;
     c->explicit_request = mca_btl_sctp_requested_explicitly();
 
     /* the stack */
@@ -478,6 +493,7 @@ mca_btl_sctp_component_init(int *num_btls, bool enable_progress_threads, bool en
     }
     btls[0] = &mca_btl_sctp_module.super;
     *num_btls = 1;
+    (void) mca_btl_sctp_keeper_start(c);
     opal_output_verbose(5, c->output, "btl:sctp: %s stack, %d address(es), %d streams",
                         BTL_SCTP_STACK_KERNEL == c->stack ? "kernel" : "user", naddrs,
                         c->num_streams);
@@ -512,12 +528,16 @@ int mca_btl_sctp_component_progress(void)
     /* packets in, then their messages out, a few rounds while packets
      * remain: the stack's receive buffer stays nearly empty and its
      * window open */
+    if (c->keeper_on) {
+        tc_atomic_store_relaxed(&c->drives, c->drives + 1); /* the keeper may rest */
+    }
     for (int round = 0; round < 8; ++round) {
         int packets = btl_sctp_sock_progress(c->sock);
         int got = 0;
-        if (0 == packets) {
+        if (0 == packets && !c->keeper_input) {
             break; /* nothing new can be readable: spare the receive call */
         }
+        c->keeper_input = 0;
         for (;;) {
             int rc = btl_sctp_sock_recv(c->sock, &msg);
             if (rc <= 0) {

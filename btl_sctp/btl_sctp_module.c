@@ -589,6 +589,8 @@ int mca_btl_sctp_finalize(struct mca_btl_base_module_t *btl)
 {
     int rc;
 
+    /* the keeper first: it must not take the stack while it goes away */
+    mca_btl_sctp_keeper_stop(&mca_btl_sctp_component);
     mca_btl_sctp_lock();
     rc = mca_btl_sctp_finalize_locked(btl);
     mca_btl_sctp_unlock();
