@@ -362,6 +362,9 @@ void mca_osc_hybrid_progress_module(mca_osc_hybrid_module_t *m)
             pp = &p->next;
         }
     }
+    if (NULL != m->held_head) {
+        mca_osc_hybrid_release_held(m);
+    }
     /* a message holds several records; head_off says how far the head
      * message is applied */
     while (NULL != m->slot_req && NULL != m->slot_req[m->head] &&
@@ -437,6 +440,8 @@ static void mca_osc_hybrid_module_release(mca_osc_hybrid_module_t *m)
     free(m->posts_recv);
     free(m->lock_type);
     free(m->start_member);
+    free(m->wsend_out);
+    mca_osc_hybrid_free_held(m);
     free(m->regions);
     while (NULL != m->lkq_head) {
         mca_osc_hybrid_lockq_t *q = m->lkq_head;
@@ -559,8 +564,10 @@ static int mca_osc_hybrid_select(ompi_win_t *win, void **base, size_t size, int 
     m->posts_recv = calloc(n, sizeof(int));
     m->lock_type = calloc(n, sizeof(int));
     m->start_member = calloc(n, sizeof(bool));
+    m->wsend_out = calloc(n, sizeof(int));
     if (!m->ops_sent || !m->lock_req || !m->lock_ack || !m->unlock_req || !m->unlock_ack ||
         !m->flush_req || !m->flush_ack || !m->flushed_at || !m->posts_recv || !m->lock_type ||
+        !m->wsend_out ||
         !m->start_member || !m->unacked || !m->agg_buf || !m->agg_len || !m->agg_cap ||
         !m->agg_dirty) {
         rc = OMPI_ERR_OUT_OF_RESOURCE;

@@ -152,7 +152,10 @@ int mca_osc_hybrid_fence(int assert, ompi_win_t *win)
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    MCA_OSC_HYBRID_WAIT_UNTIL(m, m->ops_done >= expected);
+    /* applied, and every reply read out of the window (the collectives
+     * around already order that; the window is the application's again
+     * when this returns, with MPI_MODE_NOSUCCEED too) */
+    MCA_OSC_HYBRID_WAIT_UNTIL(m, m->ops_done >= expected && 0 == m->wsend_pending);
     /* nobody starts the next epoch before everybody has applied this one
      * (a request of the next epoch could overtake one of this epoch from a
      * third process) */
