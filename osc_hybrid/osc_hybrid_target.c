@@ -186,20 +186,35 @@ static char *mca_osc_hybrid_resolve(mca_osc_hybrid_module_t *m, int64_t disp,
     if (MPI_WIN_FLAVOR_DYNAMIC == m->flavor) {
         for (i = 0; i < nseg; ++i) {
             uint64_t lo = (uint64_t) disp + (uint64_t) segs[i].off;
-            int r;
-            bool ok = false;
-            if (0 == segs[i].len) {
+            uint64_t left = segs[i].len;
+            int step;
+            if (0 == left) {
                 continue;
             }
-            for (r = 0; r < m->nregions; ++r) {
-                uint64_t rb = (uint64_t) (uintptr_t) m->regions[r].base;
-                if (lo >= rb && segs[i].len <= m->regions[r].len &&
-                    lo - rb <= m->regions[r].len - segs[i].len) {
-                    ok = true;
-                    break;
-                }
+            if (lo + left < lo) {
+                return NULL; /* wraps around */
             }
-            if (!ok) {
+            /* covered by attached regions, which may be adjacent (MPI lets
+             * one access span regions attached next to each other); each
+             * step moves into another region, so nregions steps suffice */
+            for (step = 0; left > 0 && step < m->nregions; ++step) {
+                uint64_t take = 0;
+                int r;
+                for (r = 0; r < m->nregions; ++r) {
+                    uint64_t rb = (uint64_t) (uintptr_t) m->regions[r].base;
+                    if (lo >= rb && lo - rb < m->regions[r].len) {
+                        uint64_t room = m->regions[r].len - (lo - rb);
+                        take = room < left ? room : left;
+                        break;
+                    }
+                }
+                if (0 == take) {
+                    return NULL;
+                }
+                lo += take;
+                left -= take;
+            }
+            if (left > 0) {
                 return NULL;
             }
         }
