@@ -567,9 +567,8 @@ static int mca_osc_hybrid_select(ompi_win_t *win, void **base, size_t size, int 
     m->wsend_out = calloc(n, sizeof(int));
     if (!m->ops_sent || !m->lock_req || !m->lock_ack || !m->unlock_req || !m->unlock_ack ||
         !m->flush_req || !m->flush_ack || !m->flushed_at || !m->posts_recv || !m->lock_type ||
-        !m->wsend_out ||
-        !m->start_member || !m->unacked || !m->agg_buf || !m->agg_len || !m->agg_cap ||
-        !m->agg_dirty) {
+        !m->wsend_out || !m->start_member || !m->unacked || !m->agg_buf || !m->agg_len ||
+        !m->agg_cap || !m->agg_dirty) {
         rc = OMPI_ERR_OUT_OF_RESOURCE;
         goto fail;
     }

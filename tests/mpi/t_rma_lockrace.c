@@ -101,8 +101,8 @@ int main(int argc, char **argv)
             gets++;
             if (lockrace_check(buf, off / 8, len / 8, &gen)) {
                 torn++;
-                tmpi_error("round %u: Get of %zu bytes at %zu is torn (starts as generation %u)",
-                           r, len, off, gen);
+                tmpi_error("round %u: Get of %zu bytes at %zu is torn (starts as generation %u)", r,
+                           len, off, gen);
             }
         }
         MPI_Ibarrier(MPI_COMM_WORLD, &done);
@@ -121,7 +121,7 @@ int main(int argc, char **argv)
     MPI_Win_free(&win);
     free(base);
     free(buf);
-    snprintf(detail, sizeof(detail), "%d gets per reader, %d writes on rank 0, gets of 256 KiB to 4 MiB",
-             ROUNDS, writes);
+    snprintf(detail, sizeof(detail),
+             "%d gets per reader, %d writes on rank 0, gets of 256 KiB to 4 MiB", ROUNDS, writes);
     return tmpi_finish(detail);
 }
