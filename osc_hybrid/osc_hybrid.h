@@ -198,7 +198,9 @@ typedef struct mca_osc_hybrid_module_t {
     uint64_t *rbase;                                 /* every rank's window address */
     char *rhandles;                                  /* every rank's registration handle */
     size_t hsize;
-    int32_t rdma_pending; /* RDMA transfers in flight: opal_atomic_add_fetch_32 only */
+    int32_t rdma_pending;   /* RDMA transfers in flight: opal_atomic_add_fetch_32 only */
+    int rput;               /* MCA_OSC_HYBRID_RPUT_*: how an RDMA put becomes visible */
+    int32_t rdma_unflushed; /* RPUT_FLUSH: a put since the last btl_flush (atomics) */
     int rdma_error;
     /* small transfers go through slots of one buffer registered at window
      * creation, instead of a registration of the user buffer each time */
@@ -238,7 +240,15 @@ void mca_osc_hybrid_release_held(mca_osc_hybrid_module_t *m);
 void mca_osc_hybrid_free_held(mca_osc_hybrid_module_t *m);
 
 /* osc_hybrid_rdma.c */
+enum {
+    MCA_OSC_HYBRID_RPUT_NONE = 0, /* puts by active messages, gets by RDMA */
+    MCA_OSC_HYBRID_RPUT_COMPLETE, /* a put is at the target when its callback ran */
+    MCA_OSC_HYBRID_RPUT_FLUSH     /* ... after the BTL's btl_flush */
+};
 int mca_osc_hybrid_rdma_setup(mca_osc_hybrid_module_t *m);
+/* After the RDMA transfers completed: makes RDMA puts visible at their
+ * targets (btl_flush where the BTL needs it). Any thread, no lock held. */
+void mca_osc_hybrid_rdma_flush(mca_osc_hybrid_module_t *m);
 void mca_osc_hybrid_rdma_release(mca_osc_hybrid_module_t *m);
 int mca_osc_hybrid_rdma_try(mca_osc_hybrid_module_t *m, bool is_put, void *oaddr, int ocount,
                             ompi_datatype_t *odt, int target, ptrdiff_t tdisp, int tcount,
