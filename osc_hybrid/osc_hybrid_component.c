@@ -110,7 +110,10 @@ static int mca_osc_hybrid_register(void)
         "On Open MPI 5.0, serve every window osc/rdma would serve, at osc/rdma's priority + 1: "
         "5.0's osc/rdma serves every window (emulating RDMA with active messages over BTLs "
         "without it) and 5.0.7's returns wrong MPI_LOR, MPI_LXOR and SUM accumulates, emulated "
-        "and native (sci) alike. No effect on 4.1 (false: leave the windows to osc/rdma)",
+        "and native (sci) alike. On 4.1, serve the windows whose peers are all reached by "
+        "btl/sci's RDMA, above osc/rdma: 4.1.4's osc/rdma there returns wrong get_accumulate "
+        "results with derived datatypes and refuses attaching more regions than "
+        "osc_rdma_max_attach (false: leave the windows to osc/rdma)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
         &c->above_rdma);
     c->slot_size = 32768;
@@ -224,10 +227,11 @@ static int mca_osc_hybrid_finalize(void)
     return OMPI_SUCCESS;
 }
 
-/* Whether every other rank of comm is reached by btl/vader. The answer is
- * the same on every rank: a communicator that spans two hosts gives every
- * rank a peer that vader cannot reach. */
-static bool mca_osc_hybrid_vader_only(ompi_communicator_t *comm)
+/* Whether every other rank of comm is reached by the BTL component name,
+ * the first of its eager list (rdma false) or of its RDMA list (rdma
+ * true). The answer is the same on every rank: a communicator that spans
+ * two hosts gives every rank a peer that an on-host BTL cannot reach. */
+static bool mca_osc_hybrid_btl_only(ompi_communicator_t *comm, const char *name, bool rdma)
 {
     int n = ompi_comm_size(comm);
 
@@ -237,6 +241,7 @@ static bool mca_osc_hybrid_vader_only(ompi_communicator_t *comm)
     for (int i = 0; i < n; ++i) {
         ompi_proc_t *proc = ompi_comm_peer_lookup(comm, i);
         mca_bml_base_endpoint_t *ep;
+        mca_bml_base_btl_array_t *arr;
         mca_bml_base_btl_t *b;
 
         if (NULL == proc) {
@@ -246,11 +251,15 @@ static bool mca_osc_hybrid_vader_only(ompi_communicator_t *comm)
             continue;
         }
         ep = mca_bml_base_get_endpoint(proc);
-        if (NULL == ep || 0 == mca_bml_base_btl_array_get_size(&ep->btl_eager)) {
+        if (NULL == ep) {
             return false;
         }
-        b = mca_bml_base_btl_array_get_index(&ep->btl_eager, 0);
-        if (0 != strcmp(b->btl->btl_component->btl_version.mca_component_name, "vader")) {
+        arr = rdma ? &ep->btl_rdma : &ep->btl_eager;
+        if (0 == mca_bml_base_btl_array_get_size(arr)) {
+            return false;
+        }
+        b = mca_bml_base_btl_array_get_index(arr, 0);
+        if (0 != strcmp(b->btl->btl_component->btl_version.mca_component_name, name)) {
             return false;
         }
     }
@@ -283,7 +292,13 @@ static int mca_osc_hybrid_query(ompi_win_t *win, void **base, size_t size, int d
         return -1;
     }
     /* Above osc/rdma's 101 where osc/rdma would run over vader. */
-    if (mca_osc_hybrid_component.over_vader && mca_osc_hybrid_vader_only(comm)) {
+    if (mca_osc_hybrid_component.over_vader && mca_osc_hybrid_btl_only(comm, "vader", false)) {
+        return 102 > mca_osc_hybrid_component.priority ? 102 : mca_osc_hybrid_component.priority;
+    }
+    /* 4.1: likewise where osc/rdma would run over sci (4.1.4's osc/rdma
+     * is wrong there too); 5.0: the rule below covers it */
+    if (!TC_OMPI_OSC_RDMA_EMULATES && mca_osc_hybrid_component.above_rdma &&
+        mca_osc_hybrid_btl_only(comm, "sci", true)) {
         return 102 > mca_osc_hybrid_component.priority ? 102 : mca_osc_hybrid_component.priority;
     }
     /* Open MPI 5.0's osc/rdma serves every window (emulating RDMA with
