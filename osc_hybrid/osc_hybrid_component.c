@@ -643,10 +643,15 @@ static int mca_osc_hybrid_select(ompi_win_t *win, void **base, size_t size, int 
 
     opal_output_verbose(10, ompi_osc_base_framework.framework_output,
                         "osc/hybrid: serving a window of flavor %d, %zu bytes, %d ranks, "
-                        "put/get by %s",
+                        "get by %s, put by %s",
                         flavor, m->win_size, n,
                         NULL != m->rbtl ? m->rbtl->btl_component->btl_version.mca_component_name
-                                        : "active messages");
+                                        : "active messages",
+                        NULL == m->rbtl ? "active messages"
+                            : MCA_OSC_HYBRID_RPUT_NONE == m->rput
+                            ? "active messages (no remote completion)"
+                            : MCA_OSC_HYBRID_RPUT_FLUSH == m->rput ? "RDMA and btl_flush"
+                                                                   : "RDMA");
     win->w_osc_module = &m->super;
     *model = MPI_WIN_UNIFIED;
     rc = mca_osc_hybrid_add_module(m);
