@@ -735,9 +735,10 @@ size_t mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, 
         return reclen;
     }
     case MCA_OSC_HYBRID_HDR_UNLOCK:
+        mca_osc_hybrid_notice(m, src, MCA_OSC_HYBRID_HDR_UNLOCK);
+        return reclen;
     case MCA_OSC_HYBRID_HDR_FLUSH:
-    case MCA_OSC_HYBRID_HDR_COMPLETE:
-        mca_osc_hybrid_notice(m, src, h->type);
+        mca_osc_hybrid_notice(m, src, MCA_OSC_HYBRID_HDR_FLUSH);
         return reclen;
     case MCA_OSC_HYBRID_HDR_LOCK_ACK:
         m->lock_ack[src]++;
@@ -750,6 +751,9 @@ size_t mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, 
         return reclen;
     case MCA_OSC_HYBRID_HDR_POST:
         m->posts_recv[src]++;
+        return reclen;
+    case MCA_OSC_HYBRID_HDR_COMPLETE:
+        mca_osc_hybrid_notice(m, src, MCA_OSC_HYBRID_HDR_COMPLETE);
         return reclen;
     case MCA_OSC_HYBRID_HDR_ERROR:
         if (0 == m->error) {
