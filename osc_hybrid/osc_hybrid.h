@@ -72,13 +72,29 @@ typedef struct mca_osc_hybrid_pend_t {
     mca_osc_hybrid_seg_t *segs;
     uint32_t nseg;
     char *dest; /* resolved base of the segments */
+    /* WSEND: the origin it answers, and its place in m->wsend_seq */
+    int peer;
+    uint64_t seq;
 } mca_osc_hybrid_pend_t;
 
 enum {
     MCA_OSC_HYBRID_PEND_ORIGIN = 1, /* a send or reply receive of our op */
     MCA_OSC_HYBRID_PEND_TSEND,      /* a reply or notice we send as target */
-    MCA_OSC_HYBRID_PEND_TDATA       /* bulk put data we receive as target */
+    MCA_OSC_HYBRID_PEND_TDATA,      /* bulk put data we receive as target */
+    MCA_OSC_HYBRID_PEND_WSEND       /* a reply the PML reads straight from the window */
 };
+
+/* A notice that ends (part of) an origin's epoch here (UNLOCK, FLUSH,
+ * COMPLETE), held back until every reply to that origin that the PML
+ * reads from the window, started before the notice arrived (sequence
+ * number upto or below), has been read out: its answer vouches that the
+ * window is the target's again. */
+typedef struct mca_osc_hybrid_held_t {
+    struct mca_osc_hybrid_held_t *next;
+    int src;
+    int type;
+    uint64_t upto;
+} mca_osc_hybrid_held_t;
 
 /* One slot of the RDMA bounce buffer; busy is taken with a compare-and-
  * swap and given back by the completion callback, which may run in any
@@ -135,6 +151,10 @@ typedef struct mca_osc_hybrid_module_t {
     mca_osc_hybrid_pend_t *pend; /* internal requests in flight */
     int origin_pending;          /* of kind ORIGIN */
     int tdata_pending;           /* of kind TDATA: holds back FLUSH, UNLOCK, COMPLETE */
+    int wsend_pending;           /* of kind WSEND, all origins */
+    int *wsend_out;              /* of kind WSEND, per origin */
+    uint64_t wsend_seq;          /* WSEND requests ever started */
+    mca_osc_hybrid_held_t *held_head, *held_tail; /* notices held back, in arrival order */
     uint32_t next_reply;
     uint32_t next_data;
     int error; /* first failure reported by a target */
@@ -179,7 +199,9 @@ typedef struct mca_osc_hybrid_module_t {
     uint64_t *rbase;                                 /* every rank's window address */
     char *rhandles;                                  /* every rank's registration handle */
     size_t hsize;
-    int32_t rdma_pending; /* RDMA transfers in flight: opal_atomic_add_fetch_32 only */
+    int32_t rdma_pending;   /* RDMA transfers in flight: opal_atomic_add_fetch_32 only */
+    int rput;               /* MCA_OSC_HYBRID_RPUT_*: how an RDMA put becomes visible */
+    int32_t rdma_unflushed; /* RPUT_FLUSH: a put since the last btl_flush (atomics) */
     int rdma_error;
     /* small transfers go through slots of one buffer registered at window
      * creation, instead of a registration of the user buffer each time */
@@ -220,9 +242,19 @@ int mca_osc_hybrid_send_ctl(mca_osc_hybrid_module_t *m, int dst, int type, int a
 int mca_osc_hybrid_track(mca_osc_hybrid_module_t *m, ompi_request_t *req, void *freebuf,
                          mca_osc_hybrid_op_t *op, int kind);
 void mca_osc_hybrid_op_release(mca_osc_hybrid_module_t *m, mca_osc_hybrid_op_t *op);
+void mca_osc_hybrid_release_held(mca_osc_hybrid_module_t *m);
+void mca_osc_hybrid_free_held(mca_osc_hybrid_module_t *m);
 
 /* osc_hybrid_rdma.c */
+enum {
+    MCA_OSC_HYBRID_RPUT_NONE = 0, /* puts by active messages, gets by RDMA */
+    MCA_OSC_HYBRID_RPUT_COMPLETE, /* a put is at the target when its callback ran */
+    MCA_OSC_HYBRID_RPUT_FLUSH     /* ... after the BTL's btl_flush */
+};
 int mca_osc_hybrid_rdma_setup(mca_osc_hybrid_module_t *m);
+/* After the RDMA transfers completed: makes RDMA puts visible at their
+ * targets (btl_flush where the BTL needs it). Any thread, no lock held. */
+void mca_osc_hybrid_rdma_flush(mca_osc_hybrid_module_t *m);
 void mca_osc_hybrid_rdma_release(mca_osc_hybrid_module_t *m);
 int mca_osc_hybrid_rdma_try(mca_osc_hybrid_module_t *m, bool is_put, void *oaddr, int ocount,
                             ompi_datatype_t *odt, int target, ptrdiff_t tdisp, int tcount,

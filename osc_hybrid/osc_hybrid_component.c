@@ -111,7 +111,10 @@ static int mca_osc_hybrid_register(void)
         "On Open MPI 5.0, serve every window osc/rdma would serve, at osc/rdma's priority + 1: "
         "5.0's osc/rdma serves every window (emulating RDMA with active messages over BTLs "
         "without it) and 5.0.7's returns wrong MPI_LOR, MPI_LXOR and SUM accumulates, emulated "
-        "and native (sci) alike. No effect on 4.1 (false: leave the windows to osc/rdma)",
+        "and native (sci) alike. On 4.1, serve the windows whose peers are all reached by "
+        "btl/sci's RDMA, above osc/rdma: 4.1.4's osc/rdma there returns wrong get_accumulate "
+        "results with derived datatypes and refuses attaching more regions than "
+        "osc_rdma_max_attach (false: leave the windows to osc/rdma)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
         &c->above_rdma);
     c->slot_size = 32768;
@@ -225,10 +228,11 @@ static int mca_osc_hybrid_finalize(void)
     return OMPI_SUCCESS;
 }
 
-/* Whether every other rank of comm is reached by btl/vader. The answer is
- * the same on every rank: a communicator that spans two hosts gives every
- * rank a peer that vader cannot reach. */
-static bool mca_osc_hybrid_vader_only(ompi_communicator_t *comm)
+/* Whether every other rank of comm is reached by the BTL component name,
+ * the first of its eager list (rdma false) or of its RDMA list (rdma
+ * true). The answer is the same on every rank: a communicator that spans
+ * two hosts gives every rank a peer that an on-host BTL cannot reach. */
+static bool mca_osc_hybrid_btl_only(ompi_communicator_t *comm, const char *name, bool rdma)
 {
     int n = ompi_comm_size(comm);
 
@@ -238,6 +242,7 @@ static bool mca_osc_hybrid_vader_only(ompi_communicator_t *comm)
     for (int i = 0; i < n; ++i) {
         ompi_proc_t *proc = ompi_comm_peer_lookup(comm, i);
         mca_bml_base_endpoint_t *ep;
+        mca_bml_base_btl_array_t *arr;
         mca_bml_base_btl_t *b;
 
         if (NULL == proc) {
@@ -247,11 +252,15 @@ static bool mca_osc_hybrid_vader_only(ompi_communicator_t *comm)
             continue;
         }
         ep = mca_bml_base_get_endpoint(proc);
-        if (NULL == ep || 0 == mca_bml_base_btl_array_get_size(&ep->btl_eager)) {
+        if (NULL == ep) {
             return false;
         }
-        b = mca_bml_base_btl_array_get_index(&ep->btl_eager, 0);
-        if (0 != strcmp(b->btl->btl_component->btl_version.mca_component_name, "vader")) {
+        arr = rdma ? &ep->btl_rdma : &ep->btl_eager;
+        if (0 == mca_bml_base_btl_array_get_size(arr)) {
+            return false;
+        }
+        b = mca_bml_base_btl_array_get_index(arr, 0);
+        if (0 != strcmp(b->btl->btl_component->btl_version.mca_component_name, name)) {
             return false;
         }
     }
@@ -284,7 +293,13 @@ static int mca_osc_hybrid_query(ompi_win_t *win, void **base, size_t size, int d
         return -1;
     }
     /* Above osc/rdma's 101 where osc/rdma would run over vader. */
-    if (mca_osc_hybrid_component.over_vader && mca_osc_hybrid_vader_only(comm)) {
+    if (mca_osc_hybrid_component.over_vader && mca_osc_hybrid_btl_only(comm, "vader", false)) {
+        return 102 > mca_osc_hybrid_component.priority ? 102 : mca_osc_hybrid_component.priority;
+    }
+    /* 4.1: likewise where osc/rdma would run over sci (4.1.4's osc/rdma
+     * is wrong there too); 5.0: the rule below covers it */
+    if (!TC_OMPI_OSC_RDMA_EMULATES && mca_osc_hybrid_component.above_rdma &&
+        mca_osc_hybrid_btl_only(comm, "sci", true)) {
         return 102 > mca_osc_hybrid_component.priority ? 102 : mca_osc_hybrid_component.priority;
     }
     /* Open MPI 5.0's osc/rdma serves every window (emulating RDMA with
@@ -362,6 +377,9 @@ void mca_osc_hybrid_progress_module(mca_osc_hybrid_module_t *m)
         } else {
             pp = &p->next;
         }
+    }
+    if (NULL != m->held_head) {
+        mca_osc_hybrid_release_held(m);
     }
     /* a message holds several records; head_off says how far the head
      * message is applied */
@@ -446,6 +464,8 @@ static void mca_osc_hybrid_module_release(mca_osc_hybrid_module_t *m)
     free(m->lock_type);
     free(m->lk_state);
     free(m->start_member);
+    free(m->wsend_out);
+    mca_osc_hybrid_free_held(m);
     free(m->regions);
     while (NULL != m->lkq_head) {
         mca_osc_hybrid_lockq_t *q = m->lkq_head;
@@ -644,10 +664,11 @@ static int mca_osc_hybrid_select(ompi_win_t *win, void **base, size_t size, int 
     m->lock_type = calloc(n, sizeof(int));
     m->lk_state = calloc(n, sizeof(int));
     m->start_member = calloc(n, sizeof(bool));
+    m->wsend_out = calloc(n, sizeof(int));
     if (!m->ops_sent || !m->lock_req || !m->lock_ack || !m->unlock_req || !m->unlock_ack ||
         !m->flush_req || !m->flush_ack || !m->flushed_at || !m->posts_recv || !m->lock_type ||
-        !m->lk_state || !m->start_member || !m->unacked || !m->agg_buf || !m->agg_len ||
-        !m->agg_cap || !m->agg_dirty) {
+        !m->lk_state || !m->wsend_out || !m->start_member || !m->unacked || !m->agg_buf ||
+        !m->agg_len || !m->agg_cap || !m->agg_dirty) {
         rc = OMPI_ERR_OUT_OF_RESOURCE;
         goto fail;
     }
@@ -691,10 +712,15 @@ static int mca_osc_hybrid_select(ompi_win_t *win, void **base, size_t size, int 
 
     opal_output_verbose(10, ompi_osc_base_framework.framework_output,
                         "osc/hybrid: serving a window of flavor %d, %zu bytes, %d ranks, "
-                        "put/get by %s",
+                        "get by %s, put by %s",
                         flavor, m->win_size, n,
                         NULL != m->rbtl ? m->rbtl->btl_component->btl_version.mca_component_name
-                                        : "active messages");
+                                        : "active messages",
+                        NULL == m->rbtl ? "active messages"
+                            : MCA_OSC_HYBRID_RPUT_NONE == m->rput
+                            ? "active messages (no remote completion)"
+                            : MCA_OSC_HYBRID_RPUT_FLUSH == m->rput ? "RDMA and btl_flush"
+                                                                   : "RDMA");
     win->w_osc_module = &m->super;
     *model = MPI_WIN_UNIFIED;
     rc = mca_osc_hybrid_add_module(m);

@@ -10,6 +10,13 @@
  * the synchronisation calls wait for it like for every other op. All
  * other operations (and everything when no such BTL exists) take the
  * active-message path.
+ *
+ * A get is complete when its callback ran: the data is here, so it was
+ * read. A put's callback may mean only that the origin buffer is free
+ * again, so puts go by RDMA only where the BTL says a completed put is
+ * visible at the target (MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION, 5.0), or
+ * where btl_flush makes it so before a synchronisation answers for it;
+ * elsewhere puts take the active-message path (see mca_osc_hybrid_rput_mode).
  */
 
 #include "ompi_config.h"
@@ -102,6 +109,43 @@ static void mca_osc_hybrid_bounce_done(mca_btl_base_module_t *btl,
     tc_atomic_store_release(&b->busy, 0);
     opal_atomic_wmb();
     (void) opal_atomic_add_fetch_32(&m->rdma_pending, -1);
+}
+
+/* How an RDMA put of btl becomes visible at its target. 5.0 BTLs say so
+ * with MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION (sci; via with its emulated
+ * NIC). 4.1's interface has no such flag: there the components whose put
+ * is a copy done by the CPU before the callback are named (sci's
+ * remote-write segments; vader's single-copy mechanisms, cma and xpmem,
+ * and knem used synchronously). A BTL with btl_flush is flushed. */
+static int mca_osc_hybrid_rput_mode(const mca_btl_base_module_t *btl)
+{
+#if TC_OMPI_SERIES >= 50
+    if (btl->btl_flags & MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION) {
+        return MCA_OSC_HYBRID_RPUT_COMPLETE;
+    }
+#else
+    const char *name = btl->btl_component->btl_version.mca_component_name;
+    if (0 == strcmp(name, "sci") || 0 == strcmp(name, "vader")) {
+        return MCA_OSC_HYBRID_RPUT_COMPLETE;
+    }
+#endif
+    if ((btl->btl_flags & MCA_BTL_FLAGS_RDMA_FLUSH) && NULL != btl->btl_flush) {
+        return MCA_OSC_HYBRID_RPUT_FLUSH;
+    }
+    return MCA_OSC_HYBRID_RPUT_NONE;
+}
+
+void mca_osc_hybrid_rdma_flush(mca_osc_hybrid_module_t *m)
+{
+    int32_t one = 1;
+
+    if (MCA_OSC_HYBRID_RPUT_FLUSH != m->rput || NULL == m->rbtl ||
+        !tc_atomic_cswap(&m->rdma_unflushed, &one, 0)) {
+        return;
+    }
+    if (OPAL_SUCCESS != m->rbtl->btl_flush(m->rbtl, NULL)) {
+        m->rdma_error = OMPI_ERROR;
+    }
 }
 
 /* The BTL that carries RDMA to peer, or NULL. */
@@ -200,6 +244,7 @@ int mca_osc_hybrid_rdma_setup(mca_osc_hybrid_module_t *m)
     }
     m->rbtl = btl;
     m->hsize = hsize;
+    m->rput = mca_osc_hybrid_rput_mode(btl);
     mca_osc_hybrid_bounce_setup(m);
     return OMPI_SUCCESS;
 
@@ -277,7 +322,8 @@ int mca_osc_hybrid_rdma_try(mca_osc_hybrid_module_t *m, bool is_put, void *oaddr
     uint64_t raddr;
     int rc;
 
-    if (NULL == btl || target == m->rank || size < (size_t) mca_osc_hybrid_component.rdma_min ||
+    if (NULL == btl || target == m->rank || (is_put && MCA_OSC_HYBRID_RPUT_NONE == m->rput) ||
+        size < (size_t) mca_osc_hybrid_component.rdma_min ||
         size != (size_t) odt->super.size * (size_t) ocount ||
         !ompi_datatype_is_contiguous_memory_layout(odt, ocount) ||
         !ompi_datatype_is_contiguous_memory_layout(tdt, tcount) ||
@@ -314,6 +360,9 @@ int mca_osc_hybrid_rdma_try(mca_osc_hybrid_module_t *m, bool is_put, void *oaddr
         }
     }
     (void) opal_atomic_add_fetch_32(&m->rdma_pending, 1);
+    if (is_put && MCA_OSC_HYBRID_RPUT_FLUSH == m->rput) {
+        tc_atomic_store_release(&m->rdma_unflushed, 1);
+    }
     if (is_put) {
         rc = btl->btl_put(btl, m->rep[target], laddr, raddr, lh, rh, size, 0, MCA_BTL_NO_ORDER,
                           done, m, bslot);

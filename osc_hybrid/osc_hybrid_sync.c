@@ -78,6 +78,7 @@ int mca_osc_hybrid_drain_origin(mca_osc_hybrid_module_t *m)
     (void) mca_osc_hybrid_agg_send_all(m);
     OPAL_THREAD_UNLOCK(&m->lock);
     MCA_OSC_HYBRID_WAIT_UNTIL(m, 0 == m->origin_pending && 0 == m->rdma_pending);
+    mca_osc_hybrid_rdma_flush(m);
     opal_atomic_rmb();
     return OMPI_SUCCESS;
 }
@@ -88,6 +89,7 @@ int mca_osc_hybrid_drain_origin(mca_osc_hybrid_module_t *m)
 static void mca_osc_hybrid_drain_rdma(mca_osc_hybrid_module_t *m)
 {
     MCA_OSC_HYBRID_WAIT_UNTIL(m, 0 == m->rdma_pending);
+    mca_osc_hybrid_rdma_flush(m);
     opal_atomic_rmb();
 }
 
@@ -152,7 +154,10 @@ int mca_osc_hybrid_fence(int assert, ompi_win_t *win)
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    MCA_OSC_HYBRID_WAIT_UNTIL(m, m->ops_done >= expected);
+    /* applied, and every reply read out of the window (the collectives
+     * around already order that; the window is the application's again
+     * when this returns, with MPI_MODE_NOSUCCEED too) */
+    MCA_OSC_HYBRID_WAIT_UNTIL(m, m->ops_done >= expected && 0 == m->wsend_pending);
     /* nobody starts the next epoch before everybody has applied this one
      * (a request of the next epoch could overtake one of this epoch from a
      * third process) */
@@ -538,6 +543,7 @@ int mca_osc_hybrid_flush(int target, ompi_win_t *win)
     /* one wait for the answer and for local completion */
     MCA_OSC_HYBRID_WAIT_UNTIL(
         m, m->flush_ack[target] >= ticket && 0 == m->origin_pending && 0 == m->rdma_pending);
+    mca_osc_hybrid_rdma_flush(m);
     opal_atomic_rmb();
     return mca_osc_hybrid_take_error(m);
 }

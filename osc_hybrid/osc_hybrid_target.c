@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "opal/datatype/opal_convertor.h"
+#include "opal/runtime/opal_progress.h"
 #include "opal/util/show_help.h"
 #include "ompi/mca/pml/pml.h"
 #include "ompi/runtime/mpiruntime.h"
@@ -86,6 +87,10 @@ void mca_osc_hybrid_complete_pend(mca_osc_hybrid_module_t *m, mca_osc_hybrid_pen
     case MCA_OSC_HYBRID_PEND_ORIGIN:
         m->origin_pending--;
         break;
+    case MCA_OSC_HYBRID_PEND_WSEND:
+        m->wsend_pending--;
+        m->wsend_out[p->peer]--;
+        break;
     case MCA_OSC_HYBRID_PEND_TDATA:
         if (NULL != p->segs && NULL != p->dest && MPI_SUCCESS == err) {
             size_t pos = 0;
@@ -125,6 +130,36 @@ static int mca_osc_hybrid_isend(mca_osc_hybrid_module_t *m, const void *buf, siz
         return rc;
     }
     return mca_osc_hybrid_track(m, req, freebuf, NULL, MCA_OSC_HYBRID_PEND_TSEND);
+}
+
+/* A reply sent straight from window memory: above the PML's eager limit
+ * the PML reads it only during the rendezvous, after this returns, so the
+ * send is tracked until it completes, and the notices that end the
+ * origin's epoch wait for it (mca_osc_hybrid_notice). A send the PML
+ * finished at once (copied, eager) holds nothing back. */
+static int mca_osc_hybrid_isend_window(mca_osc_hybrid_module_t *m, const void *buf, size_t len,
+                                       int dst, int tag)
+{
+    ompi_request_t *req;
+    int rc = MCA_PML_CALL(
+        isend(buf, len, MPI_BYTE, dst, tag, MCA_PML_BASE_SEND_STANDARD, m->comm, &req));
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    if (REQUEST_COMPLETE(req)) {
+        return mca_osc_hybrid_track(m, req, NULL, NULL, MCA_OSC_HYBRID_PEND_TSEND);
+    }
+    rc = mca_osc_hybrid_track(m, req, NULL, NULL, MCA_OSC_HYBRID_PEND_WSEND);
+    if (OMPI_SUCCESS != rc) {
+        /* nowhere to keep it: the window must not change before it is read */
+        ompi_request_wait(&req, MPI_STATUS_IGNORE);
+        return rc;
+    }
+    m->pend->peer = dst;
+    m->pend->seq = ++m->wsend_seq;
+    m->wsend_pending++;
+    m->wsend_out[dst]++;
+    return OMPI_SUCCESS;
 }
 
 /* An answer of this process as a target (acknowledgements, errors). What
@@ -315,6 +350,131 @@ static void mca_osc_hybrid_lock_grant(mca_osc_hybrid_module_t *m)
         mca_osc_hybrid_send_ctl(m, q->src, MCA_OSC_HYBRID_HDR_LOCK_ACK, 0);
         free(q);
     }
+}
+
+/* Carries out a notice that ends (part of) src's epoch here. */
+static void mca_osc_hybrid_notice_apply(mca_osc_hybrid_module_t *m, int src, int type)
+{
+    switch (type) {
+    case MCA_OSC_HYBRID_HDR_UNLOCK:
+        if (m->lk_excl == src) {
+            m->lk_excl = -1;
+        } else if (m->lk_shared > 0) {
+            m->lk_shared--;
+        }
+        mca_osc_hybrid_send_ctl(m, src, MCA_OSC_HYBRID_HDR_UNLOCK_ACK, 0);
+        mca_osc_hybrid_lock_grant(m);
+        break;
+    case MCA_OSC_HYBRID_HDR_FLUSH:
+        mca_osc_hybrid_send_ctl(m, src, MCA_OSC_HYBRID_HDR_FLUSH_ACK, 0);
+        break;
+    case MCA_OSC_HYBRID_HDR_COMPLETE:
+        m->completes_recv++;
+        break;
+    default:
+        break;
+    }
+}
+
+/* True when no reply to src started at or before sequence number upto is
+ * still being read from the window. */
+static bool mca_osc_hybrid_replies_done(const mca_osc_hybrid_module_t *m, int src, uint64_t upto)
+{
+    const mca_osc_hybrid_pend_t *p;
+
+    if (0 == m->wsend_out[src]) {
+        return true;
+    }
+    for (p = m->pend; NULL != p; p = p->next) {
+        if (MCA_OSC_HYBRID_PEND_WSEND == p->kind && src == p->peer && p->seq <= upto) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* UNLOCK, FLUSH and COMPLETE answer for every request src sent before
+ * them, replies included: while a reply to src is still read from the
+ * window (or an earlier notice of src is held), the notice is held, and
+ * with it the acknowledgement, the hand-over of the lock and the count
+ * that MPI_Win_wait/test wait for. Requests of src that come after it go
+ * on meanwhile (no origin sends one that depends on the answer before it
+ * has the answer). */
+static void mca_osc_hybrid_notice(mca_osc_hybrid_module_t *m, int src, int type)
+{
+    mca_osc_hybrid_held_t *hd, *q;
+    bool src_held = false;
+
+    for (q = m->held_head; NULL != q && !src_held; q = q->next) {
+        src_held = (q->src == src);
+    }
+    if (!src_held && 0 == m->wsend_out[src]) {
+        mca_osc_hybrid_notice_apply(m, src, type);
+        return;
+    }
+    hd = malloc(sizeof(*hd));
+    if (NULL == hd) {
+        /* no memory to hold it: wait for the replies here instead */
+        while (!mca_osc_hybrid_replies_done(m, src, m->wsend_seq)) {
+            mca_osc_hybrid_pend_t **pp = &m->pend;
+            opal_progress();
+            while (NULL != *pp) {
+                mca_osc_hybrid_pend_t *p = *pp;
+                if (MCA_OSC_HYBRID_PEND_WSEND == p->kind && REQUEST_COMPLETE(p->req)) {
+                    *pp = p->next;
+                    mca_osc_hybrid_complete_pend(m, p);
+                } else {
+                    pp = &p->next;
+                }
+            }
+        }
+        mca_osc_hybrid_release_held(m);
+        mca_osc_hybrid_notice_apply(m, src, type);
+        return;
+    }
+    hd->next = NULL;
+    hd->src = src;
+    hd->type = type;
+    hd->upto = m->wsend_seq;
+    if (NULL == m->held_tail) {
+        m->held_head = hd;
+    } else {
+        m->held_tail->next = hd;
+    }
+    m->held_tail = hd;
+}
+
+/* Carries out the held notices whose replies have been read, in the order
+ * they arrived (a later notice of one origin is never ready before an
+ * earlier one: it waits for a superset of the replies). */
+void mca_osc_hybrid_release_held(mca_osc_hybrid_module_t *m)
+{
+    mca_osc_hybrid_held_t **pp = &m->held_head, *prev = NULL;
+
+    while (NULL != *pp) {
+        mca_osc_hybrid_held_t *hd = *pp;
+        if (mca_osc_hybrid_replies_done(m, hd->src, hd->upto)) {
+            *pp = hd->next;
+            if (m->held_tail == hd) {
+                m->held_tail = prev;
+            }
+            mca_osc_hybrid_notice_apply(m, hd->src, hd->type);
+            free(hd);
+        } else {
+            prev = hd;
+            pp = &hd->next;
+        }
+    }
+}
+
+void mca_osc_hybrid_free_held(mca_osc_hybrid_module_t *m)
+{
+    while (NULL != m->held_head) {
+        mca_osc_hybrid_held_t *hd = m->held_head;
+        m->held_head = hd->next;
+        free(hd);
+    }
+    m->held_tail = NULL;
 }
 
 static void mca_osc_hybrid_fail(mca_osc_hybrid_module_t *m, int src, int code, const char *why)
@@ -603,8 +763,8 @@ static void mca_osc_hybrid_handle_op(mca_osc_hybrid_module_t *m, int src,
             mca_osc_hybrid_isend(m, NULL, 0, src, h->reply_tag, NULL);
         } else if (1 == h->nseg) {
             /* straight from the window: the PML reads it (with the BTL's
-             * RDMA for large messages) */
-            mca_osc_hybrid_isend(m, dest + segs[0].off, segs[0].len, src, h->reply_tag, NULL);
+             * RDMA for large messages), maybe after this returns */
+            mca_osc_hybrid_isend_window(m, dest + segs[0].off, segs[0].len, src, h->reply_tag);
         } else {
             size_t pos = 0;
             reply = malloc(h->stream_len ? h->stream_len : 1);
@@ -733,16 +893,12 @@ size_t mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, 
         if (!mca_osc_hybrid_unlock_ok(m, src)) {
             return mca_osc_hybrid_stop(m, MCA_OSC_HYBRID_WIRE_NOT_LOCKED);
         }
-        if (m->lk_excl == src) {
-            m->lk_excl = -1;
-        } else if (m->lk_shared > 0) {
-            m->lk_shared--;
-        }
-        mca_osc_hybrid_send_ctl(m, src, MCA_OSC_HYBRID_HDR_UNLOCK_ACK, 0);
-        mca_osc_hybrid_lock_grant(m);
+        /* released (and acknowledged) once the replies read from the window
+         * for this origin are out: mca_osc_hybrid_notice */
+        mca_osc_hybrid_notice(m, src, MCA_OSC_HYBRID_HDR_UNLOCK);
         return rec.len;
     case MCA_OSC_HYBRID_HDR_FLUSH:
-        mca_osc_hybrid_send_ctl(m, src, MCA_OSC_HYBRID_HDR_FLUSH_ACK, 0);
+        mca_osc_hybrid_notice(m, src, MCA_OSC_HYBRID_HDR_FLUSH);
         return rec.len;
     /* acknowledgements answer requests of this process: one each */
     case MCA_OSC_HYBRID_HDR_LOCK_ACK:
@@ -767,7 +923,7 @@ size_t mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, 
         m->posts_recv[src]++;
         return rec.len;
     case MCA_OSC_HYBRID_HDR_COMPLETE:
-        m->completes_recv++;
+        mca_osc_hybrid_notice(m, src, MCA_OSC_HYBRID_HDR_COMPLETE);
         return rec.len;
     case MCA_OSC_HYBRID_HDR_ERROR:
         if (0 == m->error) {

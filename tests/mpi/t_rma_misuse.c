@@ -7,7 +7,8 @@
  * start/post, a request-based op in a fence epoch, accesses beyond the
  * window (caught at the call) and to unattached memory of a dynamic window
  * (reported by the target, returned by the next synchronisation), a
- * reduction op undefined on the type. Afterwards the window still works.
+ * reduction op undefined on the type. Afterwards the window still works,
+ * and a put across two regions attached next to each other is accepted.
  *
  * Behaviour on erroneous programs differs between osc components, so this
  * program selects osc/hybrid itself (unless OMPI_MCA_osc is already set).
@@ -122,6 +123,46 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     if (4242 != *(int *) &buf[1]) {
         tmpi_error("valid dynamic put after refused ones: %d", *(int *) &buf[1]);
+    }
+    /* two regions attached next to each other: one access may span both
+     * (as osc/pt2pt allows), but not run past the second */
+    {
+        int *two = tmpi_malloc(2048 * sizeof(int));
+        int span[64];
+        MPI_Aint a2, *addr2 = tmpi_malloc(tmpi_size * sizeof(MPI_Aint));
+        for (int i = 0; i < 2048; i++) {
+            two[i] = -1;
+        }
+        for (int i = 0; i < 64; i++) {
+            span[i] = 7000 + i;
+        }
+        MPI_Win_attach(dyn, two, 1024 * sizeof(int));
+        MPI_Win_attach(dyn, two + 1024, 1024 * sizeof(int));
+        MPI_Get_address(two, &a2);
+        MPI_Allgather(&a2, 1, MPI_AINT, addr2, 1, MPI_AINT, MPI_COMM_WORLD);
+        expect(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, dyn), MPI_SUCCESS, "lock for the span");
+        expect(
+            MPI_Put(span, 64, MPI_INT, right, addr2[right] + 1000 * sizeof(int), 64, MPI_INT, dyn),
+            MPI_SUCCESS, "put across two adjacent regions");
+        expect(MPI_Win_flush(right, dyn), MPI_SUCCESS, "flush after a put across two regions");
+        expect(
+            MPI_Put(span, 64, MPI_INT, right, addr2[right] + 2000 * sizeof(int), 64, MPI_INT, dyn),
+            MPI_SUCCESS, "put past the second region (accepted at the origin)");
+        expect(MPI_Win_unlock(right, dyn), MPI_ERR_RMA_RANGE,
+               "unlock after a put past the regions");
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int i = 0; i < 2048; i++) {
+            int want = (i >= 1000 && i < 1064) ? 7000 + i - 1000 : -1;
+            if (two[i] != want) {
+                tmpi_error("two adjacent regions: int %d is %d, expected %d", i, two[i], want);
+                break;
+            }
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        expect(MPI_Win_detach(dyn, two), MPI_SUCCESS, "detach the first of two");
+        expect(MPI_Win_detach(dyn, two + 1024), MPI_SUCCESS, "detach the second of two");
+        free(two);
+        free(addr2);
     }
     expect(MPI_Win_detach(dyn, buf), MPI_SUCCESS, "detach");
     MPI_Win_free(&dyn);
