@@ -201,6 +201,7 @@ static int setup(void **state)
     m->posts_recv = xcalloc(NRANK, sizeof(int));
     m->lock_type = xcalloc(NRANK, sizeof(int));
     m->lk_state = xcalloc(NRANK, sizeof(int));
+    m->wsend_out = xcalloc(NRANK, sizeof(int));
     m->start_member = xcalloc(NRANK, sizeof(bool));
     nsent = 0;
     nrecvd = 0;
@@ -250,6 +251,8 @@ static int teardown(void **state)
     free(m->posts_recv);
     free(m->lock_type);
     free(m->lk_state);
+    free(m->wsend_out);
+    mca_osc_hybrid_free_held(m);
     free(m->start_member);
     free(m->regions);
     free(win);
