@@ -44,7 +44,9 @@ typedef struct mca_btl_via_component {
     mca_btl_base_component_3_0_0_t super;
 
     /* MCA parameters */
-    char *provider;                /* auto | emu | verbs */
+    char *provider;                /* auto | emu | verbs | ofi */
+    char *ofi_provider;            /* libfabric provider of "ofi" */
+    char *ofi_domain;              /* libfabric domain (tcp: interface) */
     unsigned int recv_descriptors; /* receive descriptors per VI: the credits */
     unsigned int send_descriptors; /* send work queue depth per VI */
     unsigned int max_transfer;     /* bytes per RDMA descriptor */
@@ -61,7 +63,7 @@ typedef struct mca_btl_via_component {
     vipl_nic_t *nic;
     vipl_ptag_t *ptag;
     vipl_cq_t *recv_cq;
-    uint32_t provider_id; /* 1 emu, 2 verbs (modex) */
+    uint32_t provider_id; /* 1 emu, 2 verbs, 3 ofi (modex) */
     bool poll_sends;      /* sends complete later: progress reaps them */
     uint32_t my_vpid;
     uint32_t nprocs;

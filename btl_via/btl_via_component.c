@@ -60,8 +60,19 @@ static int mca_btl_via_component_register(void)
         &c->super.btl_version, "provider",
         "VI provider: auto (verbs when an RDMA device is present, else emu), "
         "emu (software VI NIC between processes of one host: shared queues, "
-        "RDMA by CMA), verbs (libibverbs RC queue pairs).",
+        "RDMA by CMA), verbs (libibverbs RC queue pairs), ofi (connected "
+        "libfabric endpoints, FI_EP_MSG, across hosts; see ofi_provider).",
         OPAL_INFO_LVL_3, &c->provider, "auto");
+    (void) tc_ompi_param_string(
+        &c->super.btl_version, "ofi_provider",
+        "libfabric provider of the ofi VI provider (FI_EP_MSG with RMA and remote CQ "
+        "data): tcp, or e.g. verbs where the hardware exists.",
+        OPAL_INFO_LVL_4, &c->ofi_provider, "tcp");
+    (void) tc_ompi_param_string(
+        &c->super.btl_version, "ofi_domain",
+        "libfabric domain of the ofi VI provider (tcp: the network interface, e.g. "
+        "eth0); empty: the first IPv4 interface other than lo.",
+        OPAL_INFO_LVL_4, &c->ofi_domain, "");
     c->recv_descriptors = 32;
     mca_btl_via_reg_uint("recv_descriptors",
                          "Receive descriptors pre-posted per VI: the credits a "
@@ -255,6 +266,26 @@ static int mca_btl_via_open_nic(void)
             /* the same on the component's stream (help messages sent during
              * MPI_Init can be lost by the runtime under load) */
             opal_output_verbose(1, c->output, "btl:via: btl_via_provider=verbs refused: %s", why);
+            return OPAL_ERR_NOT_AVAILABLE;
+        }
+    }
+    if (VIPL_SUCCESS != rc && 0 == strcmp(c->provider, "ofi")) {
+        params.fabric_provider = c->ofi_provider;
+        params.device = NULL != c->ofi_domain && '\0' != c->ofi_domain[0] ? c->ofi_domain : NULL;
+        c->ops = vipl_provider("ofi");
+        c->provider_id = 3;
+        if (NULL != c->ops) {
+            rc = vipl_open_nic(c->ops, &params, &c->nic);
+        }
+        if (VIPL_SUCCESS != rc) {
+            char why[160];
+
+            snprintf(why, sizeof(why), "%s (libfabric provider \"%s\")",
+                     NULL == c->ops ? "the ofi provider was not built (no libfabric)"
+                                    : vipl_strerror(rc),
+                     c->ofi_provider);
+            opal_show_help("help-mpi-btl-via.txt", "no ofi", true, opal_process_info.nodename, why);
+            opal_output_verbose(1, c->output, "btl:via: btl_via_provider=ofi refused: %s", why);
             return OPAL_ERR_NOT_AVAILABLE;
         }
     }

@@ -55,7 +55,7 @@ _Static_assert(MCA_BTL_VIA_KIND_MAX <= MCA_BTL_VIA_IMM_KIND_MASK, "kinds fit the
 #define MCA_BTL_VIA_MODEX_MAGIC 0x56494131u /* "VIA1" */
 typedef struct mca_btl_via_modex_hdr {
     uint32_t magic;
-    uint32_t provider;         /* 1: emu, 2: verbs */
+    uint32_t provider;         /* 1: emu, 2: verbs, 3: ofi */
     uint32_t nprocs;           /* entries that follow */
     uint32_t recv_descriptors; /* credits: must match on both sides */
     uint32_t recv_size;        /* bytes of each receive buffer */

@@ -238,7 +238,7 @@ struct vipl_emu_vi {
     uint64_t rposted_seen;  /* peer's posted count, last read */
 };
 
-static const vipl_ops_t vipl_emu_ops;
+extern const vipl_ops_t vipl_emu_ops;
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -1423,7 +1423,7 @@ static void vipl_emu_destroy_vi(vipl_vi_t *base)
     free(vi);
 }
 
-static const vipl_ops_t vipl_emu_ops = {
+const vipl_ops_t vipl_emu_ops = {
     .name = "emu",
     .open_nic = vipl_emu_open_nic,
     .close_nic = vipl_emu_close_nic,
@@ -1448,77 +1448,3 @@ static const vipl_ops_t vipl_emu_ops = {
     .cq_done = vipl_emu_cq_done,
     .query_vi = vipl_emu_query_vi,
 };
-
-/* ---- provider table and strings (shared by every provider) ------------------ */
-
-#ifdef TC_HAVE_VIA_VERBS
-extern const vipl_ops_t vipl_verbs_ops;
-#endif
-
-const vipl_ops_t *vipl_provider(const char *name)
-{
-    if (NULL == name) {
-        return NULL;
-    }
-    if (0 == strcmp(name, "emu")) {
-        return &vipl_emu_ops;
-    }
-#ifdef TC_HAVE_VIA_VERBS
-    if (0 == strcmp(name, "verbs")) {
-        return &vipl_verbs_ops;
-    }
-#endif
-    return NULL;
-}
-
-const char *vipl_strerror(vipl_return_t rc)
-{
-    switch (rc) {
-    case VIPL_SUCCESS:
-        return "success";
-    case VIPL_NOT_DONE:
-        return "not done";
-    case VIPL_INVALID_PARAMETER:
-        return "invalid parameter";
-    case VIPL_ERROR_RESOURCE:
-        return "out of resources";
-    case VIPL_INVALID_RELIABILITY_LEVEL:
-        return "reliability level not supported";
-    case VIPL_INVALID_PTAG:
-        return "invalid protection tag";
-    case VIPL_INVALID_RDMAREAD:
-        return "RDMA read not supported";
-    case VIPL_DESCRIPTOR_ERROR:
-        return "descriptor error";
-    case VIPL_INVALID_STATE:
-        return "VI in the wrong state";
-    case VIPL_NOT_REACHABLE:
-        return "peer not reachable";
-    case VIPL_NO_DEVICE:
-        return "no device";
-    case VIPL_ERROR_NOT_SUPPORTED:
-        return "not supported";
-    }
-    return "unknown error";
-}
-
-const char *vipl_status_string(uint32_t status)
-{
-    if (status & VIPL_STATUS_FORMAT_ERROR)
-        return "format error";
-    if (status & VIPL_STATUS_PROTECTION_ERROR)
-        return "local protection error";
-    if (status & VIPL_STATUS_LENGTH_ERROR)
-        return "length error";
-    if (status & VIPL_STATUS_FLUSHED_ERROR)
-        return "flushed (VI in error)";
-    if (status & VIPL_STATUS_TRANSPORT_ERROR)
-        return "transport error (peer gone)";
-    if (status & VIPL_STATUS_RDMA_PROT_ERROR)
-        return "RDMA protection error at the target";
-    if (status & VIPL_STATUS_REMOTE_DESC_ERROR)
-        return "no usable receive descriptor at the peer";
-    if (status & VIPL_STATUS_DONE)
-        return "done";
-    return "not done";
-}
