@@ -52,13 +52,14 @@ static int mca_btl_via_register_error(struct mca_btl_base_module_t *btl,
     return OPAL_SUCCESS;
 }
 
-/* the peer's VI for us, from its modex record (checked: it comes from
- * another process) */
-static int mca_btl_via_peer_address(struct opal_proc_t *proc, vipl_vi_address_t *addr)
+/* the peer's VI for us on device slot `slot`, from its modex record
+ * (checked: it comes from another process) */
+static int mca_btl_via_peer_address(struct opal_proc_t *proc, int slot, vipl_vi_address_t *addr)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
     mca_btl_via_modex_hdr_t *hdr = NULL;
     size_t size = 0;
+    uint32_t theirs;
     int rc;
 
     TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &hdr, &size);
@@ -66,8 +67,15 @@ static int mca_btl_via_peer_address(struct opal_proc_t *proc, vipl_vi_address_t 
         return OPAL_ERR_UNREACH;
     }
     if (size < sizeof(*hdr) || MCA_BTL_VIA_MODEX_MAGIC != hdr->magic || hdr->nprocs != c->nprocs ||
-        size != sizeof(*hdr) + (size_t) hdr->nprocs * sizeof(vipl_vi_address_t) ||
-        hdr->provider != c->provider_id) {
+        size !=
+            sizeof(*hdr) +
+                (size_t) MCA_BTL_VIA_NUM_DEVS * hdr->nprocs * sizeof(vipl_vi_address_t)) {
+        free(hdr);
+        return OPAL_ERR_UNREACH;
+    }
+    /* the same provider on that slot at both ends */
+    theirs = (hdr->provider >> (8 * slot)) & 0xffu;
+    if (0 == theirs || theirs != c->devs[slot].provider_id) {
         free(hdr);
         return OPAL_ERR_UNREACH;
     }
@@ -78,9 +86,20 @@ static int mca_btl_via_peer_address(struct opal_proc_t *proc, vipl_vi_address_t 
         free(hdr);
         return OPAL_ERR_UNREACH;
     }
-    *addr = ((vipl_vi_address_t *) (hdr + 1))[c->my_vpid];
+    *addr = ((vipl_vi_address_t *) (hdr + 1))[(size_t) slot * c->nprocs + c->my_vpid];
     free(hdr);
     return OPAL_SUCCESS;
+}
+
+/* which device reaches a peer: emu on this host, else the network one */
+static int mca_btl_via_peer_slot(const struct opal_proc_t *proc)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+
+    if (OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags) && NULL != c->devs[MCA_BTL_VIA_DEV_LOCAL].nic) {
+        return MCA_BTL_VIA_DEV_LOCAL;
+    }
+    return NULL != c->devs[MCA_BTL_VIA_DEV_NET].nic ? MCA_BTL_VIA_DEV_NET : -1;
 }
 
 int mca_btl_via_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
@@ -89,12 +108,12 @@ int mca_btl_via_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
     const opal_proc_t *me = opal_proc_local_get();
-    bool local_only = vipl_query_nic(c->nic)->local_only;
     int unreachable = 0;
 
     (void) btl;
     for (size_t i = 0; i < nprocs; ++i) {
         uint32_t vpid = procs[i]->proc_name.vpid;
+        int slot = mca_btl_via_peer_slot(procs[i]);
         vipl_vi_address_t addr;
         mca_btl_via_endpoint_t *ep;
 
@@ -102,16 +121,15 @@ int mca_btl_via_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
         if (procs[i] == me) {
             continue;
         }
-        if (procs[i]->proc_name.jobid != me->proc_name.jobid || vpid >= c->nprocs ||
-            (local_only && !OPAL_PROC_ON_LOCAL_NODE(procs[i]->proc_flags))) {
+        if (procs[i]->proc_name.jobid != me->proc_name.jobid || vpid >= c->nprocs || slot < 0) {
             ++unreachable;
             continue;
         }
         OPAL_THREAD_LOCK(&c->lock);
         ep = c->endpoints[vpid];
         if (NULL == ep) {
-            if (OPAL_SUCCESS == mca_btl_via_peer_address(procs[i], &addr)) {
-                ep = mca_btl_via_endpoint_create(procs[i], vpid, &addr);
+            if (OPAL_SUCCESS == mca_btl_via_peer_address(procs[i], slot, &addr)) {
+                ep = mca_btl_via_endpoint_create(procs[i], vpid, slot, &addr);
                 c->endpoints[vpid] = ep;
             }
         }
@@ -132,7 +150,10 @@ int mca_btl_via_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
     if (unreachable > 0 && !c->warned_unreachable && mca_btl_via_only_via_requested()) {
         c->warned_unreachable = true;
         opal_show_help("help-mpi-btl-via.txt", "peer unreachable", true, opal_process_info.nodename,
-                       unreachable, vipl_query_nic(c->nic)->provider);
+                       unreachable,
+                       NULL != c->devs[MCA_BTL_VIA_DEV_NET].nic
+                           ? vipl_query_nic(c->devs[MCA_BTL_VIA_DEV_NET].nic)->provider
+                           : "emu");
     }
     return OPAL_SUCCESS;
 }
