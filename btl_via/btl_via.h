@@ -73,6 +73,7 @@ typedef struct mca_btl_via_component {
     unsigned int rcache_max_unused;
     unsigned int rdma_threshold; /* smaller put/get are refused (ob1 copies) */
     bool put_notify;             /* immediate data at the end of a put */
+    bool emu_strict;             /* emu as strict as verbs (a test mode) */
     int verbose;
     int output;
 

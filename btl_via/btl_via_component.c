@@ -74,6 +74,13 @@ static int mca_btl_via_component_register(void)
         "libfabric domain of the ofi VI provider (tcp: the network interface, e.g. "
         "eth0); empty: the first IPv4 interface other than lo.",
         OPAL_INFO_LVL_4, &c->ofi_domain, "");
+    (void) tc_ompi_param_bool(
+        &c->super.btl_version, "emu_strict",
+        "Run the emu provider as strict as verbs hardware: no inline sends, RDMA "
+        "writes with immediate completing with their length, VIs connected without "
+        "waiting for the peer and sends to a peer not connected yet dropped (a test "
+        "mode: what passes here does not rely on emu's leniency).",
+        OPAL_INFO_LVL_9, &c->emu_strict, false);
     c->recv_descriptors = 32;
     mca_btl_via_reg_uint("recv_descriptors",
                          "Receive descriptors pre-posted per VI: the credits a "
@@ -307,6 +314,7 @@ static int mca_btl_via_open_nic(void)
         4096 * (nlocal + 2);
     params.expected_peers = nlocal;
     params.max_transfer_size = c->max_transfer;
+    params.strict = c->emu_strict;
     params.fabric_provider = c->ofi_provider;
     snprintf(detail, sizeof(detail), " (libfabric provider \"%s\")", c->ofi_provider);
 

@@ -173,6 +173,13 @@ typedef struct vipl_open_params {
     size_t nic_memory;           /* emu: bytes of NIC memory (vipl_mem_alloc) */
     uint32_t expected_peers;     /* emu: NICs that attach; then the name goes */
     uint32_t max_transfer_size;  /* 0: the provider's default */
+    /* emu: as strict as verbs hardware: no inline sends (max_inline 0),
+     * the receive completion of an RDMA write with immediate carries the
+     * write's length, a VI is connected as soon as it asked (no wait for
+     * the peer), and a send that reaches a peer VI not connected to it is
+     * dropped (the sender's descriptor fails with a transport error, as
+     * verbs' RETRY_EXC_ERR) */
+    bool strict;
 } vipl_open_params_t;
 
 struct vipl_ops {
