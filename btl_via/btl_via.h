@@ -110,6 +110,7 @@ typedef struct mca_btl_via_component {
     uint64_t rdma_bytes;
 
     bool warned_unreachable;
+    bool all_peers_added; /* the first add_procs brought up every VI */
 } mca_btl_via_component_t;
 
 TC_OMPI_MODULE_DECLSPEC extern mca_btl_via_component_t mca_btl_via_component;

@@ -612,9 +612,11 @@ static void mca_btl_via_handle_recv(mca_btl_via_endpoint_t *ep, vipl_desc_t *d)
         }
         return;
     }
+    /* a PUT_DONE may carry a length: verbs reports the RDMA write's (its
+     * buffer holds nothing); a CREDIT never does */
     if (OPAL_UNLIKELY(!(d->status & VIPL_STATUS_IMMEDIATE) || 0 == kind ||
                       kind >= MCA_BTL_VIA_KIND_MAX ||
-                      (MCA_BTL_VIA_KIND_AM != kind && 0 != d->length))) {
+                      (MCA_BTL_VIA_KIND_CREDIT == kind && 0 != d->length))) {
         mca_btl_via_fatal_peer(ep, "malformed message (bad immediate data)");
         return;
     }

@@ -168,7 +168,10 @@ static int mca_btl_via_endpoint_post(mca_btl_via_endpoint_t *ep, mca_btl_via_fra
     vipl_return_t rc;
 
     d->control = VIPL_CONTROL_OP_SEND | VIPL_CONTROL_IMMEDIATE;
-    if (frag->segment.seg_len <= ep->dev->nic->attrs.max_inline) {
+    /* max_inline 0 (verbs) means no inline send at all: an empty CREDIT
+     * message flagged INLINE would be refused */
+    if (frag->segment.seg_len <= ep->dev->nic->attrs.max_inline &&
+        0 != ep->dev->nic->attrs.max_inline) {
         /* the NIC copies it at post: no check of the send buffer's
          * registration on the latency path (it is ours, registered once) */
         d->control |= VIPL_CONTROL_INLINE;
@@ -186,8 +189,17 @@ static int mca_btl_via_endpoint_post(mca_btl_via_endpoint_t *ep, mca_btl_via_fra
         mca_btl_via_endpoint_reap_locked(ep);
         rc = vipl_post_send(ep->vi, d);
     }
-    if (OPAL_UNLIKELY(VIPL_SUCCESS != rc)) {
+    if (OPAL_UNLIKELY(VIPL_ERROR_RESOURCE == rc)) {
         return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    if (OPAL_UNLIKELY(VIPL_SUCCESS != rc)) {
+        /* refused for good (a broken VI, a descriptor the provider will
+         * never take): said aloud, and the endpoint fails, instead of
+         * retrying what cannot go (a one-way stream stalled on it) */
+        opal_output(0, "btl:via: vpid %u: the provider refused a send descriptor (%s)", ep->vpid,
+                    vipl_strerror(rc));
+        ep->state = MCA_BTL_VIA_EP_FAILED;
+        return OPAL_ERR_UNREACH;
     }
     ++ep->outstanding;
     return OPAL_SUCCESS;
@@ -230,10 +242,16 @@ int mca_btl_via_endpoint_send_locked(mca_btl_via_endpoint_t *ep, mca_btl_via_fra
     }
     if (OPAL_LIKELY(MCA_BTL_VIA_EP_CONNECTED == ep->state) &&
         0 == tc_credits_try_send(&ep->credits, &piggy)) {
-        if (OPAL_LIKELY(OPAL_SUCCESS == mca_btl_via_endpoint_post(ep, frag, piggy))) {
+        int rc = mca_btl_via_endpoint_post(ep, frag, piggy);
+
+        if (OPAL_LIKELY(OPAL_SUCCESS == rc)) {
             return OPAL_SUCCESS;
         }
         tc_credits_cancel(&ep->credits, NULL, piggy);
+        if (OPAL_ERR_UNREACH == rc) {
+            mca_btl_via_endpoint_fail_locked(ep);
+            return rc;
+        }
     }
     /* no credit (no receive descriptor free at the peer), or not
      * connected yet: wait in order (MPI-BIP's software FIFO) */
@@ -253,8 +271,14 @@ void mca_btl_via_endpoint_flush_locked(mca_btl_via_endpoint_t *ep)
     while (NULL != (it = tc_credits_next_ready(&ep->credits, &piggy))) {
         mca_btl_via_frag_t *frag = TC_CONTAINER_OF(it, mca_btl_via_frag_t, link);
 
-        if (OPAL_SUCCESS != mca_btl_via_endpoint_post(ep, frag, piggy)) {
+        int rc = mca_btl_via_endpoint_post(ep, frag, piggy);
+
+        if (OPAL_SUCCESS != rc) {
             tc_credits_cancel(&ep->credits, it, piggy);
+            if (OPAL_ERR_UNREACH == rc) {
+                mca_btl_via_endpoint_fail_locked(ep);
+                return;
+            }
             break;
         }
     }

@@ -102,6 +102,59 @@ static int mca_btl_via_peer_slot(const struct opal_proc_t *proc)
     return NULL != c->devs[MCA_BTL_VIA_DEV_NET].nic ? MCA_BTL_VIA_DEV_NET : -1;
 }
 
+/* the endpoint of one peer, created at the first call (under c->lock) */
+static mca_btl_via_endpoint_t *mca_btl_via_endpoint_of(struct opal_proc_t *proc)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    uint32_t vpid = proc->proc_name.vpid;
+    int slot = mca_btl_via_peer_slot(proc);
+    vipl_vi_address_t addr;
+    mca_btl_via_endpoint_t *ep;
+
+    if (slot < 0 || vpid >= c->nprocs) {
+        return NULL;
+    }
+    OPAL_THREAD_LOCK(&c->lock);
+    ep = c->endpoints[vpid];
+    if (NULL == ep && OPAL_SUCCESS == mca_btl_via_peer_address(proc, slot, &addr)) {
+        ep = mca_btl_via_endpoint_create(proc, vpid, slot, &addr);
+        c->endpoints[vpid] = ep;
+    }
+    OPAL_THREAD_UNLOCK(&c->lock);
+    if (NULL != ep) {
+        /* the peer may have matched us already (no lock of ours held) */
+        mca_btl_via_endpoint_try_connect(ep);
+    }
+    return ep;
+}
+
+/* Open MPI adds peers on other hosts lazily (at the first message to
+ * them), so a process that only receives from a peer would never post
+ * receives for it nor bring its VI up, and what the peer sends is lost
+ * on verbs (a queue pair in INIT drops it).  So the first add_procs, in
+ * MPI_Init, brings up the VI of every process of the job a device
+ * reaches; MPI_Init's closing fence then orders every VI's setup before
+ * the first message. */
+static void mca_btl_via_add_all_peers(void)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    const opal_proc_t *me = opal_proc_local_get();
+
+    for (uint32_t v = 0; v < c->nprocs; ++v) {
+        opal_process_name_t name = me->proc_name;
+        opal_proc_t *proc;
+
+        if (v == c->my_vpid || NULL != c->endpoints[v]) {
+            continue;
+        }
+        name.vpid = v;
+        proc = opal_proc_for_name(name);
+        if (NULL != proc) {
+            (void) mca_btl_via_endpoint_of(proc);
+        }
+    }
+}
+
 int mca_btl_via_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                           struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,
                           struct opal_bitmap_t *reachable)
@@ -111,32 +164,19 @@ int mca_btl_via_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
     int unreachable = 0;
 
     (void) btl;
+    if (!c->all_peers_added) {
+        c->all_peers_added = true;
+        mca_btl_via_add_all_peers();
+    }
     for (size_t i = 0; i < nprocs; ++i) {
-        uint32_t vpid = procs[i]->proc_name.vpid;
-        int slot = mca_btl_via_peer_slot(procs[i]);
-        vipl_vi_address_t addr;
-        mca_btl_via_endpoint_t *ep;
+        mca_btl_via_endpoint_t *ep = NULL;
 
         peers[i] = NULL;
         if (procs[i] == me) {
             continue;
         }
-        if (procs[i]->proc_name.jobid != me->proc_name.jobid || vpid >= c->nprocs || slot < 0) {
-            ++unreachable;
-            continue;
-        }
-        OPAL_THREAD_LOCK(&c->lock);
-        ep = c->endpoints[vpid];
-        if (NULL == ep) {
-            if (OPAL_SUCCESS == mca_btl_via_peer_address(procs[i], slot, &addr)) {
-                ep = mca_btl_via_endpoint_create(procs[i], vpid, slot, &addr);
-                c->endpoints[vpid] = ep;
-            }
-        }
-        OPAL_THREAD_UNLOCK(&c->lock);
-        if (NULL != ep) {
-            /* the peer may have matched us already (no lock of ours held) */
-            mca_btl_via_endpoint_try_connect(ep);
+        if (procs[i]->proc_name.jobid == me->proc_name.jobid) {
+            ep = mca_btl_via_endpoint_of(procs[i]);
         }
         if (NULL == ep || MCA_BTL_VIA_EP_FAILED == ep->state) {
             ++unreachable;
