@@ -190,11 +190,19 @@ tr_load_btl() {
 }
 
 # tr_mpirun_args NP: fills the array TR_MPIRUN with mpirun and its options
-# for NP ranks over the loaded transport (run tr_load_btl first).
+# for NP ranks over the loaded transport (run tr_load_btl first). With
+# TRANSPORTS_CLUSTER=NAME the job runs on the fake hosts of
+# scripts/cluster.sh's cluster NAME (brought up beforehand), ranks placed
+# round robin over the hosts (--map-by node).
 tr_mpirun_args() {
     local np="$1"
 
-    TR_MPIRUN=(mpirun -np "$np")
+    if [ -n "${TRANSPORTS_CLUSTER:-}" ]; then
+        TR_MPIRUN=("$TR_SRCDIR/scripts/cluster.sh" --name "$TRANSPORTS_CLUSTER" run -np "$np"
+            --map-by node)
+    else
+        TR_MPIRUN=(mpirun -np "$np")
+    fi
     if [ "$(id -u)" -eq 0 ]; then
         TR_MPIRUN+=(--allow-run-as-root)
     fi
