@@ -17,6 +17,7 @@
 #include "opal/util/show_help.h"
 
 #include "btl_bip.h"
+#include "tc_atomic.h"
 #include "btl_bip_endpoint.h"
 #include "btl_bip_frag.h"
 
@@ -153,9 +154,10 @@ int mca_btl_bip_poll_posted(void)
 /* ------------------------------------------------------------------ */
 /* control messages                                                     */
 
-/* a large send the peer asked for by ACK */
-static void mca_btl_bip_do_large(mca_btl_bip_endpoint_t *ep, uint32_t handle,
-                                 const struct iovec *iov, int iovcnt, size_t size)
+/* a large send the peer asked for by ACK: OPAL_SUCCESS, or the error the
+ * send completes with (the peer is already reported to the PML) */
+static int mca_btl_bip_do_large(mca_btl_bip_endpoint_t *ep, uint32_t handle,
+                                const struct iovec *iov, int iovcnt, size_t size)
 {
     int rc = bip_send_large(ep->peer, handle, 0, iov, iovcnt, size);
 
@@ -164,9 +166,10 @@ static void mca_btl_bip_do_large(mca_btl_bip_endpoint_t *ep, uint32_t handle,
                    ep->peer_rank, strerror(-rc)));
         mca_btl_bip_fatal_peer(
             ep, -ESRCH == rc ? "the peer process is gone" : "a large send was refused (bad ACK)");
-        return;
+        return -ESRCH == rc ? OPAL_ERR_UNREACH : OPAL_ERROR;
     }
     mca_btl_bip_count(&mca_btl_bip_component.cnt.bytes_large, size);
+    return OPAL_SUCCESS;
 }
 
 static void mca_btl_bip_handle_ack(mca_btl_bip_endpoint_t *ep, const mca_btl_bip_ack_t *ack)
@@ -174,6 +177,7 @@ static void mca_btl_bip_handle_ack(mca_btl_bip_endpoint_t *ep, const mca_btl_bip
     if (MCA_BTL_BIP_ACK_MEDIUM == ack->kind) {
         mca_btl_bip_frag_t *frag;
         struct iovec iov[2];
+        int rc;
 
         /* ACKs come in REQ order: it must answer the oldest REQ */
         OPAL_THREAD_LOCK(&ep->lock);
@@ -190,14 +194,16 @@ static void mca_btl_bip_handle_ack(mca_btl_bip_endpoint_t *ep, const mca_btl_bip
             iov[i].iov_base = frag->segments[i].seg_addr.pval;
             iov[i].iov_len = frag->segments[i].seg_len;
         }
-        mca_btl_bip_do_large(ep, ack->handle, iov, (int) frag->base.des_segment_count, frag->size);
-        /* the data is in the receiver's buffer: the send is complete */
-        mca_btl_bip_frag_complete(frag, OPAL_SUCCESS);
+        rc = mca_btl_bip_do_large(ep, ack->handle, iov, (int) frag->base.des_segment_count,
+                                  frag->size);
+        /* the data is in the receiver's buffer, or the send failed: the
+         * PML hears which */
+        mca_btl_bip_frag_complete(frag, rc);
     } else if (MCA_BTL_BIP_ACK_GET == ack->kind) {
         struct iovec iov = {.iov_base = (void *) (uintptr_t) ack->addr, .iov_len = ack->size};
 
         /* the device checks the write against the receive posted there */
-        mca_btl_bip_do_large(ep, ack->handle, &iov, 1, ack->size);
+        (void) mca_btl_bip_do_large(ep, ack->handle, &iov, 1, ack->size);
     } else {
         mca_btl_bip_fatal_peer(ep, "unknown ACK kind (protocol error)");
     }
@@ -363,8 +369,9 @@ int mca_btl_bip_component_progress(void)
     if (OPAL_UNLIKELY(NULL == c->dev)) {
         return 0;
     }
-    /* one consumer of the queue at a time */
-    if (c->threads && opal_atomic_swap_32(&c->progress_guard, 1)) {
+    /* one consumer of the queue at a time (acquire: see the last one's
+     * work) */
+    if (c->threads && 0 != tc_atomic_swap(&c->progress_guard, 1)) {
         return 0;
     }
 
@@ -414,8 +421,10 @@ int mca_btl_bip_component_progress(void)
     }
 
     if (c->threads) {
-        opal_atomic_wmb();
-        c->progress_guard = 0;
+        /* a release store: the next consumer sees every load and store of
+         * this one done (a write barrier and a plain store order no
+         * earlier load) */
+        tc_atomic_store_release(&c->progress_guard, 0);
     }
     return count;
 }

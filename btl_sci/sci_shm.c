@@ -76,6 +76,8 @@ struct sci_remote_segment {
     tc_shm_seg_t shm;
     sci_shm_seg_hdr_t *hdr;
     pid_t owner;
+    uint64_t user_size; /* read once and checked at connect: the owner can
+                         * rewrite its header later */
 };
 
 struct sci_sequence {
@@ -317,6 +319,7 @@ sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segme
 {
     sci_remote_segment_t *r;
     char name[256];
+    uint64_t user_size = 0;
     int32_t state;
     int rc;
 
@@ -345,7 +348,8 @@ sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segme
     r->hdr = (sci_shm_seg_hdr_t *) r->shm.base;
     /* a file that is still being created, or is not ours: not available */
     if (r->shm.size < SCI_SHM_HDR_SIZE || SCI_SHM_MAGIC != tc_atomic_load_acquire(&r->hdr->magic) ||
-        r->hdr->segment_id != segment_id || r->hdr->user_size > r->shm.size - SCI_SHM_HDR_SIZE) {
+        r->hdr->segment_id != segment_id ||
+        (user_size = tc_atomic_load_relaxed(&r->hdr->user_size)) > r->shm.size - SCI_SHM_HDR_SIZE) {
         tc_shm_detach(&r->shm);
         free(r);
         return SCI_ERR_NO_SUCH_SEGMENT;
@@ -357,6 +361,7 @@ sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segme
         return SCI_SEG_DEAD == state ? SCI_ERR_TRANSFER_FAILED : SCI_ERR_NO_SUCH_SEGMENT;
     }
     r->owner = (pid_t) r->hdr->owner_pid;
+    r->user_size = user_size;
     /* the last expected connection removes the name: nothing stays on disk */
     if (tc_atomic_add_fetch(&r->hdr->attached, 1u) == tc_atomic_load_relaxed(&r->hdr->expected)) {
         tc_shm_unlink(&r->shm);
@@ -367,7 +372,7 @@ sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segme
 
 void *sci_map_remote_segment(sci_remote_segment_t *rseg, size_t offset, size_t size)
 {
-    if (NULL == rseg || offset > rseg->hdr->user_size || size > rseg->hdr->user_size - offset) {
+    if (NULL == rseg || offset > rseg->user_size || size > rseg->user_size - offset) {
         return NULL;
     }
     return (char *) rseg->shm.base + SCI_SHM_HDR_SIZE + offset;
@@ -375,7 +380,7 @@ void *sci_map_remote_segment(sci_remote_segment_t *rseg, size_t offset, size_t s
 
 size_t sci_remote_segment_size(const sci_remote_segment_t *rseg)
 {
-    return (size_t) rseg->hdr->user_size;
+    return (size_t) rseg->user_size;
 }
 
 void sci_disconnect_segment(sci_remote_segment_t *rseg)

@@ -58,6 +58,12 @@ typedef struct mca_btl_via_reg {
     tc_rcache_reg_t *reg;
 } mca_btl_via_reg_t;
 
+/* a receive completion taken off the CQ ahead of progress */
+typedef struct mca_btl_via_held {
+    vipl_vi_t *vi;
+    vipl_desc_t *d;
+} mca_btl_via_held_t;
+
 typedef struct mca_btl_via_component {
     mca_btl_base_component_3_0_0_t super;
 
@@ -102,6 +108,16 @@ typedef struct mca_btl_via_component {
     opal_mutex_t lock; /* endpoint table, active list */
 
     opal_free_list_t frags;
+
+    /* one consumer of the receive CQ at a time (under threads) */
+    int32_t progress_guard;
+    /* receive completions a send took off the CQ for the credits they
+     * carry (mca_btl_via_harvest_credits), delivered by progress first, in
+     * CQ order; a held descriptor is not re-posted, so nprocs *
+     * recv_descriptors entries always suffice */
+    mca_btl_via_held_t *held;
+    uint32_t held_cap, held_head, held_count;
+    int next_dev; /* the device whose CQ is read first next time */
 
     tc_rcache_t *rcache;
     /* statistics: updated with mca_btl_via_count (atomic under threads) */
@@ -179,6 +195,10 @@ int mca_btl_via_rcache_init(void);
 void mca_btl_via_rcache_fini(void);
 
 int mca_btl_via_component_progress(void);
+/* a send found no credit (or a queue before it): take the credits that
+ * already arrived off the receive CQ and flush the queued sends they allow,
+ * without calling the PML; call with no endpoint lock held */
+void mca_btl_via_harvest_credits(void);
 void mca_btl_via_fatal_peer(struct mca_btl_base_endpoint_t *ep, const char *why);
 bool mca_btl_via_only_via_requested(void);
 void mca_btl_via_release_device(void);

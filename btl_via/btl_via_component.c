@@ -20,6 +20,7 @@
 
 #include "btl_via.h"
 #include TC_OMPI_PMIX_H
+#include "tc_atomic.h"
 #include "tc_ompi.h"
 #include "btl_via_endpoint.h"
 #include "btl_via_frag.h"
@@ -217,9 +218,12 @@ void mca_btl_via_release_device(void)
     }
     free(c->endpoints);
     free(c->active);
+    free(c->held);
     c->endpoints = NULL;
     c->active = NULL;
     c->num_active = 0;
+    c->held = NULL;
+    c->held_cap = c->held_head = c->held_count = 0;
 }
 
 static int mca_btl_via_component_close(void)
@@ -483,7 +487,10 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
 
     c->endpoints = calloc(c->nprocs, sizeof(*c->endpoints));
     c->active = calloc(c->nprocs, sizeof(*c->active));
-    if (NULL == c->endpoints || NULL == c->active) {
+    /* a VI is on one device only: its receives fit once */
+    c->held_cap = c->nprocs * c->recv_descriptors;
+    c->held = calloc(c->held_cap, sizeof(*c->held));
+    if (NULL == c->endpoints || NULL == c->active || NULL == c->held) {
         goto fail;
     }
     for (int k = 0; k < MCA_BTL_VIA_NUM_DEVS; ++k) {
@@ -722,44 +729,155 @@ static int mca_btl_via_progress_slow(void)
     return count;
 }
 
+/* the receive CQ has one consumer at a time under threads: the guard is
+ * taken with an acquire and given back with a release, so that the next
+ * holder sees everything the last one wrote (a write barrier and a plain
+ * store order no earlier load) */
+static inline bool mca_btl_via_progress_enter(void)
+{
+    return !opal_using_threads() || 0 == tc_atomic_swap(&mca_btl_via_component.progress_guard, 1);
+}
+
+static inline void mca_btl_via_progress_leave(void)
+{
+    if (opal_using_threads()) {
+        tc_atomic_store_release(&mca_btl_via_component.progress_guard, 0);
+    }
+}
+
+/* the next receive completion: the ones a send held back first (they
+ * left the CQ earlier), then the CQ's; false when there is none */
+/* the next receive completion off the devices' CQs (each device in
+ * turn, so that one busy device does not starve the other); false when
+ * there is none */
+static bool mca_btl_via_cq_next(vipl_vi_t **vi, vipl_desc_t **d)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    bool is_recv;
+
+    for (int i = 0; i < MCA_BTL_VIA_NUM_DEVS; ++i) {
+        int k = (c->next_dev + i) % MCA_BTL_VIA_NUM_DEVS;
+        vipl_cq_t *cq = c->devs[k].recv_cq;
+
+        if (NULL == cq) {
+            continue;
+        }
+        while (VIPL_SUCCESS == vipl_cq_done(cq, vi, &is_recv)) {
+            if (VIPL_SUCCESS == vipl_recv_done(*vi, d)) {
+                c->next_dev = (k + 1) % MCA_BTL_VIA_NUM_DEVS;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static bool mca_btl_via_next_recv(vipl_vi_t **vi, vipl_desc_t **d)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+
+    if (OPAL_UNLIKELY(c->held_count > 0)) {
+        *vi = c->held[c->held_head].vi;
+        *d = c->held[c->held_head].d;
+        c->held_head = (c->held_head + 1) % c->held_cap;
+        --c->held_count;
+        return true;
+    }
+    return mca_btl_via_cq_next(vi, d);
+}
+
+void mca_btl_via_harvest_credits(void)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+
+    if (OPAL_UNLIKELY(!mca_btl_via_module.initialized)) {
+        return;
+    }
+    /* a thread in progress reads the CQ now and flushes what its credits
+     * allow */
+    if (!mca_btl_via_progress_enter()) {
+        return;
+    }
+    while (c->held_count < c->held_cap) {
+        mca_btl_via_endpoint_t *ep;
+        vipl_vi_t *vi;
+        vipl_desc_t *d;
+        uint32_t imm, kind;
+        bool sound;
+
+        if (!mca_btl_via_cq_next(&vi, &d)) {
+            break;
+        }
+        ep = (mca_btl_via_endpoint_t *) vi->user;
+        imm = d->imm_data;
+        kind = MCA_BTL_VIA_IMM_KIND(imm);
+        sound = NULL != ep && !(d->status & VIPL_STATUS_ERROR_MASK) &&
+            (d->status & VIPL_STATUS_IMMEDIATE) && 0 != kind && kind < MCA_BTL_VIA_KIND_MAX;
+        /* (a PUT_DONE may carry the RDMA write's length, a CREDIT not) */
+        if (sound && MCA_BTL_VIA_KIND_AM != kind &&
+            (MCA_BTL_VIA_KIND_PUT_DONE == kind || 0 == d->length)) {
+            /* a credit-only message or a put notice: nothing for the PML;
+             * handled whole, so that the reserved descriptor is posted
+             * again before its credits count (common/tc_credits) */
+            mca_btl_via_handle_recv(ep, d);
+            continue;
+        }
+        /* everything else waits for progress, in order; errors and
+         * malformed messages are reported there */
+        c->held[(c->held_head + c->held_count) % c->held_cap] =
+            (mca_btl_via_held_t){.vi = vi, .d = d};
+        ++c->held_count;
+        if (!sound || MCA_BTL_VIA_KIND_AM != kind || 0 == MCA_BTL_VIA_IMM_CREDITS(imm)) {
+            continue;
+        }
+        /* its credits name descriptors the peer has posted again: usable
+         * now; the message counts in B when progress posts its own
+         * descriptor again */
+        OPAL_THREAD_LOCK(&ep->lock);
+        if (MCA_BTL_VIA_EP_FAILED != ep->state &&
+            0 == tc_credits_returned(&ep->credits, MCA_BTL_VIA_IMM_CREDITS(imm))) {
+            d->imm_data = imm & ~(MCA_BTL_VIA_IMM_CREDIT_MAX << MCA_BTL_VIA_IMM_CREDIT_SHIFT);
+            if (tc_credits_queued(&ep->credits) > 0) {
+                mca_btl_via_endpoint_flush_locked(ep);
+            }
+            if (ep->outstanding > 0) {
+                mca_btl_via_endpoint_reap_locked(ep);
+            }
+        }
+        OPAL_THREAD_UNLOCK(&ep->lock);
+    }
+    mca_btl_via_progress_leave();
+}
+
 int mca_btl_via_component_progress(void)
 {
-    static int32_t lock = 0;
     mca_btl_via_component_t *c = &mca_btl_via_component;
     int count = 0;
 
     if (OPAL_UNLIKELY(!mca_btl_via_module.initialized)) {
         return 0;
     }
-    if (opal_using_threads() && opal_atomic_swap_32(&lock, 1)) {
+    if (!mca_btl_via_progress_enter()) {
         return 0;
     }
-    for (int k = 0; k < MCA_BTL_VIA_NUM_DEVS; ++k) {
-        vipl_cq_t *cq = c->devs[k].recv_cq;
+    for (unsigned int n = 0; n < c->poll_batch; ++n) {
+        vipl_vi_t *vi;
+        vipl_desc_t *d;
 
-        for (unsigned int n = 0; NULL != cq && n < c->poll_batch; ++n) {
-            vipl_vi_t *vi;
-            vipl_desc_t *d;
-            bool is_recv;
-
-            if (VIPL_SUCCESS != vipl_cq_done(cq, &vi, &is_recv)) {
-                break;
-            }
-            if (VIPL_SUCCESS != vipl_recv_done(vi, &d) || NULL == vi->user) {
-                continue;
-            }
-            mca_btl_via_handle_recv((mca_btl_via_endpoint_t *) vi->user, d);
-            ++count;
+        if (!mca_btl_via_next_recv(&vi, &d)) {
+            break;
         }
+        if (NULL == vi->user) {
+            continue;
+        }
+        mca_btl_via_handle_recv((mca_btl_via_endpoint_t *) vi->user, d);
+        ++count;
     }
     if (OPAL_UNLIKELY(c->num_connecting > 0 || !opal_list_is_empty(&c->completed_frags) ||
                       !opal_list_is_empty(&c->completed_rdma) ||
                       (c->poll_sends && c->num_active > 0))) {
         count += mca_btl_via_progress_slow();
     }
-    if (opal_using_threads()) {
-        opal_atomic_wmb();
-        lock = 0;
-    }
+    mca_btl_via_progress_leave();
     return count;
 }

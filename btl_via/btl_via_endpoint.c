@@ -40,6 +40,7 @@ mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, ui
     mca_btl_via_endpoint_t *ep = calloc(1, sizeof(*ep));
     size_t bytes = (size_t) c->recv_descriptors * c->recv_size;
     vipl_mem_attrs_t ma = {.ptag = dev->ptag};
+    uint32_t posted = 0;
     vipl_return_t rc;
 
     if (NULL == ep) {
@@ -69,6 +70,7 @@ mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, ui
         if (OPAL_SUCCESS != mca_btl_via_endpoint_post_recv(ep, i)) {
             goto fail;
         }
+        ++posted;
     }
     rc = vipl_connect_peer_request(ep->vi, remote);
     if (VIPL_SUCCESS != rc) {
@@ -81,6 +83,17 @@ mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, ui
     return ep;
 
 fail:
+    if (posted > 0) {
+        /* receives posted on an idle VI cannot be taken back: the VI goes
+         * with them, before it ever connected (nothing reached it), and
+         * the peer stays unreachable; it must not complete into the
+         * buffers freed below nor name this endpoint */
+        ep->vi->user = NULL;
+        vipl_destroy_vi(ep->vi);
+        dev->vis[vpid] = NULL;
+    } else if (NULL != ep->vi) {
+        ep->vi->user = NULL;
+    }
     if (0 != ep->rhandle) {
         (void) vipl_deregister_mem(dev->nic, ep->rbufs, ep->rhandle);
     }
@@ -111,6 +124,9 @@ void mca_btl_via_endpoint_destroy(mca_btl_via_endpoint_t *ep)
     ep->state = MCA_BTL_VIA_EP_FAILED;
     mca_btl_via_endpoint_fail_locked(ep);
     OPAL_THREAD_UNLOCK(&ep->lock);
+    if (NULL != ep->vi) {
+        ep->vi->user = NULL;
+    }
     tc_credits_fini(&ep->credits);
     mca_btl_via_frag_return(ep->credit_frag);
     (void) vipl_deregister_mem(ep->dev->nic, ep->rbufs, ep->rhandle);

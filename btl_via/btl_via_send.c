@@ -19,10 +19,28 @@
 #include "btl_via_endpoint.h"
 #include "btl_via_frag.h"
 
+/* Before a send: a connection still pending is looked at now, and credits
+ * that arrived are read now, so that the message goes on the wire before
+ * the call returns whenever the peer has a receive descriptor for it. A
+ * sender that goes on without progress (spinning on shared memory, as an
+ * MCS lock over osc/sm does) would otherwise hold it back until its next
+ * progress call, and the receiver that waits for it forever. */
+static void mca_btl_via_send_ready(struct mca_btl_base_endpoint_t *endpoint)
+{
+    if (OPAL_UNLIKELY(MCA_BTL_VIA_EP_CONNECTING == endpoint->state)) {
+        mca_btl_via_endpoint_try_connect(endpoint);
+    }
+    if (OPAL_UNLIKELY(tc_credits_available(&endpoint->credits) < 2 ||
+                      tc_credits_queued(&endpoint->credits) > 0)) {
+        mca_btl_via_harvest_credits();
+    }
+}
+
 int mca_btl_via_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
                      struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag)
 {
     mca_btl_via_frag_t *frag = (mca_btl_via_frag_t *) descriptor;
+    bool waiting;
     int rc;
 
     (void) btl;
@@ -32,12 +50,19 @@ int mca_btl_via_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endp
     /* ob1 relies on the callback (as with vader): always give it */
     frag->base.des_flags |= MCA_BTL_DES_SEND_ALWAYS_CALLBACK;
 
+    mca_btl_via_send_ready(endpoint);
     OPAL_THREAD_LOCK(&endpoint->lock);
     rc = mca_btl_via_endpoint_send_locked(endpoint, frag);
     if (OPAL_LIKELY(OPAL_SUCCESS == rc)) {
         mca_btl_via_endpoint_reap_locked(endpoint);
     }
+    waiting = tc_credits_queued(&endpoint->credits) > 0;
     OPAL_THREAD_UNLOCK(&endpoint->lock);
+    if (OPAL_UNLIKELY(waiting)) {
+        /* queued: credits that came in meanwhile send it now (the sender
+         * may make no progress call before the receiver needs it) */
+        mca_btl_via_harvest_credits();
+    }
     return rc;
 }
 
@@ -48,10 +73,14 @@ int mca_btl_via_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
 {
     const size_t length = header_size + payload_size;
     mca_btl_via_frag_t *frag;
+    bool waiting;
     int rc;
 
-    if (OPAL_UNLIKELY(length > mca_btl_via_component.recv_size ||
-                      MCA_BTL_VIA_EP_CONNECTED != endpoint->state ||
+    if (OPAL_UNLIKELY(length > mca_btl_via_component.recv_size)) {
+        goto no_resource;
+    }
+    mca_btl_via_send_ready(endpoint);
+    if (OPAL_UNLIKELY(MCA_BTL_VIA_EP_CONNECTED != endpoint->state ||
                       0 == tc_credits_available(&endpoint->credits) ||
                       tc_credits_queued(&endpoint->credits) > 0)) {
         goto no_resource;
@@ -70,10 +99,14 @@ int mca_btl_via_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     if (OPAL_LIKELY(OPAL_SUCCESS == rc)) {
         mca_btl_via_endpoint_reap_locked(endpoint);
     }
+    waiting = tc_credits_queued(&endpoint->credits) > 0;
     OPAL_THREAD_UNLOCK(&endpoint->lock);
     if (OPAL_UNLIKELY(OPAL_SUCCESS != rc)) {
         mca_btl_via_frag_return(frag);
         goto no_resource;
+    }
+    if (OPAL_UNLIKELY(waiting)) {
+        mca_btl_via_harvest_credits();
     }
     /* queued behind a credit wait is still sent, in order: done for ob1 */
     return OPAL_SUCCESS;

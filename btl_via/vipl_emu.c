@@ -260,6 +260,13 @@ static int vipl_emu_name(const char *key, uint32_t nic_id, char *buf, size_t len
     return (n < 0 || (size_t) n >= len) ? -1 : 0;
 }
 
+/* [off, off + len) lies within [0, limit): checked without a sum that a
+ * hostile off or len could wrap */
+static inline bool vipl_emu_within(uint64_t off, uint64_t len, uint64_t limit)
+{
+    return off <= limit && len <= limit - off;
+}
+
 static vipl_emu_vi_rec_t *vipl_emu_rec(char *vi_base, size_t stride, uint32_t index)
 {
     return (vipl_emu_vi_rec_t *) (vi_base + (size_t) index * stride);
@@ -484,9 +491,10 @@ static vipl_return_t vipl_emu_remote_get(vipl_emu_nic_t *nic, uint32_t nic_id, p
         h.vi_stride !=
             sizeof(vipl_emu_vi_rec_t) + (size_t) h.max_recv_depth * sizeof(vipl_emu_rslot_t) ||
         h.reg_off < sizeof(h) ||
-        h.reg_off + (uint64_t) h.max_regs * sizeof(vipl_emu_reg_t) > h.vi_off ||
-        h.vi_off + (uint64_t) h.max_vis * h.vi_stride > h.mem_off ||
-        h.mem_off + h.mem_size > r->seg.size || 0 != (h.reg_off & 7) || 0 != (h.vi_off & 63)) {
+        !vipl_emu_within(h.reg_off, (uint64_t) h.max_regs * sizeof(vipl_emu_reg_t), h.vi_off) ||
+        !vipl_emu_within(h.vi_off, (uint64_t) h.max_vis * h.vi_stride, h.mem_off) ||
+        !vipl_emu_within(h.mem_off, h.mem_size, r->seg.size) || 0 != (h.reg_off & 7) ||
+        0 != (h.vi_off & 63)) {
         (void) tc_shm_detach(&r->seg);
         free(r);
         return VIPL_INVALID_PARAMETER;
@@ -603,6 +611,9 @@ static void *vipl_emu_mem_alloc(vipl_nic_t *base, size_t len)
     vipl_emu_nic_t *nic = (vipl_emu_nic_t *) base;
     void *p = NULL;
 
+    if (len > nic->mem_size) {
+        return NULL; /* and the rounding below cannot wrap */
+    }
     len = TC_ALIGN_UP(len ? len : 1, (size_t) 64);
     pthread_mutex_lock(&nic->lock);
     for (unsigned i = 0; i < nic->num_free; ++i) {
@@ -999,7 +1010,8 @@ static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool w
         } else if (!vipl_emu_check_reg(r->regs, r->max_regs, slot->handle, rr->ptag, addr, total, 0,
                                        &reg)) {
             rstatus |= VIPL_STATUS_PROTECTION_ERROR;
-        } else if (reg.seg_off >= 0 && (uint64_t) reg.seg_off + reg.len <= r->seg.size) {
+        } else if (reg.seg_off >= 0 &&
+                   vipl_emu_within((uint64_t) reg.seg_off, reg.len, r->seg.size)) {
             /* the buffer is NIC memory: copy through our mapping */
             char *dst = (char *) r->seg.base + reg.seg_off + (addr - reg.base);
             for (uint32_t i = 0; i < d->seg_count; ++i) {

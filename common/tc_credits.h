@@ -98,6 +98,15 @@ void tc_credits_cancel(tc_credits_t *cr, tc_list_item_t *item, uint32_t piggybac
  * sent more ordinary messages than we granted it (B would exceed N-1). */
 static inline int tc_credits_received(tc_credits_t *cr, uint32_t credits);
 
+/* The credits an ordinary control message carries, applied before the
+ * message itself is consumed: C += credits. They name slots the peer has
+ * already freed, so a receiver that must leave the message in its slot
+ * for now (a sender looking for credit) may use them at once; the message
+ * is accounted later, when its slot is free, with
+ * tc_credits_received(cr, 0). Returns 0, or -EPROTO (nothing changed) if
+ * C would exceed N. */
+static inline int tc_credits_returned(tc_credits_t *cr, uint32_t credits);
+
 /* A credit-only message arrived: C += credits; B does not change (the
  * message used the reserved slot, nothing is owed for it). 0 or -EPROTO. */
 int tc_credits_received_credit_only(tc_credits_t *cr, uint32_t credits);
@@ -146,6 +155,15 @@ static inline int tc_credits_received(tc_credits_t *cr, uint32_t credits)
     cr->c += credits;
     cr->b += 1;
     cr->stats.received++;
+    return 0;
+}
+
+static inline int tc_credits_returned(tc_credits_t *cr, uint32_t credits)
+{
+    if (credits > cr->n - cr->c) {
+        return -EPROTO;
+    }
+    cr->c += credits;
     return 0;
 }
 

@@ -39,4 +39,22 @@ AS_IF([test "x$enable_sanitizers" = "xyes"], [
 ])
 AC_SUBST([SANITIZER_PRELOAD])
 TC_SUMMARY_ROW([sanitizers], [$tc_san_status], [ASan and UBSan (--enable-sanitizers)])
+
+# ThreadSanitizer for the unit tests of the progress guards (built only
+# without --enable-sanitizers: ASan and TSan exclude each other)
+have_tsan=no
+AS_IF([test "x$enable_sanitizers" != "xyes"], [
+    tc_san_save_CFLAGS="$CFLAGS"
+    tc_san_save_LDFLAGS="$LDFLAGS"
+    CFLAGS="$CFLAGS -fsanitize=thread"
+    LDFLAGS="$LDFLAGS -fsanitize=thread"
+    AC_MSG_CHECKING([whether $CC builds with ThreadSanitizer])
+    AC_LINK_IFELSE([AC_LANG_PROGRAM([], [])], [have_tsan=yes])
+    AC_MSG_RESULT([$have_tsan])
+    CFLAGS="$tc_san_save_CFLAGS"
+    LDFLAGS="$tc_san_save_LDFLAGS"
+    AS_UNSET([tc_san_save_CFLAGS])
+    AS_UNSET([tc_san_save_LDFLAGS])
+])
+AM_CONDITIONAL([HAVE_TSAN], [test "x$have_tsan" = "xyes"])
 ])

@@ -258,6 +258,37 @@ static void test_bogus_credits_rejected(void **state)
     assert_int_equal(tc_credits_received(&cr, 0), -EPROTO);
 }
 
+/* Credits applied ahead of their message (a sender that found no credit
+ * reads them while the message stays in its slot): C grows at once, B
+ * only when the message is accounted, and the bound C <= N holds. */
+static void test_returned_ahead(void **state)
+{
+    tc_credits_t cr;
+    uint32_t pb;
+    (void) state;
+
+    tc_credits_init(&cr, 4);
+    assert_int_equal(tc_credits_returned(&cr, 1), -EPROTO);
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(tc_credits_try_send(&cr, &pb), 0);
+    }
+    assert_int_equal(tc_credits_try_send(&cr, &pb), -EAGAIN);
+    assert_int_equal(tc_credits_returned(&cr, 4), -EPROTO);
+    assert_int_equal(tc_credits_returned(&cr, 0xffffffffu), -EPROTO);
+    assert_int_equal(tc_credits_available(&cr), 1);
+    assert_int_equal(tc_credits_returned(&cr, 2), 0);
+    assert_int_equal(tc_credits_available(&cr), 3);
+    assert_int_equal(tc_credits_owed(&cr), 0);
+    assert_int_equal(tc_credits_try_send(&cr, &pb), 0);
+    /* the message itself, later, with its credits taken already */
+    assert_int_equal(tc_credits_received(&cr, 0), 0);
+    assert_int_equal(tc_credits_owed(&cr), 1);
+    assert_int_equal(tc_credits_available(&cr), 2);
+    assert_int_equal(tc_credits_returned(&cr, 3), -EPROTO);
+    assert_int_equal(tc_credits_returned(&cr, 2), 0);
+    assert_int_equal(tc_credits_available(&cr), 4);
+}
+
 /* The worked example of docs/common.md, step by step (N = 4). */
 static void test_worked_example(void **state)
 {
@@ -480,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_reserved_last_credit),
         cmocka_unit_test(test_fifo_order_under_exhaustion),
         cmocka_unit_test(test_bogus_credits_rejected),
+        cmocka_unit_test(test_returned_ahead),
         cmocka_unit_test(test_worked_example),
         cmocka_unit_test(test_no_credit_only_pingpong),
         cmocka_unit_test(test_two_peer_simulation),

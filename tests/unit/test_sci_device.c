@@ -137,6 +137,35 @@ static void test_segment_life_cycle(void **state)
     sci_remove_segment(seg);
 }
 
+/* the owner rewrites the size in its header after a peer connected: the
+ * peer keeps the size it checked at connect (before, it mapped up to the
+ * new size, beyond its mapping) */
+static void test_hostile_size_after_connect(void **state)
+{
+    fixture_t *f = *state;
+    sci_local_segment_t *seg;
+    sci_remote_segment_t *r;
+    unsigned char *hdr;
+    uint64_t size, hostile = UINT64_MAX - 4095;
+
+    assert_int_equal(SCI_ERR_OK, sci_create_segment(f->sd, 0x10003, 8192, &seg));
+    assert_int_equal(SCI_ERR_OK, sci_prepare_segment(seg));
+    assert_int_equal(SCI_ERR_OK, sci_set_segment_available(seg, 1));
+    assert_int_equal(SCI_ERR_OK, sci_connect_segment(f->sd, sci_local_node_id(f->sd), 0x10003, &r));
+    size = sci_remote_segment_size(r);
+    assert_true(size >= 8192);
+    /* user_size: offset 32 of the header page in front of the user area */
+    hdr = (unsigned char *) sci_local_segment_address(seg) - 4096;
+    memcpy(hdr + 32, &hostile, sizeof(hostile));
+    assert_int_equal(size, sci_remote_segment_size(r));
+    assert_null(sci_map_remote_segment(r, 0, (size_t) 1 << 40));
+    assert_null(sci_map_remote_segment(r, size, 4096));
+    assert_non_null(sci_map_remote_segment(r, 0, size));
+    memcpy(hdr + 32, &size, sizeof(size));
+    sci_disconnect_segment(r);
+    sci_remove_segment(seg);
+}
+
 static void test_connect_errors(void **state)
 {
     fixture_t *f = *state;
@@ -418,6 +447,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_open_params, setup, teardown),
         cmocka_unit_test_setup_teardown(test_segment_life_cycle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_connect_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hostile_size_after_connect, setup, teardown),
         cmocka_unit_test(test_create_in_missing_dir),
         cmocka_unit_test_setup_teardown(test_sequence_removed_segment, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sequence_dead_owner, setup, teardown),

@@ -19,11 +19,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -753,6 +755,167 @@ static void test_peer_death(void **state)
     close(to_parent[1]);
 }
 
+/* ---- hostile values in a peer's segment ---------------------------------- */
+
+/* the emu NIC header as the segment holds it (vipl_emu.c asserts this
+ * layout): the offsets a peer reads and must check */
+enum {
+    HDR_MAGIC = 0,
+    HDR_VERSION = 4,
+    HDR_NIC_ID = 8,
+    HDR_PID = 12,
+    HDR_MAX_VIS = 16,
+    HDR_MAX_RECV_DEPTH = 20,
+    HDR_MAX_REGS = 24,
+    HDR_REG_OFF = 32,
+    HDR_VI_OFF = 40,
+    HDR_VI_STRIDE = 48,
+    HDR_MEM_OFF = 56,
+    HDR_MEM_SIZE = 64,
+    HDR_EXPECTED = 76,
+    REG_SIZE = 40,
+    REG_BASE = 16,
+    REG_LEN = 24,
+    REG_SEG_OFF = 32,
+    VI_REC_SIZE = 192,
+    SLOT_SIZE = 64,
+    SLOT_ADDR = 8
+};
+
+static void put32(unsigned char *p, size_t off, uint32_t v)
+{
+    memcpy(p + off, &v, sizeof(v));
+}
+
+static void put64(unsigned char *p, size_t off, uint64_t v)
+{
+    memcpy(p + off, &v, sizeof(v));
+}
+
+static uint64_t get64(const unsigned char *p, size_t off)
+{
+    uint64_t v;
+
+    memcpy(&v, p + off, sizeof(v));
+    return v;
+}
+
+/* a segment of NIC id 7 whose geometry sums wrap around 2^64: each must
+ * be refused at connection (before, they were accepted and the peer's
+ * tables read outside the mapping) */
+static void test_hostile_header(void **state)
+{
+    fixture_t *f = *state;
+    const uint64_t size = 8192;
+    struct {
+        uint64_t reg_off, vi_off, mem_off, mem_size;
+    } cases[] = {
+        {UINT64_MAX - 7, 128, 4096, 4096},   /* reg_off + tables wraps */
+        {128, UINT64_MAX - 63, 4096, 4096},  /* vi_off + VI records wraps */
+        {128, 192, UINT64_MAX - 4095, 8192}, /* mem_off + mem_size wraps */
+        {128, 192, 4096, UINT64_MAX - 2047}, /* mem_size alone past the end */
+    };
+
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); ++k) {
+        unsigned char hdr[128];
+        char path[128];
+        vipl_vi_address_t a;
+        uint32_t nic_id = 7;
+        int32_t pid = (int32_t) getpid();
+        int fd;
+
+        memset(hdr, 0, sizeof(hdr));
+        put32(hdr, HDR_MAGIC, 0x45504956u);
+        put32(hdr, HDR_VERSION, 1);
+        put32(hdr, HDR_NIC_ID, nic_id);
+        put32(hdr, HDR_PID, (uint32_t) pid);
+        put32(hdr, HDR_MAX_VIS, 1);
+        put32(hdr, HDR_MAX_RECV_DEPTH, 1);
+        put32(hdr, HDR_MAX_REGS, 1);
+        put64(hdr, HDR_REG_OFF, cases[k].reg_off);
+        put64(hdr, HDR_VI_OFF, cases[k].vi_off);
+        put64(hdr, HDR_VI_STRIDE, VI_REC_SIZE + SLOT_SIZE);
+        put64(hdr, HDR_MEM_OFF, cases[k].mem_off);
+        put64(hdr, HDR_MEM_SIZE, cases[k].mem_size);
+        put32(hdr, HDR_EXPECTED, 100);
+        snprintf(path, sizeof(path), "%s/via.t.%u", f->dir, nic_id);
+        fd = open(path, O_CREAT | O_EXCL | O_RDWR, 0600);
+        assert_true(fd >= 0);
+        assert_int_equal(0, ftruncate(fd, (off_t) size));
+        assert_int_equal((ssize_t) sizeof(hdr), pwrite(fd, hdr, sizeof(hdr), 0));
+        close(fd);
+
+        /* a VI address naming that NIC (index 0, this process) */
+        vipl_vi_address(f->s[1].vi, &a);
+        memcpy(a.bytes + 4, &nic_id, sizeof(nic_id));
+        memcpy(a.bytes + 8, &pid, sizeof(pid));
+        memset(a.bytes + 12, 0, 4);
+        assert_int_equal(VIPL_INVALID_PARAMETER, vipl_connect_peer_request(f->s[0].vi, &a));
+        assert_int_equal(0, unlink(path));
+    }
+}
+
+/* a peer whose registration entry claims a length that wraps its segment
+ * offset around 2^64, and a receive slot far beyond its buffer: the send
+ * must not copy through the mapping (before, it wrote outside it) */
+static void test_hostile_registration(void **state)
+{
+    fixture_t *f = *state;
+    vipl_desc_t s, r, *done;
+    char path[128];
+    unsigned char *seg;
+    struct stat st;
+    uint64_t reg_off, vi_off, seg_off = 0;
+    unsigned char *entry = NULL;
+    int fd;
+
+    /* map side 1's segment before the connection removes its name */
+    snprintf(path, sizeof(path), "%s/via.t.1", f->dir);
+    fd = open(path, O_RDWR);
+    assert_true(fd >= 0);
+    assert_int_equal(0, fstat(fd, &st));
+    seg = mmap(NULL, (size_t) st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    assert_true(MAP_FAILED != seg);
+    connect_pair(f);
+    post_recv(&f->s[1], &r, 0);
+
+    reg_off = get64(seg, HDR_REG_OFF);
+    vi_off = get64(seg, HDR_VI_OFF);
+    for (uint32_t i = 0; i < 64; ++i) {
+        unsigned char *e = seg + reg_off + (size_t) i * REG_SIZE;
+
+        if (get64(e, REG_BASE) == (uint64_t) (uintptr_t) f->s[1].rbuf) {
+            entry = e;
+            seg_off = get64(e, REG_SEG_OFF);
+            break;
+        }
+    }
+    assert_non_null(entry);
+    assert_true(seg_off > 0 && seg_off < (uint64_t) st.st_size);
+    put64(entry, REG_LEN, (uint64_t) 0 - seg_off);
+    put64(seg, vi_off + VI_REC_SIZE + SLOT_ADDR,
+          (uint64_t) (uintptr_t) f->s[1].rbuf + ((uint64_t) 1 << 40));
+
+    fill(f->s[0].sbuf, 64, 3);
+    make_send(&f->s[0], &s, 0, 64);
+    assert_int_equal(VIPL_SUCCESS, vipl_post_send(f->s[0].vi, &s));
+    assert_int_equal(VIPL_SUCCESS, vipl_send_done(f->s[0].vi, &done));
+    assert_true(s.status & VIPL_STATUS_ERROR_MASK);
+    put64(entry, REG_LEN, 16 * BUF);
+    munmap(seg, (size_t) st.st_size);
+}
+
+/* NIC memory: a request whose rounding would wrap gets nothing */
+static void test_mem_alloc_huge(void **state)
+{
+    fixture_t *f = *state;
+
+    assert_null(vipl_mem_alloc(f->s[0].nic, SIZE_MAX));
+    assert_null(vipl_mem_alloc(f->s[0].nic, SIZE_MAX - 63));
+    assert_null(vipl_mem_alloc(f->s[0].nic, (size_t) 1 << 40));
+}
+
 /* the provider table */
 /* ---- strict mode: each way a verbs NIC differs, which the BTL must
  * survive (docs/btl_via.md, "the three verbs failures") ------------------ */
@@ -905,6 +1068,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_strict_send_after_peer, setup_strict, teardown),
         cmocka_unit_test_setup_teardown(test_strict_write_immediate_length, setup_strict, teardown),
         cmocka_unit_test_setup_teardown(test_strict_no_inline, setup_strict, teardown),
+        cmocka_unit_test_setup_teardown(test_hostile_header, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hostile_registration, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mem_alloc_huge, setup, teardown),
     };
 
     ops = vipl_provider("emu");
