@@ -130,9 +130,12 @@ int mca_btl_via_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
         }
     }
     if (unreachable > 0 && !c->warned_unreachable && mca_btl_via_only_via_requested()) {
+        char who[512], btls[256];
+
         c->warned_unreachable = true;
+        tc_ompi_unreachable_text(nprocs, procs, peers, who, sizeof(who), btls, sizeof(btls));
         opal_show_help("help-mpi-btl-via.txt", "peer unreachable", true, opal_process_info.nodename,
-                       unreachable, vipl_query_nic(c->nic)->provider);
+                       unreachable, vipl_query_nic(c->nic)->provider, who, btls);
     }
     return OPAL_SUCCESS;
 }
