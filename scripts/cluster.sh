@@ -249,7 +249,7 @@ setup_host() {
     local i="$1" pid k
     pid="$(cat "$STATE/h$i.pid")"
     nsenter -t "$pid" -u hostname "h$i"
-    nsenter -t "$pid" -m -r -- sh -c "
+    nsenter -t "$pid" -m -r --wd=/ -- sh -c "
         mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /dev/shm &&
         mount -t tmpfs -o mode=1777 tmpfs '$STATE/tmp' &&
         mount --bind '$STATE/hosts' /etc/hosts"
@@ -410,7 +410,8 @@ run_leftovers() {
     for ((i = 1; i <= HOSTS; i++)); do
         ino="$(cat "$STATE/h$i.ns" 2> /dev/null)" || continue
         for p in $(host_procs "$ino"); do
-            tr '\0' '\n' < "/proc/$p/environ" 2> /dev/null |
+            # a process may end between the listing and the read
+            { tr '\0' '\n' < "/proc/$p/environ"; } 2> /dev/null |
                 grep -qx "TC_CLUSTER_RUN=$run_id" && echo "$p"
         done
     done
