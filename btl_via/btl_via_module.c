@@ -188,12 +188,16 @@ int mca_btl_via_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
         }
     }
     if (unreachable > 0 && !c->warned_unreachable && mca_btl_via_only_via_requested()) {
+        char who[512], btls[256];
+
         c->warned_unreachable = true;
+        tc_ompi_unreachable_text(nprocs, procs, peers, who, sizeof(who), btls, sizeof(btls));
         opal_show_help("help-mpi-btl-via.txt", "peer unreachable", true, opal_process_info.nodename,
                        unreachable,
                        NULL != c->devs[MCA_BTL_VIA_DEV_NET].nic
                            ? vipl_query_nic(c->devs[MCA_BTL_VIA_DEV_NET].nic)->provider
-                           : "emu");
+                           : "emu",
+                       who, btls);
     }
     return OPAL_SUCCESS;
 }

@@ -31,9 +31,10 @@
 #         agent that enters a host's namespaces (plm_rsh_agent on Open MPI
 #         4.1, plm_ssh_agent on 5.0), the out-of-band and btl_tcp interface
 #         selection set to the cluster's networks, the session directories
-#         in each host's private directory. These are set as environment
-#         defaults, so the same parameters on the command line win; every
-#         argument goes to mpirun unchanged. On exit (an interrupt too)
+#         in each host's private directory, no binding and ranks that
+#         yield when idle (the hosts share this machine's cores). These
+#         are set as environment defaults, so the same parameters on the
+#         command line win; every argument goes to mpirun unchanged. On exit (an interrupt too)
 #         every process the job left on any host is ended.
 # net     cuts (down) or restores (up) a network for every host, limits its
 #         rate (tbf, e.g. 100mbit) or drops PERCENT of the packets each
@@ -249,7 +250,7 @@ setup_host() {
     local i="$1" pid k
     pid="$(cat "$STATE/h$i.pid")"
     nsenter -t "$pid" -u hostname "h$i"
-    nsenter -t "$pid" -m -r -- sh -c "
+    nsenter -t "$pid" -m -r --wd=/ -- sh -c "
         mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /dev/shm &&
         mount -t tmpfs -o mode=1777 tmpfs '$STATE/tmp' &&
         mount --bind '$STATE/hosts' /etc/hosts"
@@ -410,7 +411,8 @@ run_leftovers() {
     for ((i = 1; i <= HOSTS; i++)); do
         ino="$(cat "$STATE/h$i.ns" 2> /dev/null)" || continue
         for p in $(host_procs "$ino"); do
-            tr '\0' '\n' < "/proc/$p/environ" 2> /dev/null |
+            # a process may end between the listing and the read
+            { tr '\0' '\n' < "/proc/$p/environ"; } 2> /dev/null |
                 grep -qx "TC_CLUSTER_RUN=$run_id" && echo "$p"
         done
     done
@@ -457,13 +459,20 @@ do_run() {
     fi
     export OMPI_MCA_btl_tcp_if_include="$cidrs"
     unset OMPI_MCA_btl_tcp_if_exclude
+    # the fake hosts share this machine's cores, but each daemon sees them
+    # all as its own: binding would put a rank of every host on core 0,
+    # and ranks that poll without yielding would wait for each other's
+    # time slices (t_comms over tcp: 5 times slower)
+    export OMPI_MCA_mpi_yield_when_idle="${OMPI_MCA_mpi_yield_when_idle:-1}"
     case "$series" in
         4.*)
+            export OMPI_MCA_hwloc_base_binding_policy="${OMPI_MCA_hwloc_base_binding_policy:-none}"
             export OMPI_MCA_plm_rsh_agent="$STATE/agent"
             export OMPI_MCA_oob_tcp_if_include="$cidrs"
             export OMPI_MCA_orte_tmpdir_base="$STATE/tmp"
             ;;
         *)
+            export PRTE_MCA_hwloc_default_binding_policy="${PRTE_MCA_hwloc_default_binding_policy:-none}"
             export PRTE_MCA_plm_ssh_agent="$STATE/agent"
             export PRTE_MCA_oob_tcp_if_include="$cidrs"
             export PRTE_MCA_prte_tmpdir_base="$STATE/tmp"
