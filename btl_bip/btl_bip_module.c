@@ -111,9 +111,12 @@ int mca_btl_bip_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
     c->unlinked = 0 != bip_unlink_when_connected(c->dev);
 
     if (unreachable > 0 && !c->warned_unreachable && mca_btl_bip_only_bip_requested()) {
+        char who[512], btls[256];
+
         c->warned_unreachable = true;
+        tc_ompi_unreachable_text(nprocs, procs, peers, who, sizeof(who), btls, sizeof(btls));
         opal_show_help("help-mpi-btl-bip.txt", "peer unreachable", true, opal_process_info.nodename,
-                       unreachable, bip_provider_name());
+                       unreachable, bip_provider_name(), who, btls);
     }
     return OPAL_SUCCESS;
 }

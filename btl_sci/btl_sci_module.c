@@ -120,9 +120,12 @@ int mca_btl_sci_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
     unreachable = tc_ompi_add_local_procs(nprocs, procs, peers, reachable, mca_btl_sci_attach, c);
 
     if (unreachable > 0 && !c->warned_unreachable && mca_btl_sci_only_sci_requested()) {
+        char who[512], btls[256];
+
         c->warned_unreachable = true;
+        tc_ompi_unreachable_text(nprocs, procs, peers, who, sizeof(who), btls, sizeof(btls));
         opal_show_help("help-mpi-btl-sci.txt", "peer unreachable", true, opal_process_info.nodename,
-                       unreachable, sci_provider_name());
+                       unreachable, sci_provider_name(), who, btls);
     }
     return OPAL_SUCCESS;
 }

@@ -108,19 +108,81 @@ static mca_btl_sctp_endpoint_t *mca_btl_sctp_endpoint_create(opal_proc_t *proc)
     return ep;
 }
 
+/* The endpoint of a process, by name; NULL when it has none. */
+static mca_btl_sctp_endpoint_t *mca_btl_sctp_endpoint_of(const opal_process_name_t *name)
+{
+    mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
+    mca_btl_sctp_endpoint_t *ep;
+
+    OPAL_LIST_FOREACH(ep, &c->endpoints, mca_btl_sctp_endpoint_t)
+    {
+        if (ep->proc->proc_name.jobid == name->jobid && ep->proc->proc_name.vpid == name->vpid) {
+            return ep;
+        }
+    }
+    return NULL;
+}
+
+/* Open MPI gives a BTL the processes of other hosts only when the PML
+ * first sends to them (mpi_add_procs_cutoff 0), but such a process may
+ * start the association first: its request comes from an address no
+ * endpoint knows and would be dropped, and its association would fail.
+ * So at the first add_procs every process of the job gets its endpoint
+ * (addresses from the modex; an association still starts with the first
+ * message), and until the BML registers our progress for a peer it
+ * handed us, the component registers it itself. */
+static void mca_btl_sctp_add_job_locked(void)
+{
+    mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
+    uint32_t size = 0;
+
+    c->job_added = 1;
+    if (OPAL_SUCCESS != tc_ompi_job_size(&size)) {
+        return;
+    }
+    for (uint32_t v = 0; v < size; ++v) {
+        opal_process_name_t name;
+        opal_proc_t *proc;
+
+        name.jobid = OPAL_PROC_MY_NAME.jobid;
+        name.vpid = v;
+        if (v == OPAL_PROC_MY_NAME.vpid || NULL != mca_btl_sctp_endpoint_of(&name)) {
+            continue;
+        }
+        proc = opal_proc_for_name(name);
+        if (NULL != proc) {
+            (void) mca_btl_sctp_endpoint_create(proc);
+        }
+    }
+    if (!opal_list_is_empty(&c->endpoints) && !c->own_progress &&
+        OPAL_SUCCESS == opal_progress_register(mca_btl_sctp_component_progress)) {
+        c->own_progress = 1;
+    }
+}
+
 static int mca_btl_sctp_add_procs_locked(struct mca_btl_base_module_t *btl, size_t nprocs,
                                          struct opal_proc_t **procs,
                                          struct mca_btl_base_endpoint_t **peers,
                                          opal_bitmap_t *reachable)
 {
+    mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
     opal_proc_t *me = opal_proc_local_get();
     (void) btl;
 
+    if (!c->job_added) {
+        mca_btl_sctp_add_job_locked();
+    }
     for (size_t i = 0; i < nprocs; ++i) {
         if (procs[i] == me || NULL != peers[i]) {
             continue;
         }
-        peers[i] = mca_btl_sctp_endpoint_create(procs[i]);
+        peers[i] = mca_btl_sctp_endpoint_of(&procs[i]->proc_name);
+        if (NULL == peers[i]) {
+            peers[i] = mca_btl_sctp_endpoint_create(procs[i]);
+        } else {
+            /* the BML's process object from now on */
+            peers[i]->proc = procs[i];
+        }
         if (NULL != peers[i] && NULL != reachable) {
             opal_bitmap_set_bit(reachable, (int) i);
         }
@@ -488,6 +550,10 @@ static int mca_btl_sctp_finalize_locked(struct mca_btl_base_module_t *btl)
 
     if (NULL == c->sock) {
         return OPAL_SUCCESS;
+    }
+    if (c->own_progress) {
+        (void) opal_progress_unregister(mca_btl_sctp_component_progress);
+        c->own_progress = 0;
     }
     while (NULL != (item = opal_list_get_first(&c->endpoints)) &&
            item != opal_list_get_end(&c->endpoints)) {

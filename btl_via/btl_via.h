@@ -28,10 +28,28 @@
 
 BEGIN_C_DECLS
 
-/* what travels in ob1's headers for a registration: the VIA handle */
+/* the devices of one process: slot 0 reaches this host's processes (emu),
+ * slot 1 other hosts (ofi or verbs); a forced provider takes its slot
+ * alone (docs/btl_via.md) */
+enum { MCA_BTL_VIA_DEV_LOCAL = 0, MCA_BTL_VIA_DEV_NET = 1, MCA_BTL_VIA_NUM_DEVS = 2 };
+
+/* what travels in ob1's headers for a registration: the VIA handle of
+ * the memory on each device (0: not registered there) */
 struct mca_btl_base_registration_handle_t {
-    vipl_mem_handle_t h;
+    vipl_mem_handle_t h[MCA_BTL_VIA_NUM_DEVS];
 };
+
+/* one open VI provider (VIPL NIC) and what the component made on it */
+typedef struct mca_btl_via_dev {
+    const vipl_ops_t *ops;
+    vipl_nic_t *nic; /* NULL: slot not in use */
+    vipl_ptag_t *ptag;
+    vipl_cq_t *recv_cq;
+    vipl_vi_t **vis; /* by peer vpid (NULL: none) */
+    vipl_mem_handle_t send_pool_handle;
+    uint32_t provider_id; /* 1 emu, 2 verbs, 3 ofi (modex) */
+    bool poll_sends;      /* sends complete later: progress reaps them */
+} mca_btl_via_dev_t;
 
 /* a registration as the module keeps it: the wire part first */
 typedef struct mca_btl_via_reg {
@@ -50,7 +68,9 @@ typedef struct mca_btl_via_component {
     mca_btl_base_component_3_0_0_t super;
 
     /* MCA parameters */
-    char *provider;                /* auto | emu | verbs */
+    char *provider;                /* auto | emu | verbs | ofi */
+    char *ofi_provider;            /* libfabric provider of "ofi" */
+    char *ofi_domain;              /* libfabric domain (tcp: interface) */
     unsigned int recv_descriptors; /* receive descriptors per VI: the credits */
     unsigned int send_descriptors; /* send work queue depth per VI */
     unsigned int max_transfer;     /* bytes per RDMA descriptor */
@@ -59,26 +79,22 @@ typedef struct mca_btl_via_component {
     unsigned int rcache_max_unused;
     unsigned int rdma_threshold; /* smaller put/get are refused (ob1 copies) */
     bool put_notify;             /* immediate data at the end of a put */
+    bool emu_strict;             /* emu as strict as verbs (a test mode) */
     int verbose;
     int output;
 
-    /* device */
-    const vipl_ops_t *ops;
-    vipl_nic_t *nic;
-    vipl_ptag_t *ptag;
-    vipl_cq_t *recv_cq;
-    uint32_t provider_id; /* 1 emu, 2 verbs (modex) */
-    bool poll_sends;      /* sends complete later: progress reaps them */
+    /* devices: slot 0 this host, slot 1 other hosts */
+    mca_btl_via_dev_t devs[MCA_BTL_VIA_NUM_DEVS];
+    bool poll_sends; /* some device completes sends later */
     uint32_t my_vpid;
     uint32_t nprocs;
     uint32_t recv_size; /* bytes per receive buffer (max_send_size) */
-    vipl_vi_t **vis;    /* by peer vpid (NULL: none) */
 
-    /* send buffers: one registered pool */
+    /* send buffers: one pool, registered once on every device */
     char *send_pool;
+    vipl_nic_t *send_pool_nic; /* the device whose memory it is */
     size_t send_pool_count;
     size_t send_pool_next;
-    vipl_mem_handle_t send_pool_handle;
     opal_mutex_t pool_lock;
 
     struct mca_btl_base_endpoint_t **endpoints; /* by vpid */
@@ -101,6 +117,7 @@ typedef struct mca_btl_via_component {
      * recv_descriptors entries always suffice */
     mca_btl_via_held_t *held;
     uint32_t held_cap, held_head, held_count;
+    int next_dev; /* the device whose CQ is read first next time */
 
     tc_rcache_t *rcache;
     /* statistics: updated with mca_btl_via_count (atomic under threads) */
@@ -109,6 +126,7 @@ typedef struct mca_btl_via_component {
     uint64_t rdma_bytes;
 
     bool warned_unreachable;
+    bool all_peers_added; /* the first add_procs brought up every VI */
 } mca_btl_via_component_t;
 
 TC_OMPI_MODULE_DECLSPEC extern mca_btl_via_component_t mca_btl_via_component;

@@ -59,10 +59,29 @@ static int mca_btl_via_component_register(void)
 
     (void) tc_ompi_param_string(
         &c->super.btl_version, "provider",
-        "VI provider: auto (verbs when an RDMA device is present, else emu), "
+        "VI provider: auto (emu for peers on this host; for peers on other hosts "
+        "verbs when an RDMA device is present, else ofi), or one for every peer: "
         "emu (software VI NIC between processes of one host: shared queues, "
-        "RDMA by CMA), verbs (libibverbs RC queue pairs).",
+        "RDMA by CMA), verbs (libibverbs RC queue pairs), ofi (connected "
+        "libfabric endpoints, FI_EP_MSG; see ofi_provider).",
         OPAL_INFO_LVL_3, &c->provider, "auto");
+    (void) tc_ompi_param_string(
+        &c->super.btl_version, "ofi_provider",
+        "libfabric provider of the ofi VI provider (FI_EP_MSG with RMA and remote CQ "
+        "data): tcp, or e.g. verbs where the hardware exists.",
+        OPAL_INFO_LVL_4, &c->ofi_provider, "tcp");
+    (void) tc_ompi_param_string(
+        &c->super.btl_version, "ofi_domain",
+        "libfabric domain of the ofi VI provider (tcp: the network interface, e.g. "
+        "eth0); empty: the first IPv4 interface other than lo.",
+        OPAL_INFO_LVL_4, &c->ofi_domain, "");
+    (void) tc_ompi_param_bool(
+        &c->super.btl_version, "emu_strict",
+        "Run the emu provider as strict as verbs hardware: no inline sends, RDMA "
+        "writes with immediate completing with their length, VIs connected without "
+        "waiting for the peer and sends to a peer not connected yet dropped (a test "
+        "mode: what passes here does not rely on emu's leniency).",
+        OPAL_INFO_LVL_9, &c->emu_strict, false);
     c->recv_descriptors = 32;
     mca_btl_via_reg_uint("recv_descriptors",
                          "Receive descriptors pre-posted per VI: the credits a "
@@ -151,39 +170,51 @@ static int mca_btl_via_component_open(void)
     return OPAL_SUCCESS;
 }
 
-/* VIs, CQ, send pool, ptag, NIC: in that order */
+/* per device: VIs, CQ, send pool registration, ptag, NIC: in that order */
 void mca_btl_via_release_device(void)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
 
-    if (NULL != c->vis) {
-        for (uint32_t i = 0; i < c->nprocs; ++i) {
-            if (NULL != c->vis[i]) {
-                vipl_destroy_vi(c->vis[i]);
+    for (int k = 0; k < MCA_BTL_VIA_NUM_DEVS; ++k) {
+        mca_btl_via_dev_t *dev = &c->devs[k];
+
+        if (NULL != dev->vis) {
+            for (uint32_t i = 0; i < c->nprocs; ++i) {
+                if (NULL != dev->vis[i]) {
+                    vipl_destroy_vi(dev->vis[i]);
+                }
             }
+            free(dev->vis);
+            dev->vis = NULL;
         }
-        free(c->vis);
-        c->vis = NULL;
-    }
-    if (NULL != c->recv_cq) {
-        vipl_destroy_cq(c->recv_cq);
-        c->recv_cq = NULL;
+        if (NULL != dev->recv_cq) {
+            vipl_destroy_cq(dev->recv_cq);
+            dev->recv_cq = NULL;
+        }
+        if (0 != dev->send_pool_handle) {
+            (void) vipl_deregister_mem(dev->nic, c->send_pool, dev->send_pool_handle);
+            dev->send_pool_handle = 0;
+        }
     }
     if (NULL != c->send_pool) {
-        if (0 != c->send_pool_handle) {
-            (void) vipl_deregister_mem(c->nic, c->send_pool, c->send_pool_handle);
-        }
-        vipl_mem_free(c->nic, c->send_pool);
+        vipl_mem_free(c->send_pool_nic, c->send_pool);
         c->send_pool = NULL;
-        c->send_pool_handle = 0;
+        c->send_pool_nic = NULL;
     }
-    if (NULL != c->ptag) {
-        vipl_destroy_ptag(c->ptag);
-        c->ptag = NULL;
-    }
-    if (NULL != c->nic) {
-        vipl_close_nic(c->nic);
-        c->nic = NULL;
+    for (int k = 0; k < MCA_BTL_VIA_NUM_DEVS; ++k) {
+        mca_btl_via_dev_t *dev = &c->devs[k];
+
+        if (NULL != dev->ptag) {
+            vipl_destroy_ptag(dev->ptag);
+            dev->ptag = NULL;
+        }
+        if (NULL != dev->nic) {
+            vipl_close_nic(dev->nic);
+            dev->nic = NULL;
+        }
+        dev->ops = NULL;
+        dev->provider_id = 0;
+        dev->poll_sends = false;
     }
     free(c->endpoints);
     free(c->active);
@@ -217,17 +248,61 @@ bool mca_btl_via_only_via_requested(void)
     return tc_ompi_btl_selection("via").only;
 }
 
-/* open the provider the user asked for (auto: verbs if it finds a
- * device, else emu) */
+/* open one provider into a device slot */
+static vipl_return_t mca_btl_via_dev_open(int slot, const char *name, uint32_t id,
+                                          const vipl_open_params_t *params)
+{
+    mca_btl_via_dev_t *dev = &mca_btl_via_component.devs[slot];
+    vipl_return_t rc;
+
+    dev->ops = vipl_provider(name);
+    if (NULL == dev->ops) {
+        return VIPL_ERROR_NOT_SUPPORTED;
+    }
+    rc = vipl_open_nic(dev->ops, params, &dev->nic);
+    if (VIPL_SUCCESS != rc) {
+        dev->nic = NULL;
+        dev->ops = NULL;
+        return rc;
+    }
+    dev->provider_id = id;
+    /* the emu NIC completes a send descriptor while it is posted (it is
+     * reaped right there); a real NIC completes it later */
+    dev->poll_sends = 1 != id;
+    return VIPL_SUCCESS;
+}
+
+/* a forced network provider that cannot open: why, on both streams */
+static int mca_btl_via_refuse(const char *topic, const char *name, vipl_return_t rc,
+                              const char *detail)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    char why[200];
+
+    snprintf(why, sizeof(why), "%s%s",
+             VIPL_ERROR_NOT_SUPPORTED == rc ? "the provider was not built" : vipl_strerror(rc),
+             detail);
+    opal_show_help("help-mpi-btl-via.txt", topic, true, opal_process_info.nodename, why);
+    /* the same on the component's stream (help messages sent during
+     * MPI_Init can be lost by the runtime under load) */
+    opal_output_verbose(1, c->output, "btl:via: btl_via_provider=%s refused: %s", name, why);
+    return OPAL_ERR_NOT_AVAILABLE;
+}
+
+/* open the devices: auto: emu for this host's peers, and for peers on
+ * other hosts verbs if it finds a device, else ofi; a named provider
+ * alone for every peer */
 static int mca_btl_via_open_nic(void)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
     mca_btl_base_module_t *m = &mca_btl_via_module.super;
     vipl_open_params_t params;
-    char key[64];
+    char key[64], detail[128];
     bool is_auto = 0 == strcmp(c->provider, "auto");
-    vipl_return_t rc = VIPL_NO_DEVICE;
+    vipl_return_t rc;
     uint32_t nlocal = (uint32_t) opal_process_info.num_local_peers;
+    bool remote_peers = c->nprocs > nlocal + 1;
+    const char *domain = NULL != c->ofi_domain && '\0' != c->ofi_domain[0] ? c->ofi_domain : NULL;
 
     memset(&params, 0, sizeof(params));
     snprintf(key, sizeof(key), "%x", (unsigned) OPAL_PROC_MY_NAME.jobid);
@@ -243,57 +318,66 @@ static int mca_btl_via_open_nic(void)
         4096 * (nlocal + 2);
     params.expected_peers = nlocal;
     params.max_transfer_size = c->max_transfer;
+    params.strict = c->emu_strict;
+    params.fabric_provider = c->ofi_provider;
+    snprintf(detail, sizeof(detail), " (libfabric provider \"%s\")", c->ofi_provider);
 
-    if (is_auto || 0 == strcmp(c->provider, "verbs")) {
-        c->ops = vipl_provider("verbs");
-        if (NULL != c->ops) {
-            rc = vipl_open_nic(c->ops, &params, &c->nic);
-            c->provider_id = 2;
-        }
-        if (VIPL_SUCCESS != rc && !is_auto) {
-            const char *why = NULL == c->ops ? "the verbs provider was not built (no libibverbs)"
-                                             : vipl_strerror(rc);
-
-            opal_show_help("help-mpi-btl-via.txt", "no verbs", true, opal_process_info.nodename,
-                           why);
-            /* the same on the component's stream (help messages sent during
-             * MPI_Init can be lost by the runtime under load) */
-            opal_output_verbose(1, c->output, "btl:via: btl_via_provider=verbs refused: %s", why);
-            return OPAL_ERR_NOT_AVAILABLE;
-        }
-    }
-    if (VIPL_SUCCESS != rc) {
-        if (!is_auto && 0 != strcmp(c->provider, "emu")) {
-            opal_show_help("help-mpi-btl-via.txt", "bad provider", true, c->provider);
-            opal_output_verbose(1, c->output, "btl:via: no provider named \"%s\"", c->provider);
-            return OPAL_ERR_BAD_PARAM;
-        }
-        if (NULL == opal_process_info.job_session_dir) {
-            return OPAL_ERR_NOT_AVAILABLE;
-        }
-        c->ops = vipl_provider("emu");
-        c->provider_id = 1;
-        rc = vipl_open_nic(c->ops, &params, &c->nic);
+    if (0 == strcmp(c->provider, "verbs")) {
+        rc = mca_btl_via_dev_open(MCA_BTL_VIA_DEV_NET, "verbs", 2, &params);
         if (VIPL_SUCCESS != rc) {
-            opal_show_help("help-mpi-btl-via.txt", "nic open failed", true,
-                           opal_process_info.nodename, "emu", opal_process_info.job_session_dir,
-                           vipl_strerror(rc));
-            return OPAL_ERROR;
+            return mca_btl_via_refuse("no verbs", "verbs", rc, "");
+        }
+    } else if (0 == strcmp(c->provider, "ofi")) {
+        params.device = domain;
+        rc = mca_btl_via_dev_open(MCA_BTL_VIA_DEV_NET, "ofi", 3, &params);
+        if (VIPL_SUCCESS != rc) {
+            return mca_btl_via_refuse("no ofi", "ofi", rc, detail);
+        }
+    } else if (is_auto || 0 == strcmp(c->provider, "emu")) {
+        if ((!is_auto || nlocal > 0 || !remote_peers) &&
+            NULL != opal_process_info.job_session_dir) {
+            rc = mca_btl_via_dev_open(MCA_BTL_VIA_DEV_LOCAL, "emu", 1, &params);
+            if (VIPL_SUCCESS != rc) {
+                opal_show_help("help-mpi-btl-via.txt", "nic open failed", true,
+                               opal_process_info.nodename, "emu", opal_process_info.job_session_dir,
+                               vipl_strerror(rc));
+                return OPAL_ERROR;
+            }
+        }
+        if (is_auto && remote_peers &&
+            VIPL_SUCCESS != mca_btl_via_dev_open(MCA_BTL_VIA_DEV_NET, "verbs", 2, &params)) {
+            params.device = domain;
+            (void) mca_btl_via_dev_open(MCA_BTL_VIA_DEV_NET, "ofi", 3, &params);
+        }
+        if (NULL == c->devs[MCA_BTL_VIA_DEV_LOCAL].nic &&
+            NULL == c->devs[MCA_BTL_VIA_DEV_NET].nic) {
+            return OPAL_ERR_NOT_AVAILABLE;
+        }
+    } else {
+        opal_show_help("help-mpi-btl-via.txt", "bad provider", true, c->provider);
+        opal_output_verbose(1, c->output, "btl:via: no provider named \"%s\"", c->provider);
+        return OPAL_ERR_BAD_PARAM;
+    }
+    c->poll_sends = false;
+    for (int k = 0; k < MCA_BTL_VIA_NUM_DEVS; ++k) {
+        const vipl_nic_attrs_t *attrs;
+
+        if (NULL == c->devs[k].nic) {
+            continue;
+        }
+        attrs = vipl_query_nic(c->devs[k].nic);
+        c->poll_sends |= c->devs[k].poll_sends;
+        if (c->max_transfer > attrs->max_transfer_size) {
+            c->max_transfer = attrs->max_transfer_size;
+        }
+        if (!attrs->rdma_read) {
+            m->btl_get = NULL;
+            m->btl_flags &= ~MCA_BTL_FLAGS_GET;
         }
     }
-    /* the emu NIC completes a send descriptor while it is posted (it is
-     * reaped right there); a real NIC completes it later */
-    c->poll_sends = 1 != c->provider_id;
-    if (1 == c->provider_id) {
+    if (NULL == c->devs[MCA_BTL_VIA_DEV_NET].nic) {
         /* CMA is synchronous: a put has landed when its callback runs */
         m->btl_flags |= TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION;
-    }
-    if (c->max_transfer > vipl_query_nic(c->nic)->max_transfer_size) {
-        c->max_transfer = vipl_query_nic(c->nic)->max_transfer_size;
-    }
-    if (!vipl_query_nic(c->nic)->rdma_read) {
-        m->btl_get = NULL;
-        m->btl_flags &= ~MCA_BTL_FLAGS_GET;
     }
     return OPAL_SUCCESS;
 }
@@ -301,7 +385,8 @@ static int mca_btl_via_open_nic(void)
 static int mca_btl_via_modex_send(void)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
-    size_t len = sizeof(mca_btl_via_modex_hdr_t) + (size_t) c->nprocs * sizeof(vipl_vi_address_t);
+    size_t len = sizeof(mca_btl_via_modex_hdr_t) +
+        (size_t) MCA_BTL_VIA_NUM_DEVS * c->nprocs * sizeof(vipl_vi_address_t);
     mca_btl_via_modex_hdr_t *hdr = calloc(1, len);
     vipl_vi_address_t *addrs = (vipl_vi_address_t *) (hdr + 1);
     int rc;
@@ -310,18 +395,27 @@ static int mca_btl_via_modex_send(void)
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
     hdr->magic = MCA_BTL_VIA_MODEX_MAGIC;
-    hdr->provider = c->provider_id;
     hdr->nprocs = c->nprocs;
     hdr->recv_descriptors = c->recv_descriptors;
     hdr->recv_size = c->recv_size;
     hdr->max_transfer = c->max_transfer;
-    for (uint32_t i = 0; i < c->nprocs; ++i) {
-        if (NULL != c->vis[i]) {
-            vipl_vi_address(c->vis[i], addrs + i);
+    for (int k = 0; k < MCA_BTL_VIA_NUM_DEVS; ++k) {
+        const mca_btl_via_dev_t *dev = &c->devs[k];
+
+        if (NULL == dev->nic) {
+            continue;
+        }
+        hdr->provider |= dev->provider_id << (8 * k);
+        for (uint32_t i = 0; i < c->nprocs; ++i) {
+            if (NULL != dev->vis[i]) {
+                vipl_vi_address(dev->vis[i], addrs + (size_t) k * c->nprocs + i);
+            }
         }
     }
-    TC_OMPI_MODEX_SEND(rc, c->provider_id == 1 ? TC_OMPI_SCOPE_LOCAL : TC_OMPI_SCOPE_GLOBAL,
-                       &c->super.btl_version, hdr, len);
+    /* other hosts read it only when a network device is open */
+    TC_OMPI_MODEX_SEND(
+        rc, NULL == c->devs[MCA_BTL_VIA_DEV_NET].nic ? TC_OMPI_SCOPE_LOCAL : TC_OMPI_SCOPE_GLOBAL,
+        &c->super.btl_version, hdr, len);
     free(hdr);
     return rc;
 }
@@ -388,60 +482,78 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
         mca_btl_via_release_device();
         return NULL;
     }
-    /* the emu provider reaches this host only: nothing to do alone */
-    if (vipl_query_nic(c->nic)->local_only && 0 == opal_process_info.num_local_peers) {
-        opal_output_verbose(10, c->output,
-                            "btl:via: no node-local peer for the emu provider, disabled");
-        mca_btl_via_release_device();
-        return NULL;
-    }
     m->btl_put_limit = (size_t) c->max_transfer * (c->send_descriptors / 2);
     m->btl_get_limit = m->btl_put_limit;
 
-    if (VIPL_SUCCESS != vipl_create_ptag(c->nic, &c->ptag) ||
-        VIPL_SUCCESS != vipl_create_cq(c->nic, c->nprocs * c->recv_descriptors, &c->recv_cq)) {
-        goto fail;
-    }
-    c->vis = calloc(c->nprocs, sizeof(*c->vis));
     c->endpoints = calloc(c->nprocs, sizeof(*c->endpoints));
     c->active = calloc(c->nprocs, sizeof(*c->active));
+    /* a VI is on one device only: its receives fit once */
     c->held_cap = c->nprocs * c->recv_descriptors;
     c->held = calloc(c->held_cap, sizeof(*c->held));
-    if (NULL == c->vis || NULL == c->endpoints || NULL == c->active || NULL == c->held) {
+    if (NULL == c->endpoints || NULL == c->active || NULL == c->held) {
         goto fail;
     }
-    memset(&va, 0, sizeof(va));
-    va.reliability = VIPL_RELIABLE_DELIVERY;
-    va.ptag = c->ptag;
-    va.max_transfer_size = c->max_transfer;
-    va.send_depth = c->send_descriptors;
-    va.recv_depth = c->recv_descriptors;
-    va.enable_rdma_write = true;
-    va.enable_rdma_read = vipl_query_nic(c->nic)->rdma_read;
-    for (uint32_t i = 0; i < c->nprocs; ++i) {
-        vipl_return_t vrc;
+    for (int k = 0; k < MCA_BTL_VIA_NUM_DEVS; ++k) {
+        mca_btl_via_dev_t *dev = &c->devs[k];
 
-        if (i == c->my_vpid) {
+        if (NULL == dev->nic) {
             continue;
         }
-        /* sends are reaped per VI under the endpoint's lock: no send CQ */
-        vrc = vipl_create_vi(c->nic, &va, NULL, c->recv_cq, c->vis + i);
-        if (VIPL_SUCCESS != vrc) {
-            opal_show_help("help-mpi-btl-via.txt", "vi create failed", true,
-                           opal_process_info.nodename, vipl_strerror(vrc));
+        if (VIPL_SUCCESS != vipl_create_ptag(dev->nic, &dev->ptag) ||
+            VIPL_SUCCESS !=
+                vipl_create_cq(dev->nic, c->nprocs * c->recv_descriptors, &dev->recv_cq)) {
             goto fail;
+        }
+        dev->vis = calloc(c->nprocs, sizeof(*dev->vis));
+        if (NULL == dev->vis) {
+            goto fail;
+        }
+        memset(&va, 0, sizeof(va));
+        va.reliability = VIPL_RELIABLE_DELIVERY;
+        va.ptag = dev->ptag;
+        va.max_transfer_size = c->max_transfer;
+        va.send_depth = c->send_descriptors;
+        va.recv_depth = c->recv_descriptors;
+        va.enable_rdma_write = true;
+        va.enable_rdma_read = vipl_query_nic(dev->nic)->rdma_read;
+        for (uint32_t i = 0; i < c->nprocs; ++i) {
+            vipl_return_t vrc;
+
+            if (i == c->my_vpid) {
+                continue;
+            }
+            /* sends are reaped per VI under the endpoint's lock: no send CQ */
+            vrc = vipl_create_vi(dev->nic, &va, NULL, dev->recv_cq, dev->vis + i);
+            if (VIPL_SUCCESS != vrc) {
+                opal_show_help("help-mpi-btl-via.txt", "vi create failed", true,
+                               opal_process_info.nodename, vipl_strerror(vrc));
+                goto fail;
+            }
         }
     }
 
-    /* the send pool: registered once, cut into fragments by the free list */
+    /* the send pool: registered once on every device, cut into fragments
+     * by the free list (in the emu NIC's memory when it is open) */
     pool_bytes = (size_t) c->free_list_max * c->recv_size;
-    c->send_pool = vipl_mem_alloc(c->nic, pool_bytes);
-    memset(&ma, 0, sizeof(ma));
-    ma.ptag = c->ptag;
-    if (NULL == c->send_pool ||
-        VIPL_SUCCESS !=
-            vipl_register_mem(c->nic, c->send_pool, pool_bytes, &ma, &c->send_pool_handle)) {
+    c->send_pool_nic = NULL != c->devs[MCA_BTL_VIA_DEV_LOCAL].nic
+        ? c->devs[MCA_BTL_VIA_DEV_LOCAL].nic
+        : c->devs[MCA_BTL_VIA_DEV_NET].nic;
+    c->send_pool = vipl_mem_alloc(c->send_pool_nic, pool_bytes);
+    if (NULL == c->send_pool) {
         goto fail;
+    }
+    for (int k = 0; k < MCA_BTL_VIA_NUM_DEVS; ++k) {
+        mca_btl_via_dev_t *dev = &c->devs[k];
+
+        if (NULL == dev->nic) {
+            continue;
+        }
+        memset(&ma, 0, sizeof(ma));
+        ma.ptag = dev->ptag;
+        if (VIPL_SUCCESS !=
+            vipl_register_mem(dev->nic, c->send_pool, pool_bytes, &ma, &dev->send_pool_handle)) {
+            goto fail;
+        }
     }
     c->send_pool_count = c->free_list_max;
     c->send_pool_next = 0;
@@ -463,11 +575,13 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
     btls[0] = m;
     *num_btls = 1;
     mca_btl_via_module.initialized = true;
-    opal_output_verbose(10, c->output,
-                        "btl:via: provider %s, %u receive descriptors of %u B per VI, "
-                        "RDMA descriptors of %u B",
-                        vipl_query_nic(c->nic)->provider, c->recv_descriptors, c->recv_size,
-                        c->max_transfer);
+    opal_output_verbose(
+        10, c->output,
+        "btl:via: providers %s (this host) and %s (other hosts), %u receive descriptors of %u "
+        "B per VI, RDMA descriptors of %u B",
+        NULL != c->devs[0].nic ? vipl_query_nic(c->devs[0].nic)->provider : "none",
+        NULL != c->devs[1].nic ? vipl_query_nic(c->devs[1].nic)->provider : "none",
+        c->recv_descriptors, c->recv_size, c->max_transfer);
     return btls;
 
 fail:
@@ -505,9 +619,11 @@ static void mca_btl_via_handle_recv(mca_btl_via_endpoint_t *ep, vipl_desc_t *d)
         }
         return;
     }
+    /* a PUT_DONE may carry a length: verbs reports the RDMA write's (its
+     * buffer holds nothing); a CREDIT never does */
     if (OPAL_UNLIKELY(!(d->status & VIPL_STATUS_IMMEDIATE) || 0 == kind ||
                       kind >= MCA_BTL_VIA_KIND_MAX ||
-                      (MCA_BTL_VIA_KIND_AM != kind && 0 != d->length))) {
+                      (MCA_BTL_VIA_KIND_CREDIT == kind && 0 != d->length))) {
         mca_btl_via_fatal_peer(ep, "malformed message (bad immediate data)");
         return;
     }
@@ -569,11 +685,11 @@ static int mca_btl_via_progress_slow(void)
             }
         }
     }
-    /* send completions of providers that complete later (verbs) */
+    /* send completions of providers that complete later (verbs, ofi) */
     for (int i = 0; c->poll_sends && i < c->num_active; ++i) {
         mca_btl_via_endpoint_t *ep = c->active[i];
 
-        if (ep->outstanding > 0 || tc_credits_queued(&ep->credits) > 0) {
+        if (ep->dev->poll_sends && (ep->outstanding > 0 || tc_credits_queued(&ep->credits) > 0)) {
             OPAL_THREAD_LOCK(&ep->lock);
             mca_btl_via_endpoint_reap_locked(ep);
             mca_btl_via_endpoint_flush_locked(ep);
@@ -631,10 +747,34 @@ static inline void mca_btl_via_progress_leave(void)
 
 /* the next receive completion: the ones a send held back first (they
  * left the CQ earlier), then the CQ's; false when there is none */
-static bool mca_btl_via_next_recv(vipl_vi_t **vi, vipl_desc_t **d)
+/* the next receive completion off the devices' CQs (each device in
+ * turn, so that one busy device does not starve the other); false when
+ * there is none */
+static bool mca_btl_via_cq_next(vipl_vi_t **vi, vipl_desc_t **d)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
     bool is_recv;
+
+    for (int i = 0; i < MCA_BTL_VIA_NUM_DEVS; ++i) {
+        int k = (c->next_dev + i) % MCA_BTL_VIA_NUM_DEVS;
+        vipl_cq_t *cq = c->devs[k].recv_cq;
+
+        if (NULL == cq) {
+            continue;
+        }
+        while (VIPL_SUCCESS == vipl_cq_done(cq, vi, &is_recv)) {
+            if (VIPL_SUCCESS == vipl_recv_done(*vi, d)) {
+                c->next_dev = (k + 1) % MCA_BTL_VIA_NUM_DEVS;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static bool mca_btl_via_next_recv(vipl_vi_t **vi, vipl_desc_t **d)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
 
     if (OPAL_UNLIKELY(c->held_count > 0)) {
         *vi = c->held[c->held_head].vi;
@@ -643,21 +783,14 @@ static bool mca_btl_via_next_recv(vipl_vi_t **vi, vipl_desc_t **d)
         --c->held_count;
         return true;
     }
-    for (;;) {
-        if (VIPL_SUCCESS != vipl_cq_done(c->recv_cq, vi, &is_recv)) {
-            return false;
-        }
-        if (VIPL_SUCCESS == vipl_recv_done(*vi, d)) {
-            return true;
-        }
-    }
+    return mca_btl_via_cq_next(vi, d);
 }
 
 void mca_btl_via_harvest_credits(void)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
 
-    if (OPAL_UNLIKELY(NULL == c->recv_cq || !mca_btl_via_module.initialized)) {
+    if (OPAL_UNLIKELY(!mca_btl_via_module.initialized)) {
         return;
     }
     /* a thread in progress reads the CQ now and flushes what its credits
@@ -669,22 +802,20 @@ void mca_btl_via_harvest_credits(void)
         mca_btl_via_endpoint_t *ep;
         vipl_vi_t *vi;
         vipl_desc_t *d;
-        bool is_recv;
         uint32_t imm, kind;
         bool sound;
 
-        if (VIPL_SUCCESS != vipl_cq_done(c->recv_cq, &vi, &is_recv)) {
+        if (!mca_btl_via_cq_next(&vi, &d)) {
             break;
-        }
-        if (VIPL_SUCCESS != vipl_recv_done(vi, &d)) {
-            continue;
         }
         ep = (mca_btl_via_endpoint_t *) vi->user;
         imm = d->imm_data;
         kind = MCA_BTL_VIA_IMM_KIND(imm);
         sound = NULL != ep && !(d->status & VIPL_STATUS_ERROR_MASK) &&
             (d->status & VIPL_STATUS_IMMEDIATE) && 0 != kind && kind < MCA_BTL_VIA_KIND_MAX;
-        if (sound && MCA_BTL_VIA_KIND_AM != kind && 0 == d->length) {
+        /* (a PUT_DONE may carry the RDMA write's length, a CREDIT not) */
+        if (sound && MCA_BTL_VIA_KIND_AM != kind &&
+            (MCA_BTL_VIA_KIND_PUT_DONE == kind || 0 == d->length)) {
             /* a credit-only message or a put notice: nothing for the PML;
              * handled whole, so that the reserved descriptor is posted
              * again before its credits count (common/tc_credits) */
@@ -723,7 +854,7 @@ int mca_btl_via_component_progress(void)
     mca_btl_via_component_t *c = &mca_btl_via_component;
     int count = 0;
 
-    if (OPAL_UNLIKELY(NULL == c->recv_cq || !mca_btl_via_module.initialized)) {
+    if (OPAL_UNLIKELY(!mca_btl_via_module.initialized)) {
         return 0;
     }
     if (!mca_btl_via_progress_enter()) {

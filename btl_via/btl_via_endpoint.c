@@ -33,12 +33,13 @@ static int mca_btl_via_endpoint_post_recv(mca_btl_via_endpoint_t *ep, uint32_t i
 }
 
 mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, uint32_t vpid,
-                                                    const vipl_vi_address_t *remote)
+                                                    int dev_index, const vipl_vi_address_t *remote)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
+    mca_btl_via_dev_t *dev = &c->devs[dev_index];
     mca_btl_via_endpoint_t *ep = calloc(1, sizeof(*ep));
     size_t bytes = (size_t) c->recv_descriptors * c->recv_size;
-    vipl_mem_attrs_t ma = {.ptag = c->ptag};
+    vipl_mem_attrs_t ma = {.ptag = dev->ptag};
     uint32_t posted = 0;
     vipl_return_t rc;
 
@@ -48,14 +49,16 @@ mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, ui
     OBJ_CONSTRUCT(&ep->lock, opal_mutex_t);
     ep->proc = proc;
     ep->vpid = vpid;
-    ep->vi = c->vis[vpid];
+    ep->dev = dev;
+    ep->dev_index = dev_index;
+    ep->vi = dev->vis[vpid];
     ep->remote = *remote;
     ep->rdescs = calloc(c->recv_descriptors, sizeof(*ep->rdescs));
-    ep->rbufs = vipl_mem_alloc(c->nic, bytes);
+    ep->rbufs = vipl_mem_alloc(dev->nic, bytes);
     if (NULL == ep->rdescs || NULL == ep->rbufs || NULL == ep->vi ||
         NULL == (ep->credit_frag = mca_btl_via_frag_alloc(ep)) ||
         0 != tc_credits_init(&ep->credits, c->recv_descriptors) ||
-        VIPL_SUCCESS != vipl_register_mem(c->nic, ep->rbufs, bytes, &ma, &ep->rhandle)) {
+        VIPL_SUCCESS != vipl_register_mem(dev->nic, ep->rbufs, bytes, &ma, &ep->rhandle)) {
         goto fail;
     }
     ep->credit_frag->kind = MCA_BTL_VIA_FRAG_CREDIT;
@@ -87,15 +90,15 @@ fail:
          * buffers freed below nor name this endpoint */
         ep->vi->user = NULL;
         vipl_destroy_vi(ep->vi);
-        c->vis[vpid] = NULL;
+        dev->vis[vpid] = NULL;
     } else if (NULL != ep->vi) {
         ep->vi->user = NULL;
     }
     if (0 != ep->rhandle) {
-        (void) vipl_deregister_mem(c->nic, ep->rbufs, ep->rhandle);
+        (void) vipl_deregister_mem(dev->nic, ep->rbufs, ep->rhandle);
     }
     if (NULL != ep->rbufs) {
-        vipl_mem_free(c->nic, ep->rbufs);
+        vipl_mem_free(dev->nic, ep->rbufs);
     }
     if (NULL != ep->credit_frag) {
         mca_btl_via_frag_return(ep->credit_frag);
@@ -126,8 +129,8 @@ void mca_btl_via_endpoint_destroy(mca_btl_via_endpoint_t *ep)
     }
     tc_credits_fini(&ep->credits);
     mca_btl_via_frag_return(ep->credit_frag);
-    (void) vipl_deregister_mem(c->nic, ep->rbufs, ep->rhandle);
-    vipl_mem_free(c->nic, ep->rbufs);
+    (void) vipl_deregister_mem(ep->dev->nic, ep->rbufs, ep->rhandle);
+    vipl_mem_free(ep->dev->nic, ep->rbufs);
     free(ep->rdescs);
     OBJ_DESTRUCT(&ep->lock);
     free(ep);
@@ -181,7 +184,10 @@ static int mca_btl_via_endpoint_post(mca_btl_via_endpoint_t *ep, mca_btl_via_fra
     vipl_return_t rc;
 
     d->control = VIPL_CONTROL_OP_SEND | VIPL_CONTROL_IMMEDIATE;
-    if (frag->segment.seg_len <= mca_btl_via_component.nic->attrs.max_inline) {
+    /* max_inline 0 (verbs) means no inline send at all: an empty CREDIT
+     * message flagged INLINE would be refused */
+    if (frag->segment.seg_len <= ep->dev->nic->attrs.max_inline &&
+        0 != ep->dev->nic->attrs.max_inline) {
         /* the NIC copies it at post: no check of the send buffer's
          * registration on the latency path (it is ours, registered once) */
         d->control |= VIPL_CONTROL_INLINE;
@@ -190,6 +196,8 @@ static int mca_btl_via_endpoint_post(mca_btl_via_endpoint_t *ep, mca_btl_via_fra
         frag->imm | ((credits & MCA_BTL_VIA_IMM_CREDIT_MAX) << MCA_BTL_VIA_IMM_CREDIT_SHIFT);
     d->seg_count = 1;
     d->ds[0].length = (uint32_t) frag->segment.seg_len;
+    /* the send pool is registered on every device */
+    d->ds[0].handle = ep->dev->send_pool_handle;
     d->context = frag;
     rc = vipl_post_send(ep->vi, d);
     if (OPAL_UNLIKELY(VIPL_ERROR_RESOURCE == rc)) {
@@ -197,8 +205,17 @@ static int mca_btl_via_endpoint_post(mca_btl_via_endpoint_t *ep, mca_btl_via_fra
         mca_btl_via_endpoint_reap_locked(ep);
         rc = vipl_post_send(ep->vi, d);
     }
-    if (OPAL_UNLIKELY(VIPL_SUCCESS != rc)) {
+    if (OPAL_UNLIKELY(VIPL_ERROR_RESOURCE == rc)) {
         return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    if (OPAL_UNLIKELY(VIPL_SUCCESS != rc)) {
+        /* refused for good (a broken VI, a descriptor the provider will
+         * never take): said aloud, and the endpoint fails, instead of
+         * retrying what cannot go (a one-way stream stalled on it) */
+        opal_output(0, "btl:via: vpid %u: the provider refused a send descriptor (%s)", ep->vpid,
+                    vipl_strerror(rc));
+        ep->state = MCA_BTL_VIA_EP_FAILED;
+        return OPAL_ERR_UNREACH;
     }
     ++ep->outstanding;
     return OPAL_SUCCESS;
@@ -241,10 +258,16 @@ int mca_btl_via_endpoint_send_locked(mca_btl_via_endpoint_t *ep, mca_btl_via_fra
     }
     if (OPAL_LIKELY(MCA_BTL_VIA_EP_CONNECTED == ep->state) &&
         0 == tc_credits_try_send(&ep->credits, &piggy)) {
-        if (OPAL_LIKELY(OPAL_SUCCESS == mca_btl_via_endpoint_post(ep, frag, piggy))) {
+        int rc = mca_btl_via_endpoint_post(ep, frag, piggy);
+
+        if (OPAL_LIKELY(OPAL_SUCCESS == rc)) {
             return OPAL_SUCCESS;
         }
         tc_credits_cancel(&ep->credits, NULL, piggy);
+        if (OPAL_ERR_UNREACH == rc) {
+            mca_btl_via_endpoint_fail_locked(ep);
+            return rc;
+        }
     }
     /* no credit (no receive descriptor free at the peer), or not
      * connected yet: wait in order (MPI-BIP's software FIFO) */
@@ -264,8 +287,14 @@ void mca_btl_via_endpoint_flush_locked(mca_btl_via_endpoint_t *ep)
     while (NULL != (it = tc_credits_next_ready(&ep->credits, &piggy))) {
         mca_btl_via_frag_t *frag = TC_CONTAINER_OF(it, mca_btl_via_frag_t, link);
 
-        if (OPAL_SUCCESS != mca_btl_via_endpoint_post(ep, frag, piggy)) {
+        int rc = mca_btl_via_endpoint_post(ep, frag, piggy);
+
+        if (OPAL_SUCCESS != rc) {
             tc_credits_cancel(&ep->credits, it, piggy);
+            if (OPAL_ERR_UNREACH == rc) {
+                mca_btl_via_endpoint_fail_locked(ep);
+                return;
+            }
             break;
         }
     }

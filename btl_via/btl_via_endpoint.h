@@ -26,6 +26,8 @@ struct mca_btl_base_endpoint_t {
     struct opal_proc_t *proc;
     uint32_t vpid;
     int state;
+    mca_btl_via_dev_t *dev; /* the device that reaches the peer */
+    int dev_index;          /* its slot (index of registration handles) */
     vipl_vi_t *vi;
     vipl_vi_address_t remote; /* the peer's VI for us (modex) */
     tc_credits_t credits;     /* C, B and the FIFO (MPI-BIP 3.4/3.5) */
@@ -46,7 +48,7 @@ typedef struct mca_btl_base_endpoint_t mca_btl_via_endpoint_t;
 /* create the endpoint of vpid: buffers, receives, connection request
  * (the caller polls try_connect) */
 mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, uint32_t vpid,
-                                                    const vipl_vi_address_t *remote);
+                                                    int dev_index, const vipl_vi_address_t *remote);
 void mca_btl_via_endpoint_destroy(mca_btl_via_endpoint_t *ep);
 /* progress: has the peer matched our connection request? */
 void mca_btl_via_endpoint_try_connect(mca_btl_via_endpoint_t *ep);

@@ -47,7 +47,7 @@ int mca_btl_via_frag_init(opal_free_list_item_t *item, void *ctx)
     frag->segment.seg_addr.pval = frag->data;
     frag->desc.seg_count = 1;
     frag->desc.ds[0].addr = frag->data;
-    frag->desc.ds[0].handle = c->send_pool_handle;
+    frag->desc.ds[0].handle = 0; /* the endpoint's device's, at post */
     frag->desc.context = frag;
     return OPAL_SUCCESS;
 }

@@ -49,13 +49,15 @@ enum {
 _Static_assert(MCA_BTL_VIA_IMM_CREDIT_SHIFT + 20 == 32, "credits fill the top of the immediate");
 _Static_assert(MCA_BTL_VIA_KIND_MAX <= MCA_BTL_VIA_IMM_KIND_MASK, "kinds fit their field");
 
-/* modex record: a header, then one VI address per process of the job
- * (index: the peer's vpid; the entry for vpid v is the VI this process
- * created for v) */
-#define MCA_BTL_VIA_MODEX_MAGIC 0x56494131u /* "VIA1" */
+/* modex record: a header, then for each device slot (0: this host's
+ * peers, emu; 1: other hosts, ofi or verbs) one VI address per process
+ * of the job (index: slot * nprocs + the peer's vpid; the entry for vpid
+ * v is the VI this process created for v on that device; zeros when the
+ * slot is not open) */
+#define MCA_BTL_VIA_MODEX_MAGIC 0x56494132u /* "VIA2" */
 typedef struct mca_btl_via_modex_hdr {
     uint32_t magic;
-    uint32_t provider;         /* 1: emu, 2: verbs */
+    uint32_t provider;         /* per slot a byte (1 emu, 2 verbs, 3 ofi; 0 none) */
     uint32_t nprocs;           /* entries that follow */
     uint32_t recv_descriptors; /* credits: must match on both sides */
     uint32_t recv_size;        /* bytes of each receive buffer */

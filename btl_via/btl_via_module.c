@@ -52,13 +52,14 @@ static int mca_btl_via_register_error(struct mca_btl_base_module_t *btl,
     return OPAL_SUCCESS;
 }
 
-/* the peer's VI for us, from its modex record (checked: it comes from
- * another process) */
-static int mca_btl_via_peer_address(struct opal_proc_t *proc, vipl_vi_address_t *addr)
+/* the peer's VI for us on device slot `slot`, from its modex record
+ * (checked: it comes from another process) */
+static int mca_btl_via_peer_address(struct opal_proc_t *proc, int slot, vipl_vi_address_t *addr)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
     mca_btl_via_modex_hdr_t *hdr = NULL;
     size_t size = 0;
+    uint32_t theirs;
     int rc;
 
     TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &hdr, &size);
@@ -66,8 +67,15 @@ static int mca_btl_via_peer_address(struct opal_proc_t *proc, vipl_vi_address_t 
         return OPAL_ERR_UNREACH;
     }
     if (size < sizeof(*hdr) || MCA_BTL_VIA_MODEX_MAGIC != hdr->magic || hdr->nprocs != c->nprocs ||
-        size != sizeof(*hdr) + (size_t) hdr->nprocs * sizeof(vipl_vi_address_t) ||
-        hdr->provider != c->provider_id) {
+        size !=
+            sizeof(*hdr) +
+                (size_t) MCA_BTL_VIA_NUM_DEVS * hdr->nprocs * sizeof(vipl_vi_address_t)) {
+        free(hdr);
+        return OPAL_ERR_UNREACH;
+    }
+    /* the same provider on that slot at both ends */
+    theirs = (hdr->provider >> (8 * slot)) & 0xffu;
+    if (0 == theirs || theirs != c->devs[slot].provider_id) {
         free(hdr);
         return OPAL_ERR_UNREACH;
     }
@@ -78,9 +86,73 @@ static int mca_btl_via_peer_address(struct opal_proc_t *proc, vipl_vi_address_t 
         free(hdr);
         return OPAL_ERR_UNREACH;
     }
-    *addr = ((vipl_vi_address_t *) (hdr + 1))[c->my_vpid];
+    *addr = ((vipl_vi_address_t *) (hdr + 1))[(size_t) slot * c->nprocs + c->my_vpid];
     free(hdr);
     return OPAL_SUCCESS;
+}
+
+/* which device reaches a peer: emu on this host, else the network one */
+static int mca_btl_via_peer_slot(const struct opal_proc_t *proc)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+
+    if (OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags) && NULL != c->devs[MCA_BTL_VIA_DEV_LOCAL].nic) {
+        return MCA_BTL_VIA_DEV_LOCAL;
+    }
+    return NULL != c->devs[MCA_BTL_VIA_DEV_NET].nic ? MCA_BTL_VIA_DEV_NET : -1;
+}
+
+/* the endpoint of one peer, created at the first call (under c->lock) */
+static mca_btl_via_endpoint_t *mca_btl_via_endpoint_of(struct opal_proc_t *proc)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    uint32_t vpid = proc->proc_name.vpid;
+    int slot = mca_btl_via_peer_slot(proc);
+    vipl_vi_address_t addr;
+    mca_btl_via_endpoint_t *ep;
+
+    if (slot < 0 || vpid >= c->nprocs) {
+        return NULL;
+    }
+    OPAL_THREAD_LOCK(&c->lock);
+    ep = c->endpoints[vpid];
+    if (NULL == ep && OPAL_SUCCESS == mca_btl_via_peer_address(proc, slot, &addr)) {
+        ep = mca_btl_via_endpoint_create(proc, vpid, slot, &addr);
+        c->endpoints[vpid] = ep;
+    }
+    OPAL_THREAD_UNLOCK(&c->lock);
+    if (NULL != ep) {
+        /* the peer may have matched us already (no lock of ours held) */
+        mca_btl_via_endpoint_try_connect(ep);
+    }
+    return ep;
+}
+
+/* Open MPI adds peers on other hosts lazily (at the first message to
+ * them), so a process that only receives from a peer would never post
+ * receives for it nor bring its VI up, and what the peer sends is lost
+ * on verbs (a queue pair in INIT drops it).  So the first add_procs, in
+ * MPI_Init, brings up the VI of every process of the job a device
+ * reaches; MPI_Init's closing fence then orders every VI's setup before
+ * the first message. */
+static void mca_btl_via_add_all_peers(void)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    const opal_proc_t *me = opal_proc_local_get();
+
+    for (uint32_t v = 0; v < c->nprocs; ++v) {
+        opal_process_name_t name = me->proc_name;
+        opal_proc_t *proc;
+
+        if (v == c->my_vpid || NULL != c->endpoints[v]) {
+            continue;
+        }
+        name.vpid = v;
+        proc = opal_proc_for_name(name);
+        if (NULL != proc) {
+            (void) mca_btl_via_endpoint_of(proc);
+        }
+    }
 }
 
 int mca_btl_via_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
@@ -89,36 +161,22 @@ int mca_btl_via_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
     const opal_proc_t *me = opal_proc_local_get();
-    bool local_only = vipl_query_nic(c->nic)->local_only;
     int unreachable = 0;
 
     (void) btl;
+    if (!c->all_peers_added) {
+        c->all_peers_added = true;
+        mca_btl_via_add_all_peers();
+    }
     for (size_t i = 0; i < nprocs; ++i) {
-        uint32_t vpid = procs[i]->proc_name.vpid;
-        vipl_vi_address_t addr;
-        mca_btl_via_endpoint_t *ep;
+        mca_btl_via_endpoint_t *ep = NULL;
 
         peers[i] = NULL;
         if (procs[i] == me) {
             continue;
         }
-        if (procs[i]->proc_name.jobid != me->proc_name.jobid || vpid >= c->nprocs ||
-            (local_only && !OPAL_PROC_ON_LOCAL_NODE(procs[i]->proc_flags))) {
-            ++unreachable;
-            continue;
-        }
-        OPAL_THREAD_LOCK(&c->lock);
-        ep = c->endpoints[vpid];
-        if (NULL == ep) {
-            if (OPAL_SUCCESS == mca_btl_via_peer_address(procs[i], &addr)) {
-                ep = mca_btl_via_endpoint_create(procs[i], vpid, &addr);
-                c->endpoints[vpid] = ep;
-            }
-        }
-        OPAL_THREAD_UNLOCK(&c->lock);
-        if (NULL != ep) {
-            /* the peer may have matched us already (no lock of ours held) */
-            mca_btl_via_endpoint_try_connect(ep);
+        if (procs[i]->proc_name.jobid == me->proc_name.jobid) {
+            ep = mca_btl_via_endpoint_of(procs[i]);
         }
         if (NULL == ep || MCA_BTL_VIA_EP_FAILED == ep->state) {
             ++unreachable;
@@ -130,9 +188,16 @@ int mca_btl_via_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
         }
     }
     if (unreachable > 0 && !c->warned_unreachable && mca_btl_via_only_via_requested()) {
+        char who[512], btls[256];
+
         c->warned_unreachable = true;
+        tc_ompi_unreachable_text(nprocs, procs, peers, who, sizeof(who), btls, sizeof(btls));
         opal_show_help("help-mpi-btl-via.txt", "peer unreachable", true, opal_process_info.nodename,
-                       unreachable, vipl_query_nic(c->nic)->provider);
+                       unreachable,
+                       NULL != c->devs[MCA_BTL_VIA_DEV_NET].nic
+                           ? vipl_query_nic(c->devs[MCA_BTL_VIA_DEV_NET].nic)->provider
+                           : "emu",
+                       who, btls);
     }
     return OPAL_SUCCESS;
 }

@@ -18,35 +18,50 @@
 #include "btl_via_endpoint.h"
 #include "btl_via_frag.h"
 
-/* rcache provider: a registration is a VIA memory handle */
+/* rcache provider: a registration is a VIA memory handle on every device */
+static int mca_btl_via_rcache_dereg(void *ctx, void *base, size_t len, void *handle);
+
 static int mca_btl_via_rcache_reg(void *ctx, void *base, size_t len, void **handle)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
-    vipl_mem_attrs_t ma = {.ptag = c->ptag,
-                           .enable_rdma_write = true,
-                           .enable_rdma_read = vipl_query_nic(c->nic)->rdma_read};
     mca_btl_via_reg_t *r = calloc(1, sizeof(*r));
 
     (void) ctx;
     if (NULL == r) {
         return -ENOMEM;
     }
-    if (VIPL_SUCCESS != vipl_register_mem(c->nic, base, len, &ma, &r->handle.h)) {
-        free(r);
-        return -ENOSPC;
-    }
     r->base = base;
+    for (int i = 0; i < MCA_BTL_VIA_NUM_DEVS; ++i) {
+        mca_btl_via_dev_t *dev = &c->devs[i];
+        vipl_mem_attrs_t ma = {.ptag = dev->ptag,
+                               .enable_rdma_write = true,
+                               .enable_rdma_read =
+                                   NULL != dev->nic && vipl_query_nic(dev->nic)->rdma_read};
+
+        if (NULL == dev->nic) {
+            continue;
+        }
+        if (VIPL_SUCCESS != vipl_register_mem(dev->nic, base, len, &ma, &r->handle.h[i])) {
+            (void) mca_btl_via_rcache_dereg(ctx, base, len, r);
+            return -ENOSPC;
+        }
+    }
     *handle = r;
     return 0;
 }
 
 static int mca_btl_via_rcache_dereg(void *ctx, void *base, size_t len, void *handle)
 {
+    mca_btl_via_component_t *c = &mca_btl_via_component;
     mca_btl_via_reg_t *r = handle;
 
     (void) ctx;
     (void) len;
-    (void) vipl_deregister_mem(mca_btl_via_component.nic, base, r->handle.h);
+    for (int i = 0; i < MCA_BTL_VIA_NUM_DEVS; ++i) {
+        if (0 != r->handle.h[i] && NULL != c->devs[i].nic) {
+            (void) vipl_deregister_mem(c->devs[i].nic, base, r->handle.h[i]);
+        }
+    }
     free(r);
     return 0;
 }
@@ -171,10 +186,10 @@ static int mca_btl_via_rdma(uint32_t op_code, struct mca_btl_base_endpoint_t *ep
         d->control = op_code;
         d->seg_count = 1;
         d->ds[0].addr = (char *) local_address + off;
-        d->ds[0].handle = local_handle->h;
+        d->ds[0].handle = local_handle->h[ep->dev_index];
         d->ds[0].length = (uint32_t) len;
         d->remote_addr = remote_address + off;
-        d->remote_handle = remote_handle->h;
+        d->remote_handle = remote_handle->h[ep->dev_index];
         d->context = (void *) ((uintptr_t) op | MCA_BTL_VIA_CTX_RDMA);
         if (notify && i + 1 == ndesc) {
             d->control |= VIPL_CONTROL_IMMEDIATE;

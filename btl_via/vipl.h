@@ -13,7 +13,9 @@
  *
  * Providers: "emu" (vipl_emu.c, a software VI NIC between processes of
  * one host: queues in shared segments, RDMA by CMA after a protection
- * check) and "verbs" (vipl_verbs.c, libibverbs RC queue pairs).
+ * check), "verbs" (vipl_verbs.c, libibverbs RC queue pairs) and "ofi"
+ * (vipl_ofi.c, connected libfabric endpoints, FI_EP_MSG).  vipl.c holds
+ * the table of the providers built in.
  *
  * Depends on nothing from Open MPI: the unit tests build it alone.
  */
@@ -160,16 +162,24 @@ typedef enum {
 
 /* parameters of VipOpenNic; providers ignore what they do not use */
 typedef struct vipl_open_params {
-    const char *device;         /* verbs: device name (NULL: first) */
-    const char *segment_dir;    /* emu: where the NIC segment lives */
-    const char *job_key;        /* emu: names this job's segments */
-    uint32_t nic_id;            /* emu: this NIC's number in the job */
-    uint32_t max_vis;           /* emu: VIs this NIC will create */
-    uint32_t max_recv_depth;    /* emu: largest receive queue */
-    uint32_t max_regs;          /* emu: registration table entries */
-    size_t nic_memory;          /* emu: bytes of NIC memory (vipl_mem_alloc) */
-    uint32_t expected_peers;    /* emu: NICs that attach; then the name goes */
-    uint32_t max_transfer_size; /* 0: the provider's default */
+    const char *device; /* verbs: device name (NULL: first); ofi: domain (tcp: interface) */
+    const char *fabric_provider; /* ofi: libfabric provider (NULL: "tcp") */
+    const char *segment_dir;     /* emu: where the NIC segment lives */
+    const char *job_key;         /* emu: names this job's segments */
+    uint32_t nic_id;             /* emu: this NIC's number in the job */
+    uint32_t max_vis;            /* emu: VIs this NIC will create */
+    uint32_t max_recv_depth;     /* emu: largest receive queue */
+    uint32_t max_regs;           /* emu: registration table entries */
+    size_t nic_memory;           /* emu: bytes of NIC memory (vipl_mem_alloc) */
+    uint32_t expected_peers;     /* emu: NICs that attach; then the name goes */
+    uint32_t max_transfer_size;  /* 0: the provider's default */
+    /* emu: as strict as verbs hardware: no inline sends (max_inline 0),
+     * the receive completion of an RDMA write with immediate carries the
+     * write's length, a VI is connected as soon as it asked (no wait for
+     * the peer), and a send that reaches a peer VI not connected to it is
+     * dropped (the sender's descriptor fails with a transport error, as
+     * verbs' RETRY_EXC_ERR) */
+    bool strict;
 } vipl_open_params_t;
 
 struct vipl_ops {
@@ -217,7 +227,7 @@ struct vipl_ptag {
 };
 
 /* the providers built into this library; NULL when name is unknown or
- * not built ("verbs" without libibverbs) */
+ * not built ("verbs" without libibverbs, "ofi" without libfabric) */
 const vipl_ops_t *vipl_provider(const char *name);
 const char *vipl_strerror(vipl_return_t rc);
 /* text of the first error bit of a descriptor status */

@@ -55,6 +55,7 @@
 #define VIPL_EMU_MAX_FREE 64
 #define VIPL_EMU_INLINE_MAX 32             /* bytes carried in the receive slot */
 #define VIPL_EMU_STATUS_INLINE 0x80000000u /* slot status: data in inline_data */
+#define VIPL_EMU_STATUS_RDMA 0x40000000u   /* slot status: an RDMA write's immediate */
 
 /* ---- shared layout -------------------------------------------------- */
 
@@ -183,6 +184,7 @@ typedef struct vipl_emu_nic {
     char *key;
     pid_t pid;
     uint32_t nic_id;
+    bool strict; /* vipl_open_params_t.strict */
     vipl_emu_remote_t *remotes;
     pthread_mutex_t lock; /* table, allocator, remotes */
 } vipl_emu_nic_t;
@@ -238,7 +240,7 @@ struct vipl_emu_vi {
     uint64_t rposted_seen;  /* peer's posted count, last read */
 };
 
-static const vipl_ops_t vipl_emu_ops;
+extern const vipl_ops_t vipl_emu_ops;
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -370,6 +372,7 @@ static vipl_return_t vipl_emu_open_nic(const vipl_open_params_t *params, vipl_ni
     nic->mem_size = mem_bytes;
     nic->pid = getpid();
     nic->nic_id = params->nic_id;
+    nic->strict = params->strict;
     nic->next_ptag = 1;
     pthread_mutex_init(&nic->lock, NULL);
     if (0 == params->expected_peers) {
@@ -386,7 +389,7 @@ static vipl_return_t vipl_emu_open_nic(const vipl_open_params_t *params, vipl_ni
     nic->super.attrs.max_descriptors = params->max_recv_depth;
     nic->super.attrs.max_segs = VIPL_MAX_DATA_SEGS;
     nic->super.attrs.rdma_read = true;
-    nic->super.attrs.max_inline = VIPL_EMU_INLINE_MAX;
+    nic->super.attrs.max_inline = nic->strict ? 0 : VIPL_EMU_INLINE_MAX;
     nic->super.attrs.local_only = true;
     *nicp = &nic->super;
     return VIPL_SUCCESS;
@@ -865,8 +868,11 @@ static vipl_return_t vipl_emu_connect_peer_done(vipl_vi_t *base)
         return VIPL_INVALID_STATE;
     }
     st = vipl_emu_load32(&rr->state);
-    if ((VIPL_STATE_PENDING_CONNECT == st || VIPL_STATE_CONNECTED == st) &&
-        rr->remote_nic == vi->nic->nic_id && rr->remote_vi == vi->index) {
+    /* strict: connected once we asked, as an RC queue pair in RTS is,
+     * whatever the peer's state */
+    if (vi->nic->strict ||
+        ((VIPL_STATE_PENDING_CONNECT == st || VIPL_STATE_CONNECTED == st) &&
+         rr->remote_nic == vi->nic->nic_id && rr->remote_vi == vi->index)) {
         uint32_t depth = rr->recv_depth;
 
         if (0 == depth || depth > vi->remote->max_recv_depth) {
@@ -933,6 +939,16 @@ static inline void vipl_emu_consumed(vipl_emu_vi_t *vi)
     vi->rconsumed_idx = vi->rconsumed_idx + 1 == vi->remote_depth ? 0 : vi->rconsumed_idx + 1;
 }
 
+/* strict mode: has the peer's VI asked for the connection to this VI?
+ * (verbs: is the peer's queue pair past INIT?) */
+static bool vipl_emu_peer_ready(const vipl_emu_vi_t *vi)
+{
+    uint32_t st = vipl_emu_load32(&vi->rrec->state);
+
+    return (VIPL_STATE_PENDING_CONNECT == st || VIPL_STATE_CONNECTED == st) &&
+        vi->rrec->remote_nic == vi->nic->nic_id && vi->rrec->remote_vi == vi->index;
+}
+
 /* consume the peer's next posted receive descriptor and fill it with the
  * descriptor's data (or nothing: RDMA write with immediate).  Returns the
  * status for the send descriptor. */
@@ -947,6 +963,12 @@ static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool w
     uint32_t rstatus = VIPL_STATUS_DONE;
     uint64_t addr, buf_len;
 
+    if (vi->nic->strict && !vipl_emu_peer_ready(vi)) {
+        /* verbs drops packets to a queue pair in INIT; the sender's
+         * retries run out (RETRY_EXC_ERR) and its queue pair breaks */
+        vipl_emu_vi_fail(vi, VIPL_VIERR_PEER_GONE, false);
+        return VIPL_STATUS_TRANSPORT_ERROR;
+    }
     if (posted == vi->rconsumed) {
         /* the peer's posted count lives on a line it writes: read it only
          * when the receives seen so far are used up */
@@ -1011,9 +1033,16 @@ static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool w
         }
     }
     slot->done_len = (rstatus == VIPL_STATUS_DONE && with_data) ? (uint32_t) total : 0;
+    if (!with_data && vi->nic->strict) {
+        /* verbs reports an RDMA write with immediate with its length */
+        slot->done_len = d->length;
+    }
     slot->imm = d->imm_data;
     if (d->control & VIPL_CONTROL_IMMEDIATE) {
         rstatus |= VIPL_STATUS_IMMEDIATE;
+    }
+    if (!with_data) {
+        rstatus |= VIPL_EMU_STATUS_RDMA;
     }
     vipl_emu_store32(&slot->status, rstatus);
     vipl_emu_consumed(vi);
@@ -1095,6 +1124,9 @@ static void vipl_emu_flush_pending(vipl_emu_vi_t *vi)
             }
             if (VIPL_STATE_CONNECTED != vi->state) {
                 st = VIPL_STATUS_FLUSHED_ERROR;
+            } else if (vi->nic->strict && !vipl_emu_peer_ready(vi)) {
+                vipl_emu_vi_fail(vi, VIPL_VIERR_PEER_GONE, false);
+                st = VIPL_STATUS_TRANSPORT_ERROR;
             } else if (!vipl_emu_check_local(vi, d, &len)) {
                 st = VIPL_STATUS_PROTECTION_ERROR;
             } else if (len > vi->max_transfer) {
@@ -1170,7 +1202,8 @@ static vipl_return_t vipl_emu_post_send(vipl_vi_t *base, vipl_desc_t *d)
         for (uint32_t i = 0; i < d->seg_count; ++i) {
             total += d->ds[i].length;
         }
-        if (total > VIPL_EMU_INLINE_MAX) {
+        if (0 == vi->nic->super.attrs.max_inline || total > vi->nic->super.attrs.max_inline) {
+            /* strict (max_inline 0): no inline send at all, even empty */
             return VIPL_INVALID_PARAMETER;
         }
     }
@@ -1321,8 +1354,10 @@ static vipl_return_t vipl_emu_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
         d->length = 0;
     } else {
         uint32_t len = slot->done_len;
-        /* the peer wrote these: never trust a length beyond the buffer */
-        if (len > d->ds[0].length || ((st & VIPL_EMU_STATUS_INLINE) && len > VIPL_EMU_INLINE_MAX)) {
+        /* the peer wrote these: never trust a length beyond the buffer
+         * (an RDMA write's length, strict mode, is not a buffer's) */
+        if ((!(st & VIPL_EMU_STATUS_RDMA) && len > d->ds[0].length) ||
+            ((st & VIPL_EMU_STATUS_INLINE) && len > VIPL_EMU_INLINE_MAX)) {
             st |= VIPL_STATUS_LENGTH_ERROR;
             len = 0;
         } else if (st & VIPL_EMU_STATUS_INLINE) {
@@ -1337,7 +1372,7 @@ static vipl_return_t vipl_emu_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
                 memcpy(d->ds[0].addr, slot->inline_data, len);
             }
         }
-        st &= ~VIPL_EMU_STATUS_INLINE;
+        st &= ~(VIPL_EMU_STATUS_INLINE | VIPL_EMU_STATUS_RDMA);
         d->status = st | VIPL_STATUS_DONE;
         d->length = len;
         d->imm_data = slot->imm;
@@ -1435,7 +1470,7 @@ static void vipl_emu_destroy_vi(vipl_vi_t *base)
     free(vi);
 }
 
-static const vipl_ops_t vipl_emu_ops = {
+const vipl_ops_t vipl_emu_ops = {
     .name = "emu",
     .open_nic = vipl_emu_open_nic,
     .close_nic = vipl_emu_close_nic,
@@ -1460,77 +1495,3 @@ static const vipl_ops_t vipl_emu_ops = {
     .cq_done = vipl_emu_cq_done,
     .query_vi = vipl_emu_query_vi,
 };
-
-/* ---- provider table and strings (shared by every provider) ------------------ */
-
-#ifdef TC_HAVE_VIA_VERBS
-extern const vipl_ops_t vipl_verbs_ops;
-#endif
-
-const vipl_ops_t *vipl_provider(const char *name)
-{
-    if (NULL == name) {
-        return NULL;
-    }
-    if (0 == strcmp(name, "emu")) {
-        return &vipl_emu_ops;
-    }
-#ifdef TC_HAVE_VIA_VERBS
-    if (0 == strcmp(name, "verbs")) {
-        return &vipl_verbs_ops;
-    }
-#endif
-    return NULL;
-}
-
-const char *vipl_strerror(vipl_return_t rc)
-{
-    switch (rc) {
-    case VIPL_SUCCESS:
-        return "success";
-    case VIPL_NOT_DONE:
-        return "not done";
-    case VIPL_INVALID_PARAMETER:
-        return "invalid parameter";
-    case VIPL_ERROR_RESOURCE:
-        return "out of resources";
-    case VIPL_INVALID_RELIABILITY_LEVEL:
-        return "reliability level not supported";
-    case VIPL_INVALID_PTAG:
-        return "invalid protection tag";
-    case VIPL_INVALID_RDMAREAD:
-        return "RDMA read not supported";
-    case VIPL_DESCRIPTOR_ERROR:
-        return "descriptor error";
-    case VIPL_INVALID_STATE:
-        return "VI in the wrong state";
-    case VIPL_NOT_REACHABLE:
-        return "peer not reachable";
-    case VIPL_NO_DEVICE:
-        return "no device";
-    case VIPL_ERROR_NOT_SUPPORTED:
-        return "not supported";
-    }
-    return "unknown error";
-}
-
-const char *vipl_status_string(uint32_t status)
-{
-    if (status & VIPL_STATUS_FORMAT_ERROR)
-        return "format error";
-    if (status & VIPL_STATUS_PROTECTION_ERROR)
-        return "local protection error";
-    if (status & VIPL_STATUS_LENGTH_ERROR)
-        return "length error";
-    if (status & VIPL_STATUS_FLUSHED_ERROR)
-        return "flushed (VI in error)";
-    if (status & VIPL_STATUS_TRANSPORT_ERROR)
-        return "transport error (peer gone)";
-    if (status & VIPL_STATUS_RDMA_PROT_ERROR)
-        return "RDMA protection error at the target";
-    if (status & VIPL_STATUS_REMOTE_DESC_ERROR)
-        return "no usable receive descriptor at the peer";
-    if (status & VIPL_STATUS_DONE)
-        return "done";
-    return "not done";
-}

@@ -2,7 +2,9 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
  * vipl_verbs.c: the "verbs" VIPL provider over libibverbs, for real RDMA
- * NICs (InfiniBand, RoCE, iWARP through rdma-core).
+ * NICs (InfiniBand and RoCE through rdma-core; iWARP devices are refused:
+ * their queue pairs connect only through rdma_cm, which this provider
+ * does not use).
  *
  * The mapping: NIC = device context (first port), protection tag =
  * protection domain, memory handle = lkey (low 32 bits) and rkey (high
@@ -14,7 +16,9 @@
  * moves the QP through RTR and RTS.  VipCQDone polls one work completion
  * into the VI's queue of done descriptors, from which VipSendDone /
  * VipRecvDone take it.  A work queue without a CQ of the caller's gets a
- * private one.
+ * private one.  The device's limits (work requests, CQ entries, gather
+ * entries, RDMA reads in flight) are queried and the requests clamped to
+ * them; on Ethernet (RoCE) the GID is a RoCE v2 one and the hop limit 64.
  */
 
 #define _GNU_SOURCE
@@ -47,6 +51,7 @@ _Static_assert(sizeof(vipl_verbs_addr_t) <= VIPL_ADDR_BYTES, "verbs address fits
 typedef struct vipl_verbs_mr {
     struct vipl_verbs_mr *next;
     struct ibv_mr *mr;
+    struct ibv_pd *pd;
     vipl_mem_handle_t handle;
 } vipl_verbs_mr_t;
 
@@ -56,7 +61,10 @@ typedef struct vipl_verbs_nic {
     vipl_nic_t super;
     struct ibv_context *ctx;
     struct ibv_port_attr port;
+    struct ibv_device_attr dev;
     union ibv_gid gid;
+    int gid_index;
+    bool roce; /* Ethernet link layer: route by GID */
     vipl_verbs_mr_t *mrs;
     vipl_verbs_vi_t **vis; /* for qp_num -> VI */
     uint32_t num_vis;
@@ -167,9 +175,16 @@ static vipl_return_t vipl_verbs_open_nic(const vipl_open_params_t *params, vipl_
         free(nic);
         return NULL == dev ? VIPL_NO_DEVICE : VIPL_ERROR_RESOURCE;
     }
+    if (IBV_TRANSPORT_IWARP == dev->transport_type) {
+        /* an iWARP queue pair is connected through rdma_cm only */
+        ibv_free_device_list(list);
+        free(nic);
+        return VIPL_NO_DEVICE;
+    }
     nic->ctx = ibv_open_device(dev);
     ibv_free_device_list(list);
-    if (NULL == nic->ctx || 0 != ibv_query_port(nic->ctx, VIPL_VERBS_PORT, &nic->port) ||
+    if (NULL == nic->ctx || 0 != ibv_query_device(nic->ctx, &nic->dev) ||
+        0 != ibv_query_port(nic->ctx, VIPL_VERBS_PORT, &nic->port) ||
         IBV_PORT_ACTIVE != nic->port.state) {
         if (NULL != nic->ctx) {
             ibv_close_device(nic->ctx);
@@ -177,7 +192,28 @@ static vipl_return_t vipl_verbs_open_nic(const vipl_open_params_t *params, vipl_
         free(nic);
         return VIPL_NO_DEVICE;
     }
-    if (0 != ibv_query_gid(nic->ctx, VIPL_VERBS_PORT, 0, &nic->gid)) {
+    nic->roce = IBV_LINK_LAYER_ETHERNET == nic->port.link_layer;
+    nic->gid_index = 0;
+    memset(&nic->gid, 0, sizeof(nic->gid));
+    if (nic->roce) {
+        /* a RoCE v2 GID (routable, UDP); index 0 is usually RoCE v1 */
+        nic->gid_index = -1;
+        for (int i = 0; i < nic->port.gid_tbl_len; ++i) {
+            struct ibv_gid_entry e;
+
+            if (0 == ibv_query_gid_ex(nic->ctx, VIPL_VERBS_PORT, (uint32_t) i, &e, 0) &&
+                IBV_GID_TYPE_ROCE_V2 == e.gid_type) {
+                nic->gid_index = i;
+                nic->gid = e.gid;
+                break;
+            }
+        }
+        if (nic->gid_index < 0) {
+            ibv_close_device(nic->ctx);
+            free(nic);
+            return VIPL_NO_DEVICE;
+        }
+    } else if (0 != ibv_query_gid(nic->ctx, VIPL_VERBS_PORT, 0, &nic->gid)) {
         memset(&nic->gid, 0, sizeof(nic->gid));
     }
     pthread_mutex_init(&nic->lock, NULL);
@@ -188,8 +224,11 @@ static vipl_return_t vipl_verbs_open_nic(const vipl_open_params_t *params, vipl_
     if (nic->super.attrs.max_transfer_size > nic->port.max_msg_sz) {
         nic->super.attrs.max_transfer_size = nic->port.max_msg_sz;
     }
-    nic->super.attrs.max_descriptors = 4096;
-    nic->super.attrs.max_segs = VIPL_MAX_DATA_SEGS;
+    nic->super.attrs.max_descriptors =
+        nic->dev.max_qp_wr > 0 && nic->dev.max_qp_wr < 4096 ? (uint32_t) nic->dev.max_qp_wr : 4096;
+    nic->super.attrs.max_segs = nic->dev.max_sge > 0 && nic->dev.max_sge < VIPL_MAX_DATA_SEGS
+        ? (uint32_t) nic->dev.max_sge
+        : VIPL_MAX_DATA_SEGS;
     nic->super.attrs.rdma_read = true;
     nic->super.attrs.max_inline = 0; /* the QPs are created without inline data */
     nic->super.attrs.local_only = false;
@@ -234,7 +273,24 @@ static vipl_return_t vipl_verbs_create_ptag(vipl_nic_t *base, vipl_ptag_t **ptag
 static void vipl_verbs_destroy_ptag(vipl_ptag_t *base)
 {
     vipl_verbs_ptag_t *p = (vipl_verbs_ptag_t *) base;
+    vipl_verbs_nic_t *nic = (vipl_verbs_nic_t *) base->nic;
+    vipl_verbs_mr_t **pp = &nic->mrs;
 
+    /* registrations still in the domain go first: a PD with memory
+     * regions cannot be freed (EBUSY), and they cannot outlive it */
+    pthread_mutex_lock(&nic->lock);
+    while (NULL != *pp) {
+        vipl_verbs_mr_t *m = *pp;
+
+        if (m->pd != p->pd) {
+            pp = &m->next;
+            continue;
+        }
+        *pp = m->next;
+        ibv_dereg_mr(m->mr);
+        free(m);
+    }
+    pthread_mutex_unlock(&nic->lock);
     ibv_dealloc_pd(p->pd);
     free(p);
 }
@@ -246,6 +302,7 @@ static vipl_return_t vipl_verbs_register_mem(vipl_nic_t *base, void *addr, size_
     vipl_verbs_nic_t *nic = (vipl_verbs_nic_t *) base;
     vipl_verbs_mr_t *m;
     int access = IBV_ACCESS_LOCAL_WRITE;
+    struct ibv_pd *pd;
 
     if (NULL == addr || 0 == len || NULL == attrs || NULL == attrs->ptag ||
         attrs->ptag->nic != base || NULL == handle) {
@@ -261,11 +318,19 @@ static vipl_return_t vipl_verbs_register_mem(vipl_nic_t *base, void *addr, size_
     if (NULL == m) {
         return VIPL_ERROR_RESOURCE;
     }
-    m->mr = ibv_reg_mr(((vipl_verbs_ptag_t *) attrs->ptag)->pd, addr, len, access);
+    pd = ((vipl_verbs_ptag_t *) attrs->ptag)->pd;
+    m->mr = ibv_reg_mr(pd, addr, len, access);
+    if (NULL == m->mr && !attrs->enable_rdma_write) {
+        /* read-only memory (a constant send buffer) cannot be registered
+         * for local write: what it is used for (a send, an RDMA write's
+         * source, a peer's RDMA read) needs none */
+        m->mr = ibv_reg_mr(pd, addr, len, access & ~IBV_ACCESS_LOCAL_WRITE);
+    }
     if (NULL == m->mr) {
         free(m);
         return VIPL_ERROR_RESOURCE;
     }
+    m->pd = pd;
     m->handle = ((uint64_t) m->mr->rkey << 32) | m->mr->lkey;
     pthread_mutex_lock(&nic->lock);
     m->next = nic->mrs;
@@ -322,7 +387,15 @@ static vipl_return_t vipl_verbs_create_cq(vipl_nic_t *base, uint32_t entries, vi
     if (NULL == cq) {
         return VIPL_ERROR_RESOURCE;
     }
-    cq->cq = ibv_create_cq(nic->ctx, entries ? (int) entries : 256, NULL, NULL, 0);
+    if (0 == entries) {
+        entries = 256;
+    }
+    if (nic->dev.max_cqe > 0 && entries > (uint32_t) nic->dev.max_cqe) {
+        /* nprocs x descriptors can exceed the device: clamp (the BTL's
+         * credits bound what is outstanding per VI, not in all) */
+        entries = (uint32_t) nic->dev.max_cqe;
+    }
+    cq->cq = ibv_create_cq(nic->ctx, (int) entries, NULL, NULL, 0);
     if (NULL == cq->cq) {
         free(cq);
         return VIPL_ERROR_RESOURCE;
@@ -446,7 +519,15 @@ static vipl_return_t vipl_verbs_create_vi(vipl_nic_t *base, const vipl_vi_attrs_
     qia.sq_sig_all = 1;
     qia.cap.max_send_wr = attrs->send_depth;
     qia.cap.max_recv_wr = attrs->recv_depth;
-    qia.cap.max_send_sge = VIPL_MAX_DATA_SEGS;
+    if (nic->dev.max_qp_wr > 0) {
+        qia.cap.max_send_wr = qia.cap.max_send_wr < (uint32_t) nic->dev.max_qp_wr
+            ? qia.cap.max_send_wr
+            : (uint32_t) nic->dev.max_qp_wr;
+        qia.cap.max_recv_wr = qia.cap.max_recv_wr < (uint32_t) nic->dev.max_qp_wr
+            ? qia.cap.max_recv_wr
+            : (uint32_t) nic->dev.max_qp_wr;
+    }
+    qia.cap.max_send_sge = nic->super.attrs.max_segs;
     qia.cap.max_recv_sge = 1;
     if (NULL != qia.send_cq && NULL != qia.recv_cq) {
         vi->qp = ibv_create_qp(((vipl_verbs_ptag_t *) attrs->ptag)->pd, &qia);
@@ -537,16 +618,21 @@ static vipl_return_t vipl_verbs_connect_peer_request(vipl_vi_t *base,
         a.mtu < vi->nic->port.active_mtu ? (enum ibv_mtu) a.mtu : vi->nic->port.active_mtu;
     qa.dest_qp_num = a.qpn;
     qa.rq_psn = a.psn;
-    qa.max_dest_rd_atomic = 1;
+    /* RDMA reads in flight: as many as the device takes (a get is split
+     * into many read descriptors) */
+    qa.max_dest_rd_atomic =
+        (uint8_t) (vi->nic->dev.max_qp_rd_atom > 0 && vi->nic->dev.max_qp_rd_atom < 16
+                       ? vi->nic->dev.max_qp_rd_atom
+                       : 16);
     qa.min_rnr_timer = 12;
     qa.ah_attr.dlid = a.lid;
     qa.ah_attr.port_num = VIPL_VERBS_PORT;
-    if (0 == a.lid) {
-        /* RoCE: route by GID */
+    if (vi->nic->roce || 0 == a.lid) {
+        /* RoCE: route by GID (RoCE v2: routable, so more than one hop) */
         qa.ah_attr.is_global = 1;
         memcpy(qa.ah_attr.grh.dgid.raw, a.gid, sizeof(a.gid));
-        qa.ah_attr.grh.hop_limit = 1;
-        qa.ah_attr.grh.sgid_index = 0;
+        qa.ah_attr.grh.hop_limit = 64;
+        qa.ah_attr.grh.sgid_index = (uint8_t) vi->nic->gid_index;
     }
     if (0 !=
         ibv_modify_qp(vi->qp, &qa,
@@ -560,7 +646,10 @@ static vipl_return_t vipl_verbs_connect_peer_request(vipl_vi_t *base,
     qa.retry_cnt = 7;
     qa.rnr_retry = 7;
     qa.sq_psn = vi->psn;
-    qa.max_rd_atomic = 1;
+    qa.max_rd_atomic =
+        (uint8_t) (vi->nic->dev.max_qp_init_rd_atom > 0 && vi->nic->dev.max_qp_init_rd_atom < 16
+                       ? vi->nic->dev.max_qp_init_rd_atom
+                       : 16);
     if (0 !=
         ibv_modify_qp(vi->qp, &qa,
                       IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |

@@ -76,6 +76,7 @@ PACKAGES=(
     build-essential autoconf automake libtool pkg-config
     libopenmpi-dev openmpi-bin
     libcmocka-dev libusrsctp-dev libsctp-dev libibverbs-dev libhwloc-dev
+    libfabric-dev libfabric-bin
     valgrind netpipe-openmpi iproute2 procps python3 dpkg-dev ca-certificates
 )
 # Inside the root: the clean clone and build, Open MPI's source tree.

@@ -20,6 +20,7 @@ PACKAGES=(
     build-essential autoconf automake libtool pkg-config
     libopenmpi-dev openmpi-bin
     libcmocka-dev libusrsctp-dev libsctp-dev libibverbs-dev libhwloc-dev
+    libfabric-dev libfabric-bin
     gnuplot-nox valgrind netpipe-openmpi iproute2 procps
 )
 

@@ -177,6 +177,16 @@ int tc_ompi_add_local_procs(size_t nprocs, struct opal_proc_t **procs,
                             struct mca_btl_base_endpoint_t **peers, struct opal_bitmap_t *reachable,
                             tc_ompi_attach_fn_t attach, void *ctx);
 
+/* For the message of a host-local BTL about peers it cannot reach: who
+ * (up to wholen bytes): the peers whose peers[i] is NULL, other than
+ * ourselves, as "rank R on HOST" (the first few, then how many more);
+ * btls (up to btlslen bytes): the BTL components installed that are not
+ * confined to one host (all but self, vader, sm, smcuda, sci, bip, via),
+ * comma-separated, or "none found". Both are always terminated. */
+void tc_ompi_unreachable_text(size_t nprocs, struct opal_proc_t **procs,
+                              struct mca_btl_base_endpoint_t **peers, char *who, size_t wholen,
+                              char *btls, size_t btlslen);
+
 /* ---- sendi (tc_ompi_sendi.c) ------------------------------------------- */
 
 /* Copy header (header_size bytes) to dst, then payload_size bytes from

@@ -51,6 +51,7 @@ typedef struct fixture {
 } fixture_t;
 
 static const vipl_ops_t *ops;
+static bool strict_mode; /* open the NICs strict (vipl_open_params_t) */
 
 static int count_files(const char *dir)
 {
@@ -103,6 +104,7 @@ static void open_side(fixture_t *f, side_t *s, uint32_t id, uint32_t expected)
     p.max_regs = 64;
     p.nic_memory = 64 * BUF;
     p.expected_peers = expected;
+    p.strict = strict_mode;
     assert_int_equal(VIPL_SUCCESS, vipl_open_nic(ops, &p, &s->nic));
     assert_string_equal("emu", vipl_query_nic(s->nic)->provider);
     assert_int_equal(VIPL_SUCCESS, vipl_create_ptag(s->nic, &s->ptag));
@@ -169,8 +171,15 @@ static int setup(void **state)
     return 0;
 }
 
+static int setup_strict(void **state)
+{
+    strict_mode = true;
+    return setup(state);
+}
+
 static int teardown(void **state)
 {
+    strict_mode = false;
     fixture_t *f = *state;
 
     close_side(&f->s[0]);
@@ -908,6 +917,126 @@ static void test_mem_alloc_huge(void **state)
 }
 
 /* the provider table */
+/* ---- strict mode: each way a verbs NIC differs, which the BTL must
+ * survive (docs/btl_via.md, "the three verbs failures") ------------------ */
+
+/* failure 1: a VI is connected as soon as it asked, and what it sends
+ * before the peer's VI asked too is lost: the send fails with a transport
+ * error and the VI breaks (verbs: a queue pair in INIT drops packets, the
+ * sender's retries run out) */
+static void test_strict_send_before_peer(void **state)
+{
+    fixture_t *f = *state;
+    side_t *a = &f->s[0], *b = &f->s[1];
+    vipl_vi_address_t ab;
+    vipl_vi_state_t st;
+    vipl_vi_error_t why;
+    vipl_desc_t r, s, *done;
+
+    post_recv(b, &r, 0);
+    vipl_vi_address(b->vi, &ab);
+    assert_int_equal(VIPL_SUCCESS, vipl_connect_peer_request(a->vi, &ab));
+    /* not waiting for b: connected at once */
+    assert_int_equal(VIPL_SUCCESS, vipl_connect_peer_done(a->vi));
+    make_send(a, &s, 0, 64);
+    fill(s.ds[0].addr, 64, 5);
+    assert_int_equal(VIPL_SUCCESS, vipl_post_send(a->vi, &s));
+    assert_int_equal(VIPL_SUCCESS, vipl_send_done(a->vi, &done));
+    assert_ptr_equal(&s, done);
+    assert_int_equal(VIPL_STATUS_DONE | VIPL_STATUS_TRANSPORT_ERROR, s.status);
+    assert_int_equal(VIPL_SUCCESS, vipl_query_vi(a->vi, &st, &why));
+    assert_int_equal(VIPL_STATE_ERROR, st);
+    /* nothing reached b */
+    assert_int_equal(VIPL_NOT_DONE, vipl_recv_done(b->vi, &done));
+}
+
+/* ... and once both asked, it goes through */
+static void test_strict_send_after_peer(void **state)
+{
+    fixture_t *f = *state;
+    side_t *a = &f->s[0], *b = &f->s[1];
+    vipl_desc_t r, s, *done;
+
+    post_recv(b, &r, 0);
+    connect_pair(f);
+    make_send(a, &s, 0, 64);
+    fill(s.ds[0].addr, 64, 6);
+    s.control |= VIPL_CONTROL_IMMEDIATE;
+    s.imm_data = 9;
+    assert_int_equal(VIPL_SUCCESS, vipl_post_send(a->vi, &s));
+    assert_int_equal(VIPL_SUCCESS, vipl_send_done(a->vi, &done));
+    assert_int_equal(VIPL_STATUS_DONE, s.status);
+    assert_int_equal(VIPL_SUCCESS, vipl_recv_done(b->vi, &done));
+    assert_int_equal(64, r.length);
+    assert_int_equal(9, r.imm_data);
+    assert_true(check(r.ds[0].addr, 64, 6));
+}
+
+/* failure 2: the receive completion of an RDMA write with immediate
+ * carries the write's length (emu's default reports 0) */
+static void test_strict_write_immediate_length(void **state)
+{
+    fixture_t *f = *state;
+    side_t *a = &f->s[0], *b = &f->s[1];
+    vipl_mem_attrs_t ma = {0};
+    vipl_mem_handle_t rh;
+    vipl_desc_t r, w, *done;
+    char *dst = calloc(1, 3 * BUF);
+
+    assert_non_null(dst);
+    connect_pair(f);
+    ma.ptag = b->ptag;
+    ma.enable_rdma_write = true;
+    assert_int_equal(VIPL_SUCCESS, vipl_register_mem(b->nic, dst, 3 * BUF, &ma, &rh));
+    post_recv(b, &r, 0);
+    fill(a->sbuf, 3 * BUF, 8);
+    memset(&w, 0, sizeof(w));
+    w.control = VIPL_CONTROL_OP_RDMAWRITE | VIPL_CONTROL_IMMEDIATE;
+    w.imm_data = 0x3001;
+    w.seg_count = 1;
+    w.ds[0].addr = a->sbuf;
+    w.ds[0].handle = a->sh;
+    w.ds[0].length = 3 * BUF; /* larger than the receive buffer */
+    w.remote_addr = (uintptr_t) dst;
+    w.remote_handle = rh;
+    assert_int_equal(VIPL_SUCCESS, vipl_post_send(a->vi, &w));
+    assert_int_equal(VIPL_SUCCESS, vipl_send_done(a->vi, &done));
+    assert_int_equal(VIPL_STATUS_DONE, w.status);
+    assert_int_equal(VIPL_SUCCESS, vipl_recv_done(b->vi, &done));
+    assert_ptr_equal(&r, done);
+    assert_int_equal(VIPL_STATUS_DONE | VIPL_STATUS_IMMEDIATE, r.status);
+    assert_int_equal(0x3001, r.imm_data);
+    assert_int_equal(3 * BUF, r.length);
+    assert_true(check(dst, 3 * BUF, 8));
+    vipl_deregister_mem(b->nic, dst, rh);
+    free(dst);
+}
+
+/* failure 3: max_inline is 0 and an inline send is refused at post, even
+ * an empty one (a credit-only message) */
+static void test_strict_no_inline(void **state)
+{
+    fixture_t *f = *state;
+    side_t *a = &f->s[0], *b = &f->s[1];
+    vipl_desc_t r, s, *done;
+
+    assert_int_equal(0, vipl_query_nic(a->nic)->max_inline);
+    post_recv(b, &r, 0);
+    connect_pair(f);
+    make_send(a, &s, 0, 0);
+    s.control |= VIPL_CONTROL_INLINE | VIPL_CONTROL_IMMEDIATE;
+    assert_int_equal(VIPL_INVALID_PARAMETER, vipl_post_send(a->vi, &s));
+    /* the same message without the flag goes */
+    s.control &= ~VIPL_CONTROL_INLINE;
+    s.imm_data = 0x200;
+    assert_int_equal(VIPL_SUCCESS, vipl_post_send(a->vi, &s));
+    assert_int_equal(VIPL_SUCCESS, vipl_send_done(a->vi, &done));
+    assert_int_equal(VIPL_STATUS_DONE, s.status);
+    assert_int_equal(VIPL_SUCCESS, vipl_recv_done(b->vi, &done));
+    assert_int_equal(0, r.length);
+    assert_int_equal(0x200, r.imm_data);
+}
+
 static void test_providers(void **state)
 {
     (void) state;
@@ -935,6 +1064,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_inline_send, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_attributes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_peer_death, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_strict_send_before_peer, setup_strict, teardown),
+        cmocka_unit_test_setup_teardown(test_strict_send_after_peer, setup_strict, teardown),
+        cmocka_unit_test_setup_teardown(test_strict_write_immediate_length, setup_strict, teardown),
+        cmocka_unit_test_setup_teardown(test_strict_no_inline, setup_strict, teardown),
         cmocka_unit_test_setup_teardown(test_hostile_header, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hostile_registration, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mem_alloc_huge, setup, teardown),

@@ -33,6 +33,7 @@
 static void test_via_endpoint_create_fails_after_posting(void **state)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
+    mca_btl_via_dev_t *dev = &c->devs[MCA_BTL_VIA_DEV_LOCAL];
     mca_btl_via_frag_t frags[VIA_EP_NFRAGS];
     vipl_open_params_t p;
     vipl_vi_attrs_t va;
@@ -52,17 +53,17 @@ static void test_via_endpoint_create_fails_after_posting(void **state)
     p.max_regs = 16;
     p.nic_memory = 64 * 1024;
     p.expected_peers = 1;
-    c->ops = vipl_provider("emu");
-    assert_int_equal(VIPL_SUCCESS, vipl_open_nic(c->ops, &p, &c->nic));
-    assert_int_equal(VIPL_SUCCESS, vipl_create_ptag(c->nic, &c->ptag));
-    assert_int_equal(VIPL_SUCCESS, vipl_create_cq(c->nic, 16, &c->recv_cq));
+    dev->ops = vipl_provider("emu");
+    assert_int_equal(VIPL_SUCCESS, vipl_open_nic(dev->ops, &p, &dev->nic));
+    assert_int_equal(VIPL_SUCCESS, vipl_create_ptag(dev->nic, &dev->ptag));
+    assert_int_equal(VIPL_SUCCESS, vipl_create_cq(dev->nic, 16, &dev->recv_cq));
     memset(&va, 0, sizeof(va));
     va.reliability = VIPL_RELIABLE_DELIVERY;
-    va.ptag = c->ptag;
+    va.ptag = dev->ptag;
     va.send_depth = 8;
     va.recv_depth = 8;
-    assert_int_equal(VIPL_SUCCESS, vipl_create_vi(c->nic, &va, NULL, c->recv_cq, &vis[1]));
-    c->vis = vis;
+    assert_int_equal(VIPL_SUCCESS, vipl_create_vi(dev->nic, &va, NULL, dev->recv_cq, &vis[1]));
+    dev->vis = vis;
     c->nprocs = 2;
     c->my_vpid = 0;
     c->recv_descriptors = 8;
@@ -79,7 +80,7 @@ static void test_via_endpoint_create_fails_after_posting(void **state)
 
     /* an address whose magic is wrong: the request fails after the posts */
     memset(&bogus, 0xa5, sizeof(bogus));
-    ep = mca_btl_via_endpoint_create(NULL, 1, &bogus);
+    ep = mca_btl_via_endpoint_create(NULL, 1, MCA_BTL_VIA_DEV_LOCAL, &bogus);
     assert_null(ep);
     assert_int_equal(0, c->num_connecting);
     /* every fragment is back in the list */
@@ -90,13 +91,13 @@ static void test_via_endpoint_create_fails_after_posting(void **state)
      * VI is gone, or idle with nothing posted */
     if (NULL != vis[1]) {
         vipl_desc_t d[8];
-        char *buf = vipl_mem_alloc(c->nic, 8 * 256);
-        vipl_mem_attrs_t ma = {.ptag = c->ptag};
+        char *buf = vipl_mem_alloc(dev->nic, 8 * 256);
+        vipl_mem_attrs_t ma = {.ptag = dev->ptag};
         vipl_mem_handle_t h;
 
         assert_null(vis[1]->user);
         assert_non_null(buf);
-        assert_int_equal(VIPL_SUCCESS, vipl_register_mem(c->nic, buf, 8 * 256, &ma, &h));
+        assert_int_equal(VIPL_SUCCESS, vipl_register_mem(dev->nic, buf, 8 * 256, &ma, &h));
         for (int i = 0; i < 8; ++i) {
             memset(&d[i], 0, sizeof(d[i]));
             d[i].control = VIPL_CONTROL_OP_SEND;
@@ -107,14 +108,14 @@ static void test_via_endpoint_create_fails_after_posting(void **state)
             assert_int_equal(VIPL_SUCCESS, vipl_post_recv(vis[1], &d[i]));
         }
         vipl_destroy_vi(vis[1]);
-        (void) vipl_deregister_mem(c->nic, buf, h);
-        vipl_mem_free(c->nic, buf);
+        (void) vipl_deregister_mem(dev->nic, buf, h);
+        vipl_mem_free(dev->nic, buf);
     }
-    vipl_destroy_cq(c->recv_cq);
-    vipl_destroy_ptag(c->ptag);
-    vipl_close_nic(c->nic);
-    c->vis = NULL;
-    c->nic = NULL;
+    vipl_destroy_cq(dev->recv_cq);
+    vipl_destroy_ptag(dev->ptag);
+    vipl_close_nic(dev->nic);
+    dev->vis = NULL;
+    dev->nic = NULL;
     rmdir(dir);
 }
 

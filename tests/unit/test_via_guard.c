@@ -40,6 +40,7 @@ static void *via_guard_thread(void *arg)
 static void test_via_guard_two_threads(void **state)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
+    mca_btl_via_dev_t *dev = &c->devs[MCA_BTL_VIA_DEV_LOCAL];
     char dir[] = "/tmp/test_via_guard.XXXXXX";
     vipl_open_params_t p;
     struct vipl_vi orphan; /* a VI that names no endpoint */
@@ -55,16 +56,16 @@ static void test_via_guard_two_threads(void **state)
     p.max_recv_depth = 4;
     p.max_regs = 4;
     p.nic_memory = 4096;
-    c->ops = vipl_provider("emu");
-    assert_int_equal(VIPL_SUCCESS, vipl_open_nic(c->ops, &p, &c->nic));
-    assert_int_equal(VIPL_SUCCESS, vipl_create_cq(c->nic, 4, &c->recv_cq));
+    dev->ops = vipl_provider("emu");
+    assert_int_equal(VIPL_SUCCESS, vipl_open_nic(dev->ops, &p, &dev->nic));
+    assert_int_equal(VIPL_SUCCESS, vipl_create_cq(dev->nic, 4, &dev->recv_cq));
     OBJ_CONSTRUCT(&c->completed_frags, opal_list_t);
     OBJ_CONSTRUCT(&c->completed_rdma, opal_list_t);
     OBJ_CONSTRUCT(&c->done_lock, opal_mutex_t);
     c->poll_batch = 1;
     c->output = -1;
     memset(&orphan, 0, sizeof(orphan));
-    orphan.nic = c->nic;
+    orphan.nic = dev->nic;
     memset(&d, 0, sizeof(d));
     c->held_cap = 2 * VIA_GUARD_CALLS + 1; /* never wraps */
     c->held = calloc(c->held_cap, sizeof(*c->held));
@@ -92,10 +93,10 @@ static void test_via_guard_two_threads(void **state)
     mca_btl_via_module.initialized = false;
     free(c->held);
     c->held = NULL;
-    vipl_destroy_cq(c->recv_cq);
-    c->recv_cq = NULL;
-    vipl_close_nic(c->nic);
-    c->nic = NULL;
+    vipl_destroy_cq(dev->recv_cq);
+    dev->recv_cq = NULL;
+    vipl_close_nic(dev->nic);
+    dev->nic = NULL;
     rmdir(dir);
 }
 

@@ -1,0 +1,1362 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * vipl_ofi.c: the "ofi" VIPL provider over libfabric, for peers on other
+ * hosts.
+ *
+ * The mapping: NIC = fabric + domain of one libfabric provider (tcp
+ * unless told otherwise) with one event queue and one passive endpoint
+ * that listens for connection requests; protection tag = the domain;
+ * memory handle = the registration's remote key (high 32 bits) and its
+ * slot in this NIC's table (low 32 bits); VI = a connected endpoint
+ * (FI_EP_MSG) with its own completion queue; send / receive descriptor
+ * = fi_sendmsg / fi_recvmsg (posted receives stay the BTL's credits);
+ * RDMA write [with immediate] = fi_writemsg [FI_REMOTE_CQ_DATA]; RDMA
+ * read = fi_readmsg.
+ *
+ * VIA's peer-to-peer connection over libfabric's client/server one: of
+ * the two VIs of a pair, the one with the smaller (listening address,
+ * VI index) calls fi_connect with connection data naming both VIs; the
+ * other accepts the request on its passive endpoint once it asked for
+ * the same connection itself (a request that comes earlier waits on the
+ * VI).  Receives posted before the endpoint exists are posted when it is
+ * created, before fi_connect / fi_accept.
+ *
+ * An RDMA write with immediate data consumes a receive descriptor in
+ * VIA (and in verbs); libfabric's remote CQ data does not (unless the
+ * provider asks for FI_RX_CQ_DATA, which this provider does not accept).
+ * So the notice completes the oldest posted receive descriptor that is
+ * not lent already, while its buffer stays posted at libfabric (the
+ * descriptor is "lent"); re-posting a lent descriptor only returns it.
+ * A message that lands in a lent buffer is held back, with every
+ * completion after it (order), until the descriptor is re-posted.  The
+ * notice reports the length libfabric gives (the tcp provider: 0; verbs
+ * would give the write's length).
+ *
+ * Progress: the tcp provider moves the data of an RMA target only when
+ * that endpoint's CQ is read, so VipCQDone reads the CQ of every VI
+ * attached to the CQ group, not only those with a receive expected.
+ */
+
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include "tc_common.h"
+#include "vipl.h"
+
+#define VIPL_OFI_ADDR_MAGIC 0x3149464fu /* "OFI1" */
+#define VIPL_OFI_CONN_MAGIC 0x4e43464fu /* "OFCN" */
+#define VIPL_OFI_SA_BYTES 32
+#define VIPL_OFI_VERSION FI_VERSION(1, 5)
+#define VIPL_OFI_POLL 8         /* CQ entries read at once */
+#define VIPL_OFI_EQ_EVERY 1024u /* CQ group polls between EQ reads once connected */
+#define VIPL_OFI_MAX_VIS 0xfffffu
+#define VIPL_OFI_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define VIPL_OFI_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* desc->prov_ of a receive descriptor */
+#define VIPL_OFI_RECV 0x1u  /* posted to the receive queue */
+#define VIPL_OFI_AT_FI 0x2u /* its buffer is posted at libfabric */
+#define VIPL_OFI_LENT 0x4u  /* completed by a write notice, buffer still posted */
+
+typedef struct vipl_ofi_addr {
+    uint32_t magic;
+    uint32_t vi_index;
+    uint32_t sa_len;
+    uint32_t pad_;
+    uint8_t sa[VIPL_OFI_SA_BYTES]; /* the NIC's listening address */
+} vipl_ofi_addr_t;
+_Static_assert(sizeof(vipl_ofi_addr_t) == VIPL_ADDR_BYTES, "ofi address fills a VI address");
+
+/* the connection data of fi_connect */
+typedef struct vipl_ofi_conn {
+    uint32_t magic;
+    uint32_t target_vi; /* the acceptor's VI */
+    uint32_t source_vi; /* the connector's VI */
+    uint32_t sa_len;
+    uint8_t sa[VIPL_OFI_SA_BYTES]; /* the connector's listening address */
+} vipl_ofi_conn_t;
+
+typedef struct vipl_ofi_mr {
+    struct fid_mr *mr;
+    void *desc;
+    uint64_t base;
+    uint64_t len;
+    uint32_t key;
+    bool in_use;
+} vipl_ofi_mr_t;
+
+typedef struct vipl_ofi_vi vipl_ofi_vi_t;
+
+typedef struct vipl_ofi_nic {
+    vipl_nic_t super;
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_eq *eq;
+    struct fid_pep *pep;
+    vipl_ofi_addr_t me; /* listening address (vi_index unused) */
+    bool prov_key;      /* the provider chooses the keys */
+    bool mr_local;      /* local buffers need their descriptor */
+    uint32_t next_key;
+    vipl_ofi_mr_t *mrs;
+    uint32_t max_regs;
+    uint32_t reg_hint;
+    vipl_ofi_vi_t **vis; /* by index (connection data names them) */
+    uint32_t cap_vis;
+    uint32_t connecting;  /* VIs waiting for a connection event */
+    pthread_mutex_t lock; /* registrations, VI table, event queue */
+} vipl_ofi_nic_t;
+
+typedef struct vipl_ofi_ptag {
+    vipl_ptag_t super;
+} vipl_ofi_ptag_t;
+
+/* a group of VIs whose receive completions VipCQDone reports */
+typedef struct vipl_ofi_cq {
+    vipl_cq_t super;
+    vipl_ofi_vi_t **vis;
+    uint32_t count;
+    uint32_t cap;
+    uint32_t next; /* round robin */
+    uint32_t polls;
+} vipl_ofi_cq_t;
+
+/* a message that landed in a lent buffer, or behind one */
+typedef struct vipl_ofi_held {
+    vipl_desc_t *d;
+    uint32_t len;
+    uint32_t status;
+    uint32_t imm;
+} vipl_ofi_held_t;
+
+struct vipl_ofi_vi {
+    vipl_vi_t super;
+    vipl_ofi_nic_t *nic;
+    uint32_t index;
+    struct fid_ep *ep;
+    struct fid_cq *cq;
+    vipl_ofi_cq_t *group;
+    struct fi_info *connreq; /* a request that came before our own */
+    vipl_ofi_conn_t connreq_data;
+    vipl_ofi_addr_t remote;
+    bool have_remote;
+    int state;
+    int error;
+    uint32_t send_depth;
+    uint32_t recv_depth;
+    /* posted receive descriptors in posting order (= libfabric's order) */
+    vipl_desc_t **ring;
+    uint32_t ring_head;
+    uint32_t ring_count;
+    /* completions held back behind a lent buffer */
+    vipl_ofi_held_t *held;
+    uint32_t held_head;
+    uint32_t held_count;
+    vipl_desc_t *sdone_head, *sdone_tail;
+    vipl_desc_t *rdone_head, *rdone_tail;
+    pthread_mutex_t lock; /* CQ, queues, state */
+};
+
+extern const vipl_ops_t vipl_ofi_ops;
+
+static void vipl_ofi_push(vipl_desc_t **head, vipl_desc_t **tail, vipl_desc_t *d)
+{
+    d->next_ = NULL;
+    if (NULL == *tail) {
+        *head = d;
+    } else {
+        (*tail)->next_ = d;
+    }
+    *tail = d;
+}
+
+static vipl_desc_t *vipl_ofi_pop(vipl_desc_t **head, vipl_desc_t **tail)
+{
+    vipl_desc_t *d = *head;
+
+    if (NULL != d) {
+        *head = d->next_;
+        if (NULL == *head) {
+            *tail = NULL;
+        }
+    }
+    return d;
+}
+
+/* ---- NIC ---------------------------------------------------------------- */
+
+static void vipl_ofi_close_fid(struct fid *f)
+{
+    if (NULL != f) {
+        (void) fi_close(f);
+    }
+}
+
+static void vipl_ofi_close_nic(vipl_nic_t *base)
+{
+    vipl_ofi_nic_t *nic = (vipl_ofi_nic_t *) base;
+
+    /* registrations before the domain that holds them */
+    for (uint32_t i = 0; NULL != nic->mrs && i < nic->max_regs; ++i) {
+        if (nic->mrs[i].in_use) {
+            vipl_ofi_close_fid(&nic->mrs[i].mr->fid);
+        }
+    }
+    if (NULL != nic->pep) {
+        vipl_ofi_close_fid(&nic->pep->fid);
+    }
+    if (NULL != nic->eq) {
+        vipl_ofi_close_fid(&nic->eq->fid);
+    }
+    if (NULL != nic->domain) {
+        vipl_ofi_close_fid(&nic->domain->fid);
+    }
+    if (NULL != nic->fabric) {
+        vipl_ofi_close_fid(&nic->fabric->fid);
+    }
+    if (NULL != nic->info) {
+        fi_freeinfo(nic->info);
+    }
+    pthread_mutex_destroy(&nic->lock);
+    free(nic->mrs);
+    free(nic->vis);
+    free(nic);
+}
+
+static vipl_return_t vipl_ofi_open_nic(const vipl_open_params_t *params, vipl_nic_t **nicp)
+{
+    const char *prov =
+        NULL != params && NULL != params->fabric_provider ? params->fabric_provider : "tcp";
+    struct fi_info *hints, *list = NULL, *pick = NULL;
+    struct fi_eq_attr eqa;
+    vipl_ofi_nic_t *nic;
+    size_t salen;
+    int ret;
+
+    if (NULL == params || NULL == nicp) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    hints = fi_allocinfo();
+    if (NULL == hints) {
+        return VIPL_ERROR_RESOURCE;
+    }
+    hints->ep_attr->type = FI_EP_MSG;
+    hints->caps = FI_MSG | FI_RMA;
+    hints->mode = 0; /* no FI_CONTEXT, no FI_RX_CQ_DATA */
+    hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+    hints->domain_attr->threading = FI_THREAD_SAFE;
+    hints->fabric_attr->prov_name = strdup(prov);
+    ret = fi_getinfo(VIPL_OFI_VERSION, NULL, NULL, 0, hints, &list);
+    fi_freeinfo(hints);
+    if (0 != ret || NULL == list) {
+        return VIPL_NO_DEVICE;
+    }
+    /* a socket address (it travels in the VI address) and 4 bytes of
+     * remote CQ data (the immediate); the domain named by params->device
+     * (tcp: the interface), else IPv4 before IPv6, loopback last */
+    for (int pass = 0; pass < 3 && NULL == pick; ++pass) {
+        for (struct fi_info *i = list; NULL != i && NULL == pick; i = i->next) {
+            const char *dom = i->domain_attr->name;
+
+            if (NULL == i->src_addr || i->src_addrlen > VIPL_OFI_SA_BYTES ||
+                i->domain_attr->cq_data_size < 4) {
+                continue;
+            }
+            if (NULL != params->device) {
+                pick = NULL != dom && 0 == strcmp(dom, params->device) ? i : NULL;
+            } else if (2 == pass ||
+                       (NULL != dom && 0 != strcmp(dom, "lo") &&
+                        (1 == pass || AF_INET == ((struct sockaddr *) i->src_addr)->sa_family))) {
+                pick = i;
+            }
+        }
+    }
+    nic = NULL != pick ? calloc(1, sizeof(*nic)) : NULL;
+    if (NULL == nic) {
+        fi_freeinfo(list);
+        return NULL == pick ? VIPL_NO_DEVICE : VIPL_ERROR_RESOURCE;
+    }
+    nic->info = fi_dupinfo(pick);
+    fi_freeinfo(list);
+    pthread_mutex_init(&nic->lock, NULL);
+    nic->max_regs = params->max_regs ? params->max_regs : 4096;
+    nic->mrs = calloc(nic->max_regs, sizeof(*nic->mrs));
+    if (NULL == nic->info || NULL == nic->mrs) {
+        vipl_ofi_close_nic(&nic->super);
+        return VIPL_ERROR_RESOURCE;
+    }
+    if (0 == nic->info->domain_attr->mr_mode) {
+        /* the provider needs none of the modes: ask for RMA by virtual
+         * address (the BTL's remote addresses are virtual) */
+        nic->info->domain_attr->mr_mode = FI_MR_VIRT_ADDR;
+    }
+    if (!(nic->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR)) {
+        vipl_ofi_close_nic(&nic->super);
+        return VIPL_NO_DEVICE;
+    }
+    nic->prov_key = 0 != (nic->info->domain_attr->mr_mode & FI_MR_PROV_KEY);
+    nic->mr_local = 0 != (nic->info->domain_attr->mr_mode & FI_MR_LOCAL);
+    nic->next_key = 1;
+    memset(&eqa, 0, sizeof(eqa));
+    eqa.size = 1024;
+    eqa.wait_obj = FI_WAIT_NONE;
+    if (0 != fi_fabric(nic->info->fabric_attr, &nic->fabric, NULL) ||
+        0 != fi_domain(nic->fabric, nic->info, &nic->domain, NULL)) {
+        vipl_ofi_close_nic(&nic->super);
+        return VIPL_NO_DEVICE;
+    }
+    if (0 != fi_eq_open(nic->fabric, &eqa, &nic->eq, NULL)) {
+        eqa.wait_obj = FI_WAIT_UNSPEC;
+        if (0 != fi_eq_open(nic->fabric, &eqa, &nic->eq, NULL)) {
+            nic->eq = NULL;
+            vipl_ofi_close_nic(&nic->super);
+            return VIPL_ERROR_RESOURCE;
+        }
+    }
+    salen = sizeof(nic->me.sa);
+    if (0 != fi_passive_ep(nic->fabric, nic->info, &nic->pep, NULL) ||
+        0 != fi_pep_bind(nic->pep, &nic->eq->fid, 0) || 0 != fi_listen(nic->pep) ||
+        0 != fi_getname(&nic->pep->fid, nic->me.sa, &salen) || salen > sizeof(nic->me.sa)) {
+        vipl_ofi_close_nic(&nic->super);
+        return VIPL_NOT_REACHABLE;
+    }
+    nic->me.magic = VIPL_OFI_ADDR_MAGIC;
+    nic->me.sa_len = (uint32_t) salen;
+    nic->super.ops = &vipl_ofi_ops;
+    nic->super.attrs.provider = "ofi";
+    nic->super.attrs.max_transfer_size =
+        params->max_transfer_size ? params->max_transfer_size : (4u << 20);
+    if (nic->super.attrs.max_transfer_size > nic->info->ep_attr->max_msg_size) {
+        nic->super.attrs.max_transfer_size = (uint32_t) nic->info->ep_attr->max_msg_size;
+    }
+    nic->super.attrs.max_descriptors =
+        (uint32_t) VIPL_OFI_MIN(nic->info->tx_attr->size, nic->info->rx_attr->size);
+    nic->super.attrs.max_segs =
+        (uint32_t) VIPL_OFI_MIN((size_t) VIPL_MAX_DATA_SEGS, nic->info->tx_attr->iov_limit);
+    nic->super.attrs.max_inline =
+        (uint32_t) VIPL_OFI_MIN(nic->info->tx_attr->inject_size, (size_t) 256);
+    nic->super.attrs.rdma_read =
+        0 != (nic->info->caps & FI_READ) || 0 != (nic->info->caps & FI_RMA);
+    nic->super.attrs.local_only = false;
+    *nicp = &nic->super;
+    return VIPL_SUCCESS;
+}
+
+static vipl_return_t vipl_ofi_create_ptag(vipl_nic_t *base, vipl_ptag_t **ptag)
+{
+    vipl_ofi_ptag_t *p = calloc(1, sizeof(*p));
+
+    if (NULL == p) {
+        return VIPL_ERROR_RESOURCE;
+    }
+    p->super.nic = base;
+    *ptag = &p->super;
+    return VIPL_SUCCESS;
+}
+
+static void vipl_ofi_destroy_ptag(vipl_ptag_t *ptag)
+{
+    free(ptag);
+}
+
+/* ---- memory --------------------------------------------------------------- */
+
+static vipl_return_t vipl_ofi_register_mem(vipl_nic_t *base, void *addr, size_t len,
+                                           const vipl_mem_attrs_t *attrs, vipl_mem_handle_t *handle)
+{
+    vipl_ofi_nic_t *nic = (vipl_ofi_nic_t *) base;
+    uint64_t access = FI_SEND | FI_RECV | FI_READ | FI_WRITE;
+    struct fid_mr *mr = NULL;
+    uint32_t slot, key;
+    uint64_t k;
+
+    if (NULL == addr || 0 == len || NULL == attrs || NULL == attrs->ptag ||
+        attrs->ptag->nic != base || NULL == handle) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    if (attrs->enable_rdma_write) {
+        access |= FI_REMOTE_WRITE;
+    }
+    if (attrs->enable_rdma_read) {
+        access |= FI_REMOTE_READ;
+    }
+    pthread_mutex_lock(&nic->lock);
+    for (slot = 0; slot < nic->max_regs; ++slot) {
+        uint32_t s = (nic->reg_hint + slot) % nic->max_regs;
+        if (!nic->mrs[s].in_use) {
+            slot = s;
+            break;
+        }
+    }
+    if (slot >= nic->max_regs || nic->mrs[slot].in_use) {
+        pthread_mutex_unlock(&nic->lock);
+        return VIPL_ERROR_RESOURCE;
+    }
+    key = nic->next_key++;
+    if (0 != fi_mr_reg(nic->domain, addr, len, access, 0, key, 0, &mr, NULL)) {
+        pthread_mutex_unlock(&nic->lock);
+        return VIPL_ERROR_RESOURCE;
+    }
+    k = nic->prov_key ? fi_mr_key(mr) : key;
+    if (k > UINT32_MAX) {
+        /* the handle keeps 32 bits of key */
+        (void) fi_close(&mr->fid);
+        pthread_mutex_unlock(&nic->lock);
+        return VIPL_ERROR_NOT_SUPPORTED;
+    }
+    nic->mrs[slot].mr = mr;
+    nic->mrs[slot].desc = fi_mr_desc(mr);
+    nic->mrs[slot].base = (uintptr_t) addr;
+    nic->mrs[slot].len = len;
+    nic->mrs[slot].key = (uint32_t) k;
+    nic->mrs[slot].in_use = true;
+    nic->reg_hint = slot + 1;
+    pthread_mutex_unlock(&nic->lock);
+    *handle = (k << 32) | (uint64_t) (slot + 1);
+    return VIPL_SUCCESS;
+}
+
+static vipl_return_t vipl_ofi_deregister_mem(vipl_nic_t *base, void *addr, vipl_mem_handle_t handle)
+{
+    vipl_ofi_nic_t *nic = (vipl_ofi_nic_t *) base;
+    uint64_t slot = (handle & 0xffffffffu);
+    struct fid_mr *mr = NULL;
+
+    pthread_mutex_lock(&nic->lock);
+    if (slot >= 1 && slot <= nic->max_regs && nic->mrs[slot - 1].in_use &&
+        nic->mrs[slot - 1].base == (uintptr_t) addr &&
+        nic->mrs[slot - 1].key == (uint32_t) (handle >> 32)) {
+        mr = nic->mrs[slot - 1].mr;
+        memset(&nic->mrs[slot - 1], 0, sizeof(nic->mrs[slot - 1]));
+    }
+    pthread_mutex_unlock(&nic->lock);
+    if (NULL == mr) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    (void) fi_close(&mr->fid);
+    return VIPL_SUCCESS;
+}
+
+/* the local descriptor of a data segment; false: not registered here */
+static bool vipl_ofi_local(vipl_ofi_nic_t *nic, const vipl_data_seg_t *ds, void **desc)
+{
+    uint64_t slot = ds->handle & 0xffffffffu;
+    const vipl_ofi_mr_t *m;
+    uint64_t a = (uintptr_t) ds->addr;
+
+    *desc = NULL;
+    if (0 == ds->length) {
+        return true;
+    }
+    if (slot < 1 || slot > nic->max_regs) {
+        return false;
+    }
+    m = &nic->mrs[slot - 1];
+    if (!m->in_use || m->key != (uint32_t) (ds->handle >> 32) || a < m->base ||
+        a - m->base > m->len || ds->length > m->len - (a - m->base)) {
+        return false;
+    }
+    *desc = m->desc;
+    return true;
+}
+
+static void *vipl_ofi_mem_alloc(vipl_nic_t *base, size_t len)
+{
+    void *p = NULL;
+
+    (void) base;
+    return 0 == posix_memalign(&p, 4096, len ? len : 1) ? p : NULL;
+}
+
+static void vipl_ofi_mem_free(vipl_nic_t *base, void *ptr)
+{
+    (void) base;
+    free(ptr);
+}
+
+/* ---- completion queues ---------------------------------------------------- */
+
+static vipl_return_t vipl_ofi_create_cq(vipl_nic_t *base, uint32_t entries, vipl_cq_t **cqp)
+{
+    vipl_ofi_cq_t *cq = calloc(1, sizeof(*cq));
+
+    (void) entries;
+    if (NULL == cq) {
+        return VIPL_ERROR_RESOURCE;
+    }
+    cq->super.nic = base;
+    *cqp = &cq->super;
+    return VIPL_SUCCESS;
+}
+
+static void vipl_ofi_destroy_cq(vipl_cq_t *base)
+{
+    vipl_ofi_cq_t *cq = (vipl_ofi_cq_t *) base;
+
+    free(cq->vis);
+    free(cq);
+}
+
+/* under the VI's lock: the oldest completion held back goes out, and
+ * those behind it, as long as none waits for a lent descriptor */
+static void vipl_ofi_release_held(vipl_ofi_vi_t *vi)
+{
+    while (vi->held_count > 0) {
+        vipl_ofi_held_t *h = &vi->held[vi->held_head];
+
+        if (h->d->prov_ & VIPL_OFI_LENT) {
+            return;
+        }
+        h->d->status = h->status;
+        h->d->length = h->len;
+        h->d->imm_data = h->imm;
+        h->d->prov_ = 0;
+        vipl_ofi_push(&vi->rdone_head, &vi->rdone_tail, h->d);
+        vi->held_head = (vi->held_head + 1) % vi->recv_depth;
+        --vi->held_count;
+    }
+}
+
+/* under the VI's lock: the descriptor libfabric completed leaves the
+ * ring (it is the oldest: receives complete in order) */
+static void vipl_ofi_ring_remove(vipl_ofi_vi_t *vi, vipl_desc_t *d)
+{
+    for (uint32_t i = 0; i < vi->ring_count; ++i) {
+        uint32_t at = (vi->ring_head + i) % vi->recv_depth;
+
+        if (vi->ring[at] != d) {
+            continue;
+        }
+        /* close the gap (only on error paths is it not the head) */
+        for (uint32_t j = i; j > 0; --j) {
+            uint32_t to = (vi->ring_head + j) % vi->recv_depth;
+            uint32_t from = (vi->ring_head + j - 1) % vi->recv_depth;
+            vi->ring[to] = vi->ring[from];
+        }
+        vi->ring_head = (vi->ring_head + 1) % vi->recv_depth;
+        --vi->ring_count;
+        return;
+    }
+}
+
+static void vipl_ofi_fail_locked(vipl_ofi_vi_t *vi, vipl_vi_error_t why)
+{
+    if (VIPL_STATE_ERROR != vi->state) {
+        vi->state = VIPL_STATE_ERROR;
+        vi->error = why;
+    }
+}
+
+/* under the VI's lock: a receive completion, in libfabric's order */
+static void vipl_ofi_recv_complete(vipl_ofi_vi_t *vi, vipl_desc_t *d, uint32_t status, uint32_t len,
+                                   uint32_t imm)
+{
+    vipl_ofi_ring_remove(vi, d);
+    d->prov_ &= ~VIPL_OFI_AT_FI;
+    if ((d->prov_ & VIPL_OFI_LENT) || vi->held_count > 0) {
+        vipl_ofi_held_t *h = &vi->held[(vi->held_head + vi->held_count) % vi->recv_depth];
+
+        h->d = d;
+        h->status = status;
+        h->len = len;
+        h->imm = imm;
+        ++vi->held_count;
+        return;
+    }
+    d->status = status;
+    d->length = len;
+    d->imm_data = imm;
+    d->prov_ = 0;
+    vipl_ofi_push(&vi->rdone_head, &vi->rdone_tail, d);
+}
+
+/* under the VI's lock: an RDMA write with immediate data arrived; it
+ * completes the oldest posted receive descriptor not lent yet */
+static void vipl_ofi_notice(vipl_ofi_vi_t *vi, uint32_t len, uint32_t imm)
+{
+    for (uint32_t i = 0; i < vi->ring_count; ++i) {
+        vipl_desc_t *d = vi->ring[(vi->ring_head + i) % vi->recv_depth];
+
+        if (d->prov_ & VIPL_OFI_LENT) {
+            continue;
+        }
+        d->prov_ |= VIPL_OFI_LENT;
+        d->status = VIPL_STATUS_DONE | VIPL_STATUS_IMMEDIATE;
+        d->length = len;
+        d->imm_data = imm;
+        vipl_ofi_push(&vi->rdone_head, &vi->rdone_tail, d);
+        return;
+    }
+    /* VIA: no receive posted for it breaks the connection */
+    vipl_ofi_fail_locked(vi, VIPL_VIERR_RECV_NOT_POSTED);
+}
+
+static uint32_t vipl_ofi_err_status(int err)
+{
+    switch (err) {
+    case FI_ECANCELED:
+        return VIPL_STATUS_FLUSHED_ERROR;
+    case FI_EACCES:
+    case FI_EKEYREJECTED:
+    case FI_EPERM:
+        return VIPL_STATUS_RDMA_PROT_ERROR;
+    case FI_ETRUNC:
+    case FI_EMSGSIZE:
+        return VIPL_STATUS_LENGTH_ERROR;
+    default:
+        return VIPL_STATUS_TRANSPORT_ERROR;
+    }
+}
+
+/* under the VI's lock: read the VI's CQ (this also moves the provider's
+ * data, see the top of the file) */
+static void vipl_ofi_poll_vi(vipl_ofi_vi_t *vi)
+{
+    struct fi_cq_data_entry e[VIPL_OFI_POLL];
+    ssize_t n;
+
+    if (NULL == vi->cq) {
+        return;
+    }
+    n = fi_cq_read(vi->cq, e, VIPL_OFI_POLL);
+    if (-FI_EAVAIL == n) {
+        struct fi_cq_err_entry err;
+        vipl_desc_t *d;
+        uint32_t st;
+
+        memset(&err, 0, sizeof(err));
+        if (fi_cq_readerr(vi->cq, &err, 0) < 0) {
+            return;
+        }
+        d = err.op_context;
+        st = VIPL_STATUS_DONE | vipl_ofi_err_status(err.err);
+        vipl_ofi_fail_locked(
+            vi, FI_ECANCELED == err.err ? VIPL_VIERR_DISCONNECTED : VIPL_VIERR_PEER_GONE);
+        if (NULL == d) {
+            return;
+        }
+        if (d->prov_ & VIPL_OFI_RECV) {
+            vipl_ofi_ring_remove(vi, d);
+            d->status = st;
+            d->length = 0;
+            d->prov_ = 0;
+            vipl_ofi_push(&vi->rdone_head, &vi->rdone_tail, d);
+        } else {
+            d->status = st;
+            vipl_ofi_push(&vi->sdone_head, &vi->sdone_tail, d);
+        }
+        return;
+    }
+    for (ssize_t i = 0; i < n; ++i) {
+        vipl_desc_t *d = e[i].op_context;
+        uint32_t imm = (uint32_t) e[i].data;
+        bool has_imm = 0 != (e[i].flags & FI_REMOTE_CQ_DATA);
+        uint32_t len = e[i].len > UINT32_MAX ? UINT32_MAX : (uint32_t) e[i].len;
+
+        if (NULL == d) {
+            if (has_imm && (e[i].flags & FI_REMOTE_WRITE)) {
+                vipl_ofi_notice(vi, len, imm);
+            }
+            continue;
+        }
+        if (d->prov_ & VIPL_OFI_RECV) {
+            vipl_ofi_recv_complete(vi, d, VIPL_STATUS_DONE | (has_imm ? VIPL_STATUS_IMMEDIATE : 0),
+                                   len, has_imm ? imm : 0);
+        } else {
+            d->status = VIPL_STATUS_DONE;
+            vipl_ofi_push(&vi->sdone_head, &vi->sdone_tail, d);
+        }
+    }
+}
+
+/* ---- connections ------------------------------------------------------------ */
+
+static vipl_ofi_vi_t *vipl_ofi_vi_of(vipl_ofi_nic_t *nic, fid_t fid)
+{
+    uintptr_t idx = NULL != fid ? (uintptr_t) fid->context : 0;
+
+    if (idx < 1 || idx > nic->cap_vis || NULL == nic->vis[idx - 1] ||
+        NULL == nic->vis[idx - 1]->ep || &nic->vis[idx - 1]->ep->fid != fid) {
+        return NULL;
+    }
+    return nic->vis[idx - 1];
+}
+
+/* under the VI's lock: the endpoint, bound and enabled, with the
+ * receives posted so far handed to it */
+static vipl_return_t vipl_ofi_ep_open(vipl_ofi_vi_t *vi, struct fi_info *info)
+{
+    vipl_ofi_nic_t *nic = vi->nic;
+
+    info->tx_attr->size = VIPL_OFI_MAX(info->tx_attr->size, (size_t) vi->send_depth);
+    info->rx_attr->size = VIPL_OFI_MAX(info->rx_attr->size, (size_t) vi->recv_depth);
+    if (0 != fi_endpoint(nic->domain, info, &vi->ep, (void *) (uintptr_t) (vi->index + 1))) {
+        vi->ep = NULL;
+        return VIPL_ERROR_RESOURCE;
+    }
+    if (0 != fi_ep_bind(vi->ep, &nic->eq->fid, 0) ||
+        0 != fi_ep_bind(vi->ep, &vi->cq->fid, FI_TRANSMIT | FI_RECV) || 0 != fi_enable(vi->ep)) {
+        (void) fi_close(&vi->ep->fid);
+        vi->ep = NULL;
+        return VIPL_ERROR_RESOURCE;
+    }
+    for (uint32_t i = 0; i < vi->ring_count; ++i) {
+        vipl_desc_t *d = vi->ring[(vi->ring_head + i) % vi->recv_depth];
+        struct iovec iov = {.iov_base = d->ds[0].addr, .iov_len = d->ds[0].length};
+        void *desc = NULL;
+        struct fi_msg msg;
+
+        (void) vipl_ofi_local(nic, &d->ds[0], &desc);
+        memset(&msg, 0, sizeof(msg));
+        msg.msg_iov = &iov;
+        msg.desc = &desc;
+        msg.iov_count = 1;
+        msg.context = d;
+        if (0 != fi_recvmsg(vi->ep, &msg, FI_COMPLETION)) {
+            return VIPL_ERROR_RESOURCE;
+        }
+        d->prov_ |= VIPL_OFI_AT_FI;
+    }
+    return VIPL_SUCCESS;
+}
+
+/* under the NIC's lock: accept a request for a VI that asked for the same
+ * connection (and give the request back in every case) */
+static void vipl_ofi_accept(vipl_ofi_vi_t *vi, struct fi_info *info, const vipl_ofi_conn_t *conn)
+{
+    vipl_ofi_nic_t *nic = vi->nic;
+
+    pthread_mutex_lock(&vi->lock);
+    if (NULL != vi->ep || VIPL_STATE_PENDING_CONNECT != vi->state ||
+        conn->source_vi != vi->remote.vi_index || conn->sa_len != vi->remote.sa_len ||
+        0 != memcmp(conn->sa, vi->remote.sa, conn->sa_len)) {
+        /* not the peer this VI asked for */
+        (void) fi_reject(nic->pep, info->handle, NULL, 0);
+    } else if (VIPL_SUCCESS != vipl_ofi_ep_open(vi, info)) {
+        (void) fi_reject(nic->pep, info->handle, NULL, 0);
+        vipl_ofi_fail_locked(vi, VIPL_VIERR_PROTOCOL);
+        --nic->connecting;
+    } else if (0 != fi_accept(vi->ep, NULL, 0)) {
+        vipl_ofi_fail_locked(vi, VIPL_VIERR_PROTOCOL);
+        --nic->connecting;
+    }
+    pthread_mutex_unlock(&vi->lock);
+    fi_freeinfo(info);
+}
+
+/* under the NIC's lock: a connection request from a peer */
+static void vipl_ofi_connreq(vipl_ofi_nic_t *nic, struct fi_info *info, const void *data,
+                             size_t len)
+{
+    vipl_ofi_conn_t conn;
+    vipl_ofi_vi_t *vi;
+
+    if (len < sizeof(conn)) {
+        goto reject;
+    }
+    memcpy(&conn, data, sizeof(conn));
+    if (VIPL_OFI_CONN_MAGIC != conn.magic || conn.sa_len > VIPL_OFI_SA_BYTES ||
+        conn.target_vi >= nic->cap_vis || NULL == (vi = nic->vis[conn.target_vi])) {
+        goto reject;
+    }
+    if (VIPL_STATE_PENDING_CONNECT == vi->state) {
+        vipl_ofi_accept(vi, info, &conn);
+        return;
+    }
+    if (VIPL_STATE_IDLE == vi->state) {
+        /* we have not asked for this connection yet: it waits */
+        if (NULL != vi->connreq) {
+            (void) fi_reject(nic->pep, vi->connreq->handle, NULL, 0);
+            fi_freeinfo(vi->connreq);
+        }
+        vi->connreq = info;
+        vi->connreq_data = conn;
+        return;
+    }
+reject:
+    (void) fi_reject(nic->pep, info->handle, NULL, 0);
+    fi_freeinfo(info);
+}
+
+/* under the NIC's lock: connection events */
+static void vipl_ofi_poll_eq(vipl_ofi_nic_t *nic)
+{
+    for (;;) {
+        union {
+            struct fi_eq_cm_entry cm;
+            uint8_t raw[sizeof(struct fi_eq_cm_entry) + sizeof(vipl_ofi_conn_t) + 64];
+        } buf;
+        uint32_t event = 0;
+        vipl_ofi_vi_t *vi;
+        ssize_t n = fi_eq_read(nic->eq, &event, &buf, sizeof(buf), 0);
+
+        if (-FI_EAVAIL == n) {
+            struct fi_eq_err_entry err;
+
+            memset(&err, 0, sizeof(err));
+            if (fi_eq_readerr(nic->eq, &err, 0) < 0) {
+                return;
+            }
+            vi = vipl_ofi_vi_of(nic, err.fid);
+            if (NULL != vi) {
+                pthread_mutex_lock(&vi->lock);
+                if (VIPL_STATE_PENDING_CONNECT == vi->state && nic->connecting > 0) {
+                    --nic->connecting;
+                }
+                vipl_ofi_fail_locked(vi, VIPL_VIERR_PEER_GONE);
+                pthread_mutex_unlock(&vi->lock);
+            }
+            continue;
+        }
+        if (n < (ssize_t) sizeof(struct fi_eq_cm_entry)) {
+            return;
+        }
+        switch (event) {
+        case FI_CONNREQ:
+            vipl_ofi_connreq(nic, buf.cm.info, buf.cm.data, (size_t) n - sizeof(buf.cm));
+            break;
+        case FI_CONNECTED:
+            vi = vipl_ofi_vi_of(nic, buf.cm.fid);
+            if (NULL != vi) {
+                pthread_mutex_lock(&vi->lock);
+                if (VIPL_STATE_PENDING_CONNECT == vi->state) {
+                    vi->state = VIPL_STATE_CONNECTED;
+                    if (nic->connecting > 0) {
+                        --nic->connecting;
+                    }
+                }
+                pthread_mutex_unlock(&vi->lock);
+            }
+            break;
+        case FI_SHUTDOWN:
+            vi = vipl_ofi_vi_of(nic, buf.cm.fid);
+            if (NULL != vi) {
+                pthread_mutex_lock(&vi->lock);
+                vipl_ofi_fail_locked(vi, VIPL_VIERR_DISCONNECTED);
+                pthread_mutex_unlock(&vi->lock);
+            }
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* ---- VIs -------------------------------------------------------------------- */
+
+static vipl_return_t vipl_ofi_create_vi(vipl_nic_t *base, const vipl_vi_attrs_t *attrs,
+                                        vipl_cq_t *send_cq, vipl_cq_t *recv_cq, vipl_vi_t **vip)
+{
+    vipl_ofi_nic_t *nic = (vipl_ofi_nic_t *) base;
+    vipl_ofi_cq_t *group = (vipl_ofi_cq_t *) (NULL != recv_cq ? recv_cq : send_cq);
+    struct fi_cq_attr cqa;
+    vipl_ofi_vi_t *vi;
+    uint32_t index;
+
+    if (NULL == attrs || NULL == vip) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    if (NULL == attrs->ptag || attrs->ptag->nic != base) {
+        return VIPL_INVALID_PTAG;
+    }
+    if (VIPL_RELIABLE_DELIVERY != attrs->reliability) {
+        return VIPL_INVALID_RELIABILITY_LEVEL;
+    }
+    if (0 == attrs->recv_depth || 0 == attrs->send_depth ||
+        attrs->max_transfer_size > nic->super.attrs.max_transfer_size) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    vi = calloc(1, sizeof(*vi));
+    if (NULL == vi) {
+        return VIPL_ERROR_RESOURCE;
+    }
+    vi->ring = calloc(attrs->recv_depth, sizeof(*vi->ring));
+    vi->held = calloc(attrs->recv_depth, sizeof(*vi->held));
+    memset(&cqa, 0, sizeof(cqa));
+    cqa.format = FI_CQ_FORMAT_DATA;
+    cqa.wait_obj = FI_WAIT_NONE;
+    cqa.size = (size_t) attrs->send_depth + attrs->recv_depth + 16;
+    if (NULL == vi->ring || NULL == vi->held || 0 != fi_cq_open(nic->domain, &cqa, &vi->cq, NULL)) {
+        free(vi->ring);
+        free(vi->held);
+        free(vi);
+        return VIPL_ERROR_RESOURCE;
+    }
+    pthread_mutex_init(&vi->lock, NULL);
+    vi->nic = nic;
+    vi->send_depth = attrs->send_depth;
+    vi->recv_depth = attrs->recv_depth;
+    vi->state = VIPL_STATE_IDLE;
+    vi->super.nic = base;
+
+    pthread_mutex_lock(&nic->lock);
+    for (index = 0; index < nic->cap_vis && NULL != nic->vis[index]; ++index) {
+    }
+    if (index == nic->cap_vis) {
+        uint32_t cap = nic->cap_vis ? 2 * nic->cap_vis : 16;
+        vipl_ofi_vi_t **v = cap <= VIPL_OFI_MAX_VIS ? realloc(nic->vis, cap * sizeof(*v)) : NULL;
+
+        if (NULL == v) {
+            goto fail_locked;
+        }
+        memset(v + nic->cap_vis, 0, (cap - nic->cap_vis) * sizeof(*v));
+        nic->vis = v;
+        nic->cap_vis = cap;
+    }
+    if (NULL != group && group->count == group->cap) {
+        uint32_t cap = group->cap ? 2 * group->cap : 16;
+        vipl_ofi_vi_t **v = realloc(group->vis, cap * sizeof(*v));
+
+        if (NULL == v) {
+            goto fail_locked;
+        }
+        group->vis = v;
+        group->cap = cap;
+    }
+    vi->index = index;
+    nic->vis[index] = vi;
+    if (NULL != group) {
+        vi->group = group;
+        group->vis[group->count++] = vi;
+    }
+    pthread_mutex_unlock(&nic->lock);
+    *vip = &vi->super;
+    return VIPL_SUCCESS;
+
+fail_locked:
+    pthread_mutex_unlock(&nic->lock);
+    (void) fi_close(&vi->cq->fid);
+    pthread_mutex_destroy(&vi->lock);
+    free(vi->ring);
+    free(vi->held);
+    free(vi);
+    return VIPL_ERROR_RESOURCE;
+}
+
+static void vipl_ofi_vi_address(vipl_vi_t *base, vipl_vi_address_t *addr)
+{
+    vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
+    vipl_ofi_addr_t a = vi->nic->me;
+
+    a.vi_index = vi->index;
+    memset(addr, 0, sizeof(*addr));
+    memcpy(addr->bytes, &a, sizeof(a));
+}
+
+/* the connector of a pair: the smaller (address, VI index) */
+static bool vipl_ofi_is_connector(const vipl_ofi_addr_t *me, const vipl_ofi_addr_t *peer)
+{
+    int c = memcmp(me->sa, peer->sa, VIPL_OFI_SA_BYTES);
+
+    return c < 0 || (0 == c && me->vi_index < peer->vi_index);
+}
+
+static vipl_return_t vipl_ofi_connect_peer_request(vipl_vi_t *base, const vipl_vi_address_t *remote)
+{
+    vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
+    vipl_ofi_nic_t *nic = vi->nic;
+    vipl_ofi_addr_t a, me = nic->me;
+    vipl_return_t rc = VIPL_SUCCESS;
+
+    if (NULL == remote) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    memcpy(&a, remote->bytes, sizeof(a));
+    if (VIPL_OFI_ADDR_MAGIC != a.magic || 0 == a.sa_len || a.sa_len > VIPL_OFI_SA_BYTES) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    me.vi_index = vi->index;
+    pthread_mutex_lock(&nic->lock);
+    pthread_mutex_lock(&vi->lock);
+    if (VIPL_STATE_IDLE != vi->state) {
+        pthread_mutex_unlock(&vi->lock);
+        pthread_mutex_unlock(&nic->lock);
+        return VIPL_INVALID_STATE;
+    }
+    vi->remote = a;
+    vi->have_remote = true;
+    vi->state = VIPL_STATE_PENDING_CONNECT;
+    ++nic->connecting;
+    if (vipl_ofi_is_connector(&me, &a)) {
+        struct fi_info *hints = fi_dupinfo(nic->info), *info = NULL;
+        vipl_ofi_conn_t conn;
+
+        if (NULL != hints) {
+            free(hints->src_addr);
+            hints->src_addr = NULL;
+            hints->src_addrlen = 0;
+            hints->dest_addr = malloc(a.sa_len);
+            if (NULL != hints->dest_addr) {
+                memcpy(hints->dest_addr, a.sa, a.sa_len);
+                hints->dest_addrlen = a.sa_len;
+            }
+        }
+        memset(&conn, 0, sizeof(conn));
+        conn.magic = VIPL_OFI_CONN_MAGIC;
+        conn.target_vi = a.vi_index;
+        conn.source_vi = vi->index;
+        conn.sa_len = me.sa_len;
+        memcpy(conn.sa, me.sa, sizeof(conn.sa));
+        if (NULL == hints || NULL == hints->dest_addr ||
+            0 != fi_getinfo(VIPL_OFI_VERSION, NULL, NULL, 0, hints, &info) || NULL == info ||
+            VIPL_SUCCESS != vipl_ofi_ep_open(vi, info) ||
+            0 != fi_connect(vi->ep, a.sa, &conn, sizeof(conn))) {
+            vipl_ofi_fail_locked(vi, VIPL_VIERR_PEER_GONE);
+            --nic->connecting;
+            rc = VIPL_NOT_REACHABLE;
+        }
+        if (NULL != hints) {
+            fi_freeinfo(hints);
+        }
+        if (NULL != info) {
+            fi_freeinfo(info);
+        }
+        pthread_mutex_unlock(&vi->lock);
+    } else if (NULL != vi->connreq) {
+        /* the peer asked first */
+        struct fi_info *req = vi->connreq;
+
+        vi->connreq = NULL;
+        pthread_mutex_unlock(&vi->lock);
+        vipl_ofi_accept(vi, req, &vi->connreq_data);
+    } else {
+        pthread_mutex_unlock(&vi->lock);
+    }
+    pthread_mutex_unlock(&nic->lock);
+    return rc;
+}
+
+static vipl_return_t vipl_ofi_connect_peer_done(vipl_vi_t *base)
+{
+    vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
+    int state;
+
+    pthread_mutex_lock(&vi->nic->lock);
+    vipl_ofi_poll_eq(vi->nic);
+    pthread_mutex_unlock(&vi->nic->lock);
+    pthread_mutex_lock(&vi->lock);
+    state = vi->state;
+    pthread_mutex_unlock(&vi->lock);
+    switch (state) {
+    case VIPL_STATE_CONNECTED:
+        return VIPL_SUCCESS;
+    case VIPL_STATE_PENDING_CONNECT:
+        return VIPL_NOT_DONE;
+    case VIPL_STATE_ERROR:
+        return VIPL_NOT_REACHABLE;
+    default:
+        return VIPL_INVALID_STATE;
+    }
+}
+
+static vipl_return_t vipl_ofi_disconnect(vipl_vi_t *base)
+{
+    vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
+
+    pthread_mutex_lock(&vi->lock);
+    if (NULL != vi->ep && VIPL_STATE_ERROR != vi->state) {
+        (void) fi_shutdown(vi->ep, 0);
+    }
+    if (VIPL_STATE_IDLE != vi->state) {
+        vipl_ofi_fail_locked(vi, VIPL_VIERR_DISCONNECTED);
+    }
+    pthread_mutex_unlock(&vi->lock);
+    return VIPL_SUCCESS;
+}
+
+static void vipl_ofi_destroy_vi(vipl_vi_t *base)
+{
+    vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
+    vipl_ofi_nic_t *nic = vi->nic;
+
+    pthread_mutex_lock(&nic->lock);
+    nic->vis[vi->index] = NULL;
+    if (VIPL_STATE_PENDING_CONNECT == vi->state && nic->connecting > 0) {
+        --nic->connecting;
+    }
+    if (NULL != vi->group) {
+        for (uint32_t i = 0; i < vi->group->count; ++i) {
+            if (vi->group->vis[i] == vi) {
+                vi->group->vis[i] = vi->group->vis[--vi->group->count];
+                break;
+            }
+        }
+        vi->group->next = 0;
+    }
+    if (NULL != vi->connreq) {
+        (void) fi_reject(nic->pep, vi->connreq->handle, NULL, 0);
+        fi_freeinfo(vi->connreq);
+    }
+    pthread_mutex_unlock(&nic->lock);
+    if (NULL != vi->ep) {
+        (void) fi_close(&vi->ep->fid);
+    }
+    (void) fi_close(&vi->cq->fid);
+    pthread_mutex_destroy(&vi->lock);
+    free(vi->ring);
+    free(vi->held);
+    free(vi);
+}
+
+/* ---- data transfer --------------------------------------------------------- */
+
+static vipl_return_t vipl_ofi_post_send(vipl_vi_t *base, vipl_desc_t *d)
+{
+    vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
+    vipl_ofi_nic_t *nic = vi->nic;
+    struct iovec iov[VIPL_MAX_DATA_SEGS];
+    void *desc[VIPL_MAX_DATA_SEGS];
+    uint64_t total = 0;
+    uint32_t op;
+    bool imm, inl, local_ok = true;
+    uint64_t flags = FI_COMPLETION;
+    ssize_t ret;
+
+    if (NULL == d || 0 == d->seg_count || d->seg_count > nic->super.attrs.max_segs) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    op = d->control & VIPL_CONTROL_OP_MASK;
+    imm = 0 != (d->control & VIPL_CONTROL_IMMEDIATE);
+    inl = 0 != (d->control & VIPL_CONTROL_INLINE);
+    for (uint32_t i = 0; i < d->seg_count; ++i) {
+        iov[i].iov_base = d->ds[i].addr;
+        iov[i].iov_len = d->ds[i].length;
+        total += d->ds[i].length;
+        local_ok = vipl_ofi_local(nic, &d->ds[i], &desc[i]) && local_ok;
+    }
+    if ((inl && (VIPL_CONTROL_OP_SEND != op || total > nic->super.attrs.max_inline)) ||
+        (imm && VIPL_CONTROL_OP_RDMAREAD == op) || op > VIPL_CONTROL_OP_RDMAREAD ||
+        total > nic->super.attrs.max_transfer_size) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    pthread_mutex_lock(&vi->lock);
+    if (VIPL_STATE_CONNECTED != vi->state) {
+        pthread_mutex_unlock(&vi->lock);
+        return VIPL_INVALID_STATE;
+    }
+    d->status = 0;
+    d->prov_ = 0;
+    d->length = (uint32_t) total;
+    if (!local_ok && !inl) {
+        /* VIA: a local protection error completes the descriptor */
+        d->status = VIPL_STATUS_DONE | VIPL_STATUS_PROTECTION_ERROR;
+        vipl_ofi_push(&vi->sdone_head, &vi->sdone_tail, d);
+        pthread_mutex_unlock(&vi->lock);
+        return VIPL_SUCCESS;
+    }
+    if (imm) {
+        flags |= FI_REMOTE_CQ_DATA;
+    }
+    if (VIPL_CONTROL_OP_SEND == op) {
+        struct fi_msg msg;
+
+        memset(&msg, 0, sizeof(msg));
+        msg.msg_iov = iov;
+        msg.desc = desc;
+        msg.iov_count = d->seg_count;
+        msg.context = d;
+        msg.data = d->imm_data;
+        ret = fi_sendmsg(vi->ep, &msg, flags | (inl ? FI_INJECT : 0));
+    } else {
+        struct fi_rma_iov rma = {
+            .addr = d->remote_addr, .len = total, .key = (uint64_t) (d->remote_handle >> 32)};
+        struct fi_msg_rma msg;
+
+        memset(&msg, 0, sizeof(msg));
+        msg.msg_iov = iov;
+        msg.desc = desc;
+        msg.iov_count = d->seg_count;
+        msg.rma_iov = &rma;
+        msg.rma_iov_count = 1;
+        msg.context = d;
+        msg.data = d->imm_data;
+        ret = VIPL_CONTROL_OP_RDMAWRITE == op ? fi_writemsg(vi->ep, &msg, flags)
+                                              : fi_readmsg(vi->ep, &msg, flags);
+    }
+    if (-FI_EAGAIN == ret) {
+        /* the queue is full until completions are read */
+        vipl_ofi_poll_vi(vi);
+        pthread_mutex_unlock(&vi->lock);
+        return VIPL_ERROR_RESOURCE;
+    }
+    if (0 != ret) {
+        vipl_ofi_fail_locked(vi, VIPL_VIERR_PEER_GONE);
+        pthread_mutex_unlock(&vi->lock);
+        return VIPL_INVALID_STATE;
+    }
+    pthread_mutex_unlock(&vi->lock);
+    return VIPL_SUCCESS;
+}
+
+static vipl_return_t vipl_ofi_post_recv(vipl_vi_t *base, vipl_desc_t *d)
+{
+    vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
+    void *desc = NULL;
+    struct iovec iov;
+    struct fi_msg msg;
+
+    if (NULL == d || 1 != d->seg_count || !vipl_ofi_local(vi->nic, &d->ds[0], &desc)) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    pthread_mutex_lock(&vi->lock);
+    if (VIPL_STATE_ERROR == vi->state) {
+        pthread_mutex_unlock(&vi->lock);
+        return VIPL_INVALID_STATE;
+    }
+    if ((d->prov_ & VIPL_OFI_RECV) && (d->prov_ & VIPL_OFI_LENT)) {
+        /* lent to a write notice: its buffer is still posted, or its
+         * message waits in the held queue */
+        d->prov_ &= ~VIPL_OFI_LENT;
+        d->status = 0;
+        vipl_ofi_release_held(vi);
+        pthread_mutex_unlock(&vi->lock);
+        return VIPL_SUCCESS;
+    }
+    if (vi->ring_count == vi->recv_depth) {
+        pthread_mutex_unlock(&vi->lock);
+        return VIPL_ERROR_RESOURCE;
+    }
+    d->status = 0;
+    d->length = 0;
+    d->prov_ = VIPL_OFI_RECV;
+    if (NULL != vi->ep) {
+        iov.iov_base = d->ds[0].addr;
+        iov.iov_len = d->ds[0].length;
+        memset(&msg, 0, sizeof(msg));
+        msg.msg_iov = &iov;
+        msg.desc = &desc;
+        msg.iov_count = 1;
+        msg.context = d;
+        if (0 != fi_recvmsg(vi->ep, &msg, FI_COMPLETION)) {
+            d->prov_ = 0;
+            pthread_mutex_unlock(&vi->lock);
+            return VIPL_ERROR_RESOURCE;
+        }
+        d->prov_ |= VIPL_OFI_AT_FI;
+    }
+    vi->ring[(vi->ring_head + vi->ring_count) % vi->recv_depth] = d;
+    ++vi->ring_count;
+    pthread_mutex_unlock(&vi->lock);
+    return VIPL_SUCCESS;
+}
+
+static vipl_return_t vipl_ofi_send_done(vipl_vi_t *base, vipl_desc_t **dp)
+{
+    vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
+
+    pthread_mutex_lock(&vi->lock);
+    if (NULL == vi->sdone_head) {
+        vipl_ofi_poll_vi(vi);
+    }
+    *dp = vipl_ofi_pop(&vi->sdone_head, &vi->sdone_tail);
+    pthread_mutex_unlock(&vi->lock);
+    return NULL == *dp ? VIPL_NOT_DONE : VIPL_SUCCESS;
+}
+
+static vipl_return_t vipl_ofi_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
+{
+    vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
+
+    pthread_mutex_lock(&vi->lock);
+    if (NULL == vi->rdone_head) {
+        vipl_ofi_poll_vi(vi);
+    }
+    *dp = vipl_ofi_pop(&vi->rdone_head, &vi->rdone_tail);
+    pthread_mutex_unlock(&vi->lock);
+    return NULL == *dp ? VIPL_NOT_DONE : VIPL_SUCCESS;
+}
+
+/* every VI of the group is read (the provider's progress), the first one
+ * with a receive completion is reported */
+static vipl_return_t vipl_ofi_cq_done(vipl_cq_t *base, vipl_vi_t **vip, bool *is_recv)
+{
+    vipl_ofi_cq_t *cq = (vipl_ofi_cq_t *) base;
+    vipl_ofi_nic_t *nic = (vipl_ofi_nic_t *) base->nic;
+    vipl_ofi_vi_t *found = NULL;
+    uint32_t count;
+
+    pthread_mutex_lock(&nic->lock);
+    if (nic->connecting > 0 || 0 == (++cq->polls % VIPL_OFI_EQ_EVERY)) {
+        vipl_ofi_poll_eq(nic);
+    }
+    count = cq->count;
+    for (uint32_t i = 0; i < count; ++i) {
+        vipl_ofi_vi_t *vi = cq->vis[(cq->next + i) % count];
+        bool ready;
+
+        pthread_mutex_lock(&vi->lock);
+        if (NULL == vi->rdone_head) {
+            vipl_ofi_poll_vi(vi);
+        }
+        ready = NULL != vi->rdone_head;
+        pthread_mutex_unlock(&vi->lock);
+        if (ready && NULL == found) {
+            found = vi;
+            cq->next = (cq->next + i + 1) % count;
+        }
+    }
+    pthread_mutex_unlock(&nic->lock);
+    if (NULL == found) {
+        return VIPL_NOT_DONE;
+    }
+    *vip = &found->super;
+    *is_recv = true;
+    return VIPL_SUCCESS;
+}
+
+static vipl_return_t vipl_ofi_query_vi(vipl_vi_t *base, vipl_vi_state_t *state,
+                                       vipl_vi_error_t *error)
+{
+    vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
+
+    pthread_mutex_lock(&vi->nic->lock);
+    vipl_ofi_poll_eq(vi->nic);
+    pthread_mutex_unlock(&vi->nic->lock);
+    pthread_mutex_lock(&vi->lock);
+    if (NULL != state) {
+        *state = (vipl_vi_state_t) vi->state;
+    }
+    if (NULL != error) {
+        *error = (vipl_vi_error_t) vi->error;
+    }
+    pthread_mutex_unlock(&vi->lock);
+    return VIPL_SUCCESS;
+}
+
+const vipl_ops_t vipl_ofi_ops = {
+    .name = "ofi",
+    .open_nic = vipl_ofi_open_nic,
+    .close_nic = vipl_ofi_close_nic,
+    .create_ptag = vipl_ofi_create_ptag,
+    .destroy_ptag = vipl_ofi_destroy_ptag,
+    .register_mem = vipl_ofi_register_mem,
+    .deregister_mem = vipl_ofi_deregister_mem,
+    .mem_alloc = vipl_ofi_mem_alloc,
+    .mem_free = vipl_ofi_mem_free,
+    .create_cq = vipl_ofi_create_cq,
+    .destroy_cq = vipl_ofi_destroy_cq,
+    .create_vi = vipl_ofi_create_vi,
+    .destroy_vi = vipl_ofi_destroy_vi,
+    .vi_address = vipl_ofi_vi_address,
+    .connect_peer_request = vipl_ofi_connect_peer_request,
+    .connect_peer_done = vipl_ofi_connect_peer_done,
+    .disconnect = vipl_ofi_disconnect,
+    .post_send = vipl_ofi_post_send,
+    .post_recv = vipl_ofi_post_recv,
+    .send_done = vipl_ofi_send_done,
+    .recv_done = vipl_ofi_recv_done,
+    .cq_done = vipl_ofi_cq_done,
+    .query_vi = vipl_ofi_query_vi,
+};
