@@ -213,6 +213,22 @@ bool mca_btl_via_only_via_requested(void)
     return tc_ompi_btl_selection("via").only;
 }
 
+/* No other process of the job on this host, and the btl list names only
+ * via: say at once why the job's other processes are unreachable. */
+static void mca_btl_via_alone_on_host(const char *provider)
+{
+    uint32_t size = 0;
+    char btls[256];
+
+    if (OPAL_SUCCESS != tc_ompi_job_size(&size) || size < 2 || !mca_btl_via_only_via_requested()) {
+        return;
+    }
+    tc_ompi_remote_btls(btls, sizeof(btls));
+    opal_show_help("help-mpi-btl-via.txt", "alone on host", true, "via",
+                   (int) OPAL_PROC_MY_NAME.vpid, opal_process_info.nodename, provider,
+                   (int) size - 1, btls);
+}
+
 /* open the provider the user asked for (auto: verbs if it finds a
  * device, else emu) */
 static int mca_btl_via_open_nic(void)
@@ -388,6 +404,7 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
     if (vipl_query_nic(c->nic)->local_only && 0 == opal_process_info.num_local_peers) {
         opal_output_verbose(10, c->output,
                             "btl:via: no node-local peer for the emu provider, disabled");
+        mca_btl_via_alone_on_host(vipl_query_nic(c->nic)->provider);
         mca_btl_via_release_device();
         return NULL;
     }
