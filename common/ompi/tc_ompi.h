@@ -187,6 +187,10 @@ void tc_ompi_unreachable_text(size_t nprocs, struct opal_proc_t **procs,
                               struct mca_btl_base_endpoint_t **peers, char *who, size_t wholen,
                               char *btls, size_t btlslen);
 
+/* The btls part of tc_ompi_unreachable_text alone (for a component that
+ * declines at init because no other process of the job is on its host). */
+void tc_ompi_remote_btls(char *btls, size_t btlslen);
+
 /* ---- sendi (tc_ompi_sendi.c) ------------------------------------------- */
 
 /* Copy header (header_size bytes) to dst, then payload_size bytes from

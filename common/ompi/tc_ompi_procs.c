@@ -89,7 +89,6 @@ void tc_ompi_unreachable_text(size_t nprocs, struct opal_proc_t **procs,
                               char *btls, size_t btlslen)
 {
     const opal_proc_t *me = opal_proc_local_get();
-    opal_list_t *found = NULL;
     size_t off = 0, shown = 0, more = 0;
     char item[96];
 
@@ -119,7 +118,18 @@ void tc_ompi_unreachable_text(size_t nprocs, struct opal_proc_t **procs,
         tc_ompi_procs_append(who, wholen, &off, item);
     }
 
-    off = 0;
+    tc_ompi_remote_btls(btls, btlslen);
+}
+
+void tc_ompi_remote_btls(char *btls, size_t btlslen)
+{
+    opal_list_t *found = NULL;
+    size_t off = 0;
+
+    if (0 == btlslen) {
+        return;
+    }
+    btls[0] = '\0';
     if (OPAL_SUCCESS ==
             mca_base_component_repository_get_components(&opal_btl_base_framework, &found) &&
         NULL != found) {

@@ -83,8 +83,12 @@ if ! grep -q '^KILLTEST armed' "$out"; then
     exit 1
 fi
 ranks=""
+# by the program's name: a host's mount namespace is its own copy, so the
+# path /proc shows for its processes may not be the one seen from here
+# (inside the Debian 13 root it is not)
 for p in $("${cl[@]}" pids "$victim"); do
-    [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$prog" ] && ranks="$ranks $p"
+    exe="$(readlink "/proc/$p/exe" 2>/dev/null)"
+    [ "${exe##*/}" = "${prog##*/}" ] && ranks="$ranks $p"
 done
 if [ -z "$ranks" ]; then
     echo "FAIL killhost $btl: no rank found on $victim"
