@@ -43,8 +43,9 @@ apt_need() {
     [ "$(id -u)" -eq 0 ] ||
         die "missing packages: ${missing[*]} (apt-get install ${missing[*]})"
     log "apt-get install ${missing[*]}"
+    apt-get update -q > "$work/apt.log" 2>&1 || true
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-        "${missing[@]}" > "$work/apt.log" 2>&1 ||
+        "${missing[@]}" >> "$work/apt.log" 2>&1 ||
         { tail -n 20 "$work/apt.log"; die "apt-get install failed"; }
 }
 
@@ -94,7 +95,7 @@ do_deb() {
 
     # the build dependencies dpkg-checkbuilddeps names, without versions
     local unmet
-    unmet="$(cd "$src" && dpkg-checkbuilddeps 2>&1 | sed -n 's/.*Unmet build dependencies: //p' |
+    unmet="$(cd "$src" && dpkg-checkbuilddeps 2>&1 | sed -n 's/.*[Uu]nmet build dependencies: //p' |
              sed -e 's/([^)]*)//g' -e 's/<[^>]*>//g' -e 's/|[^ ]*//g')" || true
     # shellcheck disable=SC2086
     [ -z "$unmet" ] || apt_need $unmet
