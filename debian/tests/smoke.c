@@ -34,8 +34,8 @@ static int smoke_ring(int rank, int size, size_t len)
                  MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     for (i = 0; i < len; i++) {
         if (in[i] != smoke_byte(prev, i)) {
-            fprintf(stderr, "smoke: rank %d: %zu bytes from %d differ at %zu\n", rank, len,
-                    prev, i);
+            fprintf(stderr, "smoke: rank %d: %zu bytes from %d differ at %zu\n", rank, len, prev,
+                    i);
             bad = 1;
             break;
         }
