@@ -14,6 +14,13 @@
 #                                              Open MPI's component path and
 #                                              swfsim on PATH (arguments and
 #                                              standard input passed through)
+#   scripts/ompi5.sh [--root DIR] deb --out OUT [--check]
+#                                              Debian packages for the root's
+#                                              Open MPI 5.0 (scripts/package.sh
+#                                              deb in the root), copied to OUT;
+#                                              --check: then install them in the
+#                                              root, smoke test, purge
+#                                              (scripts/package.sh check)
 #
 # DIR defaults to ompi5-root in the build directory (the current directory
 # when it holds config.status, else the top of the source tree). Needs root
@@ -34,7 +41,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 usage() {
-    echo "usage: $0 [--root DIR] setup|test|demo|exec CMD..." >&2
+    echo "usage: $0 [--root DIR] setup|test|demo|exec CMD...|deb --out OUT [--check]" >&2
     exit 2
 }
 
@@ -53,6 +60,7 @@ shift
 case "$what" in
     setup|test|demo) [ $# -eq 0 ] || usage ;;
     exec) [ $# -ge 1 ] || usage ;;
+    deb) [ $# -ge 1 ] || usage ;;
     *) usage ;;
 esac
 
@@ -272,11 +280,12 @@ ompi5_env() {
 # A clean copy of the working tree (tracked and untracked files, not the
 # ignored ones: no build products), as it is now, committed or not.
 copy_tree() {
-    rm -rf "${root:?}$WORK"
-    mkdir -p "$root$WORK"
+    local dst="${1:-$WORK}"
+    rm -rf "${root:?}$dst"
+    mkdir -p "$root$dst"
     (cd "$here" && git ls-files -z --cached --others --exclude-standard |
         while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
-        tar --null -T - -cf -) | tar -xf - -C "$root$WORK"
+        tar --null -T - -cf -) | tar -xf - -C "$root$dst"
 }
 
 build() {
@@ -327,6 +336,30 @@ test_root() {
     return "$rc"
 }
 
+# deb OUT CHECK: scripts/package.sh deb in the root on a copy of the tree
+# of its own (the test build stays), with Open MPI's source for the
+# headers the -dev package lacks; the packages copied to OUT; CHECK=1:
+# scripts/package.sh check in the root (install, smoke test, purge).
+DEBWORK=/build/deb-src
+DEBOUT=/build/deb-out
+deb_root() {
+    local out="$1" check="$2" srcdir f
+    srcdir="$(cd "$root$SRC" && ls -d openmpi-*/ 2> /dev/null | head -n 1)"
+    [ -n "$srcdir" ] || die "no Open MPI source in $root$SRC: run setup again"
+    log "copying the working tree to $DEBWORK in the root"
+    copy_tree "$DEBWORK"
+    rm -rf "${root:?}$DEBOUT"
+    in_root bash "$DEBWORK/scripts/package.sh" deb --out "$DEBOUT" \
+        --with-ompi-source "$SRC/${srcdir%/}"
+    for f in "$root$DEBOUT"/*.deb "$root$DEBOUT"/*.changes "$root$DEBOUT"/*.buildinfo; do
+        cp "$f" "$out/"
+        echo "$out/$(basename "$f")"
+    done
+    if [ "$check" -eq 1 ]; then
+        in_root bash "$DEBWORK/scripts/package.sh" check "$DEBOUT"
+    fi
+}
+
 case "$what" in
     setup)
         timed "setup" setup
@@ -350,5 +383,23 @@ case "$what" in
         [ -d "$root$COMPDIR" ] && [ -f "$root$WORK/config.status" ] || timed "build" build >&2
         ompi5_env
         in_root "$@"
+        ;;
+    deb)
+        deb_out=""
+        deb_check=0
+        while [ $# -gt 0 ]; do
+            case "$1" in
+                --out) [ $# -ge 2 ] || usage; deb_out="$2"; shift 2 ;;
+                --out=*) deb_out="${1#--out=}"; shift ;;
+                --check) deb_check=1; shift ;;
+                *) usage ;;
+            esac
+        done
+        [ -n "$deb_out" ] || usage
+        mkdir -p "$deb_out"
+        deb_out="$(cd "$deb_out" && pwd)"
+        timed "setup" setup
+        mount_all
+        timed "packages" deb_root "$deb_out" "$deb_check"
         ;;
 esac
