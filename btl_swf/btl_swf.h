@@ -51,6 +51,9 @@ typedef struct mca_btl_swf_module_t {
     /* probe/wait strategy state */
     unsigned idle_probes;
     int wait_ms;
+    /* empty polls since the pending request was written: the first
+     * btl_swf_poll_sleeps of them sleep on the socket, later ones yield */
+    unsigned empty_polls;
     /* endpoints indexed by simulated node number */
     mca_btl_swf_endpoint_t **endpoints;
     uint32_t num_nodes;
@@ -64,7 +67,7 @@ typedef struct mca_btl_swf_module_t {
     mca_btl_base_module_error_cb_fn_t error_cb;
     /* statistics for the verbose output at finalize */
     uint64_t frags_sent, frags_recv, bytes_sent, bytes_recv;
-    uint64_t waits, wait_timeouts;
+    uint64_t waits, wait_timeouts, poll_sleeps;
 } mca_btl_swf_module_t;
 
 typedef struct mca_btl_swf_component_t {
@@ -86,6 +89,8 @@ typedef struct mca_btl_swf_component_t {
     int connect_timeout;     /* seconds to wait for the simulator */
     int reply_timeout;       /* seconds one blocking read/write may take */
     int spin_us;             /* busy-poll for a reply before sleeping */
+    int poll_sleep_us;       /* an empty poll sleeps this long on the socket */
+    int poll_sleeps;         /* ... the first this many times per request */
     int simulator_spin_us;   /* --spin-us of the private simulator */
     int verbose;
 
@@ -149,7 +154,8 @@ int mca_btl_swf_token_read(const char *path, unsigned char *token);
 int mca_btl_swf_launch_wait_port(char **host, int *port);
 void mca_btl_swf_launch_stop(void);
 
-/* btl_swf_component.c: a broken connection ends the job with a clear error */
+/* btl_swf_component.c: a broken connection ends the job with a clear error
+ * (called with m->lock held) */
 void mca_btl_swf_fatal(mca_btl_swf_module_t *module, const char *what);
 void mca_btl_swf_show_help(const char *topic, ...);
 

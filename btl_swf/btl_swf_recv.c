@@ -165,7 +165,14 @@ static int swf_poll_done(mca_btl_swf_module_t *m, int rc, uint32_t status,
  * peek per call meanwhile). Open MPI calls progress in tight loops and
  * other progress callbacks (the communicator-id machinery, the PML's
  * requests) must run in between; a send ends a pending wait first
- * (tc_sockmodel_conn_send). */
+ * (tc_sockmodel_conn_send).
+ *
+ * One thread at a time exchanges commands (m->lock; a thread that finds
+ * it taken returns at once: the holder delivers for everyone). An empty
+ * poll gives the core away without the lock: the first
+ * btl_swf_poll_sleeps of a request sleep on the socket for up to
+ * btl_swf_poll_sleep_us, later ones yield (docs/btl_swf.md, "Progress
+ * and threads"). */
 int mca_btl_swf_component_progress(void)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
@@ -173,15 +180,15 @@ int mca_btl_swf_component_progress(void)
     tc_sockmodel_msg_info_t info;
     uint32_t status;
     bool idle = false;
-    int rc, count = 0;
+    int rc, count = 0, sleep_fd = -1;
 
-    if (NULL == m || !m->connected || m->failed) {
+    if (NULL == m || !m->connected) {
         return 0;
     }
     if (0 != OPAL_THREAD_TRYLOCK(&m->lock)) {
         return 0; /* another thread is progressing */
     }
-    if (m->in_progress) {
+    if (m->in_progress || m->failed) {
         OPAL_THREAD_UNLOCK(&m->lock);
         return 0;
     }
@@ -193,10 +200,18 @@ int mca_btl_swf_component_progress(void)
             mca_btl_swf_fatal(m, "polling for messages (PROBE/WAITING_START)");
             goto out;
         }
+        m->empty_polls = 0;
     }
     rc = tc_sockmodel_conn_poll(&m->conn, m->rx_buf, m->rx_buf_size, &info, 0, &status);
     idle = (TC_SOCKMODEL_POLL_NOTYET == rc);
-    if (!idle) {
+    if (idle) {
+        if (c->poll_sleep_us > 0 &&
+            (c->poll_sleeps < 0 || m->empty_polls < (unsigned) c->poll_sleeps)) {
+            sleep_fd = m->conn.fd;
+            m->poll_sleeps++;
+        }
+        m->empty_polls++;
+    } else {
         count = swf_poll_done(m, rc, status, &info);
         if (count < 0) {
             count = 0;
@@ -207,10 +222,17 @@ out:
     OPAL_THREAD_UNLOCK(&m->lock);
     if (idle) {
         /* the simulator needs a core to answer: ranks and simulator are
-         * more processes than cores on the hosts we measure, and a rank
-         * that spins without yielding holds it back (the lock is free
-         * meanwhile, for this process's other threads) */
-        sched_yield();
+         * more processes than cores on the hosts we measure. Sleeping on
+         * the socket lets the kernel run us again as soon as the answer
+         * is there; a yield would leave this thread runnable but queued
+         * behind every busy thread (a spinning sibling of the
+         * application's, another job) for a whole time slice. The lock
+         * is free meanwhile, for this process's other threads. */
+        if (sleep_fd >= 0) {
+            (void) tc_sockmodel_fd_sleep(sleep_fd, (unsigned) c->poll_sleep_us);
+        } else {
+            sched_yield();
+        }
     }
     return count;
 }
@@ -221,14 +243,15 @@ void mca_btl_swf_progress_settle(mca_btl_swf_module_t *m)
     tc_sockmodel_msg_info_t info;
     int rc;
 
+    OPAL_THREAD_LOCK(&m->lock);
     if (0 == m->conn.pending || m->failed) {
+        OPAL_THREAD_UNLOCK(&m->lock);
         return;
     }
-    OPAL_THREAD_LOCK(&m->lock);
     rc = tc_sockmodel_conn_settle(&m->conn, m->rx_buf, m->rx_buf_size, &info);
     if (rc < 0) {
-        OPAL_THREAD_UNLOCK(&m->lock);
         mca_btl_swf_fatal(m, "ending the last poll");
+        OPAL_THREAD_UNLOCK(&m->lock);
         return;
     }
     m->in_progress = true;
