@@ -81,6 +81,7 @@ typedef struct mca_btl_swf_component_t {
     char *simulator_report;  /* --report file for the private simulator */
     char *private_transport; /* unix or tcp: how the private simulator listens */
     char *token_file;        /* job token of an external simulator, or NULL */
+    char *if_include;        /* interfaces/CIDRs for a simulator serving several hosts */
     int probe_count;         /* probes before a progress call waits */
     int wait_step_ms;        /* wait grows by this much per idle wait */
     int wait_max_ms;         /* upper bound of one wait */
@@ -147,7 +148,10 @@ int mca_btl_swf_component_progress(void);
 void mca_btl_swf_progress_settle(mca_btl_swf_module_t *m);
 
 /* btl_swf_launch.c: the private simulator */
-int mca_btl_swf_launch_start(uint32_t nodes);
+/* listen: the simulator's --listen; NULL: the host-local default */
+int mca_btl_swf_launch_start(uint32_t nodes, const char *listen);
+/* a job on several hosts: the simulator of rank 0, reached over TCP */
+int mca_btl_swf_launch_cluster(uint32_t nodes, char **address, int *port, unsigned char *token);
 char *mca_btl_swf_launch_find(char *tried, size_t len);
 const char *mca_btl_swf_launch_token_file(void);
 int mca_btl_swf_token_read(const char *path, unsigned char *token);

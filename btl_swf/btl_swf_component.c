@@ -109,6 +109,12 @@ static int mca_btl_swf_component_register(void)
                    "swfsim --token-file (one line of 64 hex digits); empty: no token. The "
                    "private simulator always gets a fresh token from the launching process",
                    OPAL_INFO_LVL_4, &c->token_file, NULL);
+    swf_reg_string("if_include",
+                   "When a job spans hosts, its private simulator listens on TCP on rank 0's "
+                   "first IPv4 address of an interface named here (comma-separated interface "
+                   "names or a.b.c.d/n blocks); empty (default): the first IPv4 address of any "
+                   "interface that is up and not loopback",
+                   OPAL_INFO_LVL_4, &c->if_include, NULL);
     swf_reg_string("simulator_config",
                    "Configuration file passed to the private simulator with --config "
                    "(torus dimensions, bandwidth, cycle, router delay); empty: its defaults",
@@ -277,6 +283,8 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
     int port = 0, rc;
     bool requested = swf_explicitly_requested();
     bool private_sim = (NULL == c->server || '\0' == c->server[0]);
+    bool multi_host;
+    unsigned char cluster_token[SOCKMODEL_TOKEN_BYTES];
 
     (void) enable_progress_threads;
     (void) enable_mpi_threads;
@@ -297,18 +305,21 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
         return NULL;
     }
 
-    if (private_sim) {
-        /* one private simulator per job: every rank must share this host */
-        if ((uint32_t) opal_process_info.num_local_peers + 1 != job_size) {
-            if (0 == my_rank) {
-                mca_btl_swf_show_help("not one host", (int) job_size,
-                                      opal_process_info.num_local_peers + 1,
-                                      opal_process_info.nodename);
-            }
+    multi_host = (uint32_t) opal_process_info.num_local_peers + 1 != job_size;
+    if (private_sim && multi_host) {
+        /* the job spans hosts: rank 0's simulator on TCP, reached by all */
+        rc = mca_btl_swf_launch_cluster(job_size, &sim_host, &port, cluster_token);
+        if (OPAL_SUCCESS != rc) {
+            mca_btl_swf_launch_stop();
+            swf_setup_abort(requested);
             return NULL;
         }
+        snprintf(host, sizeof(host), "%s", sim_host);
+        free(sim_host);
+    } else if (private_sim) {
+        /* one host: a Unix socket in the session directory */
         if (0 == opal_process_info.my_local_rank) {
-            if (OPAL_SUCCESS != mca_btl_swf_launch_start(job_size)) {
+            if (OPAL_SUCCESS != mca_btl_swf_launch_start(job_size, NULL)) {
                 swf_setup_abort(requested);
                 return NULL;
             }
@@ -329,7 +340,10 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
     tc_sockmodel_conn_init(&m->conn, c->cycle_ns, c->consume_scale,
                            c->reply_timeout > 0 ? c->reply_timeout * 1000 : 0);
     m->conn.spin_us = c->spin_us > 0 ? c->spin_us : 0;
-    {
+    if (private_sim && multi_host) {
+        memcpy(m->conn.token, cluster_token, sizeof(m->conn.token));
+        m->conn.have_token = 1;
+    } else {
         const char *tf = private_sim ? mca_btl_swf_launch_token_file() : c->token_file;
 
         if (NULL != tf && '\0' != tf[0]) {
