@@ -680,7 +680,18 @@ int mca_btl_swf_launch_cluster(uint32_t nodes, char **address, int *port, unsign
         }
         value = strdup(line);
     } else {
-        rc = tc_ompi_fetch_string(0, SWF_CLUSTER_KEY, &value);
+        double deadline = swf_now_s() + c->connect_timeout;
+        int delay_ms = 1;
+
+        /* PMIx answers "not found" instead of waiting when rank 0 shares
+         * this host and has not committed yet: ask again, bounded */
+        while (OPAL_SUCCESS != (rc = tc_ompi_fetch_string(0, SWF_CLUSTER_KEY, &value)) &&
+               swf_now_s() < deadline) {
+            swf_sleep_ms(delay_ms);
+            if (delay_ms < 50) {
+                delay_ms *= 2;
+            }
+        }
         if (OPAL_SUCCESS != rc) {
             mca_btl_swf_show_help("no cluster simulator", opal_process_info.nodename,
                                   "PMIx has no simulator address from rank 0");
