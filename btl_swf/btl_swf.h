@@ -51,9 +51,11 @@ typedef struct mca_btl_swf_module_t {
     /* probe/wait strategy state */
     unsigned idle_probes;
     int wait_ms;
-    /* empty polls since the pending request was written: the first
-     * btl_swf_poll_sleeps of them sleep on the socket, later ones yield */
-    unsigned empty_polls;
+    /* idle polls that still sleep on the socket instead of yielding: set
+     * to btl_swf_poll_sleeps by a yield that kept this thread off the
+     * core for longer than SWF_YIELD_SLOW_NS (written after the lock was
+     * dropped, hence atomic) */
+    int32_t sleep_credit; /* __atomic builtins: same on 4.1 and 5.0 */
     /* endpoints indexed by simulated node number */
     mca_btl_swf_endpoint_t **endpoints;
     uint32_t num_nodes;
@@ -91,7 +93,7 @@ typedef struct mca_btl_swf_component_t {
     int reply_timeout;       /* seconds one blocking read/write may take */
     int spin_us;             /* busy-poll for a reply before sleeping */
     int poll_sleep_us;       /* an empty poll sleeps this long on the socket */
-    int poll_sleeps;         /* ... the first this many times per request */
+    int poll_sleeps;         /* ... this many times after a slow yield */
     int simulator_spin_us;   /* --spin-us of the private simulator */
     int verbose;
 

@@ -166,16 +166,16 @@ static int mca_btl_swf_component_register(void)
                 OPAL_INFO_LVL_5, &c->spin_us, 200);
     swf_reg_int("poll_sleep_us",
                 "Microseconds an idle progress call sleeps on the simulator connection "
-                "(woken at once by the answer) instead of yielding the core, the first "
-                "btl_swf_poll_sleeps times per outstanding PROBE or WAITING_START: a "
-                "yielding thread waits behind every busy thread of the host, such as a "
-                "spinning thread of the same application; 0 never sleeps",
+                "(woken at once by the answer) instead of yielding the core, while the host "
+                "is contended (see btl_swf_poll_sleeps); 0 never sleeps",
                 OPAL_INFO_LVL_5, &c->poll_sleep_us, 50);
     swf_reg_int("poll_sleeps",
-                "How many idle progress calls per outstanding PROBE or WAITING_START sleep "
-                "up to btl_swf_poll_sleep_us (the later ones yield the core and return); "
-                "-1: every one",
-                OPAL_INFO_LVL_5, &c->poll_sleeps, 1);
+                "Idle progress calls that sleep up to btl_swf_poll_sleep_us instead of "
+                "yielding after a yield that kept the thread off the core for a time slice "
+                "(another thread ran: a yielding thread queues behind every busy thread, "
+                "such as a spinning thread of the same application, while a sleeping one is "
+                "woken by the simulator's answer); 0: always yield, -1: always sleep",
+                OPAL_INFO_LVL_5, &c->poll_sleeps, 256);
     swf_reg_int("simulator_spin_us",
                 "Microseconds the private simulator polls its sockets (yielding the core) "
                 "before it sleeps when idle (swfsim --spin-us): saves a wake-up per message "
@@ -399,7 +399,7 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
     m->job_size = job_size;
     m->dropped_foreign = 0;
     m->idle_probes = 0;
-    m->empty_polls = 0;
+    m->sleep_credit = 0;
     m->wait_ms = c->wait_step_ms > 0 ? c->wait_step_ms : 1;
 
     /* the simulator carries whole messages up to its limit */

@@ -16,6 +16,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "opal/util/output.h"
 
@@ -159,6 +160,31 @@ static int swf_poll_done(mca_btl_swf_module_t *m, int rc, uint32_t status,
     }
 }
 
+/* A yield normally returns at once; one that took longer than a time
+ * slice means another thread ran meanwhile (a spinning thread of the
+ * application, another job): the next btl_swf_poll_sleeps idle polls
+ * sleep on the socket instead, to be woken by the simulator's answer. */
+#define SWF_YIELD_SLOW_NS 250000
+
+static void swf_yield(mca_btl_swf_module_t *m)
+{
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+    struct timespec t0, t1;
+    int64_t ns;
+
+    if (c->poll_sleep_us <= 0 || c->poll_sleeps <= 0) {
+        sched_yield();
+        return;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    sched_yield();
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    ns = (int64_t) (t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec);
+    if (ns > SWF_YIELD_SLOW_NS) {
+        __atomic_store_n(&m->sleep_credit, c->poll_sleeps, __ATOMIC_RELAXED);
+    }
+}
+
 /* Progress never blocks while nothing of this node is at the simulator:
  * the PROBE or WAITING_START that asks for messages is written and its
  * answer read by a later call once it has arrived (one non-blocking
@@ -169,10 +195,9 @@ static int swf_poll_done(mca_btl_swf_module_t *m, int rc, uint32_t status,
  *
  * One thread at a time exchanges commands (m->lock; a thread that finds
  * it taken returns at once: the holder delivers for everyone). An empty
- * poll gives the core away without the lock: the first
- * btl_swf_poll_sleeps of a request sleep on the socket for up to
- * btl_swf_poll_sleep_us, later ones yield (docs/btl_swf.md, "Progress
- * and threads"). */
+ * poll gives the core away without the lock: it yields, or, while the
+ * host is contended (swf_yield), sleeps on the socket for up to
+ * btl_swf_poll_sleep_us (docs/btl_swf.md, "Progress and threads"). */
 int mca_btl_swf_component_progress(void)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
@@ -200,17 +225,19 @@ int mca_btl_swf_component_progress(void)
             mca_btl_swf_fatal(m, "polling for messages (PROBE/WAITING_START)");
             goto out;
         }
-        m->empty_polls = 0;
     }
     rc = tc_sockmodel_conn_poll(&m->conn, m->rx_buf, m->rx_buf_size, &info, 0, &status);
     idle = (TC_SOCKMODEL_POLL_NOTYET == rc);
     if (idle) {
         if (c->poll_sleep_us > 0 &&
-            (c->poll_sleeps < 0 || m->empty_polls < (unsigned) c->poll_sleeps)) {
+            (c->poll_sleeps < 0 ||
+             (c->poll_sleeps > 0 && __atomic_load_n(&m->sleep_credit, __ATOMIC_RELAXED) > 0))) {
             sleep_fd = m->conn.fd;
             m->poll_sleeps++;
+            if (c->poll_sleeps > 0) {
+                (void) __atomic_fetch_sub(&m->sleep_credit, 1, __ATOMIC_RELAXED);
+            }
         }
-        m->empty_polls++;
     } else {
         count = swf_poll_done(m, rc, status, &info);
         if (count < 0) {
@@ -224,14 +251,16 @@ out:
         /* the simulator needs a core to answer: ranks and simulator are
          * more processes than cores on the hosts we measure. Sleeping on
          * the socket lets the kernel run us again as soon as the answer
-         * is there; a yield would leave this thread runnable but queued
+         * is there, where a yield leaves this thread runnable but queued
          * behind every busy thread (a spinning sibling of the
-         * application's, another job) for a whole time slice. The lock
-         * is free meanwhile, for this process's other threads. */
+         * application's, another job) for a whole time slice; but a
+         * sleep and wake-up costs more than a yield on an idle host, so
+         * sleeping waits for a yield that proved slow (swf_yield). The
+         * lock is free meanwhile, for this process's other threads. */
         if (sleep_fd >= 0) {
             (void) tc_sockmodel_fd_sleep(sleep_fd, (unsigned) c->poll_sleep_us);
         } else {
-            sched_yield();
+            swf_yield(m);
         }
     }
     return count;
