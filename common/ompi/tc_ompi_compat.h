@@ -250,8 +250,8 @@ static inline int tc_ompi_fetch_string(uint32_t vpid, const char *key, char **va
     PMIX_LOAD_PROCID(&proc, opal_process_info.myprocid.nspace, vpid);
     rc = PMIx_Get(&proc, key, NULL, 0, &val);
     if (PMIX_SUCCESS == rc && NULL != val) {
-        *value = PMIX_STRING == val->type && NULL != val->data.string ? strdup(val->data.string)
-                                                                     : NULL;
+        *value =
+            PMIX_STRING == val->type && NULL != val->data.string ? strdup(val->data.string) : NULL;
         PMIX_VALUE_RELEASE(val);
         rc = NULL == *value ? PMIX_ERR_BAD_PARAM : PMIX_SUCCESS;
     }
@@ -266,8 +266,8 @@ static inline int tc_ompi_fetch_string(uint32_t vpid, const char *key, char **va
      * publisher's host, waiting for its commit */
     rc = opal_pmix.get(&proc, key, NULL, &kv);
     if (OPAL_SUCCESS == rc && NULL != kv) {
-        *value = OPAL_STRING == kv->type && NULL != kv->data.string ? strdup(kv->data.string)
-                                                                   : NULL;
+        *value =
+            OPAL_STRING == kv->type && NULL != kv->data.string ? strdup(kv->data.string) : NULL;
         OBJ_RELEASE(kv);
         rc = NULL == *value ? OPAL_ERR_BAD_PARAM : OPAL_SUCCESS;
     } else if (OPAL_SUCCESS == rc) {
