@@ -174,7 +174,8 @@ static int mca_btl_swf_component_register(void)
                 "yielding after a yield that kept the thread off the core for a time slice "
                 "(another thread ran: a yielding thread queues behind every busy thread, "
                 "such as a spinning thread of the same application, while a sleeping one is "
-                "woken by the simulator's answer); 0: always yield, -1: always sleep",
+                "woken by the simulator's answer); only in MPI_THREAD_MULTIPLE jobs; 0: always "
+                "yield, -1: always sleep (any job)",
                 OPAL_INFO_LVL_5, &c->poll_sleeps, 256);
     swf_reg_int("simulator_spin_us",
                 "Microseconds the private simulator polls its sockets (yielding the core) "
@@ -287,7 +288,13 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
     unsigned char cluster_token[SOCKMODEL_TOKEN_BYTES];
 
     (void) enable_progress_threads;
-    (void) enable_mpi_threads;
+    /* the adaptive sleeping of idle polls is for MPI_THREAD_MULTIPLE jobs,
+     * whose spinning threads starve a yielding progress thread; a
+     * single-threaded job keeps the plain yield (lower latency on a quiet
+     * host); -1 (always sleep) applies to both */
+    if (!enable_mpi_threads && c->poll_sleeps > 0) {
+        c->poll_sleeps = 0;
+    }
     *num_btls = 0;
 
     if (private_sim && !requested) {
