@@ -51,6 +51,11 @@ typedef struct mca_btl_swf_module_t {
     /* probe/wait strategy state */
     unsigned idle_probes;
     int wait_ms;
+    /* idle polls that still sleep on the socket instead of yielding: set
+     * to btl_swf_poll_sleeps by a yield that kept this thread off the
+     * core for longer than SWF_YIELD_SLOW_NS (written after the lock was
+     * dropped, hence atomic) */
+    int32_t sleep_credit; /* __atomic builtins: same on 4.1 and 5.0 */
     /* endpoints indexed by simulated node number */
     mca_btl_swf_endpoint_t **endpoints;
     uint32_t num_nodes;
@@ -64,7 +69,7 @@ typedef struct mca_btl_swf_module_t {
     mca_btl_base_module_error_cb_fn_t error_cb;
     /* statistics for the verbose output at finalize */
     uint64_t frags_sent, frags_recv, bytes_sent, bytes_recv;
-    uint64_t waits, wait_timeouts;
+    uint64_t waits, wait_timeouts, poll_sleeps;
 } mca_btl_swf_module_t;
 
 typedef struct mca_btl_swf_component_t {
@@ -78,6 +83,7 @@ typedef struct mca_btl_swf_component_t {
     char *simulator_report;  /* --report file for the private simulator */
     char *private_transport; /* unix or tcp: how the private simulator listens */
     char *token_file;        /* job token of an external simulator, or NULL */
+    char *if_include;        /* interfaces/CIDRs for a simulator serving several hosts */
     int probe_count;         /* probes before a progress call waits */
     int wait_step_ms;        /* wait grows by this much per idle wait */
     int wait_max_ms;         /* upper bound of one wait */
@@ -86,6 +92,8 @@ typedef struct mca_btl_swf_component_t {
     int connect_timeout;     /* seconds to wait for the simulator */
     int reply_timeout;       /* seconds one blocking read/write may take */
     int spin_us;             /* busy-poll for a reply before sleeping */
+    int poll_sleep_us;       /* an empty poll sleeps this long on the socket */
+    int poll_sleeps;         /* ... this many times after a slow yield */
     int simulator_spin_us;   /* --spin-us of the private simulator */
     int verbose;
 
@@ -142,14 +150,18 @@ int mca_btl_swf_component_progress(void);
 void mca_btl_swf_progress_settle(mca_btl_swf_module_t *m);
 
 /* btl_swf_launch.c: the private simulator */
-int mca_btl_swf_launch_start(uint32_t nodes);
+/* listen: the simulator's --listen; NULL: the host-local default */
+int mca_btl_swf_launch_start(uint32_t nodes, const char *listen);
+/* a job on several hosts: the simulator of rank 0, reached over TCP */
+int mca_btl_swf_launch_cluster(uint32_t nodes, char **address, int *port, unsigned char *token);
 char *mca_btl_swf_launch_find(char *tried, size_t len);
 const char *mca_btl_swf_launch_token_file(void);
 int mca_btl_swf_token_read(const char *path, unsigned char *token);
 int mca_btl_swf_launch_wait_port(char **host, int *port);
 void mca_btl_swf_launch_stop(void);
 
-/* btl_swf_component.c: a broken connection ends the job with a clear error */
+/* btl_swf_component.c: a broken connection ends the job with a clear error
+ * (called with m->lock held) */
 void mca_btl_swf_fatal(mca_btl_swf_module_t *module, const char *what);
 void mca_btl_swf_show_help(const char *topic, ...);
 

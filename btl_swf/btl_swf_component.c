@@ -109,6 +109,12 @@ static int mca_btl_swf_component_register(void)
                    "swfsim --token-file (one line of 64 hex digits); empty: no token. The "
                    "private simulator always gets a fresh token from the launching process",
                    OPAL_INFO_LVL_4, &c->token_file, NULL);
+    swf_reg_string("if_include",
+                   "When a job spans hosts, its private simulator listens on TCP on rank 0's "
+                   "first IPv4 address of an interface named here (comma-separated interface "
+                   "names or a.b.c.d/n blocks); empty (default): the first IPv4 address of any "
+                   "interface that is up and not loopback",
+                   OPAL_INFO_LVL_4, &c->if_include, NULL);
     swf_reg_string("simulator_config",
                    "Configuration file passed to the private simulator with --config "
                    "(torus dimensions, bandwidth, cycle, router delay); empty: its defaults",
@@ -158,6 +164,19 @@ static int mca_btl_swf_component_register(void)
                 "sleeping in the kernel (a sleep and wake-up costs more than a round trip "
                 "through the simulator); 0 always sleeps",
                 OPAL_INFO_LVL_5, &c->spin_us, 200);
+    swf_reg_int("poll_sleep_us",
+                "Microseconds an idle progress call sleeps on the simulator connection "
+                "(woken at once by the answer) instead of yielding the core, while the host "
+                "is contended (see btl_swf_poll_sleeps); 0 never sleeps",
+                OPAL_INFO_LVL_5, &c->poll_sleep_us, 50);
+    swf_reg_int("poll_sleeps",
+                "Idle progress calls that sleep up to btl_swf_poll_sleep_us instead of "
+                "yielding after a yield that kept the thread off the core for a time slice "
+                "(another thread ran: a yielding thread queues behind every busy thread, "
+                "such as a spinning thread of the same application, while a sleeping one is "
+                "woken by the simulator's answer); only in MPI_THREAD_MULTIPLE jobs; 0: always "
+                "yield, -1: always sleep (any job)",
+                OPAL_INFO_LVL_5, &c->poll_sleeps, 256);
     swf_reg_int("simulator_spin_us",
                 "Microseconds the private simulator polls its sockets (yielding the core) "
                 "before it sleeps when idle (swfsim --spin-us): saves a wake-up per message "
@@ -265,9 +284,17 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
     int port = 0, rc;
     bool requested = swf_explicitly_requested();
     bool private_sim = (NULL == c->server || '\0' == c->server[0]);
+    bool multi_host;
+    unsigned char cluster_token[SOCKMODEL_TOKEN_BYTES];
 
     (void) enable_progress_threads;
-    (void) enable_mpi_threads;
+    /* the adaptive sleeping of idle polls is for MPI_THREAD_MULTIPLE jobs,
+     * whose spinning threads starve a yielding progress thread; a
+     * single-threaded job keeps the plain yield (lower latency on a quiet
+     * host); -1 (always sleep) applies to both */
+    if (!enable_mpi_threads && c->poll_sleeps > 0) {
+        c->poll_sleeps = 0;
+    }
     *num_btls = 0;
 
     if (private_sim && !requested) {
@@ -285,18 +312,21 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
         return NULL;
     }
 
-    if (private_sim) {
-        /* one private simulator per job: every rank must share this host */
-        if ((uint32_t) opal_process_info.num_local_peers + 1 != job_size) {
-            if (0 == my_rank) {
-                mca_btl_swf_show_help("not one host", (int) job_size,
-                                      opal_process_info.num_local_peers + 1,
-                                      opal_process_info.nodename);
-            }
+    multi_host = (uint32_t) opal_process_info.num_local_peers + 1 != job_size;
+    if (private_sim && multi_host) {
+        /* the job spans hosts: rank 0's simulator on TCP, reached by all */
+        rc = mca_btl_swf_launch_cluster(job_size, &sim_host, &port, cluster_token);
+        if (OPAL_SUCCESS != rc) {
+            mca_btl_swf_launch_stop();
+            swf_setup_abort(requested);
             return NULL;
         }
+        snprintf(host, sizeof(host), "%s", sim_host);
+        free(sim_host);
+    } else if (private_sim) {
+        /* one host: a Unix socket in the session directory */
         if (0 == opal_process_info.my_local_rank) {
-            if (OPAL_SUCCESS != mca_btl_swf_launch_start(job_size)) {
+            if (OPAL_SUCCESS != mca_btl_swf_launch_start(job_size, NULL)) {
                 swf_setup_abort(requested);
                 return NULL;
             }
@@ -317,7 +347,10 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
     tc_sockmodel_conn_init(&m->conn, c->cycle_ns, c->consume_scale,
                            c->reply_timeout > 0 ? c->reply_timeout * 1000 : 0);
     m->conn.spin_us = c->spin_us > 0 ? c->spin_us : 0;
-    {
+    if (private_sim && multi_host) {
+        memcpy(m->conn.token, cluster_token, sizeof(m->conn.token));
+        m->conn.have_token = 1;
+    } else {
         const char *tf = private_sim ? mca_btl_swf_launch_token_file() : c->token_file;
 
         if (NULL != tf && '\0' != tf[0]) {
@@ -373,6 +406,7 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
     m->job_size = job_size;
     m->dropped_foreign = 0;
     m->idle_probes = 0;
+    m->sleep_credit = 0;
     m->wait_ms = c->wait_step_ms > 0 ? c->wait_step_ms : 1;
 
     /* the simulator carries whole messages up to its limit */

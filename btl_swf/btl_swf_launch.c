@@ -12,9 +12,13 @@
 
 #include "opal_config.h"
 
+#include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <spawn.h>
 #include <sched.h>
 #include <signal.h>
@@ -37,6 +41,9 @@
 #define SWF_PORT_FILE_NAME "swf.port"
 #define SWF_SOCK_FILE_NAME "swf.sock"
 #define SWF_TOKEN_FILE_NAME "swf.token"
+/* the PMIx key under which rank 0 tells a job that spans hosts where its
+ * simulator listens: "HOST:PORT TOKEN" (token in hex), or "failed" */
+#define SWF_CLUSTER_KEY "btl.swf.simulator"
 
 #ifndef SWFSIM_INSTALLED_PATH
 #define SWFSIM_INSTALLED_PATH "swfsim"
@@ -331,11 +338,11 @@ static int mca_btl_swf_spawn(const char *path, char *const argv[], pid_t *pid)
     return rc;
 }
 
-int mca_btl_swf_launch_start(uint32_t nodes)
+int mca_btl_swf_launch_start(uint32_t nodes, const char *listen)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     const char *port_file = swf_port_file();
-    const char *sock_file = swf_sock_file();
+    const char *sock_file = NULL == listen ? swf_sock_file() : NULL;
     char nodes_str[16], ctimeout_str[16], spin_str[16], ppid_str[16], listen_str[128];
     char tried[2048], *path;
     const char *token_file = mca_btl_swf_launch_token_file();
@@ -358,7 +365,9 @@ int mca_btl_swf_launch_start(uint32_t nodes)
     }
     /* a leftover from an earlier attempt would hand out a dead port */
     (void) unlink(port_file);
-    if (NULL != sock_file) {
+    if (NULL != listen) {
+        snprintf(listen_str, sizeof(listen_str), "%s", listen);
+    } else if (NULL != sock_file) {
         (void) unlink(sock_file);
         snprintf(listen_str, sizeof(listen_str), "unix:%s", sock_file);
     } else {
@@ -547,4 +556,171 @@ void mca_btl_swf_launch_stop(void)
     c->sim_path = NULL;
     free(c->token_path);
     c->token_path = NULL;
+}
+
+/* ---- a job on several hosts ------------------------------------------ */
+
+/* 1 when the interface (name, IPv4 address) is one that
+ * btl_swf_if_include names: an interface name or an a.b.c.d/n block;
+ * an empty list takes every interface. */
+static int swf_if_selected(const char *name, struct in_addr addr)
+{
+    const char *list = mca_btl_swf_component.if_include;
+    char item[128];
+
+    if (NULL == list || '\0' == list[0]) {
+        return 1;
+    }
+    while ('\0' != *list) {
+        size_t n = strcspn(list, ",");
+
+        if (n > 0 && n < sizeof(item)) {
+            char *slash;
+
+            memcpy(item, list, n);
+            item[n] = '\0';
+            slash = strchr(item, '/');
+            if (NULL == slash) {
+                if (0 == strcmp(item, name)) {
+                    return 1;
+                }
+            } else {
+                struct in_addr net;
+                char *end;
+                long bits;
+
+                *slash = '\0';
+                bits = strtol(slash + 1, &end, 10);
+                if (1 == inet_pton(AF_INET, item, &net) && '\0' == *end && bits >= 0 &&
+                    bits <= 32) {
+                    uint32_t mask = 0 == bits ? 0 : htonl(0xffffffffu << (32 - bits));
+
+                    if ((addr.s_addr & mask) == (net.s_addr & mask)) {
+                        return 1;
+                    }
+                }
+            }
+        }
+        list += n;
+        if (',' == *list) {
+            list++;
+        }
+    }
+    return 0;
+}
+
+/* The address of this host the other hosts reach: the first IPv4
+ * address of an interface that is up, not loopback, and selected by
+ * btl_swf_if_include. OPAL_SUCCESS or OPAL_ERR_NOT_FOUND. */
+static int swf_cluster_address(char *buf, size_t len)
+{
+    struct ifaddrs *ifs = NULL, *i;
+    int rc = OPAL_ERR_NOT_FOUND;
+
+    if (0 != getifaddrs(&ifs)) {
+        return OPAL_ERR_NOT_FOUND;
+    }
+    for (i = ifs; NULL != i; i = i->ifa_next) {
+        struct in_addr a;
+
+        if (NULL == i->ifa_addr || AF_INET != i->ifa_addr->sa_family || !(i->ifa_flags & IFF_UP) ||
+            (i->ifa_flags & IFF_LOOPBACK)) {
+            continue;
+        }
+        a = ((struct sockaddr_in *) (void *) i->ifa_addr)->sin_addr;
+        if (swf_if_selected(i->ifa_name, a) &&
+            NULL != inet_ntop(AF_INET, &a, buf, (socklen_t) len)) {
+            rc = OPAL_SUCCESS;
+            break;
+        }
+    }
+    freeifaddrs(ifs);
+    return rc;
+}
+
+/* A job on several hosts: rank 0 starts the simulator listening on TCP
+ * on its cluster address (with the job's token, as always) and publishes
+ * address and token through PMIx; every other rank fetches them from
+ * there (waiting for rank 0's commit). A rank 0 that failed publishes
+ * "failed" and ends the job. *address is malloc()ed "HOST:PORT". */
+int mca_btl_swf_launch_cluster(uint32_t nodes, char **address, int *port, unsigned char *token)
+{
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+    char addr[INET_ADDRSTRLEN + 8], line[300], *value = NULL, *space;
+    char host[256];
+    int rc;
+
+    if (0 == OPAL_PROC_MY_NAME.vpid) {
+        char *sim_host = NULL;
+        int sim_port = 0;
+
+        if (OPAL_SUCCESS != swf_cluster_address(addr, sizeof(addr) - 3)) {
+            mca_btl_swf_show_help("no cluster address", opal_process_info.nodename,
+                                  NULL != c->if_include && '\0' != c->if_include[0] ? c->if_include
+                                                                                    : "(any)");
+            (void) tc_ompi_publish_string(SWF_CLUSTER_KEY, "failed");
+            return OPAL_ERR_NOT_FOUND;
+        }
+        strcat(addr, ":0");
+        if (OPAL_SUCCESS != mca_btl_swf_launch_start(nodes, addr) ||
+            OPAL_SUCCESS != mca_btl_swf_launch_wait_port(&sim_host, &sim_port) ||
+            OPAL_SUCCESS != mca_btl_swf_token_read(mca_btl_swf_launch_token_file(), token)) {
+            free(sim_host);
+            (void) tc_ompi_publish_string(SWF_CLUSTER_KEY, "failed");
+            return OPAL_ERROR;
+        }
+        snprintf(line, sizeof(line), "%s:%d ", sim_host, sim_port);
+        tc_sockmodel_token_format(token, line + strlen(line));
+        free(sim_host);
+        rc = tc_ompi_publish_string(SWF_CLUSTER_KEY, line);
+        if (OPAL_SUCCESS != rc) {
+            mca_btl_swf_show_help("simulator start failed", opal_process_info.nodename, c->sim_path,
+                                  "cannot publish its address through PMIx");
+            return rc;
+        }
+        value = strdup(line);
+    } else {
+        double deadline = swf_now_s() + c->connect_timeout;
+        int delay_ms = 1;
+
+        /* PMIx answers "not found" instead of waiting when rank 0 shares
+         * this host and has not committed yet: ask again, bounded */
+        while (OPAL_SUCCESS != (rc = tc_ompi_fetch_string(0, SWF_CLUSTER_KEY, &value)) &&
+               swf_now_s() < deadline) {
+            swf_sleep_ms(delay_ms);
+            if (delay_ms < 50) {
+                delay_ms *= 2;
+            }
+        }
+        if (OPAL_SUCCESS != rc) {
+            mca_btl_swf_show_help("no cluster simulator", opal_process_info.nodename,
+                                  "PMIx has no simulator address from rank 0");
+            return rc;
+        }
+    }
+    if (NULL == value) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    if (0 == strcmp(value, "failed")) {
+        /* rank 0 said why */
+        free(value);
+        return OPAL_ERR_NOT_AVAILABLE;
+    }
+    space = strchr(value, ' ');
+    if (NULL == space || 0 != tc_sockmodel_token_parse(space + 1, token)) {
+        free(value);
+        mca_btl_swf_show_help("no cluster simulator", opal_process_info.nodename,
+                              "rank 0 published an address that cannot be read");
+        return OPAL_ERR_BAD_PARAM;
+    }
+    *space = '\0';
+    if (0 != tc_sockmodel_address_parse(value, host, sizeof(host), port)) {
+        free(value);
+        mca_btl_swf_show_help("no cluster simulator", opal_process_info.nodename,
+                              "rank 0 published an address that cannot be read");
+        return OPAL_ERR_BAD_PARAM;
+    }
+    free(value);
+    *address = strdup(host);
+    return NULL == *address ? OPAL_ERR_OUT_OF_RESOURCE : OPAL_SUCCESS;
 }

@@ -16,6 +16,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "opal/util/output.h"
 
@@ -159,13 +160,44 @@ static int swf_poll_done(mca_btl_swf_module_t *m, int rc, uint32_t status,
     }
 }
 
+/* A yield normally returns at once; one that took longer than a time
+ * slice means another thread ran meanwhile (a spinning thread of the
+ * application, another job): the next btl_swf_poll_sleeps idle polls
+ * sleep on the socket instead, to be woken by the simulator's answer. */
+#define SWF_YIELD_SLOW_NS 250000
+
+static void swf_yield(mca_btl_swf_module_t *m)
+{
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+    struct timespec t0, t1;
+    int64_t ns;
+
+    if (c->poll_sleep_us <= 0 || c->poll_sleeps <= 0) {
+        sched_yield();
+        return;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    sched_yield();
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    ns = (int64_t) (t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec);
+    if (ns > SWF_YIELD_SLOW_NS) {
+        __atomic_store_n(&m->sleep_credit, c->poll_sleeps, __ATOMIC_RELAXED);
+    }
+}
+
 /* Progress never blocks while nothing of this node is at the simulator:
  * the PROBE or WAITING_START that asks for messages is written and its
  * answer read by a later call once it has arrived (one non-blocking
  * peek per call meanwhile). Open MPI calls progress in tight loops and
  * other progress callbacks (the communicator-id machinery, the PML's
  * requests) must run in between; a send ends a pending wait first
- * (tc_sockmodel_conn_send). */
+ * (tc_sockmodel_conn_send).
+ *
+ * One thread at a time exchanges commands (m->lock; a thread that finds
+ * it taken returns at once: the holder delivers for everyone). An empty
+ * poll gives the core away without the lock: it yields, or, while the
+ * host is contended (swf_yield), sleeps on the socket for up to
+ * btl_swf_poll_sleep_us (docs/btl_swf.md, "Progress and threads"). */
 int mca_btl_swf_component_progress(void)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
@@ -173,15 +205,15 @@ int mca_btl_swf_component_progress(void)
     tc_sockmodel_msg_info_t info;
     uint32_t status;
     bool idle = false;
-    int rc, count = 0;
+    int rc, count = 0, sleep_fd = -1;
 
-    if (NULL == m || !m->connected || m->failed) {
+    if (NULL == m || !m->connected) {
         return 0;
     }
     if (0 != OPAL_THREAD_TRYLOCK(&m->lock)) {
         return 0; /* another thread is progressing */
     }
-    if (m->in_progress) {
+    if (m->in_progress || m->failed) {
         OPAL_THREAD_UNLOCK(&m->lock);
         return 0;
     }
@@ -196,7 +228,17 @@ int mca_btl_swf_component_progress(void)
     }
     rc = tc_sockmodel_conn_poll(&m->conn, m->rx_buf, m->rx_buf_size, &info, 0, &status);
     idle = (TC_SOCKMODEL_POLL_NOTYET == rc);
-    if (!idle) {
+    if (idle) {
+        if (c->poll_sleep_us > 0 &&
+            (c->poll_sleeps < 0 ||
+             (c->poll_sleeps > 0 && __atomic_load_n(&m->sleep_credit, __ATOMIC_RELAXED) > 0))) {
+            sleep_fd = m->conn.fd;
+            m->poll_sleeps++;
+            if (c->poll_sleeps > 0) {
+                (void) __atomic_fetch_sub(&m->sleep_credit, 1, __ATOMIC_RELAXED);
+            }
+        }
+    } else {
         count = swf_poll_done(m, rc, status, &info);
         if (count < 0) {
             count = 0;
@@ -207,10 +249,19 @@ out:
     OPAL_THREAD_UNLOCK(&m->lock);
     if (idle) {
         /* the simulator needs a core to answer: ranks and simulator are
-         * more processes than cores on the hosts we measure, and a rank
-         * that spins without yielding holds it back (the lock is free
-         * meanwhile, for this process's other threads) */
-        sched_yield();
+         * more processes than cores on the hosts we measure. Sleeping on
+         * the socket lets the kernel run us again as soon as the answer
+         * is there, where a yield leaves this thread runnable but queued
+         * behind every busy thread (a spinning sibling of the
+         * application's, another job) for a whole time slice; but a
+         * sleep and wake-up costs more than a yield on an idle host, so
+         * sleeping waits for a yield that proved slow (swf_yield). The
+         * lock is free meanwhile, for this process's other threads. */
+        if (sleep_fd >= 0) {
+            (void) tc_sockmodel_fd_sleep(sleep_fd, (unsigned) c->poll_sleep_us);
+        } else {
+            swf_yield(m);
+        }
     }
     return count;
 }
@@ -221,14 +272,15 @@ void mca_btl_swf_progress_settle(mca_btl_swf_module_t *m)
     tc_sockmodel_msg_info_t info;
     int rc;
 
+    OPAL_THREAD_LOCK(&m->lock);
     if (0 == m->conn.pending || m->failed) {
+        OPAL_THREAD_UNLOCK(&m->lock);
         return;
     }
-    OPAL_THREAD_LOCK(&m->lock);
     rc = tc_sockmodel_conn_settle(&m->conn, m->rx_buf, m->rx_buf_size, &info);
     if (rc < 0) {
-        OPAL_THREAD_UNLOCK(&m->lock);
         mca_btl_swf_fatal(m, "ending the last poll");
+        OPAL_THREAD_UNLOCK(&m->lock);
         return;
     }
     m->in_progress = true;

@@ -76,19 +76,23 @@ static int swf_send_iov(mca_btl_swf_module_t *m, struct mca_btl_base_endpoint_t 
 {
     int rc;
 
+    /* the command exchange, the failure flag and the counters are all
+     * under the lock: any thread may send */
+    OPAL_THREAD_LOCK(&m->lock);
     if (OPAL_UNLIKELY(m->failed)) {
+        OPAL_THREAD_UNLOCK(&m->lock);
         return OPAL_ERR_UNREACH;
     }
-    OPAL_THREAD_LOCK(&m->lock);
     rc = tc_sockmodel_conn_send(&m->conn, endpoint->node, mca_btl_swf_tag_encode(tag), iov, iovcnt,
                                 (uint32_t) len);
-    OPAL_THREAD_UNLOCK(&m->lock);
     if (OPAL_UNLIKELY(0 != rc)) {
         mca_btl_swf_fatal(m, "sending a message");
+        OPAL_THREAD_UNLOCK(&m->lock);
         return OPAL_ERR_UNREACH;
     }
     m->frags_sent++;
     m->bytes_sent += len;
+    OPAL_THREAD_UNLOCK(&m->lock);
     return OPAL_SUCCESS;
 }
 

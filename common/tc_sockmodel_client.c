@@ -6,6 +6,7 @@
  * consumetime accounting), and plain blocking frame I/O.
  */
 
+#define _GNU_SOURCE /* ppoll */
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -735,6 +736,27 @@ int tc_sockmodel_conn_poll(tc_sockmodel_conn_t *c, void *buf, size_t cap,
     }
     tc_sm_set_mark(c);
     return result;
+}
+
+int tc_sockmodel_fd_sleep(int fd, unsigned timeout_us)
+{
+    struct pollfd pfd;
+    struct timespec ts;
+    int rc;
+
+    if (fd < 0) {
+        return -EBADF;
+    }
+    pfd.fd = fd;
+    pfd.events = POLLIN;
+    pfd.revents = 0;
+    ts.tv_sec = (time_t) (timeout_us / 1000000u);
+    ts.tv_nsec = (long) (timeout_us % 1000000u) * 1000L;
+    rc = ppoll(&pfd, 1, &ts, NULL);
+    if (rc < 0) {
+        return EINTR == errno ? 0 : -errno;
+    }
+    return rc > 0 ? 1 : 0;
 }
 
 int tc_sockmodel_conn_probe(tc_sockmodel_conn_t *c, tc_sockmodel_msg_info_t *info)

@@ -176,6 +176,14 @@ int tc_sockmodel_conn_wait_start(tc_sockmodel_conn_t *c, uint32_t timeout_us, ui
 int tc_sockmodel_conn_poll(tc_sockmodel_conn_t *c, void *buf, size_t cap,
                            tc_sockmodel_msg_info_t *info, int block, uint32_t *status);
 
+/* Sleep in the kernel until fd has bytes to read (or was closed: the
+ * next read says which) or timeout_us passed: 1 readable, 0 not yet,
+ * negative errno when poll failed. A thread that sleeps here is woken
+ * when the simulator's answer arrives, where one that yields stays
+ * queued behind every busy thread of the host. fd rather than a
+ * connection: callers sleep without holding their connection's lock. */
+int tc_sockmodel_fd_sleep(int fd, unsigned timeout_us);
+
 /* End a pending WAITING_START early (WAITING_STOP, no reply read). */
 int tc_sockmodel_conn_wait_stop(tc_sockmodel_conn_t *c);
 

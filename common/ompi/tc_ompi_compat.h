@@ -23,7 +23,10 @@
  *   modex            TC_OMPI_MODEX_SEND(rc, TC_OMPI_SCOPE_LOCAL|GLOBAL, ...),
  *                    TC_OMPI_MODEX_RECV(rc, ...), tc_ompi_job_size(&n):
  *                    5.0 takes PMIx's scopes, keys and types and returns
- *                    PMIx status codes; rc is an OPAL_* code in both
+ *                    PMIx status codes; rc is an OPAL_* code in both;
+ *                    tc_ompi_publish_string / tc_ompi_fetch_string: a
+ *                    string one process puts and commits at once and the
+ *                    others fetch before the job's modex exchange
  *   AM tag           TC_OMPI_BTL_TAG_SM (MCA_BTL_TAG_VADER in 4.1,
  *                    MCA_BTL_TAG_SM in 5.0; the shared-memory BTL's tag)
  *   BTL flags        TC_OMPI_BTL_FLAGS_PUT_AM, _GET_AM, _ATOMIC_AM_FOP,
@@ -198,6 +201,79 @@ static inline int tc_ompi_job_size(uint32_t *size)
     OPAL_MODEX_RECV_VALUE(rc, OPAL_PMIX_JOB_SIZE, &wildcard, &ptr, OPAL_UINT32);
 #endif
     TC_OMPI_MODEX_RC(rc);
+    return rc;
+}
+
+/* Publishes a string under key to every process of the job and commits
+ * it at once, so that a process can fetch it before the job's modex
+ * exchange (tc_ompi_fetch_string). OPAL_SUCCESS or an OPAL_* error. */
+static inline int tc_ompi_publish_string(const char *key, const char *value)
+{
+    int rc;
+#if TC_OMPI_SERIES >= 50
+    pmix_value_t val;
+
+    PMIX_VALUE_CONSTRUCT(&val);
+    val.type = PMIX_STRING;
+    val.data.string = (char *) value;
+    rc = PMIx_Put(PMIX_GLOBAL, key, &val);
+    if (PMIX_SUCCESS == rc) {
+        rc = PMIx_Commit();
+    }
+    TC_OMPI_MODEX_RC(rc);
+#else
+    opal_value_t kv;
+
+    OBJ_CONSTRUCT(&kv, opal_value_t);
+    kv.key = strdup(key);
+    kv.type = OPAL_STRING;
+    kv.data.string = strdup(value);
+    rc = opal_pmix.put(OPAL_PMIX_GLOBAL, &kv);
+    OBJ_DESTRUCT(&kv);
+    if (OPAL_SUCCESS == rc) {
+        rc = opal_pmix.commit();
+    }
+#endif
+    return rc;
+}
+
+/* Fetches the string that process vpid of this job published under key
+ * (tc_ompi_publish_string), waiting until it did: a malloc()ed *value.
+ * OPAL_SUCCESS or an OPAL_* error. */
+static inline int tc_ompi_fetch_string(uint32_t vpid, const char *key, char **value)
+{
+    int rc;
+#if TC_OMPI_SERIES >= 50
+    pmix_value_t *val = NULL;
+    pmix_proc_t proc;
+
+    PMIX_LOAD_PROCID(&proc, opal_process_info.myprocid.nspace, vpid);
+    rc = PMIx_Get(&proc, key, NULL, 0, &val);
+    if (PMIX_SUCCESS == rc && NULL != val) {
+        *value =
+            PMIX_STRING == val->type && NULL != val->data.string ? strdup(val->data.string) : NULL;
+        PMIX_VALUE_RELEASE(val);
+        rc = NULL == *value ? PMIX_ERR_BAD_PARAM : PMIX_SUCCESS;
+    }
+    TC_OMPI_MODEX_RC(rc);
+#else
+    opal_process_name_t proc;
+    opal_value_t *kv = NULL;
+
+    proc.jobid = OPAL_PROC_MY_NAME.jobid;
+    proc.vpid = vpid;
+    /* no info: not PMIX_OPTIONAL, so the server fetches it from the
+     * publisher's host, waiting for its commit */
+    rc = opal_pmix.get(&proc, key, NULL, &kv);
+    if (OPAL_SUCCESS == rc && NULL != kv) {
+        *value =
+            OPAL_STRING == kv->type && NULL != kv->data.string ? strdup(kv->data.string) : NULL;
+        OBJ_RELEASE(kv);
+        rc = NULL == *value ? OPAL_ERR_BAD_PARAM : OPAL_SUCCESS;
+    } else if (OPAL_SUCCESS == rc) {
+        rc = OPAL_ERR_NOT_FOUND;
+    }
+#endif
     return rc;
 }
 

@@ -378,6 +378,48 @@ static void test_poll_never_blocks(void **state)
     assert_int_equal(1, f->conn.stops);
 }
 
+/* The reply a sleeping poller waits for, written by the simulator's
+ * side a little later from another thread. */
+static void *fd_sleep_late_reply(void *arg)
+{
+    fixture_t *f = arg;
+    struct timespec ts = {0, 20 * 1000 * 1000};
+
+    nanosleep(&ts, NULL);
+    server_reply(f, SOCKMODEL_WAITING_START, SOCKMODEL_ST_EXPIRED, 0, 0, 0, 0);
+    return NULL;
+}
+
+/* An idle progress call sleeps on the socket: it comes back with 0 when
+ * nothing arrived within the bound, and is woken by an answer that
+ * arrives while it sleeps (the bound is far longer than any wake-up, so
+ * 1 means woken, not timed out); an unusable descriptor is an error. */
+static void test_fd_sleep(void **state)
+{
+    fixture_t *f = *state;
+    tc_sockmodel_msg_info_t info;
+    uint32_t status;
+    pthread_t tid;
+    char buf[16];
+
+    assert_int_equal(0, tc_sockmodel_conn_wait_start(&f->conn, 5000, 0));
+    server_expect(f, SOCKMODEL_WAITING_START, 5000, 0, 0);
+    assert_int_equal(0, tc_sockmodel_fd_sleep(f->conn.fd, 1000));
+    assert_int_equal(TC_SOCKMODEL_POLL_NOTYET,
+                     tc_sockmodel_conn_poll(&f->conn, buf, sizeof(buf), &info, 0, &status));
+    assert_int_equal(0, pthread_create(&tid, NULL, fd_sleep_late_reply, f));
+    assert_int_equal(1, tc_sockmodel_fd_sleep(f->conn.fd, 60u * 1000u * 1000u));
+    assert_int_equal(0, pthread_join(tid, NULL));
+    assert_int_equal(TC_SOCKMODEL_POLL_NONE,
+                     tc_sockmodel_conn_poll(&f->conn, buf, sizeof(buf), &info, 0, &status));
+    assert_int_equal(SOCKMODEL_ST_EXPIRED, status);
+    assert_int_equal(-EBADF, tc_sockmodel_fd_sleep(-1, 1000));
+    /* a simulator gone wakes the sleeper too: the next read reports it */
+    close(f->server);
+    f->server = -1;
+    assert_int_equal(1, tc_sockmodel_fd_sleep(f->conn.fd, 60u * 1000u * 1000u));
+}
+
 /* The stop crossed a wait that had taken a message: the message is
  * delivered, then the stop's reply is read. A pending PROBE lets SENDs
  * through without a stop. */
@@ -670,6 +712,7 @@ int main(void)
 #endif
         cmocka_unit_test_setup_teardown(test_poll_never_blocks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_poll_stop_crosses_message, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fd_sleep, setup, teardown),
         cmocka_unit_test_setup_teardown(test_poll_dead_simulator, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recv_too_large, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wrong_reply, setup, teardown),
