@@ -7,7 +7,9 @@
  * per advertised address, from the local socket in the same subnet.
  * Paths are probed (mca_btl_sctp_probe_t, btl_sctp_hdr.h, answered by an
  * ack); packets go out on the first path whose ack is recent, or on all
- * paths when none is known to be alive. When a path dies, SCTP's own
+ * paths when none is known to be alive. With CMT (btl_sctp_cmt) they go
+ * round robin over every live path: concurrent multipath transfer below
+ * SCTP, for the same reason as multihoming is done here. When a path dies, SCTP's own
  * retransmissions carry the lost packets over the next live path (the
  * association sees one AF_CONN address: usrsctp does not carry AF_CONN
  * addresses in INIT, so SCTP-level multihoming is not possible).
@@ -41,15 +43,18 @@ static int btl_sctp_udp_path_alive(const btl_sctp_peer_t *p, int i, uint64_t now
  * path and fail back to it when it returns. */
 static void btl_sctp_udp_choose_path(btl_sctp_peer_t *p, uint64_t now)
 {
-    int old = p->active;
+    int old = p->active, oldlive = p->nlive;
     p->active = -1;
+    p->nlive = 0;
     for (int i = 0; i < p->npaths; ++i) {
         if (btl_sctp_udp_path_alive(p, i, now)) {
-            p->active = i;
-            break;
+            if (p->active < 0) {
+                p->active = i;
+            }
+            p->live[p->nlive++] = i;
         }
     }
-    if (old != p->active) {
+    if (old != p->active || (p->sock->cfg.cmt && oldlive != p->nlive)) {
         btl_sctp_user_apply_mtu(p);
     }
 }
@@ -166,7 +171,13 @@ void btl_sctp_udp_peer_paths(user_sock_t *us, btl_sctp_peer_t *p, const btl_sctp
 
 void btl_sctp_udp_output(btl_sctp_peer_t *p, const void *buf, size_t len)
 {
-    if (p->active >= 0) {
+    if (p->sock->cfg.cmt && p->nlive > 1) {
+        /* CMT: one packet per live path in turn. Equal paths deliver them
+         * nearly in order, so SCTP sees little reordering (a TSN is only
+         * fast-retransmitted after three SACKs report it missing). */
+        btl_sctp_udp_path_send(p->sock, &p->paths[p->live[p->rr++ % (unsigned) p->nlive]], buf,
+                               len);
+    } else if (p->active >= 0) {
         btl_sctp_udp_path_send(p->sock, &p->paths[p->active], buf, len);
     } else {
         for (int i = 0; i < p->npaths; ++i) {
@@ -204,6 +215,28 @@ void btl_sctp_udp_probe_paths(user_sock_t *us, uint64_t now)
     }
 }
 
+/* An SCTP packet from p came in on socket l: the path it took works (a
+ * cut network carries nothing either way). Without this a path that
+ * carries a stream would depend on its probes alone, and they wait in
+ * the same queues as the data: behind a rate-limited link's backlog an
+ * answer can take longer than path_timeout_ms. */
+static void btl_sctp_udp_heard(btl_sctp_peer_t *p, int l, const struct sockaddr_in *from,
+                               uint64_t now)
+{
+    for (int i = 0; i < p->npaths; ++i) {
+        user_path_t *path = &p->paths[i];
+        if (path->lidx == l && path->to.sin_addr.s_addr == from->sin_addr.s_addr &&
+            path->to.sin_port == from->sin_port) {
+            int was_alive = btl_sctp_udp_path_alive(p, i, now);
+            path->last_ack_ms = now;
+            if (!was_alive) {
+                btl_sctp_udp_choose_path(p, now);
+            }
+            return;
+        }
+    }
+}
+
 /* A probe or ack that came in on UDP socket l from p. */
 static void btl_sctp_udp_probe_input(user_sock_t *us, int l, btl_sctp_peer_t *p, unsigned char *pkt,
                                      size_t n, const struct sockaddr_in *from, uint64_t now)
@@ -225,8 +258,9 @@ static void btl_sctp_udp_probe_input(user_sock_t *us, int l, btl_sctp_peer_t *p,
         if (idx < (uint32_t) p->npaths &&
             p->paths[idx].to.sin_addr.s_addr == from->sin_addr.s_addr &&
             p->paths[idx].to.sin_port == from->sin_port) {
+            int was_alive = btl_sctp_udp_path_alive(p, (int) idx, now);
             p->paths[idx].last_ack_ms = now;
-            if (p->active < 0 || (int) idx < p->active) {
+            if (p->active < 0 || (int) idx < p->active || (p->sock->cfg.cmt && !was_alive)) {
                 btl_sctp_udp_choose_path(p, now);
             }
         }
@@ -250,14 +284,123 @@ static void btl_sctp_udp_datagram(user_sock_t *us, int l, unsigned char *pkt, si
         btl_sctp_udp_probe_input(us, l, p, pkt, n, from, now);
         return;
     }
+    btl_sctp_udp_heard(p, l, from, now);
     p->probing = 1;
     us->hot_ms[l] = now;
     btl_sctp_user_input(p, pkt, n);
 }
 
+/* The TSN of the first DATA or I-DATA chunk of an SCTP packet, in *tsn;
+ * 0 when the packet carries none (a SACK alone, a control chunk). */
+static int btl_sctp_udp_first_tsn(const unsigned char *pkt, size_t n, uint32_t *tsn)
+{
+    size_t off = 12; /* common header */
+    while (off + 8 <= n) {
+        uint16_t clen = (uint16_t) ((pkt[off + 2] << 8) | pkt[off + 3]);
+        if (0 == pkt[off] || 64 == pkt[off]) { /* DATA, I-DATA */
+            uint32_t t;
+            memcpy(&t, pkt + off + 4, 4);
+            *tsn = ntohl(t);
+            return 1;
+        }
+        if (clen < 4) {
+            return 0;
+        }
+        off += ((size_t) clen + 3) & ~(size_t) 3;
+    }
+    return 0;
+}
+
+/* CMT: one batch from every UDP socket, the packets carrying data handed
+ * to usrsctp in TSN order. The sender spreads consecutive packets over
+ * the paths; read one socket after the other, they would reach SCTP out
+ * of order by up to a batch, and each gap makes the receiver SACK at
+ * once and the sender fast-retransmit data that was never lost. */
+static int btl_sctp_udp_poll_cmt(user_sock_t *us, uint64_t now, int *drained)
+{
+    enum { MAXP = USER_RX_BATCH * BTL_SCTP_SOCK_MAX_ADDRS };
+    struct mmsghdr mm[USER_RX_BATCH];
+    struct iovec iov[USER_RX_BATCH];
+    struct sockaddr_in from[MAXP];
+    unsigned char *data[MAXP];
+    size_t len[MAXP];
+    int sock[MAXP], order[MAXP], has[MAXP], ok[MAXP];
+    uint32_t tsn[MAXP];
+    int handled = 0, rounds = 0;
+
+    for (;;) {
+        int np = 0, full = 0, nd = 0;
+        for (int l = 0; l < us->base.nlocal; ++l) {
+            int n;
+            memset(mm, 0, sizeof(mm));
+            for (int i = 0; i < USER_RX_BATCH; ++i) {
+                iov[i].iov_base = us->pkt + (size_t) (np + i) * us->pkt_size;
+                iov[i].iov_len = us->pkt_size;
+                mm[i].msg_hdr.msg_iov = &iov[i];
+                mm[i].msg_hdr.msg_iovlen = 1;
+                mm[i].msg_hdr.msg_name = &from[np + i];
+                mm[i].msg_hdr.msg_namelen = sizeof(from[np + i]);
+            }
+            n = recvmmsg(us->udp_fd[l], mm, USER_RX_BATCH, MSG_DONTWAIT, NULL);
+            if (n <= 0) {
+                continue;
+            }
+            full |= USER_RX_BATCH == n;
+            /* slot np + i holds datagram i (buffer, address) */
+            for (int i = 0; i < n; ++i) {
+                int s = np + i;
+                data[s] = (unsigned char *) iov[i].iov_base;
+                len[s] = mm[i].msg_len;
+                sock[s] = l;
+                ok[s] = sizeof(from[s]) == mm[i].msg_hdr.msg_namelen;
+                has[s] = ok[s] && btl_sctp_udp_first_tsn(data[s], len[s], &tsn[s]);
+            }
+            np += n;
+            handled += n;
+        }
+        if (0 == np) {
+            break;
+        }
+        /* packets without data first, in arrival order; then data packets
+         * by TSN (serial number arithmetic), insertion sort: a batch is small */
+        for (int i = 0; i < np; ++i) {
+            if (ok[i] && !has[i]) {
+                order[nd++] = i;
+            }
+        }
+        for (int i = 0, base = nd; i < np; ++i) {
+            int j;
+            if (!has[i]) {
+                continue;
+            }
+            for (j = nd; j > base && (int32_t) (tsn[order[j - 1]] - tsn[i]) > 0; --j) {
+                order[j] = order[j - 1];
+            }
+            order[j] = i;
+            ++nd;
+        }
+        for (int k = 0; k < nd; ++k) {
+            int i = order[k];
+            btl_sctp_udp_datagram(us, sock[i], data[i], len[i], &from[i], now);
+        }
+        if (!full) {
+            break; /* every socket is empty */
+        }
+        if (++rounds * USER_RX_BATCH >= USER_PROGRESS_BURST) {
+            *drained = 0;
+            break;
+        }
+    }
+    return handled;
+}
+
 int btl_sctp_udp_poll(user_sock_t *us, uint64_t now, int *drained)
 {
     int handled = 0;
+
+    if (us->cfg.cmt && us->base.nlocal > 1) {
+        return btl_sctp_udp_poll_cmt(us, now, drained);
+    }
 
     for (int l = 0; l < us->base.nlocal; ++l) {
         /* A socket that carried no SCTP packet lately (a standby path,

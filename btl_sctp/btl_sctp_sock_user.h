@@ -25,9 +25,13 @@
 #include "btl_sctp_sock.h"
 #include "tc_hash.h"
 
-/* Loopback carries 64 KiB datagrams; IPv4 + UDP headers take 28 bytes. */
+/* Loopback carries 64 KiB datagrams; IPv4 + UDP headers take 28 bytes,
+ * and 16 more are kept free: usrsctp's AF_CONN packets come out larger
+ * than the size it is given (on a 1500-byte link, 1460 gave datagrams of
+ * at most 1472 bytes, 1464 and 1472 sent every data packet as two IP
+ * fragments). */
 #define USER_LOOPBACK_MTU 65000
-#define USER_UDP_OVERHEAD 28
+#define USER_UDP_OVERHEAD 44
 
 /* Packets taken per socket per progress call: the caller reads the
  * messages in between, so the stack's receive buffer never fills up
@@ -54,6 +58,9 @@ struct btl_sctp_peer {
     int npaths;
     user_path_t paths[BTL_SCTP_SOCK_MAX_ADDRS];
     int active;        /* path in use, -1: send on all */
+    int nlive;         /* live paths, their indices in live[] (CMT) */
+    int live[BTL_SCTP_SOCK_MAX_ADDRS];
+    unsigned rr;       /* CMT: round-robin position over live[] */
     uint32_t mtu;      /* SCTP packet size in use (active path's) */
     int has_assoc_mtu; /* mtu was applied to the association */
     int probing;       /* started once the peer is used */
@@ -102,8 +109,8 @@ void btl_sctp_udp_close(user_sock_t *us);
  * sets p->npaths (0: unreachable). */
 void btl_sctp_udp_peer_paths(user_sock_t *us, btl_sctp_peer_t *p, const btl_sctp_sock_addr_t *addrs,
                              int naddrs);
-/* Send one SCTP packet to p: on the path in use, or on every path while
- * none is known to be alive. */
+/* Send one SCTP packet to p: on the path in use (with CMT, on the next
+ * live path in turn), or on every path while none is known to be alive. */
 void btl_sctp_udp_output(btl_sctp_peer_t *p, const void *buf, size_t len);
 /* Read the UDP sockets: answer probes, note acks, hand SCTP packets to
  * btl_sctp_user_input. Returns the datagrams taken; *drained = 0 when the
