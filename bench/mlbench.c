@@ -306,19 +306,31 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     while ((opt = getopt(argc, argv, "s:w:t:b:n:")) != -1) {
         switch (opt) {
-        case 's': size = (size_t) strtoul(optarg, NULL, 0); break;
-        case 'w': window = atoi(optarg); break;
-        case 't': secs = atof(optarg); break;
-        case 'b': bin_ms = atoi(optarg); break;
-        case 'n': n = atol(optarg); break;
-        default: break;
+        case 's':
+            size = (size_t) strtoul(optarg, NULL, 0);
+            break;
+        case 'w':
+            window = atoi(optarg);
+            break;
+        case 't':
+            secs = atof(optarg);
+            break;
+        case 'b':
+            bin_ms = atoi(optarg);
+            break;
+        case 'n':
+            n = atol(optarg);
+            break;
+        default:
+            break;
         }
     }
     mode = optind < argc ? argv[optind] : "stream";
     if (window < 1 || bin_ms < 1 || nprocs < 2) {
         if (0 == rank) {
-            fprintf(stderr, "usage: mlbench [-s B] [-w W] [-t S] [-b MS] [-n N] "
-                            "stream|pingpong|farm (2+ ranks)\n");
+            fprintf(stderr,
+                    "usage: mlbench [-s B] [-w W] [-t S] [-b MS] [-n N] "
+                    "stream|pingpong|farm (2+ ranks)\n");
         }
         MPI_Finalize();
         return 2;
@@ -328,8 +340,8 @@ int main(int argc, char **argv)
     } else if (0 == strcmp(mode, "pingpong")) {
         errors = mlbench_pingpong(rank, size ? size : 64, n ? n : 10000);
     } else if (0 == strcmp(mode, "farm")) {
-        errors = mlbench_farm(rank, nprocs, size ? size : 1024, n ? n : 20000,
-                              window > 0 ? window : 4);
+        errors =
+            mlbench_farm(rank, nprocs, size ? size : 1024, n ? n : 20000, window > 0 ? window : 4);
     } else {
         if (0 == rank) {
             fprintf(stderr, "mlbench: unknown mode %s\n", mode);

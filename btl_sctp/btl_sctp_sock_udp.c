@@ -26,6 +26,7 @@
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -290,25 +291,150 @@ static void btl_sctp_udp_datagram(user_sock_t *us, int l, unsigned char *pkt, si
     btl_sctp_user_input(p, pkt, n);
 }
 
-/* The TSN of the first DATA or I-DATA chunk of an SCTP packet, in *tsn;
+/* The TSNs of the first and last DATA or I-DATA chunk of an SCTP packet;
  * 0 when the packet carries none (a SACK alone, a control chunk). */
-static int btl_sctp_udp_first_tsn(const unsigned char *pkt, size_t n, uint32_t *tsn)
+static int btl_sctp_udp_tsns(const unsigned char *pkt, size_t n, uint32_t *first, uint32_t *last)
 {
     size_t off = 12; /* common header */
+    int found = 0;
     while (off + 8 <= n) {
         uint16_t clen = (uint16_t) ((pkt[off + 2] << 8) | pkt[off + 3]);
         if (0 == pkt[off] || 64 == pkt[off]) { /* DATA, I-DATA */
             uint32_t t;
             memcpy(&t, pkt + off + 4, 4);
-            *tsn = ntohl(t);
-            return 1;
+            *last = ntohl(t);
+            if (!found) {
+                *first = *last;
+            }
+            found = 1;
         }
         if (clen < 4) {
-            return 0;
+            break;
         }
         off += ((size_t) clen + 3) & ~(size_t) 3;
     }
-    return 0;
+    return found;
+}
+
+static int btl_sctp_udp_tsn_gt(uint32_t a, uint32_t b)
+{
+    return (int32_t) (a - b) > 0;
+}
+
+void btl_sctp_udp_peer_fini(btl_sctp_peer_t *p)
+{
+    free(p->held);
+    free(p->hold_mem);
+    p->held = NULL;
+    p->hold_mem = NULL;
+    p->nheld = 0;
+}
+
+/* Hand the held packet k on and free its slot. */
+static void btl_sctp_udp_release(user_sock_t *us, btl_sctp_peer_t *p, int k, uint64_t now)
+{
+    user_held_t h = p->held[k];
+    memmove(&p->held[k], &p->held[k + 1], (size_t) (p->nheld - k - 1) * sizeof(h));
+    if (0 == --p->nheld) {
+        --us->holding;
+    }
+    if (!p->tsn_known || btl_sctp_udp_tsn_gt(h.last + 1, p->next_tsn)) {
+        p->next_tsn = h.last + 1;
+        p->tsn_known = 1;
+    }
+    p->free_slot[p->nfree++] = h.buf;
+    btl_sctp_udp_datagram(us, h.l, h.buf, h.len, &h.from, now);
+}
+
+/* Held packets that are next in order now. */
+static void btl_sctp_udp_release_ready(user_sock_t *us, btl_sctp_peer_t *p, uint64_t now)
+{
+    while (p->nheld > 0 && !btl_sctp_udp_tsn_gt(p->held[0].first, p->next_tsn)) {
+        btl_sctp_udp_release(us, p, 0, now);
+    }
+}
+
+/* Held packets older than USER_CMT_HOLD_MS: the gap before them is a
+ * loss (or a long detour); SCTP sees it and repairs it. */
+static void btl_sctp_udp_release_old(user_sock_t *us, uint64_t now)
+{
+    for (int k = 0; k < us->npeers && us->holding > 0; ++k) {
+        btl_sctp_peer_t *p = us->peers[k];
+        int old = 0;
+        for (int i = 0; i < p->nheld; ++i) {
+            old |= now - p->held[i].t >= USER_CMT_HOLD_MS;
+        }
+        if (old) {
+            us->cmt_flushed += (uint64_t) p->nheld;
+            /* everything up to the newest held packet goes, in order */
+            p->next_tsn = p->held[p->nheld - 1].last + 1;
+            while (p->nheld > 0) {
+                btl_sctp_udp_release(us, p, 0, now);
+            }
+        }
+    }
+}
+
+/* CMT receiver: a data packet (TSNs first..last) in order is handed on,
+ * with the held packets it lets through; one ahead of a gap is held. */
+static void btl_sctp_udp_cmt_data(user_sock_t *us, int l, unsigned char *pkt, size_t n,
+                                  const struct sockaddr_in *from, uint32_t first, uint32_t last,
+                                  uint64_t now)
+{
+    btl_sctp_peer_t *p;
+    void *v;
+    int j;
+
+    if (!tc_hash_get(&us->by_addr, btl_sctp_sock_addr_key(from->sin_addr.s_addr, from->sin_port),
+                     &v)) {
+        return;
+    }
+    p = (btl_sctp_peer_t *) v;
+    if (p->tsn_known && btl_sctp_udp_tsn_gt(first, p->next_tsn) && n <= USER_CMT_HOLD_SLOT &&
+        (NULL != p->hold_mem || p->npaths > 1)) {
+        if (NULL == p->hold_mem) {
+            p->hold_mem = malloc((size_t) USER_CMT_HOLD_MAX * USER_CMT_HOLD_SLOT);
+            p->held = malloc(USER_CMT_HOLD_MAX * sizeof(*p->held));
+            if (NULL == p->hold_mem || NULL == p->held) {
+                btl_sctp_udp_peer_fini(p);
+                goto deliver;
+            }
+            for (int i = 0; i < USER_CMT_HOLD_MAX; ++i) {
+                p->free_slot[i] = p->hold_mem + (size_t) i * USER_CMT_HOLD_SLOT;
+            }
+            p->nfree = USER_CMT_HOLD_MAX;
+        }
+        if (p->nheld == USER_CMT_HOLD_MAX) {
+            /* full: the oldest gap is taken as a loss */
+            p->next_tsn = p->held[0].first;
+            btl_sctp_udp_release_ready(us, p, now);
+        }
+        if (p->nheld < USER_CMT_HOLD_MAX) {
+            for (j = p->nheld; j > 0 && btl_sctp_udp_tsn_gt(p->held[j - 1].first, first); --j) {
+                p->held[j] = p->held[j - 1];
+            }
+            p->held[j].first = first;
+            p->held[j].last = last;
+            p->held[j].t = now;
+            p->held[j].len = n;
+            p->held[j].l = l;
+            p->held[j].from = *from;
+            p->held[j].buf = p->free_slot[--p->nfree];
+            memcpy(p->held[j].buf, pkt, n);
+            if (0 == p->nheld++) {
+                ++us->holding;
+            }
+            ++us->cmt_held;
+            return;
+        }
+    }
+deliver:
+    if (!p->tsn_known || btl_sctp_udp_tsn_gt(last + 1, p->next_tsn)) {
+        p->next_tsn = last + 1;
+        p->tsn_known = 1;
+    }
+    btl_sctp_udp_datagram(us, l, pkt, n, from, now);
+    btl_sctp_udp_release_ready(us, p, now);
 }
 
 /* CMT: one batch from every UDP socket, the packets carrying data handed
@@ -325,9 +451,12 @@ static int btl_sctp_udp_poll_cmt(user_sock_t *us, uint64_t now, int *drained)
     unsigned char *data[MAXP];
     size_t len[MAXP];
     int sock[MAXP], order[MAXP], has[MAXP], ok[MAXP];
-    uint32_t tsn[MAXP];
+    uint32_t tsn[MAXP], tsn_last[MAXP];
     int handled = 0, rounds = 0;
 
+    if (us->holding > 0) {
+        btl_sctp_udp_release_old(us, now);
+    }
     for (;;) {
         int np = 0, full = 0, nd = 0;
         for (int l = 0; l < us->base.nlocal; ++l) {
@@ -353,7 +482,7 @@ static int btl_sctp_udp_poll_cmt(user_sock_t *us, uint64_t now, int *drained)
                 len[s] = mm[i].msg_len;
                 sock[s] = l;
                 ok[s] = sizeof(from[s]) == mm[i].msg_hdr.msg_namelen;
-                has[s] = ok[s] && btl_sctp_udp_first_tsn(data[s], len[s], &tsn[s]);
+                has[s] = ok[s] && btl_sctp_udp_tsns(data[s], len[s], &tsn[s], &tsn_last[s]);
             }
             np += n;
             handled += n;
@@ -381,7 +510,12 @@ static int btl_sctp_udp_poll_cmt(user_sock_t *us, uint64_t now, int *drained)
         }
         for (int k = 0; k < nd; ++k) {
             int i = order[k];
-            btl_sctp_udp_datagram(us, sock[i], data[i], len[i], &from[i], now);
+            if (has[i] && !(len[i] >= 2 && 0 == data[i][0] && 0 == data[i][1])) {
+                btl_sctp_udp_cmt_data(us, sock[i], data[i], len[i], &from[i], tsn[i], tsn_last[i],
+                                      now);
+            } else {
+                btl_sctp_udp_datagram(us, sock[i], data[i], len[i], &from[i], now);
+            }
         }
         if (!full) {
             break; /* every socket is empty */

@@ -730,6 +730,7 @@ static void btl_sctp_sock_user_close(btl_sctp_sock_t *s)
         }
     }
     for (int i = 0; i < us->npeers; ++i) {
+        btl_sctp_udp_peer_fini(us->peers[i]);
         free(us->peers[i]);
     }
     free(us->peers);
