@@ -20,6 +20,9 @@ TR_TREE_BTLS=()        # names of the BTL components found in the tree
 TR_NCORES=1
 TR_OMPI_SERIES=""   # Open MPI's release series, e.g. 4.1 or 5.0
 TR_TMPDIR_PARAM=""  # MCA parameter for the session directories' base
+TR_CLUSTER=""       # cluster mode: the number of fake hosts (else empty)
+TR_CLUSTER_SH=""    # scripts/cluster.sh of the source tree
+TR_CLUSTER_OWN=0    # 1 when tr_cluster_init brought the cluster up
 
 tr_die() {
     echo "$(basename "$0"): $*" >&2
@@ -194,12 +197,21 @@ tr_load_btl() {
 tr_mpirun_args() {
     local np="$1"
 
-    TR_MPIRUN=(mpirun -np "$np")
-    if [ "$(id -u)" -eq 0 ]; then
-        TR_MPIRUN+=(--allow-run-as-root)
-    fi
-    if [ "$np" -gt "$TR_NCORES" ]; then
-        TR_MPIRUN+=(--oversubscribe)
+    if [ -n "$TR_CLUSTER" ]; then
+        # across the fake hosts, consecutive ranks on different hosts;
+        # cluster.sh allows root and sets the hosts' interfaces
+        TR_MPIRUN=(bash "$TR_CLUSTER_SH" run -np "$np" --map-by node)
+        if [ "$np" -gt $((TR_NCORES * TR_CLUSTER)) ]; then
+            TR_MPIRUN+=(--oversubscribe)
+        fi
+    else
+        TR_MPIRUN=(mpirun -np "$np")
+        if [ "$(id -u)" -eq 0 ]; then
+            TR_MPIRUN+=(--allow-run-as-root)
+        fi
+        if [ "$np" -gt "$TR_NCORES" ]; then
+            TR_MPIRUN+=(--oversubscribe)
+        fi
     fi
     TR_MPIRUN+=(--mca mca_base_component_path "$TR_COMPPATH")
     TR_MPIRUN+=(--mca btl "$BTL_SELECT")
@@ -219,6 +231,41 @@ tr_sanitizer_args() {
         TR_SAN_ARGS+=(-x "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}")
         TR_SAN_ARGS+=(-x "UBSAN_OPTIONS=print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}")
     fi
+}
+
+# tr_cluster_init N: cluster mode over N fake hosts (scripts/cluster.sh,
+# the cluster named $TC_CLUSTER, default tc). A cluster of N hosts that is
+# up already is used as it is; otherwise one is brought up (N hosts, 2
+# networks) and TR_CLUSTER_OWN says that the caller must take it down.
+tr_cluster_init() {
+    local n="$1" hosts
+
+    TR_CLUSTER_SH="$TR_SRCDIR/scripts/cluster.sh"
+    [ -f "$TR_CLUSTER_SH" ] || tr_die "cluster mode needs $TR_CLUSTER_SH"
+    [ "$(id -u)" -eq 0 ] || tr_die "cluster mode needs root (network namespaces)"
+    hosts="$(bash "$TR_CLUSTER_SH" status 2>/dev/null | grep -c '^h[0-9]* net1 ')"
+    if [ "$hosts" != "$n" ]; then
+        bash "$TR_CLUSTER_SH" up --hosts "$n" --nets 2 >"$TR_TMPDIR/cluster-up.log" 2>&1 || {
+            cat "$TR_TMPDIR/cluster-up.log" >&2
+            return 1
+        }
+        TR_CLUSTER_OWN=1
+    fi
+    TR_CLUSTER="$n"
+    export TR_CLUSTER
+}
+
+# The default transports of cluster mode: the network ones that can carry
+# ranks on several hosts (tcp, and sctp and swf when built).
+tr_cluster_default_btls() {
+    local list="tcp" b
+
+    for b in "${TR_TREE_BTLS[@]}"; do
+        case "$b" in
+            sctp|swf) list="$list $b" ;;
+        esac
+    done
+    echo "$list"
 }
 
 # tr_split LIST: comma- or space-separated list to one word per line.

@@ -7,6 +7,11 @@
  * hang. The runner passes this test when mpirun exits non-zero before its
  * timeout and the "armed" line below was printed, which proves that MPI
  * came up and traffic was flowing before the kill.
+ *
+ * With TRANSPORTS_KILLPEER_EXTERNAL=1 in the environment no rank kills
+ * itself: rank 0 prints the armed line once traffic flows and every rank
+ * goes on until someone else kills ranks (tests/cluster/killhost.sh kills
+ * every rank of one host).
  */
 
 #include "tmpi.h"
@@ -14,6 +19,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define LEN ((size_t) 4 * 1024 * 1024 + 1)
@@ -30,6 +36,10 @@ int main(int argc, char **argv)
     right = (tmpi_rank + 1) % tmpi_size;
     left = (tmpi_rank + tmpi_size - 1) % tmpi_size;
     victim = tmpi_size - 1;
+    if (NULL != getenv("TRANSPORTS_KILLPEER_EXTERNAL") &&
+        0 == strcmp(getenv("TRANSPORTS_KILLPEER_EXTERNAL"), "1")) {
+        victim = -1;
+    }
     sbuf = tmpi_malloc(LEN);
     rbuf = tmpi_malloc(LEN);
 
@@ -41,6 +51,10 @@ int main(int argc, char **argv)
         tmpi_fill(sbuf, len, tmpi_rank, (uint32_t) round);
         MPI_Irecv(rbuf, (int) len, MPI_BYTE, left, 3, MPI_COMM_WORLD, &reqs[0]);
         MPI_Isend(sbuf, (int) len, MPI_BYTE, right, 3, MPI_COMM_WORLD, &reqs[1]);
+        if (victim < 0 && 0 == tmpi_rank && round == ROUNDS_BEFORE_KILL) {
+            printf("KILLTEST armed: %d ranks in a ring, waiting to be killed\n", tmpi_size);
+            fflush(stdout);
+        }
         if (tmpi_rank == victim && round == ROUNDS_BEFORE_KILL) {
             printf("KILLTEST armed: rank %d of %d kills itself in round %d "
                    "with transfers in flight\n",
