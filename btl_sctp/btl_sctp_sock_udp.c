@@ -55,6 +55,13 @@ static void btl_sctp_udp_choose_path(btl_sctp_peer_t *p, uint64_t now)
             p->live[p->nlive++] = i;
         }
     }
+    if (p->active >= 0 &&
+        ((old >= 0 && old != p->active && !btl_sctp_udp_path_alive(p, old, now)) ||
+         (p->sock->cfg.cmt && p->nlive < oldlive))) {
+        /* traffic moved off a dead path: what was lost on it is
+         * retransmitted at once, not when the backed-off timer expires */
+        p->sock->kick = 1;
+    }
     if (old != p->active || (p->sock->cfg.cmt && oldlive != p->nlive)) {
         btl_sctp_user_apply_mtu(p);
     }

@@ -566,6 +566,17 @@ static int btl_sctp_sock_user_progress(btl_sctp_sock_t *s)
         usrsctp_handle_timers((uint32_t) (now - us->last_ms));
         us->last_ms = now;
         btl_sctp_udp_probe_paths(us, now);
+        if (us->kick) {
+            /* A path in use was found dead and traffic moved to another:
+             * usrsctp's clock is advanced by rto_max_ms, so the
+             * retransmission timer fires now and resends what was lost on
+             * the dead path over the new one (otherwise it waits for a
+             * timer that has backed off during the detection). Every
+             * timer that was due within rto_max_ms fires early: at worst
+             * a spurious retransmission. */
+            us->kick = 0;
+            usrsctp_handle_timers((uint32_t) us->cfg.rto_max_ms);
+        }
         ++handled; /* a timer may have queued an event (association lost) */
     }
     if (us->pending_recv) {

@@ -114,6 +114,7 @@ struct user_sock {
     uint64_t hot_ms[BTL_SCTP_SOCK_MAX_ADDRS]; /* last SCTP packet per UDP socket */
     int pending_recv;                         /* the last receive returned a message */
     int holding;                              /* CMT: peers with held packets */
+    int kick;                                 /* a path in use died: run the timers ahead */
     uint64_t cmt_held, cmt_flushed;           /* CMT: packets held, released by timeout */
     int discarding;                           /* the rest of an oversize record is still
                                                * to be dropped (its pieces may come later) */
