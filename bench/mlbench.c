@@ -9,7 +9,8 @@
  *            made by a script can be placed on the same axis). Prints
  *            "bin,time_s,MBps" lines (time = CLOCK_REALTIME of the bin's
  *            start), then a summary: total MB/s, the longest gap between
- *            two received messages, and the number of corrupt messages.
+ *            two received messages, and the number of corrupt messages;
+ *            every gap over 200 ms as "gap,start_s,ms" as it happens.
  *   pingpong rank 0 sends -s bytes to rank 1 and waits for them back, -n
  *            times; prints the median, 99th percentile and maximum round
  *            trip in us, and checks the data of every round trip.
@@ -142,6 +143,9 @@ static long mlbench_stream(int rank, size_t size, int window, double secs, int b
             total += (double) size;
             if (t - last > maxgap) {
                 maxgap = t - last;
+            }
+            if (t - last > 0.2) {
+                printf("gap,%.3f,%.1f\n", last, (t - last) * 1000.0);
             }
             last = t;
             bin = (size_t) ((t - t0) * 1000.0 / bin_ms);
