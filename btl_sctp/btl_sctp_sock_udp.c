@@ -468,6 +468,10 @@ static int btl_sctp_udp_poll_cmt(user_sock_t *us, uint64_t now, int *drained)
         int np = 0, full = 0, nd = 0;
         for (int l = 0; l < us->base.nlocal; ++l) {
             int n;
+            /* an idle socket (loopback in a job across hosts): once per ms */
+            if (now - us->hot_ms[l] > 1000 && now == us->last_ms) {
+                continue;
+            }
             memset(mm, 0, sizeof(mm));
             for (int i = 0; i < USER_RX_BATCH; ++i) {
                 iov[i].iov_base = us->pkt + (size_t) (np + i) * us->pkt_size;
