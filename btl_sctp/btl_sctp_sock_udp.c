@@ -34,10 +34,25 @@
 #include "btl_sctp_hdr.h"
 #include "btl_sctp_sock_user.h"
 
+/* A path is dead when it has not answered for path_timeout_ms while
+ * another path has: the silence is the path's, not the peer's. When the
+ * peer answers on no path (its process is not scheduled on a loaded host,
+ * or it is busy outside MPI) no path is declared dead and traffic stays
+ * where it is; if every path was really cut, SCTP retransmits until one
+ * answers again, and that one is then alive alone. */
 static int btl_sctp_udp_path_alive(const btl_sctp_peer_t *p, int i, uint64_t now)
 {
-    return 0 != p->paths[i].last_ack_ms &&
-        now - p->paths[i].last_ack_ms <= (uint64_t) p->sock->cfg.path_timeout_ms;
+    uint64_t newest = 0;
+    (void) now;
+    if (0 == p->paths[i].last_ack_ms) {
+        return 0;
+    }
+    for (int k = 0; k < p->npaths; ++k) {
+        if (p->paths[k].last_ack_ms > newest) {
+            newest = p->paths[k].last_ack_ms;
+        }
+    }
+    return newest - p->paths[i].last_ack_ms <= (uint64_t) p->sock->cfg.path_timeout_ms;
 }
 
 /* The first live path in advertised order: both sides prefer the same
