@@ -144,9 +144,10 @@ static int mca_btl_sctp_component_register(void)
         &c->probe_ms, def.probe_ms, OPAL_INFO_LVL_5);
     mca_btl_sctp_reg_int(
         "path_timeout_ms",
-        "User stack: a path without a probe answer for this long is dead and traffic moves "
-        "to the next live path; it is used again with its first answer, ms (300: six probes, "
-        "so a process descheduled for a while does not lose its paths)",
+        "User stack: a path that has not answered (probe or packet) for this long while "
+        "another path has is dead, and traffic moves to the next live path; it is used "
+        "again with its first answer, ms (300: six probes; a peer silent on every path, "
+        "e.g. not scheduled on a loaded host, kills no path)",
         &c->path_timeout_ms, def.path_timeout_ms, OPAL_INFO_LVL_5);
     mca_btl_sctp_reg_int(
         "rto_min_ms",
