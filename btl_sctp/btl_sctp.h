@@ -42,7 +42,13 @@ typedef struct mca_btl_sctp_component_t {
     int probe_ms;
     int path_timeout_ms;
     int rto_min_ms;
+    int rto_max_ms;
+    int rto_initial_ms;
     int max_retrans;
+    int path_max_retrans;
+    int pf_retrans;
+    int hb_ms;
+    bool cmt;
     int sctp_port;
     bool prio_streams;
     int inplace_min;

@@ -120,7 +120,7 @@ static int mca_btl_sctp_component_register(void)
     mca_btl_sctp_reg_int(
         "mtu",
         "User stack: largest SCTP packet per UDP datagram (0: per peer, the "
-        "smallest of its paths: 65000 over loopback, interface MTU - 28 elsewhere)",
+        "smallest of its paths: 65000 over loopback, interface MTU - 44 elsewhere)",
         &c->mtu, 0, OPAL_INFO_LVL_5);
     mca_btl_sctp_reg_bool(
         "crc32c",
@@ -138,16 +138,64 @@ static int mca_btl_sctp_component_register(void)
         "per-thread free lists instead of glibc's malloc (true), or from malloc (false); "
         "the pool streams 4 MiB messages about 1.4x faster",
         &c->user_pool, 0 != def.pool, OPAL_INFO_LVL_5);
-    mca_btl_sctp_reg_int("path_probe_ms", "User stack: interval of path probes per peer, ms",
-                         &c->probe_ms, def.probe_ms, OPAL_INFO_LVL_5);
-    mca_btl_sctp_reg_int("path_timeout_ms",
-                         "User stack: a path without a probe answer for this long is dead, ms",
-                         &c->path_timeout_ms, def.path_timeout_ms, OPAL_INFO_LVL_5);
-    mca_btl_sctp_reg_int("rto_min_ms", "Minimum retransmission timeout, ms", &c->rto_min_ms,
-                         def.rto_min_ms, OPAL_INFO_LVL_5);
-    mca_btl_sctp_reg_int("max_retrans",
-                         "Retransmissions after which an association is aborted (the peer is dead)",
-                         &c->max_retrans, def.max_retrans, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_int(
+        "path_probe_ms",
+        "User stack: interval of path probes per peer, ms (cluster default 50: with "
+        "path_timeout_ms 300 a cut path is found dead 250-300 ms after the cut)",
+        &c->probe_ms, def.probe_ms, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_int(
+        "path_timeout_ms",
+        "User stack: a path that has not answered (probe or packet) for this long while "
+        "another path has is dead, and traffic moves to the next live path; it is used "
+        "again with its first answer, ms (300: six probes; a peer silent on every path, "
+        "e.g. not scheduled on a loaded host, kills no path)",
+        &c->path_timeout_ms, def.path_timeout_ms, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_int(
+        "rto_min_ms",
+        "Minimum retransmission timeout, ms (100: a LAN's round trip is far below, but a "
+        "loaded host answers late; lower values retransmit spuriously)",
+        &c->rto_min_ms, def.rto_min_ms, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_int(
+        "rto_max_ms",
+        "Maximum retransmission timeout, ms (250: after a network cut the timeout doubles on "
+        "every lost retransmission; this cap lets the first retransmission after the "
+        "failover leave at most 250 ms after the path is found dead; RFC 4960's 60 s is for "
+        "the Internet)",
+        &c->rto_max_ms, def.rto_max_ms, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_int("rto_initial_ms",
+                         "Initial retransmission timeout, before a round trip is measured, ms",
+                         &c->rto_initial_ms, def.rto_initial_ms, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_int(
+        "max_retrans",
+        "Retransmissions after which an association is aborted (the peer is dead); with "
+        "rto_max_ms 250, 40 retransmissions are about 10 s without any answer (the user "
+        "stack answers only while the peer's process is in MPI, so this is also how long "
+        "a peer may compute without calling MPI while data waits for it)",
+        &c->max_retrans, def.max_retrans, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_int(
+        "path_max_retrans",
+        "Kernel stack: retransmissions after which a path (peer address) is failed and "
+        "traffic moves to another (2: with rto_max_ms 250 a dead path is left after about "
+        "0.5 s; RFC 4960 says 5); the user stack's paths are probed instead",
+        &c->path_max_retrans, def.path_max_retrans, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_int(
+        "pf_retrans",
+        "Kernel stack: retransmissions after which a path is potentially failed (SCTP-PF, "
+        "RFC 7829) and new data avoids it while it is still probed (0: at the first "
+        "timeout, the quickest switch)",
+        &c->pf_retrans, def.pf_retrans, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_int(
+        "hb_interval_ms",
+        "SCTP heartbeat interval per path, ms (0: off). The kernel stack finds an idle dead "
+        "path and a restored one with heartbeats; the user stack's path probes do that "
+        "(its association has a single address), heartbeats only keep it alive",
+        &c->hb_ms, def.hb_ms, OPAL_INFO_LVL_5);
+    mca_btl_sctp_reg_bool(
+        "cmt",
+        "User stack: concurrent multipath transfer: spread the SCTP packets of each "
+        "association over every live path to the peer (round robin below SCTP), instead of "
+        "using one path and keeping the others for failover",
+        &c->cmt, false, OPAL_INFO_LVL_4);
     mca_btl_sctp_reg_int("port", "User stack: SCTP port inside the AF_CONN stack", &c->sctp_port,
                          def.sctp_port, OPAL_INFO_LVL_6);
     mca_btl_sctp_reg_bool("stream_priority",
@@ -453,7 +501,13 @@ mca_btl_sctp_component_init(int *num_btls, bool enable_progress_threads, bool en
     cfg.probe_ms = c->probe_ms;
     cfg.path_timeout_ms = c->path_timeout_ms;
     cfg.rto_min_ms = c->rto_min_ms;
+    cfg.rto_max_ms = c->rto_max_ms;
+    cfg.rto_initial_ms = c->rto_initial_ms;
     cfg.max_retrans = c->max_retrans;
+    cfg.path_max_retrans = c->path_max_retrans;
+    cfg.pf_retrans = c->pf_retrans;
+    cfg.hb_ms = c->hb_ms;
+    cfg.cmt = c->cmt;
     cfg.prio_streams = c->prio_streams;
     cfg.max_msg = max_payload + MCA_BTL_SCTP_HDR_SIZE;
     if ((size_t) cfg.sndbuf < 2 * cfg.max_msg || (size_t) cfg.rcvbuf < 2 * cfg.max_msg) {

@@ -54,11 +54,15 @@ typedef struct btl_sctp_sock_config {
     int rto_min_ms;      /* retransmission timeout bounds */
     int rto_max_ms;
     int rto_initial_ms;
-    int max_retrans;  /* association aborts after this many retransmits */
-    size_t max_msg;   /* largest message the BTL sends (sizes buffers) */
-    int prio_streams; /* 1: stream 0 served before the others */
-    int pool;         /* user: usrsctp allocates from btl_sctp_pool */
-    int sack_freq;    /* user: packets per SACK (else after 1 ms) */
+    int max_retrans;      /* association aborts after this many retransmits */
+    int path_max_retrans; /* kernel: a path fails after this many retransmits */
+    int pf_retrans;       /* kernel: a path is potentially failed (SCTP-PF) after this many */
+    int hb_ms;            /* SCTP heartbeat interval per path (0: off) */
+    int cmt;              /* user: spread packets over every live path */
+    size_t max_msg;       /* largest message the BTL sends (sizes buffers) */
+    int prio_streams;     /* 1: stream 0 served before the others */
+    int pool;             /* user: usrsctp allocates from btl_sctp_pool */
+    int sack_freq;        /* user: packets per SACK (else after 1 ms) */
 } btl_sctp_sock_config_t;
 
 /* Fill cfg with defaults suitable for loopback and a LAN. */

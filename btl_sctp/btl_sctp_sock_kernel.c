@@ -104,6 +104,29 @@ static int btl_sctp_sock_kernel_open(btl_sctp_sock_t **out, const btl_sctp_sock_
                                        whylen))) {
         goto fail;
     }
+    {
+        /* Multihoming: a path fails after path_max_retrans timeouts;
+         * heartbeats find idle dead paths and restored ones. */
+        struct sctp_paddrparams pp;
+        memset(&pp, 0, sizeof(pp));
+        pp.spp_assoc_id = SCTP_FUTURE_ASSOC;
+        pp.spp_flags = cfg->hb_ms > 0 ? SPP_HB_ENABLE : SPP_HB_DISABLE;
+        pp.spp_hbinterval = (uint32_t) (cfg->hb_ms > 0 ? cfg->hb_ms : 0);
+        pp.spp_pathmaxrxt = (uint16_t) cfg->path_max_retrans;
+        (void) setsockopt(ks->fd, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp, sizeof(pp));
+    }
+#if defined(SCTP_PEER_ADDR_THLDS)
+    {
+        /* SCTP-PF: a path is avoided after pf_retrans timeouts while it is
+         * still probed (kernels without it fail the path at path_max_retrans) */
+        struct sctp_paddrthlds th;
+        memset(&th, 0, sizeof(th));
+        th.spt_assoc_id = SCTP_FUTURE_ASSOC;
+        th.spt_pathmaxrxt = (uint16_t) cfg->path_max_retrans;
+        th.spt_pathpfthld = (uint16_t) cfg->pf_retrans;
+        (void) setsockopt(ks->fd, IPPROTO_SCTP, SCTP_PEER_ADDR_THLDS, &th, sizeof(th));
+    }
+#endif
 #if defined(SCTP_STREAM_SCHEDULER) && defined(SCTP_SS_PRIO)
     if (cfg->prio_streams) {
         struct sctp_assoc_value av = {.assoc_id = SCTP_FUTURE_ASSOC, .assoc_value = SCTP_SS_PRIO};

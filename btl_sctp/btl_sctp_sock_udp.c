@@ -7,7 +7,9 @@
  * per advertised address, from the local socket in the same subnet.
  * Paths are probed (mca_btl_sctp_probe_t, btl_sctp_hdr.h, answered by an
  * ack); packets go out on the first path whose ack is recent, or on all
- * paths when none is known to be alive. When a path dies, SCTP's own
+ * paths when none is known to be alive. With CMT (btl_sctp_cmt) they go
+ * round robin over every live path: concurrent multipath transfer below
+ * SCTP, for the same reason as multihoming is done here. When a path dies, SCTP's own
  * retransmissions carry the lost packets over the next live path (the
  * association sees one AF_CONN address: usrsctp does not carry AF_CONN
  * addresses in INIT, so SCTP-level multihoming is not possible).
@@ -24,6 +26,7 @@
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -31,25 +34,50 @@
 #include "btl_sctp_hdr.h"
 #include "btl_sctp_sock_user.h"
 
+/* A path is dead when it has not answered for path_timeout_ms while
+ * another path has: the silence is the path's, not the peer's. When the
+ * peer answers on no path (its process is not scheduled on a loaded host,
+ * or it is busy outside MPI) no path is declared dead and traffic stays
+ * where it is; if every path was really cut, SCTP retransmits until one
+ * answers again, and that one is then alive alone. */
 static int btl_sctp_udp_path_alive(const btl_sctp_peer_t *p, int i, uint64_t now)
 {
-    return 0 != p->paths[i].last_ack_ms &&
-        now - p->paths[i].last_ack_ms <= (uint64_t) p->sock->cfg.path_timeout_ms;
+    uint64_t newest = 0;
+    (void) now;
+    if (0 == p->paths[i].last_ack_ms) {
+        return 0;
+    }
+    for (int k = 0; k < p->npaths; ++k) {
+        if (p->paths[k].last_ack_ms > newest) {
+            newest = p->paths[k].last_ack_ms;
+        }
+    }
+    return newest - p->paths[i].last_ack_ms <= (uint64_t) p->sock->cfg.path_timeout_ms;
 }
 
 /* The first live path in advertised order: both sides prefer the same
  * path and fail back to it when it returns. */
 static void btl_sctp_udp_choose_path(btl_sctp_peer_t *p, uint64_t now)
 {
-    int old = p->active;
+    int old = p->active, oldlive = p->nlive;
     p->active = -1;
+    p->nlive = 0;
     for (int i = 0; i < p->npaths; ++i) {
         if (btl_sctp_udp_path_alive(p, i, now)) {
-            p->active = i;
-            break;
+            if (p->active < 0) {
+                p->active = i;
+            }
+            p->live[p->nlive++] = i;
         }
     }
-    if (old != p->active) {
+    if (p->active >= 0 &&
+        ((old >= 0 && old != p->active && !btl_sctp_udp_path_alive(p, old, now)) ||
+         (p->sock->cfg.cmt && p->nlive < oldlive))) {
+        /* traffic moved off a dead path: what was lost on it is
+         * retransmitted at once, not when the backed-off timer expires */
+        p->sock->kick = 1;
+    }
+    if (old != p->active || (p->sock->cfg.cmt && oldlive != p->nlive)) {
         btl_sctp_user_apply_mtu(p);
     }
 }
@@ -166,7 +194,13 @@ void btl_sctp_udp_peer_paths(user_sock_t *us, btl_sctp_peer_t *p, const btl_sctp
 
 void btl_sctp_udp_output(btl_sctp_peer_t *p, const void *buf, size_t len)
 {
-    if (p->active >= 0) {
+    if (p->sock->cfg.cmt && p->nlive > 1) {
+        /* CMT: one packet per live path in turn. Equal paths deliver them
+         * nearly in order, so SCTP sees little reordering (a TSN is only
+         * fast-retransmitted after three SACKs report it missing). */
+        btl_sctp_udp_path_send(p->sock, &p->paths[p->live[p->rr++ % (unsigned) p->nlive]], buf,
+                               len);
+    } else if (p->active >= 0) {
         btl_sctp_udp_path_send(p->sock, &p->paths[p->active], buf, len);
     } else {
         for (int i = 0; i < p->npaths; ++i) {
@@ -204,6 +238,28 @@ void btl_sctp_udp_probe_paths(user_sock_t *us, uint64_t now)
     }
 }
 
+/* An SCTP packet from p came in on socket l: the path it took works (a
+ * cut network carries nothing either way). Without this a path that
+ * carries a stream would depend on its probes alone, and they wait in
+ * the same queues as the data: behind a rate-limited link's backlog an
+ * answer can take longer than path_timeout_ms. */
+static void btl_sctp_udp_heard(btl_sctp_peer_t *p, int l, const struct sockaddr_in *from,
+                               uint64_t now)
+{
+    for (int i = 0; i < p->npaths; ++i) {
+        user_path_t *path = &p->paths[i];
+        if (path->lidx == l && path->to.sin_addr.s_addr == from->sin_addr.s_addr &&
+            path->to.sin_port == from->sin_port) {
+            int was_alive = btl_sctp_udp_path_alive(p, i, now);
+            path->last_ack_ms = now;
+            if (!was_alive) {
+                btl_sctp_udp_choose_path(p, now);
+            }
+            return;
+        }
+    }
+}
+
 /* A probe or ack that came in on UDP socket l from p. */
 static void btl_sctp_udp_probe_input(user_sock_t *us, int l, btl_sctp_peer_t *p, unsigned char *pkt,
                                      size_t n, const struct sockaddr_in *from, uint64_t now)
@@ -225,8 +281,9 @@ static void btl_sctp_udp_probe_input(user_sock_t *us, int l, btl_sctp_peer_t *p,
         if (idx < (uint32_t) p->npaths &&
             p->paths[idx].to.sin_addr.s_addr == from->sin_addr.s_addr &&
             p->paths[idx].to.sin_port == from->sin_port) {
+            int was_alive = btl_sctp_udp_path_alive(p, (int) idx, now);
             p->paths[idx].last_ack_ms = now;
-            if (p->active < 0 || (int) idx < p->active) {
+            if (p->active < 0 || (int) idx < p->active || (p->sock->cfg.cmt && !was_alive)) {
                 btl_sctp_udp_choose_path(p, now);
             }
         }
@@ -250,14 +307,260 @@ static void btl_sctp_udp_datagram(user_sock_t *us, int l, unsigned char *pkt, si
         btl_sctp_udp_probe_input(us, l, p, pkt, n, from, now);
         return;
     }
+    btl_sctp_udp_heard(p, l, from, now);
     p->probing = 1;
     us->hot_ms[l] = now;
     btl_sctp_user_input(p, pkt, n);
 }
 
+/* The TSNs of the first and last DATA or I-DATA chunk of an SCTP packet;
+ * 0 when the packet carries none (a SACK alone, a control chunk). */
+static int btl_sctp_udp_tsns(const unsigned char *pkt, size_t n, uint32_t *first, uint32_t *last)
+{
+    size_t off = 12; /* common header */
+    int found = 0;
+    while (off + 8 <= n) {
+        uint16_t clen = (uint16_t) ((pkt[off + 2] << 8) | pkt[off + 3]);
+        if (0 == pkt[off] || 64 == pkt[off]) { /* DATA, I-DATA */
+            uint32_t t;
+            memcpy(&t, pkt + off + 4, 4);
+            *last = ntohl(t);
+            if (!found) {
+                *first = *last;
+            }
+            found = 1;
+        }
+        if (clen < 4) {
+            break;
+        }
+        off += ((size_t) clen + 3) & ~(size_t) 3;
+    }
+    return found;
+}
+
+static int btl_sctp_udp_tsn_gt(uint32_t a, uint32_t b)
+{
+    return (int32_t) (a - b) > 0;
+}
+
+void btl_sctp_udp_peer_fini(btl_sctp_peer_t *p)
+{
+    free(p->held);
+    free(p->hold_mem);
+    p->held = NULL;
+    p->hold_mem = NULL;
+    p->nheld = 0;
+}
+
+/* Hand the held packet k on and free its slot. */
+static void btl_sctp_udp_release(user_sock_t *us, btl_sctp_peer_t *p, int k, uint64_t now)
+{
+    user_held_t h = p->held[k];
+    memmove(&p->held[k], &p->held[k + 1], (size_t) (p->nheld - k - 1) * sizeof(h));
+    if (0 == --p->nheld) {
+        --us->holding;
+    }
+    if (!p->tsn_known || btl_sctp_udp_tsn_gt(h.last + 1, p->next_tsn)) {
+        p->next_tsn = h.last + 1;
+        p->tsn_known = 1;
+    }
+    p->free_slot[p->nfree++] = h.buf;
+    btl_sctp_udp_datagram(us, h.l, h.buf, h.len, &h.from, now);
+}
+
+/* Held packets that are next in order now. */
+static void btl_sctp_udp_release_ready(user_sock_t *us, btl_sctp_peer_t *p, uint64_t now)
+{
+    while (p->nheld > 0 && !btl_sctp_udp_tsn_gt(p->held[0].first, p->next_tsn)) {
+        btl_sctp_udp_release(us, p, 0, now);
+    }
+}
+
+/* Held packets older than USER_CMT_HOLD_MS: the gap before them is a
+ * loss (or a long detour); SCTP sees it and repairs it. */
+static void btl_sctp_udp_release_old(user_sock_t *us, uint64_t now)
+{
+    for (int k = 0; k < us->npeers && us->holding > 0; ++k) {
+        btl_sctp_peer_t *p = us->peers[k];
+        int old = 0;
+        for (int i = 0; i < p->nheld; ++i) {
+            old |= now - p->held[i].t >= USER_CMT_HOLD_MS;
+        }
+        if (old) {
+            us->cmt_flushed += (uint64_t) p->nheld;
+            /* everything up to the newest held packet goes, in order */
+            p->next_tsn = p->held[p->nheld - 1].last + 1;
+            while (p->nheld > 0) {
+                btl_sctp_udp_release(us, p, 0, now);
+            }
+        }
+    }
+}
+
+/* CMT receiver: a data packet (TSNs first..last) in order is handed on,
+ * with the held packets it lets through; one ahead of a gap is held. */
+static void btl_sctp_udp_cmt_data(user_sock_t *us, int l, unsigned char *pkt, size_t n,
+                                  const struct sockaddr_in *from, uint32_t first, uint32_t last,
+                                  uint64_t now)
+{
+    btl_sctp_peer_t *p;
+    void *v;
+    int j;
+
+    if (!tc_hash_get(&us->by_addr, btl_sctp_sock_addr_key(from->sin_addr.s_addr, from->sin_port),
+                     &v)) {
+        return;
+    }
+    p = (btl_sctp_peer_t *) v;
+    if (p->tsn_known && btl_sctp_udp_tsn_gt(first, p->next_tsn) && n <= USER_CMT_HOLD_SLOT &&
+        (NULL != p->hold_mem || p->npaths > 1)) {
+        if (NULL == p->hold_mem) {
+            p->hold_mem = malloc((size_t) USER_CMT_HOLD_MAX * USER_CMT_HOLD_SLOT);
+            p->held = malloc(USER_CMT_HOLD_MAX * sizeof(*p->held));
+            if (NULL == p->hold_mem || NULL == p->held) {
+                btl_sctp_udp_peer_fini(p);
+                goto deliver;
+            }
+            for (int i = 0; i < USER_CMT_HOLD_MAX; ++i) {
+                p->free_slot[i] = p->hold_mem + (size_t) i * USER_CMT_HOLD_SLOT;
+            }
+            p->nfree = USER_CMT_HOLD_MAX;
+        }
+        if (p->nheld == USER_CMT_HOLD_MAX) {
+            /* full: the oldest gap is taken as a loss */
+            p->next_tsn = p->held[0].first;
+            btl_sctp_udp_release_ready(us, p, now);
+        }
+        if (p->nheld < USER_CMT_HOLD_MAX) {
+            for (j = p->nheld; j > 0 && btl_sctp_udp_tsn_gt(p->held[j - 1].first, first); --j) {
+                p->held[j] = p->held[j - 1];
+            }
+            p->held[j].first = first;
+            p->held[j].last = last;
+            p->held[j].t = now;
+            p->held[j].len = n;
+            p->held[j].l = l;
+            p->held[j].from = *from;
+            p->held[j].buf = p->free_slot[--p->nfree];
+            memcpy(p->held[j].buf, pkt, n);
+            if (0 == p->nheld++) {
+                ++us->holding;
+            }
+            ++us->cmt_held;
+            return;
+        }
+    }
+deliver:
+    if (!p->tsn_known || btl_sctp_udp_tsn_gt(last + 1, p->next_tsn)) {
+        p->next_tsn = last + 1;
+        p->tsn_known = 1;
+    }
+    btl_sctp_udp_datagram(us, l, pkt, n, from, now);
+    btl_sctp_udp_release_ready(us, p, now);
+}
+
+/* CMT: one batch from every UDP socket, the packets carrying data handed
+ * to usrsctp in TSN order. The sender spreads consecutive packets over
+ * the paths; read one socket after the other, they would reach SCTP out
+ * of order by up to a batch, and each gap makes the receiver SACK at
+ * once and the sender fast-retransmit data that was never lost. */
+static int btl_sctp_udp_poll_cmt(user_sock_t *us, uint64_t now, int *drained)
+{
+    enum { MAXP = USER_RX_BATCH * BTL_SCTP_SOCK_MAX_ADDRS };
+    struct mmsghdr mm[USER_RX_BATCH];
+    struct iovec iov[USER_RX_BATCH];
+    struct sockaddr_in from[MAXP];
+    unsigned char *data[MAXP];
+    size_t len[MAXP];
+    int sock[MAXP], order[MAXP], has[MAXP], ok[MAXP];
+    uint32_t tsn[MAXP], tsn_last[MAXP];
+    int handled = 0, rounds = 0;
+
+    if (us->holding > 0) {
+        btl_sctp_udp_release_old(us, now);
+    }
+    for (;;) {
+        int np = 0, full = 0, nd = 0;
+        for (int l = 0; l < us->base.nlocal; ++l) {
+            int n;
+            /* an idle socket (loopback in a job across hosts): once per ms */
+            if (now - us->hot_ms[l] > 1000 && now == us->last_ms) {
+                continue;
+            }
+            memset(mm, 0, sizeof(mm));
+            for (int i = 0; i < USER_RX_BATCH; ++i) {
+                iov[i].iov_base = us->pkt + (size_t) (np + i) * us->pkt_size;
+                iov[i].iov_len = us->pkt_size;
+                mm[i].msg_hdr.msg_iov = &iov[i];
+                mm[i].msg_hdr.msg_iovlen = 1;
+                mm[i].msg_hdr.msg_name = &from[np + i];
+                mm[i].msg_hdr.msg_namelen = sizeof(from[np + i]);
+            }
+            n = recvmmsg(us->udp_fd[l], mm, USER_RX_BATCH, MSG_DONTWAIT, NULL);
+            if (n <= 0) {
+                continue;
+            }
+            full |= USER_RX_BATCH == n;
+            /* slot np + i holds datagram i (buffer, address) */
+            for (int i = 0; i < n; ++i) {
+                int s = np + i;
+                data[s] = (unsigned char *) iov[i].iov_base;
+                len[s] = mm[i].msg_len;
+                sock[s] = l;
+                ok[s] = sizeof(from[s]) == mm[i].msg_hdr.msg_namelen;
+                has[s] = ok[s] && btl_sctp_udp_tsns(data[s], len[s], &tsn[s], &tsn_last[s]);
+            }
+            np += n;
+            handled += n;
+        }
+        if (0 == np) {
+            break;
+        }
+        /* packets without data first, in arrival order; then data packets
+         * by TSN (serial number arithmetic), insertion sort: a batch is small */
+        for (int i = 0; i < np; ++i) {
+            if (ok[i] && !has[i]) {
+                order[nd++] = i;
+            }
+        }
+        for (int i = 0, base = nd; i < np; ++i) {
+            int j;
+            if (!has[i]) {
+                continue;
+            }
+            for (j = nd; j > base && (int32_t) (tsn[order[j - 1]] - tsn[i]) > 0; --j) {
+                order[j] = order[j - 1];
+            }
+            order[j] = i;
+            ++nd;
+        }
+        for (int k = 0; k < nd; ++k) {
+            int i = order[k];
+            if (has[i] && !(len[i] >= 2 && 0 == data[i][0] && 0 == data[i][1])) {
+                btl_sctp_udp_cmt_data(us, sock[i], data[i], len[i], &from[i], tsn[i], tsn_last[i],
+                                      now);
+            } else {
+                btl_sctp_udp_datagram(us, sock[i], data[i], len[i], &from[i], now);
+            }
+        }
+        if (!full) {
+            break; /* every socket is empty */
+        }
+        if (++rounds * USER_RX_BATCH >= USER_PROGRESS_BURST) {
+            *drained = 0;
+            break;
+        }
+    }
+    return handled;
+}
+
 int btl_sctp_udp_poll(user_sock_t *us, uint64_t now, int *drained)
 {
     int handled = 0;
+
+    if (us->cfg.cmt && us->base.nlocal > 1) {
+        return btl_sctp_udp_poll_cmt(us, now, drained);
+    }
 
     for (int l = 0; l < us->base.nlocal; ++l) {
         /* A socket that carried no SCTP packet lately (a standby path,

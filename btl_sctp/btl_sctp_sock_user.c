@@ -124,9 +124,12 @@ static int btl_sctp_sock_user_configure(user_sock_t *us, char *why, size_t whyle
     }
     memset(&pp, 0, sizeof(pp));
     pp.spp_assoc_id = SCTP_FUTURE_ASSOC;
-    pp.spp_flags = SPP_PMTUD_DISABLE | SPP_HB_ENABLE;
+    /* The association's one AF_CONN address: heartbeats only keep it
+     * alive (the UDP layer's probes watch the paths); path_max_retrans is
+     * left at usrsctp's default, as failing the only address ends nothing. */
+    pp.spp_flags = SPP_PMTUD_DISABLE | (cfg->hb_ms > 0 ? SPP_HB_ENABLE : SPP_HB_DISABLE);
     pp.spp_pathmtu = (uint32_t) cfg->mtu;
-    pp.spp_hbinterval = 1000;
+    pp.spp_hbinterval = (uint32_t) (cfg->hb_ms > 0 ? cfg->hb_ms : 0);
     if ((rc = btl_sctp_sock_user_set_opt(us, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp, sizeof(pp),
                                          "SCTP_PEER_ADDR_PARAMS (path MTU)", why, whylen))) {
         return rc;
@@ -176,7 +179,9 @@ static int btl_sctp_sock_user_open(btl_sctp_sock_t **out, const btl_sctp_sock_co
     }
     us->pkt_size = 65536;
     us->msg_size = cfg->max_msg + 4096;
-    us->pkt = malloc(us->pkt_size * USER_RX_BATCH);
+    /* with CMT a batch is taken from every UDP socket before any is handed on */
+    us->pkt = malloc(us->pkt_size * USER_RX_BATCH *
+                     (size_t) (cfg->cmt && us->base.nlocal > 1 ? us->base.nlocal : 1));
     us->msg = malloc(us->msg_size);
     us->stage_size = 65536;
     us->stage = malloc(us->stage_size);
@@ -202,7 +207,10 @@ static int btl_sctp_sock_user_open(btl_sctp_sock_t **out, const btl_sctp_sock_co
         usrsctp_sysctl_set_sctp_rto_min_default((uint32_t) cfg->rto_min_ms);
         usrsctp_sysctl_set_sctp_rto_max_default((uint32_t) cfg->rto_max_ms);
         usrsctp_sysctl_set_sctp_rto_initial_default((uint32_t) cfg->rto_initial_ms);
-        usrsctp_sysctl_set_sctp_init_rto_max_default((uint32_t) cfg->rto_max_ms);
+        /* INIT keeps its own cap (2 s or rto_max): a peer that is busy
+         * outside MPI answers the INIT only when it progresses again. */
+        usrsctp_sysctl_set_sctp_init_rto_max_default(
+            (uint32_t) (cfg->rto_max_ms > 2000 ? cfg->rto_max_ms : 2000));
         /* A SACK every sack_freq packets, else after 1 ms (not usrsctp's
          * 200 ms, which stalls a one-way stream); in a ping-pong the SACK
          * rides on the answer instead of costing a datagram of its own.
@@ -358,9 +366,10 @@ void btl_sctp_user_apply_mtu(btl_sctp_peer_t *p)
     if (!us->per_peer_mtu) {
         return;
     }
-    if (p->active >= 0) {
+    if (p->active >= 0 && !(us->cfg.cmt && p->nlive > 1)) {
         mtu = p->paths[p->active].mtu;
     } else {
+        /* every path (CMT: packets go on each of them) */
         for (int i = 0; i < p->npaths; ++i) {
             if (0 == mtu || p->paths[i].mtu < mtu) {
                 mtu = p->paths[i].mtu;
@@ -557,6 +566,17 @@ static int btl_sctp_sock_user_progress(btl_sctp_sock_t *s)
         usrsctp_handle_timers((uint32_t) (now - us->last_ms));
         us->last_ms = now;
         btl_sctp_udp_probe_paths(us, now);
+        if (us->kick) {
+            /* A path in use was found dead and traffic moved to another:
+             * usrsctp's clock is advanced by rto_max_ms, so the
+             * retransmission timer fires now and resends what was lost on
+             * the dead path over the new one (otherwise it waits for a
+             * timer that has backed off during the detection). Every
+             * timer that was due within rto_max_ms fires early: at worst
+             * a spurious retransmission. */
+            us->kick = 0;
+            usrsctp_handle_timers((uint32_t) us->cfg.rto_max_ms);
+        }
         ++handled; /* a timer may have queued an event (association lost) */
     }
     if (us->pending_recv) {
@@ -721,6 +741,7 @@ static void btl_sctp_sock_user_close(btl_sctp_sock_t *s)
         }
     }
     for (int i = 0; i < us->npeers; ++i) {
+        btl_sctp_udp_peer_fini(us->peers[i]);
         free(us->peers[i]);
     }
     free(us->peers);

@@ -25,9 +25,13 @@
 #include "btl_sctp_sock.h"
 #include "tc_hash.h"
 
-/* Loopback carries 64 KiB datagrams; IPv4 + UDP headers take 28 bytes. */
+/* Loopback carries 64 KiB datagrams; IPv4 + UDP headers take 28 bytes,
+ * and 16 more are kept free: usrsctp's AF_CONN packets come out larger
+ * than the size it is given (on a 1500-byte link, 1460 gave datagrams of
+ * at most 1472 bytes, 1464 and 1472 sent every data packet as two IP
+ * fragments). */
 #define USER_LOOPBACK_MTU 65000
-#define USER_UDP_OVERHEAD 28
+#define USER_UDP_OVERHEAD 44
 
 /* Packets taken per socket per progress call: the caller reads the
  * messages in between, so the stack's receive buffer never fills up
@@ -47,13 +51,42 @@ typedef struct user_path {
 
 typedef struct user_sock user_sock_t;
 
+/* CMT: a data packet that arrived ahead of a gap, held back until the gap
+ * fills or USER_CMT_HOLD_MS pass (then the gap is a loss for SCTP to
+ * repair). Packets up to USER_CMT_HOLD_SLOT bytes are held, at most
+ * USER_CMT_HOLD_MAX per peer. */
+#define USER_CMT_HOLD_MS 4
+#define USER_CMT_HOLD_MAX 128
+#define USER_CMT_HOLD_SLOT 9216
+
+typedef struct user_held {
+    uint32_t first, last; /* TSNs of its first and last DATA/I-DATA chunk */
+    uint64_t t;           /* arrival, ms */
+    size_t len;
+    int l; /* the UDP socket it came in on */
+    struct sockaddr_in from;
+    unsigned char *buf; /* a slot of the peer's hold area */
+} user_held_t;
+
 struct btl_sctp_peer {
     user_sock_t *sock;
     void *cookie;
     struct sockaddr_conn sconn; /* the peer's AF_CONN address: points at us */
     int npaths;
     user_path_t paths[BTL_SCTP_SOCK_MAX_ADDRS];
-    int active;        /* path in use, -1: send on all */
+    int active; /* path in use, -1: send on all */
+    int nlive;  /* live paths, their indices in live[] (CMT) */
+    int live[BTL_SCTP_SOCK_MAX_ADDRS];
+    unsigned rr; /* CMT: round-robin position over live[] */
+    /* CMT receiver: the next TSN in order, packets held ahead of a gap
+     * (sorted by first TSN), their slots */
+    uint32_t next_tsn;
+    int tsn_known;
+    int nheld;
+    user_held_t *held;
+    unsigned char *hold_mem;
+    unsigned char *free_slot[USER_CMT_HOLD_MAX];
+    int nfree;
     uint32_t mtu;      /* SCTP packet size in use (active path's) */
     int has_assoc_mtu; /* mtu was applied to the association */
     int probing;       /* started once the peer is used */
@@ -80,6 +113,9 @@ struct user_sock {
     int per_peer_mtu;                         /* MTU from each peer's paths */
     uint64_t hot_ms[BTL_SCTP_SOCK_MAX_ADDRS]; /* last SCTP packet per UDP socket */
     int pending_recv;                         /* the last receive returned a message */
+    int holding;                              /* CMT: peers with held packets */
+    int kick;                                 /* a path in use died: run the timers ahead */
+    uint64_t cmt_held, cmt_flushed;           /* CMT: packets held, released by timeout */
     int discarding;                           /* the rest of an oversize record is still
                                                * to be dropped (its pieces may come later) */
 };
@@ -98,12 +134,14 @@ static inline uint64_t now_ms(void)
 int btl_sctp_udp_open(user_sock_t *us, const btl_sctp_sock_addr_t *local, int nlocal, char *why,
                       size_t whylen);
 void btl_sctp_udp_close(user_sock_t *us);
+/* Free a peer's CMT hold area. */
+void btl_sctp_udp_peer_fini(btl_sctp_peer_t *p);
 /* The paths to a new peer, one per address some local socket can reach;
  * sets p->npaths (0: unreachable). */
 void btl_sctp_udp_peer_paths(user_sock_t *us, btl_sctp_peer_t *p, const btl_sctp_sock_addr_t *addrs,
                              int naddrs);
-/* Send one SCTP packet to p: on the path in use, or on every path while
- * none is known to be alive. */
+/* Send one SCTP packet to p: on the path in use (with CMT, on the next
+ * live path in turn), or on every path while none is known to be alive. */
 void btl_sctp_udp_output(btl_sctp_peer_t *p, const void *buf, size_t len);
 /* Read the UDP sockets: answer probes, note acks, hand SCTP packets to
  * btl_sctp_user_input. Returns the datagrams taken; *drained = 0 when the
