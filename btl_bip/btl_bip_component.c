@@ -184,22 +184,6 @@ bool mca_btl_bip_only_bip_requested(void)
     return tc_ompi_btl_selection("bip").only;
 }
 
-/* No other process of the job on this host, and the btl list names only
- * bip: say at once why the job's other processes are unreachable. */
-static void mca_btl_bip_alone_on_host(const char *provider)
-{
-    uint32_t size = 0;
-    char btls[256];
-
-    if (OPAL_SUCCESS != tc_ompi_job_size(&size) || size < 2 || !mca_btl_bip_only_bip_requested()) {
-        return;
-    }
-    tc_ompi_remote_btls(btls, sizeof(btls));
-    opal_show_help("help-mpi-btl-bip.txt", "alone on host", true, "bip",
-                   (int) OPAL_PROC_MY_NAME.vpid, opal_process_info.nodename, provider,
-                   (int) size - 1, btls);
-}
-
 static void mca_btl_bip_bad_param(const char *name, unsigned long value, const char *rule)
 {
     opal_show_help("help-mpi-btl-bip.txt", "bad parameter", true, opal_process_info.nodename, name,
@@ -289,7 +273,8 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
 
     if (0 == opal_process_info.num_local_peers || NULL == opal_process_info.job_session_dir) {
         opal_output_verbose(10, c->output, "btl:bip: no node-local peer, disabled");
-        mca_btl_bip_alone_on_host(bip_provider_name());
+        tc_ompi_alone_on_host("help-mpi-btl-bip.txt", "bip", bip_provider_name(),
+                              mca_btl_bip_only_bip_requested());
         return NULL;
     }
     if (OPAL_SUCCESS != mca_btl_base_param_verify(m)) {

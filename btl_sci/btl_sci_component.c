@@ -253,22 +253,6 @@ bool mca_btl_sci_only_sci_requested(void)
     return tc_ompi_btl_selection("sci").only;
 }
 
-/* No other process of the job on this host, and the btl list names only
- * sci: say at once why the job's other processes are unreachable. */
-static void mca_btl_sci_alone_on_host(const char *provider)
-{
-    uint32_t size = 0;
-    char btls[256];
-
-    if (OPAL_SUCCESS != tc_ompi_job_size(&size) || size < 2 || !mca_btl_sci_only_sci_requested()) {
-        return;
-    }
-    tc_ompi_remote_btls(btls, sizeof(btls));
-    opal_show_help("help-mpi-btl-sci.txt", "alone on host", true, "sci",
-                   (int) OPAL_PROC_MY_NAME.vpid, opal_process_info.nodename, provider,
-                   (int) size - 1, btls);
-}
-
 static int mca_btl_sci_modex_send(void)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
@@ -370,7 +354,8 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
     /* the shm provider reaches this host's processes only */
     if (0 == opal_process_info.num_local_peers || NULL == opal_process_info.job_session_dir) {
         opal_output_verbose(10, c->output, "btl:sci: no node-local peer, disabled");
-        mca_btl_sci_alone_on_host(sci_provider_name());
+        tc_ompi_alone_on_host("help-mpi-btl-sci.txt", "sci", sci_provider_name(),
+                              mca_btl_sci_only_sci_requested());
         return NULL;
     }
     if (OPAL_SUCCESS != mca_btl_base_param_verify(m)) {

@@ -248,22 +248,6 @@ bool mca_btl_via_only_via_requested(void)
     return tc_ompi_btl_selection("via").only;
 }
 
-/* No other process of the job on this host, and the btl list names only
- * via: say at once why the job's other processes are unreachable. */
-static void mca_btl_via_alone_on_host(const char *provider)
-{
-    uint32_t size = 0;
-    char btls[256];
-
-    if (OPAL_SUCCESS != tc_ompi_job_size(&size) || size < 2 || !mca_btl_via_only_via_requested()) {
-        return;
-    }
-    tc_ompi_remote_btls(btls, sizeof(btls));
-    opal_show_help("help-mpi-btl-via.txt", "alone on host", true, "via",
-                   (int) OPAL_PROC_MY_NAME.vpid, opal_process_info.nodename, provider,
-                   (int) size - 1, btls);
-}
-
 /* open one provider into a device slot */
 static vipl_return_t mca_btl_via_dev_open(int slot, const char *name, uint32_t id,
                                           const vipl_open_params_t *params)
@@ -506,7 +490,9 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
         0 == opal_process_info.num_local_peers) {
         opal_output_verbose(10, c->output,
                             "btl:via: no node-local peer for the emu provider, disabled");
-        mca_btl_via_alone_on_host(vipl_query_nic(c->devs[MCA_BTL_VIA_DEV_LOCAL].nic)->provider);
+        tc_ompi_alone_on_host("help-mpi-btl-via.txt", "via",
+                              vipl_query_nic(c->devs[MCA_BTL_VIA_DEV_LOCAL].nic)->provider,
+                              mca_btl_via_only_via_requested());
         mca_btl_via_release_device();
         return NULL;
     }

@@ -113,6 +113,32 @@ typedef struct vipl_desc {
     struct vipl_desc *next_;
 } vipl_desc_t;
 
+/* A provider's FIFO of descriptors through next_ (posted receives,
+ * completions waiting for the caller). */
+static inline void vipl_desc_push(vipl_desc_t **head, vipl_desc_t **tail, vipl_desc_t *d)
+{
+    d->next_ = NULL;
+    if (NULL == *tail) {
+        *head = d;
+    } else {
+        (*tail)->next_ = d;
+    }
+    *tail = d;
+}
+
+static inline vipl_desc_t *vipl_desc_pop(vipl_desc_t **head, vipl_desc_t **tail)
+{
+    vipl_desc_t *d = *head;
+
+    if (NULL != d) {
+        *head = d->next_;
+        if (NULL == *head) {
+            *tail = NULL;
+        }
+    }
+    return d;
+}
+
 enum { VIPL_RELIABLE_DELIVERY = 1 };
 
 /* VIP_NIC_ATTRIBUTES, reduced */

@@ -171,30 +171,6 @@ struct vipl_ofi_vi {
 
 extern const vipl_ops_t vipl_ofi_ops;
 
-static void vipl_ofi_push(vipl_desc_t **head, vipl_desc_t **tail, vipl_desc_t *d)
-{
-    d->next_ = NULL;
-    if (NULL == *tail) {
-        *head = d;
-    } else {
-        (*tail)->next_ = d;
-    }
-    *tail = d;
-}
-
-static vipl_desc_t *vipl_ofi_pop(vipl_desc_t **head, vipl_desc_t **tail)
-{
-    vipl_desc_t *d = *head;
-
-    if (NULL != d) {
-        *head = d->next_;
-        if (NULL == *head) {
-            *tail = NULL;
-        }
-    }
-    return d;
-}
-
 /* ---- NIC ---------------------------------------------------------------- */
 
 static void vipl_ofi_close_fid(struct fid *f)
@@ -523,7 +499,7 @@ static void vipl_ofi_release_held(vipl_ofi_vi_t *vi)
         h->d->length = h->len;
         h->d->imm_data = h->imm;
         h->d->prov_ = 0;
-        vipl_ofi_push(&vi->rdone_head, &vi->rdone_tail, h->d);
+        vipl_desc_push(&vi->rdone_head, &vi->rdone_tail, h->d);
         vi->held_head = (vi->held_head + 1) % vi->recv_depth;
         --vi->held_count;
     }
@@ -579,7 +555,7 @@ static void vipl_ofi_recv_complete(vipl_ofi_vi_t *vi, vipl_desc_t *d, uint32_t s
     d->length = len;
     d->imm_data = imm;
     d->prov_ = 0;
-    vipl_ofi_push(&vi->rdone_head, &vi->rdone_tail, d);
+    vipl_desc_push(&vi->rdone_head, &vi->rdone_tail, d);
 }
 
 /* under the VI's lock: an RDMA write with immediate data arrived; it
@@ -596,7 +572,7 @@ static void vipl_ofi_notice(vipl_ofi_vi_t *vi, uint32_t len, uint32_t imm)
         d->status = VIPL_STATUS_DONE | VIPL_STATUS_IMMEDIATE;
         d->length = len;
         d->imm_data = imm;
-        vipl_ofi_push(&vi->rdone_head, &vi->rdone_tail, d);
+        vipl_desc_push(&vi->rdone_head, &vi->rdone_tail, d);
         return;
     }
     /* VIA: no receive posted for it breaks the connection */
@@ -652,10 +628,10 @@ static void vipl_ofi_poll_vi(vipl_ofi_vi_t *vi)
             d->status = st;
             d->length = 0;
             d->prov_ = 0;
-            vipl_ofi_push(&vi->rdone_head, &vi->rdone_tail, d);
+            vipl_desc_push(&vi->rdone_head, &vi->rdone_tail, d);
         } else {
             d->status = st;
-            vipl_ofi_push(&vi->sdone_head, &vi->sdone_tail, d);
+            vipl_desc_push(&vi->sdone_head, &vi->sdone_tail, d);
         }
         return;
     }
@@ -676,7 +652,7 @@ static void vipl_ofi_poll_vi(vipl_ofi_vi_t *vi)
                                    len, has_imm ? imm : 0);
         } else {
             d->status = VIPL_STATUS_DONE;
-            vipl_ofi_push(&vi->sdone_head, &vi->sdone_tail, d);
+            vipl_desc_push(&vi->sdone_head, &vi->sdone_tail, d);
         }
     }
 }
@@ -1152,7 +1128,7 @@ static vipl_return_t vipl_ofi_post_send(vipl_vi_t *base, vipl_desc_t *d)
     if (!local_ok && !inl) {
         /* VIA: a local protection error completes the descriptor */
         d->status = VIPL_STATUS_DONE | VIPL_STATUS_PROTECTION_ERROR;
-        vipl_ofi_push(&vi->sdone_head, &vi->sdone_tail, d);
+        vipl_desc_push(&vi->sdone_head, &vi->sdone_tail, d);
         pthread_mutex_unlock(&vi->lock);
         return VIPL_SUCCESS;
     }
@@ -1260,7 +1236,7 @@ static vipl_return_t vipl_ofi_send_done(vipl_vi_t *base, vipl_desc_t **dp)
     if (NULL == vi->sdone_head) {
         vipl_ofi_poll_vi(vi);
     }
-    *dp = vipl_ofi_pop(&vi->sdone_head, &vi->sdone_tail);
+    *dp = vipl_desc_pop(&vi->sdone_head, &vi->sdone_tail);
     pthread_mutex_unlock(&vi->lock);
     return NULL == *dp ? VIPL_NOT_DONE : VIPL_SUCCESS;
 }
@@ -1273,7 +1249,7 @@ static vipl_return_t vipl_ofi_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
     if (NULL == vi->rdone_head) {
         vipl_ofi_poll_vi(vi);
     }
-    *dp = vipl_ofi_pop(&vi->rdone_head, &vi->rdone_tail);
+    *dp = vipl_desc_pop(&vi->rdone_head, &vi->rdone_tail);
     pthread_mutex_unlock(&vi->lock);
     return NULL == *dp ? VIPL_NOT_DONE : VIPL_SUCCESS;
 }

@@ -97,30 +97,6 @@ struct vipl_verbs_vi {
     vipl_desc_t *rdone_head, *rdone_tail;
 };
 
-static void vipl_verbs_push(vipl_desc_t **head, vipl_desc_t **tail, vipl_desc_t *d)
-{
-    d->next_ = NULL;
-    if (NULL == *tail) {
-        *head = d;
-    } else {
-        (*tail)->next_ = d;
-    }
-    *tail = d;
-}
-
-static vipl_desc_t *vipl_verbs_pop(vipl_desc_t **head, vipl_desc_t **tail)
-{
-    vipl_desc_t *d = *head;
-
-    if (NULL != d) {
-        *head = d->next_;
-        if (NULL == *head) {
-            *tail = NULL;
-        }
-    }
-    return d;
-}
-
 static uint32_t vipl_verbs_status(enum ibv_wc_status st)
 {
     switch (st) {
@@ -461,9 +437,9 @@ static vipl_verbs_vi_t *vipl_verbs_poll_one(vipl_verbs_nic_t *nic, struct ibv_cq
         d->imm_data = ntohl(wc.imm_data);
     }
     if (*is_recv) {
-        vipl_verbs_push(&vi->rdone_head, &vi->rdone_tail, d);
+        vipl_desc_push(&vi->rdone_head, &vi->rdone_tail, d);
     } else {
-        vipl_verbs_push(&vi->sdone_head, &vi->sdone_tail, d);
+        vipl_desc_push(&vi->sdone_head, &vi->sdone_tail, d);
     }
     return vi;
 }
@@ -767,7 +743,7 @@ static vipl_return_t vipl_verbs_done(vipl_verbs_vi_t *vi, bool want_recv, vipl_d
                        : (vi->send_cq ? vi->send_cq->cq : vi->own_send_cq);
         (void) vipl_verbs_poll_one(vi->nic, cq, &is_recv);
     }
-    *dp = vipl_verbs_pop(head, tail);
+    *dp = vipl_desc_pop(head, tail);
     return NULL == *dp ? VIPL_NOT_DONE : VIPL_SUCCESS;
 }
 

@@ -191,6 +191,14 @@ void tc_ompi_unreachable_text(size_t nprocs, struct opal_proc_t **procs,
  * declines at init because no other process of the job is on its host). */
 void tc_ompi_remote_btls(char *btls, size_t btlslen);
 
+/* A host-local BTL that declines at init because no other process of the
+ * job is on its host: when the job has other processes and only this BTL
+ * was asked for (only_requested), one message from help_file's topic
+ * "alone on host" (arguments: btl, rank, host, provider, other processes,
+ * the BTLs that reach other hosts) says why they are unreachable. */
+void tc_ompi_alone_on_host(const char *help_file, const char *btl, const char *provider,
+                           bool only_requested);
+
 /* ---- sendi (tc_ompi_sendi.c) ------------------------------------------- */
 
 /* Copy header (header_size bytes) to dst, then payload_size bytes from

@@ -18,8 +18,10 @@
 #include "opal/mca/base/mca_base_component_repository.h"
 #include "opal/mca/btl/base/base.h"
 #include "opal/util/proc.h"
+#include "opal/util/show_help.h"
 
 #include "tc_ompi.h"
+#include "tc_ompi_compat.h"
 
 int tc_ompi_add_local_procs(size_t nprocs, struct opal_proc_t **procs,
                             struct mca_btl_base_endpoint_t **peers, struct opal_bitmap_t *reachable,
@@ -149,4 +151,18 @@ void tc_ompi_remote_btls(char *btls, size_t btlslen)
     if (0 == off) {
         tc_ompi_procs_append(btls, btlslen, &off, "none found");
     }
+}
+
+void tc_ompi_alone_on_host(const char *help_file, const char *btl, const char *provider,
+                           bool only_requested)
+{
+    uint32_t size = 0;
+    char btls[256];
+
+    if (!only_requested || OPAL_SUCCESS != tc_ompi_job_size(&size) || size < 2) {
+        return;
+    }
+    tc_ompi_remote_btls(btls, sizeof(btls));
+    opal_show_help(help_file, "alone on host", true, btl, (int) OPAL_PROC_MY_NAME.vpid,
+                   opal_process_info.nodename, provider, (int) size - 1, btls);
 }
