@@ -85,7 +85,7 @@ PACKAGES=(
     libopenmpi-dev openmpi-bin
     libcmocka-dev libusrsctp-dev libsctp-dev libibverbs-dev libhwloc-dev
     libfabric-dev libfabric-bin
-    valgrind netpipe-openmpi iproute2 procps python3 dpkg-dev ca-certificates
+    valgrind netpipe-openmpi iproute2 iptables procps python3 dpkg-dev ca-certificates
 )
 # Inside the root: the clean clone and build, Open MPI's source tree.
 WORK=/build/ompi-transports

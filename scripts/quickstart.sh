@@ -21,7 +21,7 @@ PACKAGES=(
     libopenmpi-dev openmpi-bin
     libcmocka-dev libusrsctp-dev libsctp-dev libibverbs-dev libhwloc-dev
     libfabric-dev libfabric-bin
-    gnuplot-nox valgrind netpipe-openmpi iproute2 procps
+    gnuplot-nox valgrind netpipe-openmpi iproute2 iptables procps
 )
 
 # The tests also render swfsim's HTML report in a headless browser.
