@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "bip_device.h"
+#include "tc_atomic.h"
 #include "tc_cma.h"
 #include "tc_mpring.h"
 #include "tc_shm.h"
@@ -178,9 +179,9 @@ int bip_open(const bip_dev_params_t *p, bip_dev_t **out)
     dev->hdr->slot_size = p->slot_size;
     dev->hdr->max_posted = p->max_posted;
     dev->hdr->expected = p->expected_peers;
-    __atomic_store_n(&dev->hdr->attached, 0, __ATOMIC_RELAXED);
+    tc_atomic_store_relaxed(&dev->hdr->attached, 0);
     /* the magic last: a peer that sees it sees a formatted file */
-    __atomic_store_n(&dev->hdr->magic, BIP_SHM_MAGIC, __ATOMIC_RELEASE);
+    tc_atomic_store_release(&dev->hdr->magic, BIP_SHM_MAGIC);
     if (0 == p->expected_peers) {
         (void) tc_shm_unlink(&dev->seg);
         dev->unlinked = 1;
@@ -214,7 +215,7 @@ int bip_unlink_when_connected(bip_dev_t *dev)
     if (dev->unlinked) {
         return 1;
     }
-    if (__atomic_load_n(&dev->hdr->attached, __ATOMIC_ACQUIRE) >= dev->hdr->expected) {
+    if (tc_atomic_load_acquire(&dev->hdr->attached) >= dev->hdr->expected) {
         (void) tc_shm_unlink(&dev->seg);
         dev->unlinked = 1;
         return 1;
@@ -266,7 +267,7 @@ int bip_peer_connect(bip_dev_t *dev, uint32_t rank, bip_peer_t **out)
     }
     h = peer->seg.base;
     if (peer->seg.size < sizeof(*h) ||
-        BIP_SHM_MAGIC != __atomic_load_n(&h->magic, __ATOMIC_ACQUIRE)) {
+        BIP_SHM_MAGIC != tc_atomic_load_acquire(&h->magic)) {
         /* created but not formatted yet */
         tc_shm_detach(&peer->seg);
         free(peer);
@@ -293,7 +294,7 @@ int bip_peer_connect(bip_dev_t *dev, uint32_t rank, bip_peer_t **out)
     peer->posted = (bip_shm_post_t *) ((char *) peer->seg.base + bip_shm_posted_off());
     peer->max_posted = h->max_posted;
     peer->pid = (pid_t) h->pid;
-    __atomic_add_fetch(&h->attached, 1, __ATOMIC_ACQ_REL);
+    tc_atomic_add_fetch(&h->attached, 1);
     *out = peer;
     return 0;
 }
@@ -328,7 +329,7 @@ int bip_peer_alive(bip_peer_t *peer)
  * take the line shared and the write would cost a second transfer. */
 static inline void bip_shm_prefetch_claim(const tc_mpring_t *q)
 {
-    uint64_t pos = __atomic_load_n(&q->hdr->enqueue_pos, __ATOMIC_RELAXED);
+    uint64_t pos = tc_atomic_load_relaxed(&q->hdr->enqueue_pos);
     const void *slot = q->slots + (size_t) (pos & (q->nslots - 1)) * q->stride;
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -402,8 +403,8 @@ int bip_post_recv(bip_dev_t *dev, void *buf, size_t len, uint32_t *handle)
     h = (dev->next_gen++ << BIP_SHM_IDX_BITS) | idx;
     dev->posted[idx].addr = (uint64_t) (uintptr_t) buf;
     dev->posted[idx].len = len;
-    __atomic_store_n(&dev->posted[idx].filled, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&dev->posted[idx].handle, h, __ATOMIC_RELEASE);
+    tc_atomic_store_relaxed(&dev->posted[idx].filled, 0);
+    tc_atomic_store_release(&dev->posted[idx].handle, h);
     dev->num_posted++;
     *handle = h;
     return 0;
@@ -416,7 +417,7 @@ long bip_recv_test(bip_dev_t *dev, uint32_t handle)
     if (idx >= dev->max_posted || dev->posted[idx].handle != handle) {
         return -EINVAL;
     }
-    return (long) __atomic_load_n(&dev->posted[idx].filled, __ATOMIC_ACQUIRE);
+    return (long) tc_atomic_load_acquire(&dev->posted[idx].filled);
 }
 
 void bip_recv_unpost(bip_dev_t *dev, uint32_t handle)
@@ -426,7 +427,7 @@ void bip_recv_unpost(bip_dev_t *dev, uint32_t handle)
     if (idx >= dev->max_posted || dev->posted[idx].handle != handle) {
         return;
     }
-    __atomic_store_n(&dev->posted[idx].handle, 0, __ATOMIC_RELEASE);
+    tc_atomic_store_release(&dev->posted[idx].handle, 0);
     dev->num_posted--;
 }
 
@@ -447,7 +448,7 @@ int bip_send_large(bip_peer_t *peer, uint32_t handle, size_t offset, const struc
         return -EINVAL;
     }
     post = peer->posted + idx;
-    if (__atomic_load_n(&post->handle, __ATOMIC_ACQUIRE) != handle) {
+    if (tc_atomic_load_acquire(&post->handle) != handle) {
         return -EINVAL;
     }
     /* read the receive once; check the whole write against it */
@@ -511,7 +512,7 @@ int bip_send_large(bip_peer_t *peer, uint32_t handle, size_t offset, const struc
         }
         done += got;
         /* the fragment is in place: tell the receiver (release: data first) */
-        __atomic_add_fetch(&post->filled, (uint64_t) got, __ATOMIC_RELEASE);
+        tc_atomic_add_fetch_release(&post->filled, (uint64_t) got);
     }
     return 0;
 }

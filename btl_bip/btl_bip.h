@@ -20,6 +20,7 @@
 #include "opal/mca/btl/base/base.h"
 #include "opal/mca/btl/base/btl_base_error.h"
 #include "opal/util/output.h"
+#include "tc_atomic.h"
 #include "tc_ompi_compat.h"
 
 #include "bip_device.h"
@@ -120,7 +121,7 @@ OBJ_CLASS_DECLARATION(mca_btl_bip_rreq_t);
 static inline void mca_btl_bip_count(uint64_t *ctr, uint64_t v)
 {
     if (mca_btl_bip_component.threads) {
-        (void) __atomic_fetch_add(ctr, v, __ATOMIC_RELAXED);
+        (void) tc_atomic_fetch_add_relaxed(ctr, v);
     } else {
         *ctr += v;
     }
@@ -169,11 +170,9 @@ static inline void mca_btl_bip_hwm(uint64_t *hwm, uint64_t value)
 {
     if (mca_btl_bip_component.threads) {
         /* endpoints have their own locks: a maximum over all of them */
-        uint64_t cur = __atomic_load_n(hwm, __ATOMIC_RELAXED);
+        uint64_t cur = tc_atomic_load_relaxed(hwm);
 
-        while (value > cur &&
-               !__atomic_compare_exchange_n(hwm, &cur, value, true, __ATOMIC_RELAXED,
-                                            __ATOMIC_RELAXED)) {
+        while (value > cur && !tc_atomic_cswap_weak_relaxed(hwm, &cur, value)) {
         }
     } else if (value > *hwm) {
         *hwm = value;

@@ -21,6 +21,7 @@
 #include "opal/mca/btl/base/btl_base_error.h"
 #include "opal/util/output.h"
 
+#include "tc_atomic.h"
 #include "tc_ompi_compat.h"
 #include "tc_rcache.h"
 #include "vipl.h"
@@ -145,7 +146,7 @@ extern mca_btl_via_module_t mca_btl_via_module;
 static inline void mca_btl_via_count(uint64_t *ctr, uint64_t v)
 {
     if (opal_using_threads()) {
-        (void) __atomic_fetch_add(ctr, v, __ATOMIC_RELAXED);
+        (void) tc_atomic_fetch_add_relaxed(ctr, v);
     } else {
         *ctr += v;
     }

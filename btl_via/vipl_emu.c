@@ -39,6 +39,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "tc_atomic.h"
 #include "tc_config.h"
 #include "tc_shm.h"
 #include "vipl.h"
@@ -246,12 +247,12 @@ extern const vipl_ops_t vipl_emu_ops;
 
 static inline uint32_t vipl_emu_load32(const uint32_t *p)
 {
-    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+    return tc_atomic_load_acquire(p);
 }
 
 static inline void vipl_emu_store32(uint32_t *p, uint32_t v)
 {
-    __atomic_store_n(p, v, __ATOMIC_RELEASE);
+    tc_atomic_store_release(p, v);
 }
 
 static int vipl_emu_name(const char *key, uint32_t nic_id, char *buf, size_t len)
@@ -293,7 +294,7 @@ static bool vipl_emu_check_reg(const vipl_emu_reg_t *regs, uint32_t max_regs,
         return false;
     }
     memcpy(&copy, (const void *) e, sizeof(copy));
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    tc_atomic_fence_acquire();
     if (vipl_emu_load32(&e->gen) != gen) {
         return false;
     }
@@ -380,7 +381,7 @@ static vipl_return_t vipl_emu_open_nic(const vipl_open_params_t *params, vipl_ni
         (void) tc_shm_unlink(&nic->seg);
     }
     /* the magic last: a peer attaching early sees a complete header */
-    __atomic_store_n(&nic->hdr->magic, VIPL_EMU_MAGIC, __ATOMIC_RELEASE);
+    tc_atomic_store_release(&nic->hdr->magic, VIPL_EMU_MAGIC);
 
     nic->super.ops = &vipl_emu_ops;
     nic->super.attrs.provider = "emu";
@@ -478,7 +479,7 @@ static vipl_return_t vipl_emu_remote_get(vipl_emu_nic_t *nic, uint32_t nic_id, p
     }
     if (r->seg.size < sizeof(h) ||
         VIPL_EMU_MAGIC !=
-            __atomic_load_n(&((vipl_emu_nic_hdr_t *) r->seg.base)->magic, __ATOMIC_ACQUIRE)) {
+            tc_atomic_load_acquire(&((vipl_emu_nic_hdr_t *) r->seg.base)->magic)) {
         (void) tc_shm_detach(&r->seg);
         free(r);
         return VIPL_NOT_REACHABLE;
@@ -510,7 +511,7 @@ static vipl_return_t vipl_emu_remote_get(vipl_emu_nic_t *nic, uint32_t nic_id, p
     r->vi_stride = h.vi_stride;
     r->refs = 1;
     /* the last expected peer to map the segment removes its name */
-    if (__atomic_add_fetch(&r->hdr->attached, 1, __ATOMIC_ACQ_REL) == h.expected) {
+    if (tc_atomic_add_fetch(&r->hdr->attached, 1) == h.expected) {
         (void) tc_shm_unlink(&r->seg);
     }
 
@@ -972,7 +973,7 @@ static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool w
     if (posted == vi->rconsumed) {
         /* the peer's posted count lives on a line it writes: read it only
          * when the receives seen so far are used up */
-        posted = vi->rposted_seen = __atomic_load_n(&rr->posted, __ATOMIC_ACQUIRE);
+        posted = vi->rposted_seen = tc_atomic_load_acquire(&rr->posted);
     }
     if (posted == vi->rconsumed) {
         /* VIA: a send without a posted receive breaks the connection */
@@ -1298,7 +1299,7 @@ static vipl_return_t vipl_emu_post_recv(vipl_vi_t *base, vipl_desc_t *d)
     vi->rdescs[vi->rposted_idx] = d;
     ++vi->rposted;
     vi->rposted_idx = vi->rposted_idx + 1 == vi->recv_depth ? 0 : vi->rposted_idx + 1;
-    __atomic_store_n(&vi->rec->posted, vi->rposted, __ATOMIC_RELEASE);
+    tc_atomic_store_release(&vi->rec->posted, vi->rposted);
     return VIPL_SUCCESS;
 }
 

@@ -39,6 +39,13 @@
 #define tc_atomic_fetch_or(p, v) __atomic_fetch_or((p), (v), __ATOMIC_ACQ_REL)
 #define tc_atomic_fetch_xor(p, v) __atomic_fetch_xor((p), (v), __ATOMIC_ACQ_REL)
 #define tc_atomic_swap(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
+
+/* read-modify-write with one-sided or no ordering: a statistics counter
+ * (relaxed), a progress counter that publishes data written before it
+ * (release) */
+#define tc_atomic_fetch_add_relaxed(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#define tc_atomic_fetch_sub_relaxed(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_RELAXED)
+#define tc_atomic_add_fetch_release(p, v) __atomic_add_fetch((p), (v), __ATOMIC_RELEASE)
 /* compare and swap: true when *p held *expected and now holds desired;
  * otherwise *expected receives the current value */
 #define tc_atomic_cswap(p, expected, desired) \
