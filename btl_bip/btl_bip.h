@@ -77,7 +77,7 @@ typedef struct mca_btl_bip_component {
     opal_list_t posted;          /* receives posted at the device */
     opal_mutex_t lock;           /* recv_fifo, posted */
     opal_mutex_t done_lock;      /* completed_frags */
-    int32_t progress_guard;
+    tc_guard_t progress_guard;
 
     mca_btl_bip_counters_t cnt;
     bool warned_unreachable;

@@ -369,9 +369,9 @@ int mca_btl_bip_component_progress(void)
     if (OPAL_UNLIKELY(NULL == c->dev)) {
         return 0;
     }
-    /* one consumer of the queue at a time (acquire: see the last one's
-     * work) */
-    if (c->threads && 0 != tc_atomic_swap(&c->progress_guard, 1)) {
+    /* one consumer of the queue at a time (tc_guard_t: acquire to take,
+     * release to drop) */
+    if (c->threads && !tc_guard_try_enter(&c->progress_guard)) {
         return 0;
     }
 
@@ -421,10 +421,7 @@ int mca_btl_bip_component_progress(void)
     }
 
     if (c->threads) {
-        /* a release store: the next consumer sees every load and store of
-         * this one done (a write barrier and a plain store order no
-         * earlier load) */
-        tc_atomic_store_release(&c->progress_guard, 0);
+        tc_guard_leave(&c->progress_guard);
     }
     return count;
 }

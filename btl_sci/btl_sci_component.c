@@ -18,6 +18,7 @@
 #include "opal/util/proc.h"
 #include "opal/util/show_help.h"
 
+#include "tc_atomic.h"
 #include "tc_ompi.h"
 
 #include "btl_sci.h"
@@ -669,7 +670,9 @@ static int mca_btl_sci_progress_slow(void)
 
 int mca_btl_sci_component_progress(void)
 {
-    static int32_t lock = 0;
+    /* one thread at a time; the others skip (acquire to take, release to
+     * drop: the next holder sees all this one read and wrote) */
+    static tc_guard_t guard = TC_GUARD_INIT;
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
     int count = 0;
 
@@ -677,7 +680,7 @@ int mca_btl_sci_component_progress(void)
         /* not initialised, or finalized already */
         return 0;
     }
-    if (opal_using_threads() && opal_atomic_swap_32(&lock, 1)) {
+    if (opal_using_threads() && !tc_guard_try_enter(&guard)) {
         return 0;
     }
 
@@ -728,8 +731,7 @@ int mca_btl_sci_component_progress(void)
     }
 
     if (opal_using_threads()) {
-        opal_atomic_wmb();
-        lock = 0;
+        tc_guard_leave(&guard);
     }
     return count;
 }

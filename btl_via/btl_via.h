@@ -111,7 +111,7 @@ typedef struct mca_btl_via_component {
     opal_free_list_t frags;
 
     /* one consumer of the receive CQ at a time (under threads) */
-    int32_t progress_guard;
+    tc_guard_t progress_guard;
     /* receive completions a send took off the CQ for the credits they
      * carry (mca_btl_via_harvest_credits), delivered by progress first, in
      * CQ order; a held descriptor is not re-posted, so nprocs *

@@ -743,19 +743,17 @@ static int mca_btl_via_progress_slow(void)
     return count;
 }
 
-/* the receive CQ has one consumer at a time under threads: the guard is
- * taken with an acquire and given back with a release, so that the next
- * holder sees everything the last one wrote (a write barrier and a plain
- * store order no earlier load) */
+/* the receive CQ has one consumer at a time under threads (tc_guard_t:
+ * acquire to take, release to drop) */
 static inline bool mca_btl_via_progress_enter(void)
 {
-    return !opal_using_threads() || 0 == tc_atomic_swap(&mca_btl_via_component.progress_guard, 1);
+    return !opal_using_threads() || tc_guard_try_enter(&mca_btl_via_component.progress_guard);
 }
 
 static inline void mca_btl_via_progress_leave(void)
 {
     if (opal_using_threads()) {
-        tc_atomic_store_release(&mca_btl_via_component.progress_guard, 0);
+        tc_guard_leave(&mca_btl_via_component.progress_guard);
     }
 }
 

@@ -23,6 +23,9 @@
 #ifndef TC_ATOMIC_H
 #define TC_ATOMIC_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 /* loads */
 #define tc_atomic_load_relaxed(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define tc_atomic_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
@@ -39,6 +42,8 @@
 #define tc_atomic_fetch_or(p, v) __atomic_fetch_or((p), (v), __ATOMIC_ACQ_REL)
 #define tc_atomic_fetch_xor(p, v) __atomic_fetch_xor((p), (v), __ATOMIC_ACQ_REL)
 #define tc_atomic_swap(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
+/* taking a lock word: later accesses stay after the swap */
+#define tc_atomic_swap_acquire(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQUIRE)
 
 /* read-modify-write with one-sided or no ordering: a statistics counter
  * (relaxed), a progress counter that publishes data written before it
@@ -65,5 +70,28 @@
 /* orders every earlier store before every later load (StoreLoad), and
  * everything else: the fence of the Dekker pattern */
 #define tc_atomic_fence_full() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+/* The progress guard: one thread at a time in a progress function (or any
+ * section the others may skip rather than wait for). Taken with an
+ * acquire swap, so that what the previous holder did is visible; dropped
+ * with a release store, so that what this holder did is visible to the
+ * next. A write barrier and a plain store would order the stores only,
+ * not the loads of the section. */
+typedef struct tc_guard {
+    int32_t taken;
+} tc_guard_t;
+
+#define TC_GUARD_INIT {0}
+
+/* true when this thread took the guard */
+static inline bool tc_guard_try_enter(tc_guard_t *g)
+{
+    return 0 == tc_atomic_swap_acquire(&g->taken, 1);
+}
+
+static inline void tc_guard_leave(tc_guard_t *g)
+{
+    tc_atomic_store_release(&g->taken, 0);
+}
 
 #endif /* TC_ATOMIC_H */
