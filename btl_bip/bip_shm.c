@@ -89,7 +89,7 @@ struct bip_peer {
     bip_shm_hdr_t *hdr;
     bip_shm_post_t *posted;
     tc_mpring_t queue; /* producer view */
-    bool sole;         /* the only producer: claims without CAS */
+    bool sole_sender;  /* sole-sender mode: claims without CAS */
     uint32_t max_posted;
     pid_t pid;
     int failed;
@@ -341,19 +341,19 @@ static inline void bip_shm_prefetch_claim(const tc_mpring_t *q)
 
 void bip_peer_set_sole_sender(bip_peer_t *peer)
 {
-    peer->sole = true;
-    tc_mpring_set_credited(&peer->queue);
+    peer->sole_sender = true;
+    tc_mpring_set_sole_sender(&peer->queue);
 }
 
-void bip_srecv_set_single_sender(bip_dev_t *dev)
+void bip_srecv_set_sole_sender(bip_dev_t *dev)
 {
-    tc_mpring_set_credited(&dev->queue);
+    tc_mpring_set_sole_sender(&dev->queue);
 }
 
 int bip_ssend_reserve(bip_peer_t *peer, void **buf)
 {
     bip_shm_prefetch_claim(&peer->queue);
-    if (peer->sole) {
+    if (peer->sole_sender) {
         return tc_mpring_reserve_sole(&peer->queue, buf);
     }
     return tc_mpring_reserve(&peer->queue, buf);

@@ -310,7 +310,7 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
     if (2 == c->num_local) {
         /* one sender, bounded by its credits: consumed slots are not
          * written back (btl_bip_endpoint.c sets the sender side) */
-        bip_srecv_set_single_sender(c->dev);
+        bip_srecv_set_sole_sender(c->dev);
     }
     rc = bip_probe_large(c->dev);
     if (0 != rc) {
