@@ -21,6 +21,7 @@
 #include "opal/mca/btl/base/btl_base_error.h"
 #include "opal/util/output.h"
 #include "tc_atomic.h"
+#include "tc_ompi.h"
 #include "tc_ompi_compat.h"
 
 #include "bip_device.h"
@@ -72,11 +73,10 @@ typedef struct mca_btl_bip_component {
     unsigned int progress_calls;
 
     opal_free_list_t frags;
-    opal_list_t completed_frags; /* sends done, callback owed */
+    tc_ompi_done_list_t completed_frags; /* sends done, callback owed */
     opal_list_t recv_fifo;       /* receives waiting for a posted slot (3.4) */
     opal_list_t posted;          /* receives posted at the device */
     opal_mutex_t lock;           /* recv_fifo, posted */
-    opal_mutex_t done_lock;      /* completed_frags */
     tc_guard_t progress_guard;
 
     mca_btl_bip_counters_t cnt;

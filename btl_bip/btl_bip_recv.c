@@ -395,13 +395,11 @@ int mca_btl_bip_component_progress(void)
         count += mca_btl_bip_poll_posted();
     }
 
-    if (!opal_list_is_empty(&c->completed_frags)) {
+    if (!tc_ompi_done_list_empty(&c->completed_frags)) {
         mca_btl_bip_frag_t *frag;
 
         for (;;) {
-            OPAL_THREAD_LOCK(&c->done_lock);
-            frag = (mca_btl_bip_frag_t *) opal_list_remove_first(&c->completed_frags);
-            OPAL_THREAD_UNLOCK(&c->done_lock);
+            frag = (mca_btl_bip_frag_t *) tc_ompi_done_list_pop(&c->completed_frags);
             if (NULL == frag) {
                 break;
             }

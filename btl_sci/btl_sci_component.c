@@ -164,10 +164,9 @@ static int mca_btl_sci_component_open(void)
 
     OBJ_CONSTRUCT(&c->frags, opal_free_list_t);
     OBJ_CONSTRUCT(&c->pending_endpoints, opal_list_t);
-    OBJ_CONSTRUCT(&c->completed_frags, opal_list_t);
+    tc_ompi_done_list_construct(&c->completed_frags);
     OBJ_CONSTRUCT(&c->free_aops, opal_list_t);
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
-    OBJ_CONSTRUCT(&c->done_lock, opal_mutex_t);
     OBJ_CONSTRUCT(&c->expose_lock, opal_mutex_t);
     c->output = -1;
     return OPAL_SUCCESS;
@@ -238,10 +237,9 @@ static int mca_btl_sci_component_close(void)
     mca_btl_sci_release_segments();
     OBJ_DESTRUCT(&c->frags);
     OBJ_DESTRUCT(&c->pending_endpoints);
-    OBJ_DESTRUCT(&c->completed_frags);
+    tc_ompi_done_list_destruct(&c->completed_frags);
     OBJ_DESTRUCT(&c->free_aops);
     OBJ_DESTRUCT(&c->lock);
-    OBJ_DESTRUCT(&c->done_lock);
     OBJ_DESTRUCT(&c->expose_lock);
     tc_ompi_output_close(&c->output);
     return OPAL_SUCCESS;
@@ -651,13 +649,11 @@ static int mca_btl_sci_progress_slow(void)
         OBJ_DESTRUCT(&work);
     }
 
-    if (!opal_list_is_empty(&c->completed_frags)) {
+    if (!tc_ompi_done_list_empty(&c->completed_frags)) {
         mca_btl_sci_frag_t *frag;
 
         for (;;) {
-            OPAL_THREAD_LOCK(&c->done_lock);
-            frag = (mca_btl_sci_frag_t *) opal_list_remove_first(&c->completed_frags);
-            OPAL_THREAD_UNLOCK(&c->done_lock);
+            frag = (mca_btl_sci_frag_t *) tc_ompi_done_list_pop(&c->completed_frags);
             if (NULL == frag) {
                 break;
             }
@@ -726,7 +722,7 @@ int mca_btl_sci_component_progress(void)
     ++c->progress_calls;
     if (OPAL_UNLIKELY(0 == (c->progress_calls & (c->sweep_interval - 1)) ||
                       c->num_unconnected > 0 || !opal_list_is_empty(&c->pending_endpoints) ||
-                      !opal_list_is_empty(&c->completed_frags))) {
+                      !tc_ompi_done_list_empty(&c->completed_frags))) {
         count += mca_btl_sci_progress_slow();
     }
 

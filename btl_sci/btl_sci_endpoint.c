@@ -263,9 +263,7 @@ bool mca_btl_sci_endpoint_flush_pending(mca_btl_sci_endpoint_t *ep)
             continue;
         }
         /* the callback runs outside the endpoint lock */
-        OPAL_THREAD_LOCK(&c->done_lock);
-        opal_list_append(&c->completed_frags, &frag->base.super.super);
-        OPAL_THREAD_UNLOCK(&c->done_lock);
+        tc_ompi_done_list_push(&c->completed_frags, &frag->base.super.super);
     }
     empty = opal_list_is_empty(&ep->pending);
     OPAL_THREAD_UNLOCK(&ep->lock);

@@ -22,6 +22,7 @@
 #include "opal/util/output.h"
 
 #include "tc_atomic.h"
+#include "tc_ompi.h"
 #include "tc_ompi_compat.h"
 #include "tc_rcache.h"
 #include "vipl.h"
@@ -103,9 +104,8 @@ typedef struct mca_btl_via_component {
     int num_active;
     int32_t num_connecting; /* atomic: endpoints not matched yet */
 
-    opal_list_t completed_frags; /* sends done, callback owed */
-    opal_list_t completed_rdma;  /* put/get done, callback owed */
-    opal_mutex_t done_lock;
+    tc_ompi_done_list_t completed_frags; /* sends done, callback owed */
+    tc_ompi_done_list_t completed_rdma;  /* put/get done, callback owed */
     opal_mutex_t lock; /* endpoint table, active list */
 
     opal_free_list_t frags;

@@ -161,10 +161,9 @@ static int mca_btl_via_component_open(void)
     (void) opal_show_help_add_dir(MCA_BTL_VIA_SRCDIR);
 #endif
     OBJ_CONSTRUCT(&c->frags, opal_free_list_t);
-    OBJ_CONSTRUCT(&c->completed_frags, opal_list_t);
-    OBJ_CONSTRUCT(&c->completed_rdma, opal_list_t);
+    tc_ompi_done_list_construct(&c->completed_frags);
+    tc_ompi_done_list_construct(&c->completed_rdma);
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
-    OBJ_CONSTRUCT(&c->done_lock, opal_mutex_t);
     OBJ_CONSTRUCT(&c->pool_lock, opal_mutex_t);
     c->output = -1;
     return OPAL_SUCCESS;
@@ -232,10 +231,9 @@ static int mca_btl_via_component_close(void)
 
     mca_btl_via_release_device();
     OBJ_DESTRUCT(&c->frags);
-    OBJ_DESTRUCT(&c->completed_frags);
-    OBJ_DESTRUCT(&c->completed_rdma);
+    tc_ompi_done_list_destruct(&c->completed_frags);
+    tc_ompi_done_list_destruct(&c->completed_rdma);
     OBJ_DESTRUCT(&c->lock);
-    OBJ_DESTRUCT(&c->done_lock);
     OBJ_DESTRUCT(&c->pool_lock);
     tc_ompi_output_close(&c->output);
     return OPAL_SUCCESS;
@@ -713,9 +711,7 @@ static int mca_btl_via_progress_slow(void)
     for (;;) {
         mca_btl_via_frag_t *frag;
 
-        OPAL_THREAD_LOCK(&c->done_lock);
-        frag = (mca_btl_via_frag_t *) opal_list_remove_first(&c->completed_frags);
-        OPAL_THREAD_UNLOCK(&c->done_lock);
+        frag = (mca_btl_via_frag_t *) tc_ompi_done_list_pop(&c->completed_frags);
         if (NULL == frag) {
             break;
         }
@@ -725,9 +721,7 @@ static int mca_btl_via_progress_slow(void)
     for (;;) {
         mca_btl_via_rdma_op_t *op;
 
-        OPAL_THREAD_LOCK(&c->done_lock);
-        op = (mca_btl_via_rdma_op_t *) opal_list_remove_first(&c->completed_rdma);
-        OPAL_THREAD_UNLOCK(&c->done_lock);
+        op = (mca_btl_via_rdma_op_t *) tc_ompi_done_list_pop(&c->completed_rdma);
         if (NULL == op) {
             break;
         }
@@ -885,8 +879,8 @@ int mca_btl_via_component_progress(void)
         mca_btl_via_handle_recv((mca_btl_via_endpoint_t *) vi->user, d);
         ++count;
     }
-    if (OPAL_UNLIKELY(c->num_connecting > 0 || !opal_list_is_empty(&c->completed_frags) ||
-                      !opal_list_is_empty(&c->completed_rdma) ||
+    if (OPAL_UNLIKELY(c->num_connecting > 0 || !tc_ompi_done_list_empty(&c->completed_frags) ||
+                      !tc_ompi_done_list_empty(&c->completed_rdma) ||
                       (c->poll_sends && c->num_active > 0))) {
         count += mca_btl_via_progress_slow();
     }

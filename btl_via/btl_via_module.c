@@ -255,13 +255,13 @@ int mca_btl_via_finalize(struct mca_btl_base_module_t *btl)
         }
     }
     c->num_active = 0;
-    while (NULL != (item = opal_list_remove_first(&c->completed_frags))) {
+    while (NULL != (item = tc_ompi_done_list_pop(&c->completed_frags))) {
         mca_btl_via_frag_t *frag = (mca_btl_via_frag_t *) item;
         if (frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
             mca_btl_via_frag_return(frag);
         }
     }
-    while (NULL != (item = opal_list_remove_first(&c->completed_rdma))) {
+    while (NULL != (item = tc_ompi_done_list_pop(&c->completed_rdma))) {
         OBJ_DESTRUCT(item);
         free(item);
     }

@@ -18,9 +18,13 @@
 #include <stddef.h>
 
 #include "opal/class/opal_free_list.h"
+#include "opal/class/opal_list.h"
 #include "opal/datatype/opal_convertor.h"
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/btl/btl.h"
+
+#include "tc_ompi_compat.h"
+#include TC_OMPI_MUTEX_H
 
 #include "tc_rcache.h"
 
@@ -160,6 +164,32 @@ tc_ompi_frag_prepare_src(const tc_ompi_frag_ops_t *ops, size_t capacity,
     des->des_flags = flags;
     des->order = order;
     return des;
+}
+
+/* ---- completed fragments (tc_ompi_done.c) ------------------------------ */
+
+/* Fragments (or RDMA operations) that completed in a context where their
+ * callback may not run (inside btl_send, under an endpoint lock), kept
+ * until the next progress call delivers them. Any thread pushes; pops
+ * come from progress. The lock is taken only when Open MPI runs with
+ * threads (OPAL_THREAD_LOCK). */
+typedef struct tc_ompi_done_list_t {
+    opal_list_t list;
+    opal_mutex_t lock;
+} tc_ompi_done_list_t;
+
+void tc_ompi_done_list_construct(tc_ompi_done_list_t *d);
+/* the list must be empty (drain it with tc_ompi_done_list_pop) */
+void tc_ompi_done_list_destruct(tc_ompi_done_list_t *d);
+void tc_ompi_done_list_push(tc_ompi_done_list_t *d, opal_list_item_t *item);
+/* the oldest item, or NULL */
+opal_list_item_t *tc_ompi_done_list_pop(tc_ompi_done_list_t *d);
+
+/* A hint without the lock, for progress's fast path: a push that races
+ * with it is seen by the next call. */
+static inline bool tc_ompi_done_list_empty(tc_ompi_done_list_t *d)
+{
+    return opal_list_is_empty(&d->list);
 }
 
 /* ---- add_procs (tc_ompi_procs.c) --------------------------------------- */
