@@ -20,7 +20,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,7 @@
 #include <unistd.h>
 
 #include "bip_device.h"
+#include "tc_alive.h"
 #include "tc_atomic.h"
 #include "tc_cma.h"
 #include "tc_mpring.h"
@@ -92,6 +92,7 @@ struct bip_peer {
     bool sole_sender;  /* sole-sender mode: claims without CAS */
     uint32_t max_posted;
     pid_t pid;
+    tc_alive_t alive; /* the peer process, held since connect */
     int failed;
 };
 
@@ -294,6 +295,8 @@ int bip_peer_connect(bip_dev_t *dev, uint32_t rank, bip_peer_t **out)
     peer->posted = (bip_shm_post_t *) ((char *) peer->seg.base + bip_shm_posted_off());
     peer->max_posted = h->max_posted;
     peer->pid = (pid_t) h->pid;
+    /* a peer already gone shows at the first liveness check */
+    (void) tc_alive_open(&peer->alive, peer->pid);
     tc_atomic_add_fetch(&h->attached, 1);
     *out = peer;
     return 0;
@@ -304,6 +307,7 @@ void bip_peer_disconnect(bip_peer_t *peer)
     if (NULL == peer) {
         return;
     }
+    tc_alive_close(&peer->alive);
     (void) tc_shm_detach(&peer->seg);
     free(peer);
 }
@@ -313,7 +317,7 @@ int bip_peer_alive(bip_peer_t *peer)
     if (peer->failed) {
         return -ESRCH;
     }
-    if (0 != kill(peer->pid, 0) && ESRCH == errno) {
+    if (0 != tc_alive_check(&peer->alive)) {
         peer->failed = 1;
         return -ESRCH;
     }

@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +27,7 @@
 #include <unistd.h>
 
 #include "sci_device.h"
+#include "tc_alive.h"
 #include "tc_atomic.h"
 #include "tc_cma.h"
 #include "tc_shm.h"
@@ -76,6 +76,7 @@ struct sci_remote_segment {
     tc_shm_seg_t shm;
     sci_shm_seg_hdr_t *hdr;
     pid_t owner;
+    tc_alive_t owner_alive; /* the owner process, held since connect */
     uint64_t user_size; /* read once and checked at connect: the owner can
                          * rewrite its header later */
 };
@@ -361,6 +362,8 @@ sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segme
         return SCI_SEG_DEAD == state ? SCI_ERR_TRANSFER_FAILED : SCI_ERR_NO_SUCH_SEGMENT;
     }
     r->owner = (pid_t) r->hdr->owner_pid;
+    /* an owner already gone shows at the first sequence check */
+    (void) tc_alive_open(&r->owner_alive, r->owner);
     r->user_size = user_size;
     /* the last expected connection removes the name: nothing stays on disk */
     if (tc_atomic_add_fetch(&r->hdr->attached, 1u) == tc_atomic_load_relaxed(&r->hdr->expected)) {
@@ -388,6 +391,7 @@ void sci_disconnect_segment(sci_remote_segment_t *rseg)
     if (NULL == rseg) {
         return;
     }
+    tc_alive_close(&rseg->owner_alive);
     tc_shm_detach(&rseg->shm);
     free(rseg);
 }
@@ -438,7 +442,7 @@ sci_error_t sci_check_sequence(sci_sequence_t *seq)
     state = tc_atomic_load_acquire(&seq->rseg->hdr->state);
     if (SCI_SEG_DEAD == state || SCI_SEG_UNAVAILABLE == state) {
         seq->failed = SCI_ERR_DISCONNECTED;
-    } else if (0 != kill(seq->rseg->owner, 0) && ESRCH == errno) {
+    } else if (0 != tc_alive_check(&seq->rseg->owner_alive)) {
         seq->failed = SCI_ERR_TRANSFER_FAILED;
     }
     return seq->failed;

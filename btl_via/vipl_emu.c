@@ -31,7 +31,6 @@
 #include <errno.h>
 #include <stddef.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +38,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "tc_alive.h"
 #include "tc_atomic.h"
 #include "tc_config.h"
 #include "tc_shm.h"
@@ -148,6 +148,7 @@ typedef struct vipl_emu_remote {
     struct vipl_emu_remote *next;
     uint32_t nic_id;
     pid_t pid;
+    tc_alive_t alive; /* the peer process, held since the first connect */
     unsigned refs;
     tc_shm_seg_t seg;
     vipl_emu_nic_hdr_t *hdr;
@@ -418,6 +419,7 @@ static void vipl_emu_remote_put(vipl_emu_nic_t *nic, vipl_emu_remote_t *r)
         }
     }
     pthread_mutex_unlock(&nic->lock);
+    tc_alive_close(&r->alive);
     (void) tc_shm_detach(&r->seg);
     free(r);
 }
@@ -433,6 +435,7 @@ static void vipl_emu_close_nic(vipl_nic_t *base)
     while (NULL != nic->remotes) {
         vipl_emu_remote_t *r = nic->remotes;
         nic->remotes = r->next;
+        tc_alive_close(&r->alive);
         (void) tc_shm_detach(&r->seg);
         free(r);
     }
@@ -502,6 +505,8 @@ static vipl_return_t vipl_emu_remote_get(vipl_emu_nic_t *nic, uint32_t nic_id, p
     }
     r->nic_id = nic_id;
     r->pid = h.pid;
+    /* a peer already gone shows at the first liveness check */
+    (void) tc_alive_open(&r->alive, r->pid);
     r->hdr = r->seg.base;
     r->regs = (vipl_emu_reg_t *) ((char *) r->seg.base + h.reg_off);
     r->max_regs = h.max_regs;
@@ -848,12 +853,12 @@ static vipl_return_t vipl_emu_connect_peer_request(vipl_vi_t *base, const vipl_v
     return VIPL_SUCCESS;
 }
 
-static bool vipl_emu_peer_alive(const vipl_emu_remote_t *r)
+static bool vipl_emu_peer_alive(vipl_emu_remote_t *r)
 {
     if (VIPL_EMU_NIC_CLOSED == vipl_emu_load32(&r->hdr->state)) {
         return false;
     }
-    return !(0 != kill(r->pid, 0) && ESRCH == errno);
+    return 0 == tc_alive_check(&r->alive);
 }
 
 static vipl_return_t vipl_emu_connect_peer_done(vipl_vi_t *base)
