@@ -182,11 +182,9 @@ int bip_open(const bip_dev_params_t *p, bip_dev_t **out)
     dev->hdr->expected = p->expected_peers;
     tc_atomic_store_relaxed(&dev->hdr->attached, 0);
     /* the magic last: a peer that sees it sees a formatted file */
-    tc_atomic_store_release(&dev->hdr->magic, BIP_SHM_MAGIC);
-    if (0 == p->expected_peers) {
-        (void) tc_shm_unlink(&dev->seg);
-        dev->unlinked = 1;
-    }
+    tc_shm_publish(&dev->hdr->magic, BIP_SHM_MAGIC);
+    /* no peer expected: the name goes now */
+    dev->unlinked = tc_shm_unlink_when_attached(&dev->seg, &dev->hdr->attached, dev->hdr->expected);
     *out = dev;
     return 0;
 
@@ -216,12 +214,10 @@ int bip_unlink_when_connected(bip_dev_t *dev)
     if (dev->unlinked) {
         return 1;
     }
-    if (tc_atomic_load_acquire(&dev->hdr->attached) >= dev->hdr->expected) {
-        (void) tc_shm_unlink(&dev->seg);
-        dev->unlinked = 1;
-        return 1;
-    }
-    return 0;
+    /* the last peer to connect removed it (tc_shm.h's one rule); this
+     * only notices */
+    dev->unlinked = tc_shm_unlink_when_attached(&dev->seg, &dev->hdr->attached, dev->hdr->expected);
+    return dev->unlinked ? 1 : 0;
 }
 
 uint32_t bip_dev_nslots(const bip_dev_t *dev)
@@ -259,16 +255,13 @@ int bip_peer_connect(bip_dev_t *dev, uint32_t rank, bip_peer_t **out)
         return -ENOMEM;
     }
     bip_shm_name(name, sizeof(name), dev->key, rank);
-    rc = tc_shm_attach(&peer->seg, dev->dir, name, 0);
+    rc = tc_shm_attach_header(&peer->seg, dev->dir, name, sizeof(*h));
     if (0 != rc) {
         free(peer);
-        /* an empty file is one its owner created but has not sized yet:
-         * not there yet, like a name that does not exist */
-        return -EINVAL == rc ? -ENOENT : rc;
+        return rc;
     }
     h = peer->seg.base;
-    if (peer->seg.size < sizeof(*h) ||
-        BIP_SHM_MAGIC != tc_atomic_load_acquire(&h->magic)) {
+    if (!tc_shm_published(&h->magic, BIP_SHM_MAGIC)) {
         /* created but not formatted yet */
         tc_shm_detach(&peer->seg);
         free(peer);
@@ -297,7 +290,8 @@ int bip_peer_connect(bip_dev_t *dev, uint32_t rank, bip_peer_t **out)
     peer->pid = (pid_t) h->pid;
     /* a peer already gone shows at the first liveness check */
     (void) tc_alive_open(&peer->alive, peer->pid);
-    tc_atomic_add_fetch(&h->attached, 1);
+    /* the last expected peer removes the name */
+    (void) tc_shm_count_attach(&peer->seg, &h->attached, h->expected);
     *out = peer;
     return 0;
 }

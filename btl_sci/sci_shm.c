@@ -257,7 +257,7 @@ sci_error_t sci_create_segment(sci_desc_t *sd, uint32_t segment_id, size_t size,
     s->hdr->owner_pid = (int32_t) sd->pid;
     s->hdr->user_size = total - SCI_SHM_HDR_SIZE;
     s->hdr->state = SCI_SEG_CREATED;
-    tc_atomic_store_release(&s->hdr->magic, SCI_SHM_MAGIC);
+    tc_shm_publish(&s->hdr->magic, SCI_SHM_MAGIC);
     *seg = s;
     return SCI_ERR_OK;
 }
@@ -338,17 +338,16 @@ sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segme
     if (NULL == r) {
         return SCI_ERR_NOSPC;
     }
-    rc = tc_shm_attach(&r->shm, sd->dir, name, 0);
+    rc = tc_shm_attach_header(&r->shm, sd->dir, name, SCI_SHM_HDR_SIZE);
     if (0 != rc) {
         free(r);
-        /* an empty file is one its owner has created but not yet sized:
-         * not available yet, like a name that does not exist */
-        return -EINVAL == rc ? SCI_ERR_NO_SUCH_SEGMENT : sci_shm_errno(-rc);
+        /* -ENOENT: not there yet, or not sized yet */
+        return sci_shm_errno(-rc);
     }
     r->sd = sd;
     r->hdr = (sci_shm_seg_hdr_t *) r->shm.base;
     /* a file that is still being created, or is not ours: not available */
-    if (r->shm.size < SCI_SHM_HDR_SIZE || SCI_SHM_MAGIC != tc_atomic_load_acquire(&r->hdr->magic) ||
+    if (!tc_shm_published(&r->hdr->magic, SCI_SHM_MAGIC) ||
         r->hdr->segment_id != segment_id ||
         (user_size = tc_atomic_load_relaxed(&r->hdr->user_size)) > r->shm.size - SCI_SHM_HDR_SIZE) {
         tc_shm_detach(&r->shm);
@@ -366,9 +365,8 @@ sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segme
     (void) tc_alive_open(&r->owner_alive, r->owner);
     r->user_size = user_size;
     /* the last expected connection removes the name: nothing stays on disk */
-    if (tc_atomic_add_fetch(&r->hdr->attached, 1u) == tc_atomic_load_relaxed(&r->hdr->expected)) {
-        tc_shm_unlink(&r->shm);
-    }
+    (void) tc_shm_count_attach(&r->shm, &r->hdr->attached,
+                               tc_atomic_load_relaxed(&r->hdr->expected));
     *rseg = r;
     return SCI_ERR_OK;
 }

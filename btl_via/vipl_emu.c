@@ -377,12 +377,10 @@ static vipl_return_t vipl_emu_open_nic(const vipl_open_params_t *params, vipl_ni
     nic->strict = params->strict;
     nic->next_ptag = 1;
     pthread_mutex_init(&nic->lock, NULL);
-    if (0 == params->expected_peers) {
-        /* nobody will attach: the name is of no use */
-        (void) tc_shm_unlink(&nic->seg);
-    }
     /* the magic last: a peer attaching early sees a complete header */
-    tc_atomic_store_release(&nic->hdr->magic, VIPL_EMU_MAGIC);
+    tc_shm_publish(&nic->hdr->magic, VIPL_EMU_MAGIC);
+    /* nobody expected: the name is of no use (else the last peer removes it) */
+    (void) tc_shm_unlink_when_attached(&nic->seg, &nic->hdr->attached, nic->hdr->expected);
 
     nic->super.ops = &vipl_emu_ops;
     nic->super.attrs.provider = "emu";
@@ -474,15 +472,13 @@ static vipl_return_t vipl_emu_remote_get(vipl_emu_nic_t *nic, uint32_t nic_id, p
     if (NULL == r) {
         return VIPL_ERROR_RESOURCE;
     }
-    rc = tc_shm_attach(&r->seg, nic->dir, name, 0);
+    rc = tc_shm_attach_header(&r->seg, nic->dir, name, sizeof(h));
     if (0 != rc) {
         free(r);
         /* not created yet (or gone): the caller may retry */
         return -EPERM == rc ? VIPL_INVALID_PARAMETER : VIPL_NOT_REACHABLE;
     }
-    if (r->seg.size < sizeof(h) ||
-        VIPL_EMU_MAGIC !=
-            tc_atomic_load_acquire(&((vipl_emu_nic_hdr_t *) r->seg.base)->magic)) {
+    if (!tc_shm_published(&((vipl_emu_nic_hdr_t *) r->seg.base)->magic, VIPL_EMU_MAGIC)) {
         (void) tc_shm_detach(&r->seg);
         free(r);
         return VIPL_NOT_REACHABLE;
@@ -516,9 +512,7 @@ static vipl_return_t vipl_emu_remote_get(vipl_emu_nic_t *nic, uint32_t nic_id, p
     r->vi_stride = h.vi_stride;
     r->refs = 1;
     /* the last expected peer to map the segment removes its name */
-    if (tc_atomic_add_fetch(&r->hdr->attached, 1) == h.expected) {
-        (void) tc_shm_unlink(&r->seg);
-    }
+    (void) tc_shm_count_attach(&r->seg, &r->hdr->attached, h.expected);
 
     pthread_mutex_lock(&nic->lock);
     r->next = nic->remotes;
