@@ -229,6 +229,27 @@ void tc_ompi_remote_btls(char *btls, size_t btlslen);
 void tc_ompi_alone_on_host(const char *help_file, const char *btl, const char *provider,
                            bool only_requested);
 
+/* ---- the fatal-peer path (tc_ompi_fatal.c) ------------------------------ */
+
+/* Who reports: the component's name, help file (with a topic "peer lost":
+ * arguments btl, rank, host, peer kind, peer id, why) and stream. */
+typedef struct tc_ompi_fatal_info_t {
+    const char *btl;
+    const char *help_file;
+    int output;
+} tc_ompi_fatal_info_t;
+
+/* The report of a peer that is lost for good. The caller marks its
+ * endpoint failed first (so that it reports once per peer) and fails
+ * or keeps the peer's pending fragments as its protocol says; then this:
+ * a line on the component's stream, the help message once per process
+ * (the first lost peer is the news), and the PML's error callback with
+ * MCA_BTL_ERROR_FLAGS_FATAL (ob1 ends the job: it never hangs on a dead
+ * peer). peer_kind names peer_id ("local rank", "vpid"). */
+void tc_ompi_fatal_peer(const tc_ompi_fatal_info_t *info, mca_btl_base_module_t *btl,
+                        mca_btl_base_module_error_cb_fn_t error_cb, opal_proc_t *proc,
+                        const char *peer_kind, int peer_id, const char *why);
+
 /* ---- sendi (tc_ompi_sendi.c) ------------------------------------------- */
 
 /* Copy header (header_size bytes) to dst, then payload_size bytes from
