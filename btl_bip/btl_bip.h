@@ -74,9 +74,9 @@ typedef struct mca_btl_bip_component {
 
     opal_free_list_t frags;
     tc_ompi_done_list_t completed_frags; /* sends done, callback owed */
-    opal_list_t recv_fifo;       /* receives waiting for a posted slot (3.4) */
-    opal_list_t posted;          /* receives posted at the device */
-    opal_mutex_t lock;           /* recv_fifo, posted */
+    opal_list_t recv_fifo;               /* receives waiting for a posted slot (3.4) */
+    opal_list_t posted;                  /* receives posted at the device */
+    opal_mutex_t lock;                   /* recv_fifo, posted */
     tc_guard_t progress_guard;
 
     mca_btl_bip_counters_t cnt;

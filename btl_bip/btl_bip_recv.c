@@ -430,8 +430,8 @@ void mca_btl_bip_fatal_peer(mca_btl_bip_endpoint_t *ep, const char *why)
         return;
     }
     ep->state = MCA_BTL_BIP_EP_FAILED;
-    tc_ompi_fatal_peer(&(tc_ompi_fatal_info_t){"bip", "help-mpi-btl-bip.txt",
-                                               mca_btl_bip_component.output},
-                       &mca_btl_bip_module.super, mca_btl_bip_module.error_cb, ep->proc,
-                       "local rank", ep->peer_rank, why);
+    tc_ompi_fatal_peer(
+        &(tc_ompi_fatal_info_t){"bip", "help-mpi-btl-bip.txt", mca_btl_bip_component.output},
+        &mca_btl_bip_module.super, mca_btl_bip_module.error_cb, ep->proc, "local rank",
+        ep->peer_rank, why);
 }

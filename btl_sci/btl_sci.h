@@ -87,9 +87,9 @@ typedef struct mca_btl_sci_component {
     int32_t num_unconnected; /* peers added but not connected yet (add_procs and
                                           * progress may change it at once) */
 
-    opal_list_t pending_endpoints; /* endpoints with deferred sends */
+    opal_list_t pending_endpoints;       /* endpoints with deferred sends */
     tc_ompi_done_list_t completed_frags; /* sends done, callback still owed */
-    opal_mutex_t lock;             /* protects pending_endpoints */
+    opal_mutex_t lock;                   /* protects pending_endpoints */
 
     opal_free_list_t frags;
 

@@ -668,7 +668,7 @@ int mca_btl_sci_component_progress(void)
 {
     /* one thread at a time; the others skip (acquire to take, release to
      * drop: the next holder sees all this one read and wrote) */
-    static tc_guard_t guard = TC_GUARD_INIT;
+    static tc_guard_t guard;
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
     int count = 0;
 

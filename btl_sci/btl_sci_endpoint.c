@@ -313,8 +313,8 @@ void mca_btl_sci_fatal_peer(mca_btl_sci_endpoint_t *ep, const char *why)
     }
     /* progress drops it from the active list */
     ep->state = MCA_BTL_SCI_EP_FAILED;
-    tc_ompi_fatal_peer(&(tc_ompi_fatal_info_t){"sci", "help-mpi-btl-sci.txt",
-                                               mca_btl_sci_component.output},
-                       &mca_btl_sci_module.super, mca_btl_sci_module.error_cb, ep->proc,
-                       "local rank", ep->peer_rank, why);
+    tc_ompi_fatal_peer(
+        &(tc_ompi_fatal_info_t){"sci", "help-mpi-btl-sci.txt", mca_btl_sci_component.output},
+        &mca_btl_sci_module.super, mca_btl_sci_module.error_cb, ep->proc, "local rank",
+        ep->peer_rank, why);
 }

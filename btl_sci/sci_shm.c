@@ -77,7 +77,7 @@ struct sci_remote_segment {
     sci_shm_seg_hdr_t *hdr;
     pid_t owner;
     tc_alive_t owner_alive; /* the owner process, held since connect */
-    uint64_t user_size; /* read once and checked at connect: the owner can
+    uint64_t user_size;     /* read once and checked at connect: the owner can
                          * rewrite its header later */
 };
 
@@ -347,8 +347,7 @@ sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segme
     r->sd = sd;
     r->hdr = (sci_shm_seg_hdr_t *) r->shm.base;
     /* a file that is still being created, or is not ours: not available */
-    if (!tc_shm_published(&r->hdr->magic, SCI_SHM_MAGIC) ||
-        r->hdr->segment_id != segment_id ||
+    if (!tc_shm_published(&r->hdr->magic, SCI_SHM_MAGIC) || r->hdr->segment_id != segment_id ||
         (user_size = tc_atomic_load_relaxed(&r->hdr->user_size)) > r->shm.size - SCI_SHM_HDR_SIZE) {
         tc_shm_detach(&r->shm);
         free(r);

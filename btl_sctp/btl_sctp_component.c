@@ -559,7 +559,7 @@ int mca_btl_sctp_component_progress(void)
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
     /* one thread at a time drives the stack; a callback that calls
      * opal_progress again must not re-enter either */
-    static tc_guard_t busy = TC_GUARD_INIT;
+    static tc_guard_t busy;
     btl_sctp_sock_msg_t msg;
     int count = 0;
 

@@ -106,7 +106,7 @@ typedef struct mca_btl_via_component {
 
     tc_ompi_done_list_t completed_frags; /* sends done, callback owed */
     tc_ompi_done_list_t completed_rdma;  /* put/get done, callback owed */
-    opal_mutex_t lock; /* endpoint table, active list */
+    opal_mutex_t lock;                   /* endpoint table, active list */
 
     opal_free_list_t frags;
 

@@ -317,8 +317,8 @@ mca_btl_base_descriptor_t *mca_btl_via_prepare_src(struct mca_btl_base_module_t 
 
 void mca_btl_via_fatal_peer(mca_btl_via_endpoint_t *ep, const char *why)
 {
-    tc_ompi_fatal_peer(&(tc_ompi_fatal_info_t){"via", "help-mpi-btl-via.txt",
-                                               mca_btl_via_component.output},
-                       &mca_btl_via_module.super, mca_btl_via_module.error_cb, ep->proc, "vpid",
-                       (int) ep->vpid, why);
+    tc_ompi_fatal_peer(
+        &(tc_ompi_fatal_info_t){"via", "help-mpi-btl-via.txt", mca_btl_via_component.output},
+        &mca_btl_via_module.super, mca_btl_via_module.error_cb, ep->proc, "vpid", (int) ep->vpid,
+        why);
 }

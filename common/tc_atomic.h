@@ -76,12 +76,10 @@
  * acquire swap, so that what the previous holder did is visible; dropped
  * with a release store, so that what this holder did is visible to the
  * next. A write barrier and a plain store would order the stores only,
- * not the loads of the section. */
+ * not the loads of the section. A zeroed tc_guard_t is free. */
 typedef struct tc_guard {
     int32_t taken;
 } tc_guard_t;
-
-#define TC_GUARD_INIT {0}
 
 /* true when this thread took the guard */
 static inline bool tc_guard_try_enter(tc_guard_t *g)

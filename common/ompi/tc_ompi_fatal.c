@@ -24,9 +24,8 @@ void tc_ompi_fatal_peer(const tc_ompi_fatal_info_t *info, mca_btl_base_module_t 
 
     opal_output_verbose(1, info->output, "btl:%s: %s %d: %s", info->btl, peer_kind, peer_id, why);
     if (0 == tc_atomic_swap(&shown, 1)) {
-        opal_show_help(info->help_file, "peer lost", true, info->btl,
-                       (int) OPAL_PROC_MY_NAME.vpid, opal_process_info.nodename, peer_kind,
-                       peer_id, why);
+        opal_show_help(info->help_file, "peer lost", true, info->btl, (int) OPAL_PROC_MY_NAME.vpid,
+                       opal_process_info.nodename, peer_kind, peer_id, why);
     }
     /* the PML decides (ob1 aborts the job): never hang on a dead peer */
     if (NULL != error_cb) {

@@ -143,8 +143,8 @@ static void test_alive_open_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_alive_pidfd_dead),     cmocka_unit_test(test_alive_fallback_dead),
-        cmocka_unit_test(test_alive_pidfd_reused),   cmocka_unit_test(test_alive_fallback_reused),
+        cmocka_unit_test(test_alive_pidfd_dead),   cmocka_unit_test(test_alive_fallback_dead),
+        cmocka_unit_test(test_alive_pidfd_reused), cmocka_unit_test(test_alive_fallback_reused),
         cmocka_unit_test(test_alive_open_errors),
     };
 
