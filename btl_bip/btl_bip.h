@@ -120,11 +120,7 @@ OBJ_CLASS_DECLARATION(mca_btl_bip_rreq_t);
  * only when Open MPI runs with threads, a plain add otherwise */
 static inline void mca_btl_bip_count(uint64_t *ctr, uint64_t v)
 {
-    if (mca_btl_bip_component.threads) {
-        (void) tc_atomic_fetch_add_relaxed(ctr, v);
-    } else {
-        *ctr += v;
-    }
+    tc_atomic_count(ctr, v, mca_btl_bip_component.threads);
 }
 
 /* module operations */

@@ -145,11 +145,7 @@ extern mca_btl_via_module_t mca_btl_via_module;
  * on the single-thread path */
 static inline void mca_btl_via_count(uint64_t *ctr, uint64_t v)
 {
-    if (opal_using_threads()) {
-        (void) tc_atomic_fetch_add_relaxed(ctr, v);
-    } else {
-        *ctr += v;
-    }
+    tc_atomic_count(ctr, v, opal_using_threads());
 }
 
 int mca_btl_via_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,

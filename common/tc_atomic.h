@@ -71,6 +71,17 @@
  * everything else: the fence of the Dekker pattern */
 #define tc_atomic_fence_full() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 
+/* A statistics counter: an atomic add when other threads may update it
+ * too (shared), a plain add on the single-thread path. */
+static inline void tc_atomic_count(uint64_t *ctr, uint64_t v, bool shared)
+{
+    if (shared) {
+        (void) tc_atomic_fetch_add_relaxed(ctr, v);
+    } else {
+        *ctr += v;
+    }
+}
+
 /* The progress guard: one thread at a time in a progress function (or any
  * section the others may skip rather than wait for). Taken with an
  * acquire swap, so that what the previous holder did is visible; dropped
