@@ -361,6 +361,12 @@ static void mca_btl_bip_progress_slow(void)
     }
 }
 
+/* a send the done list held: its callback now */
+static void mca_btl_bip_complete_done(opal_list_item_t *item)
+{
+    mca_btl_bip_frag_complete((mca_btl_bip_frag_t *) item, OPAL_SUCCESS);
+}
+
 int mca_btl_bip_component_progress(void)
 {
     mca_btl_bip_component_t *c = &mca_btl_bip_component;
@@ -396,16 +402,7 @@ int mca_btl_bip_component_progress(void)
     }
 
     if (!tc_ompi_done_list_empty(&c->completed_frags)) {
-        mca_btl_bip_frag_t *frag;
-
-        for (;;) {
-            frag = (mca_btl_bip_frag_t *) tc_ompi_done_list_pop(&c->completed_frags);
-            if (NULL == frag) {
-                break;
-            }
-            mca_btl_bip_frag_complete(frag, OPAL_SUCCESS);
-            ++count;
-        }
+        count += tc_ompi_done_list_drain(&c->completed_frags, mca_btl_bip_complete_done);
     }
 
     if (OPAL_UNLIKELY(!c->unlinked)) {

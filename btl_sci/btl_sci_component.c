@@ -576,6 +576,12 @@ static void mca_btl_sci_check_doorbell(void)
     }
 }
 
+/* a send the done list held: its callback now */
+static void mca_btl_sci_complete_done(opal_list_item_t *item)
+{
+    mca_btl_sci_frag_complete((mca_btl_sci_frag_t *) item, OPAL_SUCCESS);
+}
+
 /* the rare path: connections in progress, sweeps of idle peers, peer
  * liveness, deferred sends, owed callbacks */
 static int mca_btl_sci_progress_slow(void)
@@ -650,16 +656,7 @@ static int mca_btl_sci_progress_slow(void)
     }
 
     if (!tc_ompi_done_list_empty(&c->completed_frags)) {
-        mca_btl_sci_frag_t *frag;
-
-        for (;;) {
-            frag = (mca_btl_sci_frag_t *) tc_ompi_done_list_pop(&c->completed_frags);
-            if (NULL == frag) {
-                break;
-            }
-            mca_btl_sci_frag_complete(frag, OPAL_SUCCESS);
-            ++count;
-        }
+        count += tc_ompi_done_list_drain(&c->completed_frags, mca_btl_sci_complete_done);
     }
     return count;
 }

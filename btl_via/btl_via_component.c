@@ -685,6 +685,26 @@ static void mca_btl_via_handle_recv(mca_btl_via_endpoint_t *ep, vipl_desc_t *d)
     OPAL_THREAD_UNLOCK(&ep->lock);
 }
 
+/* a send the done list held: its callback now */
+static void mca_btl_via_complete_frag(opal_list_item_t *item)
+{
+    mca_btl_via_frag_complete((mca_btl_via_frag_t *) item);
+}
+
+/* a put or get the done list held: its callback, then the op goes */
+static void mca_btl_via_complete_rdma(opal_list_item_t *item)
+{
+    mca_btl_via_rdma_op_t *op = (mca_btl_via_rdma_op_t *) item;
+
+    op->cbfunc(&mca_btl_via_module.super, op->endpoint, op->local_address, op->local_handle,
+               op->cbcontext, op->cbdata, op->status);
+    if (OPAL_SUCCESS != op->status && OPAL_ERR_BAD_PARAM != op->status) {
+        mca_btl_via_fatal_peer(op->endpoint, "RDMA to a peer that is gone");
+    }
+    OBJ_DESTRUCT(&op->super);
+    free(op);
+}
+
 static int mca_btl_via_progress_slow(void)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
@@ -708,32 +728,8 @@ static int mca_btl_via_progress_slow(void)
             OPAL_THREAD_UNLOCK(&ep->lock);
         }
     }
-    for (;;) {
-        mca_btl_via_frag_t *frag;
-
-        frag = (mca_btl_via_frag_t *) tc_ompi_done_list_pop(&c->completed_frags);
-        if (NULL == frag) {
-            break;
-        }
-        mca_btl_via_frag_complete(frag);
-        ++count;
-    }
-    for (;;) {
-        mca_btl_via_rdma_op_t *op;
-
-        op = (mca_btl_via_rdma_op_t *) tc_ompi_done_list_pop(&c->completed_rdma);
-        if (NULL == op) {
-            break;
-        }
-        op->cbfunc(&mca_btl_via_module.super, op->endpoint, op->local_address, op->local_handle,
-                   op->cbcontext, op->cbdata, op->status);
-        if (OPAL_SUCCESS != op->status && OPAL_ERR_BAD_PARAM != op->status) {
-            mca_btl_via_fatal_peer(op->endpoint, "RDMA to a peer that is gone");
-        }
-        OBJ_DESTRUCT(&op->super);
-        free(op);
-        ++count;
-    }
+    count += tc_ompi_done_list_drain(&c->completed_frags, mca_btl_via_complete_frag);
+    count += tc_ompi_done_list_drain(&c->completed_rdma, mca_btl_via_complete_rdma);
     return count;
 }
 

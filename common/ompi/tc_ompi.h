@@ -184,6 +184,10 @@ void tc_ompi_done_list_destruct(tc_ompi_done_list_t *d);
 void tc_ompi_done_list_push(tc_ompi_done_list_t *d, opal_list_item_t *item);
 /* the oldest item, or NULL */
 opal_list_item_t *tc_ompi_done_list_pop(tc_ompi_done_list_t *d);
+/* Progress: pop every item and hand it to complete, oldest first (the lock
+ * is not held during the call: complete may push again); the number of
+ * items handed. */
+int tc_ompi_done_list_drain(tc_ompi_done_list_t *d, void (*complete)(opal_list_item_t *item));
 
 /* A hint without the lock, for progress's fast path: a push that races
  * with it is seen by the next call. */

@@ -37,3 +37,15 @@ opal_list_item_t *tc_ompi_done_list_pop(tc_ompi_done_list_t *d)
     OPAL_THREAD_UNLOCK(&d->lock);
     return item;
 }
+
+int tc_ompi_done_list_drain(tc_ompi_done_list_t *d, void (*complete)(opal_list_item_t *item))
+{
+    opal_list_item_t *item;
+    int count = 0;
+
+    while (NULL != (item = tc_ompi_done_list_pop(d))) {
+        complete(item);
+        ++count;
+    }
+    return count;
+}

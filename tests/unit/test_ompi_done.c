@@ -3,7 +3,8 @@
  * test_ompi_done.c: the completed-fragments list (tc_ompi_done_list_t)
  * under threads: producers push while one consumer pops (as sends
  * complete on any thread while progress delivers); every item comes out
- * exactly once and each producer's items in the order pushed.
+ * exactly once and each producer's items in the order pushed; drain
+ * hands every item in order.
  */
 
 #include "opal_config.h"
@@ -69,6 +70,39 @@ static void test_done_list_single_thread(void **state)
     tc_ompi_done_list_destruct(&d);
 }
 
+static opal_list_item_t *drained[4];
+static int ndrained;
+
+static void done_drain_one(opal_list_item_t *item)
+{
+    assert_true(ndrained < 4);
+    drained[ndrained++] = item;
+}
+
+/* drain hands every item, oldest first, and counts them */
+static void test_done_list_drain(void **state)
+{
+    tc_ompi_done_list_t d;
+    done_item_t it[3];
+
+    (void) state;
+    tc_ompi_done_list_construct(&d);
+    ndrained = 0;
+    assert_int_equal(tc_ompi_done_list_drain(&d, done_drain_one), 0);
+    for (int i = 0; i < 3; ++i) {
+        OBJ_CONSTRUCT(&it[i].super, opal_list_item_t);
+        tc_ompi_done_list_push(&d, &it[i].super);
+    }
+    assert_int_equal(tc_ompi_done_list_drain(&d, done_drain_one), 3);
+    assert_int_equal(ndrained, 3);
+    for (int i = 0; i < 3; ++i) {
+        assert_ptr_equal(drained[i], &it[i].super);
+        OBJ_DESTRUCT(&it[i].super);
+    }
+    assert_true(tc_ompi_done_list_empty(&d));
+    tc_ompi_done_list_destruct(&d);
+}
+
 static void test_done_list_threads(void **state)
 {
     tc_ompi_done_list_t d;
@@ -126,6 +160,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_done_list_single_thread),
+        cmocka_unit_test(test_done_list_drain),
         cmocka_unit_test(test_done_list_threads),
     };
 
