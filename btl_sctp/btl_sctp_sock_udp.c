@@ -338,6 +338,18 @@ static int btl_sctp_udp_tsns(const unsigned char *pkt, size_t n, uint32_t *first
     return found;
 }
 
+/* CMT counters of the process (every socket), for the stack's statistics:
+ * packets held ahead of a gap, gaps given up after USER_CMT_HOLD_MS, gaps
+ * given up because the hold area was full. */
+static uint64_t btl_sctp_udp_n_held, btl_sctp_udp_n_timeout, btl_sctp_udp_n_full;
+
+void btl_sctp_udp_cmt_counts(uint64_t *held, uint64_t *timeout, uint64_t *full)
+{
+    *held = __atomic_load_n(&btl_sctp_udp_n_held, __ATOMIC_RELAXED);
+    *timeout = __atomic_load_n(&btl_sctp_udp_n_timeout, __ATOMIC_RELAXED);
+    *full = __atomic_load_n(&btl_sctp_udp_n_full, __ATOMIC_RELAXED);
+}
+
 static int btl_sctp_udp_tsn_gt(uint32_t a, uint32_t b)
 {
     return (int32_t) (a - b) > 0;
@@ -388,6 +400,7 @@ static void btl_sctp_udp_release_old(user_sock_t *us, uint64_t now)
         }
         if (old) {
             us->cmt_flushed += (uint64_t) p->nheld;
+            __atomic_fetch_add(&btl_sctp_udp_n_timeout, 1, __ATOMIC_RELAXED);
             /* everything up to the newest held packet goes, in order */
             p->next_tsn = p->held[p->nheld - 1].last + 1;
             while (p->nheld > 0) {
@@ -428,6 +441,7 @@ static void btl_sctp_udp_cmt_data(user_sock_t *us, int l, unsigned char *pkt, si
         }
         if (p->nheld == USER_CMT_HOLD_MAX) {
             /* full: the oldest gap is taken as a loss */
+            __atomic_fetch_add(&btl_sctp_udp_n_full, 1, __ATOMIC_RELAXED);
             p->next_tsn = p->held[0].first;
             btl_sctp_udp_release_ready(us, p, now);
         }
@@ -447,6 +461,7 @@ static void btl_sctp_udp_cmt_data(user_sock_t *us, int l, unsigned char *pkt, si
                 ++us->holding;
             }
             ++us->cmt_held;
+            __atomic_fetch_add(&btl_sctp_udp_n_held, 1, __ATOMIC_RELAXED);
             return;
         }
     }
