@@ -489,11 +489,8 @@ static int btl_sctp_udp_poll_cmt(user_sock_t *us, uint64_t now, int *drained)
     size_t len[MAXP];
     int sock[MAXP], order[MAXP], has[MAXP], ok[MAXP];
     uint32_t tsn[MAXP], tsn_last[MAXP];
-    int handled = 0, rounds = 0;
+    int handled = 0, rounds = 0, empty = 0;
 
-    if (us->holding > 0) {
-        btl_sctp_udp_release_old(us, now);
-    }
     for (;;) {
         int np = 0, full = 0, nd = 0;
         for (int l = 0; l < us->base.nlocal; ++l) {
@@ -529,6 +526,7 @@ static int btl_sctp_udp_poll_cmt(user_sock_t *us, uint64_t now, int *drained)
             handled += n;
         }
         if (0 == np) {
+            empty = 1;
             break;
         }
         /* packets without data first, in arrival order; then data packets
@@ -559,12 +557,21 @@ static int btl_sctp_udp_poll_cmt(user_sock_t *us, uint64_t now, int *drained)
             }
         }
         if (!full) {
-            break; /* every socket is empty */
+            empty = 1; /* every socket is empty */
+            break;
         }
         if (++rounds * USER_RX_BATCH >= USER_PROGRESS_BURST) {
             *drained = 0;
             break;
         }
+    }
+    /* A gap is given up only when the sockets are empty: after the
+     * process was not scheduled for longer than the hold time, the packet
+     * that fills it is usually waiting in the other path's socket, and
+     * giving up first would report a loss that SCTP then retransmits
+     * (and halves its window for). */
+    if (empty && us->holding > 0) {
+        btl_sctp_udp_release_old(us, now);
     }
     return handled;
 }
