@@ -11,6 +11,8 @@
  *            start), then a summary: total MB/s, the longest gap between
  *            two received messages, and the number of corrupt messages;
  *            every gap over 200 ms as "gap,start_s,ms" as it happens.
+ *            Each rank prints the processor time it took during the
+ *            stream: "cpu,rank=R,user_s=U,sys_s=S,wall_s=W".
  *   pingpong rank 0 sends -s bytes to rank 1 and waits for them back, -n
  *            times; prints the median, 99th percentile and maximum round
  *            trip in us, and checks the data of every round trip.
@@ -29,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,6 +83,15 @@ static int mlbench_check(const uint32_t *buf, size_t words, uint64_t seq)
     return 0;
 }
 
+/* user and system seconds of this process (every thread) */
+static void mlbench_cpu(double *user, double *sys)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    *user = (double) ru.ru_utime.tv_sec + (double) ru.ru_utime.tv_usec * 1e-6;
+    *sys = (double) ru.ru_stime.tv_sec + (double) ru.ru_stime.tv_usec * 1e-6;
+}
+
 static int mlbench_cmp(const void *a, const void *b)
 {
     double x = *(const double *) a, y = *(const double *) b;
@@ -94,12 +106,15 @@ static long mlbench_stream(int rank, size_t size, int window, double secs, int b
     uint32_t *bufs = malloc((size_t) window * words * 4);
     MPI_Request *req = malloc((size_t) window * sizeof(MPI_Request));
     long errors = 0;
+    double u0, s0, u1, s1, w0;
 
     if (NULL == bufs || NULL == req || words < 2) {
         fprintf(stderr, "mlbench: no memory or size < 8\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Barrier(MPI_COMM_WORLD);
+    mlbench_cpu(&u0, &s0);
+    w0 = mlbench_now();
     if (0 == rank) {
         uint64_t seq = 0;
         double end = mlbench_now() + secs;
@@ -166,6 +181,12 @@ static long mlbench_stream(int rank, size_t size, int window, double secs, int b
         printf("stream,size=%zu,messages=%llu,MBps=%.3f,maxgap_ms=%.1f\n", size,
                (unsigned long long) expect, total / 1e6 / (last - t0), maxgap * 1000.0);
         free(bins);
+    }
+    mlbench_cpu(&u1, &s1);
+    if (rank < 2) {
+        printf("cpu,rank=%d,user_s=%.3f,sys_s=%.3f,wall_s=%.3f\n", rank, u1 - u0, s1 - s0,
+               mlbench_now() - w0);
+        fflush(stdout);
     }
     free(bufs);
     free(req);

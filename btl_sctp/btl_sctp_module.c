@@ -450,7 +450,7 @@ void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg)
         return;
     case BTL_SCTP_SOCK_LOST:
         if (MCA_BTL_SCTP_EP_OK == ep->state && !ep->leaving && !c->finalizing) {
-            char stats[512];
+            char stats[640];
             /* what the stack saw before giving up: retransmissions, drops */
             if (0 == btl_sctp_sock_user_stats(stats, sizeof(stats))) {
                 opal_output_verbose(1, c->output, "btl:sctp: association lost; user stack: %s",
@@ -563,7 +563,7 @@ static int mca_btl_sctp_finalize_locked(struct mca_btl_base_module_t *btl)
     }
     c->finalizing = 1;
     {
-        char stats[512];
+        char stats[640];
         if (0 == btl_sctp_sock_user_stats(stats, sizeof(stats))) {
             opal_output_verbose(10, c->output, "btl:sctp: user stack: %s", stats);
         }

@@ -338,6 +338,18 @@ static int btl_sctp_udp_tsns(const unsigned char *pkt, size_t n, uint32_t *first
     return found;
 }
 
+/* CMT counters of the process (every socket), for the stack's statistics:
+ * packets held ahead of a gap, gaps given up after USER_CMT_HOLD_MS, gaps
+ * given up because the hold area was full. */
+static uint64_t btl_sctp_udp_n_held, btl_sctp_udp_n_timeout, btl_sctp_udp_n_full;
+
+void btl_sctp_udp_cmt_counts(uint64_t *held, uint64_t *timeout, uint64_t *full)
+{
+    *held = __atomic_load_n(&btl_sctp_udp_n_held, __ATOMIC_RELAXED);
+    *timeout = __atomic_load_n(&btl_sctp_udp_n_timeout, __ATOMIC_RELAXED);
+    *full = __atomic_load_n(&btl_sctp_udp_n_full, __ATOMIC_RELAXED);
+}
+
 static int btl_sctp_udp_tsn_gt(uint32_t a, uint32_t b)
 {
     return (int32_t) (a - b) > 0;
@@ -388,6 +400,7 @@ static void btl_sctp_udp_release_old(user_sock_t *us, uint64_t now)
         }
         if (old) {
             us->cmt_flushed += (uint64_t) p->nheld;
+            __atomic_fetch_add(&btl_sctp_udp_n_timeout, 1, __ATOMIC_RELAXED);
             /* everything up to the newest held packet goes, in order */
             p->next_tsn = p->held[p->nheld - 1].last + 1;
             while (p->nheld > 0) {
@@ -428,6 +441,7 @@ static void btl_sctp_udp_cmt_data(user_sock_t *us, int l, unsigned char *pkt, si
         }
         if (p->nheld == USER_CMT_HOLD_MAX) {
             /* full: the oldest gap is taken as a loss */
+            __atomic_fetch_add(&btl_sctp_udp_n_full, 1, __ATOMIC_RELAXED);
             p->next_tsn = p->held[0].first;
             btl_sctp_udp_release_ready(us, p, now);
         }
@@ -447,6 +461,7 @@ static void btl_sctp_udp_cmt_data(user_sock_t *us, int l, unsigned char *pkt, si
                 ++us->holding;
             }
             ++us->cmt_held;
+            __atomic_fetch_add(&btl_sctp_udp_n_held, 1, __ATOMIC_RELAXED);
             return;
         }
     }
@@ -474,11 +489,8 @@ static int btl_sctp_udp_poll_cmt(user_sock_t *us, uint64_t now, int *drained)
     size_t len[MAXP];
     int sock[MAXP], order[MAXP], has[MAXP], ok[MAXP];
     uint32_t tsn[MAXP], tsn_last[MAXP];
-    int handled = 0, rounds = 0;
+    int handled = 0, rounds = 0, empty = 0;
 
-    if (us->holding > 0) {
-        btl_sctp_udp_release_old(us, now);
-    }
     for (;;) {
         int np = 0, full = 0, nd = 0;
         for (int l = 0; l < us->base.nlocal; ++l) {
@@ -514,6 +526,7 @@ static int btl_sctp_udp_poll_cmt(user_sock_t *us, uint64_t now, int *drained)
             handled += n;
         }
         if (0 == np) {
+            empty = 1;
             break;
         }
         /* packets without data first, in arrival order; then data packets
@@ -544,12 +557,21 @@ static int btl_sctp_udp_poll_cmt(user_sock_t *us, uint64_t now, int *drained)
             }
         }
         if (!full) {
-            break; /* every socket is empty */
+            empty = 1; /* every socket is empty */
+            break;
         }
         if (++rounds * USER_RX_BATCH >= USER_PROGRESS_BURST) {
             *drained = 0;
             break;
         }
+    }
+    /* A gap is given up only when the sockets are empty: after the
+     * process was not scheduled for longer than the hold time, the packet
+     * that fills it is usually waiting in the other path's socket, and
+     * giving up first would report a loss that SCTP then retransmits
+     * (and halves its window for). */
+    if (empty && us->holding > 0) {
+        btl_sctp_udp_release_old(us, now);
     }
     return handled;
 }

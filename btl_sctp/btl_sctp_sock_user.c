@@ -760,17 +760,21 @@ int btl_sctp_sock_user_stats(char *buf, size_t len)
     if (0 == user_stack_refs) {
         return -ENOTCONN;
     }
+    uint64_t held, timeout, full;
     memset(&st, 0, sizeof(st));
     usrsctp_get_stat(&st);
+    btl_sctp_udp_cmt_counts(&held, &timeout, &full);
     snprintf(buf, len,
              "packets in %u out %u, DATA chunks in %u out %u, retransmitted %u (fast %u), "
              "T3 timeouts %u, SACKs sent %u, window probes %u, bad checksums %u, "
-             "DATA dropped at the chunk limit %u, at a closed window %u; allocator %s "
-             "(%zu KiB reserved)",
+             "DATA dropped at the chunk limit %u, at a closed window %u; CMT: packets held "
+             "%llu, gaps given up after the hold time %llu, with the hold area full %llu; "
+             "allocator %s (%zu KiB reserved)",
              st.sctps_inpackets, st.sctps_outpackets, st.sctps_recvdata, st.sctps_senddata,
              st.sctps_sendretransdata, st.sctps_sendfastretrans, st.sctps_timodata,
              st.sctps_sendsacks, st.sctps_windowprobed, st.sctps_badsum, st.sctps_datadropchklmt,
-             st.sctps_datadroprwnd, user_pool_note, btl_sctp_pool_reserved_bytes() >> 10);
+             st.sctps_datadroprwnd, (unsigned long long) held, (unsigned long long) timeout,
+             (unsigned long long) full, user_pool_note, btl_sctp_pool_reserved_bytes() >> 10);
     return 0;
 }
 

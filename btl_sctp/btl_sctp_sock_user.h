@@ -147,6 +147,9 @@ void btl_sctp_udp_output(btl_sctp_peer_t *p, const void *buf, size_t len);
  * btl_sctp_user_input. Returns the datagrams taken; *drained = 0 when the
  * burst limit stopped it before a socket was empty. */
 int btl_sctp_udp_poll(user_sock_t *us, uint64_t now, int *drained);
+/* The process's CMT counters: packets held ahead of a gap, gaps given up
+ * after USER_CMT_HOLD_MS, gaps given up with the hold area full. */
+void btl_sctp_udp_cmt_counts(uint64_t *held, uint64_t *timeout, uint64_t *full);
 /* Probe the paths of every peer in use that are due, choose each peer's path. */
 void btl_sctp_udp_probe_paths(user_sock_t *us, uint64_t now);
 /* The ops table's paths and active_path. */
