@@ -148,7 +148,12 @@ static int mca_btl_via_rdma(uint32_t op_code, struct mca_btl_base_endpoint_t *ep
         return OPAL_ERR_NOT_AVAILABLE;
     }
     if (OPAL_UNLIKELY(MCA_BTL_VIA_EP_CONNECTED != ep->state)) {
-        return MCA_BTL_VIA_EP_FAILED == ep->state ? OPAL_ERR_UNREACH : OPAL_ERR_OUT_OF_RESOURCE;
+        /* a first put/get to the peer makes its VI (one-sided traffic may
+         * start with it); ob1/osc retry on OUT_OF_RESOURCE */
+        mca_btl_via_endpoint_use(ep);
+        if (MCA_BTL_VIA_EP_CONNECTED != ep->state) {
+            return MCA_BTL_VIA_EP_FAILED == ep->state ? OPAL_ERR_UNREACH : OPAL_ERR_OUT_OF_RESOURCE;
+        }
     }
     op = malloc(sizeof(*op) + (size_t) ndesc * sizeof(vipl_desc_t));
     if (NULL == op) {

@@ -16,11 +16,16 @@
  *
  * VIA's peer-to-peer connection over libfabric's client/server one: of
  * the two VIs of a pair, the one with the smaller (listening address,
- * VI index) calls fi_connect with connection data naming both VIs; the
- * other accepts the request on its passive endpoint once it asked for
- * the same connection itself (a request that comes earlier waits on the
- * VI).  Receives posted before the endpoint exists are posted when it is
- * created, before fi_connect / fi_accept.
+ * discriminator) calls fi_connect with connection data naming both VIs;
+ * the other accepts the request on its passive endpoint once it asked
+ * for the same connection itself (a request that comes earlier waits,
+ * on the VI or, when the VI does not exist yet, on the NIC, where
+ * vipl_connect_wait reports it).  When the other side asks first, it
+ * rings the connector: a connection request flagged as a doorbell on a
+ * bare endpoint, which the connector refuses after noting it (its
+ * connect_wait reports it when the VI does not exist); the connector then
+ * connects as usual.  Receives posted before the endpoint exists are
+ * posted when it is created, before fi_connect / fi_accept.
  *
  * An RDMA write with immediate data consumes a receive descriptor in
  * VIA (and in verbs); libfabric's remote CQ data does not (unless the
@@ -57,11 +62,14 @@
 
 #define VIPL_OFI_ADDR_MAGIC 0x3149464fu /* "OFI1" */
 #define VIPL_OFI_CONN_MAGIC 0x4e43464fu /* "OFCN" */
+#define VIPL_OFI_BELL_MAGIC 0x4c42464fu /* "OFBL": connect to me */
 #define VIPL_OFI_SA_BYTES 32
 #define VIPL_OFI_VERSION FI_VERSION(1, 5)
 #define VIPL_OFI_POLL 8         /* CQ entries read at once */
 #define VIPL_OFI_EQ_EVERY 1024u /* CQ group polls between EQ reads once connected */
 #define VIPL_OFI_MAX_VIS 0xfffffu
+#define VIPL_OFI_BELL_CTX ((uintptr_t) 1 << 30) /* endpoint context: a doorbell */
+#define VIPL_OFI_WAIT_EVERY 256u                /* connect_wait calls between EQ reads when idle */
 #define VIPL_OFI_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define VIPL_OFI_MAX(a, b) ((a) > (b) ? (a) : (b))
 
@@ -99,6 +107,14 @@ typedef struct vipl_ofi_mr {
 
 typedef struct vipl_ofi_vi vipl_ofi_vi_t;
 
+/* a connection request (or doorbell: info NULL) for a VI that does not
+ * exist yet, until the VI is made and asks for the connection */
+typedef struct vipl_ofi_waiting {
+    struct fi_info *info;
+    vipl_ofi_conn_t conn;
+    bool reported; /* vipl_connect_wait gave it out */
+} vipl_ofi_waiting_t;
+
 typedef struct vipl_ofi_nic {
     vipl_nic_t super;
     struct fi_info *info;
@@ -115,7 +131,10 @@ typedef struct vipl_ofi_nic {
     uint32_t reg_hint;
     vipl_ofi_vi_t **vis; /* by index (connection data names them) */
     uint32_t cap_vis;
-    uint32_t connecting;  /* VIs waiting for a connection event */
+    uint32_t connecting; /* VIs waiting for a connection event */
+    vipl_ofi_waiting_t *waiting;
+    uint32_t num_waiting, cap_waiting;
+    uint32_t wait_polls;
     pthread_mutex_t lock; /* registrations, VI table, event queue */
 } vipl_ofi_nic_t;
 
@@ -145,7 +164,9 @@ struct vipl_ofi_vi {
     vipl_vi_t super;
     vipl_ofi_nic_t *nic;
     uint32_t index;
+    uint32_t disc; /* discriminator: names the VI in addresses */
     struct fid_ep *ep;
+    struct fid_ep *bell; /* our doorbell to the connector, until refused */
     struct fid_cq *cq;
     vipl_ofi_cq_t *group;
     struct fi_info *connreq; /* a request that came before our own */
@@ -205,6 +226,12 @@ static void vipl_ofi_close_nic(vipl_nic_t *base)
     if (NULL != nic->info) {
         fi_freeinfo(nic->info);
     }
+    for (uint32_t i = 0; i < nic->num_waiting; ++i) {
+        if (NULL != nic->waiting[i].info) {
+            fi_freeinfo(nic->waiting[i].info);
+        }
+    }
+    free(nic->waiting);
     pthread_mutex_destroy(&nic->lock);
     free(nic->mrs);
     free(nic->vis);
@@ -326,6 +353,7 @@ static vipl_return_t vipl_ofi_open_nic(const vipl_open_params_t *params, vipl_ni
     nic->super.attrs.rdma_read =
         0 != (nic->info->caps & FI_READ) || 0 != (nic->info->caps & FI_RMA);
     nic->super.attrs.local_only = false;
+    nic->super.attrs.connect_wait = true;
     *nicp = &nic->super;
     return VIPL_SUCCESS;
 }
@@ -670,6 +698,33 @@ static vipl_ofi_vi_t *vipl_ofi_vi_of(vipl_ofi_nic_t *nic, fid_t fid)
     return nic->vis[idx - 1];
 }
 
+/* under the NIC's lock: the VI whose doorbell endpoint this is */
+static vipl_ofi_vi_t *vipl_ofi_bell_of(vipl_ofi_nic_t *nic, fid_t fid)
+{
+    uintptr_t idx = NULL != fid ? (uintptr_t) fid->context : 0;
+
+    if (!(idx & VIPL_OFI_BELL_CTX)) {
+        return NULL;
+    }
+    idx &= ~VIPL_OFI_BELL_CTX;
+    if (idx < 1 || idx > nic->cap_vis || NULL == nic->vis[idx - 1] ||
+        NULL == nic->vis[idx - 1]->bell || &nic->vis[idx - 1]->bell->fid != fid) {
+        return NULL;
+    }
+    return nic->vis[idx - 1];
+}
+
+/* under the NIC's lock: the VI with this discriminator */
+static vipl_ofi_vi_t *vipl_ofi_vi_named(vipl_ofi_nic_t *nic, uint32_t disc)
+{
+    for (uint32_t i = 0; i < nic->cap_vis; ++i) {
+        if (NULL != nic->vis[i] && nic->vis[i]->disc == disc) {
+            return nic->vis[i];
+        }
+    }
+    return NULL;
+}
+
 /* under the VI's lock: the endpoint, bound and enabled, with the
  * receives posted so far handed to it */
 static vipl_return_t vipl_ofi_ep_open(vipl_ofi_vi_t *vi, struct fi_info *info)
@@ -732,20 +787,114 @@ static void vipl_ofi_accept(vipl_ofi_vi_t *vi, struct fi_info *info, const vipl_
     fi_freeinfo(info);
 }
 
+/* under the NIC's lock: note a request (info NULL: a doorbell) for a VI
+ * that does not exist yet; a newer one from the same peer VI replaces an
+ * older one */
+static void vipl_ofi_wait_add(vipl_ofi_nic_t *nic, struct fi_info *info,
+                              const vipl_ofi_conn_t *conn)
+{
+    vipl_ofi_waiting_t *w = NULL;
+
+    for (uint32_t i = 0; i < nic->num_waiting; ++i) {
+        vipl_ofi_waiting_t *x = nic->waiting + i;
+
+        if (x->conn.target_vi == conn->target_vi && x->conn.source_vi == conn->source_vi &&
+            x->conn.sa_len == conn->sa_len && 0 == memcmp(x->conn.sa, conn->sa, conn->sa_len)) {
+            w = x;
+            break;
+        }
+    }
+    if (NULL == w) {
+        if (nic->num_waiting == nic->cap_waiting) {
+            uint32_t cap = nic->cap_waiting ? 2 * nic->cap_waiting : 16;
+            vipl_ofi_waiting_t *v =
+                cap <= VIPL_OFI_MAX_VIS ? realloc(nic->waiting, cap * sizeof(*v)) : NULL;
+
+            if (NULL == v) {
+                if (NULL != info) {
+                    (void) fi_reject(nic->pep, info->handle, NULL, 0);
+                    fi_freeinfo(info);
+                }
+                return;
+            }
+            nic->waiting = v;
+            nic->cap_waiting = cap;
+        }
+        w = nic->waiting + nic->num_waiting++;
+        memset(w, 0, sizeof(*w));
+    } else if (NULL != info && NULL != w->info) {
+        (void) fi_reject(nic->pep, w->info->handle, NULL, 0);
+        fi_freeinfo(w->info);
+        w->info = NULL;
+    }
+    if (NULL != info) {
+        w->info = info;
+    }
+    w->conn = *conn;
+}
+
+/* under the NIC's lock: take the waiting entries of a VI that now asks
+ * for its connection; the request from its peer (if one came) is
+ * returned, every other one refused */
+static struct fi_info *vipl_ofi_wait_take(vipl_ofi_nic_t *nic, uint32_t disc,
+                                          const vipl_ofi_addr_t *peer, vipl_ofi_conn_t *conn)
+{
+    struct fi_info *found = NULL;
+    uint32_t i = 0;
+
+    while (i < nic->num_waiting) {
+        vipl_ofi_waiting_t *w = nic->waiting + i;
+
+        if (w->conn.target_vi != disc) {
+            ++i;
+            continue;
+        }
+        if (NULL != w->info) {
+            if (NULL == found && NULL != peer && w->conn.source_vi == peer->vi_index &&
+                w->conn.sa_len == peer->sa_len && 0 == memcmp(w->conn.sa, peer->sa, peer->sa_len)) {
+                found = w->info;
+                *conn = w->conn;
+            } else {
+                (void) fi_reject(nic->pep, w->info->handle, NULL, 0);
+                fi_freeinfo(w->info);
+            }
+        }
+        nic->waiting[i] = nic->waiting[--nic->num_waiting];
+    }
+    return found;
+}
+
 /* under the NIC's lock: a connection request from a peer */
 static void vipl_ofi_connreq(vipl_ofi_nic_t *nic, struct fi_info *info, const void *data,
                              size_t len)
 {
     vipl_ofi_conn_t conn;
     vipl_ofi_vi_t *vi;
+    bool bell;
 
     if (len < sizeof(conn)) {
         goto reject;
     }
     memcpy(&conn, data, sizeof(conn));
-    if (VIPL_OFI_CONN_MAGIC != conn.magic || conn.sa_len > VIPL_OFI_SA_BYTES ||
-        conn.target_vi >= nic->cap_vis || NULL == (vi = nic->vis[conn.target_vi])) {
+    bell = VIPL_OFI_BELL_MAGIC == conn.magic;
+    if ((VIPL_OFI_CONN_MAGIC != conn.magic && !bell) || conn.sa_len > VIPL_OFI_SA_BYTES ||
+        0 == conn.sa_len) {
         goto reject;
+    }
+    vi = vipl_ofi_vi_named(nic, conn.target_vi);
+    if (bell) {
+        /* noted, refused: we connect (an existing VI has asked already or
+         * will ask at its VipConnectPeerRequest) */
+        (void) fi_reject(nic->pep, info->handle, NULL, 0);
+        fi_freeinfo(info);
+        if (NULL == vi) {
+            vipl_ofi_wait_add(nic, NULL, &conn);
+        }
+        return;
+    }
+    if (NULL == vi) {
+        vipl_ofi_wait_add(nic, info, &conn);
+        return;
     }
     if (VIPL_STATE_PENDING_CONNECT == vi->state) {
         vipl_ofi_accept(vi, info, &conn);
@@ -764,6 +913,16 @@ static void vipl_ofi_connreq(vipl_ofi_nic_t *nic, struct fi_info *info, const vo
 reject:
     (void) fi_reject(nic->pep, info->handle, NULL, 0);
     fi_freeinfo(info);
+}
+
+/* under the NIC's lock: a doorbell has done its work (refused, or even
+ * accepted): close it */
+static void vipl_ofi_bell_close(vipl_ofi_vi_t *vi)
+{
+    if (NULL != vi->bell) {
+        (void) fi_close(&vi->bell->fid);
+        vi->bell = NULL;
+    }
 }
 
 /* under the NIC's lock: connection events */
@@ -785,6 +944,13 @@ static void vipl_ofi_poll_eq(vipl_ofi_nic_t *nic)
             if (fi_eq_readerr(nic->eq, &err, 0) < 0) {
                 return;
             }
+            vi = vipl_ofi_bell_of(nic, err.fid);
+            if (NULL != vi) {
+                /* the connector refused our doorbell, as it does: it
+                 * connects to us */
+                vipl_ofi_bell_close(vi);
+                continue;
+            }
             vi = vipl_ofi_vi_of(nic, err.fid);
             if (NULL != vi) {
                 pthread_mutex_lock(&vi->lock);
@@ -804,6 +970,11 @@ static void vipl_ofi_poll_eq(vipl_ofi_nic_t *nic)
             vipl_ofi_connreq(nic, buf.cm.info, buf.cm.data, (size_t) n - sizeof(buf.cm));
             break;
         case FI_CONNECTED:
+            vi = vipl_ofi_bell_of(nic, buf.cm.fid);
+            if (NULL != vi) {
+                vipl_ofi_bell_close(vi);
+                break;
+            }
             vi = vipl_ofi_vi_of(nic, buf.cm.fid);
             if (NULL != vi) {
                 pthread_mutex_lock(&vi->lock);
@@ -901,7 +1072,11 @@ static vipl_return_t vipl_ofi_create_vi(vipl_nic_t *base, const vipl_vi_attrs_t 
         group->vis = v;
         group->cap = cap;
     }
+    if (attrs->has_discriminator && NULL != vipl_ofi_vi_named(nic, attrs->discriminator)) {
+        goto fail_locked;
+    }
     vi->index = index;
+    vi->disc = attrs->has_discriminator ? attrs->discriminator : index;
     nic->vis[index] = vi;
     if (NULL != group) {
         vi->group = group;
@@ -926,9 +1101,95 @@ static void vipl_ofi_vi_address(vipl_vi_t *base, vipl_vi_address_t *addr)
     vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
     vipl_ofi_addr_t a = vi->nic->me;
 
-    a.vi_index = vi->index;
+    a.vi_index = vi->disc;
     memset(addr, 0, sizeof(*addr));
     memcpy(addr->bytes, &a, sizeof(a));
+}
+
+static void vipl_ofi_nic_vi_address(vipl_nic_t *base, uint32_t discriminator,
+                                    vipl_vi_address_t *addr)
+{
+    vipl_ofi_addr_t a = ((vipl_ofi_nic_t *) base)->me;
+
+    a.vi_index = discriminator;
+    memset(addr, 0, sizeof(*addr));
+    memcpy(addr->bytes, &a, sizeof(a));
+}
+
+/* VipConnectWait, polled: a request or doorbell for a VI not made yet */
+static vipl_return_t vipl_ofi_connect_wait(vipl_nic_t *base, uint32_t *discriminator)
+{
+    vipl_ofi_nic_t *nic = (vipl_ofi_nic_t *) base;
+    vipl_return_t rc = VIPL_NOT_DONE;
+
+    pthread_mutex_lock(&nic->lock);
+    if (nic->connecting > 0 || 0 == (++nic->wait_polls % VIPL_OFI_WAIT_EVERY)) {
+        vipl_ofi_poll_eq(nic);
+    }
+    for (uint32_t i = 0; i < nic->num_waiting; ++i) {
+        if (!nic->waiting[i].reported) {
+            nic->waiting[i].reported = true;
+            *discriminator = nic->waiting[i].conn.target_vi;
+            rc = VIPL_SUCCESS;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&nic->lock);
+    return rc;
+}
+
+/* under the NIC's and the VI's lock: ask the connector of the pair to
+ * connect to us (a request it refuses after noting it) */
+static vipl_return_t vipl_ofi_ring(vipl_ofi_vi_t *vi, const vipl_ofi_addr_t *a)
+{
+    vipl_ofi_nic_t *nic = vi->nic;
+    struct fi_info *hints = fi_dupinfo(nic->info), *info = NULL;
+    vipl_ofi_conn_t conn;
+    vipl_return_t rc = VIPL_NOT_REACHABLE;
+
+    if (NULL != vi->bell) {
+        fi_freeinfo(hints);
+        return VIPL_SUCCESS;
+    }
+    if (NULL == hints) {
+        return VIPL_ERROR_RESOURCE;
+    }
+    free(hints->src_addr);
+    hints->src_addr = NULL;
+    hints->src_addrlen = 0;
+    hints->dest_addr = malloc(a->sa_len);
+    if (NULL == hints->dest_addr) {
+        fi_freeinfo(hints);
+        return VIPL_ERROR_RESOURCE;
+    }
+    memcpy(hints->dest_addr, a->sa, a->sa_len);
+    hints->dest_addrlen = a->sa_len;
+    memset(&conn, 0, sizeof(conn));
+    conn.magic = VIPL_OFI_BELL_MAGIC;
+    conn.target_vi = a->vi_index;
+    conn.source_vi = vi->disc;
+    conn.sa_len = nic->me.sa_len;
+    memcpy(conn.sa, nic->me.sa, sizeof(conn.sa));
+    if (0 == fi_getinfo(VIPL_OFI_VERSION, NULL, NULL, 0, hints, &info) && NULL != info &&
+        0 ==
+            fi_endpoint(nic->domain, info, &vi->bell,
+                        (void *) (VIPL_OFI_BELL_CTX | (uintptr_t) (vi->index + 1)))) {
+        if (0 == fi_ep_bind(vi->bell, &nic->eq->fid, 0) &&
+            0 == fi_ep_bind(vi->bell, &vi->cq->fid, FI_TRANSMIT | FI_RECV) &&
+            0 == fi_enable(vi->bell) && 0 == fi_connect(vi->bell, a->sa, &conn, sizeof(conn))) {
+            rc = VIPL_SUCCESS;
+        } else {
+            (void) fi_close(&vi->bell->fid);
+            vi->bell = NULL;
+        }
+    } else {
+        vi->bell = NULL;
+    }
+    fi_freeinfo(hints);
+    if (NULL != info) {
+        fi_freeinfo(info);
+    }
+    return rc;
 }
 
 /* the connector of a pair: the smaller (address, VI index) */
@@ -953,7 +1214,7 @@ static vipl_return_t vipl_ofi_connect_peer_request(vipl_vi_t *base, const vipl_v
     if (VIPL_OFI_ADDR_MAGIC != a.magic || 0 == a.sa_len || a.sa_len > VIPL_OFI_SA_BYTES) {
         return VIPL_INVALID_PARAMETER;
     }
-    me.vi_index = vi->index;
+    me.vi_index = vi->disc;
     pthread_mutex_lock(&nic->lock);
     pthread_mutex_lock(&vi->lock);
     if (VIPL_STATE_IDLE != vi->state) {
@@ -966,6 +1227,10 @@ static vipl_return_t vipl_ofi_connect_peer_request(vipl_vi_t *base, const vipl_v
     vi->state = VIPL_STATE_PENDING_CONNECT;
     ++nic->connecting;
     if (vipl_ofi_is_connector(&me, &a)) {
+        vipl_ofi_conn_t unused;
+
+        /* requests and doorbells that came before the VI: we connect */
+        (void) vipl_ofi_wait_take(nic, vi->disc, NULL, &unused);
         struct fi_info *hints = fi_dupinfo(nic->info), *info = NULL;
         vipl_ofi_conn_t conn;
 
@@ -982,7 +1247,7 @@ static vipl_return_t vipl_ofi_connect_peer_request(vipl_vi_t *base, const vipl_v
         memset(&conn, 0, sizeof(conn));
         conn.magic = VIPL_OFI_CONN_MAGIC;
         conn.target_vi = a.vi_index;
-        conn.source_vi = vi->index;
+        conn.source_vi = vi->disc;
         conn.sa_len = me.sa_len;
         memcpy(conn.sa, me.sa, sizeof(conn.sa));
         if (NULL == hints || NULL == hints->dest_addr ||
@@ -1000,15 +1265,35 @@ static vipl_return_t vipl_ofi_connect_peer_request(vipl_vi_t *base, const vipl_v
             fi_freeinfo(info);
         }
         pthread_mutex_unlock(&vi->lock);
-    } else if (NULL != vi->connreq) {
-        /* the peer asked first */
-        struct fi_info *req = vi->connreq;
-
-        vi->connreq = NULL;
-        pthread_mutex_unlock(&vi->lock);
-        vipl_ofi_accept(vi, req, &vi->connreq_data);
     } else {
-        pthread_mutex_unlock(&vi->lock);
+        /* the peer asked first: its request waits on the VI or, made
+         * before the VI, on the NIC; else we ring the connector */
+        vipl_ofi_conn_t conn, early_conn;
+        struct fi_info *req = vi->connreq;
+        struct fi_info *early = vipl_ofi_wait_take(nic, vi->disc, &a, &early_conn);
+
+        if (NULL != req) {
+            conn = vi->connreq_data;
+            vi->connreq = NULL;
+            if (NULL != early) {
+                (void) fi_reject(nic->pep, early->handle, NULL, 0);
+                fi_freeinfo(early);
+            }
+        } else if (NULL != early) {
+            req = early;
+            conn = early_conn;
+        }
+        if (NULL != req) {
+            pthread_mutex_unlock(&vi->lock);
+            vipl_ofi_accept(vi, req, &conn);
+        } else {
+            if (VIPL_SUCCESS != vipl_ofi_ring(vi, &a)) {
+                vipl_ofi_fail_locked(vi, VIPL_VIERR_PEER_GONE);
+                --nic->connecting;
+                rc = VIPL_NOT_REACHABLE;
+            }
+            pthread_mutex_unlock(&vi->lock);
+        }
     }
     pthread_mutex_unlock(&nic->lock);
     return rc;
@@ -1075,6 +1360,7 @@ static void vipl_ofi_destroy_vi(vipl_vi_t *base)
         (void) fi_reject(nic->pep, vi->connreq->handle, NULL, 0);
         fi_freeinfo(vi->connreq);
     }
+    vipl_ofi_bell_close(vi);
     pthread_mutex_unlock(&nic->lock);
     if (NULL != vi->ep) {
         (void) fi_close(&vi->ep->fid);
@@ -1327,6 +1613,8 @@ const vipl_ops_t vipl_ofi_ops = {
     .destroy_vi = vipl_ofi_destroy_vi,
     .vi_address = vipl_ofi_vi_address,
     .connect_peer_request = vipl_ofi_connect_peer_request,
+    .nic_vi_address = vipl_ofi_nic_vi_address,
+    .connect_wait = vipl_ofi_connect_wait,
     .connect_peer_done = vipl_ofi_connect_peer_done,
     .disconnect = vipl_ofi_disconnect,
     .post_send = vipl_ofi_post_send,
