@@ -468,10 +468,8 @@ static void test_lazy_both(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_send),
-        cmocka_unit_test(test_rdma),
-        cmocka_unit_test(test_bad_local),
-        cmocka_unit_test(test_lazy_connect),
+        cmocka_unit_test(test_send),      cmocka_unit_test(test_rdma),
+        cmocka_unit_test(test_bad_local), cmocka_unit_test(test_lazy_connect),
         cmocka_unit_test(test_lazy_both),
     };
     vipl_open_params_t p = {0};

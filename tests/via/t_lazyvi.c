@@ -97,8 +97,9 @@ static long long t_lazyvi_read_pvar(const char *want)
         MPI_Datatype dt;
         MPI_T_enum et;
 
-        if (MPI_SUCCESS == MPI_T_pvar_get_info(i, name, &nlen, &verb, &cls, &dt, &et, desc, &dlen,
-                                               &bind, &ro, &cont, &atomic) &&
+        if (MPI_SUCCESS ==
+                MPI_T_pvar_get_info(i, name, &nlen, &verb, &cls, &dt, &et, desc, &dlen, &bind, &ro,
+                                    &cont, &atomic) &&
             0 == strcmp(name, want)) {
             idx = i;
         }
@@ -167,8 +168,8 @@ int main(int argc, char **argv)
     if (0 == rank) {
         printf("%s lazyvi: %d ranks, %lld VIs per rank (%s, %d of %d peers talked to), "
                "%d errors\n",
-               0 == total ? "PASS" : "FAIL", size, vis, eager ? "eager" : "lazy",
-               2 == size ? 1 : 2, size - 1, total);
+               0 == total ? "PASS" : "FAIL", size, vis, eager ? "eager" : "lazy", 2 == size ? 1 : 2,
+               size - 1, total);
     }
     MPI_T_finalize();
     MPI_Finalize();
