@@ -45,6 +45,8 @@
 
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -63,6 +65,8 @@
 #define VIPL_OFI_ADDR_MAGIC 0x3149464fu /* "OFI1" */
 #define VIPL_OFI_CONN_MAGIC 0x4e43464fu /* "OFCN" */
 #define VIPL_OFI_BELL_MAGIC 0x4c42464fu /* "OFBL": connect to me */
+#define VIPL_OFI_BYE_MAGIC 0x5942464fu  /* "OFBY": I disconnect (orderly) */
+#define VIPL_OFI_BYE_WAIT_US 250000     /* most we wait for the peer to note our goodbye */
 #define VIPL_OFI_SA_BYTES 32
 #define VIPL_OFI_VERSION FI_VERSION(1, 5)
 #define VIPL_OFI_POLL 8         /* CQ entries read at once */
@@ -166,7 +170,9 @@ struct vipl_ofi_vi {
     uint32_t index;
     uint32_t disc; /* discriminator: names the VI in addresses */
     struct fid_ep *ep;
-    struct fid_ep *bell; /* our doorbell to the connector, until refused */
+    struct fid_ep *bell; /* our doorbell (or goodbye) to the peer, until refused */
+    bool bye;            /* the peer said goodbye: its close is orderly */
+    bool closing;        /* we disconnect: what follows is ours */
     struct fid_cq *cq;
     vipl_ofi_cq_t *group;
     struct fi_info *connreq; /* a request that came before our own */
@@ -646,8 +652,11 @@ static void vipl_ofi_poll_vi(vipl_ofi_vi_t *vi)
         }
         d = err.op_context;
         st = VIPL_STATUS_DONE | vipl_ofi_err_status(err.err);
+        /* a connection that ends is orderly only after the peer's goodbye
+         * or our own disconnect (a goodbye noted later still turns
+         * PEER_GONE into DISCONNECTED: vipl_ofi_connreq) */
         vipl_ofi_fail_locked(
-            vi, FI_ECANCELED == err.err ? VIPL_VIERR_DISCONNECTED : VIPL_VIERR_PEER_GONE);
+            vi, vi->bye || vi->closing ? VIPL_VIERR_DISCONNECTED : VIPL_VIERR_PEER_GONE);
         if (NULL == d) {
             return;
         }
@@ -877,11 +886,29 @@ static void vipl_ofi_connreq(vipl_ofi_nic_t *nic, struct fi_info *info, const vo
     }
     memcpy(&conn, data, sizeof(conn));
     bell = VIPL_OFI_BELL_MAGIC == conn.magic;
-    if ((VIPL_OFI_CONN_MAGIC != conn.magic && !bell) || conn.sa_len > VIPL_OFI_SA_BYTES ||
-        0 == conn.sa_len) {
+    if ((VIPL_OFI_CONN_MAGIC != conn.magic && VIPL_OFI_BYE_MAGIC != conn.magic && !bell) ||
+        conn.sa_len > VIPL_OFI_SA_BYTES || 0 == conn.sa_len) {
         goto reject;
     }
     vi = vipl_ofi_vi_named(nic, conn.target_vi);
+    if (VIPL_OFI_BYE_MAGIC == conn.magic) {
+        /* the peer's orderly disconnect, before its fi_shutdown: the
+         * connection's end that follows (or came just before) is no
+         * failure; the refusal tells the peer we noted it */
+        if (NULL != vi) {
+            pthread_mutex_lock(&vi->lock);
+            if (vi->have_remote && conn.source_vi == vi->remote.vi_index &&
+                conn.sa_len == vi->remote.sa_len &&
+                0 == memcmp(conn.sa, vi->remote.sa, conn.sa_len)) {
+                vi->bye = true;
+                if (VIPL_STATE_ERROR == vi->state && VIPL_VIERR_PEER_GONE == vi->error) {
+                    vi->error = VIPL_VIERR_DISCONNECTED;
+                }
+            }
+            pthread_mutex_unlock(&vi->lock);
+        }
+        goto reject;
+    }
     if (bell) {
         /* noted, refused: we connect (an existing VI has asked already or
          * will ask at its VipConnectPeerRequest) */
@@ -990,8 +1017,11 @@ static void vipl_ofi_poll_eq(vipl_ofi_nic_t *nic)
         case FI_SHUTDOWN:
             vi = vipl_ofi_vi_of(nic, buf.cm.fid);
             if (NULL != vi) {
+                /* orderly only after the peer's goodbye (or our own
+                 * disconnect): a killed process's socket ends alike */
                 pthread_mutex_lock(&vi->lock);
-                vipl_ofi_fail_locked(vi, VIPL_VIERR_DISCONNECTED);
+                vipl_ofi_fail_locked(
+                    vi, vi->bye || vi->closing ? VIPL_VIERR_DISCONNECTED : VIPL_VIERR_PEER_GONE);
                 pthread_mutex_unlock(&vi->lock);
             }
             break;
@@ -1140,7 +1170,7 @@ static vipl_return_t vipl_ofi_connect_wait(vipl_nic_t *base, uint32_t *discrimin
 
 /* under the NIC's and the VI's lock: ask the connector of the pair to
  * connect to us (a request it refuses after noting it) */
-static vipl_return_t vipl_ofi_ring(vipl_ofi_vi_t *vi, const vipl_ofi_addr_t *a)
+static vipl_return_t vipl_ofi_ring(vipl_ofi_vi_t *vi, const vipl_ofi_addr_t *a, uint32_t magic)
 {
     vipl_ofi_nic_t *nic = vi->nic;
     struct fi_info *hints = fi_dupinfo(nic->info), *info = NULL;
@@ -1165,7 +1195,7 @@ static vipl_return_t vipl_ofi_ring(vipl_ofi_vi_t *vi, const vipl_ofi_addr_t *a)
     memcpy(hints->dest_addr, a->sa, a->sa_len);
     hints->dest_addrlen = a->sa_len;
     memset(&conn, 0, sizeof(conn));
-    conn.magic = VIPL_OFI_BELL_MAGIC;
+    conn.magic = magic;
     conn.target_vi = a->vi_index;
     conn.source_vi = vi->disc;
     conn.sa_len = nic->me.sa_len;
@@ -1287,7 +1317,7 @@ static vipl_return_t vipl_ofi_connect_peer_request(vipl_vi_t *base, const vipl_v
             pthread_mutex_unlock(&vi->lock);
             vipl_ofi_accept(vi, req, &conn);
         } else {
-            if (VIPL_SUCCESS != vipl_ofi_ring(vi, &a)) {
+            if (VIPL_SUCCESS != vipl_ofi_ring(vi, &a, VIPL_OFI_BELL_MAGIC)) {
                 vipl_ofi_fail_locked(vi, VIPL_VIERR_PEER_GONE);
                 --nic->connecting;
                 rc = VIPL_NOT_REACHABLE;
@@ -1322,11 +1352,42 @@ static vipl_return_t vipl_ofi_connect_peer_done(vipl_vi_t *base)
     }
 }
 
+/* VipDisconnect: goodbye first (a refused connection request that names
+ * the VI: the peer marks the connection's end as orderly), then, once the
+ * peer refused it (it noted it) or after VIPL_OFI_BYE_WAIT_US, fi_shutdown */
 static vipl_return_t vipl_ofi_disconnect(vipl_vi_t *base)
 {
     vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
+    vipl_ofi_nic_t *nic = vi->nic;
+    bool said_bye = false;
 
+    pthread_mutex_lock(&nic->lock);
     pthread_mutex_lock(&vi->lock);
+    vi->closing = true;
+    if (NULL != vi->ep && VIPL_STATE_CONNECTED == vi->state && vi->have_remote) {
+        vipl_ofi_bell_close(vi);
+        said_bye = VIPL_SUCCESS == vipl_ofi_ring(vi, &vi->remote, VIPL_OFI_BYE_MAGIC);
+    }
+    pthread_mutex_unlock(&vi->lock);
+    if (said_bye) {
+        struct timespec t0, t;
+
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (;;) {
+            vipl_ofi_poll_eq(nic);
+            if (NULL == vi->bell) {
+                break;
+            }
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            if ((t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000 >
+                VIPL_OFI_BYE_WAIT_US) {
+                break;
+            }
+            sched_yield();
+        }
+    }
+    pthread_mutex_lock(&vi->lock);
+    vipl_ofi_bell_close(vi);
     if (NULL != vi->ep && VIPL_STATE_ERROR != vi->state) {
         (void) fi_shutdown(vi->ep, 0);
     }
@@ -1334,6 +1395,7 @@ static vipl_return_t vipl_ofi_disconnect(vipl_vi_t *base)
         vipl_ofi_fail_locked(vi, VIPL_VIERR_DISCONNECTED);
     }
     pthread_mutex_unlock(&vi->lock);
+    pthread_mutex_unlock(&nic->lock);
     return VIPL_SUCCESS;
 }
 

@@ -7,7 +7,9 @@
  * descriptor), RDMA read, a message that
  * lands in a lent buffer, a refused local registration, and VIs made on
  * first use (a request for a VI that does not exist yet, reported by
- * vipl_connect_wait, from either side of the pair; both sides at once).  Without the
+ * vipl_connect_wait, from either side of the pair; both sides at once);
+ * an orderly disconnect (goodbye, then fi_shutdown) told from an endpoint
+ * that just goes, as a killed process's does.  Without the
  * provider (libfabric not built in, or no tcp provider) it prints why and
  * exits 77 (SKIP).
  */
@@ -16,6 +18,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,8 +354,10 @@ static void lazy_vi(lazy_side_t *s, const lazy_side_t *peer)
 
 static void lazy_close(lazy_side_t *s)
 {
-    (void) vipl_disconnect(s->vi);
-    vipl_destroy_vi(s->vi);
+    if (NULL != s->vi) {
+        (void) vipl_disconnect(s->vi);
+        vipl_destroy_vi(s->vi);
+    }
     assert_int_equal(VIPL_SUCCESS, vipl_deregister_mem(s->nic, s->buf, s->h));
     vipl_mem_free(s->nic, s->buf);
     vipl_destroy_cq(s->cq);
@@ -465,12 +470,78 @@ static void test_lazy_both(void **state)
     lazy_close(&y);
 }
 
+/* both VIs made and connected at once (test_lazy_both's setup) */
+static void lazy_connect_both(lazy_side_t *x, lazy_side_t *y)
+{
+    vipl_return_t rx = VIPL_NOT_DONE, ry = VIPL_NOT_DONE;
+
+    lazy_open(x, 0);
+    lazy_open(y, 1);
+    lazy_vi(x, y);
+    lazy_vi(y, x);
+    while (VIPL_NOT_DONE == rx || VIPL_NOT_DONE == ry) {
+        rx = vipl_connect_peer_done(x->vi);
+        ry = vipl_connect_peer_done(y->vi);
+    }
+    assert_int_equal(VIPL_SUCCESS, rx);
+    assert_int_equal(VIPL_SUCCESS, ry);
+}
+
+/* polls a VI until it breaks (a thread: the peer waits for our progress
+ * to note its goodbye) */
+static void *watch_vi(void *arg)
+{
+    lazy_side_t *s = arg;
+    vipl_vi_state_t st = VIPL_STATE_CONNECTED;
+
+    while (VIPL_STATE_ERROR != st) {
+        vipl_vi_t *vi;
+        bool is_recv;
+
+        (void) vipl_cq_done(s->cq, &vi, &is_recv);
+        (void) vipl_query_vi(s->vi, &st, NULL);
+    }
+    return NULL;
+}
+
+/* an orderly disconnect is reported as DISCONNECTED at the peer, a peer
+ * whose endpoint just goes (as a killed process's socket does) as
+ * PEER_GONE */
+static void test_bye_or_gone(void **state)
+{
+    lazy_side_t x, y;
+    vipl_vi_error_t why = VIPL_VIERR_NONE;
+    pthread_t th;
+
+    (void) state;
+    lazy_connect_both(&x, &y);
+    lazy_send(&x, &y, 55);
+    assert_int_equal(0, pthread_create(&th, NULL, watch_vi, &y));
+    assert_int_equal(VIPL_SUCCESS, vipl_disconnect(x.vi));
+    assert_int_equal(0, pthread_join(th, NULL));
+    assert_int_equal(VIPL_SUCCESS, vipl_query_vi(y.vi, NULL, &why));
+    assert_int_equal(VIPL_VIERR_DISCONNECTED, why);
+    lazy_close(&x);
+    lazy_close(&y);
+
+    lazy_connect_both(&x, &y);
+    lazy_send(&y, &x, 66);
+    /* no goodbye: the endpoint closes */
+    vipl_destroy_vi(x.vi);
+    x.vi = NULL;
+    watch_vi(&y);
+    assert_int_equal(VIPL_SUCCESS, vipl_query_vi(y.vi, NULL, &why));
+    assert_int_equal(VIPL_VIERR_PEER_GONE, why);
+    lazy_close(&x);
+    lazy_close(&y);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_send),      cmocka_unit_test(test_rdma),
         cmocka_unit_test(test_bad_local), cmocka_unit_test(test_lazy_connect),
-        cmocka_unit_test(test_lazy_both),
+        cmocka_unit_test(test_lazy_both), cmocka_unit_test(test_bye_or_gone),
     };
     vipl_open_params_t p = {0};
     vipl_nic_t *probe = NULL;
