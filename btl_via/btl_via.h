@@ -129,6 +129,7 @@ typedef struct mca_btl_via_component {
     uint64_t puts, gets;  /* RDMA operations started */
     uint64_t rdma_bytes;
     uint64_t vis_created[MCA_BTL_VIA_NUM_DEVS]; /* pvar btl_via_vis_created */
+    int32_t rdma_inflight;                      /* atomic: put/get not completed */
     uint32_t wait_tick;                         /* progress calls (connect_wait) */
     bool any_lazy;
 
@@ -198,6 +199,7 @@ mca_btl_via_register_mem(struct mca_btl_base_module_t *btl,
                          uint32_t flags);
 int mca_btl_via_deregister_mem(struct mca_btl_base_module_t *btl,
                                struct mca_btl_base_registration_handle_t *handle);
+int mca_btl_via_flush(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint);
 int mca_btl_via_rcache_init(void);
 void mca_btl_via_rcache_fini(void);
 

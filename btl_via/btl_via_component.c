@@ -171,7 +171,8 @@ static int mca_btl_via_component_register(void)
     m->btl_get_alignment = 0;
     m->btl_latency = 1;
     m->btl_bandwidth = 40000;
-    m->btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_RDMA;
+    /* btl_flush makes every started put visible at its target */
+    m->btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_RDMA | MCA_BTL_FLAGS_RDMA_FLUSH;
     m->btl_registration_handle_size = sizeof(mca_btl_base_registration_handle_t);
 
     return mca_btl_base_param_register(&c->super.btl_version, m);

@@ -390,6 +390,7 @@ void mca_btl_via_endpoint_reap_locked(mca_btl_via_endpoint_t *ep)
                                                                        : OPAL_ERR_UNREACH;
             }
             if (0 == --op->remaining) {
+                (void) OPAL_THREAD_ADD_FETCH32(&c->rdma_inflight, -1);
                 OPAL_THREAD_LOCK(&c->done_lock);
                 opal_list_append(&c->completed_rdma, &op->super);
                 OPAL_THREAD_UNLOCK(&c->done_lock);

@@ -42,6 +42,7 @@ mca_btl_via_module_t mca_btl_via_module = {
             .btl_deregister_mem = mca_btl_via_deregister_mem,
             .btl_dump = mca_btl_base_dump,
             .btl_register_error = mca_btl_via_register_error,
+            .btl_flush = mca_btl_via_flush,
         },
 };
 

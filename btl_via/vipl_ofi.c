@@ -1506,8 +1506,11 @@ static vipl_return_t vipl_ofi_post_send(vipl_vi_t *base, vipl_desc_t *d)
         msg.rma_iov_count = 1;
         msg.context = d;
         msg.data = d->imm_data;
-        ret = VIPL_CONTROL_OP_RDMAWRITE == op ? fi_writemsg(vi->ep, &msg, flags)
-                                              : fi_readmsg(vi->ep, &msg, flags);
+        /* a write completes once its data is placed at the target (the
+         * BTL's btl_flush relies on it: osc's puts are visible after it) */
+        ret = VIPL_CONTROL_OP_RDMAWRITE == op
+            ? fi_writemsg(vi->ep, &msg, flags | FI_DELIVERY_COMPLETE)
+            : fi_readmsg(vi->ep, &msg, flags);
     }
     if (-FI_EAGAIN == ret) {
         /* the queue is full until completions are read */
