@@ -271,6 +271,25 @@ struct vipl_ptag {
 /* the providers built into this library; NULL when name is unknown or
  * not built ("verbs" without libibverbs, "ofi" without libfabric) */
 const vipl_ops_t *vipl_provider(const char *name);
+
+/* shared by the providers whose NIC has no memory of its own (verbs,
+ * ofi): page-aligned host memory for vipl_mem_alloc / vipl_mem_free */
+void *vipl_host_mem_alloc(vipl_nic_t *nic, size_t len);
+void vipl_host_mem_free(vipl_nic_t *nic, void *ptr);
+
+/* VipSendDone / VipRecvDone of a provider that queues completions per VI
+ * (verbs, ofi): the head of the done queue, after one poll of the
+ * provider (poll(ctx)) when the queue is empty; the caller holds what
+ * guards the queue */
+static inline vipl_return_t vipl_done_take(vipl_desc_t **head, vipl_desc_t **tail,
+                                           void (*poll)(void *ctx), void *ctx, vipl_desc_t **dp)
+{
+    if (NULL == *head) {
+        poll(ctx);
+    }
+    *dp = vipl_desc_pop(head, tail);
+    return NULL == *dp ? VIPL_NOT_DONE : VIPL_SUCCESS;
+}
 const char *vipl_strerror(vipl_return_t rc);
 /* text of the first error bit of a descriptor status */
 const char *vipl_status_string(uint32_t status);

@@ -482,20 +482,6 @@ static bool vipl_ofi_local(vipl_ofi_nic_t *nic, const vipl_data_seg_t *ds, void 
     return true;
 }
 
-static void *vipl_ofi_mem_alloc(vipl_nic_t *base, size_t len)
-{
-    void *p = NULL;
-
-    (void) base;
-    return 0 == posix_memalign(&p, 4096, len ? len : 1) ? p : NULL;
-}
-
-static void vipl_ofi_mem_free(vipl_nic_t *base, void *ptr)
-{
-    (void) base;
-    free(ptr);
-}
-
 /* ---- completion queues ---------------------------------------------------- */
 
 static vipl_return_t vipl_ofi_create_cq(vipl_nic_t *base, uint32_t entries, vipl_cq_t **cqp)
@@ -1579,30 +1565,32 @@ static vipl_return_t vipl_ofi_post_recv(vipl_vi_t *base, vipl_desc_t *d)
     return VIPL_SUCCESS;
 }
 
+static void vipl_ofi_poll_cb(void *vi)
+{
+    vipl_ofi_poll_vi(vi);
+}
+
 static vipl_return_t vipl_ofi_send_done(vipl_vi_t *base, vipl_desc_t **dp)
 {
     vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
+    vipl_return_t rc;
 
     pthread_mutex_lock(&vi->lock);
-    if (NULL == vi->sdone_head) {
-        vipl_ofi_poll_vi(vi);
-    }
-    *dp = vipl_desc_pop(&vi->sdone_head, &vi->sdone_tail);
+    rc = vipl_done_take(&vi->sdone_head, &vi->sdone_tail, vipl_ofi_poll_cb, vi, dp);
     pthread_mutex_unlock(&vi->lock);
-    return NULL == *dp ? VIPL_NOT_DONE : VIPL_SUCCESS;
+    return rc;
 }
 
 static vipl_return_t vipl_ofi_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
 {
     vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
 
+    vipl_return_t rc;
+
     pthread_mutex_lock(&vi->lock);
-    if (NULL == vi->rdone_head) {
-        vipl_ofi_poll_vi(vi);
-    }
-    *dp = vipl_desc_pop(&vi->rdone_head, &vi->rdone_tail);
+    rc = vipl_done_take(&vi->rdone_head, &vi->rdone_tail, vipl_ofi_poll_cb, vi, dp);
     pthread_mutex_unlock(&vi->lock);
-    return NULL == *dp ? VIPL_NOT_DONE : VIPL_SUCCESS;
+    return rc;
 }
 
 /* every VI of the group is read (the provider's progress), the first one
@@ -1670,8 +1658,8 @@ const vipl_ops_t vipl_ofi_ops = {
     .destroy_ptag = vipl_ofi_destroy_ptag,
     .register_mem = vipl_ofi_register_mem,
     .deregister_mem = vipl_ofi_deregister_mem,
-    .mem_alloc = vipl_ofi_mem_alloc,
-    .mem_free = vipl_ofi_mem_free,
+    .mem_alloc = vipl_host_mem_alloc,
+    .mem_free = vipl_host_mem_free,
     .create_cq = vipl_ofi_create_cq,
     .destroy_cq = vipl_ofi_destroy_cq,
     .create_vi = vipl_ofi_create_vi,

@@ -351,20 +351,6 @@ static vipl_return_t vipl_verbs_deregister_mem(vipl_nic_t *base, void *addr,
     return VIPL_SUCCESS;
 }
 
-static void *vipl_verbs_mem_alloc(vipl_nic_t *base, size_t len)
-{
-    void *p = NULL;
-
-    (void) base;
-    return 0 == posix_memalign(&p, 4096, len ? len : 1) ? p : NULL;
-}
-
-static void vipl_verbs_mem_free(vipl_nic_t *base, void *ptr)
-{
-    (void) base;
-    free(ptr);
-}
-
 /* ---- completion queues ---------------------------------------------------- */
 
 static vipl_return_t vipl_verbs_create_cq(vipl_nic_t *base, uint32_t entries, vipl_cq_t **cqp)
@@ -796,28 +782,36 @@ static vipl_return_t vipl_verbs_post_recv(vipl_vi_t *base, vipl_desc_t *d)
     return 0 == ibv_post_recv(vi->qp, &wr, &bad) ? VIPL_SUCCESS : VIPL_ERROR_RESOURCE;
 }
 
+/* one batch off the CQ of a VI's send or receive queue (a shared CQ only
+ * once its last batch was reported: its ring keeps the order) */
+typedef struct vipl_verbs_poll_arg {
+    vipl_verbs_vi_t *vi;
+    bool want_recv;
+} vipl_verbs_poll_arg_t;
+
+static void vipl_verbs_poll_queue(void *ctx)
+{
+    const vipl_verbs_poll_arg_t *a = ctx;
+    vipl_verbs_vi_t *vi = a->vi;
+    vipl_verbs_cq_t *shared = a->want_recv ? vi->recv_cq : vi->send_cq;
+
+    if (NULL != shared) {
+        if (0 == shared->ready_count) {
+            (void) vipl_verbs_poll_batch(vi->nic, shared, shared->cq);
+        }
+    } else {
+        (void) vipl_verbs_poll_batch(vi->nic, NULL,
+                                     a->want_recv ? vi->own_recv_cq : vi->own_send_cq);
+    }
+}
+
 static vipl_return_t vipl_verbs_done(vipl_verbs_vi_t *vi, bool want_recv, vipl_desc_t **dp)
 {
-    vipl_desc_t **head = want_recv ? &vi->rdone_head : &vi->sdone_head;
-    vipl_desc_t **tail = want_recv ? &vi->rdone_tail : &vi->sdone_tail;
+    vipl_verbs_poll_arg_t arg = {.vi = vi, .want_recv = want_recv};
 
-    if (NULL == *head) {
-        /* nothing taken by a CQ poll yet: poll the queue's CQ ourselves (a
-         * shared one only once its last batch was reported: the ring
-         * keeps its order) */
-        vipl_verbs_cq_t *shared = want_recv ? vi->recv_cq : vi->send_cq;
-
-        if (NULL != shared) {
-            if (0 == shared->ready_count) {
-                (void) vipl_verbs_poll_batch(vi->nic, shared, shared->cq);
-            }
-        } else {
-            (void) vipl_verbs_poll_batch(vi->nic, NULL,
-                                         want_recv ? vi->own_recv_cq : vi->own_send_cq);
-        }
-    }
-    *dp = vipl_desc_pop(head, tail);
-    return NULL == *dp ? VIPL_NOT_DONE : VIPL_SUCCESS;
+    return want_recv
+        ? vipl_done_take(&vi->rdone_head, &vi->rdone_tail, vipl_verbs_poll_queue, &arg, dp)
+        : vipl_done_take(&vi->sdone_head, &vi->sdone_tail, vipl_verbs_poll_queue, &arg, dp);
 }
 
 static vipl_return_t vipl_verbs_send_done(vipl_vi_t *base, vipl_desc_t **dp)
@@ -904,8 +898,8 @@ const vipl_ops_t vipl_verbs_ops = {
     .destroy_ptag = vipl_verbs_destroy_ptag,
     .register_mem = vipl_verbs_register_mem,
     .deregister_mem = vipl_verbs_deregister_mem,
-    .mem_alloc = vipl_verbs_mem_alloc,
-    .mem_free = vipl_verbs_mem_free,
+    .mem_alloc = vipl_host_mem_alloc,
+    .mem_free = vipl_host_mem_free,
     .create_cq = vipl_verbs_create_cq,
     .destroy_cq = vipl_verbs_destroy_cq,
     .create_vi = vipl_verbs_create_vi,
