@@ -192,12 +192,23 @@ static void mca_btl_via_add_all_peers(void)
         }
     }
     for (uint32_t v = 0; (eager || attach) && v < c->nprocs; ++v) {
+        opal_process_name_t name = opal_proc_local_get()->proc_name;
         mca_btl_via_endpoint_t *ep;
+        opal_proc_t *proc;
+        int slot;
 
         if (v == c->my_vpid) {
             continue;
         }
-        ep = mca_btl_via_endpoint_of_vpid(v);
+        name.vpid = v;
+        proc = opal_proc_for_name(name);
+        slot = NULL != proc ? mca_btl_via_peer_slot(proc) : -1;
+        /* a device with connection requests and nothing to attach (ofi):
+         * not even the endpoint object until the peer is used */
+        if (slot < 0 || (c->devs[slot].lazy && NULL == c->devs[slot].nic->ops->attach_peer)) {
+            continue;
+        }
+        ep = mca_btl_via_endpoint_of(proc);
         if (NULL == ep) {
             continue;
         }
