@@ -51,6 +51,10 @@ typedef struct mca_btl_via_dev {
     vipl_mem_handle_t send_pool_handle;
     uint32_t provider_id; /* 1 emu, 2 verbs, 3 ofi (modex) */
     bool poll_sends;      /* sends complete later: progress reaps them */
+    /* VIs made on first use, peers' requests taken by vipl_connect_wait
+     * (a provider with connect_wait); else every VI at init */
+    bool lazy;
+    vipl_vi_attrs_t vi_attrs; /* what every VI is made with */
 } mca_btl_via_dev_t;
 
 /* a registration as the module keeps it: the wire part first */
@@ -125,6 +129,10 @@ typedef struct mca_btl_via_component {
     uint64_t put_notices; /* PUT_DONE immediates received */
     uint64_t puts, gets;  /* RDMA operations started */
     uint64_t rdma_bytes;
+    uint64_t vis_created[MCA_BTL_VIA_NUM_DEVS]; /* pvar btl_via_vis_created */
+    int32_t rdma_inflight;                      /* atomic: put/get not completed */
+    uint32_t wait_tick;                         /* progress calls (connect_wait) */
+    bool any_lazy;
 
     bool warned_unreachable;
     bool all_peers_added; /* the first add_procs brought up every VI */
@@ -188,10 +196,14 @@ mca_btl_via_register_mem(struct mca_btl_base_module_t *btl,
                          uint32_t flags);
 int mca_btl_via_deregister_mem(struct mca_btl_base_module_t *btl,
                                struct mca_btl_base_registration_handle_t *handle);
+int mca_btl_via_flush(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint);
 int mca_btl_via_rcache_init(void);
 void mca_btl_via_rcache_fini(void);
 
 int mca_btl_via_component_progress(void);
+/* progress: make and connect the VIs that peers asked for (devices with
+ * connection requests) */
+int mca_btl_via_accept_requests(void);
 /* a send found no credit (or a queue before it): take the credits that
  * already arrived off the receive CQ and flush the queued sends they allow,
  * without calling the PML; call with no endpoint lock held */

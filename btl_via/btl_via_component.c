@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "opal/mca/base/mca_base_pvar.h"
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/runtime/opal_params.h"
 #include "opal/util/proc.h"
@@ -50,6 +51,23 @@ static void mca_btl_via_reg_uint(const char *name, const char *desc, int level,
 {
     (void) tc_ompi_param_uint(&mca_btl_via_component.super.btl_version, name, desc, level, storage,
                               *storage);
+}
+
+/* pvar btl_via_vis_created: VIs this process made, both devices (a
+ * level, not a counter: Open MPI reports a counter's change since the
+ * handle was made, and a reader wants the total) */
+static int mca_btl_via_pvar_vis(const struct mca_base_pvar_t *pvar, void *value, void *obj)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    unsigned long long n = 0;
+
+    (void) pvar;
+    (void) obj;
+    for (int k = 0; k < MCA_BTL_VIA_NUM_DEVS; ++k) {
+        n += tc_atomic_load_relaxed(&c->vis_created[k]);
+    }
+    *(unsigned long long *) value = n;
+    return OPAL_SUCCESS;
 }
 
 static int mca_btl_via_component_register(void)
@@ -130,6 +148,15 @@ static int mca_btl_via_component_register(void)
         "finalize; 100: everything).",
         OPAL_INFO_LVL_9, &c->verbose, 0);
 
+    (void) mca_base_component_pvar_register(
+        &c->super.btl_version, "vis_created",
+        "VIs this process made (a VI is made at the first message, put or get to a "
+        "peer, or at a peer's connection request; providers without connection "
+        "requests, verbs and emu in strict mode, make every peer's at MPI_Init)",
+        OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_LEVEL, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL,
+        MCA_BASE_VAR_BIND_NO_OBJECT, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
+        mca_btl_via_pvar_vis, NULL, NULL, NULL);
+
     /* below vader and sci, above tcp */
     m->btl_exclusivity = MCA_BTL_EXCLUSIVITY_HIGH - 2;
     m->btl_eager_limit = 4096;
@@ -144,7 +171,8 @@ static int mca_btl_via_component_register(void)
     m->btl_get_alignment = 0;
     m->btl_latency = 1;
     m->btl_bandwidth = 40000;
-    m->btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_RDMA;
+    /* btl_flush makes every started put visible at its target */
+    m->btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_RDMA | MCA_BTL_FLAGS_RDMA_FLUSH;
     m->btl_registration_handle_size = sizeof(mca_btl_base_registration_handle_t);
 
     return mca_btl_base_param_register(&c->super.btl_version, m);
@@ -405,7 +433,10 @@ static int mca_btl_via_modex_send(void)
         }
         hdr->provider |= dev->provider_id << (8 * k);
         for (uint32_t i = 0; i < c->nprocs; ++i) {
-            if (NULL != dev->vis[i]) {
+            if (dev->lazy && i != c->my_vpid) {
+                /* the VI that a request from vpid i will make */
+                vipl_nic_vi_address(dev->nic, i, addrs + (size_t) k * c->nprocs + i);
+            } else if (NULL != dev->vis[i]) {
                 vipl_vi_address(dev->vis[i], addrs + (size_t) k * c->nprocs + i);
             }
         }
@@ -528,14 +559,22 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
         va.recv_depth = c->recv_descriptors;
         va.enable_rdma_write = true;
         va.enable_rdma_read = vipl_query_nic(dev->nic)->rdma_read;
-        for (uint32_t i = 0; i < c->nprocs; ++i) {
+        dev->vi_attrs = va;
+        dev->lazy = vipl_query_nic(dev->nic)->connect_wait;
+        c->any_lazy |= dev->lazy;
+        for (uint32_t i = 0; !dev->lazy && i < c->nprocs; ++i) {
             vipl_return_t vrc;
 
             if (i == c->my_vpid) {
                 continue;
             }
-            /* sends are reaped per VI under the endpoint's lock: no send CQ */
+            /* without connection requests (verbs: no connection manager)
+             * every VI is made now and its address published; sends are
+             * reaped per VI under the endpoint's lock: no send CQ */
+            va.has_discriminator = true;
+            va.discriminator = i;
             vrc = vipl_create_vi(dev->nic, &va, NULL, dev->recv_cq, dev->vis + i);
+            mca_btl_via_count(&c->vis_created[k], VIPL_SUCCESS == vrc);
             if (VIPL_SUCCESS != vrc) {
                 opal_show_help("help-mpi-btl-via.txt", "vi create failed", true,
                                opal_process_info.nodename, vipl_strerror(vrc));
@@ -861,6 +900,11 @@ int mca_btl_via_component_progress(void)
     }
     if (!mca_btl_via_progress_enter()) {
         return 0;
+    }
+    /* peers asking for a VI we have not made: every 16th call (a rank
+     * that only receives must still bring its VI up) */
+    if (c->any_lazy && 0 == (++c->wait_tick & 15)) {
+        count += mca_btl_via_accept_requests();
     }
     for (unsigned int n = 0; n < c->poll_batch; ++n) {
         vipl_vi_t *vi;

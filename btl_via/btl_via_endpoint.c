@@ -36,12 +36,7 @@ mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, ui
                                                     int dev_index, const vipl_vi_address_t *remote)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
-    mca_btl_via_dev_t *dev = &c->devs[dev_index];
     mca_btl_via_endpoint_t *ep = calloc(1, sizeof(*ep));
-    size_t bytes = (size_t) c->recv_descriptors * c->recv_size;
-    vipl_mem_attrs_t ma = {.ptag = dev->ptag};
-    uint32_t posted = 0;
-    vipl_return_t rc;
 
     if (NULL == ep) {
         return NULL;
@@ -49,15 +44,85 @@ mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, ui
     OBJ_CONSTRUCT(&ep->lock, opal_mutex_t);
     ep->proc = proc;
     ep->vpid = vpid;
-    ep->dev = dev;
+    ep->dev = &c->devs[dev_index];
     ep->dev_index = dev_index;
-    ep->vi = dev->vis[vpid];
     ep->remote = *remote;
+    ep->state = MCA_BTL_VIA_EP_IDLE;
+    if (0 != tc_credits_init(&ep->credits, c->recv_descriptors)) {
+        OBJ_DESTRUCT(&ep->lock);
+        free(ep);
+        return NULL;
+    }
+    return ep;
+}
+
+/* what a bring-up made, undone (the VI stays when receives went to it:
+ * they cannot be taken back; it goes with the device) */
+static void mca_btl_via_endpoint_undo(mca_btl_via_endpoint_t *ep, uint32_t posted)
+{
+    mca_btl_via_dev_t *dev = ep->dev;
+
+    if (NULL != ep->vi) {
+        ep->vi->user = NULL;
+        if (posted > 0) {
+            /* receives posted on an idle VI: the VI goes with them, before
+             * it ever connected, and the peer stays unreachable; it must
+             * not complete into the buffers freed below */
+            vipl_destroy_vi(ep->vi);
+            dev->vis[ep->vpid] = NULL;
+        }
+        ep->vi = NULL;
+    }
+    if (0 != ep->rhandle) {
+        (void) vipl_deregister_mem(dev->nic, ep->rbufs, ep->rhandle);
+        ep->rhandle = 0;
+    }
+    if (NULL != ep->rbufs) {
+        vipl_mem_free(dev->nic, ep->rbufs);
+        ep->rbufs = NULL;
+    }
+    if (NULL != ep->credit_frag) {
+        mca_btl_via_frag_return(ep->credit_frag);
+        ep->credit_frag = NULL;
+    }
+    free(ep->rdescs);
+    ep->rdescs = NULL;
+}
+
+int mca_btl_via_endpoint_bring_up_locked(mca_btl_via_endpoint_t *ep)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    mca_btl_via_dev_t *dev = ep->dev;
+    size_t bytes = (size_t) c->recv_descriptors * c->recv_size;
+    vipl_mem_attrs_t ma = {.ptag = dev->ptag};
+    uint32_t posted = 0;
+    vipl_return_t rc;
+
+    if (MCA_BTL_VIA_EP_IDLE != ep->state) {
+        return MCA_BTL_VIA_EP_FAILED == ep->state ? OPAL_ERR_UNREACH : OPAL_SUCCESS;
+    }
+    if (NULL == dev->vis[ep->vpid]) {
+        /* made now, on first use: the discriminator names it to the peer
+         * (our vpid in its table, its vpid in ours) */
+        vipl_vi_attrs_t va = dev->vi_attrs;
+
+        va.has_discriminator = true;
+        va.discriminator = ep->vpid;
+        rc = vipl_create_vi(dev->nic, &va, NULL, dev->recv_cq, dev->vis + ep->vpid);
+        if (VIPL_SUCCESS != rc) {
+            dev->vis[ep->vpid] = NULL;
+            opal_show_help("help-mpi-btl-via.txt", "vi create failed", true,
+                           opal_process_info.nodename, vipl_strerror(rc));
+            ep->state = MCA_BTL_VIA_EP_FAILED;
+            return OPAL_ERR_UNREACH;
+        }
+        mca_btl_via_count(&c->vis_created[ep->dev_index], 1);
+    }
+    ep->vi = dev->vis[ep->vpid];
     ep->rdescs = calloc(c->recv_descriptors, sizeof(*ep->rdescs));
     ep->rbufs = vipl_mem_alloc(dev->nic, bytes);
-    if (NULL == ep->rdescs || NULL == ep->rbufs || NULL == ep->vi ||
+    if (NULL == ep->rdescs || NULL == ep->rbufs ||
         NULL == (ep->credit_frag = mca_btl_via_frag_alloc(ep)) ||
-        0 != tc_credits_init(&ep->credits, c->recv_descriptors) ||
         VIPL_SUCCESS != vipl_register_mem(dev->nic, ep->rbufs, bytes, &ma, &ep->rhandle)) {
         goto fail;
     }
@@ -72,41 +137,22 @@ mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, ui
         }
         ++posted;
     }
-    rc = vipl_connect_peer_request(ep->vi, remote);
+    rc = vipl_connect_peer_request(ep->vi, &ep->remote);
     if (VIPL_SUCCESS != rc) {
         opal_show_help("help-mpi-btl-via.txt", "connect failed", true, opal_process_info.nodename,
-                       (int) vpid, vipl_strerror(rc));
+                       (int) ep->vpid, vipl_strerror(rc));
         goto fail;
     }
     ep->state = MCA_BTL_VIA_EP_CONNECTING;
     (void) OPAL_THREAD_ADD_FETCH32(&c->num_connecting, 1);
-    return ep;
+    opal_output_verbose(20, c->output, "btl:via: VI to vpid %u made (%s), connecting", ep->vpid,
+                        vipl_query_nic(dev->nic)->provider);
+    return OPAL_SUCCESS;
 
 fail:
-    if (posted > 0) {
-        /* receives posted on an idle VI cannot be taken back: the VI goes
-         * with them, before it ever connected (nothing reached it), and
-         * the peer stays unreachable; it must not complete into the
-         * buffers freed below nor name this endpoint */
-        ep->vi->user = NULL;
-        vipl_destroy_vi(ep->vi);
-        dev->vis[vpid] = NULL;
-    } else if (NULL != ep->vi) {
-        ep->vi->user = NULL;
-    }
-    if (0 != ep->rhandle) {
-        (void) vipl_deregister_mem(dev->nic, ep->rbufs, ep->rhandle);
-    }
-    if (NULL != ep->rbufs) {
-        vipl_mem_free(dev->nic, ep->rbufs);
-    }
-    if (NULL != ep->credit_frag) {
-        mca_btl_via_frag_return(ep->credit_frag);
-    }
-    free(ep->rdescs);
-    OBJ_DESTRUCT(&ep->lock);
-    free(ep);
-    return NULL;
+    mca_btl_via_endpoint_undo(ep, posted);
+    ep->state = MCA_BTL_VIA_EP_FAILED;
+    return OPAL_ERR_UNREACH;
 }
 
 void mca_btl_via_endpoint_destroy(mca_btl_via_endpoint_t *ep)
@@ -128,12 +174,36 @@ void mca_btl_via_endpoint_destroy(mca_btl_via_endpoint_t *ep)
         ep->vi->user = NULL;
     }
     tc_credits_fini(&ep->credits);
-    mca_btl_via_frag_return(ep->credit_frag);
-    (void) vipl_deregister_mem(ep->dev->nic, ep->rbufs, ep->rhandle);
-    vipl_mem_free(ep->dev->nic, ep->rbufs);
+    if (NULL != ep->credit_frag) {
+        mca_btl_via_frag_return(ep->credit_frag);
+    }
+    if (0 != ep->rhandle) {
+        (void) vipl_deregister_mem(ep->dev->nic, ep->rbufs, ep->rhandle);
+    }
+    if (NULL != ep->rbufs) {
+        vipl_mem_free(ep->dev->nic, ep->rbufs);
+    }
     free(ep->rdescs);
     OBJ_DESTRUCT(&ep->lock);
     free(ep);
+}
+
+void mca_btl_via_endpoint_use(mca_btl_via_endpoint_t *ep)
+{
+    if (OPAL_UNLIKELY(MCA_BTL_VIA_EP_IDLE == ep->state)) {
+        int rc;
+
+        OPAL_THREAD_LOCK(&ep->lock);
+        rc = mca_btl_via_endpoint_bring_up_locked(ep);
+        OPAL_THREAD_UNLOCK(&ep->lock);
+        if (OPAL_SUCCESS != rc) {
+            mca_btl_via_fatal_peer(ep, "the VI to the peer could not be made");
+            return;
+        }
+    }
+    if (OPAL_UNLIKELY(MCA_BTL_VIA_EP_CONNECTING == ep->state)) {
+        mca_btl_via_endpoint_try_connect(ep);
+    }
 }
 
 void mca_btl_via_endpoint_try_connect(mca_btl_via_endpoint_t *ep)
@@ -320,6 +390,7 @@ void mca_btl_via_endpoint_reap_locked(mca_btl_via_endpoint_t *ep)
                                                                        : OPAL_ERR_UNREACH;
             }
             if (0 == --op->remaining) {
+                (void) OPAL_THREAD_ADD_FETCH32(&c->rdma_inflight, -1);
                 tc_ompi_done_list_push(&c->completed_rdma, &op->super);
             }
         } else {

@@ -17,6 +17,7 @@
 BEGIN_C_DECLS
 
 enum {
+    MCA_BTL_VIA_EP_IDLE = 0,       /* no VI yet: made at the first use */
     MCA_BTL_VIA_EP_CONNECTING = 1, /* receives posted, peer not matched yet */
     MCA_BTL_VIA_EP_CONNECTED = 2,
     MCA_BTL_VIA_EP_FAILED = 3 /* VI in error: the peer went away */
@@ -45,10 +46,16 @@ struct mca_btl_base_endpoint_t {
 
 typedef struct mca_btl_base_endpoint_t mca_btl_via_endpoint_t;
 
-/* create the endpoint of vpid: buffers, receives, connection request
- * (the caller polls try_connect) */
+/* the endpoint of vpid, idle: no VI, no buffers yet */
 mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, uint32_t vpid,
                                                     int dev_index, const vipl_vi_address_t *remote);
+/* under ep->lock: an idle endpoint's VI (made unless the device made it
+ * at init), receive buffers, receives posted, connection requested (the
+ * caller polls try_connect); nothing for an endpoint past idle */
+int mca_btl_via_endpoint_bring_up_locked(mca_btl_via_endpoint_t *ep);
+/* the endpoint is about to carry something: bring it up if idle, look
+ * at a pending connection */
+void mca_btl_via_endpoint_use(mca_btl_via_endpoint_t *ep);
 void mca_btl_via_endpoint_destroy(mca_btl_via_endpoint_t *ep);
 /* progress: has the peer matched our connection request? */
 void mca_btl_via_endpoint_try_connect(mca_btl_via_endpoint_t *ep);

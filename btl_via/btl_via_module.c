@@ -42,6 +42,7 @@ mca_btl_via_module_t mca_btl_via_module = {
             .btl_deregister_mem = mca_btl_via_deregister_mem,
             .btl_dump = mca_btl_base_dump,
             .btl_register_error = mca_btl_via_register_error,
+            .btl_flush = mca_btl_via_flush,
         },
 };
 
@@ -121,36 +122,100 @@ static mca_btl_via_endpoint_t *mca_btl_via_endpoint_of(struct opal_proc_t *proc)
         c->endpoints[vpid] = ep;
     }
     OPAL_THREAD_UNLOCK(&c->lock);
-    if (NULL != ep) {
-        /* the peer may have matched us already (no lock of ours held) */
-        mca_btl_via_endpoint_try_connect(ep);
-    }
     return ep;
+}
+
+/* the endpoint of vpid v of our job (made if needed), NULL when no
+ * device reaches it */
+static mca_btl_via_endpoint_t *mca_btl_via_endpoint_of_vpid(uint32_t v)
+{
+    opal_process_name_t name = opal_proc_local_get()->proc_name;
+    opal_proc_t *proc;
+
+    name.vpid = v;
+    proc = opal_proc_for_name(name);
+    return NULL != proc ? mca_btl_via_endpoint_of(proc) : NULL;
+}
+
+int mca_btl_via_accept_requests(void)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    int count = 0;
+
+    for (int k = 0; k < MCA_BTL_VIA_NUM_DEVS; ++k) {
+        mca_btl_via_dev_t *dev = &c->devs[k];
+        uint32_t v;
+
+        if (NULL == dev->nic || !dev->lazy) {
+            continue;
+        }
+        while (VIPL_SUCCESS == vipl_connect_wait(dev->nic, &v)) {
+            mca_btl_via_endpoint_t *ep;
+
+            /* the discriminator is the asking process's vpid (it comes
+             * from another process: checked) */
+            if (v >= c->nprocs || v == c->my_vpid) {
+                continue;
+            }
+            ep = mca_btl_via_endpoint_of_vpid(v);
+            if (NULL == ep || ep->dev_index != k) {
+                continue;
+            }
+            opal_output_verbose(20, c->output, "btl:via: vpid %u asks for a VI", v);
+            mca_btl_via_endpoint_use(ep);
+            ++count;
+        }
+    }
+    return count;
 }
 
 /* Open MPI adds peers on other hosts lazily (at the first message to
  * them), so a process that only receives from a peer would never post
  * receives for it nor bring its VI up, and what the peer sends is lost
- * on verbs (a queue pair in INIT drops it).  So the first add_procs, in
- * MPI_Init, brings up the VI of every process of the job a device
- * reaches; MPI_Init's closing fence then orders every VI's setup before
- * the first message. */
+ * on verbs (a queue pair in INIT drops it).  A device with connection
+ * requests (emu, ofi) needs nothing here: the peer's first message asks
+ * for the VI and our progress makes it (mca_btl_via_accept_requests).
+ * On a device without them (verbs, emu in strict mode) the first
+ * add_procs, in MPI_Init, brings up the VI of every process of the job
+ * the device reaches; MPI_Init's closing fence then orders every VI's
+ * setup before the first message.  emu maps every local peer's segment
+ * now, so that its name goes (docs/btl_via.md). */
 static void mca_btl_via_add_all_peers(void)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
-    const opal_proc_t *me = opal_proc_local_get();
+    bool eager = false, attach = false;
 
-    for (uint32_t v = 0; v < c->nprocs; ++v) {
-        opal_process_name_t name = me->proc_name;
+    for (int k = 0; k < MCA_BTL_VIA_NUM_DEVS; ++k) {
+        if (NULL != c->devs[k].nic) {
+            eager |= !c->devs[k].lazy;
+            attach |= c->devs[k].lazy && NULL != c->devs[k].nic->ops->attach_peer;
+        }
+    }
+    for (uint32_t v = 0; (eager || attach) && v < c->nprocs; ++v) {
+        opal_process_name_t name = opal_proc_local_get()->proc_name;
+        mca_btl_via_endpoint_t *ep;
         opal_proc_t *proc;
+        int slot;
 
-        if (v == c->my_vpid || NULL != c->endpoints[v]) {
+        if (v == c->my_vpid) {
             continue;
         }
         name.vpid = v;
         proc = opal_proc_for_name(name);
-        if (NULL != proc) {
-            (void) mca_btl_via_endpoint_of(proc);
+        slot = NULL != proc ? mca_btl_via_peer_slot(proc) : -1;
+        /* a device with connection requests and nothing to attach (ofi):
+         * not even the endpoint object until the peer is used */
+        if (slot < 0 || (c->devs[slot].lazy && NULL == c->devs[slot].nic->ops->attach_peer)) {
+            continue;
+        }
+        ep = mca_btl_via_endpoint_of(proc);
+        if (NULL == ep) {
+            continue;
+        }
+        if (!ep->dev->lazy) {
+            mca_btl_via_endpoint_use(ep);
+        } else if (NULL != ep->dev->nic->ops->attach_peer) {
+            (void) vipl_attach_peer(ep->dev->nic, &ep->remote);
         }
     }
 }
@@ -177,6 +242,9 @@ int mca_btl_via_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
         }
         if (procs[i]->proc_name.jobid == me->proc_name.jobid) {
             ep = mca_btl_via_endpoint_of(procs[i]);
+            if (NULL != ep && !ep->dev->lazy) {
+                mca_btl_via_endpoint_use(ep);
+            }
         }
         if (NULL == ep || MCA_BTL_VIA_EP_FAILED == ep->state) {
             ++unreachable;
@@ -219,7 +287,13 @@ static void mca_btl_via_print_stats(void)
     tc_rcache_stats_t st;
     double rate;
 
-    if (NULL == c->rcache || c->verbose < 1) {
+    if (c->verbose < 1) {
+        return;
+    }
+    opal_output(0, "btl:via: vpid %u made %llu VIs (this host %llu, other hosts %llu)", c->my_vpid,
+                (unsigned long long) (c->vis_created[0] + c->vis_created[1]),
+                (unsigned long long) c->vis_created[0], (unsigned long long) c->vis_created[1]);
+    if (NULL == c->rcache) {
         return;
     }
     tc_rcache_get_stats(c->rcache, &st);

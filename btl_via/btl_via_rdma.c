@@ -10,6 +10,7 @@
 
 #include "opal_config.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,7 +149,12 @@ static int mca_btl_via_rdma(uint32_t op_code, struct mca_btl_base_endpoint_t *ep
         return OPAL_ERR_NOT_AVAILABLE;
     }
     if (OPAL_UNLIKELY(MCA_BTL_VIA_EP_CONNECTED != ep->state)) {
-        return MCA_BTL_VIA_EP_FAILED == ep->state ? OPAL_ERR_UNREACH : OPAL_ERR_OUT_OF_RESOURCE;
+        /* a first put/get to the peer makes its VI (one-sided traffic may
+         * start with it); ob1/osc retry on OUT_OF_RESOURCE */
+        mca_btl_via_endpoint_use(ep);
+        if (MCA_BTL_VIA_EP_CONNECTED != ep->state) {
+            return MCA_BTL_VIA_EP_FAILED == ep->state ? OPAL_ERR_UNREACH : OPAL_ERR_OUT_OF_RESOURCE;
+        }
     }
     op = malloc(sizeof(*op) + (size_t) ndesc * sizeof(vipl_desc_t));
     if (NULL == op) {
@@ -210,12 +216,32 @@ static int mca_btl_via_rdma(uint32_t op_code, struct mca_btl_base_endpoint_t *ep
         }
         ++ep->outstanding;
     }
+    (void) OPAL_THREAD_ADD_FETCH32(&c->rdma_inflight, 1);
     /* ep->lock is per endpoint: threads on other endpoints count too */
     mca_btl_via_count(VIPL_CONTROL_OP_RDMAWRITE == op_code ? &c->puts : &c->gets, 1);
     mca_btl_via_count(&c->rdma_bytes, size);
     /* the emu NIC moves the data here (one CMA call for the batch) */
     mca_btl_via_endpoint_reap_locked(ep);
     OPAL_THREAD_UNLOCK(&ep->lock);
+    return OPAL_SUCCESS;
+}
+
+/* btl_flush: every put and get started so far has completed, which for
+ * every provider means done at the target too (emu: the CMA copy; ofi:
+ * FI_DELIVERY_COMPLETE; verbs: the responder's acknowledgement of an RC
+ * write), so osc_hybrid on Open MPI 4.1 (no RDMA_REMOTE_COMPLETION flag)
+ * can put by RDMA over via.  The endpoint is not looked at: all of them. */
+int mca_btl_via_flush(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+
+    (void) btl;
+    (void) endpoint;
+    while (0 < opal_atomic_add_fetch_32(&c->rdma_inflight, 0)) {
+        if (0 == mca_btl_via_component_progress()) {
+            sched_yield();
+        }
+    }
     return OPAL_SUCCESS;
 }
 

@@ -19,7 +19,8 @@
 #include "btl_via_endpoint.h"
 #include "btl_via_frag.h"
 
-/* Before a send: a connection still pending is looked at now, and credits
+/* Before a send: an endpoint without its VI gets one (VIs are made on
+ * first use), a connection still pending is looked at now, and credits
  * that arrived are read now, so that the message goes on the wire before
  * the call returns whenever the peer has a receive descriptor for it. A
  * sender that goes on without progress (spinning on shared memory, as an
@@ -27,8 +28,9 @@
  * progress call, and the receiver that waits for it forever. */
 static void mca_btl_via_send_ready(struct mca_btl_base_endpoint_t *endpoint)
 {
-    if (OPAL_UNLIKELY(MCA_BTL_VIA_EP_CONNECTING == endpoint->state)) {
-        mca_btl_via_endpoint_try_connect(endpoint);
+    if (OPAL_UNLIKELY(MCA_BTL_VIA_EP_CONNECTED != endpoint->state)) {
+        /* the VI is made at the first message to the peer */
+        mca_btl_via_endpoint_use(endpoint);
     }
     if (OPAL_UNLIKELY(tc_credits_available(&endpoint->credits) < 2 ||
                       tc_credits_queued(&endpoint->credits) > 0)) {

@@ -7,6 +7,7 @@
  * Each provider is one back end behind vipl_ops_t (vipl.h).
  */
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "tc_config.h"
@@ -41,6 +42,20 @@ const vipl_ops_t *vipl_provider(const char *name)
         }
     }
     return NULL;
+}
+
+void *vipl_host_mem_alloc(vipl_nic_t *nic, size_t len)
+{
+    void *p = NULL;
+
+    (void) nic;
+    return 0 == posix_memalign(&p, 4096, len ? len : 1) ? p : NULL;
+}
+
+void vipl_host_mem_free(vipl_nic_t *nic, void *ptr)
+{
+    (void) nic;
+    free(ptr);
 }
 
 const char *vipl_strerror(vipl_return_t rc)

@@ -150,6 +150,11 @@ typedef struct vipl_nic_attrs {
     uint32_t max_inline; /* bytes a VIPL_CONTROL_INLINE send may carry (0: none) */
     bool rdma_read;      /* VipPostSend with RDMA read works */
     bool local_only;     /* reaches this host's processes only */
+    /* VipConnectWait: the NIC reports connection requests for VIs that
+     * do not exist yet (vipl_connect_wait), so VIs can be created on
+     * first use; the address of a VI is then known before it exists
+     * (vipl_nic_vi_address) */
+    bool connect_wait;
 } vipl_nic_attrs_t;
 
 /* VIP_MEM_ATTRIBUTES */
@@ -168,6 +173,12 @@ typedef struct vipl_vi_attrs {
     uint32_t recv_depth;
     bool enable_rdma_write;
     bool enable_rdma_read;
+    /* the VI's connection discriminator (VIPL's discriminator of the
+     * local VIP_NET_ADDRESS): with has_discriminator, the VI is the one
+     * vipl_nic_vi_address(nic, discriminator) names; else the provider
+     * picks one */
+    bool has_discriminator;
+    uint32_t discriminator;
 } vipl_vi_attrs_t;
 
 typedef enum {
@@ -234,6 +245,11 @@ struct vipl_ops {
     vipl_return_t (*recv_done)(vipl_vi_t *vi, vipl_desc_t **desc);
     vipl_return_t (*cq_done)(vipl_cq_t *cq, vipl_vi_t **vi, bool *is_recv);
     vipl_return_t (*query_vi)(vipl_vi_t *vi, vipl_vi_state_t *state, vipl_vi_error_t *error);
+    /* NULL unless attrs.connect_wait: */
+    void (*nic_vi_address)(vipl_nic_t *nic, uint32_t discriminator, vipl_vi_address_t *addr);
+    vipl_return_t (*connect_wait)(vipl_nic_t *nic, uint32_t *discriminator);
+    /* NULL when there is nothing to prepare: */
+    vipl_return_t (*attach_peer)(vipl_nic_t *nic, const vipl_vi_address_t *remote);
 };
 
 /* the public head of every provider object */
@@ -255,6 +271,25 @@ struct vipl_ptag {
 /* the providers built into this library; NULL when name is unknown or
  * not built ("verbs" without libibverbs, "ofi" without libfabric) */
 const vipl_ops_t *vipl_provider(const char *name);
+
+/* shared by the providers whose NIC has no memory of its own (verbs,
+ * ofi): page-aligned host memory for vipl_mem_alloc / vipl_mem_free */
+void *vipl_host_mem_alloc(vipl_nic_t *nic, size_t len);
+void vipl_host_mem_free(vipl_nic_t *nic, void *ptr);
+
+/* VipSendDone / VipRecvDone of a provider that queues completions per VI
+ * (verbs, ofi): the head of the done queue, after one poll of the
+ * provider (poll(ctx)) when the queue is empty; the caller holds what
+ * guards the queue */
+static inline vipl_return_t vipl_done_take(vipl_desc_t **head, vipl_desc_t **tail,
+                                           void (*poll)(void *ctx), void *ctx, vipl_desc_t **dp)
+{
+    if (NULL == *head) {
+        poll(ctx);
+    }
+    *dp = vipl_desc_pop(head, tail);
+    return NULL == *dp ? VIPL_NOT_DONE : VIPL_SUCCESS;
+}
 const char *vipl_strerror(vipl_return_t rc);
 /* text of the first error bit of a descriptor status */
 const char *vipl_status_string(uint32_t status);
@@ -357,6 +392,35 @@ static inline vipl_return_t vipl_query_vi(vipl_vi_t *vi, vipl_vi_state_t *state,
                                           vipl_vi_error_t *error)
 {
     return vi->nic->ops->query_vi(vi, state, error);
+}
+
+/* the address of the VI with this discriminator on this NIC, whether it
+ * exists yet or not (attrs.connect_wait providers) */
+static inline void vipl_nic_vi_address(vipl_nic_t *nic, uint32_t discriminator,
+                                       vipl_vi_address_t *addr)
+{
+    nic->ops->nic_vi_address(nic, discriminator, addr);
+}
+/* VipConnectWait without blocking: VIPL_SUCCESS and the discriminator of
+ * a VI not created yet that a peer asked to connect to (the caller
+ * creates it with that discriminator and calls VipConnectPeerRequest,
+ * which accepts the request); VIPL_NOT_DONE when no request waits;
+ * VIPL_ERROR_NOT_SUPPORTED without attrs.connect_wait */
+static inline vipl_return_t vipl_connect_wait(vipl_nic_t *nic, uint32_t *discriminator)
+{
+    if (NULL == nic->ops->connect_wait) {
+        return VIPL_ERROR_NOT_SUPPORTED;
+    }
+    return nic->ops->connect_wait(nic, discriminator);
+}
+/* prepare for connections with the peer NIC of this address (emu: map
+ * its segment now, so that its name can go); optional */
+static inline vipl_return_t vipl_attach_peer(vipl_nic_t *nic, const vipl_vi_address_t *remote)
+{
+    if (NULL == nic->ops->attach_peer) {
+        return VIPL_SUCCESS;
+    }
+    return nic->ops->attach_peer(nic, remote);
 }
 
 #ifdef __cplusplus

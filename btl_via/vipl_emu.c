@@ -76,7 +76,10 @@ typedef struct vipl_emu_nic_hdr {
     uint64_t mem_size;
     uint32_t attached; /* peers that mapped this segment */
     uint32_t expected; /* ... and how many will */
-    uint8_t pad_[48];
+    /* connection requests rung by peers (vipl_emu_connect_wait looks
+     * at the VI records only when this moved) */
+    uint32_t conn_reqs;
+    uint8_t pad_[44];
 } vipl_emu_nic_hdr_t;
 _Static_assert(sizeof(vipl_emu_nic_hdr_t) == 128, "emu NIC header is two cache lines");
 
@@ -125,7 +128,10 @@ typedef struct vipl_emu_vi_rec {
     uint8_t pad1_[56];
     /* line 2: written by the peer */
     uint32_t peer_error; /* vipl_vi_error_t the peer reported */
-    uint8_t pad2_[60];
+    /* a peer asked for a connection to this record's VI (its NIC id + 1),
+     * maybe before the VI exists */
+    uint32_t conn_req;
+    uint8_t pad2_[56];
     vipl_emu_rslot_t slots[];
 } vipl_emu_vi_rec_t;
 _Static_assert(sizeof(vipl_emu_vi_rec_t) == 192, "emu VI record header layout");
@@ -186,7 +192,8 @@ typedef struct vipl_emu_nic {
     char *key;
     pid_t pid;
     uint32_t nic_id;
-    bool strict; /* vipl_open_params_t.strict */
+    bool strict;        /* vipl_open_params_t.strict */
+    uint32_t reqs_seen; /* hdr->conn_reqs at the last empty scan */
     vipl_emu_remote_t *remotes;
     pthread_mutex_t lock; /* table, allocator, remotes */
 } vipl_emu_nic_t;
@@ -391,6 +398,9 @@ static vipl_return_t vipl_emu_open_nic(const vipl_open_params_t *params, vipl_ni
     nic->super.attrs.rdma_read = true;
     nic->super.attrs.max_inline = nic->strict ? 0 : VIPL_EMU_INLINE_MAX;
     nic->super.attrs.local_only = true;
+    /* strict mode is verbs without a connection manager: every VI is
+     * made and connected up front */
+    nic->super.attrs.connect_wait = !nic->strict;
     *nicp = &nic->super;
     return VIPL_SUCCESS;
 
@@ -682,14 +692,19 @@ static void vipl_emu_destroy_cq(vipl_cq_t *base)
     free(cq);
 }
 
+/* under the NIC's lock; VIs made on first use are attached while
+ * another thread may read the CQ: the entry first, then the count with
+ * release (cq_done reads it with acquire); the arrays never move */
 static bool vipl_emu_cq_attach(vipl_emu_cq_t *cq, vipl_emu_vi_t *vi, bool is_recv)
 {
-    if (cq->count == cq->cap) {
+    uint32_t n = cq->count;
+
+    if (n == cq->cap) {
         return false;
     }
-    cq->vis[cq->count] = vi;
-    cq->is_recv[cq->count] = is_recv;
-    ++cq->count;
+    cq->vis[n] = vi;
+    cq->is_recv[n] = is_recv;
+    tc_atomic_store_release(&cq->count, n + 1);
     return true;
 }
 
@@ -735,9 +750,18 @@ static vipl_return_t vipl_emu_create_vi(vipl_nic_t *base, const vipl_vi_attrs_t 
         return VIPL_ERROR_RESOURCE;
     }
     pthread_mutex_lock(&nic->lock);
-    for (index = 0; index < nic->max_vis; ++index) {
-        if (!vipl_emu_rec(nic->vi_base, nic->vi_stride, index)->in_use) {
-            break;
+    if (attrs->has_discriminator) {
+        /* the discriminator names the record: peers address it before
+         * it exists */
+        index = attrs->discriminator < nic->max_vis &&
+                !vipl_emu_rec(nic->vi_base, nic->vi_stride, attrs->discriminator)->in_use
+            ? attrs->discriminator
+            : nic->max_vis;
+    } else {
+        for (index = 0; index < nic->max_vis; ++index) {
+            if (!vipl_emu_rec(nic->vi_base, nic->vi_stride, index)->in_use) {
+                break;
+            }
         }
     }
     if (index == nic->max_vis) {
@@ -768,16 +792,19 @@ static vipl_return_t vipl_emu_create_vi(vipl_nic_t *base, const vipl_vi_attrs_t 
     vipl_emu_store32(&vi->rec->state, VIPL_STATE_IDLE);
     vi->send_cq = (vipl_emu_cq_t *) send_cq;
     vi->recv_cq = (vipl_emu_cq_t *) recv_cq;
+    pthread_mutex_lock(&nic->lock);
     if ((NULL != vi->send_cq && !vipl_emu_cq_attach(vi->send_cq, vi, false)) ||
         (NULL != vi->recv_cq && !vipl_emu_cq_attach(vi->recv_cq, vi, true))) {
         if (NULL != vi->send_cq) {
             vipl_emu_cq_detach(vi->send_cq, vi);
         }
         vi->rec->in_use = 0;
+        pthread_mutex_unlock(&nic->lock);
         free(vi->rdescs);
         free(vi);
         return VIPL_ERROR_RESOURCE;
     }
+    pthread_mutex_unlock(&nic->lock);
     *vip = &vi->super;
     return VIPL_SUCCESS;
 }
@@ -844,7 +871,82 @@ static vipl_return_t vipl_emu_connect_peer_request(vipl_vi_t *base, const vipl_v
     vi->rec->remote_vi = a.vi_index;
     vi->state = VIPL_STATE_PENDING_CONNECT;
     vipl_emu_store32(&vi->rec->state, VIPL_STATE_PENDING_CONNECT);
+    if (vi->nic->super.attrs.connect_wait) {
+        /* ring the peer: its VI may not exist yet (vipl_emu_connect_wait);
+         * the record's word first, then the counter the peer watches */
+        vipl_emu_store32(&vi->rrec->conn_req, vi->nic->nic_id + 1);
+        (void) tc_atomic_add_fetch(&vi->remote->hdr->conn_reqs, 1);
+    }
     return VIPL_SUCCESS;
+}
+
+static void vipl_emu_nic_vi_address(vipl_nic_t *base, uint32_t discriminator,
+                                    vipl_vi_address_t *addr)
+{
+    vipl_emu_nic_t *nic = (vipl_emu_nic_t *) base;
+    vipl_emu_addr_t a = {
+        .magic = VIPL_EMU_ADDR_MAGIC,
+        .nic_id = nic->nic_id,
+        .pid = (int32_t) nic->pid,
+        .vi_index = discriminator,
+    };
+
+    memset(addr, 0, sizeof(*addr));
+    memcpy(addr->bytes, &a, sizeof(a));
+}
+
+/* VipConnectWait, polled: a record a peer rang whose VI does not exist */
+static vipl_return_t vipl_emu_connect_wait(vipl_nic_t *base, uint32_t *discriminator)
+{
+    vipl_emu_nic_t *nic = (vipl_emu_nic_t *) base;
+    uint32_t now = vipl_emu_load32(&nic->hdr->conn_reqs);
+
+    if (now == tc_atomic_load_relaxed(&nic->reqs_seen)) {
+        return VIPL_NOT_DONE;
+    }
+    pthread_mutex_lock(&nic->lock);
+    for (uint32_t i = 0; i < nic->max_vis; ++i) {
+        vipl_emu_vi_rec_t *rec = vipl_emu_rec(nic->vi_base, nic->vi_stride, i);
+
+        if (0 != vipl_emu_load32(&rec->conn_req) && 0 != tc_atomic_swap(&rec->conn_req, 0) &&
+            !rec->in_use) {
+            /* more may wait: the counter stays unseen until a scan
+             * finds none */
+            pthread_mutex_unlock(&nic->lock);
+            *discriminator = i;
+            return VIPL_SUCCESS;
+        }
+    }
+    tc_atomic_store_relaxed(&nic->reqs_seen, now);
+    pthread_mutex_unlock(&nic->lock);
+    return VIPL_NOT_DONE;
+}
+
+/* map the peer's segment now (and keep it), so that its name goes once
+ * every local peer attached, whether VIs follow or not */
+static vipl_return_t vipl_emu_attach_peer(vipl_nic_t *base, const vipl_vi_address_t *remote)
+{
+    vipl_emu_nic_t *nic = (vipl_emu_nic_t *) base;
+    vipl_emu_remote_t *r;
+    vipl_emu_addr_t a;
+
+    if (NULL == remote) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    memcpy(&a, remote->bytes, sizeof(a));
+    if (VIPL_EMU_ADDR_MAGIC != a.magic || a.pid <= 0) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    pthread_mutex_lock(&nic->lock);
+    for (r = nic->remotes; r; r = r->next) {
+        if (r->nic_id == a.nic_id) {
+            pthread_mutex_unlock(&nic->lock);
+            return VIPL_SUCCESS;
+        }
+    }
+    pthread_mutex_unlock(&nic->lock);
+    /* the reference stays until close_nic */
+    return vipl_emu_remote_get(nic, a.nic_id, (pid_t) a.pid, &r);
 }
 
 static bool vipl_emu_peer_alive(vipl_emu_remote_t *r)
@@ -1391,13 +1493,14 @@ static vipl_return_t vipl_emu_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
 static vipl_return_t vipl_emu_cq_done(vipl_cq_t *base, vipl_vi_t **vip, bool *is_recv)
 {
     vipl_emu_cq_t *cq = (vipl_emu_cq_t *) base;
+    uint32_t count = tc_atomic_load_acquire(&cq->count);
 
-    for (uint32_t n = 0; n < cq->count; ++n) {
-        uint32_t i = cq->next;
+    for (uint32_t n = 0; n < count; ++n) {
+        uint32_t i = cq->next < count ? cq->next : 0;
         vipl_emu_vi_t *vi = cq->vis[i];
         bool ready;
 
-        cq->next = (i + 1 == cq->count) ? 0 : i + 1;
+        cq->next = (i + 1 == count) ? 0 : i + 1;
         if (cq->is_recv[i]) {
             ready = vipl_emu_recv_ready(vi);
         } else {
@@ -1494,4 +1597,7 @@ const vipl_ops_t vipl_emu_ops = {
     .recv_done = vipl_emu_recv_done,
     .cq_done = vipl_emu_cq_done,
     .query_vi = vipl_emu_query_vi,
+    .nic_vi_address = vipl_emu_nic_vi_address,
+    .connect_wait = vipl_emu_connect_wait,
+    .attach_peer = vipl_emu_attach_peer,
 };

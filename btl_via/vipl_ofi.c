@@ -16,11 +16,16 @@
  *
  * VIA's peer-to-peer connection over libfabric's client/server one: of
  * the two VIs of a pair, the one with the smaller (listening address,
- * VI index) calls fi_connect with connection data naming both VIs; the
- * other accepts the request on its passive endpoint once it asked for
- * the same connection itself (a request that comes earlier waits on the
- * VI).  Receives posted before the endpoint exists are posted when it is
- * created, before fi_connect / fi_accept.
+ * discriminator) calls fi_connect with connection data naming both VIs;
+ * the other accepts the request on its passive endpoint once it asked
+ * for the same connection itself (a request that comes earlier waits,
+ * on the VI or, when the VI does not exist yet, on the NIC, where
+ * vipl_connect_wait reports it).  When the other side asks first, it
+ * rings the connector: a connection request flagged as a doorbell on a
+ * bare endpoint, which the connector refuses after noting it (its
+ * connect_wait reports it when the VI does not exist); the connector then
+ * connects as usual.  Receives posted before the endpoint exists are
+ * posted when it is created, before fi_connect / fi_accept.
  *
  * An RDMA write with immediate data consumes a receive descriptor in
  * VIA (and in verbs); libfabric's remote CQ data does not (unless the
@@ -40,6 +45,8 @@
 
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -57,11 +64,16 @@
 
 #define VIPL_OFI_ADDR_MAGIC 0x3149464fu /* "OFI1" */
 #define VIPL_OFI_CONN_MAGIC 0x4e43464fu /* "OFCN" */
+#define VIPL_OFI_BELL_MAGIC 0x4c42464fu /* "OFBL": connect to me */
+#define VIPL_OFI_BYE_MAGIC 0x5942464fu  /* "OFBY": I disconnect (orderly) */
+#define VIPL_OFI_BYE_WAIT_US 250000     /* most we wait for the peer to note our goodbye */
 #define VIPL_OFI_SA_BYTES 32
 #define VIPL_OFI_VERSION FI_VERSION(1, 5)
 #define VIPL_OFI_POLL 8         /* CQ entries read at once */
 #define VIPL_OFI_EQ_EVERY 1024u /* CQ group polls between EQ reads once connected */
 #define VIPL_OFI_MAX_VIS 0xfffffu
+#define VIPL_OFI_BELL_CTX ((uintptr_t) 1 << 30) /* endpoint context: a doorbell */
+#define VIPL_OFI_WAIT_EVERY 256u                /* connect_wait calls between EQ reads when idle */
 #define VIPL_OFI_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define VIPL_OFI_MAX(a, b) ((a) > (b) ? (a) : (b))
 
@@ -99,6 +111,14 @@ typedef struct vipl_ofi_mr {
 
 typedef struct vipl_ofi_vi vipl_ofi_vi_t;
 
+/* a connection request (or doorbell: info NULL) for a VI that does not
+ * exist yet, until the VI is made and asks for the connection */
+typedef struct vipl_ofi_waiting {
+    struct fi_info *info;
+    vipl_ofi_conn_t conn;
+    bool reported; /* vipl_connect_wait gave it out */
+} vipl_ofi_waiting_t;
+
 typedef struct vipl_ofi_nic {
     vipl_nic_t super;
     struct fi_info *info;
@@ -115,7 +135,10 @@ typedef struct vipl_ofi_nic {
     uint32_t reg_hint;
     vipl_ofi_vi_t **vis; /* by index (connection data names them) */
     uint32_t cap_vis;
-    uint32_t connecting;  /* VIs waiting for a connection event */
+    uint32_t connecting; /* VIs waiting for a connection event */
+    vipl_ofi_waiting_t *waiting;
+    uint32_t num_waiting, cap_waiting;
+    uint32_t wait_polls;
     pthread_mutex_t lock; /* registrations, VI table, event queue */
 } vipl_ofi_nic_t;
 
@@ -145,7 +168,11 @@ struct vipl_ofi_vi {
     vipl_vi_t super;
     vipl_ofi_nic_t *nic;
     uint32_t index;
+    uint32_t disc; /* discriminator: names the VI in addresses */
     struct fid_ep *ep;
+    struct fid_ep *bell; /* our doorbell (or goodbye) to the peer, until refused */
+    bool bye;            /* the peer said goodbye: its close is orderly */
+    bool closing;        /* we disconnect: what follows is ours */
     struct fid_cq *cq;
     vipl_ofi_cq_t *group;
     struct fi_info *connreq; /* a request that came before our own */
@@ -205,6 +232,12 @@ static void vipl_ofi_close_nic(vipl_nic_t *base)
     if (NULL != nic->info) {
         fi_freeinfo(nic->info);
     }
+    for (uint32_t i = 0; i < nic->num_waiting; ++i) {
+        if (NULL != nic->waiting[i].info) {
+            fi_freeinfo(nic->waiting[i].info);
+        }
+    }
+    free(nic->waiting);
     pthread_mutex_destroy(&nic->lock);
     free(nic->mrs);
     free(nic->vis);
@@ -326,6 +359,7 @@ static vipl_return_t vipl_ofi_open_nic(const vipl_open_params_t *params, vipl_ni
     nic->super.attrs.rdma_read =
         0 != (nic->info->caps & FI_READ) || 0 != (nic->info->caps & FI_RMA);
     nic->super.attrs.local_only = false;
+    nic->super.attrs.connect_wait = true;
     *nicp = &nic->super;
     return VIPL_SUCCESS;
 }
@@ -446,20 +480,6 @@ static bool vipl_ofi_local(vipl_ofi_nic_t *nic, const vipl_data_seg_t *ds, void 
     }
     *desc = m->desc;
     return true;
-}
-
-static void *vipl_ofi_mem_alloc(vipl_nic_t *base, size_t len)
-{
-    void *p = NULL;
-
-    (void) base;
-    return 0 == posix_memalign(&p, 4096, len ? len : 1) ? p : NULL;
-}
-
-static void vipl_ofi_mem_free(vipl_nic_t *base, void *ptr)
-{
-    (void) base;
-    free(ptr);
 }
 
 /* ---- completion queues ---------------------------------------------------- */
@@ -618,8 +638,11 @@ static void vipl_ofi_poll_vi(vipl_ofi_vi_t *vi)
         }
         d = err.op_context;
         st = VIPL_STATUS_DONE | vipl_ofi_err_status(err.err);
+        /* a connection that ends is orderly only after the peer's goodbye
+         * or our own disconnect (a goodbye noted later still turns
+         * PEER_GONE into DISCONNECTED: vipl_ofi_connreq) */
         vipl_ofi_fail_locked(
-            vi, FI_ECANCELED == err.err ? VIPL_VIERR_DISCONNECTED : VIPL_VIERR_PEER_GONE);
+            vi, vi->bye || vi->closing ? VIPL_VIERR_DISCONNECTED : VIPL_VIERR_PEER_GONE);
         if (NULL == d) {
             return;
         }
@@ -668,6 +691,33 @@ static vipl_ofi_vi_t *vipl_ofi_vi_of(vipl_ofi_nic_t *nic, fid_t fid)
         return NULL;
     }
     return nic->vis[idx - 1];
+}
+
+/* under the NIC's lock: the VI whose doorbell endpoint this is */
+static vipl_ofi_vi_t *vipl_ofi_bell_of(vipl_ofi_nic_t *nic, fid_t fid)
+{
+    uintptr_t idx = NULL != fid ? (uintptr_t) fid->context : 0;
+
+    if (!(idx & VIPL_OFI_BELL_CTX)) {
+        return NULL;
+    }
+    idx &= ~VIPL_OFI_BELL_CTX;
+    if (idx < 1 || idx > nic->cap_vis || NULL == nic->vis[idx - 1] ||
+        NULL == nic->vis[idx - 1]->bell || &nic->vis[idx - 1]->bell->fid != fid) {
+        return NULL;
+    }
+    return nic->vis[idx - 1];
+}
+
+/* under the NIC's lock: the VI with this discriminator */
+static vipl_ofi_vi_t *vipl_ofi_vi_named(vipl_ofi_nic_t *nic, uint32_t disc)
+{
+    for (uint32_t i = 0; i < nic->cap_vis; ++i) {
+        if (NULL != nic->vis[i] && nic->vis[i]->disc == disc) {
+            return nic->vis[i];
+        }
+    }
+    return NULL;
 }
 
 /* under the VI's lock: the endpoint, bound and enabled, with the
@@ -732,20 +782,132 @@ static void vipl_ofi_accept(vipl_ofi_vi_t *vi, struct fi_info *info, const vipl_
     fi_freeinfo(info);
 }
 
+/* under the NIC's lock: note a request (info NULL: a doorbell) for a VI
+ * that does not exist yet; a newer one from the same peer VI replaces an
+ * older one */
+static void vipl_ofi_wait_add(vipl_ofi_nic_t *nic, struct fi_info *info,
+                              const vipl_ofi_conn_t *conn)
+{
+    vipl_ofi_waiting_t *w = NULL;
+
+    for (uint32_t i = 0; i < nic->num_waiting; ++i) {
+        vipl_ofi_waiting_t *x = nic->waiting + i;
+
+        if (x->conn.target_vi == conn->target_vi && x->conn.source_vi == conn->source_vi &&
+            x->conn.sa_len == conn->sa_len && 0 == memcmp(x->conn.sa, conn->sa, conn->sa_len)) {
+            w = x;
+            break;
+        }
+    }
+    if (NULL == w) {
+        if (nic->num_waiting == nic->cap_waiting) {
+            uint32_t cap = nic->cap_waiting ? 2 * nic->cap_waiting : 16;
+            vipl_ofi_waiting_t *v =
+                cap <= VIPL_OFI_MAX_VIS ? realloc(nic->waiting, cap * sizeof(*v)) : NULL;
+
+            if (NULL == v) {
+                if (NULL != info) {
+                    (void) fi_reject(nic->pep, info->handle, NULL, 0);
+                    fi_freeinfo(info);
+                }
+                return;
+            }
+            nic->waiting = v;
+            nic->cap_waiting = cap;
+        }
+        w = nic->waiting + nic->num_waiting++;
+        memset(w, 0, sizeof(*w));
+    } else if (NULL != info && NULL != w->info) {
+        (void) fi_reject(nic->pep, w->info->handle, NULL, 0);
+        fi_freeinfo(w->info);
+        w->info = NULL;
+    }
+    if (NULL != info) {
+        w->info = info;
+    }
+    w->conn = *conn;
+}
+
+/* under the NIC's lock: take the waiting entries of a VI that now asks
+ * for its connection; the request from its peer (if one came) is
+ * returned, every other one refused */
+static struct fi_info *vipl_ofi_wait_take(vipl_ofi_nic_t *nic, uint32_t disc,
+                                          const vipl_ofi_addr_t *peer, vipl_ofi_conn_t *conn)
+{
+    struct fi_info *found = NULL;
+    uint32_t i = 0;
+
+    while (i < nic->num_waiting) {
+        vipl_ofi_waiting_t *w = nic->waiting + i;
+
+        if (w->conn.target_vi != disc) {
+            ++i;
+            continue;
+        }
+        if (NULL != w->info) {
+            if (NULL == found && NULL != peer && w->conn.source_vi == peer->vi_index &&
+                w->conn.sa_len == peer->sa_len && 0 == memcmp(w->conn.sa, peer->sa, peer->sa_len)) {
+                found = w->info;
+                *conn = w->conn;
+            } else {
+                (void) fi_reject(nic->pep, w->info->handle, NULL, 0);
+                fi_freeinfo(w->info);
+            }
+        }
+        nic->waiting[i] = nic->waiting[--nic->num_waiting];
+    }
+    return found;
+}
+
 /* under the NIC's lock: a connection request from a peer */
 static void vipl_ofi_connreq(vipl_ofi_nic_t *nic, struct fi_info *info, const void *data,
                              size_t len)
 {
     vipl_ofi_conn_t conn;
     vipl_ofi_vi_t *vi;
+    bool bell;
 
     if (len < sizeof(conn)) {
         goto reject;
     }
     memcpy(&conn, data, sizeof(conn));
-    if (VIPL_OFI_CONN_MAGIC != conn.magic || conn.sa_len > VIPL_OFI_SA_BYTES ||
-        conn.target_vi >= nic->cap_vis || NULL == (vi = nic->vis[conn.target_vi])) {
+    bell = VIPL_OFI_BELL_MAGIC == conn.magic;
+    if ((VIPL_OFI_CONN_MAGIC != conn.magic && VIPL_OFI_BYE_MAGIC != conn.magic && !bell) ||
+        conn.sa_len > VIPL_OFI_SA_BYTES || 0 == conn.sa_len) {
         goto reject;
+    }
+    vi = vipl_ofi_vi_named(nic, conn.target_vi);
+    if (VIPL_OFI_BYE_MAGIC == conn.magic) {
+        /* the peer's orderly disconnect, before its fi_shutdown: the
+         * connection's end that follows (or came just before) is no
+         * failure; the refusal tells the peer we noted it */
+        if (NULL != vi) {
+            pthread_mutex_lock(&vi->lock);
+            if (vi->have_remote && conn.source_vi == vi->remote.vi_index &&
+                conn.sa_len == vi->remote.sa_len &&
+                0 == memcmp(conn.sa, vi->remote.sa, conn.sa_len)) {
+                vi->bye = true;
+                if (VIPL_STATE_ERROR == vi->state && VIPL_VIERR_PEER_GONE == vi->error) {
+                    vi->error = VIPL_VIERR_DISCONNECTED;
+                }
+            }
+            pthread_mutex_unlock(&vi->lock);
+        }
+        goto reject;
+    }
+    if (bell) {
+        /* noted, refused: we connect (an existing VI has asked already or
+         * will ask at its VipConnectPeerRequest) */
+        (void) fi_reject(nic->pep, info->handle, NULL, 0);
+        fi_freeinfo(info);
+        if (NULL == vi) {
+            vipl_ofi_wait_add(nic, NULL, &conn);
+        }
+        return;
+    }
+    if (NULL == vi) {
+        vipl_ofi_wait_add(nic, info, &conn);
+        return;
     }
     if (VIPL_STATE_PENDING_CONNECT == vi->state) {
         vipl_ofi_accept(vi, info, &conn);
@@ -764,6 +926,16 @@ static void vipl_ofi_connreq(vipl_ofi_nic_t *nic, struct fi_info *info, const vo
 reject:
     (void) fi_reject(nic->pep, info->handle, NULL, 0);
     fi_freeinfo(info);
+}
+
+/* under the NIC's lock: a doorbell has done its work (refused, or even
+ * accepted): close it */
+static void vipl_ofi_bell_close(vipl_ofi_vi_t *vi)
+{
+    if (NULL != vi->bell) {
+        (void) fi_close(&vi->bell->fid);
+        vi->bell = NULL;
+    }
 }
 
 /* under the NIC's lock: connection events */
@@ -785,6 +957,13 @@ static void vipl_ofi_poll_eq(vipl_ofi_nic_t *nic)
             if (fi_eq_readerr(nic->eq, &err, 0) < 0) {
                 return;
             }
+            vi = vipl_ofi_bell_of(nic, err.fid);
+            if (NULL != vi) {
+                /* the connector refused our doorbell, as it does: it
+                 * connects to us */
+                vipl_ofi_bell_close(vi);
+                continue;
+            }
             vi = vipl_ofi_vi_of(nic, err.fid);
             if (NULL != vi) {
                 pthread_mutex_lock(&vi->lock);
@@ -804,6 +983,11 @@ static void vipl_ofi_poll_eq(vipl_ofi_nic_t *nic)
             vipl_ofi_connreq(nic, buf.cm.info, buf.cm.data, (size_t) n - sizeof(buf.cm));
             break;
         case FI_CONNECTED:
+            vi = vipl_ofi_bell_of(nic, buf.cm.fid);
+            if (NULL != vi) {
+                vipl_ofi_bell_close(vi);
+                break;
+            }
             vi = vipl_ofi_vi_of(nic, buf.cm.fid);
             if (NULL != vi) {
                 pthread_mutex_lock(&vi->lock);
@@ -819,8 +1003,11 @@ static void vipl_ofi_poll_eq(vipl_ofi_nic_t *nic)
         case FI_SHUTDOWN:
             vi = vipl_ofi_vi_of(nic, buf.cm.fid);
             if (NULL != vi) {
+                /* orderly only after the peer's goodbye (or our own
+                 * disconnect): a killed process's socket ends alike */
                 pthread_mutex_lock(&vi->lock);
-                vipl_ofi_fail_locked(vi, VIPL_VIERR_DISCONNECTED);
+                vipl_ofi_fail_locked(
+                    vi, vi->bye || vi->closing ? VIPL_VIERR_DISCONNECTED : VIPL_VIERR_PEER_GONE);
                 pthread_mutex_unlock(&vi->lock);
             }
             break;
@@ -901,7 +1088,11 @@ static vipl_return_t vipl_ofi_create_vi(vipl_nic_t *base, const vipl_vi_attrs_t 
         group->vis = v;
         group->cap = cap;
     }
+    if (attrs->has_discriminator && NULL != vipl_ofi_vi_named(nic, attrs->discriminator)) {
+        goto fail_locked;
+    }
     vi->index = index;
+    vi->disc = attrs->has_discriminator ? attrs->discriminator : index;
     nic->vis[index] = vi;
     if (NULL != group) {
         vi->group = group;
@@ -926,9 +1117,95 @@ static void vipl_ofi_vi_address(vipl_vi_t *base, vipl_vi_address_t *addr)
     vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
     vipl_ofi_addr_t a = vi->nic->me;
 
-    a.vi_index = vi->index;
+    a.vi_index = vi->disc;
     memset(addr, 0, sizeof(*addr));
     memcpy(addr->bytes, &a, sizeof(a));
+}
+
+static void vipl_ofi_nic_vi_address(vipl_nic_t *base, uint32_t discriminator,
+                                    vipl_vi_address_t *addr)
+{
+    vipl_ofi_addr_t a = ((vipl_ofi_nic_t *) base)->me;
+
+    a.vi_index = discriminator;
+    memset(addr, 0, sizeof(*addr));
+    memcpy(addr->bytes, &a, sizeof(a));
+}
+
+/* VipConnectWait, polled: a request or doorbell for a VI not made yet */
+static vipl_return_t vipl_ofi_connect_wait(vipl_nic_t *base, uint32_t *discriminator)
+{
+    vipl_ofi_nic_t *nic = (vipl_ofi_nic_t *) base;
+    vipl_return_t rc = VIPL_NOT_DONE;
+
+    pthread_mutex_lock(&nic->lock);
+    if (nic->connecting > 0 || 0 == (++nic->wait_polls % VIPL_OFI_WAIT_EVERY)) {
+        vipl_ofi_poll_eq(nic);
+    }
+    for (uint32_t i = 0; i < nic->num_waiting; ++i) {
+        if (!nic->waiting[i].reported) {
+            nic->waiting[i].reported = true;
+            *discriminator = nic->waiting[i].conn.target_vi;
+            rc = VIPL_SUCCESS;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&nic->lock);
+    return rc;
+}
+
+/* under the NIC's and the VI's lock: ask the connector of the pair to
+ * connect to us (a request it refuses after noting it) */
+static vipl_return_t vipl_ofi_ring(vipl_ofi_vi_t *vi, const vipl_ofi_addr_t *a, uint32_t magic)
+{
+    vipl_ofi_nic_t *nic = vi->nic;
+    struct fi_info *hints = fi_dupinfo(nic->info), *info = NULL;
+    vipl_ofi_conn_t conn;
+    vipl_return_t rc = VIPL_NOT_REACHABLE;
+
+    if (NULL != vi->bell) {
+        fi_freeinfo(hints);
+        return VIPL_SUCCESS;
+    }
+    if (NULL == hints) {
+        return VIPL_ERROR_RESOURCE;
+    }
+    free(hints->src_addr);
+    hints->src_addr = NULL;
+    hints->src_addrlen = 0;
+    hints->dest_addr = malloc(a->sa_len);
+    if (NULL == hints->dest_addr) {
+        fi_freeinfo(hints);
+        return VIPL_ERROR_RESOURCE;
+    }
+    memcpy(hints->dest_addr, a->sa, a->sa_len);
+    hints->dest_addrlen = a->sa_len;
+    memset(&conn, 0, sizeof(conn));
+    conn.magic = magic;
+    conn.target_vi = a->vi_index;
+    conn.source_vi = vi->disc;
+    conn.sa_len = nic->me.sa_len;
+    memcpy(conn.sa, nic->me.sa, sizeof(conn.sa));
+    if (0 == fi_getinfo(VIPL_OFI_VERSION, NULL, NULL, 0, hints, &info) && NULL != info &&
+        0 ==
+            fi_endpoint(nic->domain, info, &vi->bell,
+                        (void *) (VIPL_OFI_BELL_CTX | (uintptr_t) (vi->index + 1)))) {
+        if (0 == fi_ep_bind(vi->bell, &nic->eq->fid, 0) &&
+            0 == fi_ep_bind(vi->bell, &vi->cq->fid, FI_TRANSMIT | FI_RECV) &&
+            0 == fi_enable(vi->bell) && 0 == fi_connect(vi->bell, a->sa, &conn, sizeof(conn))) {
+            rc = VIPL_SUCCESS;
+        } else {
+            (void) fi_close(&vi->bell->fid);
+            vi->bell = NULL;
+        }
+    } else {
+        vi->bell = NULL;
+    }
+    fi_freeinfo(hints);
+    if (NULL != info) {
+        fi_freeinfo(info);
+    }
+    return rc;
 }
 
 /* the connector of a pair: the smaller (address, VI index) */
@@ -953,7 +1230,7 @@ static vipl_return_t vipl_ofi_connect_peer_request(vipl_vi_t *base, const vipl_v
     if (VIPL_OFI_ADDR_MAGIC != a.magic || 0 == a.sa_len || a.sa_len > VIPL_OFI_SA_BYTES) {
         return VIPL_INVALID_PARAMETER;
     }
-    me.vi_index = vi->index;
+    me.vi_index = vi->disc;
     pthread_mutex_lock(&nic->lock);
     pthread_mutex_lock(&vi->lock);
     if (VIPL_STATE_IDLE != vi->state) {
@@ -966,6 +1243,10 @@ static vipl_return_t vipl_ofi_connect_peer_request(vipl_vi_t *base, const vipl_v
     vi->state = VIPL_STATE_PENDING_CONNECT;
     ++nic->connecting;
     if (vipl_ofi_is_connector(&me, &a)) {
+        vipl_ofi_conn_t unused;
+
+        /* requests and doorbells that came before the VI: we connect */
+        (void) vipl_ofi_wait_take(nic, vi->disc, NULL, &unused);
         struct fi_info *hints = fi_dupinfo(nic->info), *info = NULL;
         vipl_ofi_conn_t conn;
 
@@ -982,7 +1263,7 @@ static vipl_return_t vipl_ofi_connect_peer_request(vipl_vi_t *base, const vipl_v
         memset(&conn, 0, sizeof(conn));
         conn.magic = VIPL_OFI_CONN_MAGIC;
         conn.target_vi = a.vi_index;
-        conn.source_vi = vi->index;
+        conn.source_vi = vi->disc;
         conn.sa_len = me.sa_len;
         memcpy(conn.sa, me.sa, sizeof(conn.sa));
         if (NULL == hints || NULL == hints->dest_addr ||
@@ -1000,15 +1281,35 @@ static vipl_return_t vipl_ofi_connect_peer_request(vipl_vi_t *base, const vipl_v
             fi_freeinfo(info);
         }
         pthread_mutex_unlock(&vi->lock);
-    } else if (NULL != vi->connreq) {
-        /* the peer asked first */
-        struct fi_info *req = vi->connreq;
-
-        vi->connreq = NULL;
-        pthread_mutex_unlock(&vi->lock);
-        vipl_ofi_accept(vi, req, &vi->connreq_data);
     } else {
-        pthread_mutex_unlock(&vi->lock);
+        /* the peer asked first: its request waits on the VI or, made
+         * before the VI, on the NIC; else we ring the connector */
+        vipl_ofi_conn_t conn, early_conn;
+        struct fi_info *req = vi->connreq;
+        struct fi_info *early = vipl_ofi_wait_take(nic, vi->disc, &a, &early_conn);
+
+        if (NULL != req) {
+            conn = vi->connreq_data;
+            vi->connreq = NULL;
+            if (NULL != early) {
+                (void) fi_reject(nic->pep, early->handle, NULL, 0);
+                fi_freeinfo(early);
+            }
+        } else if (NULL != early) {
+            req = early;
+            conn = early_conn;
+        }
+        if (NULL != req) {
+            pthread_mutex_unlock(&vi->lock);
+            vipl_ofi_accept(vi, req, &conn);
+        } else {
+            if (VIPL_SUCCESS != vipl_ofi_ring(vi, &a, VIPL_OFI_BELL_MAGIC)) {
+                vipl_ofi_fail_locked(vi, VIPL_VIERR_PEER_GONE);
+                --nic->connecting;
+                rc = VIPL_NOT_REACHABLE;
+            }
+            pthread_mutex_unlock(&vi->lock);
+        }
     }
     pthread_mutex_unlock(&nic->lock);
     return rc;
@@ -1037,11 +1338,42 @@ static vipl_return_t vipl_ofi_connect_peer_done(vipl_vi_t *base)
     }
 }
 
+/* VipDisconnect: goodbye first (a refused connection request that names
+ * the VI: the peer marks the connection's end as orderly), then, once the
+ * peer refused it (it noted it) or after VIPL_OFI_BYE_WAIT_US, fi_shutdown */
 static vipl_return_t vipl_ofi_disconnect(vipl_vi_t *base)
 {
     vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
+    vipl_ofi_nic_t *nic = vi->nic;
+    bool said_bye = false;
 
+    pthread_mutex_lock(&nic->lock);
     pthread_mutex_lock(&vi->lock);
+    vi->closing = true;
+    if (NULL != vi->ep && VIPL_STATE_CONNECTED == vi->state && vi->have_remote) {
+        vipl_ofi_bell_close(vi);
+        said_bye = VIPL_SUCCESS == vipl_ofi_ring(vi, &vi->remote, VIPL_OFI_BYE_MAGIC);
+    }
+    pthread_mutex_unlock(&vi->lock);
+    if (said_bye) {
+        struct timespec t0, t;
+
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (;;) {
+            vipl_ofi_poll_eq(nic);
+            if (NULL == vi->bell) {
+                break;
+            }
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            if ((t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000 >
+                VIPL_OFI_BYE_WAIT_US) {
+                break;
+            }
+            sched_yield();
+        }
+    }
+    pthread_mutex_lock(&vi->lock);
+    vipl_ofi_bell_close(vi);
     if (NULL != vi->ep && VIPL_STATE_ERROR != vi->state) {
         (void) fi_shutdown(vi->ep, 0);
     }
@@ -1049,6 +1381,7 @@ static vipl_return_t vipl_ofi_disconnect(vipl_vi_t *base)
         vipl_ofi_fail_locked(vi, VIPL_VIERR_DISCONNECTED);
     }
     pthread_mutex_unlock(&vi->lock);
+    pthread_mutex_unlock(&nic->lock);
     return VIPL_SUCCESS;
 }
 
@@ -1075,6 +1408,7 @@ static void vipl_ofi_destroy_vi(vipl_vi_t *base)
         (void) fi_reject(nic->pep, vi->connreq->handle, NULL, 0);
         fi_freeinfo(vi->connreq);
     }
+    vipl_ofi_bell_close(vi);
     pthread_mutex_unlock(&nic->lock);
     if (NULL != vi->ep) {
         (void) fi_close(&vi->ep->fid);
@@ -1158,8 +1492,11 @@ static vipl_return_t vipl_ofi_post_send(vipl_vi_t *base, vipl_desc_t *d)
         msg.rma_iov_count = 1;
         msg.context = d;
         msg.data = d->imm_data;
-        ret = VIPL_CONTROL_OP_RDMAWRITE == op ? fi_writemsg(vi->ep, &msg, flags)
-                                              : fi_readmsg(vi->ep, &msg, flags);
+        /* a write completes once its data is placed at the target (the
+         * BTL's btl_flush relies on it: osc's puts are visible after it) */
+        ret = VIPL_CONTROL_OP_RDMAWRITE == op
+            ? fi_writemsg(vi->ep, &msg, flags | FI_DELIVERY_COMPLETE)
+            : fi_readmsg(vi->ep, &msg, flags);
     }
     if (-FI_EAGAIN == ret) {
         /* the queue is full until completions are read */
@@ -1228,30 +1565,32 @@ static vipl_return_t vipl_ofi_post_recv(vipl_vi_t *base, vipl_desc_t *d)
     return VIPL_SUCCESS;
 }
 
+static void vipl_ofi_poll_cb(void *vi)
+{
+    vipl_ofi_poll_vi(vi);
+}
+
 static vipl_return_t vipl_ofi_send_done(vipl_vi_t *base, vipl_desc_t **dp)
 {
     vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
+    vipl_return_t rc;
 
     pthread_mutex_lock(&vi->lock);
-    if (NULL == vi->sdone_head) {
-        vipl_ofi_poll_vi(vi);
-    }
-    *dp = vipl_desc_pop(&vi->sdone_head, &vi->sdone_tail);
+    rc = vipl_done_take(&vi->sdone_head, &vi->sdone_tail, vipl_ofi_poll_cb, vi, dp);
     pthread_mutex_unlock(&vi->lock);
-    return NULL == *dp ? VIPL_NOT_DONE : VIPL_SUCCESS;
+    return rc;
 }
 
 static vipl_return_t vipl_ofi_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
 {
     vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
 
+    vipl_return_t rc;
+
     pthread_mutex_lock(&vi->lock);
-    if (NULL == vi->rdone_head) {
-        vipl_ofi_poll_vi(vi);
-    }
-    *dp = vipl_desc_pop(&vi->rdone_head, &vi->rdone_tail);
+    rc = vipl_done_take(&vi->rdone_head, &vi->rdone_tail, vipl_ofi_poll_cb, vi, dp);
     pthread_mutex_unlock(&vi->lock);
-    return NULL == *dp ? VIPL_NOT_DONE : VIPL_SUCCESS;
+    return rc;
 }
 
 /* every VI of the group is read (the provider's progress), the first one
@@ -1319,14 +1658,16 @@ const vipl_ops_t vipl_ofi_ops = {
     .destroy_ptag = vipl_ofi_destroy_ptag,
     .register_mem = vipl_ofi_register_mem,
     .deregister_mem = vipl_ofi_deregister_mem,
-    .mem_alloc = vipl_ofi_mem_alloc,
-    .mem_free = vipl_ofi_mem_free,
+    .mem_alloc = vipl_host_mem_alloc,
+    .mem_free = vipl_host_mem_free,
     .create_cq = vipl_ofi_create_cq,
     .destroy_cq = vipl_ofi_destroy_cq,
     .create_vi = vipl_ofi_create_vi,
     .destroy_vi = vipl_ofi_destroy_vi,
     .vi_address = vipl_ofi_vi_address,
     .connect_peer_request = vipl_ofi_connect_peer_request,
+    .nic_vi_address = vipl_ofi_nic_vi_address,
+    .connect_wait = vipl_ofi_connect_wait,
     .connect_peer_done = vipl_ofi_connect_peer_done,
     .disconnect = vipl_ofi_disconnect,
     .post_send = vipl_ofi_post_send,

@@ -36,6 +36,7 @@
 #define VIPL_VERBS_ADDR_MAGIC 0x56425253u /* "VBRS" */
 #define VIPL_VERBS_PORT 1
 #define VIPL_VERBS_RECV_MARK 0x52u /* desc->prov_ of a posted receive */
+#define VIPL_VERBS_POLL 16         /* work completions taken by one ibv_poll_cq */
 
 typedef struct vipl_verbs_addr {
     uint32_t magic;
@@ -77,9 +78,20 @@ typedef struct vipl_verbs_ptag {
     struct ibv_pd *pd;
 } vipl_verbs_ptag_t;
 
+/* a completion one batch took off a shared CQ: its VI has it queued */
+typedef struct vipl_verbs_ready {
+    vipl_verbs_vi_t *vi;
+    bool is_recv;
+} vipl_verbs_ready_t;
+
 typedef struct vipl_verbs_cq {
     vipl_cq_t super;
     struct ibv_cq *cq;
+    /* what the last ibv_poll_cq batch took, reported by VipCQDone one by
+     * one before the CQ is polled again */
+    vipl_verbs_ready_t ready[VIPL_VERBS_POLL];
+    uint32_t ready_head;
+    uint32_t ready_count;
 } vipl_verbs_cq_t;
 
 struct vipl_verbs_vi {
@@ -339,20 +351,6 @@ static vipl_return_t vipl_verbs_deregister_mem(vipl_nic_t *base, void *addr,
     return VIPL_SUCCESS;
 }
 
-static void *vipl_verbs_mem_alloc(vipl_nic_t *base, size_t len)
-{
-    void *p = NULL;
-
-    (void) base;
-    return 0 == posix_memalign(&p, 4096, len ? len : 1) ? p : NULL;
-}
-
-static void vipl_verbs_mem_free(vipl_nic_t *base, void *ptr)
-{
-    (void) base;
-    free(ptr);
-}
-
 /* ---- completion queues ---------------------------------------------------- */
 
 static vipl_return_t vipl_verbs_create_cq(vipl_nic_t *base, uint32_t entries, vipl_cq_t **cqp)
@@ -404,52 +402,106 @@ static vipl_verbs_vi_t *vipl_verbs_find_vi(vipl_verbs_nic_t *nic, uint32_t qpn)
     return vi;
 }
 
-/* one work completion into its VI's done queue; the VI, or NULL */
-static vipl_verbs_vi_t *vipl_verbs_poll_one(vipl_verbs_nic_t *nic, struct ibv_cq *cq, bool *is_recv)
+/* work completions into their VIs' done queues, in order, and (ring not
+ * NULL: a CQ VipCQDone reports from) into the ring; returns how many were
+ * taken.  A completion of no known VI, or without its descriptor, is
+ * dropped. */
+static int vipl_verbs_take(vipl_verbs_nic_t *nic, vipl_verbs_cq_t *ring, const struct ibv_wc *wcs,
+                           int n)
 {
-    struct ibv_wc wc;
-    vipl_verbs_vi_t *vi;
-    vipl_desc_t *d;
-    uint32_t st;
+    int taken = 0;
 
-    if (1 != ibv_poll_cq(cq, 1, &wc)) {
-        return NULL;
+    for (int i = 0; i < n; ++i) {
+        const struct ibv_wc *wc = wcs + i;
+        vipl_verbs_vi_t *vi = vipl_verbs_find_vi(nic, wc->qp_num);
+        vipl_desc_t *d = (vipl_desc_t *) (uintptr_t) wc->wr_id;
+        uint32_t st;
+        bool is_recv;
+
+        if (NULL == vi || NULL == d) {
+            continue;
+        }
+        st = vipl_verbs_status(wc->status);
+        d->status = VIPL_STATUS_DONE | st;
+        /* an error completion's opcode is undefined: the descriptor says
+         * which queue it was posted to */
+        is_recv = VIPL_VERBS_RECV_MARK == d->prov_;
+        if (0 != st) {
+            d->length = 0;
+            vi->state = VIPL_STATE_ERROR;
+            vi->error = VIPL_STATUS_FLUSHED_ERROR == st ? vi->error : VIPL_VIERR_PEER_GONE;
+        } else if (is_recv) {
+            d->length = wc->byte_len;
+        }
+        if (is_recv && (wc->wc_flags & IBV_WC_WITH_IMM)) {
+            d->status |= VIPL_STATUS_IMMEDIATE;
+            d->imm_data = ntohl(wc->imm_data);
+        }
+        if (is_recv) {
+            vipl_desc_push(&vi->rdone_head, &vi->rdone_tail, d);
+        } else {
+            vipl_desc_push(&vi->sdone_head, &vi->sdone_tail, d);
+        }
+        if (NULL != ring && ring->ready_count < VIPL_VERBS_POLL) {
+            ring->ready[(ring->ready_head + ring->ready_count) % VIPL_VERBS_POLL] =
+                (vipl_verbs_ready_t){.vi = vi, .is_recv = is_recv};
+            ++ring->ready_count;
+        }
+        ++taken;
     }
-    vi = vipl_verbs_find_vi(nic, wc.qp_num);
-    d = (vipl_desc_t *) (uintptr_t) wc.wr_id;
-    if (NULL == vi || NULL == d) {
-        return NULL;
+    return taken;
+}
+
+/* one ibv_poll_cq for up to VIPL_VERBS_POLL completions (issue 25: one
+ * poll per batch, not one per completion) */
+static int vipl_verbs_poll_batch(vipl_verbs_nic_t *nic, vipl_verbs_cq_t *ring, struct ibv_cq *cq)
+{
+    struct ibv_wc wc[VIPL_VERBS_POLL];
+    int n = ibv_poll_cq(cq, VIPL_VERBS_POLL, wc);
+
+    return n > 0 ? vipl_verbs_take(nic, ring, wc, n) : 0;
+}
+
+/* the next completion of the last batch, in CQ order */
+static bool vipl_verbs_ready_pop(vipl_verbs_cq_t *cq, vipl_verbs_vi_t **vi, bool *is_recv)
+{
+    if (0 == cq->ready_count) {
+        return false;
     }
-    st = vipl_verbs_status(wc.status);
-    d->status = VIPL_STATUS_DONE | st;
-    /* an error completion's opcode is undefined: the descriptor says which
-     * queue it was posted to */
-    *is_recv = VIPL_VERBS_RECV_MARK == d->prov_;
-    if (0 != st) {
-        d->length = 0;
-        vi->state = VIPL_STATE_ERROR;
-        vi->error = VIPL_STATUS_FLUSHED_ERROR == st ? vi->error : VIPL_VIERR_PEER_GONE;
-    } else if (*is_recv) {
-        d->length = wc.byte_len;
+    *vi = cq->ready[cq->ready_head].vi;
+    *is_recv = cq->ready[cq->ready_head].is_recv;
+    cq->ready_head = (cq->ready_head + 1) % VIPL_VERBS_POLL;
+    --cq->ready_count;
+    return true;
+}
+
+/* a VI goes: no ring may name it */
+static void vipl_verbs_ready_forget(vipl_verbs_cq_t *cq, const vipl_verbs_vi_t *vi)
+{
+    uint32_t kept = 0;
+    vipl_verbs_ready_t keep[VIPL_VERBS_POLL];
+
+    for (uint32_t i = 0; i < cq->ready_count; ++i) {
+        vipl_verbs_ready_t r = cq->ready[(cq->ready_head + i) % VIPL_VERBS_POLL];
+
+        if (r.vi != vi) {
+            keep[kept++] = r;
+        }
     }
-    if (*is_recv && (wc.wc_flags & IBV_WC_WITH_IMM)) {
-        d->status |= VIPL_STATUS_IMMEDIATE;
-        d->imm_data = ntohl(wc.imm_data);
-    }
-    if (*is_recv) {
-        vipl_desc_push(&vi->rdone_head, &vi->rdone_tail, d);
-    } else {
-        vipl_desc_push(&vi->sdone_head, &vi->sdone_tail, d);
-    }
-    return vi;
+    memcpy(cq->ready, keep, kept * sizeof(keep[0]));
+    cq->ready_head = 0;
+    cq->ready_count = kept;
 }
 
 static vipl_return_t vipl_verbs_cq_done(vipl_cq_t *base, vipl_vi_t **vip, bool *is_recv)
 {
     vipl_verbs_cq_t *cq = (vipl_verbs_cq_t *) base;
-    vipl_verbs_vi_t *vi = vipl_verbs_poll_one((vipl_verbs_nic_t *) base->nic, cq->cq, is_recv);
+    vipl_verbs_vi_t *vi;
 
-    if (NULL == vi) {
+    if (0 == cq->ready_count) {
+        (void) vipl_verbs_poll_batch((vipl_verbs_nic_t *) base->nic, cq, cq->cq);
+    }
+    if (!vipl_verbs_ready_pop(cq, &vi, is_recv)) {
         return VIPL_NOT_DONE;
     }
     *vip = &vi->super;
@@ -730,21 +782,36 @@ static vipl_return_t vipl_verbs_post_recv(vipl_vi_t *base, vipl_desc_t *d)
     return 0 == ibv_post_recv(vi->qp, &wr, &bad) ? VIPL_SUCCESS : VIPL_ERROR_RESOURCE;
 }
 
+/* one batch off the CQ of a VI's send or receive queue (a shared CQ only
+ * once its last batch was reported: its ring keeps the order) */
+typedef struct vipl_verbs_poll_arg {
+    vipl_verbs_vi_t *vi;
+    bool want_recv;
+} vipl_verbs_poll_arg_t;
+
+static void vipl_verbs_poll_queue(void *ctx)
+{
+    const vipl_verbs_poll_arg_t *a = ctx;
+    vipl_verbs_vi_t *vi = a->vi;
+    vipl_verbs_cq_t *shared = a->want_recv ? vi->recv_cq : vi->send_cq;
+
+    if (NULL != shared) {
+        if (0 == shared->ready_count) {
+            (void) vipl_verbs_poll_batch(vi->nic, shared, shared->cq);
+        }
+    } else {
+        (void) vipl_verbs_poll_batch(vi->nic, NULL,
+                                     a->want_recv ? vi->own_recv_cq : vi->own_send_cq);
+    }
+}
+
 static vipl_return_t vipl_verbs_done(vipl_verbs_vi_t *vi, bool want_recv, vipl_desc_t **dp)
 {
-    vipl_desc_t **head = want_recv ? &vi->rdone_head : &vi->sdone_head;
-    vipl_desc_t **tail = want_recv ? &vi->rdone_tail : &vi->sdone_tail;
-    struct ibv_cq *cq;
-    bool is_recv;
+    vipl_verbs_poll_arg_t arg = {.vi = vi, .want_recv = want_recv};
 
-    if (NULL == *head) {
-        /* nothing taken by a CQ poll yet: poll the queue's CQ ourselves */
-        cq = want_recv ? (vi->recv_cq ? vi->recv_cq->cq : vi->own_recv_cq)
-                       : (vi->send_cq ? vi->send_cq->cq : vi->own_send_cq);
-        (void) vipl_verbs_poll_one(vi->nic, cq, &is_recv);
-    }
-    *dp = vipl_desc_pop(head, tail);
-    return NULL == *dp ? VIPL_NOT_DONE : VIPL_SUCCESS;
+    return want_recv
+        ? vipl_done_take(&vi->rdone_head, &vi->rdone_tail, vipl_verbs_poll_queue, &arg, dp)
+        : vipl_done_take(&vi->sdone_head, &vi->sdone_tail, vipl_verbs_poll_queue, &arg, dp);
 }
 
 static vipl_return_t vipl_verbs_send_done(vipl_vi_t *base, vipl_desc_t **dp)
@@ -807,6 +874,12 @@ static void vipl_verbs_destroy_vi(vipl_vi_t *base)
         }
     }
     pthread_mutex_unlock(&nic->lock);
+    if (NULL != vi->send_cq) {
+        vipl_verbs_ready_forget(vi->send_cq, vi);
+    }
+    if (NULL != vi->recv_cq) {
+        vipl_verbs_ready_forget(vi->recv_cq, vi);
+    }
     ibv_destroy_qp(vi->qp);
     if (NULL != vi->own_send_cq) {
         ibv_destroy_cq(vi->own_send_cq);
@@ -825,8 +898,8 @@ const vipl_ops_t vipl_verbs_ops = {
     .destroy_ptag = vipl_verbs_destroy_ptag,
     .register_mem = vipl_verbs_register_mem,
     .deregister_mem = vipl_verbs_deregister_mem,
-    .mem_alloc = vipl_verbs_mem_alloc,
-    .mem_free = vipl_verbs_mem_free,
+    .mem_alloc = vipl_host_mem_alloc,
+    .mem_free = vipl_host_mem_free,
     .create_cq = vipl_verbs_create_cq,
     .destroy_cq = vipl_verbs_destroy_cq,
     .create_vi = vipl_verbs_create_vi,

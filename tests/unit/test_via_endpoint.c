@@ -1,12 +1,13 @@
 /* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_via_endpoint.c: btl_via's endpoint creation when it fails after the
- * receives were posted on the peer's VI. The VI outlives the endpoint (it
- * was created at init and its address published), so a failed
- * mca_btl_via_endpoint_create must leave no receive posted into the
- * buffers it frees and no VI pointing at the endpoint it frees: here the
+ * test_via_endpoint.c: btl_via's endpoint bring-up when it fails after the
+ * receives were posted on the peer's VI. A VI made at init outlives the
+ * endpoint (its address was published), so a failed
+ * mca_btl_via_endpoint_bring_up_locked must leave no receive posted into
+ * the buffers it frees and no VI pointing at the endpoint: here the
  * connection request fails (the peer's address is not one the NIC
- * accepts) after every receive was posted.
+ * accepts) after every receive was posted.  A VI the bring-up made itself
+ * (made on first use) goes again.
  *
  * The component's sources run against libopen-pal on a hand-made
  * component state: an emu NIC, its CQ and one VI for vpid 1, and a
@@ -80,11 +81,22 @@ static void test_via_endpoint_create_fails_after_posting(void **state)
     /* an address whose magic is wrong: the request fails after the posts */
     memset(&bogus, 0xa5, sizeof(bogus));
     ep = mca_btl_via_endpoint_create(NULL, 1, MCA_BTL_VIA_DEV_LOCAL, &bogus);
-    assert_null(ep);
+    assert_non_null(ep);
+    assert_int_equal(MCA_BTL_VIA_EP_IDLE, ep->state);
+    assert_int_not_equal(OPAL_SUCCESS, mca_btl_via_endpoint_bring_up_locked(ep));
+    assert_int_equal(MCA_BTL_VIA_EP_FAILED, ep->state);
+    assert_null(ep->vi);
+    assert_null(ep->rbufs);
+    /* a failed endpoint is not brought up again */
+    assert_int_not_equal(OPAL_SUCCESS, mca_btl_via_endpoint_bring_up_locked(ep));
+    mca_btl_via_endpoint_destroy(ep);
     assert_int_equal(0, c->num_connecting);
     /* every fragment is back in the list */
     for (int i = 0; i < VIA_EP_NFRAGS; ++i) {
         assert_non_null(opal_free_list_get(&c->frags));
+    }
+    for (int i = 0; i < VIA_EP_NFRAGS; ++i) {
+        opal_free_list_return(&c->frags, &frags[i].base.super);
     }
     /* no VI may keep the freed endpoint or receives into its buffers: the
      * VI is gone, or idle with nothing posted */
@@ -109,6 +121,19 @@ static void test_via_endpoint_create_fails_after_posting(void **state)
         vipl_destroy_vi(vis[1]);
         (void) vipl_deregister_mem(dev->nic, buf, h);
         vipl_mem_free(dev->nic, buf);
+    }
+    /* made on first use: the bring-up makes the VI (discriminator 1) and,
+     * failing after the posts, destroys it again */
+    vis[1] = NULL;
+    dev->vi_attrs = va;
+    ep = mca_btl_via_endpoint_create(NULL, 1, MCA_BTL_VIA_DEV_LOCAL, &bogus);
+    assert_non_null(ep);
+    assert_int_not_equal(OPAL_SUCCESS, mca_btl_via_endpoint_bring_up_locked(ep));
+    assert_null(vis[1]);
+    assert_int_equal(1, c->vis_created[MCA_BTL_VIA_DEV_LOCAL]);
+    mca_btl_via_endpoint_destroy(ep);
+    for (int i = 0; i < VIA_EP_NFRAGS; ++i) {
+        assert_non_null(opal_free_list_get(&c->frags));
     }
     vipl_destroy_cq(dev->recv_cq);
     vipl_destroy_ptag(dev->ptag);

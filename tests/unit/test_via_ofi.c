@@ -5,7 +5,11 @@
  * host's own address: connection of a VI pair, sends with immediate data,
  * RDMA write with immediate (the notice lends a posted receive
  * descriptor), RDMA read, a message that
- * lands in a lent buffer, and a refused local registration.  Without the
+ * lands in a lent buffer, a refused local registration, and VIs made on
+ * first use (a request for a VI that does not exist yet, reported by
+ * vipl_connect_wait, from either side of the pair; both sides at once);
+ * an orderly disconnect (goodbye, then fi_shutdown) told from an endpoint
+ * that just goes, as a killed process's does.  Without the
  * provider (libfabric not built in, or no tcp provider) it prints why and
  * exits 77 (SKIP).
  */
@@ -14,6 +18,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,12 +289,259 @@ static void test_bad_local(void **state)
     assert_int_equal(VIPL_INVALID_PARAMETER, vipl_post_send(A.vi, &s));
 }
 
+/* ---- VIs made on first use: a peer's request reaches a NIC without the VI */
+
+typedef struct lazy_side {
+    vipl_nic_t *nic;
+    vipl_ptag_t *ptag;
+    vipl_cq_t *cq;
+    vipl_vi_t *vi;
+    char *buf;
+    vipl_mem_handle_t h;
+    vipl_desc_t r[DEPTH];
+    uint32_t id; /* the "vpid": the discriminator of the peer's VI for us */
+} lazy_side_t;
+
+static void lazy_open(lazy_side_t *s, uint32_t id)
+{
+    vipl_open_params_t p = {0};
+    vipl_mem_attrs_t ma = {0};
+
+    memset(s, 0, sizeof(*s));
+    s->id = id;
+    p.max_regs = 16;
+    assert_int_equal(VIPL_SUCCESS, vipl_open_nic(ops, &p, &s->nic));
+    assert_true(vipl_query_nic(s->nic)->connect_wait);
+    assert_int_equal(VIPL_SUCCESS, vipl_create_ptag(s->nic, &s->ptag));
+    assert_int_equal(VIPL_SUCCESS, vipl_create_cq(s->nic, 16, &s->cq));
+    s->buf = vipl_mem_alloc(s->nic, DEPTH * 4096);
+    assert_non_null(s->buf);
+    memset(s->buf, 0, DEPTH * 4096);
+    ma.ptag = s->ptag;
+    assert_int_equal(VIPL_SUCCESS, vipl_register_mem(s->nic, s->buf, DEPTH * 4096, &ma, &s->h));
+}
+
+/* the VI for peer `peer`, receives posted, connection requested */
+static void lazy_vi(lazy_side_t *s, const lazy_side_t *peer)
+{
+    vipl_vi_attrs_t va = {0};
+    vipl_vi_address_t to;
+
+    va.reliability = VIPL_RELIABLE_DELIVERY;
+    va.ptag = s->ptag;
+    va.send_depth = 16;
+    va.recv_depth = DEPTH;
+    va.has_discriminator = true;
+    va.discriminator = peer->id;
+    assert_int_equal(VIPL_SUCCESS, vipl_create_vi(s->nic, &va, NULL, s->cq, &s->vi));
+    /* a second VI of the same name is refused */
+    {
+        vipl_vi_t *dup = NULL;
+
+        assert_int_not_equal(VIPL_SUCCESS, vipl_create_vi(s->nic, &va, NULL, s->cq, &dup));
+    }
+    for (int i = 0; i < DEPTH; ++i) {
+        memset(&s->r[i], 0, sizeof(s->r[i]));
+        s->r[i].seg_count = 1;
+        s->r[i].ds[0].addr = s->buf + i * 4096;
+        s->r[i].ds[0].handle = s->h;
+        s->r[i].ds[0].length = 4096;
+        assert_int_equal(VIPL_SUCCESS, vipl_post_recv(s->vi, &s->r[i]));
+    }
+    vipl_nic_vi_address(peer->nic, s->id, &to);
+    assert_int_equal(VIPL_SUCCESS, vipl_connect_peer_request(s->vi, &to));
+}
+
+static void lazy_close(lazy_side_t *s)
+{
+    if (NULL != s->vi) {
+        (void) vipl_disconnect(s->vi);
+        vipl_destroy_vi(s->vi);
+    }
+    assert_int_equal(VIPL_SUCCESS, vipl_deregister_mem(s->nic, s->buf, s->h));
+    vipl_mem_free(s->nic, s->buf);
+    vipl_destroy_cq(s->cq);
+    vipl_destroy_ptag(s->ptag);
+    vipl_close_nic(s->nic);
+}
+
+/* one message from a to b, through b's CQ */
+static void lazy_send(lazy_side_t *a, lazy_side_t *b, uint32_t imm)
+{
+    vipl_desc_t sd, *d;
+    vipl_vi_t *vi;
+    bool is_recv;
+
+    memset(&sd, 0, sizeof(sd));
+    snprintf(a->buf, 64, "lazy %u", imm);
+    sd.control = VIPL_CONTROL_OP_SEND | VIPL_CONTROL_IMMEDIATE;
+    sd.imm_data = imm;
+    sd.seg_count = 1;
+    sd.ds[0].addr = a->buf;
+    sd.ds[0].handle = a->h;
+    sd.ds[0].length = 64;
+    assert_int_equal(VIPL_SUCCESS, vipl_post_send(a->vi, &sd));
+    for (;;) {
+        if (VIPL_SUCCESS == vipl_cq_done(b->cq, &vi, &is_recv)) {
+            assert_ptr_equal(vi, b->vi);
+            assert_int_equal(VIPL_SUCCESS, vipl_recv_done(vi, &d));
+            break;
+        }
+        (void) vipl_cq_done(a->cq, &vi, &is_recv);
+    }
+    assert_int_equal(VIPL_STATUS_DONE | VIPL_STATUS_IMMEDIATE, d->status);
+    assert_int_equal(imm, d->imm_data);
+    assert_memory_equal(a->buf, d->ds[0].addr, 64);
+    while (VIPL_SUCCESS != vipl_send_done(a->vi, &d)) {
+        (void) vipl_cq_done(b->cq, &vi, &is_recv);
+    }
+    assert_int_equal(VIPL_STATUS_DONE, d->status);
+}
+
+/* the initiator's request reaches a NIC that has no VI for it: its
+ * connect_wait names the VI to make, and the pair connects; run with
+ * each NIC as the initiator, so that both the connector's request and the
+ * other side's doorbell are the first contact */
+static void lazy_pair(bool first_is_initiator)
+{
+    lazy_side_t x, y, *ini, *pas;
+    uint32_t disc = 0;
+    vipl_return_t ri = VIPL_NOT_DONE, rp = VIPL_NOT_DONE;
+    vipl_vi_t *vi;
+    bool is_recv;
+
+    lazy_open(&x, 0);
+    lazy_open(&y, 1);
+    ini = first_is_initiator ? &x : &y;
+    pas = first_is_initiator ? &y : &x;
+    assert_int_equal(VIPL_NOT_DONE, vipl_connect_wait(pas->nic, &disc));
+    lazy_vi(ini, pas);
+    while (VIPL_SUCCESS != vipl_connect_wait(pas->nic, &disc)) {
+        assert_int_equal(VIPL_NOT_DONE, vipl_connect_peer_done(ini->vi));
+        (void) vipl_cq_done(ini->cq, &vi, &is_recv);
+    }
+    assert_int_equal(ini->id, disc);
+    /* reported once */
+    assert_int_equal(VIPL_NOT_DONE, vipl_connect_wait(pas->nic, &disc));
+    lazy_vi(pas, ini);
+    while (VIPL_NOT_DONE == ri || VIPL_NOT_DONE == rp) {
+        ri = vipl_connect_peer_done(ini->vi);
+        rp = vipl_connect_peer_done(pas->vi);
+    }
+    assert_int_equal(VIPL_SUCCESS, ri);
+    assert_int_equal(VIPL_SUCCESS, rp);
+    lazy_send(ini, pas, 11);
+    lazy_send(pas, ini, 22);
+    lazy_close(&x);
+    lazy_close(&y);
+}
+
+static void test_lazy_connect(void **state)
+{
+    (void) state;
+    lazy_pair(true);
+    lazy_pair(false);
+}
+
+/* both sides make their VI and ask at once: one connection results */
+static void test_lazy_both(void **state)
+{
+    lazy_side_t x, y;
+    vipl_return_t rx = VIPL_NOT_DONE, ry = VIPL_NOT_DONE;
+    uint32_t disc;
+
+    (void) state;
+    lazy_open(&x, 0);
+    lazy_open(&y, 1);
+    lazy_vi(&x, &y);
+    lazy_vi(&y, &x);
+    while (VIPL_NOT_DONE == rx || VIPL_NOT_DONE == ry) {
+        rx = vipl_connect_peer_done(x.vi);
+        ry = vipl_connect_peer_done(y.vi);
+        /* nothing is reported: both VIs exist */
+        assert_int_equal(VIPL_NOT_DONE, vipl_connect_wait(x.nic, &disc));
+        assert_int_equal(VIPL_NOT_DONE, vipl_connect_wait(y.nic, &disc));
+    }
+    assert_int_equal(VIPL_SUCCESS, rx);
+    assert_int_equal(VIPL_SUCCESS, ry);
+    lazy_send(&x, &y, 33);
+    lazy_send(&y, &x, 44);
+    lazy_close(&x);
+    lazy_close(&y);
+}
+
+/* both VIs made and connected at once (test_lazy_both's setup) */
+static void lazy_connect_both(lazy_side_t *x, lazy_side_t *y)
+{
+    vipl_return_t rx = VIPL_NOT_DONE, ry = VIPL_NOT_DONE;
+
+    lazy_open(x, 0);
+    lazy_open(y, 1);
+    lazy_vi(x, y);
+    lazy_vi(y, x);
+    while (VIPL_NOT_DONE == rx || VIPL_NOT_DONE == ry) {
+        rx = vipl_connect_peer_done(x->vi);
+        ry = vipl_connect_peer_done(y->vi);
+    }
+    assert_int_equal(VIPL_SUCCESS, rx);
+    assert_int_equal(VIPL_SUCCESS, ry);
+}
+
+/* polls a VI until it breaks (a thread: the peer waits for our progress
+ * to note its goodbye) */
+static void *watch_vi(void *arg)
+{
+    lazy_side_t *s = arg;
+    vipl_vi_state_t st = VIPL_STATE_CONNECTED;
+
+    while (VIPL_STATE_ERROR != st) {
+        vipl_vi_t *vi;
+        bool is_recv;
+
+        (void) vipl_cq_done(s->cq, &vi, &is_recv);
+        (void) vipl_query_vi(s->vi, &st, NULL);
+    }
+    return NULL;
+}
+
+/* an orderly disconnect is reported as DISCONNECTED at the peer, a peer
+ * whose endpoint just goes (as a killed process's socket does) as
+ * PEER_GONE */
+static void test_bye_or_gone(void **state)
+{
+    lazy_side_t x, y;
+    vipl_vi_error_t why = VIPL_VIERR_NONE;
+    pthread_t th;
+
+    (void) state;
+    lazy_connect_both(&x, &y);
+    lazy_send(&x, &y, 55);
+    assert_int_equal(0, pthread_create(&th, NULL, watch_vi, &y));
+    assert_int_equal(VIPL_SUCCESS, vipl_disconnect(x.vi));
+    assert_int_equal(0, pthread_join(th, NULL));
+    assert_int_equal(VIPL_SUCCESS, vipl_query_vi(y.vi, NULL, &why));
+    assert_int_equal(VIPL_VIERR_DISCONNECTED, why);
+    lazy_close(&x);
+    lazy_close(&y);
+
+    lazy_connect_both(&x, &y);
+    lazy_send(&y, &x, 66);
+    /* no goodbye: the endpoint closes */
+    vipl_destroy_vi(x.vi);
+    x.vi = NULL;
+    watch_vi(&y);
+    assert_int_equal(VIPL_SUCCESS, vipl_query_vi(y.vi, NULL, &why));
+    assert_int_equal(VIPL_VIERR_PEER_GONE, why);
+    lazy_close(&x);
+    lazy_close(&y);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_send),
-        cmocka_unit_test(test_rdma),
-        cmocka_unit_test(test_bad_local),
+        cmocka_unit_test(test_send),      cmocka_unit_test(test_rdma),
+        cmocka_unit_test(test_bad_local), cmocka_unit_test(test_lazy_connect),
+        cmocka_unit_test(test_lazy_both), cmocka_unit_test(test_bye_or_gone),
     };
     vipl_open_params_t p = {0};
     vipl_nic_t *probe = NULL;
