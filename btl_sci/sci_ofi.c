@@ -200,8 +200,13 @@ static sci_ofi_node_t *sci_ofi_node_by_id(sci_desc_t *sd, uint32_t node_id)
 
 static void sci_ofi_repost(sci_desc_t *sd, int i)
 {
+    struct iovec iov = {.iov_base = sd->rbuf[i], .iov_len = SCI_OFI_RECV_BYTES};
+    struct fi_msg msg = {
+        .msg_iov = &iov, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .context = &sd->rctx[i]};
+
     sd->rctx[i].kind = SCI_OFI_CTX_RECV;
-    (void) fi_recv(sd->ep, sd->rbuf[i], SCI_OFI_RECV_BYTES, NULL, FI_ADDR_UNSPEC, &sd->rctx[i]);
+    /* completions are selective: a receive asks for its own */
+    (void) fi_recvmsg(sd->ep, &msg, FI_COMPLETION);
 }
 
 static void sci_ofi_complete(sci_desc_t *sd, sci_ofi_ctx_t *ctx, int err, size_t len)
