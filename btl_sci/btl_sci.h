@@ -62,7 +62,7 @@ typedef struct mca_btl_sci_component {
     char *ofi_fabric; /* libfabric provider of the ofi provider */
     char *ofi_device; /* its domain ("": any) */
     bool use_dma;     /* false: no DMA engine, rings only */
-    bool prefetch; /* prefetch the slot after next for writing */
+    bool prefetch;    /* prefetch the slot after next for writing */
     int verbose;
     int output;
 

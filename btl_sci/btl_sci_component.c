@@ -314,8 +314,7 @@ static int mca_btl_sci_modex_send(void)
     modex->nslots = c->ring_slots;
     modex->slot_size = c->slot_size;
     modex->pid = (int32_t) getpid();
-    if (NULL != c->osd &&
-        SCI_ERR_OK != sci_export_directory(c->osd, modex + 1, dirlen, &dirlen)) {
+    if (NULL != c->osd && SCI_ERR_OK != sci_export_directory(c->osd, modex + 1, dirlen, &dirlen)) {
         free(modex);
         return OPAL_ERROR;
     }
@@ -436,8 +435,7 @@ static int mca_btl_sci_create_ofi_segments(void)
     }
     if (SCI_ERR_OK != err) {
         opal_show_help("help-mpi-btl-sci.txt", "segment create failed", true,
-                       opal_process_info.nodename, "ofi", (unsigned long) bytes,
-                       sci_strerror(err));
+                       opal_process_info.nodename, "ofi", (unsigned long) bytes, sci_strerror(err));
         return OPAL_ERROR;
     }
     return OPAL_SUCCESS;
@@ -637,7 +635,8 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
 
     if (!(m->btl_flags & MCA_BTL_FLAGS_RDMA)) {
         /* no put/get: no registrations, no atomics */
-    } else if ((OPAL_SUCCESS != mca_btl_sci_rcache_init() || OPAL_SUCCESS != mca_btl_sci_atomic_init())) {
+    } else if ((OPAL_SUCCESS != mca_btl_sci_rcache_init() ||
+                OPAL_SUCCESS != mca_btl_sci_atomic_init())) {
         goto fail;
     }
 

@@ -118,10 +118,9 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
     /* shm: this host's node id and local ranks; ofi: node ids are vpids,
      * and no doorbell (a peer on another host stays polled) */
     ofi = NULL != c->osd && ep->sd == c->osd;
-    err = sci_connect_segment(ep->sd, ofi ? (uint32_t) ep->peer_rank : c->node_id,
-                              MCA_BTL_SCI_SEGMENT_ID(ep->peer_rank,
-                                                     ofi ? c->my_vpid : c->local_rank),
-                              &rseg);
+    err = sci_connect_segment(
+        ep->sd, ofi ? (uint32_t) ep->peer_rank : c->node_id,
+        MCA_BTL_SCI_SEGMENT_ID(ep->peer_rank, ofi ? c->my_vpid : c->local_rank), &rseg);
     if (SCI_ERR_OK == err && !ofi) {
         err = sci_connect_segment(c->sd, c->node_id,
                                   MCA_BTL_SCI_SEGMENT_ID(ep->peer_rank, MCA_BTL_SCI_DOORBELL_ID),
@@ -151,8 +150,9 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
     }
 
     if (sci_remote_write_through(rseg) &&
-        0 != tc_ring_format(rbase + MCA_BTL_SCI_SEG_RING_OFF, rsize - MCA_BTL_SCI_SEG_RING_OFF,
-                            c->ring_slots, c->slot_size)) {
+        0 !=
+            tc_ring_format(rbase + MCA_BTL_SCI_SEG_RING_OFF, rsize - MCA_BTL_SCI_SEG_RING_OFF,
+                           c->ring_slots, c->slot_size)) {
         /* a shadow (ofi) holds no copy of the owner's ring header: the
          * geometry agreed in the modex is written into it */
         err = SCI_ERR_ILLEGAL_PARAMETER;
@@ -204,8 +204,8 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
     OPAL_THREAD_UNLOCK(&c->lock);
     ep->state = MCA_BTL_SCI_EP_CONNECTED;
     (void) OPAL_THREAD_ADD_FETCH32(&c->num_unconnected, -1);
-    opal_output_verbose(20, c->output, "btl:sci: connected to %s %d (%s)", ofi ? "rank" : "local rank",
-                        ep->peer_rank, sci_desc_provider(ep->sd));
+    opal_output_verbose(20, c->output, "btl:sci: connected to %s %d (%s)",
+                        ofi ? "rank" : "local rank", ep->peer_rank, sci_desc_provider(ep->sd));
     return OPAL_SUCCESS;
 
 fail:

@@ -76,9 +76,9 @@ static mca_btl_sci_endpoint_t *mca_btl_sci_endpoint_for(struct opal_proc_t *proc
         modex->node_id == c->node_id && modex->local_rank < (uint32_t) c->num_local &&
         (int) modex->local_rank != c->local_rank;
     if (size < sizeof(*modex) ||
-        (!shm && (NULL == c->osd || vpid >= (uint32_t) c->num_procs || (int) vpid == c->my_vpid ||
-                  SCI_ERR_OK != sci_import_node(c->osd, vpid, modex + 1,
-                                                size - sizeof(*modex))))) {
+        (!shm &&
+         (NULL == c->osd || vpid >= (uint32_t) c->num_procs || (int) vpid == c->my_vpid ||
+          SCI_ERR_OK != sci_import_node(c->osd, vpid, modex + 1, size - sizeof(*modex))))) {
         free(modex);
         return NULL;
     }

@@ -70,7 +70,7 @@ typedef struct sci_mem_handle {
     uint64_t key;        /* ofi: the region's remote key */
     uint32_t key_node;   /* ofi: the owner's node id on the fabric (0: no key) */
     uint32_t pad_;
-    uint64_t key_base;   /* ofi: the address the key's region starts at (the
+    uint64_t key_base; /* ofi: the address the key's region starts at (the
                           * handle's base/len may name a part of it) */
 } sci_mem_handle_t;
 

@@ -78,7 +78,7 @@ typedef struct sci_ofi_node {
     struct sci_ofi_node *next;
     uint32_t node_id;
     fi_addr_t fa;
-    int state; /* SCI_OFI_NODE_*, atomic */
+    int state;           /* SCI_OFI_NODE_*, atomic */
     sci_ofi_ctx_t wctx;  /* context of writes without completion */
     sci_ofi_ctx_t bctx;  /* our bye to it */
     sci_ofi_ctx_t probe; /* the probe in flight (probe.done: none) */
@@ -332,7 +332,8 @@ static struct fi_info *sci_ofi_pick(struct fi_info *list, const char *device)
                 continue;
             }
             if (2 == pass ||
-                (NULL != dom && 0 != strcmp(dom, "lo") && (1 == pass || AF_INET == sa->sa_family))) {
+                (NULL != dom && 0 != strcmp(dom, "lo") &&
+                 (1 == pass || AF_INET == sa->sa_family))) {
                 return i;
             }
         }
@@ -591,8 +592,8 @@ static int sci_ofi_mr_reg_raw(sci_desc_t *sd, void *addr, size_t len, struct fid
     pthread_mutex_lock(&sd->lock);
     want = sd->next_key++;
     pthread_mutex_unlock(&sd->lock);
-    ret = fi_mr_reg(sd->domain, addr, len, FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE,
-                    0, sd->prov_key ? 0 : want, 0, mr, NULL);
+    ret = fi_mr_reg(sd->domain, addr, len, FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE, 0,
+                    sd->prov_key ? 0 : want, 0, mr, NULL);
     if (0 != ret) {
         return ret;
     }
@@ -1093,7 +1094,8 @@ static sci_error_t sci_ofi_dma_enqueue(sci_dma_queue_t *dq, int direction, void 
     }
     /* the handle came from a peer: the range inside what it registered */
     if (0 == remote->key_node || remote->base < remote->key_base || remote_addr < remote->base ||
-        remote_addr - remote->base > remote->len || len > remote->len - (remote_addr - remote->base)) {
+        remote_addr - remote->base > remote->len ||
+        len > remote->len - (remote_addr - remote->base)) {
         return SCI_ERR_OUT_OF_RANGE;
     }
     if (dq->count >= dq->max_entries) {
@@ -1114,7 +1116,8 @@ static sci_error_t sci_ofi_dma_enqueue(sci_dma_queue_t *dq, int direction, void 
     ctx->node = n;
     {
         struct iovec iov = {.iov_base = local_addr, .iov_len = len};
-        struct fi_rma_iov riov = {.addr = sd->virt_addr ? remote_addr : remote_addr - remote->key_base,
+        struct fi_rma_iov riov = {.addr =
+                                      sd->virt_addr ? remote_addr : remote_addr - remote->key_base,
                                   .len = len,
                                   .key = remote->key};
         struct fi_msg_rma msg = {.msg_iov = &iov,

@@ -31,8 +31,8 @@ int sci_ofi_dir_parse(const void *buf, size_t len, sci_ofi_dir_view_t *view)
         return -1;
     }
     memcpy(&hdr, p, sizeof(hdr));
-    if (SCI_OFI_DIR_MAGIC != hdr.magic || SCI_OFI_DIR_VERSION != hdr.version ||
-        0 == hdr.addrlen || hdr.addrlen > SCI_OFI_MAX_ADDR || hdr.nsegs > SCI_OFI_MAX_SEGS) {
+    if (SCI_OFI_DIR_MAGIC != hdr.magic || SCI_OFI_DIR_VERSION != hdr.version || 0 == hdr.addrlen ||
+        hdr.addrlen > SCI_OFI_MAX_ADDR || hdr.nsegs > SCI_OFI_MAX_SEGS) {
         return -1;
     }
     rest = len - sizeof(hdr);

@@ -211,8 +211,7 @@ sci_error_t sci_flush(sci_remote_segment_t *rseg, size_t offset, size_t len)
 
 sci_error_t sci_create_map_sequence(sci_remote_segment_t *rseg, sci_sequence_t **seq)
 {
-    return NULL == rseg ? SCI_ERR_ILLEGAL_PARAMETER
-                        : SCI_OPS(rseg)->create_map_sequence(rseg, seq);
+    return NULL == rseg ? SCI_ERR_ILLEGAL_PARAMETER : SCI_OPS(rseg)->create_map_sequence(rseg, seq);
 }
 
 void sci_remove_sequence(sci_sequence_t *seq)
@@ -261,9 +260,9 @@ void sci_remove_dma_queue(sci_dma_queue_t *dq)
 sci_error_t sci_dma_enqueue(sci_dma_queue_t *dq, int direction, void *local_addr,
                             const sci_mem_handle_t *remote, uint64_t remote_addr, size_t len)
 {
-    return NULL == dq ? SCI_ERR_ILLEGAL_PARAMETER
-                      : SCI_OPS(dq)->dma_enqueue(dq, direction, local_addr, remote, remote_addr,
-                                                 len);
+    return NULL == dq
+        ? SCI_ERR_ILLEGAL_PARAMETER
+        : SCI_OPS(dq)->dma_enqueue(dq, direction, local_addr, remote, remote_addr, len);
 }
 
 sci_error_t sci_dma_start(sci_dma_queue_t *dq)
@@ -284,9 +283,9 @@ sci_error_t sci_dma_queue_share(sci_dma_queue_t *dq)
 sci_error_t sci_dma_transfer(sci_dma_queue_t *dq, int direction, void *local_addr,
                              const sci_mem_handle_t *remote, uint64_t remote_addr, size_t len)
 {
-    return NULL == dq ? SCI_ERR_ILLEGAL_PARAMETER
-                      : SCI_OPS(dq)->dma_transfer(dq, direction, local_addr, remote, remote_addr,
-                                                  len);
+    return NULL == dq
+        ? SCI_ERR_ILLEGAL_PARAMETER
+        : SCI_OPS(dq)->dma_transfer(dq, direction, local_addr, remote, remote_addr, len);
 }
 
 sci_error_t sci_dma_probe(sci_desc_t *sd)

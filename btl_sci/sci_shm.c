@@ -201,7 +201,7 @@ static int sci_shm_name(const sci_desc_t *sd, uint32_t segment_id, char *buf, si
 }
 
 static sci_error_t sci_shm_create_segment(sci_desc_t *sd, uint32_t segment_id, size_t size,
-                               sci_local_segment_t **seg)
+                                          sci_local_segment_t **seg)
 {
     sci_local_segment_t *s;
     char name[256];
@@ -249,7 +249,8 @@ static sci_error_t sci_shm_prepare_segment(sci_local_segment_t *seg)
     return SCI_ERR_OK;
 }
 
-static sci_error_t sci_shm_set_segment_available(sci_local_segment_t *seg, unsigned expected_connections)
+static sci_error_t sci_shm_set_segment_available(sci_local_segment_t *seg,
+                                                 unsigned expected_connections)
 {
     if (NULL == seg || 0 == expected_connections) {
         return SCI_ERR_ILLEGAL_PARAMETER;
@@ -292,7 +293,7 @@ static void sci_shm_remove_segment(sci_local_segment_t *seg)
 }
 
 static sci_error_t sci_shm_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segment_id,
-                                sci_remote_segment_t **rseg)
+                                           sci_remote_segment_t **rseg)
 {
     sci_remote_segment_t *r;
     char name[256];
@@ -423,7 +424,8 @@ static sci_error_t sci_shm_check_sequence(sci_sequence_t *seq)
     return seq->failed;
 }
 
-static sci_error_t sci_shm_register_memory(sci_desc_t *sd, void *addr, size_t len, sci_mem_handle_t *handle)
+static sci_error_t sci_shm_register_memory(sci_desc_t *sd, void *addr, size_t len,
+                                           sci_mem_handle_t *handle)
 {
     if (NULL == sd || NULL == handle || (NULL == addr && 0 != len)) {
         return SCI_ERR_ILLEGAL_PARAMETER;
@@ -445,7 +447,8 @@ static void sci_shm_deregister_memory(sci_desc_t *sd, sci_mem_handle_t *handle)
     }
 }
 
-static sci_error_t sci_shm_create_dma_queue(sci_desc_t *sd, unsigned max_entries, sci_dma_queue_t **dq)
+static sci_error_t sci_shm_create_dma_queue(sci_desc_t *sd, unsigned max_entries,
+                                            sci_dma_queue_t **dq)
 {
     sci_dma_queue_t *q;
 
@@ -480,7 +483,8 @@ static void sci_shm_remove_dma_queue(sci_dma_queue_t *dq)
 }
 
 static sci_error_t sci_shm_dma_enqueue(sci_dma_queue_t *dq, int direction, void *local_addr,
-                            const sci_mem_handle_t *remote, uint64_t remote_addr, size_t len)
+                                       const sci_mem_handle_t *remote, uint64_t remote_addr,
+                                       size_t len)
 {
     sci_dma_entry_t *e;
 
@@ -573,7 +577,8 @@ static sci_error_t sci_shm_dma_queue_share(sci_dma_queue_t *dq)
 }
 
 static sci_error_t sci_shm_dma_transfer(sci_dma_queue_t *dq, int direction, void *local_addr,
-                             const sci_mem_handle_t *remote, uint64_t remote_addr, size_t len)
+                                        const sci_mem_handle_t *remote, uint64_t remote_addr,
+                                        size_t len)
 {
     sci_error_t err;
 

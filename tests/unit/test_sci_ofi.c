@@ -239,23 +239,25 @@ static void test_dma(void **state)
     /* b must drive its CQ for a's RMA to land: a helper would be a
      * thread; here the queue's own wait drives a's, and b is driven
      * from a second queue below through progress_both in a loop */
-    assert_int_equal(SCI_ERR_OK, sci_dma_enqueue(dq, SCI_DMA_WRITE, src, &h,
-                                                 (uint64_t) (uintptr_t) target, 1 << 20));
+    assert_int_equal(
+        SCI_ERR_OK,
+        sci_dma_enqueue(dq, SCI_DMA_WRITE, src, &h, (uint64_t) (uintptr_t) target, 1 << 20));
     for (int i = 0; i < 100000 && 0 != memcmp(src, target, 1 << 20); ++i) {
         progress_both(f);
     }
     assert_int_equal(SCI_ERR_OK, sci_dma_wait(dq));
     assert_memory_equal(src, target, 1 << 20);
     /* out of the registered range: refused before anything moves */
-    assert_int_equal(SCI_ERR_OUT_OF_RANGE,
-                     sci_dma_enqueue(dq, SCI_DMA_WRITE, src, &h,
-                                     (uint64_t) (uintptr_t) target + 1, 1 << 20));
+    assert_int_equal(
+        SCI_ERR_OUT_OF_RANGE,
+        sci_dma_enqueue(dq, SCI_DMA_WRITE, src, &h, (uint64_t) (uintptr_t) target + 1, 1 << 20));
     assert_int_equal(SCI_ERR_OUT_OF_RANGE,
                      sci_dma_enqueue(dq, SCI_DMA_READ, src, &h, UINT64_MAX - 2, 8));
     /* a read back into src after scrambling it */
     memset(src, 0xee, 1 << 20);
-    assert_int_equal(SCI_ERR_OK, sci_dma_enqueue(dq, SCI_DMA_READ, src, &h,
-                                                 (uint64_t) (uintptr_t) target, 1 << 20));
+    assert_int_equal(
+        SCI_ERR_OK,
+        sci_dma_enqueue(dq, SCI_DMA_READ, src, &h, (uint64_t) (uintptr_t) target, 1 << 20));
     for (int i = 0; i < 100000 && 0 != memcmp(src, target, 1 << 20); ++i) {
         progress_both(f);
     }

@@ -35,8 +35,8 @@ static size_t build(uint8_t *buf, size_t addrlen, uint32_t nsegs)
         buf[sizeof(hdr) + i] = (uint8_t) (0xa0 + i);
     }
     for (uint32_t i = 0; i < nsegs; ++i) {
-        sci_ofi_dir_seg_t s = {.segment_id = 100 + i, .size = 4096, .key = 7 + i,
-                               .addr = 0x10000 * (i + 1)};
+        sci_ofi_dir_seg_t s = {
+            .segment_id = 100 + i, .size = 4096, .key = 7 + i, .addr = 0x10000 * (i + 1)};
         memcpy(buf + off + i * sizeof(s), &s, sizeof(s));
     }
     return sci_ofi_dir_size(addrlen, nsegs);
