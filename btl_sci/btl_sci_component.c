@@ -872,7 +872,7 @@ int mca_btl_sci_component_progress(void)
     }
     if (NULL != c->osd) {
         /* the fabric: other nodes' writes land in our segments only now */
-        (void) sci_progress(c->osd);
+        count += sci_progress(c->osd);
     }
 
     /* the active peers: one load each when nothing arrived */
