@@ -289,16 +289,13 @@ static int sci_ofi_progress(sci_desc_t *sd)
     return total;
 }
 
-/* wait for one operation of ours, driving the CQ; fails once the node does */
+/* wait for one operation of ours, driving the CQ (no yield: on a loaded
+ * host a yield gives the core away for a whole time slice, and the
+ * transfer waits for it) */
 static int sci_ofi_wait(sci_desc_t *sd, sci_ofi_ctx_t *ctx)
 {
-    unsigned spins = 0;
-
     while (!tc_atomic_load_acquire(&ctx->done)) {
         (void) sci_ofi_progress(sd);
-        if (++spins > 1000) {
-            sched_yield();
-        }
     }
     return ctx->err;
 }
