@@ -548,7 +548,10 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
     if (c->num_procs < 2 || !mca_btl_sci_open_providers()) {
         /* no provider reaches any other process of the job */
         opal_output_verbose(10, c->output, "btl:sci: no peer reachable, disabled");
-        tc_ompi_alone_on_host("help-mpi-btl-sci.txt", "sci", sci_provider_name(),
+        /* the provider that was tried (ofi only when forced or when it
+         * could not open: then shm is what reaches this host) */
+        tc_ompi_alone_on_host("help-mpi-btl-sci.txt", "sci",
+                              0 == strcmp(c->provider, "ofi") ? "ofi" : "shm",
                               mca_btl_sci_only_sci_requested());
         return NULL;
     }

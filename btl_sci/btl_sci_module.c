@@ -185,7 +185,7 @@ int mca_btl_sci_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
         c->warned_unreachable = true;
         tc_ompi_unreachable_text(nprocs, procs, peers, who, sizeof(who), btls, sizeof(btls));
         opal_show_help("help-mpi-btl-sci.txt", "peer unreachable", true, opal_process_info.nodename,
-                       unreachable, sci_provider_name(), who, btls);
+                       unreachable, NULL != c->osd ? "ofi" : "shm", who, btls);
     }
     return OPAL_SUCCESS;
 }
