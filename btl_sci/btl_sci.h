@@ -59,8 +59,11 @@ typedef struct mca_btl_sci_component {
     unsigned int idle_polls;     /* empty polls before a peer goes to the doorbell */
     unsigned int sweep_interval; /* progress calls between sweeps of idle peers */
     unsigned int free_list_max;
-    bool use_dma;  /* false: no DMA engine, rings only */
-    bool prefetch; /* prefetch the slot after next for writing */
+    char *provider;   /* auto | shm | ofi */
+    char *ofi_fabric; /* libfabric provider of the ofi provider */
+    char *ofi_device; /* its domain ("": any) */
+    bool use_dma;     /* false: no DMA engine, rings only */
+    bool prefetch;    /* prefetch the slot after next for writing */
     int verbose;
     int output;
 
@@ -75,6 +78,18 @@ typedef struct mca_btl_sci_component {
     sci_local_segment_t **lsegs;
     sci_local_segment_t *doorbell_seg;
     uint8_t *doorbell; /* accessed through btl_sci_doorbell.h */
+
+    /* ofi provider (other hosts, or every peer when forced): its device,
+     * DMA queue and one segment per process of the job (index: vpid) */
+    sci_desc_t *osd;
+    sci_dma_queue_t *odq;
+    sci_local_segment_t **olsegs;
+    int my_vpid;
+    int num_procs;
+    struct mca_btl_base_endpoint_t *oeps; /* ofi endpoints by vpid */
+    int32_t need_activate;                /* an ofi peer connected: poll it */
+    bool running;                         /* init done, not finalized */
+    uint8_t no_bell;                      /* what ofi endpoints "ring" */
 
     /* endpoints by local rank; the active ones are polled every call */
     struct mca_btl_base_endpoint_t *endpoints;
@@ -105,6 +120,7 @@ typedef struct mca_btl_sci_component {
     opal_list_t free_aops;
 
     bool warned_unreachable;
+    bool all_peers_added; /* ofi: the first add_procs attached the whole job */
 } mca_btl_sci_component_t;
 
 TC_OMPI_MODULE_DECLSPEC extern mca_btl_sci_component_t mca_btl_sci_component;

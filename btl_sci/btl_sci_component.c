@@ -100,6 +100,21 @@ static int mca_btl_sci_component_register(void)
                          "Progress calls between two checks of the rings of "
                          "idle peers (a safety net behind the doorbell)",
                          OPAL_INFO_LVL_6, &c->sweep_interval);
+    (void) tc_ompi_param_string(
+        &c->super.btl_version, "provider",
+        "SCI provider: auto (shm for peers on this host, ofi for peers on other hosts), "
+        "or one for every peer: shm (segments in shared memory, one host), ofi (segments "
+        "as libfabric registered memory, remote stores as RMA writes; see ofi_fabric)",
+        OPAL_INFO_LVL_3, &c->provider, "auto");
+    (void) tc_ompi_param_string(&c->super.btl_version, "ofi_fabric",
+                                "libfabric provider of the ofi SCI provider (a reliable "
+                                "datagram endpoint with RMA and ordered writes)",
+                                OPAL_INFO_LVL_4, &c->ofi_fabric, "tcp;ofi_rxm");
+    (void) tc_ompi_param_string(&c->super.btl_version, "ofi_device",
+                                "libfabric domain of the ofi SCI provider (tcp: the network "
+                                "interface, e.g. eth0); empty: the first IPv4 interface other "
+                                "than lo",
+                                OPAL_INFO_LVL_4, &c->ofi_device, "");
     (void) tc_ompi_param_bool(&c->super.btl_version, "dma",
                               "Use the DMA engine (CMA) for put/get, so that ob1 moves large "
                               "messages zero-copy and osc/rdma can run over sci; false: every "
@@ -187,6 +202,16 @@ void mca_btl_sci_remove_local_segments(void)
         free(c->lsegs);
         c->lsegs = NULL;
     }
+    if (NULL != c->olsegs) {
+        for (int i = 0; i < c->num_procs; ++i) {
+            if (NULL != c->olsegs[i]) {
+                (void) sci_set_segment_unavailable(c->olsegs[i]);
+                sci_remove_segment(c->olsegs[i]);
+            }
+        }
+        free(c->olsegs);
+        c->olsegs = NULL;
+    }
     if (NULL != c->doorbell_seg) {
         sci_remove_segment(c->doorbell_seg);
         c->doorbell_seg = NULL;
@@ -204,7 +229,14 @@ void mca_btl_sci_free_endpoints(void)
             OBJ_DESTRUCT(c->endpoints + i);
         }
     }
+    if (NULL != c->oeps) {
+        for (int i = 0; i < c->num_procs; ++i) {
+            OBJ_DESTRUCT(c->oeps + i);
+        }
+    }
     free(c->endpoints);
+    free(c->oeps);
+    c->oeps = NULL;
     free(c->active);
     free(c->connected);
     free(c->sweep);
@@ -227,6 +259,14 @@ static void mca_btl_sci_release_segments(void)
     if (NULL != c->sd) {
         sci_close(c->sd);
         c->sd = NULL;
+    }
+    if (NULL != c->odq) {
+        sci_remove_dma_queue(c->odq);
+        c->odq = NULL;
+    }
+    if (NULL != c->osd) {
+        sci_close(c->osd);
+        c->osd = NULL;
     }
 }
 
@@ -252,19 +292,34 @@ bool mca_btl_sci_only_sci_requested(void)
     return tc_ompi_btl_selection("sci").only;
 }
 
+/* the fixed record, then (ofi) the provider's directory: its address
+ * and the segments of every peer */
 static int mca_btl_sci_modex_send(void)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
-    mca_btl_sci_modex_t modex;
+    mca_btl_sci_modex_t *modex;
+    size_t dirlen = 0;
     int rc;
 
-    memset(&modex, 0, sizeof(modex));
-    modex.node_id = c->node_id;
-    modex.local_rank = (uint32_t) c->local_rank;
-    modex.nslots = c->ring_slots;
-    modex.slot_size = c->slot_size;
-    modex.pid = (int32_t) getpid();
-    TC_OMPI_MODEX_SEND(rc, TC_OMPI_SCOPE_LOCAL, &c->super.btl_version, &modex, sizeof(modex));
+    if (NULL != c->osd) {
+        (void) sci_export_directory(c->osd, NULL, 0, &dirlen);
+    }
+    modex = calloc(1, sizeof(*modex) + dirlen);
+    if (NULL == modex) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    modex->node_id = c->node_id;
+    modex->local_rank = (uint32_t) c->local_rank;
+    modex->nslots = c->ring_slots;
+    modex->slot_size = c->slot_size;
+    modex->pid = (int32_t) getpid();
+    if (NULL != c->osd && SCI_ERR_OK != sci_export_directory(c->osd, modex + 1, dirlen, &dirlen)) {
+        free(modex);
+        return OPAL_ERROR;
+    }
+    TC_OMPI_MODEX_SEND(rc, NULL != c->osd ? TC_OMPI_SCOPE_GLOBAL : TC_OMPI_SCOPE_LOCAL,
+                       &c->super.btl_version, modex, sizeof(*modex) + dirlen);
+    free(modex);
     return rc;
 }
 
@@ -279,12 +334,20 @@ static size_t mca_btl_sci_segment_bytes(void)
 
 /* create, prepare and make available one local segment per node-local
  * peer and the doorbell; format every ring */
+static int mca_btl_sci_create_ofi_segments(void);
+
 static int mca_btl_sci_create_segments(void)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
     size_t bytes = mca_btl_sci_segment_bytes();
     sci_error_t err;
 
+    if (NULL != c->osd && OPAL_SUCCESS != mca_btl_sci_create_ofi_segments()) {
+        return OPAL_ERROR;
+    }
+    if (NULL == c->sd) {
+        return OPAL_SUCCESS;
+    }
     c->lsegs = calloc((size_t) c->num_local, sizeof(*c->lsegs));
     if (NULL == c->lsegs) {
         return OPAL_ERR_OUT_OF_RESOURCE;
@@ -333,14 +396,99 @@ fail:
     return OPAL_ERROR;
 }
 
+/* ofi: one segment per process of the job (which of them are on this
+ * host is not known before the modex), formatted and made available, so
+ * that the directory in our modex lists them all */
+static int mca_btl_sci_create_ofi_segments(void)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    size_t bytes = mca_btl_sci_segment_bytes();
+    sci_error_t err = SCI_ERR_OK;
+
+    c->olsegs = calloc((size_t) c->num_procs, sizeof(*c->olsegs));
+    if (NULL == c->olsegs) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    for (int peer = 0; peer < c->num_procs; ++peer) {
+        char *base;
+
+        if (peer == c->my_vpid) {
+            continue;
+        }
+        err = sci_create_segment(c->osd, MCA_BTL_SCI_SEGMENT_ID(c->my_vpid, peer), bytes,
+                                 c->olsegs + peer);
+        if (SCI_ERR_OK != err) {
+            break;
+        }
+        base = sci_local_segment_address(c->olsegs[peer]);
+        if (0 !=
+            tc_ring_format(base + MCA_BTL_SCI_SEG_RING_OFF, bytes - MCA_BTL_SCI_SEG_RING_OFF,
+                           c->ring_slots, c->slot_size)) {
+            err = SCI_ERR_ILLEGAL_PARAMETER;
+            break;
+        }
+        if (SCI_ERR_OK != (err = sci_prepare_segment(c->olsegs[peer])) ||
+            SCI_ERR_OK != (err = sci_set_segment_available(c->olsegs[peer], 1))) {
+            break;
+        }
+    }
+    if (SCI_ERR_OK != err) {
+        opal_show_help("help-mpi-btl-sci.txt", "segment create failed", true,
+                       opal_process_info.nodename, "ofi", (unsigned long) bytes, sci_strerror(err));
+        return OPAL_ERROR;
+    }
+    return OPAL_SUCCESS;
+}
+
+/* open the providers btl_sci_provider asks for and the job needs: shm
+ * when another process of the job is on this host, ofi when one is not
+ * (or when forced); false when neither opened */
+static bool mca_btl_sci_open_providers(void)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    const bool force_shm = 0 == strcmp(c->provider, "shm");
+    const bool force_ofi = 0 == strcmp(c->provider, "ofi");
+    sci_open_params_t params;
+    char key[64];
+    sci_error_t err;
+
+    if (!force_shm && !force_ofi && 0 != strcmp(c->provider, "auto")) {
+        opal_output(0, "btl:sci: btl_sci_provider=%s: not auto, shm or ofi; sci disabled",
+                    c->provider);
+        return false;
+    }
+    memset(&params, 0, sizeof(params));
+    snprintf(key, sizeof(key), "%x", (unsigned) OPAL_PROC_MY_NAME.jobid);
+    params.job_key = key;
+    if (!force_ofi && c->num_local > 1 && NULL != opal_process_info.job_session_dir) {
+        params.segment_dir = opal_process_info.job_session_dir;
+        params.provider = "shm";
+        if (SCI_ERR_OK == sci_open(&params, &c->sd)) {
+            c->node_id = sci_local_node_id(c->sd);
+        }
+    }
+    if (!force_shm && (force_ofi || c->num_procs > c->num_local)) {
+        params.provider = "ofi";
+        params.node_id = (uint32_t) c->my_vpid;
+        params.fabric = c->ofi_fabric;
+        params.device = NULL != c->ofi_device && '\0' != c->ofi_device[0] ? c->ofi_device : NULL;
+        err = sci_provider_available("ofi") ? sci_open(&params, &c->osd) : SCI_ERR_NOT_SUPPORTED;
+        if (SCI_ERR_OK != err) {
+            c->osd = NULL;
+            opal_output_verbose(force_ofi ? 1 : 10, c->output,
+                                "btl:sci: ofi provider (%s) not available: %s", c->ofi_fabric,
+                                sci_strerror(err));
+        }
+    }
+    return NULL != c->sd || NULL != c->osd;
+}
+
 static mca_btl_base_module_t **
 mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool enable_mpi_threads)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
     mca_btl_base_module_t *m = &mca_btl_sci_module.super;
     mca_btl_base_module_t **btls;
-    sci_open_params_t params;
-    char key[64];
     sci_error_t err;
     int rc;
 
@@ -350,13 +498,6 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
 
     c->output = tc_ompi_output_open(c->verbose);
 
-    /* the shm provider reaches this host's processes only */
-    if (0 == opal_process_info.num_local_peers || NULL == opal_process_info.job_session_dir) {
-        opal_output_verbose(10, c->output, "btl:sci: no node-local peer, disabled");
-        tc_ompi_alone_on_host("help-mpi-btl-sci.txt", "sci", sci_provider_name(),
-                              mca_btl_sci_only_sci_requested());
-        return NULL;
-    }
     if (OPAL_SUCCESS != mca_btl_base_param_verify(m)) {
         return NULL;
     }
@@ -391,22 +532,41 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
 
     c->local_rank = opal_process_info.my_local_rank;
     c->num_local = (int) opal_process_info.num_local_peers + 1;
-    if (c->local_rank < 0 || c->local_rank >= c->num_local || c->num_local > 0xfffe) {
+    c->my_vpid = (int) OPAL_PROC_MY_NAME.vpid;
+    {
+        uint32_t n = 0;
+        if (OPAL_SUCCESS != tc_ompi_job_size(&n) || n > 0xfffe) {
+            return NULL;
+        }
+        c->num_procs = (int) n;
+    }
+    if (c->local_rank < 0 || c->local_rank >= c->num_local || c->num_local > 0xfffe ||
+        c->num_procs < c->num_local || c->num_procs > 0xfffe || c->my_vpid >= c->num_procs) {
+        return NULL;
+    }
+    if (c->num_procs < 2 || !mca_btl_sci_open_providers()) {
+        /* no provider reaches any other process of the job */
+        opal_output_verbose(10, c->output, "btl:sci: no peer reachable, disabled");
+        /* the provider that was tried (ofi only when forced or when it
+         * could not open: then shm is what reaches this host) */
+        tc_ompi_alone_on_host("help-mpi-btl-sci.txt", "sci",
+                              0 == strcmp(c->provider, "ofi") ? "ofi" : "shm",
+                              mca_btl_sci_only_sci_requested());
         return NULL;
     }
 
-    memset(&params, 0, sizeof(params));
-    snprintf(key, sizeof(key), "%x", (unsigned) OPAL_PROC_MY_NAME.jobid);
-    params.segment_dir = opal_process_info.job_session_dir;
-    params.job_key = key;
-    err = sci_open(&params, &c->sd);
-    if (SCI_ERR_OK != err) {
-        return NULL;
+    /* DMA engine: CMA (shm), RMA (ofi); without it no put/get (and no osc/rdma) */
+    if (c->use_dma && NULL != c->osd) {
+        err = sci_create_dma_queue(c->osd, 16, &c->odq);
+        if (SCI_ERR_OK == err && enable_mpi_threads) {
+            err = sci_dma_queue_share(c->odq);
+        }
+        if (SCI_ERR_OK != err && NULL != c->odq) {
+            sci_remove_dma_queue(c->odq);
+            c->odq = NULL;
+        }
     }
-    c->node_id = sci_local_node_id(c->sd);
-
-    /* DMA engine: CMA; without it no put/get (and no osc/rdma) */
-    if (c->use_dma) {
+    if (c->use_dma && NULL != c->sd) {
         err = sci_dma_probe(c->sd);
         if (SCI_ERR_OK == err) {
             err = sci_create_dma_queue(c->sd, 16, &c->dq);
@@ -420,7 +580,7 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
                            sci_strerror(err));
         }
     }
-    if (NULL == c->dq) {
+    if ((NULL != c->sd && NULL == c->dq) || (NULL != c->osd && NULL == c->odq)) {
         m->btl_flags &= ~(MCA_BTL_FLAGS_RDMA | MCA_BTL_FLAGS_ATOMIC_OPS |
                           MCA_BTL_FLAGS_ATOMIC_FOPS | TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION);
         m->btl_put = NULL;
@@ -455,18 +615,30 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
             c->endpoints[i].peer_rank = i;
         }
     }
-    c->active = calloc((size_t) c->num_local, sizeof(*c->active));
-    c->connected = calloc((size_t) c->num_local, sizeof(*c->connected));
-    c->sweep = calloc((size_t) c->num_local, sizeof(*c->sweep));
-    if (NULL == c->endpoints || NULL == c->active || NULL == c->connected || NULL == c->sweep) {
+    if (NULL != c->osd) {
+        c->oeps = calloc((size_t) c->num_procs, sizeof(*c->oeps));
+        if (NULL != c->oeps) {
+            for (int i = 0; i < c->num_procs; ++i) {
+                OBJ_CONSTRUCT(c->oeps + i, mca_btl_sci_endpoint_t);
+                c->oeps[i].peer_rank = i;
+            }
+        }
+    }
+    c->active = calloc((size_t) (c->num_local + c->num_procs), sizeof(*c->active));
+    c->connected = calloc((size_t) (c->num_local + c->num_procs), sizeof(*c->connected));
+    c->sweep = calloc((size_t) (c->num_local + c->num_procs), sizeof(*c->sweep));
+    if (NULL == c->endpoints || NULL == c->active || NULL == c->connected || NULL == c->sweep ||
+        (NULL != c->osd && NULL == c->oeps)) {
         goto fail;
     }
     c->num_active = 0;
     c->num_connected = 0;
     c->num_unconnected = 0;
 
-    if (NULL != c->dq &&
-        (OPAL_SUCCESS != mca_btl_sci_rcache_init() || OPAL_SUCCESS != mca_btl_sci_atomic_init())) {
+    if (!(m->btl_flags & MCA_BTL_FLAGS_RDMA)) {
+        /* no put/get: no registrations, no atomics */
+    } else if ((OPAL_SUCCESS != mca_btl_sci_rcache_init() ||
+                OPAL_SUCCESS != mca_btl_sci_atomic_init())) {
         goto fail;
     }
 
@@ -481,9 +653,13 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
     btls[0] = m;
     *num_btls = 1;
     mca_btl_sci_module.initialized = true;
-    opal_output_verbose(10, c->output, "btl:sci: local rank %d of %d, ring %u x %u B, dma %s",
-                        c->local_rank, c->num_local, c->ring_slots, c->slot_size,
-                        NULL != c->dq ? "cma" : "off");
+    c->running = true;
+    opal_output_verbose(10, c->output,
+                        "btl:sci: local rank %d of %d, rank %d of %d, providers %s%s, ring %u x "
+                        "%u B, dma %s",
+                        c->local_rank, c->num_local, c->my_vpid, c->num_procs,
+                        NULL != c->sd ? "shm " : "", NULL != c->osd ? "ofi" : "", c->ring_slots,
+                        c->slot_size, (m->btl_flags & MCA_BTL_FLAGS_RDMA) ? "on" : "off");
     return btls;
 
 fail:
@@ -551,6 +727,9 @@ static inline int mca_btl_sci_poll_ring(mca_btl_sci_endpoint_t *ep)
         /* hand the slots back now (one remote store per call, not per
          * message): a sender refilling the ring must not find it full */
         tc_ring_consumer_flush(&ep->in);
+        if (OPAL_UNLIKELY(ep->write_through)) {
+            mca_btl_sci_endpoint_flush_consumed(ep);
+        }
     }
     return (int) count;
 }
@@ -593,6 +772,20 @@ static int mca_btl_sci_progress_slow(void)
         for (int i = 0; i < c->num_local; ++i) {
             if (MCA_BTL_SCI_EP_CONNECTING == c->endpoints[i].state) {
                 (void) mca_btl_sci_endpoint_connect(c->endpoints + i);
+            }
+        }
+        for (int i = 0; NULL != c->oeps && i < c->num_procs; ++i) {
+            if (MCA_BTL_SCI_EP_CONNECTING == c->oeps[i].state) {
+                (void) mca_btl_sci_endpoint_connect(c->oeps + i);
+            }
+        }
+    }
+    if (OPAL_UNLIKELY(0 != tc_atomic_load_acquire(&c->need_activate))) {
+        /* ofi peers that connected: polled from now on, no doorbell */
+        tc_atomic_store_relaxed(&c->need_activate, 0);
+        for (int i = 0; NULL != c->oeps && i < c->num_procs; ++i) {
+            if (MCA_BTL_SCI_EP_CONNECTED == c->oeps[i].state && !c->oeps[i].active) {
+                mca_btl_sci_endpoint_activate(c->oeps + i);
             }
         }
     }
@@ -669,12 +862,16 @@ int mca_btl_sci_component_progress(void)
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
     int count = 0;
 
-    if (OPAL_UNLIKELY(NULL == c->doorbell)) {
+    if (OPAL_UNLIKELY(!c->running)) {
         /* not initialised, or finalized already */
         return 0;
     }
     if (opal_using_threads() && !tc_guard_try_enter(&guard)) {
         return 0;
+    }
+    if (NULL != c->osd) {
+        /* the fabric: other nodes' writes land in our segments only now */
+        count += sci_progress(c->osd);
     }
 
     /* the active peers: one load each when nothing arrived */
@@ -692,7 +889,7 @@ int mca_btl_sci_component_progress(void)
         if (OPAL_LIKELY(n > 0)) {
             ep->empty_polls = 0;
             count += n;
-        } else if (OPAL_UNLIKELY(++ep->empty_polls > c->idle_polls)) {
+        } else if (OPAL_UNLIKELY(++ep->empty_polls > c->idle_polls && !ep->pinned)) {
             /* tell the peer to ring, then look once more: the sender
              * fences between its publish and its look at the flag, we
              * between the flag and this poll, so one of the two sees
@@ -712,13 +909,15 @@ int mca_btl_sci_component_progress(void)
     }
 
     /* the doorbell: one load per 8 peers */
-    if (OPAL_UNLIKELY(mca_btl_sci_doorbell_any(c->doorbell)) || c->num_local > 8) {
+    if (NULL != c->doorbell &&
+        (OPAL_UNLIKELY(mca_btl_sci_doorbell_any(c->doorbell)) || c->num_local > 8)) {
         mca_btl_sci_check_doorbell();
     }
 
     ++c->progress_calls;
     if (OPAL_UNLIKELY(0 == (c->progress_calls & (c->sweep_interval - 1)) ||
-                      c->num_unconnected > 0 || !opal_list_is_empty(&c->pending_endpoints) ||
+                      c->num_unconnected > 0 || 0 != c->need_activate ||
+                      !opal_list_is_empty(&c->pending_endpoints) ||
                       !tc_ompi_done_list_empty(&c->completed_frags))) {
         count += mca_btl_sci_progress_slow();
     }

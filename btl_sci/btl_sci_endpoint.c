@@ -26,6 +26,11 @@ static void mca_btl_sci_endpoint_construct(mca_btl_sci_endpoint_t *ep)
     ep->rseg = NULL;
     ep->rdoor = NULL;
     ep->seq = NULL;
+    ep->sd = NULL;
+    ep->dq = NULL;
+    ep->rbase = NULL;
+    ep->write_through = false;
+    ep->pinned = false;
     ep->idle_in = NULL;
     ep->idle_out = NULL;
     ep->peer_doorbell = NULL;
@@ -97,6 +102,7 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
     sci_remote_segment_t *rseg = NULL, *rdoor = NULL;
     sci_sequence_t *seq = NULL;
     size_t rsize, lsize;
+    bool ofi;
     char *rbase, *lbase;
     uint8_t *bell;
     sci_error_t err;
@@ -109,9 +115,13 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
         return OPAL_ERR_UNREACH;
     }
 
-    err = sci_connect_segment(c->sd, c->node_id,
-                              MCA_BTL_SCI_SEGMENT_ID(ep->peer_rank, c->local_rank), &rseg);
-    if (SCI_ERR_OK == err) {
+    /* shm: this host's node id and local ranks; ofi: node ids are vpids,
+     * and no doorbell (a peer on another host stays polled) */
+    ofi = NULL != c->osd && ep->sd == c->osd;
+    err = sci_connect_segment(
+        ep->sd, ofi ? (uint32_t) ep->peer_rank : c->node_id,
+        MCA_BTL_SCI_SEGMENT_ID(ep->peer_rank, ofi ? c->my_vpid : c->local_rank), &rseg);
+    if (SCI_ERR_OK == err && !ofi) {
         err = sci_connect_segment(c->sd, c->node_id,
                                   MCA_BTL_SCI_SEGMENT_ID(ep->peer_rank, MCA_BTL_SCI_DOORBELL_ID),
                                   &rdoor);
@@ -131,13 +141,23 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
     rbase = sci_map_remote_segment(rseg, 0, rsize);
     lsize = sci_local_segment_size(ep->lseg);
     lbase = sci_local_segment_address(ep->lseg);
-    bell = sci_map_remote_segment(rdoor, 0, sci_remote_segment_size(rdoor));
-    if (NULL == rbase || NULL == bell || (size_t) c->local_rank >= sci_remote_segment_size(rdoor) ||
+    bell = ofi ? &c->no_bell : sci_map_remote_segment(rdoor, 0, sci_remote_segment_size(rdoor));
+    if (NULL == rbase || NULL == bell ||
+        (!ofi && (size_t) c->local_rank >= sci_remote_segment_size(rdoor)) ||
         rsize <= MCA_BTL_SCI_SEG_RING_OFF) {
         err = SCI_ERR_OUT_OF_RANGE;
         goto fail;
     }
 
+    if (sci_remote_write_through(rseg) &&
+        0 !=
+            tc_ring_format(rbase + MCA_BTL_SCI_SEG_RING_OFF, rsize - MCA_BTL_SCI_SEG_RING_OFF,
+                           c->ring_slots, c->slot_size)) {
+        /* a shadow (ofi) holds no copy of the owner's ring header: the
+         * geometry agreed in the modex is written into it */
+        err = SCI_ERR_ILLEGAL_PARAMETER;
+        goto fail;
+    }
     /* my messages go into the ring of L[peer][me]; the peer returns slots
      * through the Completed counter in my own segment */
     rc = tc_ring_producer_init(&ep->out, rbase + MCA_BTL_SCI_SEG_RING_OFF,
@@ -163,18 +183,29 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
     ep->seq = seq;
     ep->idle_in = (uint32_t *) (lbase + MCA_BTL_SCI_SEG_IDLE_OFF);
     ep->idle_out = (uint32_t *) (rbase + MCA_BTL_SCI_SEG_IDLE_OFF);
-    ep->peer_doorbell = bell + c->local_rank;
-    /* a new peer is not polled until it rings: tell it to ring, and ring
-     * for it once ourselves for what it may have sent already.  Only
-     * progress touches the active list. */
-    mca_btl_sci_doorbell_go_idle(ep->idle_out);
-    mca_btl_sci_doorbell_ring(c->doorbell + ep->peer_rank);
+    ep->rbase = rbase;
+    ep->write_through = 0 != sci_remote_write_through(rseg);
+    if (ofi) {
+        /* polled from the next progress call on (only progress touches
+         * the active list); its idle flag is never written */
+        ep->peer_doorbell = bell;
+        ep->pinned = true;
+        tc_atomic_store_release(&c->need_activate, 1);
+    } else {
+        ep->peer_doorbell = bell + c->local_rank;
+        /* a new peer is not polled until it rings: tell it to ring, and
+         * ring for it once ourselves for what it may have sent already.
+         * Only progress touches the active list. */
+        mca_btl_sci_doorbell_go_idle(ep->idle_out);
+        mca_btl_sci_doorbell_ring(c->doorbell + ep->peer_rank);
+    }
     OPAL_THREAD_LOCK(&c->lock);
     c->connected[c->num_connected++] = ep;
     OPAL_THREAD_UNLOCK(&c->lock);
     ep->state = MCA_BTL_SCI_EP_CONNECTED;
     (void) OPAL_THREAD_ADD_FETCH32(&c->num_unconnected, -1);
-    opal_output_verbose(20, c->output, "btl:sci: connected to local rank %d", ep->peer_rank);
+    opal_output_verbose(20, c->output, "btl:sci: connected to %s %d (%s)",
+                        ofi ? "rank" : "local rank", ep->peer_rank, sci_desc_provider(ep->sd));
     return OPAL_SUCCESS;
 
 fail:
@@ -237,6 +268,9 @@ void mca_btl_sci_endpoint_disconnect(mca_btl_sci_endpoint_t *ep)
     }
     ep->idle_in = ep->idle_out = NULL;
     ep->peer_doorbell = NULL;
+    ep->rbase = NULL;
+    ep->write_through = false;
+    ep->pinned = false;
     ep->state = MCA_BTL_SCI_EP_UNUSED;
 }
 

@@ -33,6 +33,12 @@ struct mca_btl_base_endpoint_t {
     sci_remote_segment_t *rseg;  /* L[peer][me]: I write */
     sci_remote_segment_t *rdoor; /* D[peer] */
     sci_sequence_t *seq;
+    /* the provider that reaches the peer (shm: this host, ofi: any) */
+    sci_desc_t *sd;
+    sci_dma_queue_t *dq;
+    char *rbase;        /* the mapping of rseg (ofi: a local shadow) */
+    bool write_through; /* stores into rseg need sci_flush (ofi) */
+    bool pinned;        /* always polled: no doorbell across hosts */
 
     tc_ring_producer_t out; /* my messages to the peer */
     tc_ring_consumer_t in;  /* the peer's messages to me */
@@ -97,10 +103,19 @@ static inline void *mca_btl_sci_endpoint_reserve(mca_btl_sci_endpoint_t *ep)
     return dst;
 }
 
+/* write-through mappings (btl_sci_flush.c): push the slot just published
+ * (its payload and length first, its sequence word last), or the
+ * consumer's Completed counter, to the peer */
+void mca_btl_sci_endpoint_flush_slot(mca_btl_sci_endpoint_t *ep, uint32_t len);
+void mca_btl_sci_endpoint_flush_consumed(mca_btl_sci_endpoint_t *ep);
+
 static inline void mca_btl_sci_endpoint_publish(mca_btl_sci_endpoint_t *ep, uint32_t len,
                                                 uint32_t tagword)
 {
     (void) tc_ring_publish(&ep->out, len, tagword);
+    if (OPAL_UNLIKELY(ep->write_through)) {
+        mca_btl_sci_endpoint_flush_slot(ep, len);
+    }
     mca_btl_sci_endpoint_ring(ep);
     if (OPAL_UNLIKELY(mca_btl_sci_component.prefetch)) {
         /* take ownership of the slot after next now, so that its stores do

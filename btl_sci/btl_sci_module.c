@@ -55,21 +55,30 @@ static int mca_btl_sci_register_error(struct mca_btl_base_module_t *btl,
     return OPAL_SUCCESS;
 }
 
-/* read and check a peer's modex record: the endpoint slot to use, or NULL */
+/* read and check a peer's modex record: the endpoint slot to use, or
+ * NULL.  A peer on this host goes to shm (unless ofi is forced), any
+ * other to ofi, whose directory follows the fixed record. */
 static mca_btl_sci_endpoint_t *mca_btl_sci_endpoint_for(struct opal_proc_t *proc)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
     mca_btl_sci_modex_t *modex = NULL;
     mca_btl_sci_endpoint_t *ep;
+    uint32_t vpid = proc->proc_name.vpid;
     size_t size = 0;
+    bool shm;
     int rc;
 
     TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &modex, &size);
     if (OPAL_SUCCESS != rc || NULL == modex) {
         return NULL;
     }
-    if (sizeof(*modex) != size || modex->node_id != c->node_id ||
-        modex->local_rank >= (uint32_t) c->num_local || (int) modex->local_rank == c->local_rank) {
+    shm = NULL != c->sd && size >= sizeof(*modex) && OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags) &&
+        modex->node_id == c->node_id && modex->local_rank < (uint32_t) c->num_local &&
+        (int) modex->local_rank != c->local_rank;
+    if (size < sizeof(*modex) ||
+        (!shm &&
+         (NULL == c->osd || vpid >= (uint32_t) c->num_procs || (int) vpid == c->my_vpid ||
+          SCI_ERR_OK != sci_import_node(c->osd, vpid, modex + 1, size - sizeof(*modex))))) {
         free(modex);
         return NULL;
     }
@@ -80,7 +89,11 @@ static mca_btl_sci_endpoint_t *mca_btl_sci_endpoint_for(struct opal_proc_t *proc
         free(modex);
         return NULL;
     }
-    ep = c->endpoints + modex->local_rank;
+    ep = shm ? c->endpoints + modex->local_rank : c->oeps + vpid;
+    if (MCA_BTL_SCI_EP_UNUSED == ep->state) {
+        ep->sd = shm ? c->sd : c->osd;
+        ep->dq = shm ? c->dq : c->odq;
+    }
     ep->peer_pid = modex->pid;
     free(modex);
     return ep;
@@ -99,7 +112,7 @@ static struct mca_btl_base_endpoint_t *mca_btl_sci_attach(struct opal_proc_t *pr
     }
     if (MCA_BTL_SCI_EP_UNUSED == ep->state) {
         ep->proc = proc;
-        ep->lseg = c->lsegs[ep->peer_rank];
+        ep->lseg = ep->sd == c->sd ? c->lsegs[ep->peer_rank] : c->olsegs[ep->peer_rank];
         ep->state = MCA_BTL_SCI_EP_CONNECTING;
         (void) OPAL_THREAD_ADD_FETCH32(&c->num_unconnected, 1);
         /* eager connection; if the peer's segment is not available yet
@@ -109,15 +122,62 @@ static struct mca_btl_base_endpoint_t *mca_btl_sci_attach(struct opal_proc_t *pr
     return MCA_BTL_SCI_EP_FAILED == ep->state ? NULL : ep;
 }
 
+/* Open MPI adds peers on other hosts lazily (at the first message to
+ * them), so a process that only receives from one would never poll its
+ * ring: the first add_procs attaches every process of the job. */
+static void mca_btl_sci_add_all_peers(void)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    const opal_proc_t *me = opal_proc_local_get();
+
+    for (int v = 0; v < c->num_procs; ++v) {
+        opal_process_name_t name = me->proc_name;
+        opal_proc_t *proc;
+
+        if (v == c->my_vpid) {
+            continue;
+        }
+        name.vpid = (uint32_t) v;
+        proc = opal_proc_for_name(name);
+        if (NULL != proc) {
+            (void) mca_btl_sci_attach(proc, c);
+        }
+    }
+}
+
 int mca_btl_sci_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                           struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,
                           struct opal_bitmap_t *reachable)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
-    int unreachable;
+    const opal_proc_t *me = opal_proc_local_get();
+    int unreachable = 0;
 
     (void) btl;
-    unreachable = tc_ompi_add_local_procs(nprocs, procs, peers, reachable, mca_btl_sci_attach, c);
+    if (NULL == c->osd) {
+        /* shm only: this host's peers */
+        unreachable =
+            tc_ompi_add_local_procs(nprocs, procs, peers, reachable, mca_btl_sci_attach, c);
+    } else {
+        if (!c->all_peers_added) {
+            c->all_peers_added = true;
+            mca_btl_sci_add_all_peers();
+        }
+        for (size_t i = 0; i < nprocs; ++i) {
+            peers[i] = NULL;
+            if (procs[i] == me) {
+                continue;
+            }
+            if (procs[i]->proc_name.jobid == me->proc_name.jobid) {
+                peers[i] = mca_btl_sci_attach(procs[i], c);
+            }
+            if (NULL == peers[i]) {
+                ++unreachable;
+            } else if (NULL != reachable) {
+                (void) opal_bitmap_set_bit(reachable, (int) i);
+            }
+        }
+    }
 
     if (unreachable > 0 && !c->warned_unreachable && mca_btl_sci_only_sci_requested()) {
         char who[512], btls[256];
@@ -125,7 +185,7 @@ int mca_btl_sci_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
         c->warned_unreachable = true;
         tc_ompi_unreachable_text(nprocs, procs, peers, who, sizeof(who), btls, sizeof(btls));
         opal_show_help("help-mpi-btl-sci.txt", "peer unreachable", true, opal_process_info.nodename,
-                       unreachable, sci_provider_name(), who, btls);
+                       unreachable, NULL != c->osd ? "ofi" : "shm", who, btls);
     }
     return OPAL_SUCCESS;
 }
@@ -155,6 +215,7 @@ int mca_btl_sci_finalize(struct mca_btl_base_module_t *btl)
     }
     /* SCI shutdown order: disconnect remote segments, then hide, unmap
      * and remove the local ones */
+    c->running = false;
     mca_btl_sci_free_endpoints();
     while (NULL != (item = tc_ompi_done_list_pop(&c->completed_frags))) {
         mca_btl_sci_frag_t *frag = (mca_btl_sci_frag_t *) item;

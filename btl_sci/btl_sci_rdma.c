@@ -17,16 +17,22 @@
 #include "btl_sci.h"
 #include "btl_sci_endpoint.h"
 
-/* rcache provider: a registration is a device memory handle */
+/* rcache provider: a registration is a device memory handle, made with
+ * every open provider (shm names the owner, ofi adds its remote key) */
 static int mca_btl_sci_rcache_reg(void *ctx, void *base, size_t len, void **handle)
 {
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
     sci_mem_handle_t *h = calloc(1, sizeof(*h));
 
     (void) ctx;
     if (NULL == h) {
         return -ENOMEM;
     }
-    if (SCI_ERR_OK != sci_register_memory(mca_btl_sci_component.sd, base, len, h)) {
+    if ((NULL != c->sd && SCI_ERR_OK != sci_register_memory(c->sd, base, len, h)) ||
+        (NULL != c->osd && SCI_ERR_OK != sci_register_memory(c->osd, base, len, h))) {
+        if (NULL != c->sd) {
+            sci_deregister_memory(c->sd, h);
+        }
         free(h);
         return -EINVAL;
     }
@@ -41,7 +47,12 @@ static int mca_btl_sci_rcache_dereg(void *ctx, void *base, size_t len, void *han
     (void) ctx;
     (void) base;
     (void) len;
-    sci_deregister_memory(mca_btl_sci_component.sd, h);
+    if (NULL != mca_btl_sci_component.osd) {
+        sci_deregister_memory(mca_btl_sci_component.osd, h);
+    }
+    if (NULL != mca_btl_sci_component.sd) {
+        sci_deregister_memory(mca_btl_sci_component.sd, h);
+    }
     free(h);
     return 0;
 }
@@ -141,7 +152,7 @@ static int mca_btl_sci_dma(int direction, struct mca_btl_base_endpoint_t *endpoi
         }
         return OPAL_SUCCESS;
     }
-    if (OPAL_UNLIKELY(MCA_BTL_SCI_EP_FAILED == endpoint->state || NULL == c->dq)) {
+    if (OPAL_UNLIKELY(MCA_BTL_SCI_EP_FAILED == endpoint->state || NULL == endpoint->dq)) {
         return OPAL_ERR_UNREACH;
     }
     if (OPAL_UNLIKELY(size < c->dma_threshold)) {
@@ -149,6 +160,9 @@ static int mca_btl_sci_dma(int direction, struct mca_btl_base_endpoint_t *endpoi
     }
     if (NULL != remote_handle) {
         remote = remote_handle->sci;
+    } else if (endpoint->sd != c->sd) {
+        /* ofi reaches registered memory only */
+        return OPAL_ERR_BAD_PARAM;
     } else {
         /* no handle (a BTL user that skips registration): the peer's
          * whole address space, as vader's CMA path allows */
@@ -159,11 +173,12 @@ static int mca_btl_sci_dma(int direction, struct mca_btl_base_endpoint_t *endpoi
         remote.len = size;
     }
     /* the handle came over the wire: it must name this peer */
-    if (OPAL_UNLIKELY(remote.owner != (uint64_t) endpoint->peer_pid)) {
+    if (OPAL_UNLIKELY(endpoint->sd == c->sd ? remote.owner != (uint64_t) endpoint->peer_pid
+                                            : remote.key_node != (uint32_t) endpoint->peer_rank)) {
         return OPAL_ERR_BAD_PARAM;
     }
     /* the queue serialises threads itself when they are enabled */
-    err = sci_dma_transfer(c->dq, direction, local_address, &remote, remote_address, size);
+    err = sci_dma_transfer(endpoint->dq, direction, local_address, &remote, remote_address, size);
     switch (err) {
     case SCI_ERR_OK:
         return OPAL_SUCCESS;

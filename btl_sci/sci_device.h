@@ -52,6 +52,10 @@ typedef struct sci_dma_queue sci_dma_queue_t;           /* SCICreateDMAQueue */
 typedef struct sci_open_params {
     const char *segment_dir; /* shm provider: where segment files live */
     const char *job_key;     /* names segments of this job apart */
+    const char *provider;    /* "shm" (also NULL) or "ofi" */
+    uint32_t node_id;        /* ofi: this process's node id (the caller's numbering) */
+    const char *fabric;      /* ofi: libfabric provider ("tcp;ofi_rxm" when NULL) */
+    const char *device;      /* ofi: libfabric domain (tcp: the interface), NULL: any */
 } sci_open_params_t;
 
 /* A registered memory region as published to a peer (SISCI: a segment
@@ -63,6 +67,11 @@ typedef struct sci_mem_handle {
     uint64_t owner;      /* provider cookie: shm uses the owner's pid */
     uint64_t base;       /* virtual address of the region at the owner */
     uint64_t len;        /* length of the region */
+    uint64_t key;        /* ofi: the region's remote key */
+    uint32_t key_node;   /* ofi: the owner's node id on the fabric (0: no key) */
+    uint32_t pad_;
+    uint64_t key_base; /* ofi: the address the key's region starts at (the
+                          * handle's base/len may name a part of it) */
 } sci_mem_handle_t;
 
 enum {
@@ -74,8 +83,26 @@ enum {
 sci_error_t sci_open(const sci_open_params_t *params, sci_desc_t **sd);
 void sci_close(sci_desc_t *sd);
 uint32_t sci_local_node_id(const sci_desc_t *sd);
-/* the provider's name ("shm") */
+/* the providers built in ("shm" or "shm,ofi") */
 const char *sci_provider_name(void);
+/* is the named provider built in? */
+int sci_provider_available(const char *name);
+/* the provider behind a descriptor ("shm", "ofi") */
+const char *sci_desc_provider(const sci_desc_t *sd);
+/* Drive the provider (ofi: read the completion queue, which is also what
+ * lands other nodes' writes in our segments on the tcp provider); the
+ * number of events, 0 for shm.  Thread safe. */
+int sci_progress(sci_desc_t *sd);
+
+/* --- the segment directory (what SISCI's driver knows of other nodes) ---- */
+/* Write this node's fabric address and its available segments (id, size,
+ * key, address) into buf (at most buflen bytes; *len set).  shm: nothing
+ * to publish (*len = 0).  SCI_ERR_NOSPC when buflen is too small. */
+sci_error_t sci_export_directory(sci_desc_t *sd, void *buf, size_t buflen, size_t *len);
+/* Learn node_id's directory (from its sci_export_directory): afterwards
+ * sci_connect_segment(sd, node_id, ...) reaches its segments.  The
+ * record comes from another process: it is checked in full. */
+sci_error_t sci_import_node(sci_desc_t *sd, uint32_t node_id, const void *buf, size_t len);
 
 /* --- local segments ----------------------------------------------------- */
 /* Create a segment of size bytes (page rounded); mapped at once (SCI
@@ -105,6 +132,15 @@ void *sci_map_remote_segment(sci_remote_segment_t *rseg, size_t offset, size_t s
 size_t sci_remote_segment_size(const sci_remote_segment_t *rseg);
 /* Unmap and disconnect (SCIUnmapSegment + SCIDisconnectSegment). */
 void sci_disconnect_segment(sci_remote_segment_t *rseg);
+/* Write-through mappings (SCIMemWrite / SCIFlush): 1 when the mapping of
+ * rseg is a local shadow whose stores reach the owner only through
+ * sci_flush (ofi: the fabric cannot map remote memory), 0 when stores
+ * through the mapping are the remote stores (shm). */
+int sci_remote_write_through(const sci_remote_segment_t *rseg);
+/* Push offset..offset+len of the mapping to the owner.  Flushes of one
+ * segment land in the order they were issued (a later flush is never
+ * seen before an earlier one).  shm: nothing to do. */
+sci_error_t sci_flush(sci_remote_segment_t *rseg, size_t offset, size_t len);
 
 /* --- sequences: transfer error checks ------------------------------------ */
 sci_error_t sci_create_map_sequence(sci_remote_segment_t *rseg, sci_sequence_t **seq);

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "sci_device.h"
+#include "sci_provider.h"
 #include "tc_alive.h"
 #include "tc_atomic.h"
 #include "tc_cma.h"
@@ -57,6 +58,7 @@ typedef struct sci_shm_seg_hdr {
 } sci_shm_seg_hdr_t;
 
 struct sci_desc {
+    sci_obj_t obj; /* first: the provider's ops */
     char *dir;
     char *key;
     uint32_t node_id;
@@ -64,6 +66,7 @@ struct sci_desc {
 };
 
 struct sci_local_segment {
+    sci_obj_t obj; /* first: the provider's ops */
     sci_desc_t *sd;
     tc_shm_seg_t shm;
     sci_shm_seg_hdr_t *hdr;
@@ -72,6 +75,7 @@ struct sci_local_segment {
 };
 
 struct sci_remote_segment {
+    sci_obj_t obj; /* first: the provider's ops */
     sci_desc_t *sd;
     tc_shm_seg_t shm;
     sci_shm_seg_hdr_t *hdr;
@@ -82,6 +86,7 @@ struct sci_remote_segment {
 };
 
 struct sci_sequence {
+    sci_obj_t obj; /* first: the provider's ops */
     sci_remote_segment_t *rseg;
     sci_error_t failed; /* sticky: DISCONNECTED or TRANSFER_FAILED */
 };
@@ -94,6 +99,7 @@ typedef struct sci_dma_entry {
 } sci_dma_entry_t;
 
 struct sci_dma_queue {
+    sci_obj_t obj; /* first: the provider's ops */
     sci_desc_t *sd;
     int shared; /* several threads: transfer takes the lock */
     pthread_mutex_t lock;
@@ -102,6 +108,8 @@ struct sci_dma_queue {
     sci_error_t status;
     sci_dma_entry_t *entries;
 };
+
+static const sci_provider_ops_t sci_shm_ops;
 
 static sci_error_t sci_shm_errno(int err)
 {
@@ -130,39 +138,6 @@ static sci_error_t sci_shm_errno(int err)
     }
 }
 
-const char *sci_provider_name(void)
-{
-    return "shm";
-}
-
-const char *sci_strerror(sci_error_t err)
-{
-    switch (err) {
-    case SCI_ERR_OK:
-        return "success";
-    case SCI_ERR_NOSPC:
-        return "no space for the segment";
-    case SCI_ERR_ACCESS:
-        return "permission denied";
-    case SCI_ERR_NO_SUCH_SEGMENT:
-        return "no such segment";
-    case SCI_ERR_TRANSFER_FAILED:
-        return "transfer failed (remote side gone)";
-    case SCI_ERR_ILLEGAL_PARAMETER:
-        return "illegal parameter";
-    case SCI_ERR_OUT_OF_RANGE:
-        return "address out of range";
-    case SCI_ERR_NOT_SUPPORTED:
-        return "not supported on this host";
-    case SCI_ERR_BUSY:
-        return "queue full";
-    case SCI_ERR_DISCONNECTED:
-        return "the remote segment was removed by its owner";
-    default:
-        return "system error";
-    }
-}
-
 /* the node id of this host: every process of the host computes the same
  * value from its host name (the shm provider reaches only its own host) */
 static uint32_t sci_shm_host_id(void)
@@ -178,7 +153,7 @@ static uint32_t sci_shm_host_id(void)
     return (h & 0xfffffffcu) | 4u;
 }
 
-sci_error_t sci_open(const sci_open_params_t *params, sci_desc_t **sd)
+static sci_error_t sci_shm_open(const sci_open_params_t *params, sci_desc_t **sd)
 {
     sci_desc_t *d;
 
@@ -189,6 +164,7 @@ sci_error_t sci_open(const sci_open_params_t *params, sci_desc_t **sd)
     if (NULL == d) {
         return SCI_ERR_NOSPC;
     }
+    d->obj.ops = &sci_shm_ops;
     d->dir = strdup(params->segment_dir);
     d->key = strdup(params->job_key ? params->job_key : "sci");
     if (NULL == d->dir || NULL == d->key) {
@@ -203,7 +179,7 @@ sci_error_t sci_open(const sci_open_params_t *params, sci_desc_t **sd)
     return SCI_ERR_OK;
 }
 
-void sci_close(sci_desc_t *sd)
+static void sci_shm_close(sci_desc_t *sd)
 {
     if (NULL == sd) {
         return;
@@ -213,7 +189,7 @@ void sci_close(sci_desc_t *sd)
     free(sd);
 }
 
-uint32_t sci_local_node_id(const sci_desc_t *sd)
+static uint32_t sci_shm_local_node_id(const sci_desc_t *sd)
 {
     return sd->node_id;
 }
@@ -225,8 +201,8 @@ static int sci_shm_name(const sci_desc_t *sd, uint32_t segment_id, char *buf, si
     return (n < 0 || (size_t) n >= len) ? -1 : 0;
 }
 
-sci_error_t sci_create_segment(sci_desc_t *sd, uint32_t segment_id, size_t size,
-                               sci_local_segment_t **seg)
+static sci_error_t sci_shm_create_segment(sci_desc_t *sd, uint32_t segment_id, size_t size,
+                                          sci_local_segment_t **seg)
 {
     sci_local_segment_t *s;
     char name[256];
@@ -243,6 +219,7 @@ sci_error_t sci_create_segment(sci_desc_t *sd, uint32_t segment_id, size_t size,
     if (NULL == s) {
         return SCI_ERR_NOSPC;
     }
+    s->obj.ops = &sci_shm_ops;
     total = SCI_SHM_HDR_SIZE + TC_ALIGN_UP(size, (size_t) 4096);
     rc = tc_shm_create(&s->shm, sd->dir, name, total);
     if (0 != rc) {
@@ -262,7 +239,7 @@ sci_error_t sci_create_segment(sci_desc_t *sd, uint32_t segment_id, size_t size,
     return SCI_ERR_OK;
 }
 
-sci_error_t sci_prepare_segment(sci_local_segment_t *seg)
+static sci_error_t sci_shm_prepare_segment(sci_local_segment_t *seg)
 {
     if (NULL == seg) {
         return SCI_ERR_ILLEGAL_PARAMETER;
@@ -273,7 +250,8 @@ sci_error_t sci_prepare_segment(sci_local_segment_t *seg)
     return SCI_ERR_OK;
 }
 
-sci_error_t sci_set_segment_available(sci_local_segment_t *seg, unsigned expected_connections)
+static sci_error_t sci_shm_set_segment_available(sci_local_segment_t *seg,
+                                                 unsigned expected_connections)
 {
     if (NULL == seg || 0 == expected_connections) {
         return SCI_ERR_ILLEGAL_PARAMETER;
@@ -283,7 +261,7 @@ sci_error_t sci_set_segment_available(sci_local_segment_t *seg, unsigned expecte
     return SCI_ERR_OK;
 }
 
-sci_error_t sci_set_segment_unavailable(sci_local_segment_t *seg)
+static sci_error_t sci_shm_set_segment_unavailable(sci_local_segment_t *seg)
 {
     if (NULL == seg) {
         return SCI_ERR_ILLEGAL_PARAMETER;
@@ -292,17 +270,17 @@ sci_error_t sci_set_segment_unavailable(sci_local_segment_t *seg)
     return SCI_ERR_OK;
 }
 
-void *sci_local_segment_address(const sci_local_segment_t *seg)
+static void *sci_shm_local_segment_address(const sci_local_segment_t *seg)
 {
     return (char *) seg->shm.base + SCI_SHM_HDR_SIZE;
 }
 
-size_t sci_local_segment_size(const sci_local_segment_t *seg)
+static size_t sci_shm_local_segment_size(const sci_local_segment_t *seg)
 {
     return (size_t) seg->hdr->user_size;
 }
 
-void sci_remove_segment(sci_local_segment_t *seg)
+static void sci_shm_remove_segment(sci_local_segment_t *seg)
 {
     if (NULL == seg) {
         return;
@@ -315,8 +293,8 @@ void sci_remove_segment(sci_local_segment_t *seg)
     free(seg);
 }
 
-sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segment_id,
-                                sci_remote_segment_t **rseg)
+static sci_error_t sci_shm_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segment_id,
+                                           sci_remote_segment_t **rseg)
 {
     sci_remote_segment_t *r;
     char name[256];
@@ -338,6 +316,7 @@ sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segme
     if (NULL == r) {
         return SCI_ERR_NOSPC;
     }
+    r->obj.ops = &sci_shm_ops;
     rc = tc_shm_attach_header(&r->shm, sd->dir, name, SCI_SHM_HDR_SIZE);
     if (0 != rc) {
         free(r);
@@ -370,7 +349,7 @@ sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segme
     return SCI_ERR_OK;
 }
 
-void *sci_map_remote_segment(sci_remote_segment_t *rseg, size_t offset, size_t size)
+static void *sci_shm_map_remote_segment(sci_remote_segment_t *rseg, size_t offset, size_t size)
 {
     if (NULL == rseg || offset > rseg->user_size || size > rseg->user_size - offset) {
         return NULL;
@@ -378,12 +357,12 @@ void *sci_map_remote_segment(sci_remote_segment_t *rseg, size_t offset, size_t s
     return (char *) rseg->shm.base + SCI_SHM_HDR_SIZE + offset;
 }
 
-size_t sci_remote_segment_size(const sci_remote_segment_t *rseg)
+static size_t sci_shm_remote_segment_size(const sci_remote_segment_t *rseg)
 {
     return (size_t) rseg->user_size;
 }
 
-void sci_disconnect_segment(sci_remote_segment_t *rseg)
+static void sci_shm_disconnect_segment(sci_remote_segment_t *rseg)
 {
     if (NULL == rseg) {
         return;
@@ -393,7 +372,7 @@ void sci_disconnect_segment(sci_remote_segment_t *rseg)
     free(rseg);
 }
 
-sci_error_t sci_create_map_sequence(sci_remote_segment_t *rseg, sci_sequence_t **seq)
+static sci_error_t sci_shm_create_map_sequence(sci_remote_segment_t *rseg, sci_sequence_t **seq)
 {
     sci_sequence_t *s;
 
@@ -404,17 +383,18 @@ sci_error_t sci_create_map_sequence(sci_remote_segment_t *rseg, sci_sequence_t *
     if (NULL == s) {
         return SCI_ERR_NOSPC;
     }
+    s->obj.ops = &sci_shm_ops;
     s->rseg = rseg;
     *seq = s;
     return SCI_ERR_OK;
 }
 
-void sci_remove_sequence(sci_sequence_t *seq)
+static void sci_shm_remove_sequence(sci_sequence_t *seq)
 {
     free(seq);
 }
 
-sci_error_t sci_start_sequence(sci_sequence_t *seq)
+static sci_error_t sci_shm_start_sequence(sci_sequence_t *seq)
 {
     if (NULL == seq) {
         return SCI_ERR_ILLEGAL_PARAMETER;
@@ -422,7 +402,7 @@ sci_error_t sci_start_sequence(sci_sequence_t *seq)
     return seq->failed;
 }
 
-sci_error_t sci_check_sequence(sci_sequence_t *seq)
+static sci_error_t sci_shm_check_sequence(sci_sequence_t *seq)
 {
     int32_t state;
 
@@ -445,7 +425,8 @@ sci_error_t sci_check_sequence(sci_sequence_t *seq)
     return seq->failed;
 }
 
-sci_error_t sci_register_memory(sci_desc_t *sd, void *addr, size_t len, sci_mem_handle_t *handle)
+static sci_error_t sci_shm_register_memory(sci_desc_t *sd, void *addr, size_t len,
+                                           sci_mem_handle_t *handle)
 {
     if (NULL == sd || NULL == handle || (NULL == addr && 0 != len)) {
         return SCI_ERR_ILLEGAL_PARAMETER;
@@ -456,10 +437,15 @@ sci_error_t sci_register_memory(sci_desc_t *sd, void *addr, size_t len, sci_mem_
     handle->owner = (uint64_t) sd->pid;
     handle->base = (uint64_t) (uintptr_t) addr;
     handle->len = (uint64_t) len;
+    /* no fabric key (the ofi provider, when open, adds its own after us) */
+    handle->key = 0;
+    handle->key_node = 0;
+    handle->pad_ = 0;
+    handle->key_base = 0;
     return SCI_ERR_OK;
 }
 
-void sci_deregister_memory(sci_desc_t *sd, sci_mem_handle_t *handle)
+static void sci_shm_deregister_memory(sci_desc_t *sd, sci_mem_handle_t *handle)
 {
     (void) sd;
     if (NULL != handle) {
@@ -467,7 +453,8 @@ void sci_deregister_memory(sci_desc_t *sd, sci_mem_handle_t *handle)
     }
 }
 
-sci_error_t sci_create_dma_queue(sci_desc_t *sd, unsigned max_entries, sci_dma_queue_t **dq)
+static sci_error_t sci_shm_create_dma_queue(sci_desc_t *sd, unsigned max_entries,
+                                            sci_dma_queue_t **dq)
 {
     sci_dma_queue_t *q;
 
@@ -478,6 +465,7 @@ sci_error_t sci_create_dma_queue(sci_desc_t *sd, unsigned max_entries, sci_dma_q
     if (NULL == q) {
         return SCI_ERR_NOSPC;
     }
+    q->obj.ops = &sci_shm_ops;
     q->entries = calloc(max_entries, sizeof(*q->entries));
     if (NULL == q->entries) {
         free(q);
@@ -490,7 +478,7 @@ sci_error_t sci_create_dma_queue(sci_desc_t *sd, unsigned max_entries, sci_dma_q
     return SCI_ERR_OK;
 }
 
-void sci_remove_dma_queue(sci_dma_queue_t *dq)
+static void sci_shm_remove_dma_queue(sci_dma_queue_t *dq)
 {
     if (NULL == dq) {
         return;
@@ -500,8 +488,9 @@ void sci_remove_dma_queue(sci_dma_queue_t *dq)
     free(dq);
 }
 
-sci_error_t sci_dma_enqueue(sci_dma_queue_t *dq, int direction, void *local_addr,
-                            const sci_mem_handle_t *remote, uint64_t remote_addr, size_t len)
+static sci_error_t sci_shm_dma_enqueue(sci_dma_queue_t *dq, int direction, void *local_addr,
+                                       const sci_mem_handle_t *remote, uint64_t remote_addr,
+                                       size_t len)
 {
     sci_dma_entry_t *e;
 
@@ -559,7 +548,7 @@ static sci_error_t sci_shm_cma(sci_dma_entry_t *e)
     return SCI_ERR_OK;
 }
 
-sci_error_t sci_dma_start(sci_dma_queue_t *dq)
+static sci_error_t sci_shm_dma_start(sci_dma_queue_t *dq)
 {
     if (NULL == dq) {
         return SCI_ERR_ILLEGAL_PARAMETER;
@@ -576,7 +565,7 @@ sci_error_t sci_dma_start(sci_dma_queue_t *dq)
     return dq->status;
 }
 
-sci_error_t sci_dma_wait(sci_dma_queue_t *dq)
+static sci_error_t sci_shm_dma_wait(sci_dma_queue_t *dq)
 {
     if (NULL == dq) {
         return SCI_ERR_ILLEGAL_PARAMETER;
@@ -584,7 +573,7 @@ sci_error_t sci_dma_wait(sci_dma_queue_t *dq)
     return dq->status;
 }
 
-sci_error_t sci_dma_queue_share(sci_dma_queue_t *dq)
+static sci_error_t sci_shm_dma_queue_share(sci_dma_queue_t *dq)
 {
     if (NULL == dq) {
         return SCI_ERR_ILLEGAL_PARAMETER;
@@ -593,8 +582,9 @@ sci_error_t sci_dma_queue_share(sci_dma_queue_t *dq)
     return SCI_ERR_OK;
 }
 
-sci_error_t sci_dma_transfer(sci_dma_queue_t *dq, int direction, void *local_addr,
-                             const sci_mem_handle_t *remote, uint64_t remote_addr, size_t len)
+static sci_error_t sci_shm_dma_transfer(sci_dma_queue_t *dq, int direction, void *local_addr,
+                                        const sci_mem_handle_t *remote, uint64_t remote_addr,
+                                        size_t len)
 {
     sci_error_t err;
 
@@ -607,11 +597,11 @@ sci_error_t sci_dma_transfer(sci_dma_queue_t *dq, int direction, void *local_add
     if (dq->shared) {
         pthread_mutex_lock(&dq->lock);
     }
-    err = sci_dma_enqueue(dq, direction, local_addr, remote, remote_addr, len);
+    err = sci_shm_dma_enqueue(dq, direction, local_addr, remote, remote_addr, len);
     if (SCI_ERR_OK == err) {
-        err = sci_dma_start(dq);
+        err = sci_shm_dma_start(dq);
         if (SCI_ERR_OK == err) {
-            err = sci_dma_wait(dq);
+            err = sci_shm_dma_wait(dq);
         }
     }
     if (dq->shared) {
@@ -620,7 +610,7 @@ sci_error_t sci_dma_transfer(sci_dma_queue_t *dq, int direction, void *local_add
     return err;
 }
 
-sci_error_t sci_dma_probe(sci_desc_t *sd)
+static sci_error_t sci_shm_dma_probe(sci_desc_t *sd)
 {
     int rc = tc_cma_probe(sd->pid);
 
@@ -628,4 +618,44 @@ sci_error_t sci_dma_probe(sci_desc_t *sd)
         return SCI_ERR_OK;
     }
     return -ENOSYS == rc ? SCI_ERR_NOT_SUPPORTED : SCI_ERR_ACCESS;
+}
+
+/* the shm provider's entry in the provider table (sci_provider.c) */
+static const sci_provider_ops_t sci_shm_ops = {
+    .name = "shm",
+    .open = sci_shm_open,
+    .close = sci_shm_close,
+    .local_node_id = sci_shm_local_node_id,
+    .create_segment = sci_shm_create_segment,
+    .prepare_segment = sci_shm_prepare_segment,
+    .set_segment_available = sci_shm_set_segment_available,
+    .set_segment_unavailable = sci_shm_set_segment_unavailable,
+    .local_segment_address = sci_shm_local_segment_address,
+    .local_segment_size = sci_shm_local_segment_size,
+    .remove_segment = sci_shm_remove_segment,
+    .connect_segment = sci_shm_connect_segment,
+    .map_remote_segment = sci_shm_map_remote_segment,
+    .remote_segment_size = sci_shm_remote_segment_size,
+    .disconnect_segment = sci_shm_disconnect_segment,
+    .create_map_sequence = sci_shm_create_map_sequence,
+    .remove_sequence = sci_shm_remove_sequence,
+    .start_sequence = sci_shm_start_sequence,
+    .check_sequence = sci_shm_check_sequence,
+    .register_memory = sci_shm_register_memory,
+    .deregister_memory = sci_shm_deregister_memory,
+    .create_dma_queue = sci_shm_create_dma_queue,
+    .remove_dma_queue = sci_shm_remove_dma_queue,
+    .dma_enqueue = sci_shm_dma_enqueue,
+    .dma_start = sci_shm_dma_start,
+    .dma_wait = sci_shm_dma_wait,
+    .dma_queue_share = sci_shm_dma_queue_share,
+    .dma_transfer = sci_shm_dma_transfer,
+    .dma_probe = sci_shm_dma_probe,
+    /* stores through a mapping are the remote writes: no write-through,
+     * no directory, no progress */
+};
+
+const sci_provider_ops_t *sci_shm_provider(void)
+{
+    return &sci_shm_ops;
 }

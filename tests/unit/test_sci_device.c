@@ -85,7 +85,17 @@ static void test_open_params(void **state)
     assert_int_equal(SCI_ERR_ILLEGAL_PARAMETER, sci_open(NULL, &sd));
     assert_int_equal(SCI_ERR_ILLEGAL_PARAMETER, sci_open(&p, &sd));
     assert_int_not_equal(0, sci_local_node_id(f->sd));
-    assert_string_equal("shm", sci_provider_name());
+    /* the descriptor's provider, and the providers built in */
+    assert_string_equal("shm", sci_desc_provider(f->sd));
+    assert_true(sci_provider_available("shm"));
+    assert_true(0 == strcmp("shm", sci_provider_name()) ||
+                0 == strcmp("shm,ofi", sci_provider_name()));
+    /* an unknown provider is refused */
+    p.segment_dir = "/tmp";
+    p.provider = "nosuch";
+    assert_int_equal(SCI_ERR_NOT_SUPPORTED, sci_open(&p, &sd));
+    p.provider = NULL;
+    p.segment_dir = NULL;
     assert_non_null(sci_strerror(SCI_ERR_TRANSFER_FAILED));
 }
 

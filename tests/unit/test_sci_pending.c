@@ -53,6 +53,7 @@ static void test_sci_pending_connecting_not_dead(void **state)
     tc_ompi_done_list_construct(&c->completed_frags);
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
     c->doorbell = (uint8_t *) &bell;
+    c->running = true;
     c->local_rank = 0;
     c->num_local = 2;
     c->endpoints = eps;
@@ -101,6 +102,7 @@ static void test_sci_pending_connecting_not_dead(void **state)
 
     (void) opal_list_remove_first(&ep->pending);
     c->doorbell = NULL;
+    c->running = false;
     c->endpoints = NULL;
     c->connected = c->sweep = NULL;
     free(eps);

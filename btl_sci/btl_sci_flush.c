@@ -1,0 +1,33 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * btl_sci_flush.c: the protocol's publish points on a write-through
+ * mapping (the ofi provider: SCIMemWrite/SCIFlush instead of stores into
+ * mapped remote memory).  A flush lands at the owner in issue order, and
+ * bytes within one flush land in address order, so a ring slot goes out
+ * as two flushes: length, tag and payload, then the sequence word the
+ * receiver polls; the Completed counter is one 8-byte flush.  A failed
+ * flush is not reported here: the peer's sequence says so at the next
+ * check (the sweep, or a send that waits for a slot).
+ */
+
+#include "opal_config.h"
+
+#include "btl_sci.h"
+#include "btl_sci_endpoint.h"
+
+void mca_btl_sci_endpoint_flush_slot(mca_btl_sci_endpoint_t *ep, uint32_t len)
+{
+    const tc_ring_producer_t *p = &ep->out;
+    const uint8_t *slot = p->slots + (size_t) ((p->head - 1) & (p->nslots - 1)) * p->stride;
+    size_t off = (size_t) (slot - (const uint8_t *) ep->rbase);
+    const size_t seq_bytes = sizeof(((tc_ring_slot_hdr_t *) 0)->seq);
+
+    (void) sci_flush(ep->rseg, off + seq_bytes, sizeof(tc_ring_slot_hdr_t) - seq_bytes + len);
+    (void) sci_flush(ep->rseg, off, seq_bytes);
+}
+
+void mca_btl_sci_endpoint_flush_consumed(mca_btl_sci_endpoint_t *ep)
+{
+    (void) sci_flush(ep->rseg, MCA_BTL_SCI_SEG_CONSUMED_OFF, sizeof(uint64_t));
+}

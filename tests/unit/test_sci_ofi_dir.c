@@ -1,0 +1,195 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_sci_ofi_dir.c: the parser of the ofi provider's wire records
+ * (btl_sci/sci_ofi_dir.h): a valid directory round-trips; every
+ * truncation, a wrong magic or version, an address or segment count that
+ * does not fit, a zero-sized or wrapping segment are refused; then a
+ * fuzz loop (seeded, reproducible) of random mutations and random bytes,
+ * where every accepted record must describe only bytes inside the buffer.
+ * Run under valgrind or ASan to catch reads past the end.
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sci_ofi_dir.h"
+
+static size_t build(uint8_t *buf, size_t addrlen, uint32_t nsegs)
+{
+    sci_ofi_dir_hdr_t hdr = {.magic = SCI_OFI_DIR_MAGIC,
+                             .version = SCI_OFI_DIR_VERSION,
+                             .addrlen = (uint16_t) addrlen,
+                             .node_id = 5,
+                             .nsegs = nsegs};
+    size_t off = sizeof(hdr) + ((addrlen + 7) & ~(size_t) 7);
+
+    memset(buf, 0, sci_ofi_dir_size(addrlen, nsegs));
+    memcpy(buf, &hdr, sizeof(hdr));
+    for (size_t i = 0; i < addrlen; ++i) {
+        buf[sizeof(hdr) + i] = (uint8_t) (0xa0 + i);
+    }
+    for (uint32_t i = 0; i < nsegs; ++i) {
+        sci_ofi_dir_seg_t s = {
+            .segment_id = 100 + i, .size = 4096, .key = 7 + i, .addr = 0x10000 * (i + 1)};
+        memcpy(buf + off + i * sizeof(s), &s, sizeof(s));
+    }
+    return sci_ofi_dir_size(addrlen, nsegs);
+}
+
+static void test_roundtrip_and_truncations(void **state)
+{
+    uint8_t buf[1024];
+    sci_ofi_dir_view_t v;
+    sci_ofi_dir_seg_t s;
+    size_t len = build(buf, 16, 3);
+
+    (void) state;
+    assert_int_equal(0, sci_ofi_dir_parse(buf, len, &v));
+    assert_int_equal(5, v.node_id);
+    assert_int_equal(16, v.addrlen);
+    assert_int_equal(3, v.nsegs);
+    sci_ofi_dir_seg(&v, 2, &s);
+    assert_int_equal(102, s.segment_id);
+    assert_int_equal(9, s.key);
+    for (size_t cut = 0; cut < len; ++cut) {
+        assert_int_equal(-1, sci_ofi_dir_parse(buf, cut, &v));
+    }
+    /* a byte too many: the count no longer fills the rest */
+    assert_int_equal(-1, sci_ofi_dir_parse(buf, len + 1, &v));
+    assert_int_equal(-1, sci_ofi_dir_parse(NULL, len, &v));
+}
+
+static void test_bad_fields(void **state)
+{
+    uint8_t buf[1024];
+    sci_ofi_dir_view_t v;
+    sci_ofi_dir_hdr_t hdr;
+    sci_ofi_dir_seg_t s;
+    size_t len;
+
+    (void) state;
+    len = build(buf, 16, 2);
+    memcpy(&hdr, buf, sizeof(hdr));
+    hdr.magic ^= 1;
+    memcpy(buf, &hdr, sizeof(hdr));
+    assert_int_equal(-1, sci_ofi_dir_parse(buf, len, &v));
+
+    len = build(buf, 16, 2);
+    memcpy(&hdr, buf, sizeof(hdr));
+    hdr.version = 2;
+    memcpy(buf, &hdr, sizeof(hdr));
+    assert_int_equal(-1, sci_ofi_dir_parse(buf, len, &v));
+
+    len = build(buf, 16, 2);
+    memcpy(&hdr, buf, sizeof(hdr));
+    hdr.nsegs = 0xffffffffu; /* count * 32 would wrap */
+    memcpy(buf, &hdr, sizeof(hdr));
+    assert_int_equal(-1, sci_ofi_dir_parse(buf, len, &v));
+
+    len = build(buf, 16, 2);
+    memcpy(&hdr, buf, sizeof(hdr));
+    hdr.addrlen = 0xffff;
+    memcpy(buf, &hdr, sizeof(hdr));
+    assert_int_equal(-1, sci_ofi_dir_parse(buf, len, &v));
+
+    len = build(buf, 16, 2);
+    memcpy(&hdr, buf, sizeof(hdr));
+    hdr.addrlen = 0;
+    memcpy(buf, &hdr, sizeof(hdr));
+    assert_int_equal(-1, sci_ofi_dir_parse(buf, len, &v));
+
+    /* a segment of 0 bytes, and one whose end wraps */
+    len = build(buf, 16, 2);
+    memcpy(&s, buf + len - sizeof(s), sizeof(s));
+    s.size = 0;
+    memcpy(buf + len - sizeof(s), &s, sizeof(s));
+    assert_int_equal(-1, sci_ofi_dir_parse(buf, len, &v));
+    s.size = 4096;
+    s.addr = UINT64_MAX - 100;
+    memcpy(buf + len - sizeof(s), &s, sizeof(s));
+    assert_int_equal(-1, sci_ofi_dir_parse(buf, len, &v));
+
+    /* sizes the builder refuses */
+    assert_int_equal(0, sci_ofi_dir_size(SCI_OFI_MAX_ADDR + 1, 1));
+    assert_int_equal(0, sci_ofi_dir_size(8, SCI_OFI_MAX_SEGS + 1));
+}
+
+static void test_bye(void **state)
+{
+    sci_ofi_bye_t bye = {.magic = SCI_OFI_BYE_MAGIC, .node_id = 12};
+    uint32_t id = 0;
+
+    (void) state;
+    assert_int_equal(0, sci_ofi_bye_parse(&bye, sizeof(bye), &id));
+    assert_int_equal(12, id);
+    assert_int_equal(-1, sci_ofi_bye_parse(&bye, sizeof(bye) - 1, &id));
+    assert_int_equal(-1, sci_ofi_bye_parse(&bye, sizeof(bye) + 1, &id));
+    bye.magic = 0;
+    assert_int_equal(-1, sci_ofi_bye_parse(&bye, sizeof(bye), &id));
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t) rng_state;
+}
+
+static void test_fuzz(void **state)
+{
+    (void) state;
+    for (int iter = 0; iter < 200000; ++iter) {
+        uint8_t tmp[600];
+        size_t len = build(tmp, 1 + rnd() % 64, rnd() % 8);
+        uint8_t *buf;
+        sci_ofi_dir_view_t v;
+
+        /* mutate a few bytes, maybe cut or extend */
+        for (int k = (int) (rnd() % 4); k > 0; --k) {
+            tmp[rnd() % len] = (uint8_t) rnd();
+        }
+        if (0 == rnd() % 4) {
+            len = rnd() % (len + 1);
+        } else if (0 == rnd() % 8) {
+            for (size_t i = len; i < sizeof(tmp); ++i) {
+                tmp[i] = (uint8_t) rnd();
+            }
+            len = len + rnd() % (sizeof(tmp) - len);
+        }
+        /* an exact-size heap copy: a read past it is caught by ASan/valgrind */
+        buf = malloc(len ? len : 1);
+        assert_non_null(buf);
+        memcpy(buf, tmp, len);
+        if (0 == sci_ofi_dir_parse(buf, len, &v)) {
+            assert_true(v.addr >= buf && v.addr + v.addrlen <= buf + len);
+            assert_true(v.segs >= buf &&
+                        v.segs + (size_t) v.nsegs * sizeof(sci_ofi_dir_seg_t) <= buf + len);
+            for (uint32_t i = 0; i < v.nsegs; ++i) {
+                sci_ofi_dir_seg_t s;
+                sci_ofi_dir_seg(&v, i, &s);
+                assert_true(s.size > 0 && s.addr <= UINT64_MAX - s.size);
+            }
+        }
+        free(buf);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roundtrip_and_truncations),
+        cmocka_unit_test(test_bad_fields),
+        cmocka_unit_test(test_bye),
+        cmocka_unit_test(test_fuzz),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
