@@ -85,4 +85,23 @@ _Static_assert(offsetof(mca_btl_bip_modex_t, credits) == 12, "modex credits at b
 _Static_assert(offsetof(mca_btl_bip_modex_t, pid) == 16, "modex pid at byte 16");
 _Static_assert(offsetof(mca_btl_bip_modex_t, max_posted) == 20, "modex max_posted at byte 20");
 
+/* provider ofi (bip_ofi.c): every message in the receiver's
+ * multi-receive buffer starts with this device header; the protocol's
+ * message (mca_btl_bip_hdr_t ...) follows. A message's length is padded
+ * to 8 bytes on the wire; len is the unpadded length. */
+typedef struct bip_ofi_msg_hdr {
+    uint32_t src; /* the sender's stamp (job rank) */
+    uint32_t len; /* bytes of the message after this header */
+} bip_ofi_msg_hdr_t;
+
+_Static_assert(sizeof(bip_ofi_msg_hdr_t) == 8, "ofi message header is 8 bytes");
+_Static_assert(offsetof(bip_ofi_msg_hdr_t, src) == 0, "ofi src at byte 0");
+_Static_assert(offsetof(bip_ofi_msg_hdr_t, len) == 4, "ofi len at byte 4");
+
+/* provider ofi: the remote CQ data of an RDMA write into a posted
+ * receive: the receive's handle and the bytes that write carried */
+#define BIP_OFI_WRITE_DATA(handle, bytes) (((uint64_t) (handle) << 32) | (uint32_t) (bytes))
+#define BIP_OFI_WRITE_HANDLE(data) ((uint32_t) ((data) >> 32))
+#define BIP_OFI_WRITE_BYTES(data) ((uint32_t) (data))
+
 #endif /* MCA_BTL_BIP_HDR_H */
