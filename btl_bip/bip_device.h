@@ -171,7 +171,9 @@ int bip_read_large(bip_peer_t *peer, void *dst, uint64_t src, size_t len);
  * registered it with bip_mem_register; shm ignores the key). */
 int bip_read_large_key(bip_peer_t *peer, void *dst, uint64_t src, const bip_rkey_t *key,
                        size_t len);
-/* Does reading a peer's memory work on its provider? 1 or 0. */
+/* Does bip_read_large (no key: any address of the peer) work on the
+ * peer's provider? 1 (shm: CMA) or 0 (ofi: only registrations, by
+ * bip_read_large_key). */
 int bip_peer_can_read(const bip_peer_t *peer);
 /* Register addr[0..len) for reads by peers of provider ofi: *key for the
  * reader, *reg to deregister. Without ofi: key 0, *reg NULL, 0. */

@@ -596,7 +596,7 @@ int bip_read_large_key(bip_peer_t *peer, void *dst, uint64_t src, const bip_rkey
 
 int bip_peer_can_read(const bip_peer_t *peer)
 {
-    return NULL != peer->ops->read_large;
+    return BIP_PROV_SHM == peer->prov;
 }
 
 int bip_mem_register(bip_dev_t *dev, void *addr, size_t len, bip_rkey_t *key, void **reg)

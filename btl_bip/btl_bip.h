@@ -55,6 +55,10 @@ typedef struct mca_btl_bip_component {
     unsigned int check_interval; /* progress calls between liveness checks */
     unsigned int free_list_max;
     bool large_read; /* large regime: the receiver reads (else BIP's push) */
+    char *provider;     /* auto, shm or ofi */
+    char *ofi_provider; /* libfabric provider of the ofi provider */
+    char *ofi_domain;   /* its domain (tcp: an interface), empty: the first */
+    unsigned int ofi_timeout;
     int verbose;
     int output;
 
@@ -66,7 +70,10 @@ typedef struct mca_btl_bip_component {
     bool threads;
     bool unlinked; /* the queue file is gone from disk */
 
-    struct mca_btl_base_endpoint_t *endpoints; /* by local rank */
+    uint32_t my_vpid;
+    uint32_t nprocs;
+    bool all_peers_added;
+    struct mca_btl_base_endpoint_t *endpoints; /* by job rank (vpid) */
     int num_unconnected;
     unsigned int progress_calls;
 

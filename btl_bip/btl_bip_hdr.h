@@ -67,7 +67,8 @@ _Static_assert(offsetof(mca_btl_bip_ack_t, kind) == 28, "ACK kind at byte 28");
 /* largest control message without data */
 #define MCA_BTL_BIP_CTL_MAX (sizeof(mca_btl_bip_hdr_t) + sizeof(mca_btl_bip_ack_t))
 
-/* modex record (node-local only) */
+/* modex record (node-local when only shm is open, else global), followed
+ * by addrlen bytes of the ofi provider's endpoint address */
 typedef struct mca_btl_bip_modex {
     uint32_t local_rank;
     uint32_t nslots;
@@ -75,9 +76,12 @@ typedef struct mca_btl_bip_modex {
     uint32_t credits;
     int32_t pid;
     uint32_t max_posted;
+    uint32_t addrlen; /* 0: no ofi provider open */
+    uint32_t pad;
 } mca_btl_bip_modex_t;
 
-_Static_assert(sizeof(mca_btl_bip_modex_t) == 24, "modex record is 24 bytes");
+_Static_assert(sizeof(mca_btl_bip_modex_t) == 32, "modex record is 32 bytes");
+_Static_assert(offsetof(mca_btl_bip_modex_t, addrlen) == 24, "modex addrlen at byte 24");
 _Static_assert(offsetof(mca_btl_bip_modex_t, local_rank) == 0, "modex local_rank at byte 0");
 _Static_assert(offsetof(mca_btl_bip_modex_t, nslots) == 4, "modex nslots at byte 4");
 _Static_assert(offsetof(mca_btl_bip_modex_t, slot_size) == 8, "modex slot_size at byte 8");

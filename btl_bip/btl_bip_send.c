@@ -112,7 +112,7 @@ int mca_btl_bip_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpo
     if (OPAL_UNLIKELY(MCA_BTL_BIP_EP_CONNECTED != endpoint->state)) {
         return OPAL_ERR_UNREACH;
     }
-    if (mca_btl_bip_component.large_read) {
+    if (mca_btl_bip_component.large_read && bip_peer_can_read(endpoint->peer)) {
         /* the receiver moves the whole group alone: no ACK, no turn of
          * the sender's progress (the source range is the one ob1 put in
          * its RGET header, as with vader's CMA read) */
