@@ -213,7 +213,8 @@ static void bip_ofi_complete(bip_ofi_dev_t *dev, const struct fi_cq_data_entry *
 
             /* the provider's pointer must lie in our buffer: anything
              * else is dropped, never read */
-            if (b >= rx->mem && b <= rx->mem + rx->size && e->len <= (size_t) (rx->mem + rx->size - b)) {
+            if (b >= rx->mem && b <= rx->mem + rx->size &&
+                e->len <= (size_t) (rx->mem + rx->size - b)) {
                 m->buf = b;
                 m->len = e->len > UINT32_MAX ? UINT32_MAX : (uint32_t) e->len;
                 m->rx = (uint8_t) (rx - dev->rx);
@@ -371,7 +372,7 @@ static int bip_ofi_getinfo(const bip_dev_params_t *p, struct fi_info **out)
     }
     hints->ep_attr->type = FI_EP_RDM;
     hints->caps = FI_MSG | FI_RMA | FI_MULTI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ |
-                  FI_REMOTE_WRITE | FI_SEND | FI_RECV;
+        FI_REMOTE_WRITE | FI_SEND | FI_RECV;
     hints->mode = 0;
     /* the key is ours (a posted receive's handle) and addresses are
      * offsets into the region: only such providers qualify */
@@ -1044,8 +1045,10 @@ static int bip_ofi_send_large(void *p, uint32_t handle, size_t offset, const str
             take = len - done;
         }
         if (0 != take &&
-            0 != bip_ofi_issue(dev, op, true, (char *) iov[cur].iov_base + in_off, take,
-                               offset + done, handle, BIP_OFI_WRITE_DATA(handle, take), peer->addr)) {
+            0 !=
+                bip_ofi_issue(dev, op, true, (char *) iov[cur].iov_base + in_off, take,
+                              offset + done, handle, BIP_OFI_WRITE_DATA(handle, take),
+                              peer->addr)) {
             break;
         }
         done += take;
@@ -1088,8 +1091,9 @@ static int bip_ofi_read_large(void *p, void *dst, uint64_t src, const bip_rkey_t
     while (done < len) {
         size_t take = len - done < dev->frag_size ? len - done : dev->frag_size;
 
-        if (0 != bip_ofi_issue(dev, op, false, (char *) dst + done, take,
-                               src - key->base + done, key->key, 0, peer->addr)) {
+        if (0 !=
+            bip_ofi_issue(dev, op, false, (char *) dst + done, take, src - key->base + done,
+                          key->key, 0, peer->addr)) {
             break;
         }
         done += take;

@@ -24,9 +24,9 @@ enum { BIP_PROV_SHM = 0, BIP_PROV_OFI = 1, BIP_PROV_NUM = 2 };
 struct bip_dev {
     void *sub[BIP_PROV_NUM];
     const bip_ops_t *ops[BIP_PROV_NUM];
-    int dflt;   /* the provider of the calls that name no peer */
-    int peeked; /* the provider whose message is peeked, or -1 */
-    int turn;   /* the provider peek tries first */
+    int dflt;            /* the provider of the calls that name no peer */
+    int peeked;          /* the provider whose message is peeked, or -1 */
+    int turn;            /* the provider peek tries first */
     uint32_t *local_map; /* shm stamp (node-local rank) -> peer stamp */
     uint32_t map_len;
     uint32_t nslots;
@@ -367,8 +367,8 @@ int bip_probe_large(bip_dev_t *dev)
 int bip_unlink_when_connected(bip_dev_t *dev)
 {
     return NULL != dev->sub[BIP_PROV_SHM]
-               ? dev->ops[BIP_PROV_SHM]->unlink_when_connected(dev->sub[BIP_PROV_SHM])
-               : 1;
+        ? dev->ops[BIP_PROV_SHM]->unlink_when_connected(dev->sub[BIP_PROV_SHM])
+        : 1;
 }
 
 int bip_dev_address(bip_dev_t *dev, void *buf, size_t *len)
@@ -588,8 +588,7 @@ int bip_read_large(bip_peer_t *peer, void *dst, uint64_t src, size_t len)
     return peer->ops->read_large(peer->sub, dst, src, NULL, len);
 }
 
-int bip_read_large_key(bip_peer_t *peer, void *dst, uint64_t src, const bip_rkey_t *key,
-                       size_t len)
+int bip_read_large_key(bip_peer_t *peer, void *dst, uint64_t src, const bip_rkey_t *key, size_t len)
 {
     return peer->ops->read_large(peer->sub, dst, src, key, len);
 }

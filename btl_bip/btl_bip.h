@@ -54,7 +54,7 @@ typedef struct mca_btl_bip_component {
     unsigned int poll_batch;     /* queue messages per progress call */
     unsigned int check_interval; /* progress calls between liveness checks */
     unsigned int free_list_max;
-    bool large_read; /* large regime: the receiver reads (else BIP's push) */
+    bool large_read;    /* large regime: the receiver reads (else BIP's push) */
     char *provider;     /* auto, shm or ofi */
     char *ofi_provider; /* libfabric provider of the ofi provider */
     char *ofi_domain;   /* its domain (tcp: an interface), empty: the first */

@@ -214,8 +214,8 @@ static void mca_btl_bip_bad_param(const char *name, unsigned long value, const c
 
 static void mca_btl_bip_bad_param_str(const char *name, const char *value, const char *rule)
 {
-    opal_show_help("help-mpi-btl-bip.txt", "bad parameter string", true,
-                   opal_process_info.nodename, name, value, rule);
+    opal_show_help("help-mpi-btl-bip.txt", "bad parameter string", true, opal_process_info.nodename,
+                   name, value, rule);
 }
 
 /* check the parameters; derive the queue geometry */
@@ -315,8 +315,8 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
     }
     /* shm needs a peer on this host; ofi (auto, ofi) any other process */
     use_ofi = 0 != strcmp(c->provider, "shm") && c->nprocs > 1 &&
-              (0 == strcmp(c->provider, "ofi") ||
-               c->nprocs > (uint32_t) opal_process_info.num_local_peers + 1);
+        (0 == strcmp(c->provider, "ofi") ||
+         c->nprocs > (uint32_t) opal_process_info.num_local_peers + 1);
     if ((0 == opal_process_info.num_local_peers && !use_ofi) ||
         NULL == opal_process_info.job_session_dir) {
         opal_output_verbose(10, c->output, "btl:bip: no node-local peer, disabled");
@@ -350,9 +350,8 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
     params.ofi_prov = c->ofi_provider;
     params.ofi_domain = c->ofi_domain;
     params.stamp = c->my_vpid;
-    params.remote_peers = 0 == strcmp(c->provider, "ofi")
-                              ? c->nprocs - 1
-                              : c->nprocs - (uint32_t) c->num_local;
+    params.remote_peers =
+        0 == strcmp(c->provider, "ofi") ? c->nprocs - 1 : c->nprocs - (uint32_t) c->num_local;
     params.ofi_timeout = c->ofi_timeout;
     rc = bip_open(&params, &c->dev);
     if (0 != rc) {
@@ -417,8 +416,9 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
     opal_output_verbose(10, c->output,
                         "btl:bip: rank %u, local rank %d of %d, providers %s, queue %u x %u B, "
                         "N %u, short %u, max_send %zu, frag %u, posted %u",
-                        c->my_vpid, c->local_rank, c->num_local, bip_dev_providers(c->dev), nslots, c->slot_size, c->credits,
-                        c->short_limit, m->btl_max_send_size, c->frag_size, c->max_posted);
+                        c->my_vpid, c->local_rank, c->num_local, bip_dev_providers(c->dev), nslots,
+                        c->slot_size, c->credits, c->short_limit, m->btl_max_send_size,
+                        c->frag_size, c->max_posted);
     return btls;
 
 fail:

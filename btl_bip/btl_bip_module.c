@@ -75,8 +75,9 @@ static mca_btl_bip_endpoint_t *mca_btl_bip_endpoint_for(struct opal_proc_t *proc
     }
     if (size < sizeof(*modex) || modex->addrlen > BIP_ADDR_MAX ||
         size != sizeof(*modex) + modex->addrlen ||
-        (local && (modex->local_rank >= (uint32_t) c->num_local ||
-                   (int) modex->local_rank == c->local_rank))) {
+        (local &&
+         (modex->local_rank >= (uint32_t) c->num_local ||
+          (int) modex->local_rank == c->local_rank))) {
         free(modex);
         return NULL;
     }

@@ -248,8 +248,7 @@ static void mca_btl_bip_handle_msg(const unsigned char *msg, uint32_t len, uint3
     mca_btl_bip_endpoint_t *ep;
     mca_btl_bip_hdr_t hdr;
 
-    if (OPAL_UNLIKELY(src >= c->nprocs || src == c->my_vpid ||
-                      len < sizeof(hdr))) {
+    if (OPAL_UNLIKELY(src >= c->nprocs || src == c->my_vpid || len < sizeof(hdr))) {
         bip_srecv_release(c->dev);
         BTL_ERROR(("btl:bip: message from unknown rank %u or too short (%u B) dropped", src, len));
         return;
