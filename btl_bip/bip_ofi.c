@@ -985,9 +985,9 @@ static int bip_ofi_issue(bip_ofi_dev_t *dev, bip_ofi_op_t *op, bool write, void 
                                      .context = op,
                                      .data = data};
 
-            /* delivery complete: a write the peer's provider refused
-             * (stale key, outside the region) completes in error */
-            rc = fi_writemsg(dev->ep, &msg, FI_REMOTE_CQ_DATA | FI_DELIVERY_COMPLETE);
+            /* transmit complete: the buffer is the caller's again (a
+             * write the peer's provider refuses is dropped there) */
+            rc = fi_writemsg(dev->ep, &msg, FI_REMOTE_CQ_DATA);
         } else {
             rc = fi_read(dev->ep, buf, len, NULL, to, raddr, key, op);
         }
