@@ -360,7 +360,11 @@ const char *bip_dev_providers(const bip_dev_t *dev)
 
 int bip_probe_large(bip_dev_t *dev)
 {
-    /* ofi moves large data with its own RMA: only CMA can be refused */
+    /* ofi moves large data with its own RMA: only CMA can be refused
+     * (the CMA probe needs no device) */
+    if (NULL == dev) {
+        return bip_shm_ops.probe_large(NULL);
+    }
     return NULL != dev->sub[BIP_PROV_SHM] ? dev->ops[BIP_PROV_SHM]->probe_large(dev->sub[0]) : 0;
 }
 
@@ -404,9 +408,6 @@ int bip_peer_connect_info(bip_dev_t *dev, const bip_peer_info_t *info, bip_peer_
     /* same host and shm open: shm; else ofi, if open */
     if (info->local_rank >= 0 && NULL != dev->sub[BIP_PROV_SHM]) {
         which = BIP_PROV_SHM;
-        if ((uint32_t) info->local_rank >= dev->map_len) {
-            return -EINVAL;
-        }
     } else if (NULL != dev->sub[BIP_PROV_OFI]) {
         which = BIP_PROV_OFI;
     } else {
@@ -421,7 +422,7 @@ int bip_peer_connect_info(bip_dev_t *dev, const bip_peer_info_t *info, bip_peer_
         free(peer);
         return rc;
     }
-    if (BIP_PROV_SHM == which) {
+    if (BIP_PROV_SHM == which && (uint32_t) info->local_rank < dev->map_len) {
         /* set before the peer can send: add_procs connects first */
         __atomic_store_n(&dev->local_map[info->local_rank], info->rank, __ATOMIC_RELEASE);
     }
@@ -509,12 +510,10 @@ int bip_srecv_peek(bip_dev_t *dev, const void **msg, uint32_t *len, uint32_t *sr
         }
         dev->peeked = which;
         if (BIP_PROV_SHM == which) {
-            /* a node-local rank outside the map stays what it is: the
-             * protocol refuses a stamp it does not know */
+            /* a node-local rank outside the map stays what it is (the
+             * protocol checks every stamp against its peers) */
             if (*src < dev->map_len) {
                 *src = __atomic_load_n(&dev->local_map[*src], __ATOMIC_ACQUIRE);
-            } else {
-                *src = UINT32_MAX;
             }
         }
         return 0;
