@@ -73,6 +73,7 @@ typedef struct bip_ofi_rx {
 typedef struct bip_ofi_tx {
     bip_ofi_ctx_t ctx;
     struct bip_ofi_tx *next;
+    struct bip_ofi_tx *all_next; /* every buffer, freed at close */
     bip_ofi_peer_t *peer;
     uint64_t data[]; /* header + message, 8-byte aligned */
 } bip_ofi_tx_t;
@@ -117,6 +118,7 @@ typedef struct bip_ofi_dev {
     bip_ofi_msg_t *ring; /* received, not yet peeked-and-released */
     uint32_t ring_cap, ring_head, ring_count;
     bip_ofi_tx_t *tx_free;
+    bip_ofi_tx_t *tx_all;
     bip_ofi_post_t *posted;
     uint32_t max_posted, num_posted, next_gen;
     uint64_t next_key;
@@ -542,10 +544,11 @@ static void bip_ofi_close(void *d)
     if (NULL != dev->info) {
         fi_freeinfo(dev->info);
     }
-    while (NULL != dev->tx_free) {
-        bip_ofi_tx_t *tx = dev->tx_free;
+    /* free or still in flight when the endpoint closed: all of them */
+    while (NULL != dev->tx_all) {
+        bip_ofi_tx_t *tx = dev->tx_all;
 
-        dev->tx_free = tx->next;
+        dev->tx_all = tx->all_next;
         free(tx);
     }
     while (NULL != dev->gone) {
@@ -672,6 +675,10 @@ static int bip_ofi_reserve(void *p, void **buf)
                 return -ENOMEM;
             }
             tx->ctx.kind = BIP_OFI_CTX_TX;
+            pthread_mutex_lock(&dev->lock);
+            tx->all_next = dev->tx_all;
+            dev->tx_all = tx;
+            pthread_mutex_unlock(&dev->lock);
         }
         tx->next = NULL;
         tx->peer = peer;
@@ -703,6 +710,8 @@ static int bip_ofi_publish(void *p, uint32_t len)
     h->src = dev->stamp;
     h->len = len;
     total = (sizeof(*h) + len + 7u) & ~(size_t) 7u;
+    /* the padding goes on the wire: never stale heap bytes */
+    memset((char *) tx->data + sizeof(*h) + len, 0, total - sizeof(*h) - len);
     if (total <= dev->inject_size) {
         while (-FI_EAGAIN == (rc = fi_inject(dev->ep, tx->data, total, peer->addr)) &&
                bip_ofi_again(dev, &deadline, &spins)) {
