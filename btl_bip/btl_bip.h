@@ -27,6 +27,12 @@
 
 BEGIN_C_DECLS
 
+/* ob1's registration handle (btl_bip_rdma.c): the key a peer on ofi
+ * reads our memory with; key 0: no region (shm reads any address) */
+struct mca_btl_base_registration_handle_t {
+    bip_rkey_t key;
+};
+
 /* counters printed at finalize with btl_bip_verbose */
 typedef struct mca_btl_bip_counters {
     uint64_t short_sent;
@@ -87,6 +93,7 @@ typedef struct mca_btl_bip_component {
 
     mca_btl_bip_counters_t cnt;
     bool warned_unreachable;
+    struct tc_rcache *rcache; /* regions for reads over ofi (ofi open only) */
 } mca_btl_bip_component_t;
 
 TC_OMPI_MODULE_DECLSPEC extern mca_btl_bip_component_t mca_btl_bip_component;
@@ -169,6 +176,16 @@ int mca_btl_bip_poll_posted(void);
 void mca_btl_bip_fatal_peer(struct mca_btl_base_endpoint_t *ep, const char *why);
 
 bool mca_btl_bip_only_bip_requested(void);
+
+/* registrations for reads over ofi (btl_bip_rdma.c) */
+int mca_btl_bip_rcache_init(void);
+void mca_btl_bip_rcache_fini(void);
+struct mca_btl_base_registration_handle_t *
+mca_btl_bip_register_mem(struct mca_btl_base_module_t *btl,
+                         struct mca_btl_base_endpoint_t *endpoint, void *base, size_t size,
+                         uint32_t flags);
+int mca_btl_bip_deregister_mem(struct mca_btl_base_module_t *btl,
+                               struct mca_btl_base_registration_handle_t *handle);
 /* teardown shared by finalize and a failed init */
 void mca_btl_bip_release_all(void);
 

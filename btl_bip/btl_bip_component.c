@@ -156,7 +156,7 @@ static int mca_btl_bip_component_register(void)
     m->btl_latency = 1;
     m->btl_bandwidth = 40000;
     m->btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_SEND_INPLACE | MCA_BTL_FLAGS_GET;
-    m->btl_registration_handle_size = 0;
+    m->btl_registration_handle_size = sizeof(struct mca_btl_base_registration_handle_t);
 
     return mca_btl_base_param_register(&c->super.btl_version, m);
 }
@@ -400,6 +400,9 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
     addrlen = 0;
     (void) bip_dev_address(c->dev, modex.addr, &addrlen);
     modex.hdr.addrlen = (uint32_t) addrlen;
+    if (0 != addrlen && OPAL_SUCCESS != mca_btl_bip_rcache_init()) {
+        goto fail;
+    }
     TC_OMPI_MODEX_SEND(rc, 0 == addrlen ? TC_OMPI_SCOPE_LOCAL : TC_OMPI_SCOPE_GLOBAL,
                        &c->super.btl_version, &modex, sizeof(modex.hdr) + addrlen);
     if (OPAL_SUCCESS != rc) {

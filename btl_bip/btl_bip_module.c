@@ -37,6 +37,8 @@ mca_btl_bip_module_t mca_btl_bip_module = {
             .btl_send = mca_btl_bip_send,
             .btl_sendi = mca_btl_bip_sendi,
             .btl_get = mca_btl_bip_get,
+            .btl_register_mem = mca_btl_bip_register_mem,
+            .btl_deregister_mem = mca_btl_bip_deregister_mem,
             .btl_dump = mca_btl_base_dump,
             .btl_register_error = mca_btl_bip_register_error,
         },
@@ -239,6 +241,7 @@ void mca_btl_bip_release_all(void)
         }
         OBJ_RELEASE(rreq);
     }
+    mca_btl_bip_rcache_fini();
     if (NULL != c->dev) {
         bip_close(c->dev);
         c->dev = NULL;
