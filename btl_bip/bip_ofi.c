@@ -386,7 +386,19 @@ static int bip_ofi_getinfo(const bip_dev_params_t *p, struct fi_info **out)
     if (NULL != p->ofi_domain && '\0' != p->ofi_domain[0]) {
         hints->domain_attr->name = strdup(p->ofi_domain);
     }
-    rc = fi_getinfo(BIP_OFI_VERSION, NULL, NULL, 0, hints, &list);
+    /* the tcp provider lists the host's interfaces: while another job
+     * adds or removes some, one call can come back empty; try again */
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        rc = fi_getinfo(BIP_OFI_VERSION, NULL, NULL, 0, hints, &list);
+        if (0 == rc && NULL != list) {
+            break;
+        }
+        if (NULL != list) {
+            fi_freeinfo(list);
+            list = NULL;
+        }
+        (void) nanosleep(&(struct timespec){.tv_sec = 0, .tv_nsec = 100000000}, NULL);
+    }
     fi_freeinfo(hints);
     if (0 != rc || NULL == list) {
         return 0 != rc ? bip_ofi_errno(rc) : -ENODEV;
