@@ -341,6 +341,9 @@ static double bip_ofi_now(void)
 static bool bip_ofi_again(bip_ofi_dev_t *dev, double *deadline, unsigned int *spins)
 {
     bip_ofi_progress(dev);
+    if (*spins > 64) {
+        sched_yield();
+    }
     if (0 != (++*spins & 1023u)) {
         return true;
     }
@@ -946,6 +949,11 @@ static int bip_ofi_wait(bip_ofi_dev_t *dev, bip_ofi_op_t *op)
         pthread_mutex_unlock(&dev->lock);
         if (0 == pending) {
             break;
+        }
+        if (spins > 64) {
+            /* the peer's provider moves our data only while that process
+             * runs: give it the core when it shares ours */
+            sched_yield();
         }
     }
     err = op->err;
