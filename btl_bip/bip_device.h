@@ -120,18 +120,18 @@ int bip_peer_alive(bip_peer_t *peer);
  * per peer handle. */
 int bip_ssend_reserve(bip_peer_t *peer, void **buf);
 int bip_ssend_publish(bip_peer_t *peer, uint32_t len);
-/* Promise that this handle is the only sender into the peer's queue for
- * the rest of its life (two processes on the node; threads serialized by
+/* Sole-sender mode (docs/common.md, tc_mpring). Promise that this handle
+ * is the only sender into the peer's queue for the rest of its life (two processes on the node; threads serialized by
  * the caller), and that the caller's credits never let it write a slot
  * the receiver has not consumed: the reservation then claims its slot
  * with plain stores and without reading the slot, and a full queue is no
- * longer reported. The receiver must call bip_srecv_set_single_sender.
+ * longer reported. The receiver must call bip_srecv_set_sole_sender.
  * Call before the first reserve. */
 void bip_peer_set_sole_sender(bip_peer_t *peer);
 /* This process's queue has exactly one sender, which uses
  * bip_peer_set_sole_sender: bip_srecv_release frees a slot without
  * writing it. Call before the first message arrives. */
-void bip_srecv_set_single_sender(bip_dev_t *dev);
+void bip_srecv_set_sole_sender(bip_dev_t *dev);
 
 /* Next message of our queue, in place: 0, -EAGAIN (empty) or -EPROTO
  * (corrupt slot). *src is the sender's rank as the device stamped it

@@ -662,7 +662,7 @@ static void bip_ofi_sole(void *p)
     (void) p; /* every sender feeds one buffer: nothing to claim */
 }
 
-static void bip_ofi_single(void *d)
+static void bip_ofi_queue_sole(void *d)
 {
     (void) d;
 }
@@ -1188,7 +1188,7 @@ const bip_ops_t bip_ofi_ops = {
     .peer_disconnect = bip_ofi_peer_disconnect,
     .peer_alive = bip_ofi_peer_alive,
     .set_sole_sender = bip_ofi_sole,
-    .set_single_sender = bip_ofi_single,
+    .set_queue_sole_sender = bip_ofi_queue_sole,
     .ssend_reserve = bip_ofi_reserve,
     .ssend_publish = bip_ofi_publish,
     .srecv_peek = bip_ofi_peek,

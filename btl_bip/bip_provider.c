@@ -53,7 +53,7 @@ int bip_shm_peer_connect(struct bip_shm_dev *dev, uint32_t rank, struct bip_shm_
 void bip_shm_peer_disconnect(struct bip_shm_peer *peer);
 int bip_shm_peer_alive(struct bip_shm_peer *peer);
 void bip_shm_peer_set_sole_sender(struct bip_shm_peer *peer);
-void bip_shm_srecv_set_single_sender(struct bip_shm_dev *dev);
+void bip_shm_srecv_set_sole_sender(struct bip_shm_dev *dev);
 int bip_shm_ssend_reserve(struct bip_shm_peer *peer, void **buf);
 int bip_shm_ssend_publish(struct bip_shm_peer *peer, uint32_t len);
 int bip_shm_srecv_peek(struct bip_shm_dev *dev, const void **msg, uint32_t *len, uint32_t *src);
@@ -139,9 +139,9 @@ static void bip_prov_shm_sole(void *peer)
     bip_shm_peer_set_sole_sender(((bip_prov_shm_peer_t *) peer)->p);
 }
 
-static void bip_prov_shm_single(void *dev)
+static void bip_prov_shm_queue_sole(void *dev)
 {
-    bip_shm_srecv_set_single_sender(dev);
+    bip_shm_srecv_set_sole_sender(dev);
 }
 
 static int bip_prov_shm_reserve(void *peer, void **buf)
@@ -226,7 +226,7 @@ const bip_ops_t bip_shm_ops = {
     .peer_disconnect = bip_prov_shm_disconnect,
     .peer_alive = bip_prov_shm_alive,
     .set_sole_sender = bip_prov_shm_sole,
-    .set_single_sender = bip_prov_shm_single,
+    .set_queue_sole_sender = bip_prov_shm_queue_sole,
     .ssend_reserve = bip_prov_shm_reserve,
     .ssend_publish = bip_prov_shm_publish,
     .srecv_peek = bip_prov_shm_peek,
@@ -467,11 +467,11 @@ void bip_peer_set_sole_sender(bip_peer_t *peer)
     peer->ops->set_sole_sender(peer->sub);
 }
 
-void bip_srecv_set_single_sender(bip_dev_t *dev)
+void bip_srecv_set_sole_sender(bip_dev_t *dev)
 {
     /* the shm queue's senders are the same-host peers only */
     if (NULL != dev->sub[BIP_PROV_SHM]) {
-        dev->ops[BIP_PROV_SHM]->set_single_sender(dev->sub[BIP_PROV_SHM]);
+        dev->ops[BIP_PROV_SHM]->set_queue_sole_sender(dev->sub[BIP_PROV_SHM]);
     }
 }
 

@@ -24,7 +24,7 @@ typedef struct bip_ops {
     void (*peer_disconnect)(void *peer);
     int (*peer_alive)(void *peer);
     void (*set_sole_sender)(void *peer);
-    void (*set_single_sender)(void *dev);
+    void (*set_queue_sole_sender)(void *dev);
     int (*ssend_reserve)(void *peer, void **buf);
     int (*ssend_publish)(void *peer, uint32_t len);
     int (*srecv_peek)(void *dev, const void **msg, uint32_t *len, uint32_t *src);

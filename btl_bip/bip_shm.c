@@ -20,7 +20,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,8 @@
 #include <unistd.h>
 
 #include "bip_device.h"
+#include "tc_alive.h"
+#include "tc_atomic.h"
 #include "tc_cma.h"
 #include "tc_mpring.h"
 #include "tc_shm.h"
@@ -88,9 +89,10 @@ struct bip_peer {
     bip_shm_hdr_t *hdr;
     bip_shm_post_t *posted;
     tc_mpring_t queue; /* producer view */
-    bool sole;         /* the only producer: claims without CAS */
+    bool sole_sender;  /* sole-sender mode: claims without CAS */
     uint32_t max_posted;
     pid_t pid;
+    tc_alive_t alive; /* the peer process, held since connect */
     int failed;
 };
 
@@ -178,13 +180,11 @@ int bip_open(const bip_dev_params_t *p, bip_dev_t **out)
     dev->hdr->slot_size = p->slot_size;
     dev->hdr->max_posted = p->max_posted;
     dev->hdr->expected = p->expected_peers;
-    __atomic_store_n(&dev->hdr->attached, 0, __ATOMIC_RELAXED);
+    tc_atomic_store_relaxed(&dev->hdr->attached, 0);
     /* the magic last: a peer that sees it sees a formatted file */
-    __atomic_store_n(&dev->hdr->magic, BIP_SHM_MAGIC, __ATOMIC_RELEASE);
-    if (0 == p->expected_peers) {
-        (void) tc_shm_unlink(&dev->seg);
-        dev->unlinked = 1;
-    }
+    tc_shm_publish(&dev->hdr->magic, BIP_SHM_MAGIC);
+    /* no peer expected: the name goes now */
+    dev->unlinked = tc_shm_unlink_when_attached(&dev->seg, &dev->hdr->attached, dev->hdr->expected);
     *out = dev;
     return 0;
 
@@ -214,12 +214,10 @@ int bip_unlink_when_connected(bip_dev_t *dev)
     if (dev->unlinked) {
         return 1;
     }
-    if (__atomic_load_n(&dev->hdr->attached, __ATOMIC_ACQUIRE) >= dev->hdr->expected) {
-        (void) tc_shm_unlink(&dev->seg);
-        dev->unlinked = 1;
-        return 1;
-    }
-    return 0;
+    /* the last peer to connect removed it (tc_shm.h's one rule); this
+     * only notices */
+    dev->unlinked = tc_shm_unlink_when_attached(&dev->seg, &dev->hdr->attached, dev->hdr->expected);
+    return dev->unlinked ? 1 : 0;
 }
 
 uint32_t bip_dev_nslots(const bip_dev_t *dev)
@@ -257,16 +255,13 @@ int bip_peer_connect(bip_dev_t *dev, uint32_t rank, bip_peer_t **out)
         return -ENOMEM;
     }
     bip_shm_name(name, sizeof(name), dev->key, rank);
-    rc = tc_shm_attach(&peer->seg, dev->dir, name, 0);
+    rc = tc_shm_attach_header(&peer->seg, dev->dir, name, sizeof(*h));
     if (0 != rc) {
         free(peer);
-        /* an empty file is one its owner created but has not sized yet:
-         * not there yet, like a name that does not exist */
-        return -EINVAL == rc ? -ENOENT : rc;
+        return rc;
     }
     h = peer->seg.base;
-    if (peer->seg.size < sizeof(*h) ||
-        BIP_SHM_MAGIC != __atomic_load_n(&h->magic, __ATOMIC_ACQUIRE)) {
+    if (!tc_shm_published(&h->magic, BIP_SHM_MAGIC)) {
         /* created but not formatted yet */
         tc_shm_detach(&peer->seg);
         free(peer);
@@ -293,7 +288,10 @@ int bip_peer_connect(bip_dev_t *dev, uint32_t rank, bip_peer_t **out)
     peer->posted = (bip_shm_post_t *) ((char *) peer->seg.base + bip_shm_posted_off());
     peer->max_posted = h->max_posted;
     peer->pid = (pid_t) h->pid;
-    __atomic_add_fetch(&h->attached, 1, __ATOMIC_ACQ_REL);
+    /* a peer already gone shows at the first liveness check */
+    (void) tc_alive_open(&peer->alive, peer->pid);
+    /* the last expected peer removes the name */
+    (void) tc_shm_count_attach(&peer->seg, &h->attached, h->expected);
     *out = peer;
     return 0;
 }
@@ -303,6 +301,7 @@ void bip_peer_disconnect(bip_peer_t *peer)
     if (NULL == peer) {
         return;
     }
+    tc_alive_close(&peer->alive);
     (void) tc_shm_detach(&peer->seg);
     free(peer);
 }
@@ -312,7 +311,7 @@ int bip_peer_alive(bip_peer_t *peer)
     if (peer->failed) {
         return -ESRCH;
     }
-    if (0 != kill(peer->pid, 0) && ESRCH == errno) {
+    if (0 != tc_alive_check(&peer->alive)) {
         peer->failed = 1;
         return -ESRCH;
     }
@@ -328,7 +327,7 @@ int bip_peer_alive(bip_peer_t *peer)
  * take the line shared and the write would cost a second transfer. */
 static inline void bip_shm_prefetch_claim(const tc_mpring_t *q)
 {
-    uint64_t pos = __atomic_load_n(&q->hdr->enqueue_pos, __ATOMIC_RELAXED);
+    uint64_t pos = tc_atomic_load_relaxed(&q->hdr->enqueue_pos);
     const void *slot = q->slots + (size_t) (pos & (q->nslots - 1)) * q->stride;
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -340,19 +339,19 @@ static inline void bip_shm_prefetch_claim(const tc_mpring_t *q)
 
 void bip_peer_set_sole_sender(bip_peer_t *peer)
 {
-    peer->sole = true;
-    tc_mpring_set_credited(&peer->queue);
+    peer->sole_sender = true;
+    tc_mpring_set_sole_sender(&peer->queue);
 }
 
-void bip_srecv_set_single_sender(bip_dev_t *dev)
+void bip_srecv_set_sole_sender(bip_dev_t *dev)
 {
-    tc_mpring_set_credited(&dev->queue);
+    tc_mpring_set_sole_sender(&dev->queue);
 }
 
 int bip_ssend_reserve(bip_peer_t *peer, void **buf)
 {
     bip_shm_prefetch_claim(&peer->queue);
-    if (peer->sole) {
+    if (peer->sole_sender) {
         return tc_mpring_reserve_sole(&peer->queue, buf);
     }
     return tc_mpring_reserve(&peer->queue, buf);
@@ -402,8 +401,8 @@ int bip_post_recv(bip_dev_t *dev, void *buf, size_t len, uint32_t *handle)
     h = (dev->next_gen++ << BIP_SHM_IDX_BITS) | idx;
     dev->posted[idx].addr = (uint64_t) (uintptr_t) buf;
     dev->posted[idx].len = len;
-    __atomic_store_n(&dev->posted[idx].filled, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&dev->posted[idx].handle, h, __ATOMIC_RELEASE);
+    tc_atomic_store_relaxed(&dev->posted[idx].filled, 0);
+    tc_atomic_store_release(&dev->posted[idx].handle, h);
     dev->num_posted++;
     *handle = h;
     return 0;
@@ -416,7 +415,7 @@ long bip_recv_test(bip_dev_t *dev, uint32_t handle)
     if (idx >= dev->max_posted || dev->posted[idx].handle != handle) {
         return -EINVAL;
     }
-    return (long) __atomic_load_n(&dev->posted[idx].filled, __ATOMIC_ACQUIRE);
+    return (long) tc_atomic_load_acquire(&dev->posted[idx].filled);
 }
 
 void bip_recv_unpost(bip_dev_t *dev, uint32_t handle)
@@ -426,7 +425,7 @@ void bip_recv_unpost(bip_dev_t *dev, uint32_t handle)
     if (idx >= dev->max_posted || dev->posted[idx].handle != handle) {
         return;
     }
-    __atomic_store_n(&dev->posted[idx].handle, 0, __ATOMIC_RELEASE);
+    tc_atomic_store_release(&dev->posted[idx].handle, 0);
     dev->num_posted--;
 }
 
@@ -447,7 +446,7 @@ int bip_send_large(bip_peer_t *peer, uint32_t handle, size_t offset, const struc
         return -EINVAL;
     }
     post = peer->posted + idx;
-    if (__atomic_load_n(&post->handle, __ATOMIC_ACQUIRE) != handle) {
+    if (tc_atomic_load_acquire(&post->handle) != handle) {
         return -EINVAL;
     }
     /* read the receive once; check the whole write against it */
@@ -511,7 +510,7 @@ int bip_send_large(bip_peer_t *peer, uint32_t handle, size_t offset, const struc
         }
         done += got;
         /* the fragment is in place: tell the receiver (release: data first) */
-        __atomic_add_fetch(&post->filled, (uint64_t) got, __ATOMIC_RELEASE);
+        tc_atomic_add_fetch_release(&post->filled, (uint64_t) got);
     }
     return 0;
 }

@@ -22,7 +22,7 @@
 #define bip_peer_disconnect bip_shm_peer_disconnect
 #define bip_peer_alive bip_shm_peer_alive
 #define bip_peer_set_sole_sender bip_shm_peer_set_sole_sender
-#define bip_srecv_set_single_sender bip_shm_srecv_set_single_sender
+#define bip_srecv_set_sole_sender bip_shm_srecv_set_sole_sender
 #define bip_ssend_reserve bip_shm_ssend_reserve
 #define bip_ssend_publish bip_shm_ssend_publish
 #define bip_srecv_peek bip_shm_srecv_peek

@@ -20,6 +20,8 @@
 #include "opal/mca/btl/base/base.h"
 #include "opal/mca/btl/base/btl_base_error.h"
 #include "opal/util/output.h"
+#include "tc_atomic.h"
+#include "tc_ompi.h"
 #include "tc_ompi_compat.h"
 
 #include "bip_device.h"
@@ -84,12 +86,11 @@ typedef struct mca_btl_bip_component {
     unsigned int progress_calls;
 
     opal_free_list_t frags;
-    opal_list_t completed_frags; /* sends done, callback owed */
-    opal_list_t recv_fifo;       /* receives waiting for a posted slot (3.4) */
-    opal_list_t posted;          /* receives posted at the device */
-    opal_mutex_t lock;           /* recv_fifo, posted */
-    opal_mutex_t done_lock;      /* completed_frags */
-    int32_t progress_guard;
+    tc_ompi_done_list_t completed_frags; /* sends done, callback owed */
+    opal_list_t recv_fifo;               /* receives waiting for a posted slot (3.4) */
+    opal_list_t posted;                  /* receives posted at the device */
+    opal_mutex_t lock;                   /* recv_fifo, posted */
+    tc_guard_t progress_guard;
 
     mca_btl_bip_counters_t cnt;
     bool warned_unreachable;
@@ -133,11 +134,7 @@ OBJ_CLASS_DECLARATION(mca_btl_bip_rreq_t);
  * only when Open MPI runs with threads, a plain add otherwise */
 static inline void mca_btl_bip_count(uint64_t *ctr, uint64_t v)
 {
-    if (mca_btl_bip_component.threads) {
-        (void) __atomic_fetch_add(ctr, v, __ATOMIC_RELAXED);
-    } else {
-        *ctr += v;
-    }
+    tc_atomic_count(ctr, v, mca_btl_bip_component.threads);
 }
 
 /* module operations */
@@ -193,11 +190,9 @@ static inline void mca_btl_bip_hwm(uint64_t *hwm, uint64_t value)
 {
     if (mca_btl_bip_component.threads) {
         /* endpoints have their own locks: a maximum over all of them */
-        uint64_t cur = __atomic_load_n(hwm, __ATOMIC_RELAXED);
+        uint64_t cur = tc_atomic_load_relaxed(hwm);
 
-        while (value > cur &&
-               !__atomic_compare_exchange_n(hwm, &cur, value, true, __ATOMIC_RELAXED,
-                                            __ATOMIC_RELAXED)) {
+        while (value > cur && !tc_atomic_cswap_weak_relaxed(hwm, &cur, value)) {
         }
     } else if (value > *hwm) {
         *hwm = value;

@@ -172,11 +172,10 @@ static int mca_btl_bip_component_open(void)
     (void) opal_show_help_add_dir(MCA_BTL_BIP_SRCDIR);
 #endif
     OBJ_CONSTRUCT(&c->frags, opal_free_list_t);
-    OBJ_CONSTRUCT(&c->completed_frags, opal_list_t);
+    tc_ompi_done_list_construct(&c->completed_frags);
     OBJ_CONSTRUCT(&c->recv_fifo, opal_list_t);
     OBJ_CONSTRUCT(&c->posted, opal_list_t);
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
-    OBJ_CONSTRUCT(&c->done_lock, opal_mutex_t);
     c->output = -1;
     c->dev = NULL;
     c->endpoints = NULL;
@@ -191,11 +190,10 @@ static int mca_btl_bip_component_close(void)
 
     mca_btl_bip_release_all();
     OBJ_DESTRUCT(&c->frags);
-    OBJ_DESTRUCT(&c->completed_frags);
+    tc_ompi_done_list_destruct(&c->completed_frags);
     OBJ_DESTRUCT(&c->recv_fifo);
     OBJ_DESTRUCT(&c->posted);
     OBJ_DESTRUCT(&c->lock);
-    OBJ_DESTRUCT(&c->done_lock);
     tc_ompi_output_close(&c->output);
     return OPAL_SUCCESS;
 }
@@ -364,7 +362,7 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
     if (2 == c->num_local) {
         /* one sender, bounded by its credits: consumed slots are not
          * written back (btl_bip_endpoint.c sets the sender side) */
-        bip_srecv_set_single_sender(c->dev);
+        bip_srecv_set_sole_sender(c->dev);
     }
     rc = bip_probe_large(c->dev);
     if (0 != rc) {

@@ -90,9 +90,7 @@ static inline void mca_btl_bip_frag_done_later(mca_btl_bip_frag_t *frag)
         mca_btl_bip_frag_return(frag);
         return;
     }
-    OPAL_THREAD_LOCK(&mca_btl_bip_component.done_lock);
-    opal_list_append(&mca_btl_bip_component.completed_frags, &frag->base.super.super);
-    OPAL_THREAD_UNLOCK(&mca_btl_bip_component.done_lock);
+    tc_ompi_done_list_push(&mca_btl_bip_component.completed_frags, &frag->base.super.super);
 }
 
 END_C_DECLS

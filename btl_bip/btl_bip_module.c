@@ -220,7 +220,7 @@ void mca_btl_bip_release_all(void)
         free(c->endpoints);
         c->endpoints = NULL;
     }
-    while (NULL != (item = opal_list_remove_first(&c->completed_frags))) {
+    while (NULL != (item = tc_ompi_done_list_pop(&c->completed_frags))) {
         mca_btl_bip_frag_t *frag = (mca_btl_bip_frag_t *) item;
         if (frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
             mca_btl_bip_frag_return(frag);

@@ -361,6 +361,12 @@ static void mca_btl_bip_progress_slow(void)
     }
 }
 
+/* a send the done list held: its callback now */
+static void mca_btl_bip_complete_done(opal_list_item_t *item)
+{
+    mca_btl_bip_frag_complete((mca_btl_bip_frag_t *) item, OPAL_SUCCESS);
+}
+
 int mca_btl_bip_component_progress(void)
 {
     mca_btl_bip_component_t *c = &mca_btl_bip_component;
@@ -369,9 +375,9 @@ int mca_btl_bip_component_progress(void)
     if (OPAL_UNLIKELY(NULL == c->dev)) {
         return 0;
     }
-    /* one consumer of the queue at a time (acquire: see the last one's
-     * work) */
-    if (c->threads && 0 != tc_atomic_swap(&c->progress_guard, 1)) {
+    /* one consumer of the queue at a time (tc_guard_t: acquire to take,
+     * release to drop) */
+    if (c->threads && !tc_guard_try_enter(&c->progress_guard)) {
         return 0;
     }
 
@@ -395,19 +401,8 @@ int mca_btl_bip_component_progress(void)
         count += mca_btl_bip_poll_posted();
     }
 
-    if (!opal_list_is_empty(&c->completed_frags)) {
-        mca_btl_bip_frag_t *frag;
-
-        for (;;) {
-            OPAL_THREAD_LOCK(&c->done_lock);
-            frag = (mca_btl_bip_frag_t *) opal_list_remove_first(&c->completed_frags);
-            OPAL_THREAD_UNLOCK(&c->done_lock);
-            if (NULL == frag) {
-                break;
-            }
-            mca_btl_bip_frag_complete(frag, OPAL_SUCCESS);
-            ++count;
-        }
+    if (!tc_ompi_done_list_empty(&c->completed_frags)) {
+        count += tc_ompi_done_list_drain(&c->completed_frags, mca_btl_bip_complete_done);
     }
 
     if (OPAL_UNLIKELY(!c->unlinked)) {
@@ -421,10 +416,7 @@ int mca_btl_bip_component_progress(void)
     }
 
     if (c->threads) {
-        /* a release store: the next consumer sees every load and store of
-         * this one done (a write barrier and a plain store order no
-         * earlier load) */
-        tc_atomic_store_release(&c->progress_guard, 0);
+        tc_guard_leave(&c->progress_guard);
     }
     return count;
 }
@@ -435,11 +427,8 @@ void mca_btl_bip_fatal_peer(mca_btl_bip_endpoint_t *ep, const char *why)
         return;
     }
     ep->state = MCA_BTL_BIP_EP_FAILED;
-    opal_output_verbose(1, mca_btl_bip_component.output, "btl:bip: local rank %d: %s",
-                        ep->peer_rank, why);
-    /* the PML decides (ob1 aborts the job): never hang on a dead peer */
-    if (NULL != mca_btl_bip_module.error_cb) {
-        mca_btl_bip_module.error_cb(&mca_btl_bip_module.super, MCA_BTL_ERROR_FLAGS_FATAL, ep->proc,
-                                    (char *) why);
-    }
+    tc_ompi_fatal_peer(
+        &(tc_ompi_fatal_info_t){"bip", "help-mpi-btl-bip.txt", mca_btl_bip_component.output},
+        &mca_btl_bip_module.super, mca_btl_bip_module.error_cb, ep->proc, "local rank",
+        ep->peer_rank, why);
 }

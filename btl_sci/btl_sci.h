@@ -20,6 +20,7 @@
 #include "opal/mca/btl/base/base.h"
 #include "opal/mca/btl/base/btl_base_error.h"
 #include "opal/util/output.h"
+#include "tc_ompi.h"
 #include "tc_ompi_compat.h"
 
 #include "sci_device.h"
@@ -86,10 +87,9 @@ typedef struct mca_btl_sci_component {
     int32_t num_unconnected; /* peers added but not connected yet (add_procs and
                                           * progress may change it at once) */
 
-    opal_list_t pending_endpoints; /* endpoints with deferred sends */
-    opal_list_t completed_frags;   /* sends done, callback still owed */
-    opal_mutex_t done_lock;        /* protects completed_frags */
-    opal_mutex_t lock;             /* protects pending_endpoints */
+    opal_list_t pending_endpoints;       /* endpoints with deferred sends */
+    tc_ompi_done_list_t completed_frags; /* sends done, callback still owed */
+    opal_mutex_t lock;                   /* protects pending_endpoints */
 
     opal_free_list_t frags;
 

@@ -18,6 +18,7 @@
 #include "opal/util/proc.h"
 #include "opal/util/show_help.h"
 
+#include "tc_atomic.h"
 #include "tc_ompi.h"
 
 #include "btl_sci.h"
@@ -163,10 +164,9 @@ static int mca_btl_sci_component_open(void)
 
     OBJ_CONSTRUCT(&c->frags, opal_free_list_t);
     OBJ_CONSTRUCT(&c->pending_endpoints, opal_list_t);
-    OBJ_CONSTRUCT(&c->completed_frags, opal_list_t);
+    tc_ompi_done_list_construct(&c->completed_frags);
     OBJ_CONSTRUCT(&c->free_aops, opal_list_t);
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
-    OBJ_CONSTRUCT(&c->done_lock, opal_mutex_t);
     OBJ_CONSTRUCT(&c->expose_lock, opal_mutex_t);
     c->output = -1;
     return OPAL_SUCCESS;
@@ -237,10 +237,9 @@ static int mca_btl_sci_component_close(void)
     mca_btl_sci_release_segments();
     OBJ_DESTRUCT(&c->frags);
     OBJ_DESTRUCT(&c->pending_endpoints);
-    OBJ_DESTRUCT(&c->completed_frags);
+    tc_ompi_done_list_destruct(&c->completed_frags);
     OBJ_DESTRUCT(&c->free_aops);
     OBJ_DESTRUCT(&c->lock);
-    OBJ_DESTRUCT(&c->done_lock);
     OBJ_DESTRUCT(&c->expose_lock);
     tc_ompi_output_close(&c->output);
     return OPAL_SUCCESS;
@@ -577,6 +576,12 @@ static void mca_btl_sci_check_doorbell(void)
     }
 }
 
+/* a send the done list held: its callback now */
+static void mca_btl_sci_complete_done(opal_list_item_t *item)
+{
+    mca_btl_sci_frag_complete((mca_btl_sci_frag_t *) item, OPAL_SUCCESS);
+}
+
 /* the rare path: connections in progress, sweeps of idle peers, peer
  * liveness, deferred sends, owed callbacks */
 static int mca_btl_sci_progress_slow(void)
@@ -650,26 +655,17 @@ static int mca_btl_sci_progress_slow(void)
         OBJ_DESTRUCT(&work);
     }
 
-    if (!opal_list_is_empty(&c->completed_frags)) {
-        mca_btl_sci_frag_t *frag;
-
-        for (;;) {
-            OPAL_THREAD_LOCK(&c->done_lock);
-            frag = (mca_btl_sci_frag_t *) opal_list_remove_first(&c->completed_frags);
-            OPAL_THREAD_UNLOCK(&c->done_lock);
-            if (NULL == frag) {
-                break;
-            }
-            mca_btl_sci_frag_complete(frag, OPAL_SUCCESS);
-            ++count;
-        }
+    if (!tc_ompi_done_list_empty(&c->completed_frags)) {
+        count += tc_ompi_done_list_drain(&c->completed_frags, mca_btl_sci_complete_done);
     }
     return count;
 }
 
 int mca_btl_sci_component_progress(void)
 {
-    static int32_t lock = 0;
+    /* one thread at a time; the others skip (acquire to take, release to
+     * drop: the next holder sees all this one read and wrote) */
+    static tc_guard_t guard;
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
     int count = 0;
 
@@ -677,7 +673,7 @@ int mca_btl_sci_component_progress(void)
         /* not initialised, or finalized already */
         return 0;
     }
-    if (opal_using_threads() && opal_atomic_swap_32(&lock, 1)) {
+    if (opal_using_threads() && !tc_guard_try_enter(&guard)) {
         return 0;
     }
 
@@ -723,13 +719,12 @@ int mca_btl_sci_component_progress(void)
     ++c->progress_calls;
     if (OPAL_UNLIKELY(0 == (c->progress_calls & (c->sweep_interval - 1)) ||
                       c->num_unconnected > 0 || !opal_list_is_empty(&c->pending_endpoints) ||
-                      !opal_list_is_empty(&c->completed_frags))) {
+                      !tc_ompi_done_list_empty(&c->completed_frags))) {
         count += mca_btl_sci_progress_slow();
     }
 
     if (opal_using_threads()) {
-        opal_atomic_wmb();
-        lock = 0;
+        tc_guard_leave(&guard);
     }
     return count;
 }

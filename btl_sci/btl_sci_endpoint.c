@@ -263,9 +263,7 @@ bool mca_btl_sci_endpoint_flush_pending(mca_btl_sci_endpoint_t *ep)
             continue;
         }
         /* the callback runs outside the endpoint lock */
-        OPAL_THREAD_LOCK(&c->done_lock);
-        opal_list_append(&c->completed_frags, &frag->base.super.super);
-        OPAL_THREAD_UNLOCK(&c->done_lock);
+        tc_ompi_done_list_push(&c->completed_frags, &frag->base.super.super);
     }
     empty = opal_list_is_empty(&ep->pending);
     OPAL_THREAD_UNLOCK(&ep->lock);
@@ -315,11 +313,8 @@ void mca_btl_sci_fatal_peer(mca_btl_sci_endpoint_t *ep, const char *why)
     }
     /* progress drops it from the active list */
     ep->state = MCA_BTL_SCI_EP_FAILED;
-    opal_output_verbose(1, mca_btl_sci_component.output, "btl:sci: local rank %d: %s",
-                        ep->peer_rank, why);
-    /* the PML decides (ob1 aborts the job): never hang on a dead peer */
-    if (NULL != mca_btl_sci_module.error_cb) {
-        mca_btl_sci_module.error_cb(&mca_btl_sci_module.super, MCA_BTL_ERROR_FLAGS_FATAL, ep->proc,
-                                    (char *) why);
-    }
+    tc_ompi_fatal_peer(
+        &(tc_ompi_fatal_info_t){"sci", "help-mpi-btl-sci.txt", mca_btl_sci_component.output},
+        &mca_btl_sci_module.super, mca_btl_sci_module.error_cb, ep->proc, "local rank",
+        ep->peer_rank, why);
 }

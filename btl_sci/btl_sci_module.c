@@ -156,7 +156,7 @@ int mca_btl_sci_finalize(struct mca_btl_base_module_t *btl)
     /* SCI shutdown order: disconnect remote segments, then hide, unmap
      * and remove the local ones */
     mca_btl_sci_free_endpoints();
-    while (NULL != (item = opal_list_remove_first(&c->completed_frags))) {
+    while (NULL != (item = tc_ompi_done_list_pop(&c->completed_frags))) {
         mca_btl_sci_frag_t *frag = (mca_btl_sci_frag_t *) item;
         if (frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
             mca_btl_sci_frag_return(frag);

@@ -46,9 +46,7 @@ int mca_btl_sci_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endp
         mca_btl_sci_endpoint_publish(endpoint, (uint32_t) frag->segment.seg_len,
                                      MCA_BTL_SCI_TAGWORD(MCA_BTL_SCI_KIND_AM, tag));
         OPAL_THREAD_UNLOCK(&endpoint->lock);
-        OPAL_THREAD_LOCK(&c->done_lock);
-        opal_list_append(&c->completed_frags, &frag->base.super.super);
-        OPAL_THREAD_UNLOCK(&c->done_lock);
+        tc_ompi_done_list_push(&c->completed_frags, &frag->base.super.super);
         return OPAL_SUCCESS;
     }
 

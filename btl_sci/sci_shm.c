@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +27,7 @@
 #include <unistd.h>
 
 #include "sci_device.h"
+#include "tc_alive.h"
 #include "tc_atomic.h"
 #include "tc_cma.h"
 #include "tc_shm.h"
@@ -76,7 +76,8 @@ struct sci_remote_segment {
     tc_shm_seg_t shm;
     sci_shm_seg_hdr_t *hdr;
     pid_t owner;
-    uint64_t user_size; /* read once and checked at connect: the owner can
+    tc_alive_t owner_alive; /* the owner process, held since connect */
+    uint64_t user_size;     /* read once and checked at connect: the owner can
                          * rewrite its header later */
 };
 
@@ -256,7 +257,7 @@ sci_error_t sci_create_segment(sci_desc_t *sd, uint32_t segment_id, size_t size,
     s->hdr->owner_pid = (int32_t) sd->pid;
     s->hdr->user_size = total - SCI_SHM_HDR_SIZE;
     s->hdr->state = SCI_SEG_CREATED;
-    tc_atomic_store_release(&s->hdr->magic, SCI_SHM_MAGIC);
+    tc_shm_publish(&s->hdr->magic, SCI_SHM_MAGIC);
     *seg = s;
     return SCI_ERR_OK;
 }
@@ -337,18 +338,16 @@ sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segme
     if (NULL == r) {
         return SCI_ERR_NOSPC;
     }
-    rc = tc_shm_attach(&r->shm, sd->dir, name, 0);
+    rc = tc_shm_attach_header(&r->shm, sd->dir, name, SCI_SHM_HDR_SIZE);
     if (0 != rc) {
         free(r);
-        /* an empty file is one its owner has created but not yet sized:
-         * not available yet, like a name that does not exist */
-        return -EINVAL == rc ? SCI_ERR_NO_SUCH_SEGMENT : sci_shm_errno(-rc);
+        /* -ENOENT: not there yet, or not sized yet */
+        return sci_shm_errno(-rc);
     }
     r->sd = sd;
     r->hdr = (sci_shm_seg_hdr_t *) r->shm.base;
     /* a file that is still being created, or is not ours: not available */
-    if (r->shm.size < SCI_SHM_HDR_SIZE || SCI_SHM_MAGIC != tc_atomic_load_acquire(&r->hdr->magic) ||
-        r->hdr->segment_id != segment_id ||
+    if (!tc_shm_published(&r->hdr->magic, SCI_SHM_MAGIC) || r->hdr->segment_id != segment_id ||
         (user_size = tc_atomic_load_relaxed(&r->hdr->user_size)) > r->shm.size - SCI_SHM_HDR_SIZE) {
         tc_shm_detach(&r->shm);
         free(r);
@@ -361,11 +360,12 @@ sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segme
         return SCI_SEG_DEAD == state ? SCI_ERR_TRANSFER_FAILED : SCI_ERR_NO_SUCH_SEGMENT;
     }
     r->owner = (pid_t) r->hdr->owner_pid;
+    /* an owner already gone shows at the first sequence check */
+    (void) tc_alive_open(&r->owner_alive, r->owner);
     r->user_size = user_size;
     /* the last expected connection removes the name: nothing stays on disk */
-    if (tc_atomic_add_fetch(&r->hdr->attached, 1u) == tc_atomic_load_relaxed(&r->hdr->expected)) {
-        tc_shm_unlink(&r->shm);
-    }
+    (void) tc_shm_count_attach(&r->shm, &r->hdr->attached,
+                               tc_atomic_load_relaxed(&r->hdr->expected));
     *rseg = r;
     return SCI_ERR_OK;
 }
@@ -388,6 +388,7 @@ void sci_disconnect_segment(sci_remote_segment_t *rseg)
     if (NULL == rseg) {
         return;
     }
+    tc_alive_close(&rseg->owner_alive);
     tc_shm_detach(&rseg->shm);
     free(rseg);
 }
@@ -438,7 +439,7 @@ sci_error_t sci_check_sequence(sci_sequence_t *seq)
     state = tc_atomic_load_acquire(&seq->rseg->hdr->state);
     if (SCI_SEG_DEAD == state || SCI_SEG_UNAVAILABLE == state) {
         seq->failed = SCI_ERR_DISCONNECTED;
-    } else if (0 != kill(seq->rseg->owner, 0) && ESRCH == errno) {
+    } else if (0 != tc_alive_check(&seq->rseg->owner_alive)) {
         seq->failed = SCI_ERR_TRANSFER_FAILED;
     }
     return seq->failed;

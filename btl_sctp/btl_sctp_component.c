@@ -559,7 +559,7 @@ int mca_btl_sctp_component_progress(void)
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
     /* one thread at a time drives the stack; a callback that calls
      * opal_progress again must not re-enter either */
-    static int32_t busy = 0;
+    static tc_guard_t busy;
     btl_sctp_sock_msg_t msg;
     int count = 0;
 
@@ -567,13 +567,13 @@ int mca_btl_sctp_component_progress(void)
         return 0;
     }
     if (c->use_threads) {
-        if (0 != opal_atomic_swap_32(&busy, 1)) {
+        if (!tc_guard_try_enter(&busy)) {
             return 0;
         }
-    } else if (busy) {
+    } else if (busy.taken) {
         return 0;
     } else {
-        busy = 1;
+        busy.taken = 1;
     }
     mca_btl_sctp_lock();
     if (NULL == c->sock) {
@@ -614,8 +614,9 @@ int mca_btl_sctp_component_progress(void)
 out:
     mca_btl_sctp_unlock();
     if (c->use_threads) {
-        opal_atomic_wmb();
+        tc_guard_leave(&busy);
+    } else {
+        busy.taken = 0;
     }
-    busy = 0;
     return count;
 }

@@ -21,6 +21,7 @@
 #include "opal/util/output.h"
 
 #include "btl_swf.h"
+#include "tc_atomic.h"
 #include "btl_swf_hdr.h"
 
 /* Hand the message in rx_buf (info) to the callback of its tag.
@@ -181,7 +182,7 @@ static void swf_yield(mca_btl_swf_module_t *m)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     ns = (int64_t) (t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec);
     if (ns > SWF_YIELD_SLOW_NS) {
-        __atomic_store_n(&m->sleep_credit, c->poll_sleeps, __ATOMIC_RELAXED);
+        tc_atomic_store_relaxed(&m->sleep_credit, c->poll_sleeps);
     }
 }
 
@@ -231,11 +232,11 @@ int mca_btl_swf_component_progress(void)
     if (idle) {
         if (c->poll_sleep_us > 0 &&
             (c->poll_sleeps < 0 ||
-             (c->poll_sleeps > 0 && __atomic_load_n(&m->sleep_credit, __ATOMIC_RELAXED) > 0))) {
+             (c->poll_sleeps > 0 && tc_atomic_load_relaxed(&m->sleep_credit) > 0))) {
             sleep_fd = m->conn.fd;
             m->poll_sleeps++;
             if (c->poll_sleeps > 0) {
-                (void) __atomic_fetch_sub(&m->sleep_credit, 1, __ATOMIC_RELAXED);
+                (void) tc_atomic_fetch_sub_relaxed(&m->sleep_credit, 1);
             }
         }
     } else {

@@ -21,6 +21,8 @@
 #include "opal/mca/btl/base/btl_base_error.h"
 #include "opal/util/output.h"
 
+#include "tc_atomic.h"
+#include "tc_ompi.h"
 #include "tc_ompi_compat.h"
 #include "tc_rcache.h"
 #include "vipl.h"
@@ -102,15 +104,14 @@ typedef struct mca_btl_via_component {
     int num_active;
     int32_t num_connecting; /* atomic: endpoints not matched yet */
 
-    opal_list_t completed_frags; /* sends done, callback owed */
-    opal_list_t completed_rdma;  /* put/get done, callback owed */
-    opal_mutex_t done_lock;
-    opal_mutex_t lock; /* endpoint table, active list */
+    tc_ompi_done_list_t completed_frags; /* sends done, callback owed */
+    tc_ompi_done_list_t completed_rdma;  /* put/get done, callback owed */
+    opal_mutex_t lock;                   /* endpoint table, active list */
 
     opal_free_list_t frags;
 
     /* one consumer of the receive CQ at a time (under threads) */
-    int32_t progress_guard;
+    tc_guard_t progress_guard;
     /* receive completions a send took off the CQ for the credits they
      * carry (mca_btl_via_harvest_credits), delivered by progress first, in
      * CQ order; a held descriptor is not re-posted, so nprocs *
@@ -144,11 +145,7 @@ extern mca_btl_via_module_t mca_btl_via_module;
  * on the single-thread path */
 static inline void mca_btl_via_count(uint64_t *ctr, uint64_t v)
 {
-    if (opal_using_threads()) {
-        (void) __atomic_fetch_add(ctr, v, __ATOMIC_RELAXED);
-    } else {
-        *ctr += v;
-    }
+    tc_atomic_count(ctr, v, opal_using_threads());
 }
 
 int mca_btl_via_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,

@@ -161,10 +161,9 @@ static int mca_btl_via_component_open(void)
     (void) opal_show_help_add_dir(MCA_BTL_VIA_SRCDIR);
 #endif
     OBJ_CONSTRUCT(&c->frags, opal_free_list_t);
-    OBJ_CONSTRUCT(&c->completed_frags, opal_list_t);
-    OBJ_CONSTRUCT(&c->completed_rdma, opal_list_t);
+    tc_ompi_done_list_construct(&c->completed_frags);
+    tc_ompi_done_list_construct(&c->completed_rdma);
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
-    OBJ_CONSTRUCT(&c->done_lock, opal_mutex_t);
     OBJ_CONSTRUCT(&c->pool_lock, opal_mutex_t);
     c->output = -1;
     return OPAL_SUCCESS;
@@ -232,10 +231,9 @@ static int mca_btl_via_component_close(void)
 
     mca_btl_via_release_device();
     OBJ_DESTRUCT(&c->frags);
-    OBJ_DESTRUCT(&c->completed_frags);
-    OBJ_DESTRUCT(&c->completed_rdma);
+    tc_ompi_done_list_destruct(&c->completed_frags);
+    tc_ompi_done_list_destruct(&c->completed_rdma);
     OBJ_DESTRUCT(&c->lock);
-    OBJ_DESTRUCT(&c->done_lock);
     OBJ_DESTRUCT(&c->pool_lock);
     tc_ompi_output_close(&c->output);
     return OPAL_SUCCESS;
@@ -687,6 +685,26 @@ static void mca_btl_via_handle_recv(mca_btl_via_endpoint_t *ep, vipl_desc_t *d)
     OPAL_THREAD_UNLOCK(&ep->lock);
 }
 
+/* a send the done list held: its callback now */
+static void mca_btl_via_complete_frag(opal_list_item_t *item)
+{
+    mca_btl_via_frag_complete((mca_btl_via_frag_t *) item);
+}
+
+/* a put or get the done list held: its callback, then the op goes */
+static void mca_btl_via_complete_rdma(opal_list_item_t *item)
+{
+    mca_btl_via_rdma_op_t *op = (mca_btl_via_rdma_op_t *) item;
+
+    op->cbfunc(&mca_btl_via_module.super, op->endpoint, op->local_address, op->local_handle,
+               op->cbcontext, op->cbdata, op->status);
+    if (OPAL_SUCCESS != op->status && OPAL_ERR_BAD_PARAM != op->status) {
+        mca_btl_via_fatal_peer(op->endpoint, "RDMA to a peer that is gone");
+    }
+    OBJ_DESTRUCT(&op->super);
+    free(op);
+}
+
 static int mca_btl_via_progress_slow(void)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
@@ -710,52 +728,22 @@ static int mca_btl_via_progress_slow(void)
             OPAL_THREAD_UNLOCK(&ep->lock);
         }
     }
-    for (;;) {
-        mca_btl_via_frag_t *frag;
-
-        OPAL_THREAD_LOCK(&c->done_lock);
-        frag = (mca_btl_via_frag_t *) opal_list_remove_first(&c->completed_frags);
-        OPAL_THREAD_UNLOCK(&c->done_lock);
-        if (NULL == frag) {
-            break;
-        }
-        mca_btl_via_frag_complete(frag);
-        ++count;
-    }
-    for (;;) {
-        mca_btl_via_rdma_op_t *op;
-
-        OPAL_THREAD_LOCK(&c->done_lock);
-        op = (mca_btl_via_rdma_op_t *) opal_list_remove_first(&c->completed_rdma);
-        OPAL_THREAD_UNLOCK(&c->done_lock);
-        if (NULL == op) {
-            break;
-        }
-        op->cbfunc(&mca_btl_via_module.super, op->endpoint, op->local_address, op->local_handle,
-                   op->cbcontext, op->cbdata, op->status);
-        if (OPAL_SUCCESS != op->status && OPAL_ERR_BAD_PARAM != op->status) {
-            mca_btl_via_fatal_peer(op->endpoint, "RDMA to a peer that is gone");
-        }
-        OBJ_DESTRUCT(&op->super);
-        free(op);
-        ++count;
-    }
+    count += tc_ompi_done_list_drain(&c->completed_frags, mca_btl_via_complete_frag);
+    count += tc_ompi_done_list_drain(&c->completed_rdma, mca_btl_via_complete_rdma);
     return count;
 }
 
-/* the receive CQ has one consumer at a time under threads: the guard is
- * taken with an acquire and given back with a release, so that the next
- * holder sees everything the last one wrote (a write barrier and a plain
- * store order no earlier load) */
+/* the receive CQ has one consumer at a time under threads (tc_guard_t:
+ * acquire to take, release to drop) */
 static inline bool mca_btl_via_progress_enter(void)
 {
-    return !opal_using_threads() || 0 == tc_atomic_swap(&mca_btl_via_component.progress_guard, 1);
+    return !opal_using_threads() || tc_guard_try_enter(&mca_btl_via_component.progress_guard);
 }
 
 static inline void mca_btl_via_progress_leave(void)
 {
     if (opal_using_threads()) {
-        tc_atomic_store_release(&mca_btl_via_component.progress_guard, 0);
+        tc_guard_leave(&mca_btl_via_component.progress_guard);
     }
 }
 
@@ -887,8 +875,8 @@ int mca_btl_via_component_progress(void)
         mca_btl_via_handle_recv((mca_btl_via_endpoint_t *) vi->user, d);
         ++count;
     }
-    if (OPAL_UNLIKELY(c->num_connecting > 0 || !opal_list_is_empty(&c->completed_frags) ||
-                      !opal_list_is_empty(&c->completed_rdma) ||
+    if (OPAL_UNLIKELY(c->num_connecting > 0 || !tc_ompi_done_list_empty(&c->completed_frags) ||
+                      !tc_ompi_done_list_empty(&c->completed_rdma) ||
                       (c->poll_sends && c->num_active > 0))) {
         count += mca_btl_via_progress_slow();
     }

@@ -320,9 +320,7 @@ void mca_btl_via_endpoint_reap_locked(mca_btl_via_endpoint_t *ep)
                                                                        : OPAL_ERR_UNREACH;
             }
             if (0 == --op->remaining) {
-                OPAL_THREAD_LOCK(&c->done_lock);
-                opal_list_append(&c->completed_rdma, &op->super);
-                OPAL_THREAD_UNLOCK(&c->done_lock);
+                tc_ompi_done_list_push(&c->completed_rdma, &op->super);
             }
         } else {
             mca_btl_via_frag_t *frag = d->context;
@@ -336,9 +334,7 @@ void mca_btl_via_endpoint_reap_locked(mca_btl_via_endpoint_t *ep)
                 continue;
             }
             frag->status = failed ? OPAL_ERR_UNREACH : OPAL_SUCCESS;
-            OPAL_THREAD_LOCK(&c->done_lock);
-            opal_list_append(&c->completed_frags, &frag->base.super.super);
-            OPAL_THREAD_UNLOCK(&c->done_lock);
+            tc_ompi_done_list_push(&c->completed_frags, &frag->base.super.super);
         }
     }
     if (OPAL_UNLIKELY(broken) && MCA_BTL_VIA_EP_CONNECTED == ep->state) {
@@ -359,8 +355,6 @@ void mca_btl_via_endpoint_fail_locked(mca_btl_via_endpoint_t *ep)
             continue;
         }
         frag->status = OPAL_ERR_UNREACH;
-        OPAL_THREAD_LOCK(&c->done_lock);
-        opal_list_append(&c->completed_frags, &frag->base.super.super);
-        OPAL_THREAD_UNLOCK(&c->done_lock);
+        tc_ompi_done_list_push(&c->completed_frags, &frag->base.super.super);
     }
 }

@@ -255,13 +255,13 @@ int mca_btl_via_finalize(struct mca_btl_base_module_t *btl)
         }
     }
     c->num_active = 0;
-    while (NULL != (item = opal_list_remove_first(&c->completed_frags))) {
+    while (NULL != (item = tc_ompi_done_list_pop(&c->completed_frags))) {
         mca_btl_via_frag_t *frag = (mca_btl_via_frag_t *) item;
         if (frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
             mca_btl_via_frag_return(frag);
         }
     }
-    while (NULL != (item = opal_list_remove_first(&c->completed_rdma))) {
+    while (NULL != (item = tc_ompi_done_list_pop(&c->completed_rdma))) {
         OBJ_DESTRUCT(item);
         free(item);
     }
@@ -317,10 +317,8 @@ mca_btl_base_descriptor_t *mca_btl_via_prepare_src(struct mca_btl_base_module_t 
 
 void mca_btl_via_fatal_peer(mca_btl_via_endpoint_t *ep, const char *why)
 {
-    opal_output_verbose(1, mca_btl_via_component.output, "btl:via: vpid %u: %s", ep->vpid, why);
-    /* the PML decides (ob1 aborts the job): never hang on a dead peer */
-    if (NULL != mca_btl_via_module.error_cb) {
-        mca_btl_via_module.error_cb(&mca_btl_via_module.super, MCA_BTL_ERROR_FLAGS_FATAL, ep->proc,
-                                    (char *) why);
-    }
+    tc_ompi_fatal_peer(
+        &(tc_ompi_fatal_info_t){"via", "help-mpi-btl-via.txt", mca_btl_via_component.output},
+        &mca_btl_via_module.super, mca_btl_via_module.error_cb, ep->proc, "vpid", (int) ep->vpid,
+        why);
 }

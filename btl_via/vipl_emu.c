@@ -31,7 +31,6 @@
 #include <errno.h>
 #include <stddef.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +38,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "tc_alive.h"
+#include "tc_atomic.h"
 #include "tc_config.h"
 #include "tc_shm.h"
 #include "vipl.h"
@@ -147,6 +148,7 @@ typedef struct vipl_emu_remote {
     struct vipl_emu_remote *next;
     uint32_t nic_id;
     pid_t pid;
+    tc_alive_t alive; /* the peer process, held since the first connect */
     unsigned refs;
     tc_shm_seg_t seg;
     vipl_emu_nic_hdr_t *hdr;
@@ -246,12 +248,12 @@ extern const vipl_ops_t vipl_emu_ops;
 
 static inline uint32_t vipl_emu_load32(const uint32_t *p)
 {
-    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+    return tc_atomic_load_acquire(p);
 }
 
 static inline void vipl_emu_store32(uint32_t *p, uint32_t v)
 {
-    __atomic_store_n(p, v, __ATOMIC_RELEASE);
+    tc_atomic_store_release(p, v);
 }
 
 static int vipl_emu_name(const char *key, uint32_t nic_id, char *buf, size_t len)
@@ -293,7 +295,7 @@ static bool vipl_emu_check_reg(const vipl_emu_reg_t *regs, uint32_t max_regs,
         return false;
     }
     memcpy(&copy, (const void *) e, sizeof(copy));
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    tc_atomic_fence_acquire();
     if (vipl_emu_load32(&e->gen) != gen) {
         return false;
     }
@@ -375,12 +377,10 @@ static vipl_return_t vipl_emu_open_nic(const vipl_open_params_t *params, vipl_ni
     nic->strict = params->strict;
     nic->next_ptag = 1;
     pthread_mutex_init(&nic->lock, NULL);
-    if (0 == params->expected_peers) {
-        /* nobody will attach: the name is of no use */
-        (void) tc_shm_unlink(&nic->seg);
-    }
     /* the magic last: a peer attaching early sees a complete header */
-    __atomic_store_n(&nic->hdr->magic, VIPL_EMU_MAGIC, __ATOMIC_RELEASE);
+    tc_shm_publish(&nic->hdr->magic, VIPL_EMU_MAGIC);
+    /* nobody expected: the name is of no use (else the last peer removes it) */
+    (void) tc_shm_unlink_when_attached(&nic->seg, &nic->hdr->attached, nic->hdr->expected);
 
     nic->super.ops = &vipl_emu_ops;
     nic->super.attrs.provider = "emu";
@@ -417,6 +417,7 @@ static void vipl_emu_remote_put(vipl_emu_nic_t *nic, vipl_emu_remote_t *r)
         }
     }
     pthread_mutex_unlock(&nic->lock);
+    tc_alive_close(&r->alive);
     (void) tc_shm_detach(&r->seg);
     free(r);
 }
@@ -432,6 +433,7 @@ static void vipl_emu_close_nic(vipl_nic_t *base)
     while (NULL != nic->remotes) {
         vipl_emu_remote_t *r = nic->remotes;
         nic->remotes = r->next;
+        tc_alive_close(&r->alive);
         (void) tc_shm_detach(&r->seg);
         free(r);
     }
@@ -470,15 +472,13 @@ static vipl_return_t vipl_emu_remote_get(vipl_emu_nic_t *nic, uint32_t nic_id, p
     if (NULL == r) {
         return VIPL_ERROR_RESOURCE;
     }
-    rc = tc_shm_attach(&r->seg, nic->dir, name, 0);
+    rc = tc_shm_attach_header(&r->seg, nic->dir, name, sizeof(h));
     if (0 != rc) {
         free(r);
         /* not created yet (or gone): the caller may retry */
         return -EPERM == rc ? VIPL_INVALID_PARAMETER : VIPL_NOT_REACHABLE;
     }
-    if (r->seg.size < sizeof(h) ||
-        VIPL_EMU_MAGIC !=
-            __atomic_load_n(&((vipl_emu_nic_hdr_t *) r->seg.base)->magic, __ATOMIC_ACQUIRE)) {
+    if (!tc_shm_published(&((vipl_emu_nic_hdr_t *) r->seg.base)->magic, VIPL_EMU_MAGIC)) {
         (void) tc_shm_detach(&r->seg);
         free(r);
         return VIPL_NOT_REACHABLE;
@@ -501,6 +501,8 @@ static vipl_return_t vipl_emu_remote_get(vipl_emu_nic_t *nic, uint32_t nic_id, p
     }
     r->nic_id = nic_id;
     r->pid = h.pid;
+    /* a peer already gone shows at the first liveness check */
+    (void) tc_alive_open(&r->alive, r->pid);
     r->hdr = r->seg.base;
     r->regs = (vipl_emu_reg_t *) ((char *) r->seg.base + h.reg_off);
     r->max_regs = h.max_regs;
@@ -510,9 +512,7 @@ static vipl_return_t vipl_emu_remote_get(vipl_emu_nic_t *nic, uint32_t nic_id, p
     r->vi_stride = h.vi_stride;
     r->refs = 1;
     /* the last expected peer to map the segment removes its name */
-    if (__atomic_add_fetch(&r->hdr->attached, 1, __ATOMIC_ACQ_REL) == h.expected) {
-        (void) tc_shm_unlink(&r->seg);
-    }
+    (void) tc_shm_count_attach(&r->seg, &r->hdr->attached, h.expected);
 
     pthread_mutex_lock(&nic->lock);
     r->next = nic->remotes;
@@ -847,12 +847,12 @@ static vipl_return_t vipl_emu_connect_peer_request(vipl_vi_t *base, const vipl_v
     return VIPL_SUCCESS;
 }
 
-static bool vipl_emu_peer_alive(const vipl_emu_remote_t *r)
+static bool vipl_emu_peer_alive(vipl_emu_remote_t *r)
 {
     if (VIPL_EMU_NIC_CLOSED == vipl_emu_load32(&r->hdr->state)) {
         return false;
     }
-    return !(0 != kill(r->pid, 0) && ESRCH == errno);
+    return 0 == tc_alive_check(&r->alive);
 }
 
 static vipl_return_t vipl_emu_connect_peer_done(vipl_vi_t *base)
@@ -972,7 +972,7 @@ static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool w
     if (posted == vi->rconsumed) {
         /* the peer's posted count lives on a line it writes: read it only
          * when the receives seen so far are used up */
-        posted = vi->rposted_seen = __atomic_load_n(&rr->posted, __ATOMIC_ACQUIRE);
+        posted = vi->rposted_seen = tc_atomic_load_acquire(&rr->posted);
     }
     if (posted == vi->rconsumed) {
         /* VIA: a send without a posted receive breaks the connection */
@@ -1298,7 +1298,7 @@ static vipl_return_t vipl_emu_post_recv(vipl_vi_t *base, vipl_desc_t *d)
     vi->rdescs[vi->rposted_idx] = d;
     ++vi->rposted;
     vi->rposted_idx = vi->rposted_idx + 1 == vi->recv_depth ? 0 : vi->rposted_idx + 1;
-    __atomic_store_n(&vi->rec->posted, vi->rposted, __ATOMIC_RELEASE);
+    tc_atomic_store_release(&vi->rec->posted, vi->rposted);
     return VIPL_SUCCESS;
 }
 

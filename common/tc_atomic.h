@@ -23,6 +23,9 @@
 #ifndef TC_ATOMIC_H
 #define TC_ATOMIC_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 /* loads */
 #define tc_atomic_load_relaxed(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define tc_atomic_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
@@ -39,6 +42,15 @@
 #define tc_atomic_fetch_or(p, v) __atomic_fetch_or((p), (v), __ATOMIC_ACQ_REL)
 #define tc_atomic_fetch_xor(p, v) __atomic_fetch_xor((p), (v), __ATOMIC_ACQ_REL)
 #define tc_atomic_swap(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
+/* taking a lock word: later accesses stay after the swap */
+#define tc_atomic_swap_acquire(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQUIRE)
+
+/* read-modify-write with one-sided or no ordering: a statistics counter
+ * (relaxed), a progress counter that publishes data written before it
+ * (release) */
+#define tc_atomic_fetch_add_relaxed(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#define tc_atomic_fetch_sub_relaxed(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_RELAXED)
+#define tc_atomic_add_fetch_release(p, v) __atomic_add_fetch((p), (v), __ATOMIC_RELEASE)
 /* compare and swap: true when *p held *expected and now holds desired;
  * otherwise *expected receives the current value */
 #define tc_atomic_cswap(p, expected, desired) \
@@ -58,5 +70,37 @@
 /* orders every earlier store before every later load (StoreLoad), and
  * everything else: the fence of the Dekker pattern */
 #define tc_atomic_fence_full() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+/* A statistics counter: an atomic add when other threads may update it
+ * too (shared), a plain add on the single-thread path. */
+static inline void tc_atomic_count(uint64_t *ctr, uint64_t v, bool shared)
+{
+    if (shared) {
+        (void) tc_atomic_fetch_add_relaxed(ctr, v);
+    } else {
+        *ctr += v;
+    }
+}
+
+/* The progress guard: one thread at a time in a progress function (or any
+ * section the others may skip rather than wait for). Taken with an
+ * acquire swap, so that what the previous holder did is visible; dropped
+ * with a release store, so that what this holder did is visible to the
+ * next. A write barrier and a plain store would order the stores only,
+ * not the loads of the section. A zeroed tc_guard_t is free. */
+typedef struct tc_guard {
+    int32_t taken;
+} tc_guard_t;
+
+/* true when this thread took the guard */
+static inline bool tc_guard_try_enter(tc_guard_t *g)
+{
+    return 0 == tc_atomic_swap_acquire(&g->taken, 1);
+}
+
+static inline void tc_guard_leave(tc_guard_t *g)
+{
+    tc_atomic_store_release(&g->taken, 0);
+}
 
 #endif /* TC_ATOMIC_H */

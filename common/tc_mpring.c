@@ -69,13 +69,13 @@ int tc_mpring_attach(tc_mpring_t *q, void *mem, size_t memlen, uint32_t nslots, 
     q->tail = tc_atomic_load_acquire(&hdr->dequeue_pos);
     q->reserved = 0;
     q->has_reserved = false;
-    q->credited = false;
+    q->sole_sender = false;
     return 0;
 }
 
-void tc_mpring_set_credited(tc_mpring_t *q)
+void tc_mpring_set_sole_sender(tc_mpring_t *q)
 {
-    q->credited = true;
+    q->sole_sender = true;
 }
 
 int tc_mpring_reserve(tc_mpring_t *q, void **payload)
@@ -122,7 +122,7 @@ int tc_mpring_reserve_sole(tc_mpring_t *q, void **payload)
     /* only we write the position: no other claim can race with ours */
     pos = tc_atomic_load_relaxed(&q->hdr->enqueue_pos);
     s = tc_mpring_slot(q, pos);
-    if (q->credited) {
+    if (q->sole_sender) {
         /* the caller's credits say the slot is free */
         tc_atomic_store_relaxed(&q->hdr->enqueue_pos, pos + 1);
         q->reserved = pos;
@@ -185,7 +185,7 @@ void tc_mpring_release(tc_mpring_t *q)
     tc_mpring_slot_hdr_t *s = tc_mpring_slot(q, q->tail);
 
     /* Free the slot for the producer of the next lap. */
-    if (!q->credited) {
+    if (!q->sole_sender) {
         tc_atomic_store_release(&s->seq, q->tail + q->nslots);
     }
     q->tail++;

@@ -74,7 +74,7 @@ typedef struct tc_mpring {
     uint64_t tail;     /* consumer only: next position to read */
     uint64_t reserved; /* producer: claimed position (valid if has_reserved) */
     bool has_reserved;
-    bool credited; /* tc_mpring_set_credited: slots are not handed back */
+    bool sole_sender; /* tc_mpring_set_sole_sender: slots are not handed back */
 } tc_mpring_t;
 
 /* Attach to a formatted queue; the header must match the expected
@@ -97,7 +97,7 @@ int tc_mpring_publish(tc_mpring_t *q, uint32_t len, uint32_t tag);
  * producer claimed it. */
 int tc_mpring_reserve_sole(tc_mpring_t *q, void **payload);
 
-/* Credited mode, for a queue with one producer whose protocol above never
+/* Sole-sender mode, for a queue with one producer whose protocol above never
  * lets it write a slot before the consumer is done with it (credits
  * returned only after the slot's message was consumed, with release
  * order between the two). Set on the producer's view and on the
@@ -107,7 +107,7 @@ int tc_mpring_reserve_sole(tc_mpring_t *q, void **payload);
  * without reading the slot, so that per message the slot's line only
  * travels from producer to consumer. Fullness is not detected then: the
  * caller's credits are the only guard. */
-void tc_mpring_set_credited(tc_mpring_t *q);
+void tc_mpring_set_sole_sender(tc_mpring_t *q);
 
 /* Producer, copying. -EAGAIN when full, -EMSGSIZE if len > slot_size. */
 int tc_mpring_push(tc_mpring_t *q, const void *data, uint32_t len, uint32_t tag);
@@ -128,9 +128,9 @@ static inline int tc_mpring_peek(tc_mpring_t *q, const void **payload, uint32_t 
     uint64_t seq = tc_atomic_load_acquire(&s->seq);
 
     if (seq != q->tail + 1) {
-        /* Free (seq == tail; credited: the last lap's tail + 1 - nslots)
+        /* Free (seq == tail; sole sender: the last lap's tail + 1 - nslots)
          * or claimed but not yet published: empty. */
-        if (seq == q->tail || (q->credited && (int64_t) (seq - q->tail) < 0)) {
+        if (seq == q->tail || (q->sole_sender && (int64_t) (seq - q->tail) < 0)) {
             return -EAGAIN;
         }
         return -EPROTO;

@@ -157,3 +157,37 @@ int tc_shm_unlink(tc_shm_seg_t *seg)
     }
     return 0;
 }
+
+int tc_shm_attach_header(tc_shm_seg_t *seg, const char *dir, const char *name, size_t hdr_size)
+{
+    int rc = tc_shm_attach(seg, dir, name, 0);
+
+    if (0 != rc) {
+        /* -EINVAL: an empty file, created but not sized yet */
+        return -EINVAL == rc ? -ENOENT : rc;
+    }
+    if (seg->size < hdr_size) {
+        (void) tc_shm_detach(seg);
+        return -ENOENT;
+    }
+    return 0;
+}
+
+bool tc_shm_count_attach(tc_shm_seg_t *seg, uint32_t *attached, uint32_t expected)
+{
+    if (tc_atomic_add_fetch(attached, 1u) == expected) {
+        (void) tc_shm_unlink(seg);
+        return true;
+    }
+    return false;
+}
+
+bool tc_shm_unlink_when_attached(tc_shm_seg_t *seg, uint32_t *attached, uint32_t expected)
+{
+    if (tc_atomic_load_acquire(attached) >= expected) {
+        /* the last peer removed it already, or nobody will attach */
+        (void) tc_shm_unlink(seg);
+        return true;
+    }
+    return false;
+}

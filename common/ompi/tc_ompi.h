@@ -18,9 +18,13 @@
 #include <stddef.h>
 
 #include "opal/class/opal_free_list.h"
+#include "opal/class/opal_list.h"
 #include "opal/datatype/opal_convertor.h"
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/btl/btl.h"
+
+#include "tc_ompi_compat.h"
+#include TC_OMPI_MUTEX_H
 
 #include "tc_rcache.h"
 
@@ -162,6 +166,36 @@ tc_ompi_frag_prepare_src(const tc_ompi_frag_ops_t *ops, size_t capacity,
     return des;
 }
 
+/* ---- completed fragments (tc_ompi_done.c) ------------------------------ */
+
+/* Fragments (or RDMA operations) that completed in a context where their
+ * callback may not run (inside btl_send, under an endpoint lock), kept
+ * until the next progress call delivers them. Any thread pushes; pops
+ * come from progress. The lock is taken only when Open MPI runs with
+ * threads (OPAL_THREAD_LOCK). */
+typedef struct tc_ompi_done_list_t {
+    opal_list_t list;
+    opal_mutex_t lock;
+} tc_ompi_done_list_t;
+
+void tc_ompi_done_list_construct(tc_ompi_done_list_t *d);
+/* the list must be empty (drain it with tc_ompi_done_list_pop) */
+void tc_ompi_done_list_destruct(tc_ompi_done_list_t *d);
+void tc_ompi_done_list_push(tc_ompi_done_list_t *d, opal_list_item_t *item);
+/* the oldest item, or NULL */
+opal_list_item_t *tc_ompi_done_list_pop(tc_ompi_done_list_t *d);
+/* Progress: pop every item and hand it to complete, oldest first (the lock
+ * is not held during the call: complete may push again); the number of
+ * items handed. */
+int tc_ompi_done_list_drain(tc_ompi_done_list_t *d, void (*complete)(opal_list_item_t *item));
+
+/* A hint without the lock, for progress's fast path: a push that races
+ * with it is seen by the next call. */
+static inline bool tc_ompi_done_list_empty(tc_ompi_done_list_t *d)
+{
+    return opal_list_is_empty(&d->list);
+}
+
 /* ---- add_procs (tc_ompi_procs.c) --------------------------------------- */
 
 /* Called for each peer of this job on this host: the endpoint that reaches
@@ -198,6 +232,27 @@ void tc_ompi_remote_btls(char *btls, size_t btlslen);
  * the BTLs that reach other hosts) says why they are unreachable. */
 void tc_ompi_alone_on_host(const char *help_file, const char *btl, const char *provider,
                            bool only_requested);
+
+/* ---- the fatal-peer path (tc_ompi_fatal.c) ------------------------------ */
+
+/* Who reports: the component's name, help file (with a topic "peer lost":
+ * arguments btl, rank, host, peer kind, peer id, why) and stream. */
+typedef struct tc_ompi_fatal_info_t {
+    const char *btl;
+    const char *help_file;
+    int output;
+} tc_ompi_fatal_info_t;
+
+/* The report of a peer that is lost for good. The caller marks its
+ * endpoint failed first (so that it reports once per peer) and fails
+ * or keeps the peer's pending fragments as its protocol says; then this:
+ * a line on the component's stream, the help message once per process
+ * (the first lost peer is the news), and the PML's error callback with
+ * MCA_BTL_ERROR_FLAGS_FATAL (ob1 ends the job: it never hangs on a dead
+ * peer). peer_kind names peer_id ("local rank", "vpid"). */
+void tc_ompi_fatal_peer(const tc_ompi_fatal_info_t *info, mca_btl_base_module_t *btl,
+                        mca_btl_base_module_error_cb_fn_t error_cb, opal_proc_t *proc,
+                        const char *peer_kind, int peer_id, const char *why);
 
 /* ---- sendi (tc_ompi_sendi.c) ------------------------------------------- */
 

@@ -56,8 +56,7 @@ static void test_bip_guard_two_threads(void **state)
     assert_int_equal(0, bip_open(&p, &c->dev));
     OBJ_CONSTRUCT(&c->posted, opal_list_t);
     OBJ_CONSTRUCT(&c->recv_fifo, opal_list_t);
-    OBJ_CONSTRUCT(&c->completed_frags, opal_list_t);
-    OBJ_CONSTRUCT(&c->done_lock, opal_mutex_t);
+    tc_ompi_done_list_construct(&c->completed_frags);
     c->threads = true;
     c->unlinked = true;
     c->poll_batch = 4;

@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "tc_atomic.h"
 #include "tc_rcache.h"
 
 #define MOCK_MAX 1024
@@ -594,7 +595,7 @@ static void *mt_worker(void *p)
             if (0 != tc_rcache_get(a->cache, a->base + off, len, &held[k]) ||
                 held[k]->base > (uintptr_t) a->base + off ||
                 held[k]->base + held[k]->len < (uintptr_t) a->base + off + len) {
-                __atomic_fetch_add(&a->ctx->bad, 1, __ATOMIC_RELAXED);
+                tc_atomic_fetch_add_relaxed(&a->ctx->bad, 1);
                 held[k] = NULL;
             }
         } else if (op < 9) {

@@ -429,10 +429,10 @@ static void mpring_pair(uint8_t *mem, size_t sz, uint32_t nslots, uint32_t slot,
     assert_int_equal(tc_mpring_attach(prod, mem, sz, nslots, slot), 0);
 }
 
-/* The sole-producer claim: same queue semantics (full, wrap, order) with
+/* The sole-sender claim: same queue semantics (full, wrap, order) with
  * a plain store of the enqueue position; a slot claimed behind its back
  * is reported. */
-static void test_mpring_sole_producer(void **state)
+static void test_mpring_sole_sender_claim(void **state)
 {
     const uint32_t nslots = 4, slot = 40;
     size_t sz = tc_mpring_size(nslots, slot);
@@ -483,11 +483,11 @@ static void test_mpring_sole_producer(void **state)
     free(mem);
 }
 
-/* Credited mode: the consumer does not write slots back, the producer
+/* Sole-sender mode: the consumer does not write slots back, the producer
  * does not read them; a producer that keeps at most nslots unconsumed
  * (its credits) moves every message intact, and the consumer sees an old
  * lap's slot as empty. */
-static void test_mpring_credited(void **state)
+static void test_mpring_sole_sender_mode(void **state)
 {
     const uint32_t nslots = 4, slot = 40;
     size_t sz = tc_mpring_size(nslots, slot);
@@ -500,8 +500,8 @@ static void test_mpring_credited(void **state)
     (void) state;
 
     mpring_pair(mem, sz, nslots, slot, &prod, &cons);
-    tc_mpring_set_credited(&cons);
-    tc_mpring_set_credited(&prod);
+    tc_mpring_set_sole_sender(&cons);
+    tc_mpring_set_sole_sender(&prod);
     for (int lap = 0; lap < 50; lap++) {
         while (sent - recvd < nslots) {
             uint32_t l = pattern_len(sent, slot);
@@ -676,8 +676,8 @@ int main(void)
         cmocka_unit_test(test_ring_corrupt),
         cmocka_unit_test(test_ring_across_fork),
         cmocka_unit_test(test_mpring_full_and_wrap),
-        cmocka_unit_test(test_mpring_sole_producer),
-        cmocka_unit_test(test_mpring_credited),
+        cmocka_unit_test(test_mpring_sole_sender_claim),
+        cmocka_unit_test(test_mpring_sole_sender_mode),
         cmocka_unit_test(test_mpring_two_threads),
         cmocka_unit_test(test_mpring_two_processes),
     };

@@ -5,7 +5,10 @@
  * attach refusing a wrong size, a loose mode, a foreign owner, a symbolic
  * link and a missing file, and unlink leaving no file behind.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -151,12 +154,121 @@ static void test_attach_rejects(void **state)
     assert_int_equal(tc_shm_detach(&s), 0);
 }
 
+/* a segment header as the BTLs lay theirs out */
+typedef struct pub_hdr {
+    uint64_t magic;
+    uint32_t expected;
+    uint32_t attached;
+    uint64_t payload;
+} pub_hdr_t;
+
+#define PUB_MAGIC 0x7075626c69736831ull
+
+static bool pub_name_exists(const char *name)
+{
+    char path[PATH_MAX + 64];
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    return 0 == access(path, F_OK);
+}
+
+/* format, publish, count attachments, unlink when all attached: before
+ * the magic a peer sees nothing; each peer counts itself; the one that
+ * makes the count reach the number expected removes the name (the
+ * earlier ones do not); the owner notices; a fourth peer cannot attach. */
+static void test_publish_attach_unlink(void **state)
+{
+    tc_shm_seg_t owner, peer[3], late;
+    pub_hdr_t *h;
+
+    (void) state;
+    assert_int_equal(tc_shm_attach_header(&late, dir, "pub", sizeof(pub_hdr_t)), -ENOENT);
+    assert_int_equal(tc_shm_create(&owner, dir, "pub", 4096), 0);
+    h = owner.base;
+    h->expected = 3;
+    h->payload = 0xabcdef;
+    /* not published yet: attachable, but not formatted */
+    assert_int_equal(tc_shm_attach_header(&peer[0], dir, "pub", sizeof(pub_hdr_t)), 0);
+    assert_false(tc_shm_published(&((pub_hdr_t *) peer[0].base)->magic, PUB_MAGIC));
+    assert_int_equal(tc_shm_detach(&peer[0]), 0);
+    tc_shm_publish(&h->magic, PUB_MAGIC);
+    assert_false(tc_shm_unlink_when_attached(&owner, &h->attached, h->expected));
+    for (int i = 0; i < 3; ++i) {
+        pub_hdr_t *ph;
+
+        assert_true(pub_name_exists("pub"));
+        assert_int_equal(tc_shm_attach_header(&peer[i], dir, "pub", sizeof(pub_hdr_t)), 0);
+        ph = peer[i].base;
+        assert_true(tc_shm_published(&ph->magic, PUB_MAGIC));
+        assert_int_equal(ph->payload, 0xabcdef);
+        /* only the last expected attachment removes the name */
+        assert_int_equal(tc_shm_count_attach(&peer[i], &ph->attached, ph->expected), 2 == i);
+        assert_int_equal(tc_shm_unlink_when_attached(&owner, &h->attached, h->expected), 2 == i);
+    }
+    assert_false(pub_name_exists("pub"));
+    assert_int_equal(h->attached, 3);
+    assert_true(tc_shm_unlink_when_attached(&owner, &h->attached, h->expected)); /* idempotent */
+    assert_int_equal(tc_shm_attach_header(&late, dir, "pub", sizeof(pub_hdr_t)), -ENOENT);
+    /* the mappings stay valid after the name went */
+    ((pub_hdr_t *) peer[0].base)->payload = 42;
+    assert_int_equal(h->payload, 42);
+    for (int i = 0; i < 3; ++i) {
+        assert_int_equal(tc_shm_detach(&peer[i]), 0);
+    }
+    assert_int_equal(tc_shm_unlink(&owner), 0);
+    assert_int_equal(tc_shm_detach(&owner), 0);
+}
+
+/* no peer expected: the owner removes the name as it publishes */
+static void test_publish_nobody_expected(void **state)
+{
+    tc_shm_seg_t owner;
+    pub_hdr_t *h;
+
+    (void) state;
+    assert_int_equal(tc_shm_create(&owner, dir, "alone", 4096), 0);
+    h = owner.base;
+    tc_shm_publish(&h->magic, PUB_MAGIC);
+    assert_true(pub_name_exists("alone"));
+    assert_true(tc_shm_unlink_when_attached(&owner, &h->attached, 0));
+    assert_false(pub_name_exists("alone"));
+    assert_int_equal(tc_shm_detach(&owner), 0);
+}
+
+/* too short for the header, or empty (created, not sized yet): -ENOENT,
+ * "not there yet", and nothing stays mapped */
+static void test_attach_header_short(void **state)
+{
+    tc_shm_seg_t owner, t;
+    char path[PATH_MAX + 64];
+    int fd;
+
+    (void) state;
+    assert_int_equal(tc_shm_create(&owner, dir, "short", 64), 0);
+    assert_int_equal(tc_shm_attach_header(&t, dir, "short", 128), -ENOENT);
+    assert_null(t.base);
+    assert_int_equal(tc_shm_attach_header(&t, dir, "short", 64), 0);
+    assert_int_equal(tc_shm_detach(&t), 0);
+    assert_int_equal(tc_shm_unlink(&owner), 0);
+    assert_int_equal(tc_shm_detach(&owner), 0);
+    snprintf(path, sizeof(path), "%s/empty2", dir);
+    fd = open(path, O_CREAT | O_EXCL | O_RDWR, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(fchmod(fd, 0600), 0);
+    close(fd);
+    assert_int_equal(tc_shm_attach_header(&t, dir, "empty2", 8), -ENOENT);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_mode_and_unlink),
         cmocka_unit_test(test_create_errors),
         cmocka_unit_test(test_attach_rejects),
+        cmocka_unit_test(test_publish_attach_unlink),
+        cmocka_unit_test(test_publish_nobody_expected),
+        cmocka_unit_test(test_attach_header_short),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -50,9 +50,8 @@ static void test_sci_pending_connecting_not_dead(void **state)
     (void) state;
     assert_non_null(eps);
     OBJ_CONSTRUCT(&c->pending_endpoints, opal_list_t);
-    OBJ_CONSTRUCT(&c->completed_frags, opal_list_t);
+    tc_ompi_done_list_construct(&c->completed_frags);
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
-    OBJ_CONSTRUCT(&c->done_lock, opal_mutex_t);
     c->doorbell = (uint8_t *) &bell;
     c->local_rank = 0;
     c->num_local = 2;

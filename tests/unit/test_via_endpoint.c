@@ -71,8 +71,7 @@ static void test_via_endpoint_create_fails_after_posting(void **state)
     c->output = -1;
     OBJ_CONSTRUCT(&c->frags, opal_free_list_t);
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
-    OBJ_CONSTRUCT(&c->done_lock, opal_mutex_t);
-    OBJ_CONSTRUCT(&c->completed_frags, opal_list_t);
+    tc_ompi_done_list_construct(&c->completed_frags);
     for (int i = 0; i < VIA_EP_NFRAGS; ++i) {
         OBJ_CONSTRUCT(&frags[i], mca_btl_via_frag_t);
         opal_free_list_return(&c->frags, &frags[i].base.super);

@@ -59,9 +59,8 @@ static void test_via_guard_two_threads(void **state)
     dev->ops = vipl_provider("emu");
     assert_int_equal(VIPL_SUCCESS, vipl_open_nic(dev->ops, &p, &dev->nic));
     assert_int_equal(VIPL_SUCCESS, vipl_create_cq(dev->nic, 4, &dev->recv_cq));
-    OBJ_CONSTRUCT(&c->completed_frags, opal_list_t);
-    OBJ_CONSTRUCT(&c->completed_rdma, opal_list_t);
-    OBJ_CONSTRUCT(&c->done_lock, opal_mutex_t);
+    tc_ompi_done_list_construct(&c->completed_frags);
+    tc_ompi_done_list_construct(&c->completed_rdma);
     c->poll_batch = 1;
     c->output = -1;
     memset(&orphan, 0, sizeof(orphan));
