@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bip_provider.h"
 
@@ -253,6 +254,13 @@ static int bip_prov_open_one(bip_dev_t *dev, int which, const bip_ops_t *ops,
                              const bip_dev_params_t *p)
 {
     int rc = ops->open(p, &dev->sub[which]);
+
+    /* a network provider binds a port and lists interfaces: on a busy
+     * host that can fail for a moment (EADDRNOTAVAIL, an empty list) */
+    for (int attempt = 0; 0 != rc && BIP_PROV_OFI == which && attempt < 5; ++attempt) {
+        (void) nanosleep(&(struct timespec){.tv_sec = 0, .tv_nsec = 200000000}, NULL);
+        rc = ops->open(p, &dev->sub[which]);
+    }
 
     if (0 == rc) {
         dev->ops[which] = ops;
