@@ -22,6 +22,11 @@
  * post beyond max_posted receives is -EAGAIN (the protocol queues the
  * receive in its software FIFO).
  *
+ * Providers (bip_provider.c): shm (same host: a shared segment and CMA)
+ * and ofi (other hosts: libfabric, bip_ofi.c), each an ops table; a
+ * device opens the ones params->provider asks for and every peer is
+ * reached through one of them (bip_peer_connect_info).
+ *
  * Errors: 0 or a negative errno (tc_common.h). No Open MPI header here:
  * the unit tests build the device alone.
  */
@@ -49,7 +54,36 @@ typedef struct bip_dev_params {
     uint32_t slot_size;      /* bytes per slot */
     uint32_t max_posted;     /* posted large receives at a time (1..4096) */
     size_t frag_size;        /* bytes per fragment of a large send */
+    /* provider choice (NULL: "shm", as before the ofi provider existed):
+     * "shm" same-host peers only; "ofi" every peer over libfabric; "auto"
+     * shm for same-host peers and ofi for the others (opened only when
+     * remote_peers > 0) */
+    const char *provider;
+    const char *ofi_prov;   /* libfabric provider name (NULL: "tcp") */
+    const char *ofi_domain; /* libfabric domain, e.g. an interface (NULL: first) */
+    uint32_t stamp;         /* the sender rank ofi messages carry (job rank) */
+    uint32_t remote_peers;  /* peers on other hosts */
+    uint32_t ofi_timeout;   /* seconds a large transfer may wait for a peer
+                               before it is reported gone (0: 60) */
 } bip_dev_params_t;
+
+/* how a peer is reached: its stamp (the src its messages report), its
+ * node-local rank for shm (-1: another host) and its ofi address */
+typedef struct bip_peer_info {
+    uint32_t rank;
+    int32_t local_rank;
+    const void *addr;
+    size_t addrlen;
+} bip_peer_info_t;
+
+/* a registration's key as the reading peer needs it (provider-opaque:
+ * shm ignores it; ofi: the memory region's key and its base address) */
+typedef struct bip_rkey {
+    uint64_t key;
+    uint64_t base;
+} bip_rkey_t;
+
+#define BIP_ADDR_MAX 128
 
 /* --- device ------------------------------------------------------------- */
 int bip_open(const bip_dev_params_t *params, bip_dev_t **dev);
@@ -66,6 +100,17 @@ int bip_unlink_when_connected(bip_dev_t *dev);
 /* Map peer `rank`'s queue. -ENOENT: not created yet (try again later). */
 int bip_peer_connect(bip_dev_t *dev, uint32_t rank, bip_peer_t **peer);
 void bip_peer_disconnect(bip_peer_t *peer);
+/* Connect through the provider that reaches the peer: shm when
+ * info->local_rank >= 0 and shm is open, else ofi. -ENETUNREACH: no open
+ * provider reaches it. */
+int bip_peer_connect_info(bip_dev_t *dev, const bip_peer_info_t *info, bip_peer_t **peer);
+/* this device's ofi address for the modex (*len 0: no ofi provider open);
+ * buf holds BIP_ADDR_MAX bytes */
+int bip_dev_address(bip_dev_t *dev, void *buf, size_t *len);
+/* the provider a peer is reached by ("shm" or "ofi"), and the providers
+ * the device opened ("shm", "ofi", "shm+ofi") */
+const char *bip_peer_provider(const bip_peer_t *peer);
+const char *bip_dev_providers(const bip_dev_t *dev);
 /* 0 while the peer process lives, -ESRCH once it is gone */
 int bip_peer_alive(bip_peer_t *peer);
 
@@ -103,6 +148,11 @@ int bip_post_recv(bip_dev_t *dev, void *buf, size_t len, uint32_t *handle);
 long bip_recv_test(bip_dev_t *dev, uint32_t handle);
 /* Withdraw a posted receive (complete or not). */
 void bip_recv_unpost(bip_dev_t *dev, uint32_t handle);
+/* The same for a receive that one peer will fill: posted at the provider
+ * that reaches it (the handle is that provider's). */
+int bip_peer_post_recv(bip_peer_t *peer, void *buf, size_t len, uint32_t *handle);
+long bip_peer_recv_test(bip_peer_t *peer, uint32_t handle);
+void bip_peer_recv_unpost(bip_peer_t *peer, uint32_t handle);
 
 /* Write len bytes (gathered from iov) into the peer's posted receive
  * `handle`, at offset, in fragments of frag_size bytes; each fragment is
@@ -117,6 +167,18 @@ int bip_send_large(bip_peer_t *peer, uint32_t handle, size_t offset, const struc
  * at the peer's address src into dst, in fragments of frag_size. -ESRCH
  * (peer gone), -EFAULT (an address outside either process's memory). */
 int bip_read_large(bip_peer_t *peer, void *dst, uint64_t src, size_t len);
+/* The same with the key of the peer's registration of src (ofi: the peer
+ * registered it with bip_mem_register; shm ignores the key). */
+int bip_read_large_key(bip_peer_t *peer, void *dst, uint64_t src, const bip_rkey_t *key,
+                       size_t len);
+/* Does bip_read_large (no key: any address of the peer) work on the
+ * peer's provider? 1 (shm: CMA) or 0 (ofi: only registrations, by
+ * bip_read_large_key). */
+int bip_peer_can_read(const bip_peer_t *peer);
+/* Register addr[0..len) for reads by peers of provider ofi: *key for the
+ * reader, *reg to deregister. Without ofi: key 0, *reg NULL, 0. */
+int bip_mem_register(bip_dev_t *dev, void *addr, size_t len, bip_rkey_t *key, void **reg);
+void bip_mem_deregister(bip_dev_t *dev, void *reg);
 
 /* geometry as created (for the modex) */
 uint32_t bip_dev_nslots(const bip_dev_t *dev);

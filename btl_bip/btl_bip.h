@@ -29,6 +29,12 @@
 
 BEGIN_C_DECLS
 
+/* ob1's registration handle (btl_bip_rdma.c): the key a peer on ofi
+ * reads our memory with; key 0: no region (shm reads any address) */
+struct mca_btl_base_registration_handle_t {
+    bip_rkey_t key;
+};
+
 /* counters printed at finalize with btl_bip_verbose */
 typedef struct mca_btl_bip_counters {
     uint64_t short_sent;
@@ -56,7 +62,11 @@ typedef struct mca_btl_bip_component {
     unsigned int poll_batch;     /* queue messages per progress call */
     unsigned int check_interval; /* progress calls between liveness checks */
     unsigned int free_list_max;
-    bool large_read; /* large regime: the receiver reads (else BIP's push) */
+    bool large_read;    /* large regime: the receiver reads (else BIP's push) */
+    char *provider;     /* auto, shm or ofi */
+    char *ofi_provider; /* libfabric provider of the ofi provider */
+    char *ofi_domain;   /* its domain (tcp: an interface), empty: the first */
+    unsigned int ofi_timeout;
     int verbose;
     int output;
 
@@ -68,7 +78,10 @@ typedef struct mca_btl_bip_component {
     bool threads;
     bool unlinked; /* the queue file is gone from disk */
 
-    struct mca_btl_base_endpoint_t *endpoints; /* by local rank */
+    uint32_t my_vpid;
+    uint32_t nprocs;
+    bool all_peers_added;
+    struct mca_btl_base_endpoint_t *endpoints; /* by job rank (vpid) */
     int num_unconnected;
     unsigned int progress_calls;
 
@@ -81,6 +94,7 @@ typedef struct mca_btl_bip_component {
 
     mca_btl_bip_counters_t cnt;
     bool warned_unreachable;
+    struct tc_rcache *rcache; /* regions for reads over ofi (ofi open only) */
 } mca_btl_bip_component_t;
 
 TC_OMPI_MODULE_DECLSPEC extern mca_btl_bip_component_t mca_btl_bip_component;
@@ -159,6 +173,16 @@ int mca_btl_bip_poll_posted(void);
 void mca_btl_bip_fatal_peer(struct mca_btl_base_endpoint_t *ep, const char *why);
 
 bool mca_btl_bip_only_bip_requested(void);
+
+/* registrations for reads over ofi (btl_bip_rdma.c) */
+int mca_btl_bip_rcache_init(void);
+void mca_btl_bip_rcache_fini(void);
+struct mca_btl_base_registration_handle_t *
+mca_btl_bip_register_mem(struct mca_btl_base_module_t *btl,
+                         struct mca_btl_base_endpoint_t *endpoint, void *base, size_t size,
+                         uint32_t flags);
+int mca_btl_bip_deregister_mem(struct mca_btl_base_module_t *btl,
+                               struct mca_btl_base_registration_handle_t *handle);
 /* teardown shared by finalize and a failed init */
 void mca_btl_bip_release_all(void);
 

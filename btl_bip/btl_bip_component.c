@@ -110,6 +110,28 @@ static int mca_btl_bip_component_register(void)
                               "one step without an ACK; false: MPI-BIP's rendezvous, the receiver "
                               "posts its buffer and ACKs, the sender writes it in fragments",
                               OPAL_INFO_LVL_4, &c->large_read, true);
+    (void) tc_ompi_param_string(
+        &c->super.btl_version, "provider",
+        "BIP device provider: auto (shm for peers on this host, ofi for peers on "
+        "other hosts), shm (this host only: a shared static receive queue and CMA), "
+        "ofi (every peer over libfabric: a multi-receive buffer as the static "
+        "receive queue, RDMA writes into posted receives; see btl_bip_ofi_provider)",
+        OPAL_INFO_LVL_3, &c->provider, "auto");
+    (void) tc_ompi_param_string(&c->super.btl_version, "ofi_provider",
+                                "libfabric provider of the ofi provider (a reliable datagram "
+                                "endpoint with FI_MULTI_RECV, RMA and remote CQ data, keys "
+                                "chosen by the application: tcp gives tcp;ofi_rxm)",
+                                OPAL_INFO_LVL_4, &c->ofi_provider, "tcp");
+    (void) tc_ompi_param_string(&c->super.btl_version, "ofi_domain",
+                                "libfabric domain of the ofi provider (tcp: the network "
+                                "interface, e.g. eth0; empty: the first one)",
+                                OPAL_INFO_LVL_4, &c->ofi_domain, "");
+    c->ofi_timeout = 60;
+    mca_btl_bip_reg_uint("ofi_timeout",
+                         "Seconds a send or large transfer over ofi waits for a peer that "
+                         "does not answer (its provider cannot connect or accepts nothing) "
+                         "before the peer is reported gone",
+                         OPAL_INFO_LVL_6, &c->ofi_timeout);
     (void) tc_ompi_param_int(
         &c->super.btl_version, "verbose",
         "Verbosity of btl_bip (0: silent, follows btl_base_verbose; 1: counters "
@@ -134,7 +156,7 @@ static int mca_btl_bip_component_register(void)
     m->btl_latency = 1;
     m->btl_bandwidth = 40000;
     m->btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_SEND_INPLACE | MCA_BTL_FLAGS_GET;
-    m->btl_registration_handle_size = 0;
+    m->btl_registration_handle_size = sizeof(struct mca_btl_base_registration_handle_t);
 
     return mca_btl_base_param_register(&c->super.btl_version, m);
 }
@@ -186,6 +208,12 @@ static void mca_btl_bip_bad_param(const char *name, unsigned long value, const c
 {
     opal_show_help("help-mpi-btl-bip.txt", "bad parameter", true, opal_process_info.nodename, name,
                    value, rule);
+}
+
+static void mca_btl_bip_bad_param_str(const char *name, const char *value, const char *rule)
+{
+    opal_show_help("help-mpi-btl-bip.txt", "bad parameter string", true, opal_process_info.nodename,
+                   name, value, rule);
 }
 
 /* check the parameters; derive the queue geometry */
@@ -257,7 +285,12 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
     mca_btl_bip_component_t *c = &mca_btl_bip_component;
     mca_btl_base_module_t *m = &mca_btl_bip_module.super;
     mca_btl_base_module_t **btls;
-    mca_btl_bip_modex_t modex;
+    struct {
+        mca_btl_bip_modex_t hdr;
+        unsigned char addr[BIP_ADDR_MAX];
+    } modex;
+    size_t addrlen;
+    bool use_ofi;
     bip_dev_params_t params;
     char key[64];
     uint32_t nslots;
@@ -269,7 +302,21 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
     /* locks only where threads are enabled (OPAL_THREAD_LOCK checks too) */
     c->threads = enable_mpi_threads || opal_using_threads();
 
-    if (0 == opal_process_info.num_local_peers || NULL == opal_process_info.job_session_dir) {
+    c->my_vpid = OPAL_PROC_MY_NAME.vpid;
+    if (OPAL_SUCCESS != tc_ompi_job_size(&c->nprocs) || c->my_vpid >= c->nprocs) {
+        return NULL;
+    }
+    if (0 != strcmp(c->provider, "auto") && 0 != strcmp(c->provider, "shm") &&
+        0 != strcmp(c->provider, "ofi")) {
+        mca_btl_bip_bad_param_str("btl_bip_provider", c->provider, "auto, shm or ofi");
+        return NULL;
+    }
+    /* shm needs a peer on this host; ofi (auto, ofi) any other process */
+    use_ofi = 0 != strcmp(c->provider, "shm") && c->nprocs > 1 &&
+        (0 == strcmp(c->provider, "ofi") ||
+         c->nprocs > (uint32_t) opal_process_info.num_local_peers + 1);
+    if ((0 == opal_process_info.num_local_peers && !use_ofi) ||
+        NULL == opal_process_info.job_session_dir) {
         opal_output_verbose(10, c->output, "btl:bip: no node-local peer, disabled");
         tc_ompi_alone_on_host("help-mpi-btl-bip.txt", "bip", bip_provider_name(),
                               mca_btl_bip_only_bip_requested());
@@ -297,6 +344,13 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
     params.slot_size = c->slot_size;
     params.max_posted = c->max_posted;
     params.frag_size = c->frag_size;
+    params.provider = c->provider;
+    params.ofi_prov = c->ofi_provider;
+    params.ofi_domain = c->ofi_domain;
+    params.stamp = c->my_vpid;
+    params.remote_peers =
+        0 == strcmp(c->provider, "ofi") ? c->nprocs - 1 : c->nprocs - (uint32_t) c->num_local;
+    params.ofi_timeout = c->ofi_timeout;
     rc = bip_open(&params, &c->dev);
     if (0 != rc) {
         opal_show_help("help-mpi-btl-bip.txt", "queue create failed", true,
@@ -324,23 +378,31 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
     if (OPAL_SUCCESS != rc) {
         goto fail;
     }
-    c->endpoints = calloc((size_t) c->num_local, sizeof(*c->endpoints));
+    c->endpoints = calloc((size_t) c->nprocs, sizeof(*c->endpoints));
     if (NULL == c->endpoints) {
         goto fail;
     }
-    for (int i = 0; i < c->num_local; ++i) {
+    for (uint32_t i = 0; i < c->nprocs; ++i) {
         OBJ_CONSTRUCT(c->endpoints + i, mca_btl_bip_endpoint_t);
-        c->endpoints[i].peer_rank = i;
+        c->endpoints[i].peer_rank = (int) i;
     }
 
+    /* the fixed record, then the ofi address (none: shm only) */
     memset(&modex, 0, sizeof(modex));
-    modex.local_rank = (uint32_t) c->local_rank;
-    modex.nslots = nslots;
-    modex.slot_size = c->slot_size;
-    modex.credits = c->credits;
-    modex.pid = (int32_t) getpid();
-    modex.max_posted = c->max_posted;
-    TC_OMPI_MODEX_SEND(rc, TC_OMPI_SCOPE_LOCAL, &c->super.btl_version, &modex, sizeof(modex));
+    modex.hdr.local_rank = (uint32_t) c->local_rank;
+    modex.hdr.nslots = nslots;
+    modex.hdr.slot_size = c->slot_size;
+    modex.hdr.credits = c->credits;
+    modex.hdr.pid = (int32_t) getpid();
+    modex.hdr.max_posted = c->max_posted;
+    addrlen = 0;
+    (void) bip_dev_address(c->dev, modex.addr, &addrlen);
+    modex.hdr.addrlen = (uint32_t) addrlen;
+    if (0 != addrlen && OPAL_SUCCESS != mca_btl_bip_rcache_init()) {
+        goto fail;
+    }
+    TC_OMPI_MODEX_SEND(rc, 0 == addrlen ? TC_OMPI_SCOPE_LOCAL : TC_OMPI_SCOPE_GLOBAL,
+                       &c->super.btl_version, &modex, sizeof(modex.hdr) + addrlen);
     if (OPAL_SUCCESS != rc) {
         goto fail;
     }
@@ -353,10 +415,11 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
     *num_btls = 1;
     mca_btl_bip_module.initialized = true;
     opal_output_verbose(10, c->output,
-                        "btl:bip: local rank %d of %d, queue %u x %u B, N %u, "
-                        "short %u, max_send %zu, frag %u, posted %u",
-                        c->local_rank, c->num_local, nslots, c->slot_size, c->credits,
-                        c->short_limit, m->btl_max_send_size, c->frag_size, c->max_posted);
+                        "btl:bip: rank %u, local rank %d of %d, providers %s, queue %u x %u B, "
+                        "N %u, short %u, max_send %zu, frag %u, posted %u",
+                        c->my_vpid, c->local_rank, c->num_local, bip_dev_providers(c->dev), nslots,
+                        c->slot_size, c->credits, c->short_limit, m->btl_max_send_size,
+                        c->frag_size, c->max_posted);
     return btls;
 
 fail:

@@ -41,7 +41,7 @@ static void mca_btl_bip_endpoint_destruct(mca_btl_bip_endpoint_t *ep)
 OBJ_CLASS_INSTANCE(mca_btl_bip_endpoint_t, opal_object_t, mca_btl_bip_endpoint_construct,
                    mca_btl_bip_endpoint_destruct);
 
-int mca_btl_bip_endpoint_connect(mca_btl_bip_endpoint_t *ep)
+int mca_btl_bip_endpoint_connect(mca_btl_bip_endpoint_t *ep, const bip_peer_info_t *info)
 {
     mca_btl_bip_component_t *c = &mca_btl_bip_component;
     int rc;
@@ -52,7 +52,7 @@ int mca_btl_bip_endpoint_connect(mca_btl_bip_endpoint_t *ep)
         return OPAL_SUCCESS;
     }
     /* every process created its queue before the modex: it is there */
-    rc = bip_peer_connect(c->dev, (uint32_t) ep->peer_rank, &ep->peer);
+    rc = bip_peer_connect_info(c->dev, info, &ep->peer);
     if (0 != rc) {
         ep->state = MCA_BTL_BIP_EP_FAILED;
         OPAL_THREAD_UNLOCK(&ep->lock);
@@ -60,7 +60,7 @@ int mca_btl_bip_endpoint_connect(mca_btl_bip_endpoint_t *ep)
                        ep->peer_rank, strerror(-rc));
         return OPAL_ERROR;
     }
-    if (2 == c->num_local) {
+    if (0 == strcmp(bip_peer_provider(ep->peer), "shm") && 2 == c->num_local) {
         /* the peer's queue has no other producer (the node-local ranks are
          * fixed at init), our sends to it hold ep->lock when threads are
          * on, and the credits (returned only after a slot was consumed)
@@ -71,7 +71,8 @@ int mca_btl_bip_endpoint_connect(mca_btl_bip_endpoint_t *ep)
     (void) tc_credits_init(&ep->cr, c->credits);
     ep->state = MCA_BTL_BIP_EP_CONNECTED;
     OPAL_THREAD_UNLOCK(&ep->lock);
-    opal_output_verbose(20, c->output, "btl:bip: connected to local rank %d", ep->peer_rank);
+    opal_output_verbose(20, c->output, "btl:bip: connected to rank %d (%s)", ep->peer_rank,
+                        bip_peer_provider(ep->peer));
     return OPAL_SUCCESS;
 }
 

@@ -22,7 +22,7 @@ struct mca_btl_bip_frag_t;
 struct mca_btl_base_endpoint_t {
     opal_object_t super;
     struct opal_proc_t *proc;
-    int peer_rank;         /* node-local rank */
+    int peer_rank;         /* job rank (vpid) */
     int state;             /* changed under the endpoint lock */
     bip_peer_t *peer;      /* the peer's queue and posted receives */
     tc_credits_t cr;       /* C, B and the send FIFO */
@@ -35,7 +35,8 @@ struct mca_btl_base_endpoint_t {
 typedef struct mca_btl_base_endpoint_t mca_btl_bip_endpoint_t;
 OBJ_CLASS_DECLARATION(mca_btl_bip_endpoint_t);
 
-int mca_btl_bip_endpoint_connect(mca_btl_bip_endpoint_t *ep);
+/* connect through the provider that reaches the peer (info: bip_device.h) */
+int mca_btl_bip_endpoint_connect(mca_btl_bip_endpoint_t *ep, const bip_peer_info_t *info);
 void mca_btl_bip_endpoint_disconnect(mca_btl_bip_endpoint_t *ep);
 
 /* Send a control message (SHORT, REQ or ACK fragment) now if a credit is

@@ -67,7 +67,8 @@ _Static_assert(offsetof(mca_btl_bip_ack_t, kind) == 28, "ACK kind at byte 28");
 /* largest control message without data */
 #define MCA_BTL_BIP_CTL_MAX (sizeof(mca_btl_bip_hdr_t) + sizeof(mca_btl_bip_ack_t))
 
-/* modex record (node-local only) */
+/* modex record (node-local when only shm is open, else global), followed
+ * by addrlen bytes of the ofi provider's endpoint address */
 typedef struct mca_btl_bip_modex {
     uint32_t local_rank;
     uint32_t nslots;
@@ -75,14 +76,36 @@ typedef struct mca_btl_bip_modex {
     uint32_t credits;
     int32_t pid;
     uint32_t max_posted;
+    uint32_t addrlen; /* 0: no ofi provider open */
+    uint32_t pad;
 } mca_btl_bip_modex_t;
 
-_Static_assert(sizeof(mca_btl_bip_modex_t) == 24, "modex record is 24 bytes");
+_Static_assert(sizeof(mca_btl_bip_modex_t) == 32, "modex record is 32 bytes");
+_Static_assert(offsetof(mca_btl_bip_modex_t, addrlen) == 24, "modex addrlen at byte 24");
 _Static_assert(offsetof(mca_btl_bip_modex_t, local_rank) == 0, "modex local_rank at byte 0");
 _Static_assert(offsetof(mca_btl_bip_modex_t, nslots) == 4, "modex nslots at byte 4");
 _Static_assert(offsetof(mca_btl_bip_modex_t, slot_size) == 8, "modex slot_size at byte 8");
 _Static_assert(offsetof(mca_btl_bip_modex_t, credits) == 12, "modex credits at byte 12");
 _Static_assert(offsetof(mca_btl_bip_modex_t, pid) == 16, "modex pid at byte 16");
 _Static_assert(offsetof(mca_btl_bip_modex_t, max_posted) == 20, "modex max_posted at byte 20");
+
+/* provider ofi (bip_ofi.c): every message in the receiver's
+ * multi-receive buffer starts with this device header; the protocol's
+ * message (mca_btl_bip_hdr_t ...) follows. A message's length is padded
+ * to 8 bytes on the wire; len is the unpadded length. */
+typedef struct bip_ofi_msg_hdr {
+    uint32_t src; /* the sender's stamp (job rank) */
+    uint32_t len; /* bytes of the message after this header */
+} bip_ofi_msg_hdr_t;
+
+_Static_assert(sizeof(bip_ofi_msg_hdr_t) == 8, "ofi message header is 8 bytes");
+_Static_assert(offsetof(bip_ofi_msg_hdr_t, src) == 0, "ofi src at byte 0");
+_Static_assert(offsetof(bip_ofi_msg_hdr_t, len) == 4, "ofi len at byte 4");
+
+/* provider ofi: the remote CQ data of an RDMA write into a posted
+ * receive: the receive's handle and the bytes that write carried */
+#define BIP_OFI_WRITE_DATA(handle, bytes) (((uint64_t) (handle) << 32) | (uint32_t) (bytes))
+#define BIP_OFI_WRITE_HANDLE(data) ((uint32_t) ((data) >> 32))
+#define BIP_OFI_WRITE_BYTES(data) ((uint32_t) (data))
 
 #endif /* MCA_BTL_BIP_HDR_H */

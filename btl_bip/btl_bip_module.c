@@ -37,6 +37,8 @@ mca_btl_bip_module_t mca_btl_bip_module = {
             .btl_send = mca_btl_bip_send,
             .btl_sendi = mca_btl_bip_sendi,
             .btl_get = mca_btl_bip_get,
+            .btl_register_mem = mca_btl_bip_register_mem,
+            .btl_deregister_mem = mca_btl_bip_deregister_mem,
             .btl_dump = mca_btl_base_dump,
             .btl_register_error = mca_btl_bip_register_error,
         },
@@ -49,21 +51,35 @@ static int mca_btl_bip_register_error(struct mca_btl_base_module_t *btl,
     return OPAL_SUCCESS;
 }
 
-/* read and check a peer's modex record: its endpoint, or NULL */
+/* read and check a peer's modex record (from another process: every
+ * field is checked): its endpoint, connected the first time, or NULL */
 static mca_btl_bip_endpoint_t *mca_btl_bip_endpoint_for(struct opal_proc_t *proc)
 {
     mca_btl_bip_component_t *c = &mca_btl_bip_component;
     mca_btl_bip_modex_t *modex = NULL;
     mca_btl_bip_endpoint_t *ep;
+    bip_peer_info_t info;
+    uint32_t vpid = proc->proc_name.vpid;
+    bool local = OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags);
     size_t size = 0;
     int rc;
 
+    if (vpid >= c->nprocs || vpid == c->my_vpid) {
+        return NULL;
+    }
+    ep = c->endpoints + vpid;
+    if (MCA_BTL_BIP_EP_UNUSED != ep->state) {
+        return MCA_BTL_BIP_EP_CONNECTED == ep->state ? ep : NULL;
+    }
     TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &modex, &size);
     if (OPAL_SUCCESS != rc || NULL == modex) {
         return NULL;
     }
-    if (sizeof(*modex) != size || modex->local_rank >= (uint32_t) c->num_local ||
-        (int) modex->local_rank == c->local_rank) {
+    if (size < sizeof(*modex) || modex->addrlen > BIP_ADDR_MAX ||
+        size != sizeof(*modex) + modex->addrlen ||
+        (local &&
+         (modex->local_rank >= (uint32_t) c->num_local ||
+          (int) modex->local_rank == c->local_rank))) {
         free(modex);
         return NULL;
     }
@@ -76,26 +92,39 @@ static mca_btl_bip_endpoint_t *mca_btl_bip_endpoint_for(struct opal_proc_t *proc
         free(modex);
         return NULL;
     }
-    ep = c->endpoints + modex->local_rank;
+    /* same host: shm (when open); other hosts: ofi at the address */
+    info.rank = vpid;
+    info.local_rank = local ? (int32_t) modex->local_rank : -1;
+    info.addr = modex + 1;
+    info.addrlen = modex->addrlen;
+    ep->proc = proc;
+    (void) mca_btl_bip_endpoint_connect(ep, &info);
     free(modex);
-    return ep;
+    return MCA_BTL_BIP_EP_CONNECTED == ep->state ? ep : NULL;
 }
 
-/* tc_ompi_add_local_procs' attach step: the peer's endpoint, connected
- * eagerly the first time */
-static struct mca_btl_base_endpoint_t *mca_btl_bip_attach(struct opal_proc_t *proc, void *ctx)
+/* Open MPI adds peers on other hosts lazily (at the first message to
+ * them), but a peer's message is taken only from a connected endpoint:
+ * the first add_procs (in MPI_Init, before its closing fence) connects
+ * every process of the job a provider reaches */
+static void mca_btl_bip_add_all_peers(void)
 {
-    mca_btl_bip_endpoint_t *ep = mca_btl_bip_endpoint_for(proc);
+    mca_btl_bip_component_t *c = &mca_btl_bip_component;
+    const opal_proc_t *me = opal_proc_local_get();
 
-    (void) ctx;
-    if (NULL == ep) {
-        return NULL;
+    for (uint32_t v = 0; v < c->nprocs; ++v) {
+        opal_process_name_t name = me->proc_name;
+        opal_proc_t *proc;
+
+        if (v == c->my_vpid || MCA_BTL_BIP_EP_UNUSED != c->endpoints[v].state) {
+            continue;
+        }
+        name.vpid = v;
+        proc = opal_proc_for_name(name);
+        if (NULL != proc) {
+            (void) mca_btl_bip_endpoint_for(proc);
+        }
     }
-    if (MCA_BTL_BIP_EP_UNUSED == ep->state) {
-        ep->proc = proc;
-        (void) mca_btl_bip_endpoint_connect(ep);
-    }
-    return MCA_BTL_BIP_EP_CONNECTED == ep->state ? ep : NULL;
 }
 
 int mca_btl_bip_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
@@ -103,11 +132,33 @@ int mca_btl_bip_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                           struct opal_bitmap_t *reachable)
 {
     mca_btl_bip_component_t *c = &mca_btl_bip_component;
-    int unreachable;
+    const opal_proc_t *me = opal_proc_local_get();
+    int unreachable = 0;
 
     (void) btl;
-    unreachable =
-        tc_ompi_add_local_procs(nprocs, procs, peers, reachable, mca_btl_bip_attach, NULL);
+    if (!c->all_peers_added) {
+        c->all_peers_added = true;
+        mca_btl_bip_add_all_peers();
+    }
+    for (size_t i = 0; i < nprocs; ++i) {
+        mca_btl_bip_endpoint_t *ep = NULL;
+
+        peers[i] = NULL;
+        if (procs[i] == me) {
+            continue;
+        }
+        if (procs[i]->proc_name.jobid == me->proc_name.jobid) {
+            ep = mca_btl_bip_endpoint_for(procs[i]);
+        }
+        if (NULL == ep) {
+            ++unreachable;
+            continue;
+        }
+        peers[i] = ep;
+        if (NULL != reachable) {
+            (void) opal_bitmap_set_bit(reachable, (int) i);
+        }
+    }
     c->unlinked = 0 != bip_unlink_when_connected(c->dev);
 
     if (unreachable > 0 && !c->warned_unreachable && mca_btl_bip_only_bip_requested()) {
@@ -116,7 +167,7 @@ int mca_btl_bip_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
         c->warned_unreachable = true;
         tc_ompi_unreachable_text(nprocs, procs, peers, who, sizeof(who), btls, sizeof(btls));
         opal_show_help("help-mpi-btl-bip.txt", "peer unreachable", true, opal_process_info.nodename,
-                       unreachable, bip_provider_name(), who, btls);
+                       unreachable, bip_dev_providers(c->dev), who, btls);
     }
     return OPAL_SUCCESS;
 }
@@ -163,7 +214,7 @@ void mca_btl_bip_release_all(void)
     opal_list_item_t *item;
 
     if (NULL != c->endpoints) {
-        for (int i = 0; i < c->num_local; ++i) {
+        for (uint32_t i = 0; i < c->nprocs; ++i) {
             OBJ_DESTRUCT(c->endpoints + i);
         }
         free(c->endpoints);
@@ -190,6 +241,7 @@ void mca_btl_bip_release_all(void)
         }
         OBJ_RELEASE(rreq);
     }
+    mca_btl_bip_rcache_fini();
     if (NULL != c->dev) {
         bip_close(c->dev);
         c->dev = NULL;

@@ -58,7 +58,7 @@ void mca_btl_bip_post_or_defer(mca_btl_bip_rreq_t *rreq)
 
     OPAL_THREAD_LOCK(&c->lock);
     if (opal_list_is_empty(&c->recv_fifo)) {
-        rc = bip_post_recv(c->dev, rreq->buf, rreq->size, &rreq->handle);
+        rc = bip_peer_post_recv(rreq->ep->peer, rreq->buf, rreq->size, &rreq->handle);
     }
     if (0 == rc) {
         rreq->is_posted = true;
@@ -108,10 +108,10 @@ int mca_btl_bip_poll_posted(void)
     OPAL_THREAD_LOCK(&c->lock);
     OPAL_LIST_FOREACH_SAFE(rreq, next, &c->posted, mca_btl_bip_rreq_t)
     {
-        long got = bip_recv_test(c->dev, rreq->handle);
+        long got = NULL != rreq->ep->peer ? bip_peer_recv_test(rreq->ep->peer, rreq->handle) : -1;
 
         if (got == (long) rreq->size) {
-            bip_recv_unpost(c->dev, rreq->handle);
+            bip_peer_recv_unpost(rreq->ep->peer, rreq->handle);
             opal_list_remove_item(&c->posted, &rreq->super);
             opal_list_append(&done, &rreq->super);
         }
@@ -119,7 +119,8 @@ int mca_btl_bip_poll_posted(void)
     /* slots freed: receives waiting in the FIFO may be posted now */
     while (NULL != (rreq = (mca_btl_bip_rreq_t *) opal_list_get_first(&c->recv_fifo)) &&
            &rreq->super != opal_list_get_end(&c->recv_fifo)) {
-        if (0 != bip_post_recv(c->dev, rreq->buf, rreq->size, &rreq->handle)) {
+        if (NULL == rreq->ep->peer ||
+            0 != bip_peer_post_recv(rreq->ep->peer, rreq->buf, rreq->size, &rreq->handle)) {
             break;
         }
         (void) opal_list_remove_first(&c->recv_fifo);
@@ -247,8 +248,7 @@ static void mca_btl_bip_handle_msg(const unsigned char *msg, uint32_t len, uint3
     mca_btl_bip_endpoint_t *ep;
     mca_btl_bip_hdr_t hdr;
 
-    if (OPAL_UNLIKELY(src >= (uint32_t) c->num_local || (int) src == c->local_rank ||
-                      len < sizeof(hdr))) {
+    if (OPAL_UNLIKELY(src >= c->nprocs || src == c->my_vpid || len < sizeof(hdr))) {
         bip_srecv_release(c->dev);
         BTL_ERROR(("btl:bip: message from unknown rank %u or too short (%u B) dropped", src, len));
         return;
@@ -329,7 +329,7 @@ static void mca_btl_bip_progress_slow(void)
 {
     mca_btl_bip_component_t *c = &mca_btl_bip_component;
 
-    for (int i = 0; i < c->num_local; ++i) {
+    for (uint32_t i = 0; i < c->nprocs; ++i) {
         mca_btl_bip_endpoint_t *ep = c->endpoints + i;
         bool waiting;
 
@@ -429,6 +429,6 @@ void mca_btl_bip_fatal_peer(mca_btl_bip_endpoint_t *ep, const char *why)
     ep->state = MCA_BTL_BIP_EP_FAILED;
     tc_ompi_fatal_peer(
         &(tc_ompi_fatal_info_t){"bip", "help-mpi-btl-bip.txt", mca_btl_bip_component.output},
-        &mca_btl_bip_module.super, mca_btl_bip_module.error_cb, ep->proc, "local rank",
+        &mca_btl_bip_module.super, mca_btl_bip_module.error_cb, ep->proc, "rank",
         ep->peer_rank, why);
 }

@@ -112,11 +112,15 @@ int mca_btl_bip_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpo
     if (OPAL_UNLIKELY(MCA_BTL_BIP_EP_CONNECTED != endpoint->state)) {
         return OPAL_ERR_UNREACH;
     }
-    if (mca_btl_bip_component.large_read) {
+    if (mca_btl_bip_component.large_read &&
+        (bip_peer_can_read(endpoint->peer) ||
+         (NULL != remote_handle && 0 != remote_handle->key.key))) {
         /* the receiver moves the whole group alone: no ACK, no turn of
          * the sender's progress (the source range is the one ob1 put in
-         * its RGET header, as with vader's CMA read) */
-        int rc = bip_read_large(endpoint->peer, local_address, remote_address, size);
+         * its RGET header, as with vader's CMA read; over ofi within the
+         * region its handle names) */
+        int rc = bip_read_large_key(endpoint->peer, local_address, remote_address,
+                                    NULL != remote_handle ? &remote_handle->key : NULL, size);
 
         if (OPAL_UNLIKELY(0 != rc)) {
             BTL_ERROR(("btl:bip: large read of %zu bytes from local rank %d failed: %s", size,

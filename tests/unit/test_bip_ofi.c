@@ -1,0 +1,500 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_bip_ofi.c: unit tests of btl_bip's ofi provider through the BIP
+ * device API (bip_device.h, provider "ofi"), libfabric's tcp provider
+ * over the loopback interface: two and three devices in one process.
+ * Small messages from two senders into one multi-receive buffer (order
+ * per sender, stamps, patterns, many buffer reposts), a large send into
+ * a posted receive (RDMA writes, fragments, two iovecs, an offset), the
+ * refusal of a stale handle and of a write outside the receive, a read
+ * of a registration (and of a wrong key), a dead peer reported as
+ * -ESRCH, and a fuzz test of the message check of the multi-receive
+ * buffer. The target of an RMA operation progresses only while it reads
+ * its completion queue: a thread keeps the other device reading.
+ * Skips visibly when libfabric offers no suitable provider.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "bip_device.h"
+#include "bip_provider.h"
+#include "btl_bip_hdr.h"
+
+#define SLOT 256
+
+static const char *test_domain(void)
+{
+    const char *d = getenv("BIP_TEST_OFI_DOMAIN");
+
+    return NULL != d ? d : "lo";
+}
+
+static int open_dev(uint32_t stamp, uint32_t max_posted, size_t frag, bip_dev_t **dev)
+{
+    bip_dev_params_t p = {.rank = 0,
+                          .expected_peers = 0,
+                          .nslots = 16,
+                          .slot_size = SLOT,
+                          .max_posted = max_posted,
+                          .frag_size = frag,
+                          .provider = "ofi",
+                          .ofi_prov = "tcp",
+                          .ofi_domain = test_domain(),
+                          .stamp = stamp,
+                          .remote_peers = 1,
+                          .ofi_timeout = 3};
+
+    return bip_open(&p, dev);
+}
+
+static void connect_to(bip_dev_t *from, bip_dev_t *to, uint32_t to_stamp, bip_peer_t **peer)
+{
+    unsigned char addr[BIP_ADDR_MAX];
+    size_t len = 0;
+    bip_peer_info_t info;
+
+    assert_int_equal(bip_dev_address(to, addr, &len), 0);
+    assert_true(len > 0 && len <= BIP_ADDR_MAX);
+    info.rank = to_stamp;
+    info.local_rank = -1;
+    info.addr = addr;
+    info.addrlen = len;
+    assert_int_equal(bip_peer_connect_info(from, &info, peer), 0);
+    assert_string_equal(bip_peer_provider(*peer), "ofi");
+}
+
+static int skip_if_no_ofi(void)
+{
+    bip_dev_t *dev;
+    int rc = open_dev(0, 4, 4096, &dev);
+
+    if (0 != rc) {
+        fprintf(stderr, "test_bip_ofi: no libfabric tcp provider on %s (%s): skipped\n",
+                test_domain(), strerror(-rc));
+        return 1;
+    }
+    bip_close(dev);
+    return 0;
+}
+
+static unsigned char pattern(uint32_t sender, uint32_t seq, size_t i)
+{
+    return (unsigned char) (sender * 131u + seq * 7u + i * 13u + 1u);
+}
+
+/* a thread that keeps a device reading its completion queue */
+typedef struct spinner {
+    pthread_t thr;
+    bip_dev_t *dev;
+    uint32_t handle; /* 0: peek only; else until this receive is full */
+    size_t want;
+    volatile int stop;
+    long got;
+} spinner_t;
+
+static void *spin_main(void *arg)
+{
+    spinner_t *s = arg;
+
+    while (!s->stop) {
+        const void *msg;
+        uint32_t len, src;
+
+        if (0 != s->handle) {
+            s->got = bip_recv_test(s->dev, s->handle);
+            if (s->got < 0 || (size_t) s->got == s->want) {
+                break;
+            }
+        } else if (0 == bip_srecv_peek(s->dev, &msg, &len, &src)) {
+            bip_srecv_release(s->dev);
+        }
+    }
+    return NULL;
+}
+
+#define PER_SENDER 3000
+
+typedef struct sender {
+    pthread_t thr;
+    bip_dev_t *dev;
+    bip_peer_t *peer;
+    uint32_t s;
+    int rc;
+} sender_t;
+
+/* one sender's messages (its own device, its own thread: a publish may
+ * wait for the receiver, which reads in the main thread) */
+static void *sender_main(void *arg)
+{
+    sender_t *snd = arg;
+
+    for (uint32_t seq = 0; seq < PER_SENDER && 0 == snd->rc; ++seq) {
+        unsigned char *buf;
+        uint32_t mlen = 4 + (seq * 37u + snd->s) % (SLOT - 3);
+
+        snd->rc = bip_ssend_reserve(snd->peer, (void **) &buf);
+        if (0 != snd->rc) {
+            break;
+        }
+        memcpy(buf, &seq, 4);
+        for (uint32_t i = 4; i < mlen; ++i) {
+            buf[i] = pattern(snd->s, seq, i);
+        }
+        snd->rc = bip_ssend_publish(snd->peer, mlen);
+        if (0 == seq % 64) {
+            const void *msg;
+            uint32_t len, src;
+
+            /* the sender's own completions: staged buffers come back */
+            (void) bip_srecv_peek(snd->dev, &msg, &len, &src);
+        }
+    }
+    return NULL;
+}
+
+/* two senders into one receiver: every message once, in order per
+ * sender, with its stamp and pattern; 3000 x up to 256 B passes the
+ * two 1 MiB multi-receive buffers several times */
+static void test_small_two_senders(void **state)
+{
+    bip_dev_t *b;
+    sender_t snd[2];
+    uint32_t next[2] = {0, 0};
+    uint32_t got = 0;
+    (void) state;
+
+    if (skip_if_no_ofi()) {
+        skip();
+    }
+    assert_int_equal(open_dev(11, 4, 4096, &b), 0);
+    assert_string_equal(bip_dev_providers(b), "ofi");
+    for (int s = 0; s < 2; ++s) {
+        memset(snd + s, 0, sizeof(snd[s]));
+        snd[s].s = (uint32_t) s;
+        assert_int_equal(open_dev(10 + 2 * (uint32_t) s, 4, 4096, &snd[s].dev), 0);
+        connect_to(snd[s].dev, b, 11, &snd[s].peer);
+    }
+    for (int s = 0; s < 2; ++s) {
+        assert_int_equal(pthread_create(&snd[s].thr, NULL, sender_main, snd + s), 0);
+    }
+    while (got < 2 * PER_SENDER) {
+        const void *msg;
+        uint32_t len, src, seq, s;
+        const unsigned char *m;
+        int rc = bip_srecv_peek(b, &msg, &len, &src);
+
+        if (-EAGAIN == rc) {
+            continue;
+        }
+        assert_int_equal(rc, 0);
+        m = msg;
+        assert_true(10 == src || 12 == src);
+        s = 10 == src ? 0 : 1;
+        assert_true(len >= 4);
+        memcpy(&seq, m, 4);
+        assert_int_equal(seq, next[s]);
+        assert_int_equal(len, 4 + (seq * 37u + s) % (SLOT - 3));
+        for (uint32_t i = 4; i < len; ++i) {
+            assert_int_equal(m[i], pattern(s, seq, i));
+        }
+        next[s]++;
+        got++;
+        bip_srecv_release(b);
+    }
+    for (int s = 0; s < 2; ++s) {
+        pthread_join(snd[s].thr, NULL);
+        assert_int_equal(snd[s].rc, 0);
+        assert_int_equal(next[s], PER_SENDER);
+        bip_peer_disconnect(snd[s].peer);
+        bip_close(snd[s].dev);
+    }
+    bip_close(b);
+}
+
+/* a large send into a posted receive: two iovecs, 64 KiB fragments, an
+ * offset; the guard bytes around the written range stay untouched */
+static void test_large_send(void **state)
+{
+    const size_t len = 3 * 1024 * 1024 + 5, off = 100, cap = len + 200, guard = 4096;
+    unsigned char *src = malloc(len), *dst = malloc(cap + guard);
+    bip_dev_t *a, *b;
+    bip_peer_t *ab;
+    spinner_t sp;
+    struct iovec iov[2];
+    uint32_t handle;
+    (void) state;
+
+    if (skip_if_no_ofi()) {
+        free(src);
+        free(dst);
+        skip();
+    }
+    assert_non_null(src);
+    assert_non_null(dst);
+    for (size_t i = 0; i < len; ++i) {
+        src[i] = pattern(1, 2, i);
+    }
+    memset(dst, 0xee, cap + guard);
+    assert_int_equal(open_dev(0, 4, 64 * 1024, &a), 0);
+    assert_int_equal(open_dev(1, 4, 64 * 1024, &b), 0);
+    connect_to(a, b, 1, &ab);
+    assert_int_equal(bip_post_recv(b, dst, cap, &handle), 0);
+    assert_int_equal(bip_recv_test(b, handle), 0);
+
+    memset(&sp, 0, sizeof(sp));
+    sp.dev = b;
+    sp.handle = handle;
+    sp.want = len;
+    assert_int_equal(pthread_create(&sp.thr, NULL, spin_main, &sp), 0);
+    iov[0].iov_base = src;
+    iov[0].iov_len = 1000;
+    iov[1].iov_base = src + 1000;
+    iov[1].iov_len = len - 1000;
+    assert_int_equal(bip_send_large(ab, handle, off, iov, 2, len), 0);
+    pthread_join(sp.thr, NULL);
+    assert_int_equal(sp.got, (long) len);
+    assert_memory_equal(dst + off, src, len);
+    for (size_t i = 0; i < off; ++i) {
+        assert_int_equal(dst[i], 0xee);
+    }
+    for (size_t i = off + len; i < cap; ++i) {
+        assert_int_equal(dst[i], 0xee);
+    }
+
+    /* outside the receive: the receiver's provider drops the write (the
+     * sender is not told: tcp completes it when sent), nothing lands
+     * beyond the region and the receive counts no byte of it */
+    memset(&sp, 0, sizeof(sp));
+    sp.dev = b;
+    assert_int_equal(pthread_create(&sp.thr, NULL, spin_main, &sp), 0);
+    iov[0].iov_base = src;
+    iov[0].iov_len = 300;
+    (void) bip_send_large(ab, handle, cap - 100, iov, 1, 300);
+    /* a stale handle: the region is gone */
+    bip_recv_unpost(b, handle);
+    assert_int_equal(bip_recv_test(b, handle), -EINVAL);
+    memset(dst, 0xee, cap);
+    (void) bip_send_large(ab, handle, 0, iov, 1, 300);
+    /* the receiver's provider checks each write against the region when
+     * it reads its CQ (tcp drops the connection of such a write): read
+     * on for a while; a byte written outside would fail below */
+    for (int i = 0; i < 20000; ++i) {
+        const void *msg;
+        uint32_t mlen, msrc;
+
+        if (0 == bip_srecv_peek(b, &msg, &mlen, &msrc)) {
+            bip_srecv_release(b);
+        }
+    }
+    sp.stop = 1;
+    pthread_join(sp.thr, NULL);
+    for (size_t i = 0; i < cap; ++i) {
+        assert_int_equal(dst[i], 0xee);
+    }
+    for (size_t i = cap; i < cap + guard; ++i) {
+        assert_int_equal(dst[i], 0xee);
+    }
+
+    bip_peer_disconnect(ab);
+    bip_close(a);
+    bip_close(b);
+    free(src);
+    free(dst);
+}
+
+/* the receiver reads a registration of the sender (fi_read) */
+static void test_read_large(void **state)
+{
+    const size_t len = 2 * 1024 * 1024 + 3;
+    unsigned char *src = malloc(len + 64), *dst = malloc(len);
+    bip_dev_t *a, *b;
+    bip_peer_t *ba;
+    bip_rkey_t key, bad;
+    void *reg;
+    spinner_t sp;
+    (void) state;
+
+    if (skip_if_no_ofi()) {
+        free(src);
+        free(dst);
+        skip();
+    }
+    for (size_t i = 0; i < len + 64; ++i) {
+        src[i] = pattern(3, 4, i);
+    }
+    memset(dst, 0, len);
+    assert_int_equal(open_dev(0, 4, 256 * 1024, &a), 0);
+    assert_int_equal(open_dev(1, 4, 256 * 1024, &b), 0);
+    connect_to(b, a, 0, &ba);
+    assert_int_equal(bip_peer_can_read(ba), 0);
+    assert_int_equal(bip_mem_register(a, src, len + 64, &key, &reg), 0);
+    assert_int_not_equal(key.key, 0);
+
+    memset(&sp, 0, sizeof(sp));
+    sp.dev = a;
+    assert_int_equal(pthread_create(&sp.thr, NULL, spin_main, &sp), 0);
+    assert_int_equal(bip_read_large_key(ba, dst, (uint64_t) (uintptr_t) (src + 64), &key, len), 0);
+    assert_memory_equal(dst, src + 64, len);
+    /* a key nobody registered, and an address below the registration */
+    bad = key;
+    bad.key ^= 0x5555;
+    assert_int_not_equal(bip_read_large_key(ba, dst, key.base, &bad, 100), 0);
+    assert_int_equal(bip_read_large_key(ba, dst, key.base - 1, &key, 100), -EFAULT);
+    assert_int_equal(bip_read_large_key(ba, dst, key.base, NULL, 100), -EINVAL);
+    sp.stop = 1;
+    pthread_join(sp.thr, NULL);
+
+    bip_mem_deregister(a, reg);
+    bip_peer_disconnect(ba);
+    bip_close(a);
+    bip_close(b);
+    free(src);
+    free(dst);
+}
+
+/* a peer process that died: a large send to it fails with -ESRCH and
+ * the peer is reported gone */
+static void test_dead_peer(void **state)
+{
+    int fds[2];
+    unsigned char addr[BIP_ADDR_MAX], buf[4096];
+    size_t alen = 0;
+    bip_dev_t *a;
+    bip_peer_t *peer;
+    bip_peer_info_t info;
+    struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
+    pid_t kid;
+    int rc, status;
+    (void) state;
+
+    if (skip_if_no_ofi()) {
+        skip();
+    }
+    assert_int_equal(pipe(fds), 0);
+    kid = fork();
+    assert_true(kid >= 0);
+    if (0 == kid) {
+        bip_dev_t *k;
+
+        close(fds[0]);
+        if (0 != open_dev(7, 4, 4096, &k) || 0 != bip_dev_address(k, addr, &alen)) {
+            _exit(2);
+        }
+        if (write(fds[1], &alen, sizeof(alen)) != (ssize_t) sizeof(alen) ||
+            write(fds[1], addr, alen) != (ssize_t) alen) {
+            _exit(3);
+        }
+        pause();
+        _exit(0);
+    }
+    close(fds[1]);
+    assert_int_equal(read(fds[0], &alen, sizeof(alen)), (ssize_t) sizeof(alen));
+    assert_true(alen > 0 && alen <= BIP_ADDR_MAX);
+    assert_int_equal(read(fds[0], addr, alen), (ssize_t) alen);
+    close(fds[0]);
+    /* opened before the peer dies: our endpoint cannot take its port */
+    assert_int_equal(open_dev(0, 4, 4096, &a), 0);
+    kill(kid, SIGKILL);
+    assert_int_equal(waitpid(kid, &status, 0), kid);
+
+    info.rank = 7;
+    info.local_rank = -1;
+    info.addr = addr;
+    info.addrlen = alen;
+    assert_int_equal(bip_peer_connect_info(a, &info, &peer), 0);
+    memset(buf, 1, sizeof(buf));
+    rc = bip_send_large(peer, 1u << 12, 0, &iov, 1, sizeof(buf));
+    assert_int_equal(rc, -ESRCH);
+    assert_int_equal(bip_peer_alive(peer), -ESRCH);
+    bip_peer_disconnect(peer);
+    bip_close(a);
+}
+
+/* the check of a message in the multi-receive buffer against random
+ * bytes and lengths: never a message longer than what arrived or than a
+ * slot, never a read outside the buffer (ASan/valgrind watch the
+ * reads: every buffer is exactly its length) */
+static void test_fuzz_msg_check(void **state)
+{
+    unsigned int seed = 12345;
+    (void) state;
+
+    for (int round = 0; round < 200000; ++round) {
+        size_t got = (size_t) (rand_r(&seed) % 64);
+        unsigned char *buf = malloc(got + 1);
+        const void *msg = NULL;
+        uint32_t len = 0, src = 0, slot = 1 + (uint32_t) (rand_r(&seed) % 64);
+        int rc;
+
+        assert_non_null(buf);
+        for (size_t i = 0; i < got; ++i) {
+            buf[i] = (unsigned char) rand_r(&seed);
+        }
+        if (got >= 8 && 0 == rand_r(&seed) % 2) {
+            /* a plausible length now and then, so the accept path runs */
+            size_t pad = (size_t) (rand_r(&seed) % 8);
+            uint32_t l = (uint32_t) (got - 8 >= pad ? got - 8 - pad : 0);
+
+            memcpy(buf + 4, &l, 4);
+        }
+        rc = bip_ofi_msg_check(buf, got, slot, &msg, &len, &src);
+        if (0 == rc) {
+            assert_true(got >= sizeof(bip_ofi_msg_hdr_t));
+            assert_ptr_equal(msg, buf + sizeof(bip_ofi_msg_hdr_t));
+            assert_true(len <= slot);
+            assert_true(len <= got - sizeof(bip_ofi_msg_hdr_t));
+            assert_true(got - sizeof(bip_ofi_msg_hdr_t) - len <= 7);
+            memcpy(&src, buf, 4);
+        } else {
+            assert_int_equal(rc, -EPROTO);
+        }
+        free(buf);
+    }
+    /* edge cases */
+    {
+        unsigned char b[16] = {0};
+        const void *msg;
+        uint32_t len, src, l = 8;
+
+        assert_int_equal(bip_ofi_msg_check(NULL, 16, 64, &msg, &len, &src), -EPROTO);
+        assert_int_equal(bip_ofi_msg_check(b, 7, 64, &msg, &len, &src), -EPROTO);
+        memcpy(b + 4, &l, 4);
+        assert_int_equal(bip_ofi_msg_check(b, 16, 64, &msg, &len, &src), 0);
+        assert_int_equal(len, 8);
+        assert_int_equal(bip_ofi_msg_check(b, 16, 7, &msg, &len, &src), -EPROTO);
+        l = UINT32_MAX;
+        memcpy(b + 4, &l, 4);
+        assert_int_equal(bip_ofi_msg_check(b, 16, UINT32_MAX, &msg, &len, &src), -EPROTO);
+        l = 0;
+        memcpy(b + 4, &l, 4);
+        assert_int_equal(bip_ofi_msg_check(b, 16, 64, &msg, &len, &src), -EPROTO);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_small_two_senders), cmocka_unit_test(test_large_send),
+        cmocka_unit_test(test_read_large),        cmocka_unit_test(test_dead_peer),
+        cmocka_unit_test(test_fuzz_msg_check),
+    };
+
+    signal(SIGPIPE, SIG_IGN);
+    if (NULL != getenv("BIP_TEST_FILTER")) {
+        cmocka_set_test_filter(getenv("BIP_TEST_FILTER"));
+    }
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
