@@ -328,24 +328,34 @@ static int mca_osc_hybrid_apply(ompi_op_t *op, ompi_datatype_t *dt, char *dest,
     }
 }
 
+/* Grants what the queue allows: exclusive requests in order, each once
+ * nothing is held and it is first; a shared request whenever no
+ * exclusive lock is held, also past an exclusive request that waits.
+ * Strict FIFO let lock_all from several origins and an exclusive lock
+ * at one target wait for each other in a cycle (origin A holds the
+ * shared lock at X and waits at Y, where an exclusive request waits for
+ * origin B, whose shared request at X waits behind X's exclusive one). */
 static void mca_osc_hybrid_lock_grant(mca_osc_hybrid_module_t *m)
 {
-    while (NULL != m->lkq_head) {
-        mca_osc_hybrid_lockq_t *q = m->lkq_head;
+    mca_osc_hybrid_lockq_t **pp = &m->lkq_head, *prev = NULL;
+
+    while (NULL != *pp && -1 == m->lk_excl) {
+        mca_osc_hybrid_lockq_t *q = *pp;
+
+        if (MPI_LOCK_EXCLUSIVE == q->type && (0 != m->lk_shared || q != m->lkq_head)) {
+            /* waits; shared requests behind it may still go */
+            prev = q;
+            pp = &q->next;
+            continue;
+        }
         if (MPI_LOCK_EXCLUSIVE == q->type) {
-            if (-1 != m->lk_excl || 0 != m->lk_shared) {
-                return;
-            }
             m->lk_excl = q->src;
         } else {
-            if (-1 != m->lk_excl) {
-                return;
-            }
             m->lk_shared++;
         }
-        m->lkq_head = q->next;
-        if (NULL == m->lkq_head) {
-            m->lkq_tail = NULL;
+        *pp = q->next;
+        if (m->lkq_tail == q) {
+            m->lkq_tail = prev;
         }
         mca_osc_hybrid_send_ctl(m, q->src, MCA_OSC_HYBRID_HDR_LOCK_ACK, 0);
         free(q);
