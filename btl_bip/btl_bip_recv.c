@@ -429,6 +429,6 @@ void mca_btl_bip_fatal_peer(mca_btl_bip_endpoint_t *ep, const char *why)
     ep->state = MCA_BTL_BIP_EP_FAILED;
     tc_ompi_fatal_peer(
         &(tc_ompi_fatal_info_t){"bip", "help-mpi-btl-bip.txt", mca_btl_bip_component.output},
-        &mca_btl_bip_module.super, mca_btl_bip_module.error_cb, ep->proc, "rank",
-        ep->peer_rank, why);
+        &mca_btl_bip_module.super, mca_btl_bip_module.error_cb, ep->proc, "rank", ep->peer_rank,
+        why);
 }
