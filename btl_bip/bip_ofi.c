@@ -44,6 +44,7 @@
 #include <rdma/fi_rma.h>
 
 #include "bip_provider.h"
+#include "tc_atomic.h"
 #include "btl_bip_hdr.h"
 
 #define BIP_OFI_VERSION FI_VERSION(1, 5)
@@ -160,7 +161,7 @@ static void bip_ofi_repost(bip_ofi_dev_t *dev, bip_ofi_rx_t *rx)
 static void bip_ofi_peer_fail(bip_ofi_peer_t *peer)
 {
     if (NULL != peer) {
-        __atomic_store_n(&peer->failed, 1, __ATOMIC_RELEASE);
+        tc_atomic_store_release(&peer->failed, 1);
     }
 }
 
@@ -187,11 +188,11 @@ static void bip_ofi_remote_write(bip_ofi_dev_t *dev, uint64_t data)
     if (post->handle != handle || 0 == handle) {
         return;
     }
-    filled = __atomic_load_n(&post->filled, __ATOMIC_RELAXED);
+    filled = tc_atomic_load_relaxed(&post->filled);
     if (bytes > post->len - filled) {
         return;
     }
-    __atomic_store_n(&post->filled, filled + bytes, __ATOMIC_RELEASE);
+    tc_atomic_store_release(&post->filled, filled + bytes);
 }
 
 static void bip_ofi_complete(bip_ofi_dev_t *dev, const struct fi_cq_data_entry *e)
@@ -649,12 +650,12 @@ static int bip_ofi_peer_alive(void *p)
 {
     bip_ofi_peer_t *peer = p;
 
-    if (__atomic_load_n(&peer->failed, __ATOMIC_ACQUIRE)) {
+    if (tc_atomic_load_acquire(&peer->failed)) {
         return -ESRCH;
     }
     /* errors show up as completions: read them */
     bip_ofi_progress(peer->dev);
-    return __atomic_load_n(&peer->failed, __ATOMIC_ACQUIRE) ? -ESRCH : 0;
+    return tc_atomic_load_acquire(&peer->failed) ? -ESRCH : 0;
 }
 
 static void bip_ofi_sole(void *p)
@@ -862,7 +863,7 @@ static int bip_ofi_post_recv(void *d, void *buf, size_t len, uint32_t *handle)
     }
     dev->posted[idx].mr = mr;
     dev->posted[idx].len = len;
-    __atomic_store_n(&dev->posted[idx].filled, 0, __ATOMIC_RELAXED);
+    tc_atomic_store_relaxed(&dev->posted[idx].filled, 0);
     dev->posted[idx].handle = h;
     dev->num_posted++;
     pthread_mutex_unlock(&dev->lock);
@@ -884,11 +885,11 @@ static long bip_ofi_recv_test(void *d, uint32_t handle)
         pthread_mutex_unlock(&dev->lock);
         return -EINVAL;
     }
-    got = (long) __atomic_load_n(&dev->posted[idx].filled, __ATOMIC_ACQUIRE);
+    got = (long) tc_atomic_load_acquire(&dev->posted[idx].filled);
     if ((size_t) got < dev->posted[idx].len) {
         /* the writes land only while we read the CQ */
         bip_ofi_progress_locked(dev);
-        got = (long) __atomic_load_n(&dev->posted[idx].filled, __ATOMIC_ACQUIRE);
+        got = (long) tc_atomic_load_acquire(&dev->posted[idx].filled);
     }
     pthread_mutex_unlock(&dev->lock);
     return got;
@@ -1051,7 +1052,7 @@ static int bip_ofi_send_large(void *p, uint32_t handle, size_t offset, const str
     if (0 == handle || offset > SIZE_MAX - len) {
         return -EINVAL;
     }
-    if (__atomic_load_n(&peer->failed, __ATOMIC_ACQUIRE)) {
+    if (tc_atomic_load_acquire(&peer->failed)) {
         return -ESRCH;
     }
     op = bip_ofi_op_new(peer);
@@ -1110,7 +1111,7 @@ static int bip_ofi_read_large(void *p, void *dst, uint64_t src, const bip_rkey_t
     if (0 != len && (NULL == dst || src < key->base || src - key->base > UINT64_MAX - len)) {
         return -EFAULT;
     }
-    if (__atomic_load_n(&peer->failed, __ATOMIC_ACQUIRE)) {
+    if (tc_atomic_load_acquire(&peer->failed)) {
         return -ESRCH;
     }
     op = bip_ofi_op_new(peer);

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "bip_provider.h"
+#include "tc_atomic.h"
 
 enum { BIP_PROV_SHM = 0, BIP_PROV_OFI = 1, BIP_PROV_NUM = 2 };
 
@@ -432,7 +433,7 @@ int bip_peer_connect_info(bip_dev_t *dev, const bip_peer_info_t *info, bip_peer_
     }
     if (BIP_PROV_SHM == which && (uint32_t) info->local_rank < dev->map_len) {
         /* set before the peer can send: add_procs connects first */
-        __atomic_store_n(&dev->local_map[info->local_rank], info->rank, __ATOMIC_RELEASE);
+        tc_atomic_store_release(&dev->local_map[info->local_rank], info->rank);
     }
     peer->dev = dev;
     peer->ops = dev->ops[which];
@@ -521,7 +522,7 @@ int bip_srecv_peek(bip_dev_t *dev, const void **msg, uint32_t *len, uint32_t *sr
             /* a node-local rank outside the map stays what it is (the
              * protocol checks every stamp against its peers) */
             if (*src < dev->map_len) {
-                *src = __atomic_load_n(&dev->local_map[*src], __ATOMIC_ACQUIRE);
+                *src = tc_atomic_load_acquire(&dev->local_map[*src]);
             }
         }
         return 0;

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "btl_sctp_hdr.h"
+#include "tc_atomic.h"
 #include "btl_sctp_sock_user.h"
 
 /* A path is dead when it has not answered for path_timeout_ms while
@@ -345,9 +346,9 @@ static uint64_t btl_sctp_udp_n_held, btl_sctp_udp_n_timeout, btl_sctp_udp_n_full
 
 void btl_sctp_udp_cmt_counts(uint64_t *held, uint64_t *timeout, uint64_t *full)
 {
-    *held = __atomic_load_n(&btl_sctp_udp_n_held, __ATOMIC_RELAXED);
-    *timeout = __atomic_load_n(&btl_sctp_udp_n_timeout, __ATOMIC_RELAXED);
-    *full = __atomic_load_n(&btl_sctp_udp_n_full, __ATOMIC_RELAXED);
+    *held = tc_atomic_load_relaxed(&btl_sctp_udp_n_held);
+    *timeout = tc_atomic_load_relaxed(&btl_sctp_udp_n_timeout);
+    *full = tc_atomic_load_relaxed(&btl_sctp_udp_n_full);
 }
 
 static int btl_sctp_udp_tsn_gt(uint32_t a, uint32_t b)
@@ -400,7 +401,7 @@ static void btl_sctp_udp_release_old(user_sock_t *us, uint64_t now)
         }
         if (old) {
             us->cmt_flushed += (uint64_t) p->nheld;
-            __atomic_fetch_add(&btl_sctp_udp_n_timeout, 1, __ATOMIC_RELAXED);
+            tc_atomic_fetch_add_relaxed(&btl_sctp_udp_n_timeout, 1);
             /* everything up to the newest held packet goes, in order */
             p->next_tsn = p->held[p->nheld - 1].last + 1;
             while (p->nheld > 0) {
@@ -441,7 +442,7 @@ static void btl_sctp_udp_cmt_data(user_sock_t *us, int l, unsigned char *pkt, si
         }
         if (p->nheld == USER_CMT_HOLD_MAX) {
             /* full: the oldest gap is taken as a loss */
-            __atomic_fetch_add(&btl_sctp_udp_n_full, 1, __ATOMIC_RELAXED);
+            tc_atomic_fetch_add_relaxed(&btl_sctp_udp_n_full, 1);
             p->next_tsn = p->held[0].first;
             btl_sctp_udp_release_ready(us, p, now);
         }
@@ -461,7 +462,7 @@ static void btl_sctp_udp_cmt_data(user_sock_t *us, int l, unsigned char *pkt, si
                 ++us->holding;
             }
             ++us->cmt_held;
-            __atomic_fetch_add(&btl_sctp_udp_n_held, 1, __ATOMIC_RELAXED);
+            tc_atomic_fetch_add_relaxed(&btl_sctp_udp_n_held, 1);
             return;
         }
     }
