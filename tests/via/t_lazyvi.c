@@ -12,7 +12,11 @@
  * Then, before any collective, the pvar btl_via_vis_created is read: it
  * must equal the peers this rank talked to ("lazy", the default) or
  * size-1 ("eager": a provider without connection requests).  Every byte
- * is checked.  Usage: t_lazyvi [lazy|eager]
+ * is checked.  No rank enters the closing MPI_Allreduce before every rank
+ * has read its pvar: two token rounds along the ring (its VIs exist
+ * already) stand between the read and the collective, whose messages to
+ * new peers (recursive doubling: r and r^2) would otherwise make a third
+ * VI at a rank still finishing the ring.  Usage: t_lazyvi [lazy|eager]
  */
 #include <mpi.h>
 
@@ -79,6 +83,29 @@ static void *t_lazyvi_pair_thread(void *arg)
 
     t_lazyvi_exchange(partner, partner, t, t ? LARGE : SMALL);
     return NULL;
+}
+
+/* returns once every rank called it, with messages along the ring only:
+ * a token goes round twice (first round: every rank is here; second:
+ * rank 0 says so) */
+static void t_lazyvi_ring_barrier(void)
+{
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+
+    for (int round = 0; round < 2; ++round) {
+        int token = round;
+
+        if (0 == rank) {
+            MPI_Send(&token, 1, MPI_INT, next, 20 + round, MPI_COMM_WORLD);
+            MPI_Recv(&token, 1, MPI_INT, prev, 20 + round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(&token, 1, MPI_INT, prev, 20 + round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(&token, 1, MPI_INT, next, 20 + round, MPI_COMM_WORLD);
+        }
+        if (token != round) {
+            t_lazyvi_fail("bad ring token", prev, 20 + round);
+        }
+    }
 }
 
 /* the pvar's value, -1 when it does not exist */
@@ -164,6 +191,9 @@ int main(int argc, char **argv)
                 expect, eager ? "eager" : "lazy");
         ++errors;
     }
+    /* the collective's messages to peers not talked to yet must not
+     * reach a rank that has not read its count */
+    t_lazyvi_ring_barrier();
     MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (0 == rank) {
         printf("%s lazyvi: %d ranks, %lld VIs per rank (%s, %d of %d peers talked to), "
