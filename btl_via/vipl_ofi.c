@@ -41,6 +41,13 @@
  * Progress: the tcp provider moves the data of an RMA target only when
  * that endpoint's CQ is read, so VipCQDone reads the CQ of every VI
  * attached to the CQ group, not only those with a receive expected.
+ *
+ * Inline sends: the CQ is bound with FI_SELECTIVE_COMPLETION where the
+ * provider takes it, and an inline send posted while no other send of
+ * the VI waits for its completion goes with FI_INJECT and no
+ * FI_COMPLETION: its buffer is free when fi_sendmsg returns, so the
+ * descriptor completes at once (in order: nothing before it is pending)
+ * and no CQ entry is made or read for it.
  */
 
 #define _GNU_SOURCE
@@ -154,6 +161,7 @@ typedef struct vipl_ofi_cq {
     uint32_t cap;
     uint32_t next; /* round robin */
     uint32_t polls;
+    bool reported; /* the last call reported a completion */
 } vipl_ofi_cq_t;
 
 /* a message that landed in a lent buffer, or behind one */
@@ -174,6 +182,8 @@ struct vipl_ofi_vi {
     bool bye;            /* the peer said goodbye: its close is orderly */
     bool closing;        /* we disconnect: what follows is ours */
     struct fid_cq *cq;
+    bool selective;       /* CQ bound with FI_SELECTIVE_COMPLETION */
+    uint32_t sends_at_fi; /* sends whose completion libfabric still owes */
     vipl_ofi_cq_t *group;
     struct fi_info *connreq; /* a request that came before our own */
     vipl_ofi_conn_t connreq_data;
@@ -653,6 +663,9 @@ static void vipl_ofi_poll_vi(vipl_ofi_vi_t *vi)
             d->prov_ = 0;
             vipl_desc_push(&vi->rdone_head, &vi->rdone_tail, d);
         } else {
+            if (vi->sends_at_fi > 0) {
+                --vi->sends_at_fi;
+            }
             d->status = st;
             vipl_desc_push(&vi->sdone_head, &vi->sdone_tail, d);
         }
@@ -674,6 +687,9 @@ static void vipl_ofi_poll_vi(vipl_ofi_vi_t *vi)
             vipl_ofi_recv_complete(vi, d, VIPL_STATUS_DONE | (has_imm ? VIPL_STATUS_IMMEDIATE : 0),
                                    len, has_imm ? imm : 0);
         } else {
+            if (vi->sends_at_fi > 0) {
+                --vi->sends_at_fi;
+            }
             d->status = VIPL_STATUS_DONE;
             vipl_desc_push(&vi->sdone_head, &vi->sdone_tail, d);
         }
@@ -732,8 +748,18 @@ static vipl_return_t vipl_ofi_ep_open(vipl_ofi_vi_t *vi, struct fi_info *info)
         vi->ep = NULL;
         return VIPL_ERROR_RESOURCE;
     }
-    if (0 != fi_ep_bind(vi->ep, &nic->eq->fid, 0) ||
-        0 != fi_ep_bind(vi->ep, &vi->cq->fid, FI_TRANSMIT | FI_RECV) || 0 != fi_enable(vi->ep)) {
+    if (0 != fi_ep_bind(vi->ep, &nic->eq->fid, 0)) {
+        (void) fi_close(&vi->ep->fid);
+        vi->ep = NULL;
+        return VIPL_ERROR_RESOURCE;
+    }
+    /* every receive, RDMA and non-inline send asks for its completion
+     * (FI_COMPLETION); a provider without selective completion makes
+     * one for every operation */
+    vi->selective =
+        0 == fi_ep_bind(vi->ep, &vi->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION);
+    if ((!vi->selective && 0 != fi_ep_bind(vi->ep, &vi->cq->fid, FI_TRANSMIT | FI_RECV)) ||
+        0 != fi_enable(vi->ep)) {
         (void) fi_close(&vi->ep->fid);
         vi->ep = NULL;
         return VIPL_ERROR_RESOURCE;
@@ -1432,6 +1458,7 @@ static vipl_return_t vipl_ofi_post_send(vipl_vi_t *base, vipl_desc_t *d)
     uint32_t op;
     bool imm, inl, local_ok = true;
     uint64_t flags = FI_COMPLETION;
+    bool at_once = false; /* completes at post: no CQ entry */
     ssize_t ret;
 
     if (NULL == d || 0 == d->seg_count || d->seg_count > nic->super.attrs.max_segs) {
@@ -1478,6 +1505,11 @@ static vipl_return_t vipl_ofi_post_send(vipl_vi_t *base, vipl_desc_t *d)
         msg.iov_count = d->seg_count;
         msg.context = d;
         msg.data = d->imm_data;
+        /* after an earlier send's completion it would complete first */
+        at_once = inl && vi->selective && 0 == vi->sends_at_fi;
+        if (at_once) {
+            flags &= ~(uint64_t) FI_COMPLETION;
+        }
         ret = fi_sendmsg(vi->ep, &msg, flags | (inl ? FI_INJECT : 0));
     } else {
         struct fi_rma_iov rma = {
@@ -1508,6 +1540,13 @@ static vipl_return_t vipl_ofi_post_send(vipl_vi_t *base, vipl_desc_t *d)
         vipl_ofi_fail_locked(vi, VIPL_VIERR_PEER_GONE);
         pthread_mutex_unlock(&vi->lock);
         return VIPL_INVALID_STATE;
+    }
+    if (at_once) {
+        /* injected: the buffer is ours again, the descriptor done */
+        d->status = VIPL_STATUS_DONE;
+        vipl_desc_push(&vi->sdone_head, &vi->sdone_tail, d);
+    } else {
+        ++vi->sends_at_fi;
     }
     pthread_mutex_unlock(&vi->lock);
     return VIPL_SUCCESS;
@@ -1594,7 +1633,12 @@ static vipl_return_t vipl_ofi_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
 }
 
 /* every VI of the group is read (the provider's progress), the first one
- * with a receive completion is reported */
+ * with a receive completion is reported.  The call after one that
+ * reported a completion reads no CQ, it only reports what the last read
+ * left queued: a progress loop that just delivered a message returns
+ * (and the reply goes out) without another fi_cq_read, which costs the
+ * tcp provider a poll() and the read of its signal pipe; the next call
+ * reads again */
 static vipl_return_t vipl_ofi_cq_done(vipl_cq_t *base, vipl_vi_t **vip, bool *is_recv)
 {
     vipl_ofi_cq_t *cq = (vipl_ofi_cq_t *) base;
@@ -1612,7 +1656,7 @@ static vipl_return_t vipl_ofi_cq_done(vipl_cq_t *base, vipl_vi_t **vip, bool *is
         bool ready;
 
         pthread_mutex_lock(&vi->lock);
-        if (NULL == vi->rdone_head) {
+        if (NULL == vi->rdone_head && !cq->reported) {
             vipl_ofi_poll_vi(vi);
         }
         ready = NULL != vi->rdone_head;
@@ -1622,6 +1666,7 @@ static vipl_return_t vipl_ofi_cq_done(vipl_cq_t *base, vipl_vi_t **vip, bool *is
             cq->next = (cq->next + i + 1) % count;
         }
     }
+    cq->reported = NULL != found;
     pthread_mutex_unlock(&nic->lock);
     if (NULL == found) {
         return VIPL_NOT_DONE;

@@ -4,7 +4,8 @@
  * libfabric, provider tcp) between two NICs of one process over the
  * host's own address: connection of a VI pair, sends with immediate data,
  * RDMA write with immediate (the notice lends a posted receive
- * descriptor), RDMA read, a message that
+ * descriptor), RDMA read, inline sends completed at post in posting
+ * order (no CQ entry, none twice), a message that
  * lands in a lent buffer, a refused local registration, and VIs made on
  * first use (a request for a VI that does not exist yet, reported by
  * vipl_connect_wait, from either side of the pair; both sides at once);
@@ -194,6 +195,54 @@ static void test_send(void **state)
     d = next_recv(&A, &B);
     assert_int_equal(7, d->imm_data);
     assert_int_equal(VIPL_SUCCESS, vipl_post_recv(A.vi, d));
+}
+
+/* inline sends complete at post (FI_INJECT, no CQ entry) only while no
+ * earlier send is pending: completions stay in posting order, and none
+ * comes twice */
+static void test_inject_order(void **state)
+{
+    vipl_desc_t s[DEPTH], *d;
+    vipl_vi_t *vi;
+    bool is_recv;
+
+    (void) state;
+    assert_true(vipl_query_nic(A.nic)->max_inline >= 8);
+    for (int round = 0; round < 2; ++round) {
+        for (uint32_t i = 0; i < DEPTH; ++i) {
+            /* round 0: a 3000-byte send first, inline ones behind it;
+             * round 1: inline only */
+            bool inl = round > 0 || i > 0;
+
+            memset(&s[i], 0, sizeof(s[i]));
+            memset(A.buf + i * 4096, 'a' + (int) i, 4096);
+            s[i].control =
+                VIPL_CONTROL_OP_SEND | VIPL_CONTROL_IMMEDIATE | (inl ? VIPL_CONTROL_INLINE : 0);
+            s[i].imm_data = 100 * (uint32_t) round + i;
+            s[i].seg_count = 1;
+            s[i].ds[0].addr = A.buf + i * 4096;
+            s[i].ds[0].handle = A.h;
+            s[i].ds[0].length = inl ? 8 : 3000;
+            assert_int_equal(VIPL_SUCCESS, vipl_post_send(A.vi, &s[i]));
+        }
+        for (uint32_t i = 0; i < DEPTH; ++i) {
+            wait_send(&A, &B, &s[i]);
+            assert_int_equal(VIPL_STATUS_DONE, s[i].status);
+        }
+        for (uint32_t i = 0; i < DEPTH; ++i) {
+            d = next_recv(&B, &A);
+            assert_int_equal(100 * (uint32_t) round + i, d->imm_data);
+            assert_int_equal(round > 0 || i > 0 ? 8 : 3000, d->length);
+            assert_int_equal('a' + (int) i, ((char *) d->ds[0].addr)[d->length - 1]);
+            assert_int_equal(VIPL_SUCCESS, vipl_post_recv(B.vi, d));
+        }
+    }
+    /* no completion left over: an injected send made no CQ entry */
+    for (int i = 0; i < 100; ++i) {
+        (void) vipl_cq_done(A.cq, &vi, &is_recv);
+        (void) vipl_cq_done(B.cq, &vi, &is_recv);
+    }
+    assert_int_equal(VIPL_NOT_DONE, vipl_send_done(A.vi, &d));
 }
 
 static void test_rdma(void **state)
@@ -539,9 +588,10 @@ static void test_bye_or_gone(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_send),      cmocka_unit_test(test_rdma),
-        cmocka_unit_test(test_bad_local), cmocka_unit_test(test_lazy_connect),
-        cmocka_unit_test(test_lazy_both), cmocka_unit_test(test_bye_or_gone),
+        cmocka_unit_test(test_send),         cmocka_unit_test(test_inject_order),
+        cmocka_unit_test(test_rdma),         cmocka_unit_test(test_bad_local),
+        cmocka_unit_test(test_lazy_connect), cmocka_unit_test(test_lazy_both),
+        cmocka_unit_test(test_bye_or_gone),
     };
     vipl_open_params_t p = {0};
     vipl_nic_t *probe = NULL;
