@@ -365,6 +365,86 @@ static void test_read_large(void **state)
     free(dst);
 }
 
+/* asynchronous reads: several in flight, each reaped once with its
+ * cookie and the data in place; a key nobody registered is reaped with
+ * an error */
+static void test_read_async(void **state)
+{
+    const size_t len = 3 * 1024 * 1024 + 5;
+    unsigned char *src = malloc(len), *dst1 = malloc(len), *dst2 = malloc(len), small[8];
+    bip_dev_t *a, *b;
+    bip_peer_t *ba;
+    bip_rkey_t key, bad;
+    void *reg, *cookie;
+    int status, seen1 = 0, seen2 = 0, seen3 = 0, seen4 = 0;
+    spinner_t sp;
+    (void) state;
+
+    if (skip_if_no_ofi()) {
+        free(src);
+        free(dst1);
+        free(dst2);
+        skip();
+    }
+    for (size_t i = 0; i < len; ++i) {
+        src[i] = pattern(5, 6, i);
+    }
+    memset(dst1, 0, len);
+    memset(dst2, 0, len);
+    assert_int_equal(open_dev(0, 4, 256 * 1024, &a), 0);
+    assert_int_equal(open_dev(1, 4, 256 * 1024, &b), 0);
+    connect_to(b, a, 0, &ba);
+    assert_int_equal(bip_mem_register(a, src, len, &key, &reg), 0);
+    memset(&sp, 0, sizeof(sp));
+    sp.dev = a;
+    assert_int_equal(pthread_create(&sp.thr, NULL, spin_main, &sp), 0);
+
+    /* nothing in flight: nothing to reap */
+    assert_int_equal(bip_read_reap(b, &cookie, &status), 0);
+    assert_int_equal(bip_read_start(ba, dst1, key.base, &key, len, &seen1), 1);
+    assert_int_equal(bip_read_start(ba, dst2, key.base + 1, &key, len - 1, &seen2), 1);
+    assert_int_equal(bip_read_start(ba, small, key.base + len - 5, &key, 5, &seen3), 1);
+    /* checks before anything is posted fail at once */
+    assert_int_equal(bip_read_start(ba, dst1, key.base - 1, &key, 10, &seen4), -EFAULT);
+    assert_int_equal(bip_read_start(ba, dst1, key.base, NULL, 10, &seen4), -EINVAL);
+    while (seen1 + seen2 + seen3 < 3) {
+        if (1 == bip_read_reap(b, &cookie, &status)) {
+            assert_int_equal(status, 0);
+            assert_true(cookie == &seen1 || cookie == &seen2 || cookie == &seen3);
+            ++*(int *) cookie;
+        }
+    }
+    assert_int_equal(seen1, 1);
+    assert_int_equal(seen2, 1);
+    assert_int_equal(seen3, 1);
+    assert_int_equal(bip_read_reap(b, &cookie, &status), 0);
+    assert_memory_equal(dst1, src, len);
+    assert_memory_equal(dst2, src + 1, len - 1);
+    assert_memory_equal(small, src + len - 5, 5);
+
+    /* a stale key: the read is reaped with an error, not lost */
+    bad = key;
+    bad.key ^= 0x5555;
+    assert_int_equal(bip_read_start(ba, dst1, key.base, &bad, 100, &seen4), 1);
+    while (0 == seen4) {
+        if (1 == bip_read_reap(b, &cookie, &status)) {
+            assert_ptr_equal(cookie, &seen4);
+            assert_int_not_equal(status, 0);
+            seen4 = 1;
+        }
+    }
+    sp.stop = 1;
+    pthread_join(sp.thr, NULL);
+
+    bip_mem_deregister(a, reg);
+    bip_peer_disconnect(ba);
+    bip_close(a);
+    bip_close(b);
+    free(src);
+    free(dst1);
+    free(dst2);
+}
+
 /* a peer process that died: a large send to it fails with -ESRCH and
  * the peer is reported gone */
 static void test_dead_peer(void **state)
@@ -488,8 +568,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_two_senders), cmocka_unit_test(test_large_send),
-        cmocka_unit_test(test_read_large),        cmocka_unit_test(test_dead_peer),
-        cmocka_unit_test(test_fuzz_msg_check),
+        cmocka_unit_test(test_read_large),        cmocka_unit_test(test_read_async),
+        cmocka_unit_test(test_dead_peer),         cmocka_unit_test(test_fuzz_msg_check),
     };
 
     signal(SIGPIPE, SIG_IGN);
