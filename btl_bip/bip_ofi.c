@@ -1188,7 +1188,7 @@ static int bip_ofi_read_start(void *p, void *dst, uint64_t src, const bip_rkey_t
     if (0 != len && (NULL == dst || src < key->base || src - key->base > UINT64_MAX - len)) {
         return -EFAULT;
     }
-    if (__atomic_load_n(&peer->failed, __ATOMIC_ACQUIRE)) {
+    if (tc_atomic_load_acquire(&peer->failed)) {
         return -ESRCH;
     }
     op = bip_ofi_op_new(peer);
