@@ -387,6 +387,8 @@ static int bip_ofi_getinfo(const bip_dev_params_t *p, struct fi_info **out)
 {
     struct fi_info *hints = fi_allocinfo(), *list = NULL, *i;
     const char *prov = NULL != p->ofi_prov && '\0' != p->ofi_prov[0] ? p->ofi_prov : "tcp";
+    const char *hints_domain =
+        NULL != p->ofi_domain && '\0' != p->ofi_domain[0] ? p->ofi_domain : NULL;
     int rc;
 
     if (NULL == hints) {
@@ -424,6 +426,14 @@ static int bip_ofi_getinfo(const bip_dev_params_t *p, struct fi_info **out)
         return 0 != rc ? bip_ofi_errno(rc) : -ENODEV;
     }
     for (i = list; NULL != i; i = i->next) {
+        /* tcp;ofi_rxm (libfabric 1.17) ignores the hint's domain name and
+         * lists every interface, in no useful order (the link-local
+         * address of a bridge another job may delete first): the domain
+         * asked for is checked here */
+        if (NULL != hints_domain &&
+            (NULL == i->domain_attr->name || 0 != strcmp(i->domain_attr->name, hints_domain))) {
+            continue;
+        }
         if (0 == (i->domain_attr->mr_mode & (FI_MR_PROV_KEY | FI_MR_VIRT_ADDR | FI_MR_LOCAL)) &&
             i->domain_attr->cq_data_size >= 8 && i->domain_attr->mr_key_size >= 8) {
             break;
