@@ -171,6 +171,16 @@ int bip_read_large(bip_peer_t *peer, void *dst, uint64_t src, size_t len);
  * registered it with bip_mem_register; shm ignores the key). */
 int bip_read_large_key(bip_peer_t *peer, void *dst, uint64_t src, const bip_rkey_t *key,
                        size_t len);
+/* The same, asynchronous: 0 when the read completed within the call
+ * (shm: CMA), 1 when it is in flight (bip_read_reap reports it with
+ * cookie), or -errno as bip_read_large_key. dst must stay valid until
+ * it is reaped. */
+int bip_read_start(bip_peer_t *peer, void *dst, uint64_t src, const bip_rkey_t *key, size_t len,
+                   void *cookie);
+/* One finished asynchronous read: 1 with its cookie and *status (0,
+ * -ESRCH: peer gone or no answer within the timeout, -EFAULT: refused),
+ * 0 when none finished. Reads the completion queue; thread safe. */
+int bip_read_reap(bip_dev_t *dev, void **cookie, int *status);
 /* Does bip_read_large (no key: any address of the peer) work on the
  * peer's provider? 1 (shm: CMA) or 0 (ofi: only registrations, by
  * bip_read_large_key). */

@@ -79,13 +79,19 @@ typedef struct bip_ofi_tx {
     uint64_t data[]; /* header + message, 8-byte aligned */
 } bip_ofi_tx_t;
 
-/* a large send or read waited for by its caller */
+/* a large send waited for by its caller, or an asynchronous read
+ * (read_start: on dev->reads until reaped) */
 typedef struct bip_ofi_op {
     bip_ofi_ctx_t ctx;
     bip_ofi_peer_t *peer;
     uint32_t pending; /* under dev->lock */
     int err;          /* first error (positive libfabric errno) */
     bool abandoned;   /* its caller gave up: the last completion frees it */
+    bool async;       /* a read on dev->reads */
+    bool finished;    /* async: every piece completed, not reaped yet */
+    void *cookie;     /* async: the caller's */
+    double deadline;  /* async: reported gone after this */
+    struct bip_ofi_op *next, *prev;
 } bip_ofi_op_t;
 
 typedef struct bip_ofi_post {
@@ -124,6 +130,9 @@ typedef struct bip_ofi_dev {
     uint32_t max_posted, num_posted, next_gen;
     uint64_t next_key;
     bip_ofi_peer_t *gone; /* disconnected peers: freed at close */
+    bip_ofi_op_t *reads;  /* asynchronous reads not reaped yet */
+    uint32_t reads_finished;
+    uint32_t reap_calls;
     char addr[BIP_ADDR_MAX];
     size_t addrlen;
 } bip_ofi_dev_t;
@@ -195,6 +204,20 @@ static void bip_ofi_remote_write(bip_ofi_dev_t *dev, uint64_t data)
     tc_atomic_store_release(&post->filled, filled + bytes);
 }
 
+/* one piece of op is done (or was never issued); caller holds dev->lock */
+static void bip_ofi_op_put(bip_ofi_dev_t *dev, bip_ofi_op_t *op)
+{
+    if (0 != --op->pending) {
+        return;
+    }
+    if (op->abandoned) {
+        free(op);
+    } else if (op->async) {
+        op->finished = true;
+        dev->reads_finished++;
+    }
+}
+
 static void bip_ofi_complete(bip_ofi_dev_t *dev, const struct fi_cq_data_entry *e)
 {
     bip_ofi_ctx_t *ctx = e->op_context;
@@ -234,14 +257,9 @@ static void bip_ofi_complete(bip_ofi_dev_t *dev, const struct fi_cq_data_entry *
     case BIP_OFI_CTX_TX:
         bip_ofi_tx_put(dev, (bip_ofi_tx_t *) ctx);
         break;
-    case BIP_OFI_CTX_OP: {
-        bip_ofi_op_t *op = (bip_ofi_op_t *) ctx;
-
-        if (0 == --op->pending && op->abandoned) {
-            free(op);
-        }
+    case BIP_OFI_CTX_OP:
+        bip_ofi_op_put(dev, (bip_ofi_op_t *) ctx);
         break;
-    }
     default:
         break;
     }
@@ -279,9 +297,7 @@ static void bip_ofi_complete_err(bip_ofi_dev_t *dev, const struct fi_cq_err_entr
             op->err = 0 != e->err ? e->err : FI_EIO;
         }
         bip_ofi_peer_fail(op->peer);
-        if (0 == --op->pending && op->abandoned) {
-            free(op);
-        }
+        bip_ofi_op_put(dev, op);
         break;
     }
     default:
@@ -371,6 +387,8 @@ static int bip_ofi_getinfo(const bip_dev_params_t *p, struct fi_info **out)
 {
     struct fi_info *hints = fi_allocinfo(), *list = NULL, *i;
     const char *prov = NULL != p->ofi_prov && '\0' != p->ofi_prov[0] ? p->ofi_prov : "tcp";
+    const char *hints_domain =
+        NULL != p->ofi_domain && '\0' != p->ofi_domain[0] ? p->ofi_domain : NULL;
     int rc;
 
     if (NULL == hints) {
@@ -408,6 +426,14 @@ static int bip_ofi_getinfo(const bip_dev_params_t *p, struct fi_info **out)
         return 0 != rc ? bip_ofi_errno(rc) : -ENODEV;
     }
     for (i = list; NULL != i; i = i->next) {
+        /* tcp;ofi_rxm (libfabric 1.17) ignores the hint's domain name and
+         * lists every interface, in no useful order (the link-local
+         * address of a bridge another job may delete first): the domain
+         * asked for is checked here */
+        if (NULL != hints_domain &&
+            (NULL == i->domain_attr->name || 0 != strcmp(i->domain_attr->name, hints_domain))) {
+            continue;
+        }
         if (0 == (i->domain_attr->mr_mode & (FI_MR_PROV_KEY | FI_MR_VIRT_ADDR | FI_MR_LOCAL)) &&
             i->domain_attr->cq_data_size >= 8 && i->domain_attr->mr_key_size >= 8) {
             break;
@@ -566,6 +592,13 @@ static void bip_ofi_close(void *d)
 
         dev->tx_all = tx->all_next;
         free(tx);
+    }
+    /* reads never reaped (their completions cannot come any more) */
+    while (NULL != dev->reads) {
+        bip_ofi_op_t *op = dev->reads;
+
+        dev->reads = op->next;
+        free(op);
     }
     while (NULL != dev->gone) {
         bip_ofi_peer_t *peer = dev->gone;
@@ -918,6 +951,8 @@ static void bip_ofi_recv_unpost(void *d, uint32_t handle)
 /* ------------------------------------------------------------------ */
 /* large messages                                                       */
 
+static int bip_ofi_op_status(int err, bip_ofi_peer_t *op_peer);
+
 /* Wait until every operation of op completed, and free it: 0 or -errno.
  * The provider may retry a connection to a dead peer for ever (rxm
  * does): past dev->timeout seconds the peer is reported gone and op is
@@ -960,6 +995,12 @@ static int bip_ofi_wait(bip_ofi_dev_t *dev, bip_ofi_op_t *op)
     err = op->err;
     op_peer = op->peer;
     free(op);
+    return bip_ofi_op_status(err, op_peer);
+}
+
+/* an operation's first error as the device reports it */
+static int bip_ofi_op_status(int err, bip_ofi_peer_t *op_peer)
+{
     if (0 == err) {
         return 0;
     }
@@ -1138,6 +1179,121 @@ static int bip_ofi_read_large(void *p, void *dst, uint64_t src, const bip_rkey_t
     return done == len ? 0 : -EFAULT;
 }
 
+/* Post the fi_reads of a read (pieces of frag_size, all in flight) and
+ * return: the completion queue finishes it, bip_ofi_read_reap reports
+ * it. The caller holds one count of op->pending while it issues, so a
+ * piece that completes early cannot finish the op before the last is
+ * posted. 1 (in flight) or a -errno found before anything was posted. */
+static int bip_ofi_read_start(void *p, void *dst, uint64_t src, const bip_rkey_t *key, size_t len,
+                              void *cookie)
+{
+    bip_ofi_peer_t *peer = p;
+    bip_ofi_dev_t *dev = peer->dev;
+    bip_ofi_op_t *op;
+    size_t done = 0;
+
+    if (NULL == key || 0 == key->key) {
+        return -EINVAL;
+    }
+    if (0 != len && (NULL == dst || src < key->base || src - key->base > UINT64_MAX - len)) {
+        return -EFAULT;
+    }
+    if (tc_atomic_load_acquire(&peer->failed)) {
+        return -ESRCH;
+    }
+    op = bip_ofi_op_new(peer);
+    if (NULL == op) {
+        return -ENOMEM;
+    }
+    op->async = true;
+    op->cookie = cookie;
+    op->deadline = bip_ofi_now() + (double) dev->timeout;
+    op->pending = 1; /* the issuer's hold */
+    pthread_mutex_lock(&dev->lock);
+    op->next = dev->reads;
+    if (NULL != dev->reads) {
+        dev->reads->prev = op;
+    }
+    dev->reads = op;
+    pthread_mutex_unlock(&dev->lock);
+    while (done < len) {
+        size_t take = len - done < dev->frag_size ? len - done : dev->frag_size;
+
+        if (0 !=
+            bip_ofi_issue(dev, op, false, (char *) dst + done, take, src - key->base + done,
+                          key->key, 0, peer->addr)) {
+            break; /* op->err is set: reported when the op is reaped */
+        }
+        done += take;
+    }
+    pthread_mutex_lock(&dev->lock);
+    bip_ofi_op_put(dev, op);
+    pthread_mutex_unlock(&dev->lock);
+    return 1;
+}
+
+static void bip_ofi_read_unlink(bip_ofi_dev_t *dev, bip_ofi_op_t *op)
+{
+    if (NULL != op->prev) {
+        op->prev->next = op->next;
+    } else {
+        dev->reads = op->next;
+    }
+    if (NULL != op->next) {
+        op->next->prev = op->prev;
+    }
+    op->next = op->prev = NULL;
+}
+
+/* One finished read, or one that waited past the timeout (the provider
+ * may retry a connection to a dead peer for ever): its peer is reported
+ * gone and the op is left to its last completion. */
+static int bip_ofi_read_reap(void *d, void **cookie, int *status)
+{
+    bip_ofi_dev_t *dev = d;
+    bip_ofi_op_t *op, *found = NULL;
+    double now = 0.0;
+    int rc = 0;
+
+    pthread_mutex_lock(&dev->lock);
+    if (NULL == dev->reads) {
+        pthread_mutex_unlock(&dev->lock);
+        return 0;
+    }
+    /* the target side of our peers' reads moves only while we read the
+     * CQ, and so do our own reads */
+    bip_ofi_progress_locked(dev);
+    if (0 == (++dev->reap_calls & 255u)) {
+        now = bip_ofi_now();
+    }
+    for (op = 0 != dev->reads_finished || 0.0 != now ? dev->reads : NULL; NULL != op;
+         op = op->next) {
+        if (op->finished || (0.0 != now && now > op->deadline)) {
+            found = op;
+            break;
+        }
+    }
+    if (NULL != found) {
+        bip_ofi_read_unlink(dev, found);
+        *cookie = found->cookie;
+        if (found->finished) {
+            dev->reads_finished--;
+            rc = bip_ofi_op_status(found->err, found->peer);
+            if (-EINVAL == rc) {
+                rc = -EFAULT;
+            }
+            free(found);
+        } else {
+            found->abandoned = true;
+            bip_ofi_peer_fail(found->peer);
+            rc = -ESRCH;
+        }
+        *status = rc;
+    }
+    pthread_mutex_unlock(&dev->lock);
+    return NULL != found ? 1 : 0;
+}
+
 static int bip_ofi_register(void *d, void *addr, size_t len, bip_rkey_t *key, void **reg)
 {
     bip_ofi_dev_t *dev = d;
@@ -1199,6 +1355,8 @@ const bip_ops_t bip_ofi_ops = {
     .recv_unpost = bip_ofi_recv_unpost,
     .send_large = bip_ofi_send_large,
     .read_large = bip_ofi_read_large,
+    .read_start = bip_ofi_read_start,
+    .read_reap = bip_ofi_read_reap,
     .mem_register = bip_ofi_register,
     .mem_deregister = bip_ofi_deregister,
     .peer_dev = bip_ofi_peer_dev,

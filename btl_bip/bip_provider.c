@@ -601,6 +601,26 @@ int bip_read_large_key(bip_peer_t *peer, void *dst, uint64_t src, const bip_rkey
     return peer->ops->read_large(peer->sub, dst, src, key, len);
 }
 
+int bip_read_start(bip_peer_t *peer, void *dst, uint64_t src, const bip_rkey_t *key, size_t len,
+                   void *cookie)
+{
+    if (NULL == peer->ops->read_start) {
+        return peer->ops->read_large(peer->sub, dst, src, key, len);
+    }
+    return peer->ops->read_start(peer->sub, dst, src, key, len, cookie);
+}
+
+int bip_read_reap(bip_dev_t *dev, void **cookie, int *status)
+{
+    for (int i = 0; i < BIP_PROV_NUM; ++i) {
+        if (NULL != dev->sub[i] && NULL != dev->ops[i]->read_reap &&
+            1 == dev->ops[i]->read_reap(dev->sub[i], cookie, status)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int bip_peer_can_read(const bip_peer_t *peer)
 {
     return BIP_PROV_SHM == peer->prov;

@@ -35,6 +35,11 @@ typedef struct bip_ops {
     int (*send_large)(void *peer, uint32_t handle, size_t offset, const struct iovec *iov,
                       int iovcnt, size_t len);
     int (*read_large)(void *peer, void *dst, uint64_t src, const bip_rkey_t *key, size_t len);
+    /* asynchronous read (NULL: read_large, done within the call) and the
+     * reaping of finished ones on the provider's device (NULL: none) */
+    int (*read_start)(void *peer, void *dst, uint64_t src, const bip_rkey_t *key, size_t len,
+                      void *cookie);
+    int (*read_reap)(void *dev, void **cookie, int *status);
     int (*mem_register)(void *dev, void *addr, size_t len, bip_rkey_t *key, void **reg);
     void (*mem_deregister)(void *dev, void *reg);
     void *(*peer_dev)(void *peer); /* the provider device a peer belongs to */

@@ -95,6 +95,7 @@ typedef struct mca_btl_bip_component {
     mca_btl_bip_counters_t cnt;
     bool warned_unreachable;
     struct tc_rcache *rcache; /* regions for reads over ofi (ofi open only) */
+    int32_t reads_in_flight;  /* atomic: asynchronous btl_get reads not reaped */
 } mca_btl_bip_component_t;
 
 TC_OMPI_MODULE_DECLSPEC extern mca_btl_bip_component_t mca_btl_bip_component;
@@ -129,6 +130,18 @@ typedef struct mca_btl_bip_rreq {
 } mca_btl_bip_rreq_t;
 
 OBJ_CLASS_DECLARATION(mca_btl_bip_rreq_t);
+
+/* a btl_get whose read is in flight at the device (ofi): its callback
+ * runs from progress when bip_read_reap reports it */
+typedef struct mca_btl_bip_rget {
+    struct mca_btl_base_endpoint_t *ep;
+    void *local_address;
+    struct mca_btl_base_registration_handle_t *local_handle;
+    size_t size;
+    mca_btl_base_rdma_completion_fn_t cbfunc;
+    void *cbcontext;
+    void *cbdata;
+} mca_btl_bip_rget_t;
 
 /* a statistics counter (updated under per-endpoint locks or none): atomic
  * only when Open MPI runs with threads, a plain add otherwise */
@@ -170,6 +183,7 @@ int mca_btl_bip_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpo
 int mca_btl_bip_component_progress(void);
 void mca_btl_bip_post_or_defer(mca_btl_bip_rreq_t *rreq);
 int mca_btl_bip_poll_posted(void);
+int mca_btl_bip_reap_reads(void);
 void mca_btl_bip_fatal_peer(struct mca_btl_base_endpoint_t *ep, const char *why);
 
 bool mca_btl_bip_only_bip_requested(void);

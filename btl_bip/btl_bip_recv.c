@@ -12,6 +12,8 @@
 
 #include "opal_config.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "opal/util/show_help.h"
@@ -361,6 +363,39 @@ static void mca_btl_bip_progress_slow(void)
     }
 }
 
+/* asynchronous btl_get reads (ofi) that finished: their callbacks, from
+ * progress only (one thread at a time under the progress guard) */
+int mca_btl_bip_reap_reads(void)
+{
+    mca_btl_bip_component_t *c = &mca_btl_bip_component;
+    int count = 0;
+    void *cookie;
+    int status;
+
+    while (1 == bip_read_reap(c->dev, &cookie, &status)) {
+        mca_btl_bip_rget_t *rg = cookie;
+        int rc = OPAL_SUCCESS;
+
+        (void) tc_atomic_add_fetch(&c->reads_in_flight, -1);
+        if (OPAL_LIKELY(0 == status)) {
+            mca_btl_bip_count(&c->cnt.large_reads, 1);
+            mca_btl_bip_count(&c->cnt.bytes_read, rg->size);
+        } else {
+            BTL_ERROR(("btl:bip: large read of %zu bytes from rank %d failed: %s", rg->size,
+                       rg->ep->peer_rank, strerror(-status)));
+            mca_btl_bip_fatal_peer(rg->ep,
+                                   -ESRCH == status ? "the peer process is gone"
+                                                    : "a large read was refused (bad address)");
+            rc = OPAL_ERR_UNREACH;
+        }
+        rg->cbfunc(&mca_btl_bip_module.super, rg->ep, rg->local_address, rg->local_handle,
+                   rg->cbcontext, rg->cbdata, rc);
+        free(rg);
+        ++count;
+    }
+    return count;
+}
+
 /* a send the done list held: its callback now */
 static void mca_btl_bip_complete_done(opal_list_item_t *item)
 {
@@ -399,6 +434,10 @@ int mca_btl_bip_component_progress(void)
 
     if (OPAL_UNLIKELY(!opal_list_is_empty(&c->posted) || !opal_list_is_empty(&c->recv_fifo))) {
         count += mca_btl_bip_poll_posted();
+    }
+
+    if (0 != tc_atomic_load_acquire(&c->reads_in_flight)) {
+        count += mca_btl_bip_reap_reads();
     }
 
     if (!tc_ompi_done_list_empty(&c->completed_frags)) {

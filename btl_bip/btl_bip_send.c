@@ -19,6 +19,7 @@
 #include "opal_config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "opal/datatype/opal_convertor.h"
@@ -118,12 +119,32 @@ int mca_btl_bip_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpo
         /* the receiver moves the whole group alone: no ACK, no turn of
          * the sender's progress (the source range is the one ob1 put in
          * its RGET header, as with vader's CMA read; over ofi within the
-         * region its handle names) */
-        int rc = bip_read_large_key(endpoint->peer, local_address, remote_address,
-                                    NULL != remote_handle ? &remote_handle->key : NULL, size);
+         * region its handle names). CMA reads within the call; ofi posts
+         * its fi_reads and progress runs the callback once they are done */
+        mca_btl_bip_rget_t *rg = malloc(sizeof(*rg));
+        int rc;
 
+        if (OPAL_UNLIKELY(NULL == rg)) {
+            return OPAL_ERR_OUT_OF_RESOURCE;
+        }
+        rg->ep = endpoint;
+        rg->local_address = local_address;
+        rg->local_handle = local_handle;
+        rg->size = size;
+        rg->cbfunc = cbfunc;
+        rg->cbcontext = cbcontext;
+        rg->cbdata = cbdata;
+        /* counted before the start: a reap in another thread may see it */
+        (void) tc_atomic_add_fetch(&mca_btl_bip_component.reads_in_flight, 1);
+        rc = bip_read_start(endpoint->peer, local_address, remote_address,
+                            NULL != remote_handle ? &remote_handle->key : NULL, size, rg);
+        if (1 == rc) {
+            return OPAL_SUCCESS;
+        }
+        (void) tc_atomic_add_fetch(&mca_btl_bip_component.reads_in_flight, -1);
+        free(rg);
         if (OPAL_UNLIKELY(0 != rc)) {
-            BTL_ERROR(("btl:bip: large read of %zu bytes from local rank %d failed: %s", size,
+            BTL_ERROR(("btl:bip: large read of %zu bytes from rank %d failed: %s", size,
                        endpoint->peer_rank, strerror(-rc)));
             mca_btl_bip_fatal_peer(endpoint,
                                    -ESRCH == rc ? "the peer process is gone"

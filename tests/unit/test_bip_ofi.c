@@ -32,6 +32,7 @@
 #include "bip_device.h"
 #include "bip_provider.h"
 #include "btl_bip_hdr.h"
+#include "tc_atomic.h"
 
 #define SLOT 256
 
@@ -224,6 +225,117 @@ static void test_small_two_senders(void **state)
     bip_close(b);
 }
 
+#define HELD_MSGS 16000 /* x 256 B: about 4 MiB, twice both 1 MiB buffers */
+
+typedef struct held_sender {
+    pthread_t thr;
+    bip_peer_t *peer;
+    int rc;
+    int done; /* atomic: the sender stopped */
+} held_sender_t;
+
+static void *held_sender_main(void *arg)
+{
+    held_sender_t *h = arg;
+
+    for (uint32_t seq = 0; seq < HELD_MSGS && 0 == h->rc; ++seq) {
+        unsigned char *buf;
+
+        h->rc = bip_ssend_reserve(h->peer, (void **) &buf);
+        if (0 != h->rc) {
+            break;
+        }
+        memcpy(buf, &seq, 4);
+        for (uint32_t i = 4; i < SLOT; ++i) {
+            buf[i] = pattern(7, seq, i);
+        }
+        h->rc = bip_ssend_publish(h->peer, SLOT);
+    }
+    tc_atomic_store_release(&h->done, 1);
+    return NULL;
+}
+
+/* The receiver holds its first message (in use, not released) while
+ * the sender streams 4 MiB more and the receiver only reads its CQ (as
+ * a thread waiting inside a BTL call with the progress guard does):
+ * the queue must keep taking messages, so every send completes (rxm
+ * keeps what no posted buffer takes), a read whose answer comes behind
+ * them on the same connection completes, and then every message comes
+ * out once, in order, with its pattern. */
+static void test_held_message(void **state)
+{
+    bip_dev_t *a, *b;
+    bip_peer_t *b_to_a;
+    held_sender_t h;
+    static unsigned char rsrc[5000], rdst[5000];
+    bip_rkey_t key;
+    void *reg;
+    spinner_t sp;
+    const void *msg;
+    uint32_t len, src, seq;
+    int rc;
+    (void) state;
+
+    if (skip_if_no_ofi()) {
+        skip();
+    }
+    assert_int_equal(open_dev(21, 4, 4096, &b), 0);
+    assert_int_equal(open_dev(20, 4, 4096, &a), 0);
+    memset(&h, 0, sizeof(h));
+    connect_to(a, b, 21, &h.peer);
+    connect_to(b, a, 20, &b_to_a);
+    assert_int_equal(pthread_create(&h.thr, NULL, held_sender_main, &h), 0);
+    do {
+        rc = bip_srecv_peek(b, &msg, &len, &src);
+    } while (-EAGAIN == rc);
+    assert_int_equal(rc, 0);
+    memcpy(&seq, msg, 4);
+    assert_int_equal(seq, 0);
+    /* the first message stays in use; only the CQ is read */
+    while (0 == tc_atomic_load_acquire(&h.done)) {
+        (void) bip_peer_alive(b_to_a);
+    }
+    pthread_join(h.thr, NULL);
+    assert_int_equal(h.rc, 0);
+    /* still holding: a read from the sender, whose answer comes on the
+     * connection behind the messages no posted buffer took */
+    memset(&sp, 0, sizeof(sp));
+    sp.dev = a;
+    assert_int_equal(pthread_create(&sp.thr, NULL, spin_main, &sp), 0);
+    for (size_t i = 0; i < sizeof(rsrc); ++i) {
+        rsrc[i] = pattern(8, 9, i);
+    }
+    memset(rdst, 0, sizeof(rdst));
+    assert_int_equal(bip_mem_register(a, rsrc, sizeof(rsrc), &key, &reg), 0);
+    assert_int_equal(bip_read_large_key(b_to_a, rdst, key.base, &key, sizeof(rsrc)), 0);
+    assert_memory_equal(rdst, rsrc, sizeof(rsrc));
+    sp.stop = 1;
+    pthread_join(sp.thr, NULL);
+    bip_mem_deregister(a, reg);
+    bip_srecv_release(b);
+    for (uint32_t want = 1; want < HELD_MSGS; ++want) {
+        const unsigned char *m;
+
+        do {
+            rc = bip_srecv_peek(b, &msg, &len, &src);
+        } while (-EAGAIN == rc);
+        assert_int_equal(rc, 0);
+        assert_int_equal(src, 20);
+        assert_int_equal(len, SLOT);
+        m = msg;
+        memcpy(&seq, m, 4);
+        assert_int_equal(seq, want);
+        for (uint32_t i = 4; i < SLOT; ++i) {
+            assert_int_equal(m[i], pattern(7, seq, i));
+        }
+        bip_srecv_release(b);
+    }
+    bip_peer_disconnect(b_to_a);
+    bip_peer_disconnect(h.peer);
+    bip_close(a);
+    bip_close(b);
+}
+
 /* a large send into a posted receive: two iovecs, 64 KiB fragments, an
  * offset; the guard bytes around the written range stay untouched */
 static void test_large_send(void **state)
@@ -365,6 +477,86 @@ static void test_read_large(void **state)
     free(dst);
 }
 
+/* asynchronous reads: several in flight, each reaped once with its
+ * cookie and the data in place; a key nobody registered is reaped with
+ * an error */
+static void test_read_async(void **state)
+{
+    const size_t len = 3 * 1024 * 1024 + 5;
+    unsigned char *src = malloc(len), *dst1 = malloc(len), *dst2 = malloc(len), small[8];
+    bip_dev_t *a, *b;
+    bip_peer_t *ba;
+    bip_rkey_t key, bad;
+    void *reg, *cookie;
+    int status, seen1 = 0, seen2 = 0, seen3 = 0, seen4 = 0;
+    spinner_t sp;
+    (void) state;
+
+    if (skip_if_no_ofi()) {
+        free(src);
+        free(dst1);
+        free(dst2);
+        skip();
+    }
+    for (size_t i = 0; i < len; ++i) {
+        src[i] = pattern(5, 6, i);
+    }
+    memset(dst1, 0, len);
+    memset(dst2, 0, len);
+    assert_int_equal(open_dev(0, 4, 256 * 1024, &a), 0);
+    assert_int_equal(open_dev(1, 4, 256 * 1024, &b), 0);
+    connect_to(b, a, 0, &ba);
+    assert_int_equal(bip_mem_register(a, src, len, &key, &reg), 0);
+    memset(&sp, 0, sizeof(sp));
+    sp.dev = a;
+    assert_int_equal(pthread_create(&sp.thr, NULL, spin_main, &sp), 0);
+
+    /* nothing in flight: nothing to reap */
+    assert_int_equal(bip_read_reap(b, &cookie, &status), 0);
+    assert_int_equal(bip_read_start(ba, dst1, key.base, &key, len, &seen1), 1);
+    assert_int_equal(bip_read_start(ba, dst2, key.base + 1, &key, len - 1, &seen2), 1);
+    assert_int_equal(bip_read_start(ba, small, key.base + len - 5, &key, 5, &seen3), 1);
+    /* checks before anything is posted fail at once */
+    assert_int_equal(bip_read_start(ba, dst1, key.base - 1, &key, 10, &seen4), -EFAULT);
+    assert_int_equal(bip_read_start(ba, dst1, key.base, NULL, 10, &seen4), -EINVAL);
+    while (seen1 + seen2 + seen3 < 3) {
+        if (1 == bip_read_reap(b, &cookie, &status)) {
+            assert_int_equal(status, 0);
+            assert_true(cookie == &seen1 || cookie == &seen2 || cookie == &seen3);
+            ++*(int *) cookie;
+        }
+    }
+    assert_int_equal(seen1, 1);
+    assert_int_equal(seen2, 1);
+    assert_int_equal(seen3, 1);
+    assert_int_equal(bip_read_reap(b, &cookie, &status), 0);
+    assert_memory_equal(dst1, src, len);
+    assert_memory_equal(dst2, src + 1, len - 1);
+    assert_memory_equal(small, src + len - 5, 5);
+
+    /* a stale key: the read is reaped with an error, not lost */
+    bad = key;
+    bad.key ^= 0x5555;
+    assert_int_equal(bip_read_start(ba, dst1, key.base, &bad, 100, &seen4), 1);
+    while (0 == seen4) {
+        if (1 == bip_read_reap(b, &cookie, &status)) {
+            assert_ptr_equal(cookie, &seen4);
+            assert_int_not_equal(status, 0);
+            seen4 = 1;
+        }
+    }
+    sp.stop = 1;
+    pthread_join(sp.thr, NULL);
+
+    bip_mem_deregister(a, reg);
+    bip_peer_disconnect(ba);
+    bip_close(a);
+    bip_close(b);
+    free(src);
+    free(dst1);
+    free(dst2);
+}
+
 /* a peer process that died: a large send to it fails with -ESRCH and
  * the peer is reported gone */
 static void test_dead_peer(void **state)
@@ -487,8 +679,9 @@ static void test_fuzz_msg_check(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_small_two_senders), cmocka_unit_test(test_large_send),
-        cmocka_unit_test(test_read_large),        cmocka_unit_test(test_dead_peer),
+        cmocka_unit_test(test_small_two_senders), cmocka_unit_test(test_held_message),
+        cmocka_unit_test(test_large_send),        cmocka_unit_test(test_read_large),
+        cmocka_unit_test(test_read_async),        cmocka_unit_test(test_dead_peer),
         cmocka_unit_test(test_fuzz_msg_check),
     };
 
