@@ -45,6 +45,7 @@
 
 #include "bip_provider.h"
 #include "tc_atomic.h"
+#include "tc_ofi.h"
 #include "btl_bip_hdr.h"
 
 #define BIP_OFI_VERSION FI_VERSION(1, 5)
@@ -383,6 +384,15 @@ static int bip_ofi_errno(int fi_rc)
     return 0 == e ? -EIO : (e >= FI_ERRNO_OFFSET ? -EIO : -e);
 }
 
+/* keys are ours (a posted receive's handle), addresses offsets into the
+ * region, and an immediate carries 8 bytes */
+static bool bip_ofi_accept(const struct fi_info *i, void *arg)
+{
+    (void) arg;
+    return 0 == (i->domain_attr->mr_mode & (FI_MR_PROV_KEY | FI_MR_VIRT_ADDR | FI_MR_LOCAL)) &&
+        i->domain_attr->cq_data_size >= 8 && i->domain_attr->mr_key_size >= 8;
+}
+
 static int bip_ofi_getinfo(const bip_dev_params_t *p, struct fi_info **out)
 {
     struct fi_info *hints = fi_allocinfo(), *list = NULL, *i;
@@ -425,20 +435,9 @@ static int bip_ofi_getinfo(const bip_dev_params_t *p, struct fi_info **out)
     if (0 != rc || NULL == list) {
         return 0 != rc ? bip_ofi_errno(rc) : -ENODEV;
     }
-    for (i = list; NULL != i; i = i->next) {
-        /* tcp;ofi_rxm (libfabric 1.17) ignores the hint's domain name and
-         * lists every interface, in no useful order (the link-local
-         * address of a bridge another job may delete first): the domain
-         * asked for is checked here */
-        if (NULL != hints_domain &&
-            (NULL == i->domain_attr->name || 0 != strcmp(i->domain_attr->name, hints_domain))) {
-            continue;
-        }
-        if (0 == (i->domain_attr->mr_mode & (FI_MR_PROV_KEY | FI_MR_VIRT_ADDR | FI_MR_LOCAL)) &&
-            i->domain_attr->cq_data_size >= 8 && i->domain_attr->mr_key_size >= 8) {
-            break;
-        }
-    }
+    /* the named domain, else the best address (tc_ofi.h says why the
+     * first entry is never taken blindly) */
+    i = tc_ofi_pick(list, hints_domain, bip_ofi_accept, NULL);
     if (NULL == i) {
         fi_freeinfo(list);
         return -ENODEV;
