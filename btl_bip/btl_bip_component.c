@@ -124,7 +124,8 @@ static int mca_btl_bip_component_register(void)
                                 OPAL_INFO_LVL_4, &c->ofi_provider, "tcp");
     (void) tc_ompi_param_string(&c->super.btl_version, "ofi_domain",
                                 "libfabric domain of the ofi provider (tcp: the network "
-                                "interface, e.g. eth0; empty: the first one)",
+                                "interface, e.g. eth0; empty: a routable IPv4 address first, "
+                                "IPv6 link-local last)",
                                 OPAL_INFO_LVL_4, &c->ofi_domain, "");
     c->ofi_timeout = 60;
     mca_btl_bip_reg_uint("ofi_timeout",
