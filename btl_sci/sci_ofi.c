@@ -639,6 +639,7 @@ static sci_error_t sci_ofi_register_memory(sci_desc_t *sd, void *addr, size_t le
     }
     handle->key = m->key;
     handle->key_node = sd->node_id;
+    handle->key_flags = SCI_MEM_HANDLE_KEY;
     handle->key_base = (uint64_t) (uintptr_t) addr;
     return SCI_ERR_OK;
 }
@@ -665,6 +666,7 @@ static void sci_ofi_deregister_memory(sci_desc_t *sd, sci_mem_handle_t *handle)
     }
     handle->key = 0;
     handle->key_node = 0;
+    handle->key_flags = 0;
 }
 
 /* ---- local segments ------------------------------------------------------ */
@@ -1102,7 +1104,9 @@ static sci_error_t sci_ofi_dma_enqueue(sci_dma_queue_t *dq, int direction, void 
         return SCI_ERR_ILLEGAL_PARAMETER;
     }
     /* the handle came from a peer: the range inside what it registered */
-    if (0 == remote->key_node || remote->base < remote->key_base || remote_addr < remote->base ||
+    /* a test of key_node alone took node 0's handles for keyless ones:
+     * every get from node 0 failed and ob1 fell back to the rings */
+    if (!(remote->key_flags & SCI_MEM_HANDLE_KEY) || remote->base < remote->key_base || remote_addr < remote->base ||
         remote_addr - remote->base > remote->len ||
         len > remote->len - (remote_addr - remote->base)) {
         return SCI_ERR_OUT_OF_RANGE;
