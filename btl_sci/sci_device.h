@@ -71,7 +71,7 @@ typedef struct sci_mem_handle {
     uint32_t key_node;   /* ofi: the owner's node id on the fabric (node 0 is a
                           * node like any other: key_flags says whether a key is there) */
     uint32_t key_flags;  /* SCI_MEM_HANDLE_KEY: key, key_node and key_base are set */
-    uint64_t key_base; /* ofi: the address the key's region starts at (the
+    uint64_t key_base;   /* ofi: the address the key's region starts at (the
                           * handle's base/len may name a part of it) */
 } sci_mem_handle_t;
 

@@ -1106,8 +1106,8 @@ static sci_error_t sci_ofi_dma_enqueue(sci_dma_queue_t *dq, int direction, void 
     /* the handle came from a peer: the range inside what it registered */
     /* a test of key_node alone took node 0's handles for keyless ones:
      * every get from node 0 failed and ob1 fell back to the rings */
-    if (!(remote->key_flags & SCI_MEM_HANDLE_KEY) || remote->base < remote->key_base || remote_addr < remote->base ||
-        remote_addr - remote->base > remote->len ||
+    if (!(remote->key_flags & SCI_MEM_HANDLE_KEY) || remote->base < remote->key_base ||
+        remote_addr < remote->base || remote_addr - remote->base > remote->len ||
         len > remote->len - (remote_addr - remote->base)) {
         return SCI_ERR_OUT_OF_RANGE;
     }
