@@ -68,11 +68,14 @@ typedef struct sci_mem_handle {
     uint64_t base;       /* virtual address of the region at the owner */
     uint64_t len;        /* length of the region */
     uint64_t key;        /* ofi: the region's remote key */
-    uint32_t key_node;   /* ofi: the owner's node id on the fabric (0: no key) */
-    uint32_t pad_;
-    uint64_t key_base; /* ofi: the address the key's region starts at (the
+    uint32_t key_node;   /* ofi: the owner's node id on the fabric (node 0 is a
+                          * node like any other: key_flags says whether a key is there) */
+    uint32_t key_flags;  /* SCI_MEM_HANDLE_KEY: key, key_node and key_base are set */
+    uint64_t key_base;   /* ofi: the address the key's region starts at (the
                           * handle's base/len may name a part of it) */
 } sci_mem_handle_t;
+
+#define SCI_MEM_HANDLE_KEY 0x1u /* sci_mem_handle_t.key_flags */
 
 enum {
     SCI_DMA_WRITE = 0, /* local -> remote (SCI_FLAG_DMA_WRITE semantics) */

@@ -440,7 +440,7 @@ static sci_error_t sci_shm_register_memory(sci_desc_t *sd, void *addr, size_t le
     /* no fabric key (the ofi provider, when open, adds its own after us) */
     handle->key = 0;
     handle->key_node = 0;
-    handle->pad_ = 0;
+    handle->key_flags = 0;
     handle->key_base = 0;
     return SCI_ERR_OK;
 }

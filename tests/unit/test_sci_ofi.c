@@ -284,6 +284,56 @@ static void *drive(void *arg)
     return NULL;
 }
 
+/* node 0 is a node like the others: its registrations carry a key, and a
+ * peer reads and writes them (a handle without a key is refused) */
+static void test_dma_node0(void **state)
+{
+    fixture_t *f = *state;
+    const size_t n = 256 * 1024;
+    uint8_t *mem = malloc(n), *buf = malloc(n);
+    sci_mem_handle_t h, nokey;
+    sci_dma_queue_t *dq;
+    driver_t d = {.stop = 0};
+    pthread_t t;
+    sci_desc_t *c;
+
+    assert_non_null(mem);
+    assert_non_null(buf);
+    assert_int_equal(SCI_ERR_OK, open_node(0, &c));
+    for (size_t i = 0; i < n; ++i) {
+        mem[i] = (uint8_t) (i * 7 + (i >> 9));
+    }
+    memset(&h, 0, sizeof(h));
+    assert_int_equal(SCI_ERR_OK, sci_register_memory(c, mem, n, &h));
+    assert_int_equal(0, h.key_node);
+    assert_true(h.key_flags & SCI_MEM_HANDLE_KEY);
+    import(c, 0, f->a);
+    d.sd = c;
+    assert_int_equal(0, pthread_create(&t, NULL, drive, &d));
+    assert_int_equal(SCI_ERR_OK, sci_create_dma_queue(f->a, 4, &dq));
+    memset(buf, 0, n);
+    assert_int_equal(SCI_ERR_OK,
+                     sci_dma_transfer(dq, SCI_DMA_READ, buf, &h, (uint64_t) (uintptr_t) mem, n));
+    assert_memory_equal(mem, buf, n);
+    for (size_t i = 0; i < n; ++i) {
+        buf[i] = (uint8_t) ~buf[i];
+    }
+    assert_int_equal(SCI_ERR_OK,
+                     sci_dma_transfer(dq, SCI_DMA_WRITE, buf, &h, (uint64_t) (uintptr_t) mem, n));
+    assert_memory_equal(mem, buf, n);
+    nokey = h;
+    nokey.key_flags = 0;
+    assert_int_equal(SCI_ERR_OUT_OF_RANGE,
+                     sci_dma_enqueue(dq, SCI_DMA_READ, buf, &nokey, (uint64_t) (uintptr_t) mem, 8));
+    sci_remove_dma_queue(dq);
+    d.stop = 1;
+    pthread_join(t, NULL);
+    sci_deregister_memory(c, &h);
+    sci_close(c);
+    free(mem);
+    free(buf);
+}
+
 static void test_bye_is_departure(void **state)
 {
     fixture_t *f = *state;
@@ -326,6 +376,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_flush_pattern, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many_small_flushes_in_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dma, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dma_node0, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bye_is_departure, setup, teardown),
     };
     if (!sci_provider_available("ofi")) {
