@@ -50,6 +50,7 @@
 #include "sci_ofi_dir.h"
 #include "sci_provider.h"
 #include "tc_atomic.h"
+#include "tc_ofi.h"
 
 #define SCI_OFI_VERSION FI_VERSION(1, 5)
 #define SCI_OFI_NRECV 8
@@ -323,31 +324,11 @@ static int sci_ofi_mr_reg_raw(sci_desc_t *sd, void *addr, size_t len, struct fid
 
 /* ---- device --------------------------------------------------------- */
 
-static struct fi_info *sci_ofi_pick(struct fi_info *list, const char *device)
+/* an address that fits the directory record */
+static bool sci_ofi_accept(const struct fi_info *i, void *arg)
 {
-    /* the named domain; else IPv4 before IPv6, loopback last */
-    for (int pass = 0; pass < 3; ++pass) {
-        for (struct fi_info *i = list; NULL != i; i = i->next) {
-            const char *dom = i->domain_attr->name;
-            const struct sockaddr *sa = i->src_addr;
-
-            if (NULL == sa || i->src_addrlen > SCI_OFI_MAX_ADDR) {
-                continue;
-            }
-            if (NULL != device) {
-                if (NULL != dom && 0 == strcmp(dom, device)) {
-                    return i;
-                }
-                continue;
-            }
-            if (2 == pass ||
-                (NULL != dom && 0 != strcmp(dom, "lo") &&
-                 (1 == pass || AF_INET == sa->sa_family))) {
-                return i;
-            }
-        }
-    }
-    return NULL;
+    (void) arg;
+    return NULL != i->src_addr && 0 < i->src_addrlen && i->src_addrlen <= SCI_OFI_MAX_ADDR;
 }
 
 static void sci_ofi_close(sci_desc_t *sd);
@@ -437,7 +418,7 @@ static sci_error_t sci_ofi_open(const sci_open_params_t *params, sci_desc_t **sd
     if (0 != ret || NULL == list) {
         return SCI_ERR_NOT_SUPPORTED;
     }
-    pick = sci_ofi_pick(list, params->device);
+    pick = tc_ofi_pick(list, params->device, sci_ofi_accept, NULL);
     sd = NULL != pick ? calloc(1, sizeof(*sd)) : NULL;
     if (NULL == sd) {
         fi_freeinfo(list);
