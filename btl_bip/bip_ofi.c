@@ -1138,21 +1138,35 @@ static int bip_ofi_send_large(void *p, uint32_t handle, size_t offset, const str
     return done == len ? 0 : -EINVAL;
 }
 
-static int bip_ofi_read_large(void *p, void *dst, uint64_t src, const bip_rkey_t *key, size_t len)
+/* the checks of a read before anything is posted: a key (nothing
+ * registered: the peer's memory is closed), a range inside the region
+ * without overflow, a live peer; 0 or a -errno */
+static int bip_ofi_read_check(const bip_ofi_peer_t *peer, const void *dst, uint64_t src,
+                              const bip_rkey_t *key, size_t len)
 {
-    bip_ofi_peer_t *peer = p;
-    bip_ofi_dev_t *dev = peer->dev;
-    bip_ofi_op_t *op;
-    size_t done = 0;
-
     if (NULL == key || 0 == key->key) {
-        return -EINVAL; /* nothing registered: the peer's memory is closed */
+        return -EINVAL;
     }
     if (0 != len && (NULL == dst || src < key->base || src - key->base > UINT64_MAX - len)) {
         return -EFAULT;
     }
     if (tc_atomic_load_acquire(&peer->failed)) {
         return -ESRCH;
+    }
+    return 0;
+}
+
+static int bip_ofi_read_large(void *p, void *dst, uint64_t src, const bip_rkey_t *key, size_t len)
+{
+    bip_ofi_peer_t *peer = p;
+    bip_ofi_dev_t *dev = peer->dev;
+    bip_ofi_op_t *op;
+    size_t done = 0;
+    int rc;
+
+    rc = bip_ofi_read_check(peer, dst, src, key, len);
+    if (0 != rc) {
+        return rc;
     }
     op = bip_ofi_op_new(peer);
     if (NULL == op) {
@@ -1168,12 +1182,9 @@ static int bip_ofi_read_large(void *p, void *dst, uint64_t src, const bip_rkey_t
         }
         done += take;
     }
-    {
-        int rc = bip_ofi_wait(dev, op);
-
-        if (0 != rc) {
-            return -EINVAL == rc ? -EFAULT : rc;
-        }
+    rc = bip_ofi_wait(dev, op);
+    if (0 != rc) {
+        return -EINVAL == rc ? -EFAULT : rc;
     }
     return done == len ? 0 : -EFAULT;
 }
@@ -1190,15 +1201,11 @@ static int bip_ofi_read_start(void *p, void *dst, uint64_t src, const bip_rkey_t
     bip_ofi_dev_t *dev = peer->dev;
     bip_ofi_op_t *op;
     size_t done = 0;
+    int rc;
 
-    if (NULL == key || 0 == key->key) {
-        return -EINVAL;
-    }
-    if (0 != len && (NULL == dst || src < key->base || src - key->base > UINT64_MAX - len)) {
-        return -EFAULT;
-    }
-    if (tc_atomic_load_acquire(&peer->failed)) {
-        return -ESRCH;
+    rc = bip_ofi_read_check(peer, dst, src, key, len);
+    if (0 != rc) {
+        return rc;
     }
     op = bip_ofi_op_new(peer);
     if (NULL == op) {
