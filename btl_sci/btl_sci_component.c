@@ -88,7 +88,8 @@ static int mca_btl_sci_component_register(void)
     mca_btl_sci_reg_uint("credit_batch",
                          "Ring slots the receiver consumes before it writes its "
                          "Completed counter into the sender's segment (at most ring_slots/2; "
-                         "it is also written whenever the ring is found empty)",
+                         "it is also written whenever the ring is found empty; for a peer on "
+                         "another host only every credit_batch slots)",
                          OPAL_INFO_LVL_5, &c->credit_batch);
     c->idle_polls = 4096;
     mca_btl_sci_reg_uint("idle_polls",
@@ -724,10 +725,11 @@ static inline int mca_btl_sci_poll_ring(mca_btl_sci_endpoint_t *ep)
         tc_ring_release(&ep->in);
     }
     if (count > 0) {
-        /* hand the slots back now (one remote store per call, not per
-         * message): a sender refilling the ring must not find it full */
-        tc_ring_consumer_flush(&ep->in);
-        if (OPAL_UNLIKELY(ep->write_through)) {
+        if (OPAL_LIKELY(!ep->write_through)) {
+            /* hand the slots back now (one store per call, not per
+             * message): a sender refilling the ring must not find it full */
+            tc_ring_consumer_flush(&ep->in);
+        } else {
             mca_btl_sci_endpoint_flush_consumed(ep);
         }
     }

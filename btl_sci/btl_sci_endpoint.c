@@ -39,6 +39,7 @@ static void mca_btl_sci_endpoint_construct(mca_btl_sci_endpoint_t *ep)
     ep->waiting = false;
     memset(&ep->out, 0, sizeof(ep->out));
     memset(&ep->in, 0, sizeof(ep->in));
+    ep->consumed_pushed = 0;
     OBJ_CONSTRUCT(&ep->pending, opal_list_t);
     OBJ_CONSTRUCT(&ep->lock, opal_mutex_t);
 }

@@ -40,8 +40,9 @@ struct mca_btl_base_endpoint_t {
     bool write_through; /* stores into rseg need sci_flush (ofi) */
     bool pinned;        /* always polled: no doorbell across hosts */
 
-    tc_ring_producer_t out; /* my messages to the peer */
-    tc_ring_consumer_t in;  /* the peer's messages to me */
+    tc_ring_producer_t out;   /* my messages to the peer */
+    tc_ring_consumer_t in;    /* the peer's messages to me */
+    uint64_t consumed_pushed; /* write-through: the counter the peer has */
 
     /* shared words, accessed through btl_sci_doorbell.h only */
     uint32_t *idle_in;      /* peer: "ring my doorbell" (my segment) */

@@ -3,10 +3,10 @@
 /*
  * btl_sci_flush.c: the protocol's publish points on a write-through
  * mapping (the ofi provider: SCIMemWrite/SCIFlush instead of stores into
- * mapped remote memory).  A flush lands at the owner in issue order, and
- * bytes within one flush land in address order, so a ring slot goes out
- * as two flushes: length, tag and payload, then the sequence word the
- * receiver polls; the Completed counter is one 8-byte flush.  A failed
+ * mapped remote memory).  A ring slot goes out as one publish: length,
+ * tag and payload, then the sequence word the receiver polls, which the
+ * owner sees only after the bytes; the Completed counter is one 8-byte
+ * flush, every credit_batch consumed slots.  A failed
  * flush is not reported here: the peer's sequence says so at the next
  * check (the sweep, or a send that waits for a slot).
  */
@@ -23,11 +23,20 @@ void mca_btl_sci_endpoint_flush_slot(mca_btl_sci_endpoint_t *ep, uint32_t len)
     size_t off = (size_t) (slot - (const uint8_t *) ep->rbase);
     const size_t seq_bytes = sizeof(((tc_ring_slot_hdr_t *) 0)->seq);
 
-    (void) sci_flush(ep->rseg, off + seq_bytes, sizeof(tc_ring_slot_hdr_t) - seq_bytes + len);
-    (void) sci_flush(ep->rseg, off, seq_bytes);
+    (void) sci_flush_publish(ep->rseg, off + seq_bytes,
+                             sizeof(tc_ring_slot_hdr_t) - seq_bytes + len, off);
 }
 
+/* Each push of the counter is one more remote write on the wire, so it goes
+ * out only every credit_batch consumed slots (never more than half the
+ * ring): a sender that finds the ring full has nslots messages in it, and
+ * consuming them crosses the batch, so its slots always come back. */
 void mca_btl_sci_endpoint_flush_consumed(mca_btl_sci_endpoint_t *ep)
 {
+    if (ep->in.tail - ep->consumed_pushed < ep->in.batch) {
+        return;
+    }
+    tc_ring_consumer_flush(&ep->in);
     (void) sci_flush(ep->rseg, MCA_BTL_SCI_SEG_CONSUMED_OFF, sizeof(uint64_t));
+    ep->consumed_pushed = ep->in.tail;
 }

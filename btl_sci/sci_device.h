@@ -144,6 +144,14 @@ int sci_remote_write_through(const sci_remote_segment_t *rseg);
  * segment land in the order they were issued (a later flush is never
  * seen before an earlier one).  shm: nothing to do. */
 sci_error_t sci_flush(sci_remote_segment_t *rseg, size_t offset, size_t len);
+/* Push offset..offset+len, then the 8-byte word at word_offset, so that
+ * the owner sees the word's new value only after those bytes: the
+ * publish of a ring slot (its bytes, then the sequence the consumer
+ * polls).  The word's values only grow, by less than 2^23 from one
+ * publish to the next.  shm: nothing to do; ofi: one write that carries
+ * the word (remote CQ data), which the owner stores when it lands. */
+sci_error_t sci_flush_publish(sci_remote_segment_t *rseg, size_t offset, size_t len,
+                              size_t word_offset);
 
 /* --- sequences: transfer error checks ------------------------------------ */
 sci_error_t sci_create_map_sequence(sci_remote_segment_t *rseg, sci_sequence_t **seq);

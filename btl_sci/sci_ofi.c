@@ -18,6 +18,9 @@
  *                            without completion (large); all on one
  *                            endpoint with FI_ORDER_WAW, so flushes land
  *                            in issue order
+ *   publish (bytes + word)   one write with the word as remote CQ data;
+ *                            the owner stores the word when the write's
+ *                            completion shows it landed
  *   SCICheckSequence         the node's state: a "bye" received (its owner
  *                            left in order), an error completion for an
  *                            operation to it, or a probe (an 8-byte fi_read)
@@ -112,9 +115,13 @@ struct sci_desc {
     size_t inject_size;
     int prov_key;
     int virt_addr; /* RMA addresses are virtual (else offsets into the region) */
+    int cq_data;   /* the provider carries 8 bytes of remote CQ data */
     uint64_t next_key;
     sci_ofi_node_t *nodes;
     struct sci_local_segment *segs;
+    /* segments by index (remote words name them), under lock */
+    struct sci_local_segment **segtab;
+    uint32_t nsegtab;
     sci_ofi_mr_t *mrs;
     sci_ofi_bye_t bye; /* sent at close (stays while the sends are out) */
     sci_ofi_ctx_t rctx[SCI_OFI_NRECV];
@@ -126,6 +133,7 @@ struct sci_local_segment {
     struct sci_local_segment *next;
     sci_desc_t *sd;
     uint32_t segment_id;
+    uint32_t index; /* in sd->segtab */
     void *mem;
     size_t size;
     struct fid_mr *mr;
@@ -138,6 +146,7 @@ struct sci_remote_segment {
     sci_desc_t *sd;
     sci_ofi_node_t *node;
     uint32_t segment_id;
+    uint32_t index; /* the owner's index of the segment */
     uint64_t key, raddr, size;
     uint8_t *shadow;
     int mapped;
@@ -261,9 +270,33 @@ static void sci_ofi_complete(sci_desc_t *sd, sci_ofi_ctx_t *ctx, int err, size_t
     }
 }
 
+/* a remote word landed (sci_flush_publish): the bytes before it are in
+ * our memory, the word may follow.  Everything in it is the peer's: the
+ * index and the offset are checked against our table and the segment. */
+static void sci_ofi_remote_word(sci_desc_t *sd, uint64_t data)
+{
+    sci_local_segment_t *seg = NULL;
+    uint64_t offset;
+    uint32_t index, low;
+
+    sci_ofi_word_decode(data, &index, &offset, &low);
+    pthread_mutex_lock(&sd->lock);
+    if (index < sd->nsegtab) {
+        seg = sd->segtab[index];
+    }
+    if (NULL != seg && offset <= seg->size - sizeof(uint64_t)) {
+        uint64_t *word = (uint64_t *) ((uint8_t *) seg->mem + offset);
+
+        /* under the lock: two threads that read the CQ never store the
+         * words of one segment in the wrong order */
+        tc_atomic_store_release(word, sci_ofi_word_advance(tc_atomic_load_relaxed(word), low));
+    }
+    pthread_mutex_unlock(&sd->lock);
+}
+
 static int sci_ofi_progress(sci_desc_t *sd)
 {
-    struct fi_cq_msg_entry ev[16];
+    struct fi_cq_data_entry ev[16];
     int total = 0;
 
     for (;;) {
@@ -271,6 +304,12 @@ static int sci_ofi_progress(sci_desc_t *sd)
 
         if (n > 0) {
             for (ssize_t i = 0; i < n; ++i) {
+                if (ev[i].flags & FI_REMOTE_CQ_DATA) {
+                    sci_ofi_remote_word(sd, ev[i].data);
+                    if (!(ev[i].flags & FI_RECV)) {
+                        continue;
+                    }
+                }
                 sci_ofi_complete(sd, ev[i].op_context, 0, ev[i].len);
             }
             total += (int) n;
@@ -445,8 +484,9 @@ static sci_error_t sci_ofi_open(const sci_open_params_t *params, sci_desc_t **sd
     }
     sd->prov_key = 0 != (sd->info->domain_attr->mr_mode & FI_MR_PROV_KEY);
     sd->inject_size = sd->info->tx_attr->inject_size;
+    sd->cq_data = sd->info->domain_attr->cq_data_size >= sizeof(uint64_t);
     memset(&cqa, 0, sizeof(cqa));
-    cqa.format = FI_CQ_FORMAT_MSG;
+    cqa.format = FI_CQ_FORMAT_DATA;
     cqa.size = 4096;
     cqa.wait_obj = FI_WAIT_NONE;
     memset(&ava, 0, sizeof(ava));
@@ -562,6 +602,7 @@ static void sci_ofi_close(sci_desc_t *sd)
     if (NULL != sd->info) {
         fi_freeinfo(sd->info);
     }
+    free(sd->segtab);
     pthread_mutex_destroy(&sd->lock);
     free(sd);
 }
@@ -652,6 +693,34 @@ static void sci_ofi_deregister_memory(sci_desc_t *sd, sci_mem_handle_t *handle)
 
 /* ---- local segments ------------------------------------------------------ */
 
+/* the lowest free index for a new segment, the table grown as needed
+ * (lock held) */
+static int sci_ofi_segtab_add(sci_desc_t *sd, sci_local_segment_t *s)
+{
+    uint32_t i;
+
+    for (i = 0; i < sd->nsegtab && NULL != sd->segtab[i]; ++i) {
+    }
+    if (i == sd->nsegtab) {
+        uint32_t n = 0 == sd->nsegtab ? 16 : 2 * sd->nsegtab;
+        sci_local_segment_t **t;
+
+        if (sd->nsegtab >= SCI_OFI_MAX_SEGS) {
+            return -1;
+        }
+        t = realloc(sd->segtab, (size_t) n * sizeof(*t));
+        if (NULL == t) {
+            return -1;
+        }
+        memset(t + sd->nsegtab, 0, (size_t) (n - sd->nsegtab) * sizeof(*t));
+        sd->segtab = t;
+        sd->nsegtab = n;
+    }
+    sd->segtab[i] = s;
+    s->index = i;
+    return 0;
+}
+
 static sci_error_t sci_ofi_create_segment(sci_desc_t *sd, uint32_t segment_id, size_t size,
                                           sci_local_segment_t **segp)
 {
@@ -689,6 +758,13 @@ static sci_error_t sci_ofi_create_segment(sci_desc_t *sd, uint32_t segment_id, s
         return sci_ofi_err(ret);
     }
     pthread_mutex_lock(&sd->lock);
+    if (0 != sci_ofi_segtab_add(sd, s)) {
+        pthread_mutex_unlock(&sd->lock);
+        sci_ofi_close_fid(&s->mr->fid);
+        free(s->mem);
+        free(s);
+        return SCI_ERR_NOSPC;
+    }
     s->next = sd->segs;
     sd->segs = s;
     pthread_mutex_unlock(&sd->lock);
@@ -736,6 +812,7 @@ static void sci_ofi_remove_segment(sci_local_segment_t *seg)
             break;
         }
     }
+    sd->segtab[seg->index] = NULL;
     pthread_mutex_unlock(&sd->lock);
     sci_ofi_close_fid(&seg->mr->fid);
     free(seg->mem);
@@ -777,6 +854,7 @@ static sci_error_t sci_ofi_export_directory(sci_desc_t *sd, void *buf, size_t bu
         }
         memset(&rec, 0, sizeof(rec));
         rec.segment_id = s->segment_id;
+        rec.index = s->index;
         rec.size = s->size;
         rec.key = s->key;
         rec.addr = sd->virt_addr ? (uint64_t) (uintptr_t) s->mem : 0;
@@ -873,6 +951,7 @@ static sci_error_t sci_ofi_connect_segment(sci_desc_t *sd, uint32_t node_id, uin
     r->sd = sd;
     r->node = n;
     r->segment_id = segment_id;
+    r->index = found->index;
     r->key = found->key;
     r->raddr = found->addr;
     r->size = found->size;
@@ -949,6 +1028,64 @@ static sci_error_t sci_ofi_flush(sci_remote_segment_t *rseg, size_t offset, size
             /* no completion: the shadow bytes stay until the owner hands
              * the ring slot back, which is after they landed */
             r = fi_writemsg(sd->ep, &msg, 0);
+        }
+        if (-FI_EAGAIN != r) {
+            break;
+        }
+        (void) sci_ofi_progress(sd);
+    }
+    if (0 != r) {
+        sci_ofi_node_fail(n);
+        return SCI_ERR_TRANSFER_FAILED;
+    }
+    return SCI_ERR_OK;
+}
+
+/* one write for the bytes and the word: the word rides as remote CQ data
+ * and the owner stores it once the bytes are in its memory.  Without CQ
+ * data, or a word that the 64 bits cannot name, two flushes in order. */
+static sci_error_t sci_ofi_flush_publish(sci_remote_segment_t *rseg, size_t offset, size_t len,
+                                         size_t word_offset)
+{
+    sci_desc_t *sd = rseg->sd;
+    sci_ofi_node_t *n = rseg->node;
+    const uint8_t *src;
+    uint64_t data;
+    sci_error_t err;
+    ssize_t r;
+
+    if (offset > rseg->size || len > rseg->size - offset || word_offset > rseg->size ||
+        sizeof(uint64_t) > rseg->size - word_offset) {
+        return SCI_ERR_OUT_OF_RANGE;
+    }
+    if (!sd->cq_data || 0 == len ||
+        0 !=
+            sci_ofi_word_encode(rseg->index, word_offset,
+                                tc_atomic_load_relaxed((uint64_t *) (rseg->shadow + word_offset)),
+                                &data)) {
+        err = sci_ofi_flush(rseg, offset, len);
+        return SCI_ERR_OK != err ? err : sci_ofi_flush(rseg, word_offset, sizeof(uint64_t));
+    }
+    src = rseg->shadow + offset;
+    for (;;) {
+        if (SCI_OFI_NODE_OK != tc_atomic_load_relaxed(&n->state)) {
+            return SCI_ERR_TRANSFER_FAILED;
+        }
+        if (len <= sd->inject_size) {
+            r = fi_inject_writedata(sd->ep, src, len, data, n->fa, rseg->raddr + offset, rseg->key);
+        } else {
+            struct iovec iov = {.iov_base = (void *) src, .iov_len = len};
+            struct fi_rma_iov riov = {.addr = rseg->raddr + offset, .len = len, .key = rseg->key};
+            struct fi_msg_rma msg = {.msg_iov = &iov,
+                                     .iov_count = 1,
+                                     .addr = n->fa,
+                                     .rma_iov = &riov,
+                                     .rma_iov_count = 1,
+                                     .context = &n->wctx,
+                                     .data = data};
+
+            /* no completion here, as sci_ofi_flush */
+            r = fi_writemsg(sd->ep, &msg, FI_REMOTE_CQ_DATA);
         }
         if (-FI_EAGAIN != r) {
             break;
@@ -1242,6 +1379,7 @@ static const sci_provider_ops_t sci_ofi_ops = {
     .dma_transfer = sci_ofi_dma_transfer,
     .dma_probe = sci_ofi_dma_probe,
     .flush = sci_ofi_flush,
+    .flush_publish = sci_ofi_flush_publish,
     .export_directory = sci_ofi_export_directory,
     .import_node = sci_ofi_import_node,
     .progress = sci_ofi_progress,

@@ -62,6 +62,33 @@ void sci_ofi_dir_seg(const sci_ofi_dir_view_t *view, uint32_t i, sci_ofi_dir_seg
     memcpy(seg, view->segs + (size_t) i * sizeof(*seg), sizeof(*seg));
 }
 
+int sci_ofi_word_encode(uint32_t index, uint64_t offset, uint64_t value, uint64_t *data)
+{
+    if (index > SCI_OFI_WORD_INDEX_MAX || offset > SCI_OFI_WORD_OFF_MAX || 0 != (offset & 7)) {
+        return -1;
+    }
+    *data = (uint64_t) index << 48 | (offset >> 3) << 24 | (value & SCI_OFI_WORD_LOW_MASK);
+    return 0;
+}
+
+void sci_ofi_word_decode(uint64_t data, uint32_t *index, uint64_t *offset, uint32_t *low)
+{
+    *index = (uint32_t) (data >> 48);
+    *offset = ((data >> 24) & 0xffffff) << 3;
+    *low = (uint32_t) (data & SCI_OFI_WORD_LOW_MASK);
+}
+
+uint64_t sci_ofi_word_advance(uint64_t current, uint32_t low)
+{
+    uint64_t step = ((uint64_t) low - current) & SCI_OFI_WORD_LOW_MASK;
+
+    /* a step of 2^23 or more is a word from before the current one */
+    if (step > (SCI_OFI_WORD_LOW_MASK >> 1) || current > UINT64_MAX - step) {
+        return current;
+    }
+    return current + step;
+}
+
 int sci_ofi_bye_parse(const void *buf, size_t len, uint32_t *node_id)
 {
     sci_ofi_bye_t bye;

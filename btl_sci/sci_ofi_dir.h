@@ -12,6 +12,18 @@
  * The receiver of a directory checks every field before use: magic and
  * version, addrlen within SCI_OFI_MAX_ADDR, nsegs exactly filling the
  * rest, each segment non-empty with addr + size not wrapping.
+ *
+ * A remote word (sci_flush_publish) travels as the 64-bit remote CQ data
+ * of the write that carries the bytes before it:
+ *
+ *   bits 63..48  the owner's index of the segment (its directory record)
+ *   bits 47..24  offset of the word in the segment / 8
+ *   bits 23..0   the low 24 bits of the word's new value
+ *
+ * The owner keeps the high bits: the word's values only grow, by less than
+ * 2^23 from one store to the next (a ring slot's sequence grows by the
+ * ring's size), so the new value is the first one at or above the current
+ * one that ends in those 24 bits.
  */
 
 #ifndef SCI_OFI_DIR_H
@@ -21,7 +33,7 @@
 #include <stdint.h>
 
 #define SCI_OFI_DIR_MAGIC 0x53434944u /* "SCID" */
-#define SCI_OFI_DIR_VERSION 1u
+#define SCI_OFI_DIR_VERSION 2u
 #define SCI_OFI_MAX_ADDR 128u
 #define SCI_OFI_MAX_SEGS 65536u
 #define SCI_OFI_BYE_MAGIC 0x53434942u /* "SCIB" */
@@ -36,10 +48,10 @@ typedef struct sci_ofi_dir_hdr {
 
 typedef struct sci_ofi_dir_seg {
     uint32_t segment_id;
-    uint32_t pad;
-    uint64_t size; /* bytes a peer may write and read */
-    uint64_t key;  /* remote key of the registration */
-    uint64_t addr; /* remote address of byte 0 (FI_MR_VIRT_ADDR) */
+    uint32_t index; /* the owner's number for it, named in remote words */
+    uint64_t size;  /* bytes a peer may write and read */
+    uint64_t key;   /* remote key of the registration */
+    uint64_t addr;  /* remote address of byte 0 (FI_MR_VIRT_ADDR) */
 } sci_ofi_dir_seg_t;
 
 /* "the owner removed its segments and leaves": sent at close to every
@@ -49,6 +61,10 @@ typedef struct sci_ofi_bye {
     uint32_t magic;
     uint32_t node_id;
 } sci_ofi_bye_t;
+
+#define SCI_OFI_WORD_INDEX_MAX 0xffffu
+#define SCI_OFI_WORD_OFF_MAX ((uint64_t) 0xffffff * 8)
+#define SCI_OFI_WORD_LOW_MASK 0xffffffu
 
 _Static_assert(16 == sizeof(sci_ofi_dir_hdr_t), "sci ofi directory header: 16 bytes");
 _Static_assert(32 == sizeof(sci_ofi_dir_seg_t), "sci ofi directory segment: 32 bytes");
@@ -71,6 +87,14 @@ int sci_ofi_dir_parse(const void *buf, size_t len, sci_ofi_dir_view_t *view);
 /* segment i of a parsed directory (i < nsegs) */
 void sci_ofi_dir_seg(const sci_ofi_dir_view_t *view, uint32_t i, sci_ofi_dir_seg_t *seg);
 /* 0 and *node_id set, or -1 (not a bye) */
+/* the CQ data of a remote word; -1 when it cannot be named that way (index
+ * or offset too large, offset not 8-aligned): the caller sends two writes */
+int sci_ofi_word_encode(uint32_t index, uint64_t offset, uint64_t value, uint64_t *data);
+void sci_ofi_word_decode(uint64_t data, uint32_t *index, uint64_t *offset, uint32_t *low);
+/* the word's new value from its current one and the low bits received;
+ * the current one when they are behind it (a stale word) */
+uint64_t sci_ofi_word_advance(uint64_t current, uint32_t low);
+
 int sci_ofi_bye_parse(const void *buf, size_t len, uint32_t *node_id);
 
 #endif /* SCI_OFI_DIR_H */

@@ -209,6 +209,22 @@ sci_error_t sci_flush(sci_remote_segment_t *rseg, size_t offset, size_t len)
     return NULL != SCI_OPS(rseg)->flush ? SCI_OPS(rseg)->flush(rseg, offset, len) : SCI_ERR_OK;
 }
 
+sci_error_t sci_flush_publish(sci_remote_segment_t *rseg, size_t offset, size_t len,
+                              size_t word_offset)
+{
+    sci_error_t err;
+
+    if (NULL == rseg) {
+        return SCI_ERR_ILLEGAL_PARAMETER;
+    }
+    if (NULL != SCI_OPS(rseg)->flush_publish) {
+        return SCI_OPS(rseg)->flush_publish(rseg, offset, len, word_offset);
+    }
+    /* flushes land in issue order: the bytes, then the word */
+    err = sci_flush(rseg, offset, len);
+    return SCI_ERR_OK != err ? err : sci_flush(rseg, word_offset, sizeof(uint64_t));
+}
+
 sci_error_t sci_create_map_sequence(sci_remote_segment_t *rseg, sci_sequence_t **seq)
 {
     return NULL == rseg ? SCI_ERR_ILLEGAL_PARAMETER : SCI_OPS(rseg)->create_map_sequence(rseg, seq);

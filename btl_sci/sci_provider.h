@@ -63,6 +63,8 @@ typedef struct sci_provider_ops {
     sci_error_t (*dma_probe)(sci_desc_t *sd);
     /* optional (NULL: the shm behaviour) */
     sci_error_t (*flush)(sci_remote_segment_t *rseg, size_t offset, size_t len);
+    sci_error_t (*flush_publish)(sci_remote_segment_t *rseg, size_t offset, size_t len,
+                                 size_t word_offset);
     sci_error_t (*export_directory)(sci_desc_t *sd, void *buf, size_t buflen, size_t *len);
     sci_error_t (*import_node)(sci_desc_t *sd, uint32_t node_id, const void *buf, size_t len);
     int (*progress)(sci_desc_t *sd);

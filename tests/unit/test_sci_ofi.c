@@ -4,7 +4,8 @@
  * API (sci_device.h), two descriptors ("nodes") in one process, each
  * driven by sci_progress: directories exchanged and imported, a remote
  * segment mapped write-through and flushed (pattern checked at the
- * owner, flushes landing in order), range checks, DMA writes and reads
+ * owner, flushes landing in order), publishes (bytes, then a word the
+ * owner stores), range checks, DMA writes and reads
  * through registered memory, a bye that turns the peer's sequence into a
  * departure.  Skipped when the provider or the fabric is not there.
  */
@@ -217,6 +218,73 @@ static void test_many_small_flushes_in_order(void **state)
     sci_remove_segment(seg);
 }
 
+/* publishes as a ring makes them: 8 slots, each a word (the sequence)
+ * and a payload of varying size (inline and not), the word growing by the
+ * slot count on every lap and crossing 2^24; the owner sees each word only
+ * with its payload in place */
+static void test_publish(void **state)
+{
+    fixture_t *f = *state;
+    sci_local_segment_t *seg0, *seg;
+    sci_remote_segment_t *rseg;
+    uint8_t *local, *map;
+    const size_t slot = 4096, nslots = 8;
+    const uint64_t base = 0xfff000;
+
+    /* a second segment: its index is not 0 */
+    assert_int_equal(SCI_ERR_OK, sci_create_segment(f->b, 0x20010, 4096, &seg0));
+    assert_int_equal(SCI_ERR_OK, sci_create_segment(f->b, 0x20011, slot * nslots, &seg));
+    assert_int_equal(SCI_ERR_OK, sci_set_segment_available(seg, 1));
+    import(f->b, 2, f->a);
+    assert_int_equal(SCI_ERR_OK, sci_connect_segment(f->a, 2, 0x20011, &rseg));
+    map = sci_map_remote_segment(rseg, 0, slot * nslots);
+    assert_non_null(map);
+    local = sci_local_segment_address(seg);
+    /* the owner's words as after earlier laps */
+    for (size_t s = 0; s < nslots; ++s) {
+        *(uint64_t *) (local + s * slot) = base - nslots + s + 1;
+    }
+    for (uint64_t i = 0; i < 3000; ++i) {
+        size_t s = (size_t) (i % nslots), len = 1 + (size_t) ((i * 997) % (slot - 8));
+        uint64_t v = base + i + 1;
+        uint8_t *p = map + s * slot;
+
+        for (size_t k = 0; k < len; ++k) {
+            p[8 + k] = (uint8_t) (i * 13 + k);
+        }
+        *(uint64_t *) p = v;
+        assert_int_equal(SCI_ERR_OK, sci_flush_publish(rseg, s * slot + 8, len, s * slot));
+        wait_word(f, (volatile uint64_t *) (local + s * slot), v);
+        for (size_t k = 0; k < len; ++k) {
+            if ((uint8_t) (i * 13 + k) != local[s * slot + 8 + k]) {
+                fail_msg("publish %llu: byte %zu of %zu wrong", (unsigned long long) i, k, len);
+            }
+        }
+    }
+    /* ranges */
+    assert_int_equal(SCI_ERR_OUT_OF_RANGE, sci_flush_publish(rseg, 8, 8, slot * nslots - 4));
+    assert_int_equal(SCI_ERR_OUT_OF_RANGE, sci_flush_publish(rseg, 8, slot * nslots, 0));
+    assert_int_equal(SCI_ERR_OUT_OF_RANGE, sci_flush_publish(rseg, 8, 8, SIZE_MAX));
+    /* a word that the CQ data cannot name (not 8-aligned): two writes */
+    {
+        const uint64_t five = 5;
+        uint64_t got = 0;
+
+        map[120] = 9;
+        memcpy(map + 97, &five, sizeof(five));
+        assert_int_equal(SCI_ERR_OK, sci_flush_publish(rseg, 120, 1, 97));
+        for (long i = 0; i < 100000000L && five != got; ++i) {
+            progress_both(f);
+            memcpy(&got, local + 97, sizeof(got));
+        }
+        assert_int_equal(five, got);
+        assert_int_equal(9, local[120]);
+    }
+    sci_disconnect_segment(rseg);
+    sci_remove_segment(seg);
+    sci_remove_segment(seg0);
+}
+
 static void test_dma(void **state)
 {
     fixture_t *f = *state;
@@ -375,6 +443,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_flush_pattern, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many_small_flushes_in_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_publish, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dma, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dma_node0, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bye_is_departure, setup, teardown),

@@ -82,7 +82,7 @@ static void test_bad_fields(void **state)
 
     len = build(buf, 16, 2);
     memcpy(&hdr, buf, sizeof(hdr));
-    hdr.version = 2;
+    hdr.version = SCI_OFI_DIR_VERSION + 1;
     memcpy(buf, &hdr, sizeof(hdr));
     assert_int_equal(-1, sci_ofi_dir_parse(buf, len, &v));
 
@@ -144,6 +144,56 @@ static uint32_t rnd(void)
     return (uint32_t) rng_state;
 }
 
+/* remote words: the 64 bits name index, offset and the low 24 bits of the
+ * value; the owner rebuilds the value from its current one, and a word
+ * from before the current one changes nothing */
+static void test_word(void **state)
+{
+    uint64_t data = 0, off;
+    uint32_t index, low;
+
+    (void) state;
+    assert_int_equal(0,
+                     sci_ofi_word_encode(0xffff, SCI_OFI_WORD_OFF_MAX, 0x1234567890abcdull, &data));
+    sci_ofi_word_decode(data, &index, &off, &low);
+    assert_int_equal(0xffff, index);
+    assert_int_equal(SCI_OFI_WORD_OFF_MAX, off);
+    assert_int_equal(0x90abcd, low);
+    assert_int_equal(-1, sci_ofi_word_encode(0x10000, 8, 1, &data));
+    assert_int_equal(-1, sci_ofi_word_encode(1, SCI_OFI_WORD_OFF_MAX + 8, 1, &data));
+    assert_int_equal(-1, sci_ofi_word_encode(1, 12, 1, &data));
+    /* across 2^24 and 2^32: the high bits come from the current value */
+    assert_int_equal(0x1000004, sci_ofi_word_advance(0xfffffc, 0x000004));
+    assert_int_equal(0x100000008ull, sci_ofi_word_advance(0xfffffff8ull, 0x000008));
+    assert_int_equal(77, sci_ofi_word_advance(77, 77));
+    /* behind (or 2^23 ahead, which is the same): stale, kept */
+    assert_int_equal(100, sci_ofi_word_advance(100, 99));
+    assert_int_equal(0, sci_ofi_word_advance(0, 0x800000));
+    assert_int_equal(0x7fffff, sci_ofi_word_advance(0, 0x7fffff));
+    /* no wrap at the top */
+    assert_int_equal(UINT64_MAX - 1, sci_ofi_word_advance(UINT64_MAX - 1, 0x000005));
+    for (int i = 0; i < 200000; ++i) {
+        uint64_t cur = (uint64_t) rnd() << 32 | rnd();
+        uint64_t step = rnd() & 0x7fffff;
+        uint64_t v;
+
+        if (cur > UINT64_MAX - step) {
+            continue;
+        }
+        v = cur + step;
+        assert_int_equal(
+            0, sci_ofi_word_encode(rnd() & 0xffff, (uint64_t) (rnd() & 0xffffff) * 8, v, &data));
+        sci_ofi_word_decode(data, &index, &off, &low);
+        assert_true(index <= SCI_OFI_WORD_INDEX_MAX && off <= SCI_OFI_WORD_OFF_MAX &&
+                    0 == (off & 7));
+        assert_int_equal(v, sci_ofi_word_advance(cur, low));
+        /* any 64 bits decode to something in range */
+        sci_ofi_word_decode((uint64_t) rnd() << 32 | rnd(), &index, &off, &low);
+        assert_true(index <= SCI_OFI_WORD_INDEX_MAX && off <= SCI_OFI_WORD_OFF_MAX &&
+                    low <= SCI_OFI_WORD_LOW_MASK);
+    }
+}
+
 static void test_fuzz(void **state)
 {
     (void) state;
@@ -189,6 +239,7 @@ int main(void)
         cmocka_unit_test(test_roundtrip_and_truncations),
         cmocka_unit_test(test_bad_fields),
         cmocka_unit_test(test_bye),
+        cmocka_unit_test(test_word),
         cmocka_unit_test(test_fuzz),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
