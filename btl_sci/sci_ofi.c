@@ -313,6 +313,11 @@ static int sci_ofi_progress(sci_desc_t *sd)
                 sci_ofi_complete(sd, ev[i].op_context, 0, ev[i].len);
             }
             total += (int) n;
+            if (n < 16) {
+                /* the queue is most likely empty: one more read would cost
+                 * a poll of every socket before the caller sees this */
+                break;
+            }
             continue;
         }
         if (-FI_EAVAIL == n) {
