@@ -57,6 +57,24 @@ static void opp_wait(struct fid_cq *cq)
     }
 }
 
+/* one message of size bytes from buf, the buffer free again on return
+ * (inject when it fits, else a send and its completion) */
+static void opp_send(ofi_bench_fab_t *f, const uint8_t *buf, size_t size)
+{
+    size_t inject = f->info->tx_attr->inject_size;
+    int rc;
+
+    while (-FI_EAGAIN ==
+           (rc = size <= inject ? (int) fi_inject(f->ep, buf, size, 0)
+                                : (int) fi_send(f->ep, buf, size, NULL, 0, NULL))) {
+        (void) fi_cq_read(f->txcq, NULL, 0);
+    }
+    ofi_bench_check("send", rc);
+    if (size > inject) {
+        opp_wait(f->txcq);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *prov = "tcp";
@@ -65,11 +83,8 @@ int main(int argc, char **argv)
     ofi_bench_params_t p = {
         .type = FI_EP_MSG, .caps = FI_MSG, .mode = 0, .ready_fd = -1, .cq_size = 64, .two_cqs = 1};
     ofi_bench_fab_t f;
-    struct fid_ep *ep;
-    struct fid_cq *txcq, *rxcq;
     uint8_t *sbuf, *rbuf;
     double best = 0.0;
-    int rc;
 
     while ((opt = getopt(argc, argv, "p:S:I:yl")) != -1) {
         switch (opt) {
@@ -105,9 +120,6 @@ int main(int argc, char **argv)
     p.service = argv[optind + 1];
     p.listen = server;
     ofi_bench_open(&f, &p);
-    ep = f.ep;
-    txcq = f.txcq;
-    rxcq = f.rxcq;
     if (f.info->domain_attr->mr_mode & FI_MR_LOCAL) {
         fprintf(stderr, "ofi_pingpong: provider %s needs local registration (not done here)\n",
                 prov);
@@ -119,7 +131,7 @@ int main(int argc, char **argv)
         return 1;
     }
     /* one receive always posted before the peer can send */
-    ofi_bench_check("fi_recv", (int) fi_recv(ep, rbuf, OPP_MAX, NULL, 0, NULL));
+    ofi_bench_check("fi_recv", (int) fi_recv(f.ep, rbuf, OPP_MAX, NULL, 0, NULL));
     ofi_bench_connect(&f);
 
     for (int b = 0; b < OPP_BATCHES + 1; ++b) {
@@ -131,35 +143,17 @@ int main(int argc, char **argv)
 
             if (!server) {
                 memset(sbuf, tag, size);
-                while (-FI_EAGAIN ==
-                       (rc = size <= f.info->tx_attr->inject_size
-                            ? (int) fi_inject(ep, sbuf, size, 0)
-                            : (int) fi_send(ep, sbuf, size, NULL, 0, NULL))) {
-                    (void) fi_cq_read(txcq, NULL, 0);
-                }
-                ofi_bench_check("send", rc);
-                if (size > f.info->tx_attr->inject_size) {
-                    opp_wait(txcq);
-                }
+                opp_send(&f, sbuf, size);
             }
-            opp_wait(rxcq);
+            opp_wait(f.rxcq);
             if (size > 0 && (rbuf[0] != tag || rbuf[size - 1] != tag)) {
                 fprintf(stderr, "ofi_pingpong: data mismatch in batch %d message %d\n", b, i);
                 return 1;
             }
-            ofi_bench_check("fi_recv", (int) fi_recv(ep, rbuf, OPP_MAX, NULL, 0, NULL));
+            ofi_bench_check("fi_recv", (int) fi_recv(f.ep, rbuf, OPP_MAX, NULL, 0, NULL));
             if (server) {
                 memcpy(sbuf, rbuf, size);
-                while (-FI_EAGAIN ==
-                       (rc = size <= f.info->tx_attr->inject_size
-                            ? (int) fi_inject(ep, sbuf, size, 0)
-                            : (int) fi_send(ep, sbuf, size, NULL, 0, NULL))) {
-                    (void) fi_cq_read(txcq, NULL, 0);
-                }
-                ofi_bench_check("send", rc);
-                if (size > f.info->tx_attr->inject_size) {
-                    opp_wait(txcq);
-                }
+                opp_send(&f, sbuf, size);
             }
         }
         us = (ofi_bench_now() - t0) * 1e6 / (2.0 * n);
