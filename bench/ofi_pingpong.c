@@ -17,7 +17,8 @@
  * Usage: ofi_pingpong [-p PROV] [-S SIZE] [-I ITERS] [-y] -l ADDR PORT   (server)
  *        ofi_pingpong [-p PROV] [-S SIZE] [-I ITERS] [-y] ADDR PORT      (client)
  * The client prints "ofi_pingpong,PROV,SIZE,latency_us" and each batch's
- * latency on stderr; the data is checked on every message.
+ * latency on stderr; the data is checked on every message. The
+ * libfabric setup is ofi_bench_common.c's, shared with ofi_rma_bw.
  */
 
 #include <sched.h>
@@ -25,33 +26,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
+#include "ofi_bench_common.h"
 
 #define OPP_BATCHES 5
 #define OPP_MAX 65536
 
 static int opp_yield;
 
-static void opp_die(const char *what, int rc)
-{
-    fprintf(stderr, "ofi_pingpong: %s: %s\n", what, fi_strerror(rc < 0 ? -rc : rc));
-    exit(1);
-}
-
-static double opp_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
+const char *ofi_bench_name = "ofi_pingpong";
 
 /* one completion off cq (spin, or yield when -y) */
 static void opp_wait(struct fid_cq *cq)
@@ -65,11 +49,7 @@ static void opp_wait(struct fid_cq *cq)
             return;
         }
         if (-FI_EAGAIN != n) {
-            struct fi_cq_err_entry err;
-
-            memset(&err, 0, sizeof(err));
-            (void) fi_cq_readerr(cq, &err, 0);
-            opp_die("completion", err.err ? err.err : (int) n);
+            ofi_bench_cq_fail(cq, n);
         }
         if (opp_yield) {
             sched_yield();
@@ -77,21 +57,21 @@ static void opp_wait(struct fid_cq *cq)
     }
 }
 
-/* a connection event off eq */
-static void opp_eq_wait(struct fid_eq *eq, uint32_t want, struct fi_eq_cm_entry *entry)
+/* one message of size bytes from buf, the buffer free again on return
+ * (inject when it fits, else a send and its completion) */
+static void opp_send(ofi_bench_fab_t *f, const uint8_t *buf, size_t size)
 {
-    uint32_t event;
+    size_t inject = f->info->tx_attr->inject_size;
+    int rc;
 
-    for (;;) {
-        ssize_t n = fi_eq_read(eq, &event, entry, sizeof(*entry), 0);
-
-        if (n == (ssize_t) sizeof(*entry) && event == want) {
-            return;
-        }
-        if (-FI_EAGAIN != n) {
-            opp_die("connection event", (int) n);
-        }
-        usleep(100);
+    while (-FI_EAGAIN ==
+           (rc = size <= inject ? (int) fi_inject(f->ep, buf, size, 0)
+                                : (int) fi_send(f->ep, buf, size, NULL, 0, NULL))) {
+        (void) fi_cq_read(f->txcq, NULL, 0);
+    }
+    ofi_bench_check("send", rc);
+    if (size > inject) {
+        opp_wait(f->txcq);
     }
 }
 
@@ -100,19 +80,11 @@ int main(int argc, char **argv)
     const char *prov = "tcp";
     size_t size = 8;
     int iters = 10000, server = 0, opt;
-    struct fi_info *hints, *info = NULL;
-    struct fid_fabric *fabric;
-    struct fid_domain *domain;
-    struct fid_eq *eq;
-    struct fid_pep *pep = NULL;
-    struct fid_ep *ep;
-    struct fid_cq *txcq, *rxcq;
-    struct fi_eq_attr eqa = {.size = 16, .wait_obj = FI_WAIT_NONE};
-    struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE, .size = 64};
-    struct fi_eq_cm_entry entry;
+    ofi_bench_params_t p = {
+        .type = FI_EP_MSG, .caps = FI_MSG, .mode = 0, .ready_fd = -1, .cq_size = 64, .two_cqs = 1};
+    ofi_bench_fab_t f;
     uint8_t *sbuf, *rbuf;
     double best = 0.0;
-    int rc;
 
     while ((opt = getopt(argc, argv, "p:S:I:yl")) != -1) {
         switch (opt) {
@@ -143,43 +115,12 @@ int main(int argc, char **argv)
                 OPP_BATCHES);
         return 2;
     }
-    hints = fi_allocinfo();
-    if (NULL == hints) {
-        return 1;
-    }
-    hints->ep_attr->type = FI_EP_MSG;
-    hints->caps = FI_MSG;
-    hints->mode = 0;
-    /* no local registration: a provider that needs it is not offered */
-    hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
-    hints->fabric_attr->prov_name = strdup(prov);
-    rc = fi_getinfo(FI_VERSION(1, 5), argv[optind], argv[optind + 1], server ? FI_SOURCE : 0, hints,
-                    &info);
-    if (0 != rc) {
-        opp_die("fi_getinfo", rc);
-    }
-    if ((rc = fi_fabric(info->fabric_attr, &fabric, NULL)) ||
-        (rc = fi_eq_open(fabric, &eqa, &eq, NULL))) {
-        opp_die("fabric", rc);
-    }
-    if (server) {
-        if ((rc = fi_passive_ep(fabric, info, &pep, NULL)) ||
-            (rc = fi_pep_bind(pep, &eq->fid, 0)) || (rc = fi_listen(pep))) {
-            opp_die("listen", rc);
-        }
-        opp_eq_wait(eq, FI_CONNREQ, &entry);
-        fi_freeinfo(info);
-        info = entry.info;
-    }
-    if ((rc = fi_domain(fabric, info, &domain, NULL)) ||
-        (rc = fi_cq_open(domain, &cqa, &txcq, NULL)) ||
-        (rc = fi_cq_open(domain, &cqa, &rxcq, NULL)) ||
-        (rc = fi_endpoint(domain, info, &ep, NULL)) || (rc = fi_ep_bind(ep, &eq->fid, 0)) ||
-        (rc = fi_ep_bind(ep, &txcq->fid, FI_TRANSMIT)) ||
-        (rc = fi_ep_bind(ep, &rxcq->fid, FI_RECV)) || (rc = fi_enable(ep))) {
-        opp_die("endpoint", rc);
-    }
-    if (info->domain_attr->mr_mode & FI_MR_LOCAL) {
+    p.prov = prov;
+    p.node = argv[optind];
+    p.service = argv[optind + 1];
+    p.listen = server;
+    ofi_bench_open(&f, &p);
+    if (f.info->domain_attr->mr_mode & FI_MR_LOCAL) {
         fprintf(stderr, "ofi_pingpong: provider %s needs local registration (not done here)\n",
                 prov);
         return 1;
@@ -190,65 +131,32 @@ int main(int argc, char **argv)
         return 1;
     }
     /* one receive always posted before the peer can send */
-    if ((rc = (int) fi_recv(ep, rbuf, OPP_MAX, NULL, 0, NULL))) {
-        opp_die("fi_recv", rc);
-    }
-    if (server) {
-        if ((rc = fi_accept(ep, NULL, 0))) {
-            opp_die("fi_accept", rc);
-        }
-    } else if ((rc = fi_connect(ep, info->dest_addr, NULL, 0))) {
-        opp_die("fi_connect", rc);
-    }
-    opp_eq_wait(eq, FI_CONNECTED, &entry);
+    ofi_bench_check("fi_recv", (int) fi_recv(f.ep, rbuf, OPP_MAX, NULL, 0, NULL));
+    ofi_bench_connect(&f);
 
     for (int b = 0; b < OPP_BATCHES + 1; ++b) {
         int n = 0 == b ? iters / 10 + 2 : iters / OPP_BATCHES; /* batch 0: warm-up */
-        double t0 = opp_now(), us;
+        double t0 = ofi_bench_now(), us;
 
         for (int i = 0; i < n; ++i) {
             uint8_t tag = (uint8_t) (b * 31 + i);
 
             if (!server) {
                 memset(sbuf, tag, size);
-                while (-FI_EAGAIN ==
-                       (rc = size <= info->tx_attr->inject_size
-                            ? (int) fi_inject(ep, sbuf, size, 0)
-                            : (int) fi_send(ep, sbuf, size, NULL, 0, NULL))) {
-                    (void) fi_cq_read(txcq, NULL, 0);
-                }
-                if (rc) {
-                    opp_die("send", rc);
-                }
-                if (size > info->tx_attr->inject_size) {
-                    opp_wait(txcq);
-                }
+                opp_send(&f, sbuf, size);
             }
-            opp_wait(rxcq);
+            opp_wait(f.rxcq);
             if (size > 0 && (rbuf[0] != tag || rbuf[size - 1] != tag)) {
                 fprintf(stderr, "ofi_pingpong: data mismatch in batch %d message %d\n", b, i);
                 return 1;
             }
-            if ((rc = (int) fi_recv(ep, rbuf, OPP_MAX, NULL, 0, NULL))) {
-                opp_die("fi_recv", rc);
-            }
+            ofi_bench_check("fi_recv", (int) fi_recv(f.ep, rbuf, OPP_MAX, NULL, 0, NULL));
             if (server) {
                 memcpy(sbuf, rbuf, size);
-                while (-FI_EAGAIN ==
-                       (rc = size <= info->tx_attr->inject_size
-                            ? (int) fi_inject(ep, sbuf, size, 0)
-                            : (int) fi_send(ep, sbuf, size, NULL, 0, NULL))) {
-                    (void) fi_cq_read(txcq, NULL, 0);
-                }
-                if (rc) {
-                    opp_die("send", rc);
-                }
-                if (size > info->tx_attr->inject_size) {
-                    opp_wait(txcq);
-                }
+                opp_send(&f, sbuf, size);
             }
         }
-        us = (opp_now() - t0) * 1e6 / (2.0 * n);
+        us = (ofi_bench_now() - t0) * 1e6 / (2.0 * n);
         if (b > 0 && !server) {
             fprintf(stderr, "batch %d: %.2f us\n", b, us);
             if (0.0 == best || us < best) {
@@ -259,18 +167,7 @@ int main(int argc, char **argv)
     if (!server) {
         printf("ofi_pingpong,%s,%zu,%.3f\n", prov, size, best);
     }
-    (void) fi_shutdown(ep, 0);
-    fi_close(&ep->fid);
-    fi_close(&rxcq->fid);
-    fi_close(&txcq->fid);
-    fi_close(&domain->fid);
-    if (NULL != pep) {
-        fi_close(&pep->fid);
-    }
-    fi_close(&eq->fid);
-    fi_close(&fabric->fid);
-    fi_freeinfo(info);
-    fi_freeinfo(hints);
+    ofi_bench_close(&f);
     free(sbuf);
     free(rbuf);
     return 0;

@@ -20,6 +20,7 @@
  *   -n/-N  network namespaces (/proc/PID/ns/net) of initiator and target,
  *       e.g. two fake hosts of scripts/cluster.sh
  * Prints "ofi_rma_bw,PROV,read|write,PIECE,DEPTH,median_MBps,us_per_op".
+ * The libfabric setup is ofi_bench_common.c's, shared with ofi_pingpong.
  */
 
 #define _GNU_SOURCE
@@ -30,28 +31,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+
+#include "ofi_bench_common.h"
 
 #define ORB_REPS 20
 #define ORB_MAXDEPTH 64
-
-typedef struct {
-    struct fid_fabric *fabric;
-    struct fid_domain *domain;
-    struct fid_eq *eq;
-    struct fid_cq *cq;
-    struct fid_av *av;
-    struct fid_ep *ep;
-    struct fi_info *info;
-} orb_fab_t;
 
 /* what each side tells the other over the pipe */
 typedef struct {
@@ -60,21 +47,7 @@ typedef struct {
     uint64_t key;
 } orb_card_t;
 
-static void orb_check(const char *what, int rc)
-{
-    if (0 != rc) {
-        fprintf(stderr, "ofi_rma_bw: %s: %s\n", what, fi_strerror(rc < 0 ? -rc : rc));
-        exit(1);
-    }
-}
-
-static double orb_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
+const char *ofi_bench_name = "ofi_rma_bw";
 
 static void orb_setns(const char *path)
 {
@@ -91,90 +64,33 @@ static void orb_setns(const char *path)
     close(fd);
 }
 
-static void orb_eq_wait(orb_fab_t *f, uint32_t want, struct fi_eq_cm_entry *entry)
+/* one endpoint of PROV: FI_EP_RDM, or FI_EP_MSG (prov "tcp") connected
+ * through ADDR, the target listening (it tells the initiator over
+ * ready_fd once it listens) */
+static void orb_open(ofi_bench_fab_t *f, const char *prov, int target, const char *addr,
+                     int ready_fd)
 {
-    uint32_t event;
+    ofi_bench_params_t p = {.prov = prov,
+                            .type = 0 == strcmp(prov, "tcp") ? FI_EP_MSG : FI_EP_RDM,
+                            .caps = FI_MSG | FI_RMA,
+                            .mode = FI_CONTEXT | FI_CONTEXT2,
+                            .thread_safe = 1,
+                            .node = addr,
+                            .service = "47811",
+                            .listen = target,
+                            .ready_fd = target ? ready_fd : -1,
+                            .cq_size = 1024,
+                            .two_cqs = 0};
+    char c;
 
-    for (;;) {
-        ssize_t n = fi_eq_read(f->eq, &event, entry, sizeof(*entry), 0);
-
-        if (n == (ssize_t) sizeof(*entry) && event == want) {
-            return;
-        }
-        if (-FI_EAGAIN != n) {
-            orb_check("connection event", (int) n);
-        }
-        usleep(100);
-    }
-}
-
-static void orb_open(orb_fab_t *f, const char *prov, int target, const char *addr, int ready_fd)
-{
-    struct fi_info *hints = fi_allocinfo();
-    struct fi_eq_attr eqa = {.size = 16, .wait_obj = FI_WAIT_NONE};
-    struct fi_cq_attr cqa = {
-        .format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE, .size = 1024};
-    struct fi_av_attr ava = {.type = FI_AV_TABLE};
-    struct fi_eq_cm_entry entry;
-    struct fid_pep *pep = NULL;
-    int msg = 0 == strcmp(prov, "tcp");
-    char c = 1;
-
-    if (NULL == hints) {
-        exit(1);
-    }
-    hints->ep_attr->type = msg ? FI_EP_MSG : FI_EP_RDM;
-    hints->caps = FI_MSG | FI_RMA;
-    hints->mode = FI_CONTEXT | FI_CONTEXT2;
-    hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
-    hints->domain_attr->threading = FI_THREAD_SAFE;
-    hints->fabric_attr->prov_name = strdup(prov);
-    memset(f, 0, sizeof(*f));
-    if (!msg) {
-        orb_check("fi_getinfo", fi_getinfo(FI_VERSION(1, 5), NULL, NULL, 0, hints, &f->info));
-    } else if (target) {
-        orb_check("fi_getinfo",
-                  fi_getinfo(FI_VERSION(1, 5), addr, "47811", FI_SOURCE, hints, &f->info));
-    } else {
+    if (FI_EP_MSG == p.type && !target) {
         /* the target listens first */
         if (1 != read(ready_fd, &c, 1)) {
             exit(1);
         }
-        orb_check("fi_getinfo", fi_getinfo(FI_VERSION(1, 5), addr, "47811", 0, hints, &f->info));
     }
-    orb_check("fabric", fi_fabric(f->info->fabric_attr, &f->fabric, NULL));
-    if (msg) {
-        orb_check("eq", fi_eq_open(f->fabric, &eqa, &f->eq, NULL));
-    }
-    if (msg && target) {
-        orb_check("passive ep", fi_passive_ep(f->fabric, f->info, &pep, NULL));
-        orb_check("pep bind", fi_pep_bind(pep, &f->eq->fid, 0));
-        orb_check("listen", fi_listen(pep));
-        if (1 != write(ready_fd, &c, 1)) {
-            exit(1);
-        }
-        orb_eq_wait(f, FI_CONNREQ, &entry);
-        fi_freeinfo(f->info);
-        f->info = entry.info;
-    }
-    orb_check("domain", fi_domain(f->fabric, f->info, &f->domain, NULL));
-    orb_check("cq", fi_cq_open(f->domain, &cqa, &f->cq, NULL));
-    orb_check("endpoint", fi_endpoint(f->domain, f->info, &f->ep, NULL));
-    if (msg) {
-        orb_check("bind eq", fi_ep_bind(f->ep, &f->eq->fid, 0));
-    } else {
-        orb_check("av", fi_av_open(f->domain, &ava, &f->av, NULL));
-        orb_check("bind av", fi_ep_bind(f->ep, &f->av->fid, 0));
-    }
-    orb_check("bind cq", fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_RECV));
-    orb_check("enable", fi_enable(f->ep));
-    if (msg) {
-        orb_check("connect",
-                  target ? fi_accept(f->ep, NULL, 0)
-                         : fi_connect(f->ep, f->info->dest_addr, NULL, 0));
-        orb_eq_wait(f, FI_CONNECTED, &entry);
-    }
-    fi_freeinfo(hints);
+    ofi_bench_open(f, &p);
+    ofi_bench_connect(f);
 }
 
 /* the operations' contexts: the provider may keep state in one until
@@ -183,10 +99,10 @@ static struct fi_context2 orb_ctx[ORB_MAXDEPTH];
 static int orb_busy[ORB_MAXDEPTH];
 
 /* completions off the CQ; 0 when none came */
-static int orb_poll(orb_fab_t *f, int *pending)
+static int orb_poll(ofi_bench_fab_t *f, int *pending)
 {
     struct fi_cq_entry e[16];
-    ssize_t n = fi_cq_read(f->cq, e, 16);
+    ssize_t n = fi_cq_read(f->txcq, e, 16);
 
     if (n > 0) {
         for (ssize_t i = 0; i < n; ++i) {
@@ -200,11 +116,7 @@ static int orb_poll(orb_fab_t *f, int *pending)
         return (int) n;
     }
     if (-FI_EAGAIN != n) {
-        struct fi_cq_err_entry err;
-
-        memset(&err, 0, sizeof(err));
-        (void) fi_cq_readerr(f->cq, &err, 0);
-        orb_check("completion", err.err ? err.err : (int) n);
+        ofi_bench_cq_fail(f->txcq, n);
     }
     return 0;
 }
@@ -226,7 +138,7 @@ int main(int argc, char **argv)
     orb_card_t me, peer;
     fi_addr_t pa = 0;
     struct fid_mr *mr;
-    orb_fab_t f;
+    ofi_bench_fab_t f;
     uint8_t *buf;
     pid_t pid;
 
@@ -290,13 +202,14 @@ int main(int argc, char **argv)
         return 1;
     }
     memset(buf, target ? 0x5a : 0x11, total);
-    orb_check("mr",
-              fi_mr_reg(f.domain, buf, total, FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE,
-                        0, 0, 0, &mr, NULL));
+    ofi_bench_check("mr",
+                    fi_mr_reg(f.domain, buf, total,
+                              FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE, 0, 0, 0, &mr,
+                              NULL));
     memset(&me, 0, sizeof(me));
     me.addrlen = sizeof(me.addr);
     if (NULL != f.av) {
-        orb_check("getname", fi_getname(&f.ep->fid, me.addr, &me.addrlen));
+        ofi_bench_check("getname", fi_getname(&f.ep->fid, me.addr, &me.addrlen));
     }
     me.key = fi_mr_key(mr);
     if (sizeof(me) != write(wfd, &me, sizeof(me)) ||
@@ -304,7 +217,7 @@ int main(int argc, char **argv)
         return 1;
     }
     if (NULL != f.av && 1 != fi_av_insert(f.av, peer.addr, 1, &pa, 0, NULL)) {
-        orb_check("av insert", -FI_EINVAL);
+        ofi_bench_check("av insert", -FI_EINVAL);
     }
     if (target) {
         char c;
@@ -325,7 +238,7 @@ int main(int argc, char **argv)
         return 0;
     }
     for (int r = 0; r < ORB_REPS; ++r) {
-        double t0 = orb_now();
+        double t0 = ofi_bench_now();
         size_t off = 0;
         int pending = 0;
 
@@ -353,7 +266,7 @@ int main(int argc, char **argv)
                     (void) orb_poll(&f, &pending);
                     continue;
                 }
-                orb_check("post", (int) rc);
+                ofi_bench_check("post", (int) rc);
                 orb_busy[slot] = 1;
                 off += n;
                 ++pending;
@@ -362,7 +275,7 @@ int main(int argc, char **argv)
                 sched_yield();
             }
         }
-        rate[r] = (double) total / (orb_now() - t0) / 1e6;
+        rate[r] = (double) total / (ofi_bench_now() - t0) / 1e6;
     }
     qsort(rate, ORB_REPS, sizeof(rate[0]), orb_cmp);
     printf("ofi_rma_bw,%s,%s,%zu,%d,%.1f,%.1f\n", prov, reads ? "read" : "write", piece, depth,

@@ -1156,12 +1156,20 @@ static int bip_ofi_read_check(const bip_ofi_peer_t *peer, const void *dst, uint6
     return 0;
 }
 
-static int bip_ofi_read_large(void *p, void *dst, uint64_t src, const bip_rkey_t *key, size_t len)
+/* What the waiting and the asynchronous read share: the checks, the op,
+ * and its fi_reads in pieces of frag_size, all in flight. An
+ * asynchronous op (async) goes on dev->reads before its first piece,
+ * with one count of op->pending held for the issuer, so a piece that
+ * completes early cannot finish the op before the last is posted (the
+ * caller drops that count). 0 with the op in *out and, when done is not
+ * NULL, the bytes issued in *done (short of len when a piece failed:
+ * op->err says why); or a -errno found before anything was posted. */
+static int bip_ofi_read_post(bip_ofi_peer_t *peer, void *dst, uint64_t src, const bip_rkey_t *key,
+                             size_t len, bool async, void *cookie, bip_ofi_op_t **out, size_t *done)
 {
-    bip_ofi_peer_t *peer = p;
     bip_ofi_dev_t *dev = peer->dev;
     bip_ofi_op_t *op;
-    size_t done = 0;
+    size_t issued = 0;
     int rc;
 
     rc = bip_ofi_read_check(peer, dst, src, key, len);
@@ -1172,65 +1180,69 @@ static int bip_ofi_read_large(void *p, void *dst, uint64_t src, const bip_rkey_t
     if (NULL == op) {
         return -ENOMEM;
     }
-    while (done < len) {
-        size_t take = len - done < dev->frag_size ? len - done : dev->frag_size;
+    if (async) {
+        op->async = true;
+        op->cookie = cookie;
+        op->deadline = bip_ofi_now() + (double) dev->timeout;
+        op->pending = 1; /* the issuer's hold */
+        pthread_mutex_lock(&dev->lock);
+        op->next = dev->reads;
+        if (NULL != dev->reads) {
+            dev->reads->prev = op;
+        }
+        dev->reads = op;
+        pthread_mutex_unlock(&dev->lock);
+    }
+    while (issued < len) {
+        size_t take = len - issued < dev->frag_size ? len - issued : dev->frag_size;
 
         if (0 !=
-            bip_ofi_issue(dev, op, false, (char *) dst + done, take, src - key->base + done,
+            bip_ofi_issue(dev, op, false, (char *) dst + issued, take, src - key->base + issued,
                           key->key, 0, peer->addr)) {
             break;
         }
-        done += take;
+        issued += take;
     }
-    rc = bip_ofi_wait(dev, op);
+    *out = op;
+    if (NULL != done) {
+        *done = issued;
+    }
+    return 0;
+}
+
+static int bip_ofi_read_large(void *p, void *dst, uint64_t src, const bip_rkey_t *key, size_t len)
+{
+    bip_ofi_peer_t *peer = p;
+    bip_ofi_op_t *op;
+    size_t done = 0;
+    int rc;
+
+    rc = bip_ofi_read_post(peer, dst, src, key, len, false, NULL, &op, &done);
+    if (0 != rc) {
+        return rc;
+    }
+    rc = bip_ofi_wait(peer->dev, op);
     if (0 != rc) {
         return -EINVAL == rc ? -EFAULT : rc;
     }
     return done == len ? 0 : -EFAULT;
 }
 
-/* Post the fi_reads of a read (pieces of frag_size, all in flight) and
- * return: the completion queue finishes it, bip_ofi_read_reap reports
- * it. The caller holds one count of op->pending while it issues, so a
- * piece that completes early cannot finish the op before the last is
- * posted. 1 (in flight) or a -errno found before anything was posted. */
+/* Post the fi_reads of a read and return: the completion queue finishes
+ * it, bip_ofi_read_reap reports it. 1 (in flight) or a -errno found
+ * before anything was posted. */
 static int bip_ofi_read_start(void *p, void *dst, uint64_t src, const bip_rkey_t *key, size_t len,
                               void *cookie)
 {
     bip_ofi_peer_t *peer = p;
     bip_ofi_dev_t *dev = peer->dev;
     bip_ofi_op_t *op;
-    size_t done = 0;
     int rc;
 
-    rc = bip_ofi_read_check(peer, dst, src, key, len);
+    /* a piece that failed set op->err: reported when the op is reaped */
+    rc = bip_ofi_read_post(peer, dst, src, key, len, true, cookie, &op, NULL);
     if (0 != rc) {
         return rc;
-    }
-    op = bip_ofi_op_new(peer);
-    if (NULL == op) {
-        return -ENOMEM;
-    }
-    op->async = true;
-    op->cookie = cookie;
-    op->deadline = bip_ofi_now() + (double) dev->timeout;
-    op->pending = 1; /* the issuer's hold */
-    pthread_mutex_lock(&dev->lock);
-    op->next = dev->reads;
-    if (NULL != dev->reads) {
-        dev->reads->prev = op;
-    }
-    dev->reads = op;
-    pthread_mutex_unlock(&dev->lock);
-    while (done < len) {
-        size_t take = len - done < dev->frag_size ? len - done : dev->frag_size;
-
-        if (0 !=
-            bip_ofi_issue(dev, op, false, (char *) dst + done, take, src - key->base + done,
-                          key->key, 0, peer->addr)) {
-            break; /* op->err is set: reported when the op is reaped */
-        }
-        done += take;
     }
     pthread_mutex_lock(&dev->lock);
     bip_ofi_op_put(dev, op);

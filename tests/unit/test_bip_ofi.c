@@ -97,6 +97,63 @@ static unsigned char pattern(uint32_t sender, uint32_t seq, size_t i)
     return (unsigned char) (sender * 131u + seq * 7u + i * 13u + 1u);
 }
 
+/* the length of message seq of a sender of varied lengths: 4 to SLOT */
+static uint32_t msg_len(uint32_t sender, uint32_t seq)
+{
+    return 4 + (seq * 37u + sender) % (SLOT - 3);
+}
+
+/* a message: its sequence number, then its pattern */
+static void msg_fill(unsigned char *buf, uint32_t sender, uint32_t seq, uint32_t len)
+{
+    memcpy(buf, &seq, 4);
+    for (uint32_t i = 4; i < len; ++i) {
+        buf[i] = pattern(sender, seq, i);
+    }
+}
+
+/* what the receiver expects of one sender's messages */
+typedef struct expect {
+    uint32_t stamp;     /* its device's stamp: the source of its messages */
+    uint32_t sender;    /* its pattern */
+    uint32_t fixed_len; /* every message this long; 0: msg_len() */
+    uint32_t next;      /* the sequence number of its next message */
+} expect_t;
+
+/* Receive count messages on dev, each from one of the nex senders, in
+ * order per sender, with its length and pattern; releases each. */
+static void recv_check(bip_dev_t *dev, expect_t *ex, int nex, uint32_t count)
+{
+    for (uint32_t got = 0; got < count; ++got) {
+        const void *msg;
+        const unsigned char *m;
+        uint32_t len, src, seq;
+        expect_t *e = NULL;
+        int rc;
+
+        do {
+            rc = bip_srecv_peek(dev, &msg, &len, &src);
+        } while (-EAGAIN == rc);
+        assert_int_equal(rc, 0);
+        for (int k = 0; k < nex; ++k) {
+            if (ex[k].stamp == src) {
+                e = &ex[k];
+            }
+        }
+        assert_non_null(e);
+        assert_true(len >= 4);
+        m = msg;
+        memcpy(&seq, m, 4);
+        assert_int_equal(seq, e->next);
+        assert_int_equal(len, 0 != e->fixed_len ? e->fixed_len : msg_len(e->sender, seq));
+        for (uint32_t i = 4; i < len; ++i) {
+            assert_int_equal(m[i], pattern(e->sender, seq, i));
+        }
+        e->next++;
+        bip_srecv_release(dev);
+    }
+}
+
 /* a thread that keeps a device reading its completion queue */
 typedef struct spinner {
     pthread_t thr;
@@ -145,16 +202,13 @@ static void *sender_main(void *arg)
 
     for (uint32_t seq = 0; seq < PER_SENDER && 0 == snd->rc; ++seq) {
         unsigned char *buf;
-        uint32_t mlen = 4 + (seq * 37u + snd->s) % (SLOT - 3);
+        uint32_t mlen = msg_len(snd->s, seq);
 
         snd->rc = bip_ssend_reserve(snd->peer, (void **) &buf);
         if (0 != snd->rc) {
             break;
         }
-        memcpy(buf, &seq, 4);
-        for (uint32_t i = 4; i < mlen; ++i) {
-            buf[i] = pattern(snd->s, seq, i);
-        }
+        msg_fill(buf, snd->s, seq, mlen);
         snd->rc = bip_ssend_publish(snd->peer, mlen);
         if (0 == seq % 64) {
             const void *msg;
@@ -174,8 +228,7 @@ static void test_small_two_senders(void **state)
 {
     bip_dev_t *b;
     sender_t snd[2];
-    uint32_t next[2] = {0, 0};
-    uint32_t got = 0;
+    expect_t ex[2] = {{.stamp = 10, .sender = 0}, {.stamp = 12, .sender = 1}};
     (void) state;
 
     if (skip_if_no_ofi()) {
@@ -192,34 +245,11 @@ static void test_small_two_senders(void **state)
     for (int s = 0; s < 2; ++s) {
         assert_int_equal(pthread_create(&snd[s].thr, NULL, sender_main, snd + s), 0);
     }
-    while (got < 2 * PER_SENDER) {
-        const void *msg;
-        uint32_t len, src, seq, s;
-        const unsigned char *m;
-        int rc = bip_srecv_peek(b, &msg, &len, &src);
-
-        if (-EAGAIN == rc) {
-            continue;
-        }
-        assert_int_equal(rc, 0);
-        m = msg;
-        assert_true(10 == src || 12 == src);
-        s = 10 == src ? 0 : 1;
-        assert_true(len >= 4);
-        memcpy(&seq, m, 4);
-        assert_int_equal(seq, next[s]);
-        assert_int_equal(len, 4 + (seq * 37u + s) % (SLOT - 3));
-        for (uint32_t i = 4; i < len; ++i) {
-            assert_int_equal(m[i], pattern(s, seq, i));
-        }
-        next[s]++;
-        got++;
-        bip_srecv_release(b);
-    }
+    recv_check(b, ex, 2, 2 * PER_SENDER);
     for (int s = 0; s < 2; ++s) {
         pthread_join(snd[s].thr, NULL);
         assert_int_equal(snd[s].rc, 0);
-        assert_int_equal(next[s], PER_SENDER);
+        assert_int_equal(ex[s].next, PER_SENDER);
         bip_peer_disconnect(snd[s].peer);
         bip_close(snd[s].dev);
     }
@@ -246,10 +276,7 @@ static void *held_sender_main(void *arg)
         if (0 != h->rc) {
             break;
         }
-        memcpy(buf, &seq, 4);
-        for (uint32_t i = 4; i < SLOT; ++i) {
-            buf[i] = pattern(7, seq, i);
-        }
+        msg_fill(buf, 7, seq, SLOT);
         h->rc = bip_ssend_publish(h->peer, SLOT);
     }
     tc_atomic_store_release(&h->done, 1);
@@ -268,6 +295,7 @@ static void test_held_message(void **state)
     bip_dev_t *a, *b;
     bip_peer_t *b_to_a;
     held_sender_t h;
+    expect_t ex1 = {.stamp = 20, .sender = 7, .fixed_len = SLOT};
     static unsigned char rsrc[5000], rdst[5000];
     bip_rkey_t key;
     void *reg;
@@ -324,23 +352,8 @@ static void test_held_message(void **state)
     bip_mem_deregister(a, reg);
 release:
     bip_srecv_release(b);
-    for (uint32_t want = 1; want < HELD_MSGS; ++want) {
-        const unsigned char *m;
-
-        do {
-            rc = bip_srecv_peek(b, &msg, &len, &src);
-        } while (-EAGAIN == rc);
-        assert_int_equal(rc, 0);
-        assert_int_equal(src, 20);
-        assert_int_equal(len, SLOT);
-        m = msg;
-        memcpy(&seq, m, 4);
-        assert_int_equal(seq, want);
-        for (uint32_t i = 4; i < SLOT; ++i) {
-            assert_int_equal(m[i], pattern(7, seq, i));
-        }
-        bip_srecv_release(b);
-    }
+    ex1.next = 1;
+    recv_check(b, &ex1, 1, HELD_MSGS - 1);
     bip_peer_disconnect(b_to_a);
     bip_peer_disconnect(h.peer);
     bip_close(a);
