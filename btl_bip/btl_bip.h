@@ -134,13 +134,8 @@ OBJ_CLASS_DECLARATION(mca_btl_bip_rreq_t);
 /* a btl_get whose read is in flight at the device (ofi): its callback
  * runs from progress when bip_read_reap reports it */
 typedef struct mca_btl_bip_rget {
-    struct mca_btl_base_endpoint_t *ep;
-    void *local_address;
-    struct mca_btl_base_registration_handle_t *local_handle;
+    tc_ompi_rdma_cb_t cb;
     size_t size;
-    mca_btl_base_rdma_completion_fn_t cbfunc;
-    void *cbcontext;
-    void *cbdata;
 } mca_btl_bip_rget_t;
 
 /* a statistics counter (updated under per-endpoint locks or none): atomic

@@ -382,14 +382,13 @@ int mca_btl_bip_reap_reads(void)
             mca_btl_bip_count(&c->cnt.bytes_read, rg->size);
         } else {
             BTL_ERROR(("btl:bip: large read of %zu bytes from rank %d failed: %s", rg->size,
-                       rg->ep->peer_rank, strerror(-status)));
-            mca_btl_bip_fatal_peer(rg->ep,
+                       rg->cb.endpoint->peer_rank, strerror(-status)));
+            mca_btl_bip_fatal_peer(rg->cb.endpoint,
                                    -ESRCH == status ? "the peer process is gone"
                                                     : "a large read was refused (bad address)");
             rc = OPAL_ERR_UNREACH;
         }
-        rg->cbfunc(&mca_btl_bip_module.super, rg->ep, rg->local_address, rg->local_handle,
-                   rg->cbcontext, rg->cbdata, rc);
+        tc_ompi_rdma_cb_call(&rg->cb, &mca_btl_bip_module.super, rc);
         free(rg);
         ++count;
     }

@@ -127,13 +127,8 @@ int mca_btl_bip_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpo
         if (OPAL_UNLIKELY(NULL == rg)) {
             return OPAL_ERR_OUT_OF_RESOURCE;
         }
-        rg->ep = endpoint;
-        rg->local_address = local_address;
-        rg->local_handle = local_handle;
+        rg->cb = tc_ompi_rdma_cb(endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata);
         rg->size = size;
-        rg->cbfunc = cbfunc;
-        rg->cbcontext = cbcontext;
-        rg->cbdata = cbdata;
         /* counted before the start: a reap in another thread may see it */
         (void) tc_atomic_add_fetch(&mca_btl_bip_component.reads_in_flight, 1);
         rc = bip_read_start(endpoint->peer, local_address, remote_address,

@@ -27,12 +27,7 @@ typedef struct mca_btl_sci_atomic_op {
     bool in_use;
     bool fetch;
     bool is32;
-    struct mca_btl_base_endpoint_t *endpoint;
-    void *local_address;
-    struct mca_btl_base_registration_handle_t *local_handle;
-    mca_btl_base_rdma_completion_fn_t cbfunc;
-    void *cbcontext;
-    void *cbdata;
+    tc_ompi_rdma_cb_t cb;
 } mca_btl_sci_atomic_op_t;
 
 int mca_btl_sci_atomic_init(void)
@@ -159,12 +154,7 @@ static int mca_btl_sci_atomic_start(struct mca_btl_base_endpoint_t *endpoint, in
     op->in_use = true;
     op->fetch = fetch;
     op->is32 = is32;
-    op->endpoint = endpoint;
-    op->local_address = local_address;
-    op->local_handle = local_handle;
-    op->cbfunc = cbfunc;
-    op->cbcontext = cbcontext;
-    op->cbdata = cbdata;
+    op->cb = tc_ompi_rdma_cb(endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata);
 
     req->op_index = op->index;
     req->op_gen = op->gen;
@@ -335,30 +325,27 @@ void mca_btl_sci_atomic_handle_rsp(struct mca_btl_base_endpoint_t *ep, const voi
         return;
     }
     op = c->aops + rsp.op_index;
-    if (OPAL_UNLIKELY(!op->in_use || op->gen != rsp.op_gen || op->endpoint != ep)) {
+    if (OPAL_UNLIKELY(!op->in_use || op->gen != rsp.op_gen || op->cb.endpoint != ep)) {
         BTL_ERROR(("btl:sci: stale atomic reply from local rank %d dropped", ep->peer_rank));
         return;
     }
-    if (op->fetch && OPAL_SUCCESS == rsp.status && NULL != op->local_address) {
+    if (op->fetch && OPAL_SUCCESS == rsp.status && NULL != op->cb.local_address) {
         if (op->is32) {
-            *(uint32_t *) op->local_address = (uint32_t) rsp.result;
+            *(uint32_t *) op->cb.local_address = (uint32_t) rsp.result;
         } else {
-            *(uint64_t *) op->local_address = rsp.result;
+            *(uint64_t *) op->cb.local_address = rsp.result;
         }
     }
     op->in_use = false;
     {
-        mca_btl_base_rdma_completion_fn_t cbfunc = op->cbfunc;
-        void *local_address = op->local_address, *cbcontext = op->cbcontext, *cbdata = op->cbdata;
-        struct mca_btl_base_registration_handle_t *local_handle = op->local_handle;
+        tc_ompi_rdma_cb_t cb = op->cb;
 
         /* back on the free list before the callback, which may start another */
         OPAL_THREAD_LOCK(&c->lock);
         opal_list_append(&c->free_aops, &op->super);
         OPAL_THREAD_UNLOCK(&c->lock);
-        if (NULL != cbfunc) {
-            cbfunc(&mca_btl_sci_module.super, ep, local_address, local_handle, cbcontext, cbdata,
-                   rsp.status);
+        if (NULL != cb.cbfunc) {
+            tc_ompi_rdma_cb_call(&cb, &mca_btl_sci_module.super, rsp.status);
         }
     }
 }

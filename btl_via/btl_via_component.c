@@ -735,10 +735,9 @@ static void mca_btl_via_complete_rdma(opal_list_item_t *item)
 {
     mca_btl_via_rdma_op_t *op = (mca_btl_via_rdma_op_t *) item;
 
-    op->cbfunc(&mca_btl_via_module.super, op->endpoint, op->local_address, op->local_handle,
-               op->cbcontext, op->cbdata, op->status);
+    tc_ompi_rdma_cb_call(&op->cb, &mca_btl_via_module.super, op->status);
     if (OPAL_SUCCESS != op->status && OPAL_ERR_BAD_PARAM != op->status) {
-        mca_btl_via_fatal_peer(op->endpoint, "RDMA to a peer that is gone");
+        mca_btl_via_fatal_peer(op->cb.endpoint, "RDMA to a peer that is gone");
     }
     OBJ_DESTRUCT(&op->super);
     free(op);

@@ -80,12 +80,7 @@ static inline void mca_btl_via_frag_complete(mca_btl_via_frag_t *frag)
 /* a put or get: ndesc RDMA descriptors, done when the last completes */
 typedef struct mca_btl_via_rdma_op {
     opal_list_item_t super;
-    struct mca_btl_base_endpoint_t *endpoint;
-    void *local_address;
-    struct mca_btl_base_registration_handle_t *local_handle;
-    mca_btl_base_rdma_completion_fn_t cbfunc;
-    void *cbcontext;
-    void *cbdata;
+    tc_ompi_rdma_cb_t cb;
     int status;
     uint32_t remaining;
     uint32_t ndesc;

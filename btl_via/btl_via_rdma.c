@@ -161,12 +161,7 @@ static int mca_btl_via_rdma(uint32_t op_code, struct mca_btl_base_endpoint_t *ep
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
     OBJ_CONSTRUCT(&op->super, opal_list_item_t);
-    op->endpoint = ep;
-    op->local_address = local_address;
-    op->local_handle = local_handle;
-    op->cbfunc = cbfunc;
-    op->cbcontext = cbcontext;
-    op->cbdata = cbdata;
+    op->cb = tc_ompi_rdma_cb(ep, local_address, local_handle, cbfunc, cbcontext, cbdata);
     op->status = OPAL_SUCCESS;
     op->remaining = ndesc;
     op->ndesc = ndesc;

@@ -173,6 +173,33 @@ tc_ompi_frag_prepare_src(const tc_ompi_frag_ops_t *ops, size_t capacity,
  * until the next progress call delivers them. Any thread pushes; pops
  * come from progress. The lock is taken only when Open MPI runs with
  * threads (OPAL_THREAD_LOCK). */
+/* What a put, get or atomic keeps until it completes: the arguments of
+ * its completion callback (btl_put/btl_get/btl_atomic_*), set at once from
+ * the call and handed back in one call. */
+typedef struct tc_ompi_rdma_cb_t {
+    struct mca_btl_base_endpoint_t *endpoint;
+    void *local_address;
+    struct mca_btl_base_registration_handle_t *local_handle;
+    mca_btl_base_rdma_completion_fn_t cbfunc;
+    void *cbcontext;
+    void *cbdata;
+} tc_ompi_rdma_cb_t;
+
+static inline tc_ompi_rdma_cb_t
+tc_ompi_rdma_cb(struct mca_btl_base_endpoint_t *endpoint, void *local_address,
+                struct mca_btl_base_registration_handle_t *local_handle,
+                mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
+{
+    return (tc_ompi_rdma_cb_t){endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata};
+}
+
+static inline void tc_ompi_rdma_cb_call(const tc_ompi_rdma_cb_t *cb,
+                                        struct mca_btl_base_module_t *btl, int status)
+{
+    cb->cbfunc(btl, cb->endpoint, cb->local_address, cb->local_handle, cb->cbcontext, cb->cbdata,
+               status);
+}
+
 typedef struct tc_ompi_done_list_t {
     opal_list_t list;
     opal_mutex_t lock;
