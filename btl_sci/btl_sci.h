@@ -88,6 +88,7 @@ typedef struct mca_btl_sci_component {
     int num_procs;
     struct mca_btl_base_endpoint_t *oeps; /* ofi endpoints by vpid */
     int32_t need_activate;                /* an ofi peer connected: poll it */
+    int32_t dma_posted;                   /* asynchronous put/get in flight */
     bool running;                         /* init done, not finalized */
     uint8_t no_bell;                      /* what ofi endpoints "ring" */
 
@@ -177,6 +178,8 @@ mca_btl_sci_register_mem(struct mca_btl_base_module_t *btl,
 int mca_btl_sci_deregister_mem(struct mca_btl_base_module_t *btl,
                                struct mca_btl_base_registration_handle_t *handle);
 int mca_btl_sci_rcache_init(void);
+/* callbacks of finished asynchronous put/get (ofi); how many */
+int mca_btl_sci_dma_reap(void);
 void mca_btl_sci_rcache_fini(void);
 
 int mca_btl_sci_atomic_op(struct mca_btl_base_module_t *btl,

@@ -874,6 +874,9 @@ int mca_btl_sci_component_progress(void)
     if (NULL != c->osd) {
         /* the fabric: other nodes' writes land in our segments only now */
         count += sci_progress(c->osd);
+        if (tc_atomic_load_relaxed(&c->dma_posted) > 0) {
+            count += mca_btl_sci_dma_reap();
+        }
     }
 
     /* the active peers: one load each when nothing arrived */

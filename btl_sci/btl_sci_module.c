@@ -9,6 +9,7 @@
 #include "opal_config.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "opal/datatype/opal_convertor.h"
 #include "tc_ompi_compat.h"
@@ -216,6 +217,14 @@ int mca_btl_sci_finalize(struct mca_btl_base_module_t *btl)
     /* SCI shutdown order: disconnect remote segments, then hide, unmap
      * and remove the local ones */
     c->running = false;
+    /* transfers still in flight name endpoints: finish them first (their
+     * callbacks run; a peer that is gone fails them), within 10 s */
+    for (int i = 0; i < 100000 && tc_atomic_load_relaxed(&c->dma_posted) > 0; ++i) {
+        (void) sci_progress(c->osd);
+        if (0 == mca_btl_sci_dma_reap()) {
+            usleep(100);
+        }
+    }
     mca_btl_sci_free_endpoints();
     while (NULL != (item = tc_ompi_done_list_pop(&c->completed_frags))) {
         mca_btl_sci_frag_t *frag = (mca_btl_sci_frag_t *) item;

@@ -135,23 +135,14 @@ int mca_btl_sci_deregister_mem(struct mca_btl_base_module_t *btl,
     return OPAL_SUCCESS;
 }
 
-static int mca_btl_sci_dma(int direction, struct mca_btl_base_endpoint_t *endpoint,
-                           void *local_address, uint64_t remote_address,
-                           struct mca_btl_base_registration_handle_t *remote_handle, size_t size)
+/* the handle a transfer uses, checked: it came over the wire and must
+ * name this peer */
+static int mca_btl_sci_dma_remote(struct mca_btl_base_endpoint_t *endpoint, uint64_t remote_address,
+                                  struct mca_btl_base_registration_handle_t *remote_handle,
+                                  size_t size, sci_mem_handle_t *remote)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
-    sci_mem_handle_t remote;
-    sci_error_t err;
 
-    if (OPAL_UNLIKELY(NULL == endpoint)) {
-        /* the caller's own memory (see MCA_BTL_ATOMIC_SUPPORTS_GLOB) */
-        if (SCI_DMA_READ == direction) {
-            memmove(local_address, (void *) (uintptr_t) remote_address, size);
-        } else {
-            memmove((void *) (uintptr_t) remote_address, local_address, size);
-        }
-        return OPAL_SUCCESS;
-    }
     if (OPAL_UNLIKELY(MCA_BTL_SCI_EP_FAILED == endpoint->state || NULL == endpoint->dq)) {
         return OPAL_ERR_UNREACH;
     }
@@ -159,32 +150,37 @@ static int mca_btl_sci_dma(int direction, struct mca_btl_base_endpoint_t *endpoi
         return OPAL_ERR_NOT_AVAILABLE;
     }
     if (NULL != remote_handle) {
-        remote = remote_handle->sci;
+        *remote = remote_handle->sci;
     } else if (endpoint->sd != c->sd) {
         /* ofi reaches registered memory only */
         return OPAL_ERR_BAD_PARAM;
     } else {
         /* no handle (a BTL user that skips registration): the peer's
          * whole address space, as vader's CMA path allows */
-        remote.node_id = c->node_id;
-        remote.segment_id = 0;
-        remote.owner = (uint64_t) endpoint->peer_pid;
-        remote.base = remote_address;
-        remote.len = size;
+        memset(remote, 0, sizeof(*remote));
+        remote->node_id = c->node_id;
+        remote->owner = (uint64_t) endpoint->peer_pid;
+        remote->base = remote_address;
+        remote->len = size;
     }
-    /* the handle came over the wire: it must name this peer */
-    if (OPAL_UNLIKELY(endpoint->sd == c->sd ? remote.owner != (uint64_t) endpoint->peer_pid
-                                            : remote.key_node != (uint32_t) endpoint->peer_rank)) {
+    if (OPAL_UNLIKELY(endpoint->sd == c->sd ? remote->owner != (uint64_t) endpoint->peer_pid
+                                            : remote->key_node != (uint32_t) endpoint->peer_rank)) {
         return OPAL_ERR_BAD_PARAM;
     }
-    /* the queue serialises threads itself when they are enabled */
-    err = sci_dma_transfer(endpoint->dq, direction, local_address, &remote, remote_address, size);
+    return OPAL_SUCCESS;
+}
+
+/* a device error as the BTL reports it */
+static int mca_btl_sci_dma_status(struct mca_btl_base_endpoint_t *endpoint, sci_error_t err)
+{
     switch (err) {
     case SCI_ERR_OK:
         return OPAL_SUCCESS;
     case SCI_ERR_OUT_OF_RANGE:
     case SCI_ERR_ILLEGAL_PARAMETER:
         return OPAL_ERR_BAD_PARAM;
+    case SCI_ERR_NOSPC:
+        return OPAL_ERR_OUT_OF_RESOURCE;
     case SCI_ERR_TRANSFER_FAILED:
         mca_btl_sci_fatal_peer(endpoint, "DMA to a process that is gone");
         return OPAL_ERR_UNREACH;
@@ -193,7 +189,34 @@ static int mca_btl_sci_dma(int direction, struct mca_btl_base_endpoint_t *endpoi
     }
 }
 
-/* put and get: the engine is synchronous, so the callback runs at once */
+/* an asynchronous put or get in flight: what its callback needs */
+typedef struct mca_btl_sci_dma_op {
+    struct mca_btl_base_module_t *btl;
+    tc_ompi_rdma_cb_t cb;
+} mca_btl_sci_dma_op_t;
+
+int mca_btl_sci_dma_reap(void)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    void *cookies[16];
+    sci_error_t status[16];
+    int n = sci_dma_reap(c->osd, cookies, status, 16);
+
+    for (int i = 0; i < n; ++i) {
+        mca_btl_sci_dma_op_t *op = cookies[i];
+        int rc = mca_btl_sci_dma_status(op->cb.endpoint, status[i]);
+
+        (void) tc_atomic_add_fetch(&c->dma_posted, -1);
+        tc_ompi_rdma_cb_call(&op->cb, op->btl, rc);
+        free(op);
+    }
+    return n;
+}
+
+/* put and get.  Across hosts (ofi) the transfer is posted and its
+ * callback runs from progress once it completed, so a caller with many
+ * small transfers (osc/rdma's derived datatypes: one per element) keeps
+ * them in flight; the shm engine is synchronous and calls back at once */
 static int mca_btl_sci_rdma(int direction, struct mca_btl_base_module_t *btl,
                             struct mca_btl_base_endpoint_t *endpoint, void *local_address,
                             uint64_t remote_address,
@@ -201,9 +224,46 @@ static int mca_btl_sci_rdma(int direction, struct mca_btl_base_module_t *btl,
                             struct mca_btl_base_registration_handle_t *remote_handle, size_t size,
                             mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
 {
-    int rc =
-        mca_btl_sci_dma(direction, endpoint, local_address, remote_address, remote_handle, size);
+    sci_mem_handle_t remote;
+    sci_error_t err;
+    int rc;
 
+    if (OPAL_UNLIKELY(NULL == endpoint)) {
+        /* the caller's own memory (see MCA_BTL_ATOMIC_SUPPORTS_GLOB) */
+        if (SCI_DMA_READ == direction) {
+            memmove(local_address, (void *) (uintptr_t) remote_address, size);
+        } else {
+            memmove((void *) (uintptr_t) remote_address, local_address, size);
+        }
+        cbfunc(btl, endpoint, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
+        return OPAL_SUCCESS;
+    }
+    rc = mca_btl_sci_dma_remote(endpoint, remote_address, remote_handle, size, &remote);
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    if (endpoint->write_through) {
+        mca_btl_sci_dma_op_t *op = malloc(sizeof(*op));
+
+        if (OPAL_UNLIKELY(NULL == op)) {
+            return OPAL_ERR_OUT_OF_RESOURCE;
+        }
+        op->btl = btl;
+        op->cb = tc_ompi_rdma_cb(endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata);
+        /* counted first: progress in another thread may reap it at once */
+        (void) tc_atomic_add_fetch(&mca_btl_sci_component.dma_posted, 1);
+        err =
+            sci_dma_post(endpoint->sd, direction, local_address, &remote, remote_address, size, op);
+        if (SCI_ERR_OK == err) {
+            return OPAL_SUCCESS;
+        }
+        (void) tc_atomic_add_fetch(&mca_btl_sci_component.dma_posted, -1);
+        free(op);
+        return mca_btl_sci_dma_status(endpoint, err);
+    }
+    /* the queue serialises threads itself when they are enabled */
+    err = sci_dma_transfer(endpoint->dq, direction, local_address, &remote, remote_address, size);
+    rc = mca_btl_sci_dma_status(endpoint, err);
     if (OPAL_SUCCESS != rc) {
         return rc;
     }

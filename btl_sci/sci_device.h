@@ -194,6 +194,17 @@ sci_error_t sci_dma_transfer(sci_dma_queue_t *dq, int direction, void *local_add
                              const sci_mem_handle_t *remote, uint64_t remote_addr, size_t len);
 /* SCI_ERR_OK if the engine can be used on this host, else why not. */
 sci_error_t sci_dma_probe(sci_desc_t *sd);
+/* An asynchronous transfer (SCIStartDmaTransfer with a callback): the
+ * checks of sci_dma_enqueue, then posted and left running; SCI_ERR_OK
+ * means that sci_dma_reap will return the cookie once, with the
+ * transfer's status.  Any thread may post; the transfers progress in
+ * sci_progress.  SCI_ERR_NOT_SUPPORTED: the provider has only the
+ * synchronous engine (shm). */
+sci_error_t sci_dma_post(sci_desc_t *sd, int direction, void *local_addr,
+                         const sci_mem_handle_t *remote, uint64_t remote_addr, size_t len,
+                         void *cookie);
+/* Up to max finished posts: their cookies and statuses; the count. */
+int sci_dma_reap(sci_desc_t *sd, void **cookies, sci_error_t *status, int max);
 
 /* text of an error code */
 const char *sci_strerror(sci_error_t err);

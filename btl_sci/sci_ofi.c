@@ -66,7 +66,8 @@ enum {
     SCI_OFI_CTX_RECV = 2,  /* a posted receive (bye messages) */
     SCI_OFI_CTX_NODE = 3,  /* a write without completion: errors only */
     SCI_OFI_CTX_PROBE = 4, /* a liveness probe of a node */
-    SCI_OFI_CTX_BYE = 5    /* our bye, sent at close */
+    SCI_OFI_CTX_BYE = 5,   /* our bye, sent at close */
+    SCI_OFI_CTX_ASYNC = 6  /* a piece of an asynchronous transfer */
 };
 
 enum { SCI_OFI_NODE_OK = 0, SCI_OFI_NODE_BYE = 1, SCI_OFI_NODE_FAILED = 2 };
@@ -78,7 +79,18 @@ typedef struct sci_ofi_ctx {
     volatile int done;
     int err;
     struct sci_ofi_node *node;
+    struct sci_ofi_async *op; /* SCI_OFI_CTX_ASYNC */
 } sci_ofi_ctx_t;
+
+/* an asynchronous transfer (sci_dma_post): its pieces, and a count of
+ * those not completed plus one held by the poster until all are out */
+typedef struct sci_ofi_async {
+    struct sci_ofi_async *next; /* on sd->done once finished */
+    void *cookie;
+    int remaining; /* atomic */
+    int err;       /* the first error, atomic */
+    sci_ofi_ctx_t ctx[];
+} sci_ofi_async_t;
 
 typedef struct sci_ofi_node {
     struct sci_ofi_node *next;
@@ -123,7 +135,9 @@ struct sci_desc {
     struct sci_local_segment **segtab;
     uint32_t nsegtab;
     sci_ofi_mr_t *mrs;
-    sci_ofi_bye_t bye; /* sent at close (stays while the sends are out) */
+    sci_ofi_bye_t bye;         /* sent at close (stays while the sends are out) */
+    pthread_mutex_t done_lock; /* finished asynchronous transfers */
+    sci_ofi_async_t *done;
     sci_ofi_ctx_t rctx[SCI_OFI_NRECV];
     uint8_t rbuf[SCI_OFI_NRECV][SCI_OFI_RECV_BYTES];
 };
@@ -221,6 +235,23 @@ static void sci_ofi_repost(sci_desc_t *sd, int i)
     (void) fi_recvmsg(sd->ep, &msg, FI_COMPLETION);
 }
 
+/* a piece of an asynchronous transfer ended (or was never posted): the
+ * last one puts the transfer on the done list for sci_dma_reap */
+static void sci_ofi_async_piece_done(sci_desc_t *sd, sci_ofi_async_t *op, int err)
+{
+    if (0 != err) {
+        int none = 0;
+
+        (void) tc_atomic_cswap(&op->err, &none, err);
+    }
+    if (0 == tc_atomic_add_fetch(&op->remaining, -1)) {
+        pthread_mutex_lock(&sd->done_lock);
+        op->next = sd->done;
+        tc_atomic_store_relaxed(&sd->done, op);
+        pthread_mutex_unlock(&sd->done_lock);
+    }
+}
+
 static void sci_ofi_complete(sci_desc_t *sd, sci_ofi_ctx_t *ctx, int err, size_t len)
 {
     if (NULL == ctx) {
@@ -250,6 +281,9 @@ static void sci_ofi_complete(sci_desc_t *sd, sci_ofi_ctx_t *ctx, int err, size_t
         if (0 != err) {
             sci_ofi_node_fail(ctx->node);
         }
+        break;
+    case SCI_OFI_CTX_ASYNC:
+        sci_ofi_async_piece_done(sd, ctx->op, err);
         break;
     case SCI_OFI_CTX_PROBE:
         /* a probe the provider cancelled says nothing: the next check
@@ -470,6 +504,7 @@ static sci_error_t sci_ofi_open(const sci_open_params_t *params, sci_desc_t **sd
     }
     sd->obj.ops = &sci_ofi_ops;
     pthread_mutex_init(&sd->lock, NULL);
+    pthread_mutex_init(&sd->done_lock, NULL);
     sd->info = fi_dupinfo(pick);
     fi_freeinfo(list);
     sd->node_id = params->node_id;
@@ -608,6 +643,12 @@ static void sci_ofi_close(sci_desc_t *sd)
         fi_freeinfo(sd->info);
     }
     free(sd->segtab);
+    while (NULL != sd->done) {
+        sci_ofi_async_t *op = sd->done;
+        sd->done = op->next;
+        free(op);
+    }
+    pthread_mutex_destroy(&sd->done_lock);
     pthread_mutex_destroy(&sd->lock);
     free(sd);
 }
@@ -999,27 +1040,27 @@ static void sci_ofi_disconnect_segment(sci_remote_segment_t *rseg)
     free(rseg);
 }
 
-static sci_error_t sci_ofi_flush(sci_remote_segment_t *rseg, size_t offset, size_t len)
+/* offset..offset+len of the shadow to the owner in one write without a
+ * completion (errors still reach the CQ), with the remote CQ data `data`
+ * when with_data */
+static sci_error_t sci_ofi_write(sci_remote_segment_t *rseg, size_t offset, size_t len,
+                                 int with_data, uint64_t data)
 {
     sci_desc_t *sd = rseg->sd;
     sci_ofi_node_t *n = rseg->node;
-    const uint8_t *src;
+    const uint8_t *src = rseg->shadow + offset;
     ssize_t r;
 
-    if (offset > rseg->size || len > rseg->size - offset) {
-        return SCI_ERR_OUT_OF_RANGE;
-    }
-    if (0 == len) {
-        return SCI_ERR_OK;
-    }
-    src = rseg->shadow + offset;
     for (;;) {
         if (SCI_OFI_NODE_OK != tc_atomic_load_relaxed(&n->state)) {
             /* the owner left or failed: the sequence check reports it */
             return SCI_ERR_TRANSFER_FAILED;
         }
         if (len <= sd->inject_size) {
-            r = fi_inject_write(sd->ep, src, len, n->fa, rseg->raddr + offset, rseg->key);
+            r = with_data
+                ? fi_inject_writedata(sd->ep, src, len, data, n->fa, rseg->raddr + offset,
+                                      rseg->key)
+                : fi_inject_write(sd->ep, src, len, n->fa, rseg->raddr + offset, rseg->key);
         } else {
             struct iovec iov = {.iov_base = (void *) src, .iov_len = len};
             struct fi_rma_iov riov = {.addr = rseg->raddr + offset, .len = len, .key = rseg->key};
@@ -1028,11 +1069,12 @@ static sci_error_t sci_ofi_flush(sci_remote_segment_t *rseg, size_t offset, size
                                      .addr = n->fa,
                                      .rma_iov = &riov,
                                      .rma_iov_count = 1,
-                                     .context = &n->wctx};
+                                     .context = &n->wctx,
+                                     .data = data};
 
             /* no completion: the shadow bytes stay until the owner hands
              * the ring slot back, which is after they landed */
-            r = fi_writemsg(sd->ep, &msg, 0);
+            r = fi_writemsg(sd->ep, &msg, with_data ? FI_REMOTE_CQ_DATA : 0);
         }
         if (-FI_EAGAIN != r) {
             break;
@@ -1046,24 +1088,28 @@ static sci_error_t sci_ofi_flush(sci_remote_segment_t *rseg, size_t offset, size
     return SCI_ERR_OK;
 }
 
+static sci_error_t sci_ofi_flush(sci_remote_segment_t *rseg, size_t offset, size_t len)
+{
+    if (offset > rseg->size || len > rseg->size - offset) {
+        return SCI_ERR_OUT_OF_RANGE;
+    }
+    return 0 == len ? SCI_ERR_OK : sci_ofi_write(rseg, offset, len, 0, 0);
+}
+
 /* one write for the bytes and the word: the word rides as remote CQ data
  * and the owner stores it once the bytes are in its memory.  Without CQ
  * data, or a word that the 64 bits cannot name, two flushes in order. */
 static sci_error_t sci_ofi_flush_publish(sci_remote_segment_t *rseg, size_t offset, size_t len,
                                          size_t word_offset)
 {
-    sci_desc_t *sd = rseg->sd;
-    sci_ofi_node_t *n = rseg->node;
-    const uint8_t *src;
     uint64_t data;
     sci_error_t err;
-    ssize_t r;
 
     if (offset > rseg->size || len > rseg->size - offset || word_offset > rseg->size ||
         sizeof(uint64_t) > rseg->size - word_offset) {
         return SCI_ERR_OUT_OF_RANGE;
     }
-    if (!sd->cq_data || 0 == len ||
+    if (!rseg->sd->cq_data || 0 == len ||
         0 !=
             sci_ofi_word_encode(rseg->index, word_offset,
                                 tc_atomic_load_relaxed((uint64_t *) (rseg->shadow + word_offset)),
@@ -1071,37 +1117,7 @@ static sci_error_t sci_ofi_flush_publish(sci_remote_segment_t *rseg, size_t offs
         err = sci_ofi_flush(rseg, offset, len);
         return SCI_ERR_OK != err ? err : sci_ofi_flush(rseg, word_offset, sizeof(uint64_t));
     }
-    src = rseg->shadow + offset;
-    for (;;) {
-        if (SCI_OFI_NODE_OK != tc_atomic_load_relaxed(&n->state)) {
-            return SCI_ERR_TRANSFER_FAILED;
-        }
-        if (len <= sd->inject_size) {
-            r = fi_inject_writedata(sd->ep, src, len, data, n->fa, rseg->raddr + offset, rseg->key);
-        } else {
-            struct iovec iov = {.iov_base = (void *) src, .iov_len = len};
-            struct fi_rma_iov riov = {.addr = rseg->raddr + offset, .len = len, .key = rseg->key};
-            struct fi_msg_rma msg = {.msg_iov = &iov,
-                                     .iov_count = 1,
-                                     .addr = n->fa,
-                                     .rma_iov = &riov,
-                                     .rma_iov_count = 1,
-                                     .context = &n->wctx,
-                                     .data = data};
-
-            /* no completion here, as sci_ofi_flush */
-            r = fi_writemsg(sd->ep, &msg, FI_REMOTE_CQ_DATA);
-        }
-        if (-FI_EAGAIN != r) {
-            break;
-        }
-        (void) sci_ofi_progress(sd);
-    }
-    if (0 != r) {
-        sci_ofi_node_fail(n);
-        return SCI_ERR_TRANSFER_FAILED;
-    }
-    return SCI_ERR_OK;
+    return sci_ofi_write(rseg, offset, len, 1, data);
 }
 
 /* ---- sequences ------------------------------------------------------------ */
@@ -1213,20 +1229,16 @@ static void sci_ofi_remove_dma_queue(sci_dma_queue_t *dq)
     free(dq);
 }
 
-static sci_error_t sci_ofi_dma_enqueue(sci_dma_queue_t *dq, int direction, void *local_addr,
-                                       const sci_mem_handle_t *remote, uint64_t remote_addr,
-                                       size_t len)
+/* the checks of every transfer (the handle came from a peer: the range
+ * inside what it registered) and the node it names */
+static sci_error_t sci_ofi_dma_check(sci_desc_t *sd, int direction, void *local_addr,
+                                     const sci_mem_handle_t *remote, uint64_t remote_addr,
+                                     size_t len, sci_ofi_node_t **np)
 {
-    sci_desc_t *sd = dq->sd;
-    sci_ofi_ctx_t *ctx;
-    sci_ofi_node_t *n;
-    ssize_t r;
-
     if (NULL == remote || (NULL == local_addr && 0 != len) ||
         (SCI_DMA_READ != direction && SCI_DMA_WRITE != direction)) {
         return SCI_ERR_ILLEGAL_PARAMETER;
     }
-    /* the handle came from a peer: the range inside what it registered */
     /* a test of key_node alone took node 0's handles for keyless ones:
      * every get from node 0 failed and ob1 fell back to the rings */
     if (!(remote->key_flags & SCI_MEM_HANDLE_KEY) || remote->base < remote->key_base ||
@@ -1234,14 +1246,59 @@ static sci_error_t sci_ofi_dma_enqueue(sci_dma_queue_t *dq, int direction, void 
         len > remote->len - (remote_addr - remote->base)) {
         return SCI_ERR_OUT_OF_RANGE;
     }
+    pthread_mutex_lock(&sd->lock);
+    *np = sci_ofi_node_by_id(sd, remote->key_node);
+    pthread_mutex_unlock(&sd->lock);
+    return NULL == *np ? SCI_ERR_ILLEGAL_PARAMETER : SCI_ERR_OK;
+}
+
+/* post one piece (checked) with its context */
+static sci_error_t sci_ofi_dma_issue(sci_desc_t *sd, sci_ofi_node_t *n, int direction,
+                                     void *local_addr, const sci_mem_handle_t *remote,
+                                     uint64_t remote_addr, size_t len, sci_ofi_ctx_t *ctx)
+{
+    struct iovec iov = {.iov_base = local_addr, .iov_len = len};
+    struct fi_rma_iov riov = {.addr = sd->virt_addr ? remote_addr : remote_addr - remote->key_base,
+                              .len = len,
+                              .key = remote->key};
+    struct fi_msg_rma msg = {.msg_iov = &iov,
+                             .iov_count = 1,
+                             .addr = n->fa,
+                             .rma_iov = &riov,
+                             .rma_iov_count = 1,
+                             .context = ctx};
+    ssize_t r;
+
+    for (;;) {
+        if (SCI_OFI_NODE_FAILED == tc_atomic_load_relaxed(&n->state)) {
+            return SCI_ERR_TRANSFER_FAILED;
+        }
+        r = SCI_DMA_READ == direction
+            ? fi_readmsg(sd->ep, &msg, FI_COMPLETION)
+            : fi_writemsg(sd->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+        if (-FI_EAGAIN != r) {
+            break;
+        }
+        (void) sci_ofi_progress(sd);
+    }
+    return 0 != r ? sci_ofi_err((int) r) : SCI_ERR_OK;
+}
+
+static sci_error_t sci_ofi_dma_enqueue(sci_dma_queue_t *dq, int direction, void *local_addr,
+                                       const sci_mem_handle_t *remote, uint64_t remote_addr,
+                                       size_t len)
+{
+    sci_desc_t *sd = dq->sd;
+    sci_ofi_ctx_t *ctx;
+    sci_ofi_node_t *n;
+    sci_error_t err;
+
+    err = sci_ofi_dma_check(sd, direction, local_addr, remote, remote_addr, len, &n);
+    if (SCI_ERR_OK != err) {
+        return err;
+    }
     if (dq->count >= dq->max_entries) {
         return SCI_ERR_BUSY;
-    }
-    pthread_mutex_lock(&sd->lock);
-    n = sci_ofi_node_by_id(sd, remote->key_node);
-    pthread_mutex_unlock(&sd->lock);
-    if (NULL == n) {
-        return SCI_ERR_ILLEGAL_PARAMETER;
     }
     if (0 == len) {
         return SCI_ERR_OK;
@@ -1250,37 +1307,89 @@ static sci_error_t sci_ofi_dma_enqueue(sci_dma_queue_t *dq, int direction, void 
     memset(ctx, 0, sizeof(*ctx));
     ctx->kind = SCI_OFI_CTX_DMA;
     ctx->node = n;
-    {
-        struct iovec iov = {.iov_base = local_addr, .iov_len = len};
-        struct fi_rma_iov riov = {.addr =
-                                      sd->virt_addr ? remote_addr : remote_addr - remote->key_base,
-                                  .len = len,
-                                  .key = remote->key};
-        struct fi_msg_rma msg = {.msg_iov = &iov,
-                                 .iov_count = 1,
-                                 .addr = n->fa,
-                                 .rma_iov = &riov,
-                                 .rma_iov_count = 1,
-                                 .context = ctx};
+    err = sci_ofi_dma_issue(sd, n, direction, local_addr, remote, remote_addr, len, ctx);
+    if (SCI_ERR_OK == err) {
+        dq->count++;
+    }
+    return err;
+}
 
-        for (;;) {
-            if (SCI_OFI_NODE_FAILED == tc_atomic_load_relaxed(&n->state)) {
-                return SCI_ERR_TRANSFER_FAILED;
-            }
-            r = SCI_DMA_READ == direction
-                ? fi_readmsg(sd->ep, &msg, FI_COMPLETION)
-                : fi_writemsg(sd->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
-            if (-FI_EAGAIN != r) {
-                break;
-            }
-            (void) sci_ofi_progress(sd);
+/* SCIStartDmaTransfer with a callback: every piece posted now, the
+ * transfer reaped by sci_dma_reap once the last one completed */
+static sci_error_t sci_ofi_dma_post(sci_desc_t *sd, int direction, void *local_addr,
+                                    const sci_mem_handle_t *remote, uint64_t remote_addr,
+                                    size_t len, void *cookie)
+{
+    size_t npieces = 0 == len ? 0 : (len - 1) / SCI_OFI_DMA_PIECE + 1;
+    sci_ofi_async_t *op;
+    sci_ofi_node_t *n;
+    sci_error_t err;
+    size_t i;
+
+    err = sci_ofi_dma_check(sd, direction, local_addr, remote, remote_addr, len, &n);
+    if (SCI_ERR_OK != err) {
+        return err;
+    }
+    op = calloc(1, sizeof(*op) + (npieces ? npieces : 1) * sizeof(sci_ofi_ctx_t));
+    if (NULL == op) {
+        return SCI_ERR_NOSPC;
+    }
+    op->cookie = cookie;
+    op->remaining = (int) npieces + 1;
+    for (i = 0; i < npieces; ++i) {
+        size_t off = i * SCI_OFI_DMA_PIECE;
+        size_t plen = len - off < SCI_OFI_DMA_PIECE ? len - off : SCI_OFI_DMA_PIECE;
+
+        op->ctx[i].kind = SCI_OFI_CTX_ASYNC;
+        op->ctx[i].node = n;
+        op->ctx[i].op = op;
+        err = sci_ofi_dma_issue(sd, n, direction, (char *) local_addr + off, remote,
+                                remote_addr + off, plen, op->ctx + i);
+        if (SCI_ERR_OK != err) {
+            break;
         }
     }
-    if (0 != r) {
-        return sci_ofi_err((int) r);
+    if (0 == i && SCI_ERR_OK != err) {
+        /* nothing went out: the caller hears it now */
+        free(op);
+        return err;
     }
-    dq->count++;
+    if (i < npieces) {
+        /* the pieces never posted end here, with the error */
+        int none = 0;
+
+        (void) tc_atomic_cswap(&op->err, &none, SCI_ERR_OUT_OF_RANGE == err ? -FI_EINVAL : -FI_EIO);
+        (void) tc_atomic_add_fetch(&op->remaining, -(int) (npieces - i));
+    }
+    sci_ofi_async_piece_done(sd, op, 0); /* the poster's hold */
     return SCI_ERR_OK;
+}
+
+static int sci_ofi_dma_reap(sci_desc_t *sd, void **cookies, sci_error_t *status, int max)
+{
+    sci_ofi_async_t *list;
+    int count = 0;
+
+    if (NULL == tc_atomic_load_relaxed(&sd->done)) {
+        return 0;
+    }
+    pthread_mutex_lock(&sd->done_lock);
+    list = sd->done;
+    while (NULL != list && count < max) {
+        sci_ofi_async_t *op = list;
+        int err = tc_atomic_load_relaxed(&op->err);
+
+        list = op->next;
+        cookies[count] = op->cookie;
+        status[count] = 0 == err                     ? SCI_ERR_OK
+            : -FI_EACCES == err || -FI_EINVAL == err ? SCI_ERR_OUT_OF_RANGE
+                                                     : SCI_ERR_TRANSFER_FAILED;
+        free(op);
+        ++count;
+    }
+    tc_atomic_store_relaxed(&sd->done, list);
+    pthread_mutex_unlock(&sd->done_lock);
+    return count;
 }
 
 static sci_error_t sci_ofi_dma_start(sci_dma_queue_t *dq)
@@ -1383,6 +1492,8 @@ static const sci_provider_ops_t sci_ofi_ops = {
     .dma_queue_share = sci_ofi_dma_queue_share,
     .dma_transfer = sci_ofi_dma_transfer,
     .dma_probe = sci_ofi_dma_probe,
+    .dma_post = sci_ofi_dma_post,
+    .dma_reap = sci_ofi_dma_reap,
     .flush = sci_ofi_flush,
     .flush_publish = sci_ofi_flush_publish,
     .export_directory = sci_ofi_export_directory,

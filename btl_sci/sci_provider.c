@@ -308,3 +308,23 @@ sci_error_t sci_dma_probe(sci_desc_t *sd)
 {
     return NULL == sd ? SCI_ERR_ILLEGAL_PARAMETER : SCI_OPS(sd)->dma_probe(sd);
 }
+
+sci_error_t sci_dma_post(sci_desc_t *sd, int direction, void *local_addr,
+                         const sci_mem_handle_t *remote, uint64_t remote_addr, size_t len,
+                         void *cookie)
+{
+    if (NULL == sd) {
+        return SCI_ERR_ILLEGAL_PARAMETER;
+    }
+    return NULL == SCI_OPS(sd)->dma_post
+        ? SCI_ERR_NOT_SUPPORTED
+        : SCI_OPS(sd)->dma_post(sd, direction, local_addr, remote, remote_addr, len, cookie);
+}
+
+int sci_dma_reap(sci_desc_t *sd, void **cookies, sci_error_t *status, int max)
+{
+    if (NULL == sd || NULL == SCI_OPS(sd)->dma_reap || max <= 0) {
+        return 0;
+    }
+    return SCI_OPS(sd)->dma_reap(sd, cookies, status, max);
+}

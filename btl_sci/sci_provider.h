@@ -61,6 +61,11 @@ typedef struct sci_provider_ops {
     sci_error_t (*dma_transfer)(sci_dma_queue_t *dq, int direction, void *local_addr,
                                 const sci_mem_handle_t *remote, uint64_t remote_addr, size_t len);
     sci_error_t (*dma_probe)(sci_desc_t *sd);
+    /* optional: asynchronous transfers */
+    sci_error_t (*dma_post)(sci_desc_t *sd, int direction, void *local_addr,
+                            const sci_mem_handle_t *remote, uint64_t remote_addr, size_t len,
+                            void *cookie);
+    int (*dma_reap)(sci_desc_t *sd, void **cookies, sci_error_t *status, int max);
     /* optional (NULL: the shm behaviour) */
     sci_error_t (*flush)(sci_remote_segment_t *rseg, size_t offset, size_t len);
     sci_error_t (*flush_publish)(sci_remote_segment_t *rseg, size_t offset, size_t len,
