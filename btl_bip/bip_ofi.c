@@ -109,12 +109,7 @@ typedef struct bip_ofi_msg {
 } bip_ofi_msg_t;
 
 typedef struct bip_ofi_dev {
-    struct fi_info *info;
-    struct fid_fabric *fabric;
-    struct fid_domain *domain;
-    struct fid_av *av;
-    struct fid_cq *cq;
-    struct fid_ep *ep;
+    tc_ofi_rdm_t f; /* fabric, domain, AV, CQ, endpoint */
     pthread_mutex_t lock;
     uint32_t stamp;
     uint32_t slot_size;
@@ -163,7 +158,7 @@ static void bip_ofi_repost(bip_ofi_dev_t *dev, bip_ofi_rx_t *rx)
         return;
     }
     /* -FI_EAGAIN: tried again at the next completion read */
-    if (0 == fi_recvmsg(dev->ep, &msg, FI_MULTI_RECV)) {
+    if (0 == fi_recvmsg(dev->f.ep, &msg, FI_MULTI_RECV)) {
         rx->posted = true;
     }
 }
@@ -323,7 +318,7 @@ static void bip_ofi_progress_locked(bip_ofi_dev_t *dev)
             return;
         }
     }
-    n = fi_cq_read(dev->cq, e, room < BIP_OFI_POLL ? room : BIP_OFI_POLL);
+    n = fi_cq_read(dev->f.cq, e, room < BIP_OFI_POLL ? room : BIP_OFI_POLL);
     if (n > 0) {
         for (ssize_t i = 0; i < n; ++i) {
             bip_ofi_complete(dev, e + i);
@@ -332,7 +327,7 @@ static void bip_ofi_progress_locked(bip_ofi_dev_t *dev)
         struct fi_cq_err_entry err;
 
         memset(&err, 0, sizeof(err));
-        if (fi_cq_readerr(dev->cq, &err, 0) > 0) {
+        if (fi_cq_readerr(dev->f.cq, &err, 0) > 0) {
             bip_ofi_complete_err(dev, &err);
         }
     }
@@ -447,12 +442,21 @@ static int bip_ofi_getinfo(const bip_dev_params_t *p, struct fi_info **out)
     return NULL == *out ? -ENOMEM : 0;
 }
 
+/* the multi-receive buffer is released once less than one largest
+ * message fits */
+static int bip_ofi_setopt(struct fid_ep *ep, void *arg)
+{
+    const bip_ofi_dev_t *dev = arg;
+    size_t min_multi = dev->msg_max;
+
+    return fi_setopt(&ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min_multi,
+                     sizeof(min_multi));
+}
+
 static int bip_ofi_open(const bip_dev_params_t *p, void **out)
 {
-    struct fi_av_attr av_attr;
-    struct fi_cq_attr cq_attr;
     bip_ofi_dev_t *dev;
-    size_t min_multi, rxsize;
+    size_t rxsize;
     int rc;
 
     if (NULL == p || NULL == out || 0 == p->max_posted || p->max_posted > BIP_OFI_IDX_MASK ||
@@ -494,47 +498,15 @@ static int bip_ofi_open(const bip_dev_params_t *p, void **out)
         }
     }
 
-    rc = bip_ofi_getinfo(p, &dev->info);
+    rc = bip_ofi_getinfo(p, &dev->f.info);
     if (0 != rc) {
         goto fail;
     }
-    dev->inject_size = dev->info->tx_attr->inject_size;
-    rc = fi_fabric(dev->info->fabric_attr, &dev->fabric, NULL);
-    if (0 == rc) {
-        rc = fi_domain(dev->fabric, dev->info, &dev->domain, NULL);
-    }
-    if (0 == rc) {
-        memset(&av_attr, 0, sizeof(av_attr));
-        av_attr.type = FI_AV_TABLE;
-        rc = fi_av_open(dev->domain, &av_attr, &dev->av, NULL);
-    }
-    if (0 == rc) {
-        memset(&cq_attr, 0, sizeof(cq_attr));
-        cq_attr.format = FI_CQ_FORMAT_DATA;
-        cq_attr.wait_obj = FI_WAIT_NONE;
-        rc = fi_cq_open(dev->domain, &cq_attr, &dev->cq, NULL);
-    }
-    if (0 == rc) {
-        rc = fi_endpoint(dev->domain, dev->info, &dev->ep, NULL);
-    }
-    if (0 == rc) {
-        rc = fi_ep_bind(dev->ep, &dev->av->fid, 0);
-    }
-    if (0 == rc) {
-        rc = fi_ep_bind(dev->ep, &dev->cq->fid, FI_TRANSMIT | FI_RECV);
-    }
-    if (0 == rc) {
-        /* the buffer is released once less than one largest message fits */
-        min_multi = dev->msg_max;
-        rc = fi_setopt(&dev->ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min_multi,
-                       sizeof(min_multi));
-    }
-    if (0 == rc) {
-        rc = fi_enable(dev->ep);
-    }
+    dev->inject_size = dev->f.info->tx_attr->inject_size;
+    rc = tc_ofi_rdm_open(&dev->f, 0, 0, bip_ofi_setopt, dev);
     if (0 == rc) {
         dev->addrlen = sizeof(dev->addr);
-        rc = fi_getname(&dev->ep->fid, dev->addr, &dev->addrlen);
+        rc = fi_getname(&dev->f.ep->fid, dev->addr, &dev->addrlen);
     }
     if (0 != rc) {
         rc = bip_ofi_errno(rc);
@@ -562,29 +534,13 @@ static void bip_ofi_close(void *d)
     if (NULL == dev) {
         return;
     }
-    if (NULL != dev->ep) {
-        (void) fi_close(&dev->ep->fid);
-    }
+    tc_ofi_rdm_close_ep(&dev->f);
     for (uint32_t i = 0; NULL != dev->posted && i < dev->max_posted; ++i) {
         if (NULL != dev->posted[i].mr) {
             (void) fi_close(&dev->posted[i].mr->fid);
         }
     }
-    if (NULL != dev->cq) {
-        (void) fi_close(&dev->cq->fid);
-    }
-    if (NULL != dev->av) {
-        (void) fi_close(&dev->av->fid);
-    }
-    if (NULL != dev->domain) {
-        (void) fi_close(&dev->domain->fid);
-    }
-    if (NULL != dev->fabric) {
-        (void) fi_close(&dev->fabric->fid);
-    }
-    if (NULL != dev->info) {
-        fi_freeinfo(dev->info);
-    }
+    tc_ofi_rdm_close(&dev->f);
     /* free or still in flight when the endpoint closed: all of them */
     while (NULL != dev->tx_all) {
         bip_ofi_tx_t *tx = dev->tx_all;
@@ -652,7 +608,7 @@ static int bip_ofi_peer_connect(void *d, const bip_peer_info_t *info, void **out
         return -ENOMEM;
     }
     peer->dev = dev;
-    rc = fi_av_insert(dev->av, info->addr, 1, &peer->addr, 0, NULL);
+    rc = fi_av_insert(dev->f.av, info->addr, 1, &peer->addr, 0, NULL);
     if (1 != rc) {
         free(peer);
         return rc < 0 ? bip_ofi_errno(rc) : -EINVAL;
@@ -761,14 +717,14 @@ static int bip_ofi_publish(void *p, uint32_t len)
     /* the padding goes on the wire: never stale heap bytes */
     memset((char *) tx->data + sizeof(*h) + len, 0, total - sizeof(*h) - len);
     if (total <= dev->inject_size) {
-        while (-FI_EAGAIN == (rc = fi_inject(dev->ep, tx->data, total, peer->addr)) &&
+        while (-FI_EAGAIN == (rc = fi_inject(dev->f.ep, tx->data, total, peer->addr)) &&
                bip_ofi_again(dev, &deadline, &spins)) {
         }
         pthread_mutex_lock(&dev->lock);
         bip_ofi_tx_put(dev, tx);
         pthread_mutex_unlock(&dev->lock);
     } else {
-        while (-FI_EAGAIN == (rc = fi_send(dev->ep, tx->data, total, NULL, peer->addr, tx)) &&
+        while (-FI_EAGAIN == (rc = fi_send(dev->f.ep, tx->data, total, NULL, peer->addr, tx)) &&
                bip_ofi_again(dev, &deadline, &spins)) {
         }
         if (0 != rc) {
@@ -887,7 +843,7 @@ static int bip_ofi_post_recv(void *d, void *buf, size_t len, uint32_t *handle)
     if (0 != len) {
         /* the handle is the key: a sender with a stale handle is refused
          * by the provider, and the region bounds every write */
-        rc = fi_mr_reg(dev->domain, buf, len, FI_REMOTE_WRITE, 0, h, 0, &mr, NULL);
+        rc = fi_mr_reg(dev->f.domain, buf, len, FI_REMOTE_WRITE, 0, h, 0, &mr, NULL);
         if (0 != rc) {
             pthread_mutex_unlock(&dev->lock);
             return bip_ofi_errno(rc);
@@ -1057,9 +1013,9 @@ static int bip_ofi_issue(bip_ofi_dev_t *dev, bip_ofi_op_t *op, bool write, void 
 
             /* transmit complete: the buffer is the caller's again (a
              * write the peer's provider refuses is dropped there) */
-            rc = fi_writemsg(dev->ep, &msg, FI_REMOTE_CQ_DATA);
+            rc = fi_writemsg(dev->f.ep, &msg, FI_REMOTE_CQ_DATA);
         } else {
-            rc = fi_read(dev->ep, buf, len, NULL, to, raddr, key, op);
+            rc = fi_read(dev->f.ep, buf, len, NULL, to, raddr, key, op);
         }
         if (-FI_EAGAIN != rc || !bip_ofi_again(dev, &deadline, &spins)) {
             break;
@@ -1325,7 +1281,7 @@ static int bip_ofi_register(void *d, void *addr, size_t len, bip_rkey_t *key, vo
     pthread_mutex_lock(&dev->lock);
     k = BIP_OFI_REG_KEY | dev->next_key++;
     pthread_mutex_unlock(&dev->lock);
-    rc = fi_mr_reg(dev->domain, addr, len, FI_REMOTE_READ, 0, k, 0, &r->mr, NULL);
+    rc = fi_mr_reg(dev->f.domain, addr, len, FI_REMOTE_READ, 0, k, 0, &r->mr, NULL);
     if (0 != rc) {
         free(r);
         return bip_ofi_errno(rc);

@@ -114,12 +114,7 @@ typedef struct sci_ofi_mr {
 
 struct sci_desc {
     sci_obj_t obj;
-    struct fi_info *info;
-    struct fid_fabric *fabric;
-    struct fid_domain *domain;
-    struct fid_av *av;
-    struct fid_cq *cq;
-    struct fid_ep *ep;
+    tc_ofi_rdm_t f;       /* fabric, domain, AV, CQ, endpoint */
     pthread_mutex_t lock; /* tables: nodes, segments, registrations */
     uint32_t node_id;
     uint8_t addr[SCI_OFI_MAX_ADDR];
@@ -232,7 +227,7 @@ static void sci_ofi_repost(sci_desc_t *sd, int i)
 
     sd->rctx[i].kind = SCI_OFI_CTX_RECV;
     /* completions are selective: a receive asks for its own */
-    (void) fi_recvmsg(sd->ep, &msg, FI_COMPLETION);
+    (void) fi_recvmsg(sd->f.ep, &msg, FI_COMPLETION);
 }
 
 /* a piece of an asynchronous transfer ended (or was never posted): the
@@ -334,7 +329,7 @@ static int sci_ofi_progress(sci_desc_t *sd)
     int total = 0;
 
     for (;;) {
-        ssize_t n = fi_cq_read(sd->cq, ev, 16);
+        ssize_t n = fi_cq_read(sd->f.cq, ev, 16);
 
         if (n > 0) {
             for (ssize_t i = 0; i < n; ++i) {
@@ -358,7 +353,7 @@ static int sci_ofi_progress(sci_desc_t *sd)
             struct fi_cq_err_entry e;
 
             memset(&e, 0, sizeof(e));
-            if (fi_cq_readerr(sd->cq, &e, 0) > 0) {
+            if (fi_cq_readerr(sd->f.cq, &e, 0) > 0) {
                 sci_ofi_complete(sd, e.op_context, -(int) (e.err ? e.err : FI_EIO), 0);
                 ++total;
                 continue;
@@ -432,7 +427,7 @@ static int sci_ofi_self_write(sci_desc_t *sd, fi_addr_t self, uint64_t *dst, uin
     ctx.kind = SCI_OFI_CTX_DMA;
     *dst = 0;
     do {
-        r = fi_writemsg(sd->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+        r = fi_writemsg(sd->f.ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
         if (-FI_EAGAIN == r) {
             (void) sci_ofi_progress(sd);
         }
@@ -454,7 +449,7 @@ static int sci_ofi_probe_addressing(sci_desc_t *sd)
     uint64_t key = 0;
     int rc = -1;
 
-    if (NULL == word || 1 != fi_av_insert(sd->av, sd->addr, 1, &self, 0, NULL) ||
+    if (NULL == word || 1 != fi_av_insert(sd->f.av, sd->addr, 1, &self, 0, NULL) ||
         0 != sci_ofi_mr_reg_raw(sd, word, 64, &mr, &key)) {
         free(word);
         return -1;
@@ -467,7 +462,7 @@ static int sci_ofi_probe_addressing(sci_desc_t *sd)
         rc = 0;
     }
     sci_ofi_close_fid(&mr->fid);
-    (void) fi_av_remove(sd->av, &self, 1, 0);
+    (void) fi_av_remove(sd->f.av, &self, 1, 0);
     free(word);
     return rc;
 }
@@ -475,8 +470,6 @@ static int sci_ofi_probe_addressing(sci_desc_t *sd)
 static sci_error_t sci_ofi_open(const sci_open_params_t *params, sci_desc_t **sdp)
 {
     struct fi_info *hints, *list = NULL, *pick;
-    struct fi_cq_attr cqa;
-    struct fi_av_attr ava;
     sci_desc_t *sd;
     int ret;
 
@@ -505,45 +498,32 @@ static sci_error_t sci_ofi_open(const sci_open_params_t *params, sci_desc_t **sd
     sd->obj.ops = &sci_ofi_ops;
     pthread_mutex_init(&sd->lock, NULL);
     pthread_mutex_init(&sd->done_lock, NULL);
-    sd->info = fi_dupinfo(pick);
+    sd->f.info = fi_dupinfo(pick);
     fi_freeinfo(list);
     sd->node_id = params->node_id;
     sd->next_key = 1;
-    if (NULL == sd->info || !(sd->info->tx_attr->msg_order & FI_ORDER_WAW)) {
+    if (NULL == sd->f.info || !(sd->f.info->tx_attr->msg_order & FI_ORDER_WAW)) {
         sci_ofi_close(sd);
         return SCI_ERR_NOT_SUPPORTED;
     }
-    if (0 == sd->info->domain_attr->mr_mode) {
-        sd->info->domain_attr->mr_mode = FI_MR_VIRT_ADDR;
+    if (0 == sd->f.info->domain_attr->mr_mode) {
+        sd->f.info->domain_attr->mr_mode = FI_MR_VIRT_ADDR;
     }
     /* remote addresses are virtual; local buffers need no registration */
-    if (!(sd->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ||
-        (sd->info->domain_attr->mr_mode & (FI_MR_LOCAL | FI_MR_ENDPOINT))) {
+    if (!(sd->f.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ||
+        (sd->f.info->domain_attr->mr_mode & (FI_MR_LOCAL | FI_MR_ENDPOINT))) {
         sci_ofi_close(sd);
         return SCI_ERR_NOT_SUPPORTED;
     }
-    sd->prov_key = 0 != (sd->info->domain_attr->mr_mode & FI_MR_PROV_KEY);
-    sd->inject_size = sd->info->tx_attr->inject_size;
-    sd->cq_data = sd->info->domain_attr->cq_data_size >= sizeof(uint64_t);
-    memset(&cqa, 0, sizeof(cqa));
-    cqa.format = FI_CQ_FORMAT_DATA;
-    cqa.size = 4096;
-    cqa.wait_obj = FI_WAIT_NONE;
-    memset(&ava, 0, sizeof(ava));
-    ava.type = FI_AV_TABLE;
-    if (0 != fi_fabric(sd->info->fabric_attr, &sd->fabric, NULL) ||
-        0 != fi_domain(sd->fabric, sd->info, &sd->domain, NULL) ||
-        0 != fi_cq_open(sd->domain, &cqa, &sd->cq, NULL) ||
-        0 != fi_av_open(sd->domain, &ava, &sd->av, NULL) ||
-        0 != fi_endpoint(sd->domain, sd->info, &sd->ep, NULL) ||
-        0 != fi_ep_bind(sd->ep, &sd->av->fid, 0) ||
-        0 != fi_ep_bind(sd->ep, &sd->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION) ||
-        0 != fi_enable(sd->ep)) {
+    sd->prov_key = 0 != (sd->f.info->domain_attr->mr_mode & FI_MR_PROV_KEY);
+    sd->inject_size = sd->f.info->tx_attr->inject_size;
+    sd->cq_data = sd->f.info->domain_attr->cq_data_size >= sizeof(uint64_t);
+    if (0 != tc_ofi_rdm_open(&sd->f, 4096, FI_SELECTIVE_COMPLETION, NULL, NULL)) {
         sci_ofi_close(sd);
         return SCI_ERR_NOT_SUPPORTED;
     }
     sd->addrlen = sizeof(sd->addr);
-    if (0 != fi_getname(&sd->ep->fid, sd->addr, &sd->addrlen) || sd->addrlen > sizeof(sd->addr)) {
+    if (0 != fi_getname(&sd->f.ep->fid, sd->addr, &sd->addrlen) || sd->addrlen > sizeof(sd->addr)) {
         sci_ofi_close(sd);
         return SCI_ERR_NOT_SUPPORTED;
     }
@@ -593,7 +573,7 @@ static void sci_ofi_say_bye(sci_desc_t *sd)
         while (-FI_EAGAIN == r && sci_ofi_elapsed_ns(&t0) < limit) {
             /* delivery complete: an injected send may still sit in our
              * endpoint when its completion comes, and closing drops it */
-            r = fi_sendmsg(sd->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+            r = fi_sendmsg(sd->f.ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
             if (-FI_EAGAIN == r) {
                 (void) sci_ofi_progress(sd);
             }
@@ -619,28 +599,22 @@ static void sci_ofi_close(sci_desc_t *sd)
     if (NULL == sd) {
         return;
     }
-    if (NULL != sd->ep) {
+    if (NULL != sd->f.ep) {
         sci_ofi_say_bye(sd);
     }
-    sci_ofi_close_fid(NULL != sd->ep ? &sd->ep->fid : NULL);
+    tc_ofi_rdm_close_ep(&sd->f);
     while (NULL != sd->mrs) {
         sci_ofi_mr_t *m = sd->mrs;
         sd->mrs = m->next;
         sci_ofi_close_fid(&m->mr->fid);
         free(m);
     }
-    sci_ofi_close_fid(NULL != sd->av ? &sd->av->fid : NULL);
-    sci_ofi_close_fid(NULL != sd->cq ? &sd->cq->fid : NULL);
-    sci_ofi_close_fid(NULL != sd->domain ? &sd->domain->fid : NULL);
-    sci_ofi_close_fid(NULL != sd->fabric ? &sd->fabric->fid : NULL);
+    tc_ofi_rdm_close(&sd->f);
     while (NULL != sd->nodes) {
         sci_ofi_node_t *n = sd->nodes;
         sd->nodes = n->next;
         free(n->segs);
         free(n);
-    }
-    if (NULL != sd->info) {
-        fi_freeinfo(sd->info);
     }
     free(sd->segtab);
     while (NULL != sd->done) {
@@ -669,8 +643,8 @@ static int sci_ofi_mr_reg_raw(sci_desc_t *sd, void *addr, size_t len, struct fid
     pthread_mutex_lock(&sd->lock);
     want = sd->next_key++;
     pthread_mutex_unlock(&sd->lock);
-    ret = fi_mr_reg(sd->domain, addr, len, FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE, 0,
-                    sd->prov_key ? 0 : want, 0, mr, NULL);
+    ret = fi_mr_reg(sd->f.domain, addr, len, FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE,
+                    0, sd->prov_key ? 0 : want, 0, mr, NULL);
     if (0 != ret) {
         return ret;
     }
@@ -932,7 +906,7 @@ static sci_error_t sci_ofi_import_node(sci_desc_t *sd, uint32_t node_id, const v
         return SCI_ERR_NOSPC;
     }
     n->segs = calloc(view.nsegs ? view.nsegs : 1, sizeof(*n->segs));
-    if (NULL == n->segs || 1 != fi_av_insert(sd->av, view.addr, 1, &fa, 0, NULL)) {
+    if (NULL == n->segs || 1 != fi_av_insert(sd->f.av, view.addr, 1, &fa, 0, NULL)) {
         free(n->segs);
         free(n);
         return SCI_ERR_ILLEGAL_PARAMETER;
@@ -1058,9 +1032,9 @@ static sci_error_t sci_ofi_write(sci_remote_segment_t *rseg, size_t offset, size
         }
         if (len <= sd->inject_size) {
             r = with_data
-                ? fi_inject_writedata(sd->ep, src, len, data, n->fa, rseg->raddr + offset,
+                ? fi_inject_writedata(sd->f.ep, src, len, data, n->fa, rseg->raddr + offset,
                                       rseg->key)
-                : fi_inject_write(sd->ep, src, len, n->fa, rseg->raddr + offset, rseg->key);
+                : fi_inject_write(sd->f.ep, src, len, n->fa, rseg->raddr + offset, rseg->key);
         } else {
             struct iovec iov = {.iov_base = (void *) src, .iov_len = len};
             struct fi_rma_iov riov = {.addr = rseg->raddr + offset, .len = len, .key = rseg->key};
@@ -1074,7 +1048,7 @@ static sci_error_t sci_ofi_write(sci_remote_segment_t *rseg, size_t offset, size
 
             /* no completion: the shadow bytes stay until the owner hands
              * the ring slot back, which is after they landed */
-            r = fi_writemsg(sd->ep, &msg, with_data ? FI_REMOTE_CQ_DATA : 0);
+            r = fi_writemsg(sd->f.ep, &msg, with_data ? FI_REMOTE_CQ_DATA : 0);
         }
         if (-FI_EAGAIN != r) {
             break;
@@ -1183,7 +1157,7 @@ static sci_error_t sci_ofi_check_sequence(sci_sequence_t *seq)
         ssize_t r;
 
         tc_atomic_store_relaxed(&n->probe.done, 0);
-        r = fi_readmsg(sd->ep, &msg, FI_COMPLETION);
+        r = fi_readmsg(sd->f.ep, &msg, FI_COMPLETION);
         if (0 != r) {
             tc_atomic_store_release(&n->probe.done, 1);
             if (-FI_EAGAIN != r) {
@@ -1274,8 +1248,8 @@ static sci_error_t sci_ofi_dma_issue(sci_desc_t *sd, sci_ofi_node_t *n, int dire
             return SCI_ERR_TRANSFER_FAILED;
         }
         r = SCI_DMA_READ == direction
-            ? fi_readmsg(sd->ep, &msg, FI_COMPLETION)
-            : fi_writemsg(sd->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+            ? fi_readmsg(sd->f.ep, &msg, FI_COMPLETION)
+            : fi_writemsg(sd->f.ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
         if (-FI_EAGAIN != r) {
             break;
         }

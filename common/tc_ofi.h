@@ -1,8 +1,9 @@
 /* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_ofi.h: which of the fi_info entries libfabric lists a provider
- * takes; shared by the libfabric back ends of the device layers (btl_sci,
- * btl_bip). Header only, for files that already include rdma/fabric.h,
+ * takes, and the objects of one reliable-datagram endpoint, opened and
+ * closed in one place; shared by the libfabric back ends of the device
+ * layers (btl_sci, btl_bip). Header only, for files that already include rdma/fabric.h,
  * so that common/ itself does not depend on libfabric.
  *
  * Why a rule of our own: tcp;ofi_rxm (libfabric 1.17) ignores the hint's
@@ -21,6 +22,8 @@
 #include <sys/socket.h>
 
 #include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
 
 /* a back end's own test of an entry (MR mode, address size, ...) */
 typedef bool (*tc_ofi_accept_fn_t)(const struct fi_info *info, void *arg);
@@ -87,6 +90,97 @@ static inline struct fi_info *tc_ofi_pick(struct fi_info *list, const char *doma
         }
     }
     return best;
+}
+
+/* one reliable-datagram endpoint and what it hangs on: an address vector
+ * (table) and one completion queue (FI_CQ_FORMAT_DATA, no wait object)
+ * for transmit and receive */
+typedef struct tc_ofi_rdm {
+    struct fi_info *info; /* owned: freed by tc_ofi_rdm_close */
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_ep *ep;
+} tc_ofi_rdm_t;
+
+/* the back end's options on the endpoint before it is enabled */
+typedef int (*tc_ofi_setopt_fn_t)(struct fid_ep *ep, void *arg);
+
+/* Opens everything for r->info (set by the caller): cq_size 0 takes the
+ * provider's size, cq_flags are added to FI_TRANSMIT | FI_RECV in the
+ * binding (FI_SELECTIVE_COMPLETION), setopt may be NULL.  0, or a
+ * negative libfabric error with what was opened left for
+ * tc_ofi_rdm_close. */
+static inline int tc_ofi_rdm_open(tc_ofi_rdm_t *r, size_t cq_size, uint64_t cq_flags,
+                                  tc_ofi_setopt_fn_t setopt, void *arg)
+{
+    struct fi_cq_attr cqa;
+    struct fi_av_attr ava;
+    int rc;
+
+    memset(&cqa, 0, sizeof(cqa));
+    cqa.format = FI_CQ_FORMAT_DATA;
+    cqa.size = cq_size;
+    cqa.wait_obj = FI_WAIT_NONE;
+    memset(&ava, 0, sizeof(ava));
+    ava.type = FI_AV_TABLE;
+    rc = fi_fabric(r->info->fabric_attr, &r->fabric, NULL);
+    if (0 == rc) {
+        rc = fi_domain(r->fabric, r->info, &r->domain, NULL);
+    }
+    if (0 == rc) {
+        rc = fi_av_open(r->domain, &ava, &r->av, NULL);
+    }
+    if (0 == rc) {
+        rc = fi_cq_open(r->domain, &cqa, &r->cq, NULL);
+    }
+    if (0 == rc) {
+        rc = fi_endpoint(r->domain, r->info, &r->ep, NULL);
+    }
+    if (0 == rc) {
+        rc = fi_ep_bind(r->ep, &r->av->fid, 0);
+    }
+    if (0 == rc) {
+        rc = fi_ep_bind(r->ep, &r->cq->fid, FI_TRANSMIT | FI_RECV | cq_flags);
+    }
+    if (0 == rc && NULL != setopt) {
+        rc = setopt(r->ep, arg);
+    }
+    if (0 == rc) {
+        rc = fi_enable(r->ep);
+    }
+    return rc;
+}
+
+/* the endpoint first (what it had in flight is cancelled; the back end
+ * then closes its memory registrations), then tc_ofi_rdm_close */
+static inline void tc_ofi_rdm_close_ep(tc_ofi_rdm_t *r)
+{
+    if (NULL != r->ep) {
+        (void) fi_close(&r->ep->fid);
+        r->ep = NULL;
+    }
+}
+
+static inline void tc_ofi_rdm_close(tc_ofi_rdm_t *r)
+{
+    struct fid *fids[4];
+
+    tc_ofi_rdm_close_ep(r);
+    fids[0] = NULL != r->cq ? &r->cq->fid : NULL;
+    fids[1] = NULL != r->av ? &r->av->fid : NULL;
+    fids[2] = NULL != r->domain ? &r->domain->fid : NULL;
+    fids[3] = NULL != r->fabric ? &r->fabric->fid : NULL;
+    for (int i = 0; i < 4; ++i) {
+        if (NULL != fids[i]) {
+            (void) fi_close(fids[i]);
+        }
+    }
+    if (NULL != r->info) {
+        fi_freeinfo(r->info);
+    }
+    memset(r, 0, sizeof(*r));
 }
 
 #endif /* TC_OFI_H */
