@@ -178,6 +178,16 @@ struct sci_dma_queue {
 
 static const sci_provider_ops_t sci_ofi_ops;
 
+/* a transfer's completion error as the DMA engine reports it: refused by
+ * the target's registration, or failed */
+static sci_error_t sci_ofi_dma_status(int err)
+{
+    if (0 == err) {
+        return SCI_ERR_OK;
+    }
+    return -FI_EACCES == err || -FI_EINVAL == err ? SCI_ERR_OUT_OF_RANGE : SCI_ERR_TRANSFER_FAILED;
+}
+
 static sci_error_t sci_ofi_err(int ret)
 {
     switch (ret) {
@@ -1072,12 +1082,12 @@ static sci_error_t sci_ofi_flush(sci_remote_segment_t *rseg, size_t offset, size
 
 /* one write for the bytes and the word: the word rides as remote CQ data
  * and the owner stores it once the bytes are in its memory.  Without CQ
- * data, or a word that the 64 bits cannot name, two flushes in order. */
+ * data, or for a word that the 64 bits cannot name, NOT_SUPPORTED: the
+ * device layer then sends two flushes in order. */
 static sci_error_t sci_ofi_flush_publish(sci_remote_segment_t *rseg, size_t offset, size_t len,
                                          size_t word_offset)
 {
     uint64_t data;
-    sci_error_t err;
 
     if (offset > rseg->size || len > rseg->size - offset || word_offset > rseg->size ||
         sizeof(uint64_t) > rseg->size - word_offset) {
@@ -1088,8 +1098,7 @@ static sci_error_t sci_ofi_flush_publish(sci_remote_segment_t *rseg, size_t offs
             sci_ofi_word_encode(rseg->index, word_offset,
                                 tc_atomic_load_relaxed((uint64_t *) (rseg->shadow + word_offset)),
                                 &data)) {
-        err = sci_ofi_flush(rseg, offset, len);
-        return SCI_ERR_OK != err ? err : sci_ofi_flush(rseg, word_offset, sizeof(uint64_t));
+        return SCI_ERR_NOT_SUPPORTED;
     }
     return sci_ofi_write(rseg, offset, len, 1, data);
 }
@@ -1355,9 +1364,7 @@ static int sci_ofi_dma_reap(sci_desc_t *sd, void **cookies, sci_error_t *status,
 
         list = op->next;
         cookies[count] = op->cookie;
-        status[count] = 0 == err                     ? SCI_ERR_OK
-            : -FI_EACCES == err || -FI_EINVAL == err ? SCI_ERR_OUT_OF_RANGE
-                                                     : SCI_ERR_TRANSFER_FAILED;
+        status[count] = sci_ofi_dma_status(err);
         free(op);
         ++count;
     }
@@ -1380,8 +1387,7 @@ static sci_error_t sci_ofi_dma_wait(sci_dma_queue_t *dq)
         int err = sci_ofi_wait(dq->sd, dq->ctx + i);
 
         if (0 != err && SCI_ERR_OK == first) {
-            first = -FI_EACCES == err || -FI_EINVAL == err ? SCI_ERR_OUT_OF_RANGE
-                                                           : SCI_ERR_TRANSFER_FAILED;
+            first = sci_ofi_dma_status(err);
         }
     }
     dq->count = 0;

@@ -218,7 +218,10 @@ sci_error_t sci_flush_publish(sci_remote_segment_t *rseg, size_t offset, size_t 
         return SCI_ERR_ILLEGAL_PARAMETER;
     }
     if (NULL != SCI_OPS(rseg)->flush_publish) {
-        return SCI_OPS(rseg)->flush_publish(rseg, offset, len, word_offset);
+        err = SCI_OPS(rseg)->flush_publish(rseg, offset, len, word_offset);
+        if (SCI_ERR_NOT_SUPPORTED != err) {
+            return err;
+        }
     }
     /* flushes land in issue order: the bytes, then the word */
     err = sci_flush(rseg, offset, len);

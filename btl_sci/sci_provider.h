@@ -68,6 +68,7 @@ typedef struct sci_provider_ops {
     int (*dma_reap)(sci_desc_t *sd, void **cookies, sci_error_t *status, int max);
     /* optional (NULL: the shm behaviour) */
     sci_error_t (*flush)(sci_remote_segment_t *rseg, size_t offset, size_t len);
+    /* SCI_ERR_NOT_SUPPORTED: the caller falls back to two flushes */
     sci_error_t (*flush_publish)(sci_remote_segment_t *rseg, size_t offset, size_t len,
                                  size_t word_offset);
     sci_error_t (*export_directory)(sci_desc_t *sd, void *buf, size_t buflen, size_t *len);
