@@ -581,12 +581,13 @@ SLURM_CPUS=8                # CPUs each node declares (several ranks per host)
 SLURM_PATH=/usr/sbin:/usr/bin:/sbin:/bin
 
 # slurm_in_host HOST CMD...: CMD in HOST with a clean environment and the
-# cluster's Slurm configuration
+# cluster's Slurm configuration, without the cluster's lock (descriptor 9:
+# a daemon that kept it would block every later up or down)
 slurm_in_host() {
     local pid
     pid="$(host_pid "$1")"
     shift
-    in_host "$pid" env -i PATH="$SLURM_PATH" SLURM_CONF="$SLURM_DIR/slurm.conf" "$@"
+    in_host "$pid" env -i PATH="$SLURM_PATH" SLURM_CONF="$SLURM_DIR/slurm.conf" "$@" 9>&-
 }
 
 # slurm_pid FILE: the pid in FILE when that process is alive
@@ -665,6 +666,9 @@ SelectTypeParameters=CR_CPU
 SlurmdParameters=config_overrides
 ReturnToService=2
 KillWait=10
+# sbatch --wait polls every 2 s while MinJobAge is at most 4 (otherwise its
+# pause grows fourfold up to 32 s: a 3 s job took 10 s)
+MinJobAge=4
 MessageTimeout=30
 InactiveLimit=0
 PropagateResourceLimits=NONE
