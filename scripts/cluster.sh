@@ -676,6 +676,14 @@ NodeName=$nodes CPUs=$SLURM_CPUS State=UNKNOWN
 PartitionName=batch Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
     : > "$SLURM_DIR/plugstack.conf"
+    # Slurm 24.05 and later initialise cgroups in slurmd whatever the
+    # plugins (and fail without /sys/fs/cgroup) unless told not to; 22.05
+    # does not know the value
+    local v
+    v="$(slurmd -V 2> /dev/null | sed -n 's/^slurm[^ ]* \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')"
+    if [ -n "$v" ] && [ "$(echo "$v" | awk '{ print $1 * 100 + $2 }')" -ge 2405 ]; then
+        echo "CgroupPlugin=disabled" > "$SLURM_DIR/cgroup.conf"
+    fi
     cat > "$SLURM_DIR/task-prolog" << EOF
 #!/bin/sh
 # TaskProlog of cluster $name: a task's temporary files (Open MPI's session
