@@ -385,6 +385,8 @@ do_exec() {
     local pid
     pid="$(host_pid "$1")"
     shift
+    # Slurm's commands find the cluster's own configuration
+    [ -f "$STATE/slurm/slurm.conf" ] && export SLURM_CONF="$STATE/slurm/slurm.conf"
     in_host "$pid" "$@"
 }
 
@@ -564,6 +566,243 @@ do_net() {
 }
 
 # ---------------------------------------------------------------------------
+# slurm: munge, slurmctld and slurmd inside the hosts
+# ---------------------------------------------------------------------------
+# Everything lives in $SLURM_DIR (removed by `down` with the rest of the
+# state): slurm.conf and the munge key, slurmctld's state, and one
+# directory per host (hI/) holding that host's munged socket, slurmd's
+# spool, pid file and log. Inside host I, hI/ is bind-mounted on
+# $SLURM_DIR/run, so slurm.conf names one path for every host (as a real
+# cluster's /run) while each host has its own. Clients and daemons find
+# the configuration through SLURM_CONF (and the daemons through -f):
+# nothing in /etc/slurm or /etc/munge is read or written.
+SLURM_DIR="$STATE/slurm"
+SLURM_CPUS=8                # CPUs each node declares (several ranks per host)
+SLURM_PATH=/usr/sbin:/usr/bin:/sbin:/bin
+
+# slurm_in_host HOST CMD...: CMD in HOST with a clean environment and the
+# cluster's Slurm configuration, without the cluster's lock (descriptor 9:
+# a daemon that kept it would block every later up or down)
+slurm_in_host() {
+    local pid
+    pid="$(host_pid "$1")"
+    shift
+    in_host "$pid" env -i PATH="$SLURM_PATH" SLURM_CONF="$SLURM_DIR/slurm.conf" "$@" 9>&-
+}
+
+# slurm_pid FILE: the pid in FILE when that process is alive
+slurm_pid() {
+    local p
+    p="$(cat "$1" 2> /dev/null)" || return 1
+    [ -n "$p" ] && kill -0 "$p" 2> /dev/null && echo "$p"
+}
+
+# slurm_running: slurmctld, and munged and slurmd on every host, alive
+slurm_running() {
+    local i
+    [ -f "$SLURM_DIR/slurm.conf" ] || return 1
+    slurm_pid "$SLURM_DIR/slurmctld.pid" > /dev/null || return 1
+    for ((i = 1; i <= HOSTS; i++)); do
+        slurm_pid "$SLURM_DIR/h$i/munged.pid" > /dev/null || return 1
+        slurm_pid "$SLURM_DIR/h$i/slurmd.pid" > /dev/null || return 1
+    done
+}
+
+# slurm_stop: ends the daemons (down ends them with every other process
+# of the hosts anyway) and removes their directory
+slurm_stop() {
+    local f p pids="" try
+    for f in "$SLURM_DIR"/slurmctld.pid "$SLURM_DIR"/h*/slurmd.pid "$SLURM_DIR"/h*/munged.pid; do
+        p="$(slurm_pid "$f")" && pids="$pids $p"
+    done
+    if [ -n "$pids" ]; then
+        # shellcheck disable=SC2086
+        kill -TERM $pids 2> /dev/null || true
+        for ((try = 0; try < 50; try++)); do
+            # shellcheck disable=SC2086
+            kill -0 $pids 2> /dev/null || break
+            sleep 0.1
+        done
+        # shellcheck disable=SC2086
+        kill -KILL $pids 2> /dev/null || true
+    fi
+    rm -rf "${SLURM_DIR:?}"
+}
+
+slurm_write_conf() {
+    local nodes="h1"
+    [ "$HOSTS" -gt 1 ] && nodes="h[1-$HOSTS]"
+    cat > "$SLURM_DIR/slurm.conf" << EOF
+# slurm.conf of the fake-host cluster $name (scripts/cluster.sh up --slurm)
+ClusterName=tc$name
+SlurmctldHost=h1
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$SLURM_DIR/run/munge.sock
+CredType=cred/munge
+StateSaveLocation=$SLURM_DIR/ctld
+SlurmctldPidFile=$SLURM_DIR/slurmctld.pid
+SlurmctldLogFile=$SLURM_DIR/slurmctld.log
+SlurmdSpoolDir=$SLURM_DIR/run/spool
+SlurmdPidFile=$SLURM_DIR/run/slurmd.pid
+SlurmdLogFile=$SLURM_DIR/run/slurmd.log
+PlugStackConfig=$SLURM_DIR/plugstack.conf
+# each host's private tmpfs: PMIx's client directories, and (TaskProlog)
+# every task's TMPDIR, where Open MPI puts its session directories
+TmpFS=$STATE/tmp
+TaskProlog=$SLURM_DIR/task-prolog
+# no cgroups in these namespaces: processes are tracked by parent pid
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MpiDefault=none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+# the fake hosts share this machine's cores: the CPUs below are declared
+SlurmdParameters=config_overrides
+ReturnToService=2
+KillWait=10
+# sbatch --wait polls every 2 s while MinJobAge is at most 4 (otherwise its
+# pause grows fourfold up to 32 s: a 3 s job took 10 s)
+MinJobAge=4
+MessageTimeout=30
+InactiveLimit=0
+PropagateResourceLimits=NONE
+NodeName=$nodes CPUs=$SLURM_CPUS State=UNKNOWN
+PartitionName=batch Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+EOF
+    : > "$SLURM_DIR/plugstack.conf"
+    # Slurm 24.05 and later initialise cgroups in slurmd whatever the
+    # plugins (and fail without /sys/fs/cgroup) unless told not to; 22.05
+    # does not know the value
+    local v
+    v="$(slurmd -V 2> /dev/null | sed -n 's/^slurm[^ ]* \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')"
+    if [ -n "$v" ] && [ "$(echo "$v" | awk '{ print $1 * 100 + $2 }')" -ge 2405 ]; then
+        echo "CgroupPlugin=disabled" > "$SLURM_DIR/cgroup.conf"
+    fi
+    cat > "$SLURM_DIR/task-prolog" << EOF
+#!/bin/sh
+# TaskProlog of cluster $name: a task's temporary files (Open MPI's session
+# directories) on its host's private tmpfs
+echo "export TMPDIR=$STATE/tmp"
+EOF
+    chmod 755 "$SLURM_DIR/task-prolog"
+}
+
+# slurm_start_host I: the host's own run directory, and munged there
+slurm_start_host() {
+    local i="$1" d="$SLURM_DIR/h$1" pid
+    pid="$(host_pid "h$i")"
+    mkdir -p "$d/spool"
+    chmod 755 "$d"
+    nsenter -t "$pid" -m -r --wd=/ -- mount --bind "$d" "$SLURM_DIR/run"
+    slurm_in_host "h$i" munged --socket="$SLURM_DIR/run/munge.sock" \
+        --key-file="$SLURM_DIR/munge.key" --pid-file="$SLURM_DIR/run/munged.pid" \
+        --seed-file="$SLURM_DIR/run/munged.seed" --log-file="$SLURM_DIR/run/munged.log" \
+        < /dev/null > "$d/munged.out" 2>&1 || die "munged did not start on h$i"
+}
+
+slurm_start_slurmd() {
+    slurm_in_host "h$1" slurmd -f "$SLURM_DIR/slurm.conf" \
+        < /dev/null > "$SLURM_DIR/h$1/slurmd.out" 2>&1 || die "slurmd did not start on h$1"
+}
+
+# slurm_wait WHAT CMD...: runs CMD until it succeeds, for at most 60 s
+slurm_wait() {
+    local what="$1" try
+    shift
+    for ((try = 0; try < 240; try++)); do
+        "$@" > /dev/null 2>&1 && return 0
+        sleep 0.25
+    done
+    note "timed out waiting for $what"
+    return 1
+}
+
+slurm_all_idle() {
+    local n
+    n="$(slurm_in_host h1 sinfo -h -N -o '%N %t' | grep -c ' idle$')"
+    [ "$n" -eq "$HOSTS" ]
+}
+
+# slurm_logs: the end of every daemon's log (after a failed start)
+slurm_logs() {
+    local f
+    for f in "$SLURM_DIR"/slurmctld.log "$SLURM_DIR"/slurmctld.out "$SLURM_DIR"/h*/slurmd.log \
+        "$SLURM_DIR"/h*/slurmd.out "$SLURM_DIR"/h*/munged.log "$SLURM_DIR"/h*/munged.out; do
+        [ -s "$f" ] || continue
+        echo "--- ${f#"$SLURM_DIR"/}" >&2
+        tail -n 15 "$f" >&2
+    done
+}
+
+slurm_up() {
+    local i c
+    load_conf || die "cluster $name is not up"
+    for c in munged munge slurmctld slurmd sinfo scontrol; do
+        command -v "$c" > /dev/null ||
+            die "--slurm needs $c (apt-get install slurm-wlm munge)"
+    done
+    if slurm_running && slurm_all_idle 2> /dev/null; then
+        slurm_status
+        return 0
+    fi
+    slurm_stop
+    # from here on, any way out but success stops what was started
+    slurm_ok=0
+    trap '[ "$slurm_ok" -eq 1 ] || { slurm_logs; slurm_stop; }' EXIT
+    trap 'exit 130' INT TERM HUP
+    mkdir -p "$SLURM_DIR/run" "$SLURM_DIR/ctld"
+    chmod 755 "$SLURM_DIR"
+    chmod 700 "$SLURM_DIR/ctld"
+    (umask 077 && head -c 1024 /dev/urandom > "$SLURM_DIR/munge.key")
+    chmod 400 "$SLURM_DIR/munge.key"
+    slurm_write_conf
+    for ((i = 1; i <= HOSTS; i++)); do
+        slurm_start_host "$i"
+    done
+    slurm_in_host h1 slurmctld -f "$SLURM_DIR/slurm.conf" \
+        < /dev/null > "$SLURM_DIR/slurmctld.out" 2>&1 || die "slurmctld did not start"
+    slurm_wait "slurmctld on h1" slurm_in_host h1 scontrol ping || die "slurmctld does not answer"
+    for ((i = 1; i <= HOSTS; i++)); do
+        slurm_start_slurmd "$i"
+    done
+    slurm_wait "$HOSTS idle Slurm nodes" slurm_all_idle || die "the Slurm nodes did not come up idle"
+    slurm_ok=1
+    trap - EXIT INT TERM HUP
+    slurm_status
+}
+
+slurm_status() {
+    [ -f "$SLURM_DIR/slurm.conf" ] || return 0
+    if slurm_running; then
+        echo "slurm up: slurmctld on h1, munged and slurmd on h1..h$HOSTS, SLURM_CONF=$SLURM_DIR/slurm.conf"
+    else
+        echo "slurm down: a daemon has died (up --slurm starts it again)"
+    fi
+}
+
+# up [ARGS] [--slurm]: the cluster as do_up makes it, then Slurm in it
+do_up_cmd() {
+    local a slurm=0
+    local args=()
+    for a in "$@"; do
+        case "$a" in
+            --slurm) slurm=1 ;;
+            *) args+=("$a") ;;
+        esac
+    done
+    do_up "${args[@]}"
+    if [ "$slurm" -eq 1 ]; then
+        slurm_up
+    fi
+}
+
+# ---------------------------------------------------------------------------
 # commands that change the cluster hold its lock
 # ---------------------------------------------------------------------------
 lock() {
@@ -573,9 +812,9 @@ lock() {
 }
 
 case "$cmd" in
-    up) lock; do_up "$@" ;;
+    up) lock; do_up_cmd "$@" ;;
     down) lock; do_down; rm -f "$STATEBASE/.$name.lock"; rmdir "$STATEBASE" 2> /dev/null || true ;;
-    status) do_status ;;
+    status) do_status && slurm_status ;;
     exec) do_exec "$@" ;;
     run) do_run "$@" ;;
     net) lock; do_net "$@" ;;
