@@ -239,8 +239,15 @@ void btl_sctp_udp_queue(user_sock_t *us, int l, const struct sockaddr_in *to, co
     user_tx_t *t;
     user_tx_group_t *g;
 
-    if (NULL == us->tx || len > USER_TX_SLOT) {
-        /* A full UDP buffer or a dead route loses the packet: SCTP retransmits. */
+    if (NULL == us->tx || len > USER_TX_GSO_BYTES / 2) {
+        /* Batching is off, or no second packet could join this one
+         * (loopback's 64 KB packets): copying it to batch it would cost
+         * more than the system call saved. What is queued before it
+         * leaves first. A full UDP buffer or a dead route loses the
+         * packet: SCTP retransmits. */
+        if (NULL != us->tx && us->tx[l].ngroups > 0) {
+            btl_sctp_udp_flush_socket(us, l);
+        }
         (void) sendto(us->udp_fd[l], buf, len, MSG_DONTWAIT, (const struct sockaddr *) to,
                       sizeof(*to));
         tc_atomic_fetch_add_relaxed(&gso_n_dgrams, 1);
