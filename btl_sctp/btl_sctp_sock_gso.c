@@ -107,6 +107,7 @@ int btl_sctp_udp_batch_open(user_sock_t *us)
     int one = 1;
 
     us->gso = 0;
+    us->tx_max_segs = us->cfg.cmt && us->base.nlocal > 1 ? USER_TX_CMT_SEGS : USER_TX_MAX_SEGS;
     if (us->cfg.send_batch >= BTL_SCTP_SEND_MMSG) {
         us->tx = calloc((size_t) us->base.nlocal, sizeof(*us->tx));
         if (NULL == us->tx) {
@@ -256,7 +257,7 @@ void btl_sctp_udp_queue(user_sock_t *us, int l, const struct sockaddr_in *to, co
     }
     t = &us->tx[l];
     g = t->ngroups > 0 ? &t->g[t->ngroups - 1] : NULL;
-    if (NULL != g && us->gso && !g->closed && len <= g->seg && g->nseg < USER_TX_MAX_SEGS &&
+    if (NULL != g && us->gso && !g->closed && len <= g->seg && g->nseg < us->tx_max_segs &&
         g->bytes + len <= USER_TX_GSO_BYTES && g->to.sin_addr.s_addr == to->sin_addr.s_addr &&
         g->to.sin_port == to->sin_port) {
         /* the next segment of the same message; a shorter one is its last */
@@ -266,7 +267,13 @@ void btl_sctp_udp_queue(user_sock_t *us, int l, const struct sockaddr_in *to, co
         g->closed = len < g->seg;
         return;
     }
-    if (USER_TX_GROUPS == t->ngroups) {
+    if (us->cfg.cmt && t->ngroups > 0) {
+        /* CMT: the paths take turns in short runs, so that the receiver,
+         * which reorders by TSN, finds the other path's packets in time
+         * (a run of one path's packets longer than its hold area is
+         * reported to the sender as losses) */
+        btl_sctp_udp_flush(us);
+    } else if (USER_TX_GROUPS == t->ngroups) {
         btl_sctp_udp_flush_socket(us, l);
     }
     g = &t->g[t->ngroups];

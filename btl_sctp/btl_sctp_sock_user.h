@@ -50,6 +50,9 @@
 #define USER_TX_SLOT 65536
 #define USER_TX_MAX_SEGS 64
 #define USER_TX_GSO_BYTES 65000
+/* With CMT a GSO message holds at most this many packets, and the paths
+ * take turns (see btl_sctp_udp_queue). */
+#define USER_TX_CMT_SEGS 8
 
 /* Most datagrams one GRO buffer is split into (a kernel coalesces at
  * most 64 segments; one segment of 1 byte per byte is refused anyway). */
@@ -161,6 +164,7 @@ struct user_sock {
                                                * one sendto each) */
     int tx_pending;                           /* some tx holds datagrams */
     int gso;                                  /* UDP_SEGMENT messages are sent */
+    unsigned tx_max_segs;                     /* packets per GSO message, at most */
     int gro;                                  /* UDP_GRO is on: received buffers are split */
     user_rx_pkt_t *rx;                        /* CMT: the packets of a receive pass */
     int *rx_order;                            /* CMT: their order of delivery */
