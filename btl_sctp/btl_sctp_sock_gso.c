@@ -129,9 +129,15 @@ int btl_sctp_udp_batch_open(user_sock_t *us)
     us->gro = 0;
     if (us->cfg.gro) {
         us->gro = 1;
-        for (int l = 0; l < us->base.nlocal; ++l) {
-            if (setsockopt(us->udp_fd[l], SOL_UDP, UDP_GRO, &one, sizeof(one)) < 0) {
-                us->gro = 0; /* the kernel hands single datagrams: nothing to split */
+        for (int l = 0; l < us->base.nlocal && us->gro; ++l) {
+            us->gro = 0 == setsockopt(us->udp_fd[l], SOL_UDP, UDP_GRO, &one, sizeof(one));
+        }
+        if (!us->gro) {
+            /* on every socket or on none: a coalesced buffer that is not
+             * split would reach usrsctp as one packet */
+            int zero = 0;
+            for (int l = 0; l < us->base.nlocal; ++l) {
+                (void) setsockopt(us->udp_fd[l], SOL_UDP, UDP_GRO, &zero, sizeof(zero));
             }
         }
     }

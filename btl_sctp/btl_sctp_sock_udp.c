@@ -523,8 +523,8 @@ static int btl_sctp_udp_split(user_sock_t *us, const struct mmsghdr *m, size_t *
     int n;
 
     if (sizeof(struct sockaddr_in) != m->msg_hdr.msg_namelen ||
-        0 != (m->msg_hdr.msg_flags & MSG_TRUNC) || m->msg_len > us->pkt_size) {
-        return 0;
+        0 != (m->msg_hdr.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || m->msg_len > us->pkt_size) {
+        return 0; /* a cut control message may have lost the segment size */
     }
     seg = us->gro ? btl_sctp_udp_gro_size(&m->msg_hdr) : 0;
     n = btl_sctp_udp_gro_split(m->msg_len, seg, USER_GRO_MAX_SEGS, off, seglen);
