@@ -39,6 +39,8 @@ typedef struct mca_btl_sctp_component_t {
     bool crc32c;
     bool user_pool;
     int sack_freq;
+    int send_batch; /* user stack: BTL_SCTP_SEND_* */
+    bool gro;       /* user stack: UDP_GRO */
     int probe_ms;
     int path_timeout_ms;
     int rto_min_ms;

@@ -61,6 +61,13 @@ static const mca_base_var_enum_value_t stack_values[] = {
     {0, NULL},
 };
 
+static const mca_base_var_enum_value_t send_batch_values[] = {
+    {BTL_SCTP_SEND_SINGLE, "single"},
+    {BTL_SCTP_SEND_MMSG, "mmsg"},
+    {BTL_SCTP_SEND_GSO, "gso"},
+    {0, NULL},
+};
+
 /* Set a parameter's default into its storage, then register it. */
 static void mca_btl_sctp_reg_int(const char *name, const char *desc, int *storage, int def,
                                  int level)
@@ -138,6 +145,18 @@ static int mca_btl_sctp_component_register(void)
         "per-thread free lists instead of glibc's malloc (true), or from malloc (false); "
         "the pool streams 4 MiB messages about 1.4x faster",
         &c->user_pool, 0 != def.pool, OPAL_INFO_LVL_5);
+    (void) tc_ompi_param_enum(
+        &c->super.btl_version, "send_batch",
+        "User stack: how UDP datagrams reach the kernel: single (one sendto each), mmsg "
+        "(the datagrams of one call into the stack with one sendmmsg), gso (as mmsg, runs "
+        "of equal-size datagrams as one UDP_SEGMENT message each: the kernel cuts them "
+        "as late as it can; falls back to mmsg where the kernel lacks it)",
+        OPAL_INFO_LVL_5, "btl_sctp_send_batch", send_batch_values, &c->send_batch, def.send_batch);
+    mca_btl_sctp_reg_bool(
+        "gro",
+        "User stack: let the kernel coalesce received datagrams of a flow (UDP_GRO) and "
+        "split them back into SCTP packets (false: one datagram per buffer)",
+        &c->gro, 0 != def.gro, OPAL_INFO_LVL_5);
     mca_btl_sctp_reg_int(
         "path_probe_ms",
         "User stack: interval of path probes per peer, ms (cluster default 50: with "
@@ -498,6 +517,8 @@ mca_btl_sctp_component_init(int *num_btls, bool enable_progress_threads, bool en
     cfg.crc32c = c->crc32c;
     cfg.pool = c->user_pool;
     cfg.sack_freq = c->sack_freq;
+    cfg.send_batch = c->send_batch;
+    cfg.gro = c->gro;
     cfg.probe_ms = c->probe_ms;
     cfg.path_timeout_ms = c->path_timeout_ms;
     cfg.rto_min_ms = c->rto_min_ms;

@@ -287,12 +287,14 @@ void *btl_sctp_pool_realloc(void *p, size_t size)
     if (NULL == p) {
         return btl_sctp_pool_malloc(size);
     }
-    if (!btl_sctp_pool_owns(p)) {
-        return realloc(p, size);
-    }
     if (0 == size) {
+        /* free, for glibc's blocks too: realloc(p, 0) is not portable
+         * (C23 leaves it undefined; valgrind 3.24 reports it) */
         btl_sctp_pool_free(p);
         return NULL;
+    }
+    if (!btl_sctp_pool_owns(p)) {
+        return realloc(p, size);
     }
     have = class_size[run_class[((char *) p - region) >> POOL_RUN_SHIFT]];
     if (size <= have) {

@@ -36,6 +36,8 @@ void btl_sctp_sock_config_default(btl_sctp_sock_config_t *cfg, int stack)
     cfg->prio_streams = 1;
     cfg->pool = 1;
     cfg->sack_freq = 4;
+    cfg->send_batch = BTL_SCTP_SEND_GSO;
+    cfg->gro = 1;
 }
 
 static const btl_sctp_sock_ops_t *btl_sctp_sock_ops_for(int stack)

@@ -63,7 +63,14 @@ typedef struct btl_sctp_sock_config {
     int prio_streams;     /* 1: stream 0 served before the others */
     int pool;             /* user: usrsctp allocates from btl_sctp_pool */
     int sack_freq;        /* user: packets per SACK (else after 1 ms) */
+    int send_batch;       /* user: BTL_SCTP_SEND_SINGLE, _MMSG or _GSO */
+    int gro;              /* user: receive coalesced datagrams (UDP_GRO) and split them */
 } btl_sctp_sock_config_t;
+
+/* How the user stack hands its UDP datagrams to the kernel: one sendto
+ * each, several per sendmmsg, or runs of equal size as one UDP_SEGMENT
+ * (generic segmentation offload) message each, several per sendmmsg. */
+enum { BTL_SCTP_SEND_SINGLE = 0, BTL_SCTP_SEND_MMSG = 1, BTL_SCTP_SEND_GSO = 2 };
 
 /* Fill cfg with defaults suitable for loopback and a LAN. */
 void btl_sctp_sock_config_default(btl_sctp_sock_config_t *cfg, int stack);

@@ -86,9 +86,7 @@ static void btl_sctp_udp_choose_path(btl_sctp_peer_t *p, uint64_t now)
 static void btl_sctp_udp_path_send(user_sock_t *us, const user_path_t *path, const void *buf,
                                    size_t len)
 {
-    /* A full UDP buffer or a dead route loses the packet: SCTP retransmits. */
-    (void) sendto(us->udp_fd[path->lidx], buf, len, MSG_DONTWAIT,
-                  (const struct sockaddr *) &path->to, sizeof(path->to));
+    btl_sctp_udp_queue(us, path->lidx, &path->to, buf, len);
 }
 
 static void btl_sctp_udp_set_buf(int fd, int opt_force, int opt, int size)
@@ -131,6 +129,16 @@ int btl_sctp_udp_open(user_sock_t *us, const btl_sctp_sock_addr_t *local, int nl
         us->base.local[us->base.nlocal].port = sin.sin_port;
         us->base.nlocal++;
     }
+    if (us->cfg.cmt && us->base.nlocal > 1) {
+        /* CMT's receive pass: a batch from every socket, each buffer split */
+        us->rx_max = (size_t) USER_RX_BATCH * (size_t) us->base.nlocal * USER_GRO_MAX_SEGS;
+        us->rx = malloc(us->rx_max * sizeof(*us->rx));
+        us->rx_order = malloc(us->rx_max * sizeof(*us->rx_order));
+        if (NULL == us->rx || NULL == us->rx_order) {
+            snprintf(why, whylen, "out of memory");
+            return -ENOMEM;
+        }
+    }
     return 0;
 }
 
@@ -139,6 +147,10 @@ void btl_sctp_udp_close(user_sock_t *us)
     for (int i = 0; i < us->base.nlocal; ++i) {
         close(us->udp_fd[i]);
     }
+    free(us->rx);
+    free(us->rx_order);
+    us->rx = NULL;
+    us->rx_order = NULL;
 }
 
 static int btl_sctp_udp_prefix_match(uint32_t a, uint32_t b, int prefix)
@@ -475,6 +487,53 @@ deliver:
     btl_sctp_udp_release_ready(us, p, now);
 }
 
+/* Receive buffers for one recvmmsg on socket l: datagram i lands in
+ * us->pkt at slot base + i, its sender in from[i]; with GRO a control
+ * buffer for the segment size. */
+typedef union {
+    char buf[CMSG_SPACE(sizeof(int))];
+    struct cmsghdr align;
+} user_rx_ctrl_t;
+
+static int btl_sctp_udp_recv_batch(user_sock_t *us, int l, size_t base, struct mmsghdr *mm,
+                                   struct iovec *iov, struct sockaddr_in *from,
+                                   user_rx_ctrl_t *ctrl)
+{
+    memset(mm, 0, USER_RX_BATCH * sizeof(*mm));
+    for (int i = 0; i < USER_RX_BATCH; ++i) {
+        iov[i].iov_base = us->pkt + (base + (size_t) i) * us->pkt_size;
+        iov[i].iov_len = us->pkt_size;
+        mm[i].msg_hdr.msg_iov = &iov[i];
+        mm[i].msg_hdr.msg_iovlen = 1;
+        mm[i].msg_hdr.msg_name = &from[i];
+        mm[i].msg_hdr.msg_namelen = sizeof(from[i]);
+        if (us->gro) {
+            mm[i].msg_hdr.msg_control = ctrl[i].buf;
+            mm[i].msg_hdr.msg_controllen = sizeof(ctrl[i].buf);
+        }
+    }
+    return recvmmsg(us->udp_fd[l], mm, USER_RX_BATCH, MSG_DONTWAIT, NULL);
+}
+
+/* The datagrams of received message i: 0 when it is to be dropped (no
+ * IPv4 sender, truncated, or not a valid GRO buffer). */
+static int btl_sctp_udp_split(user_sock_t *us, const struct mmsghdr *m, size_t *off, size_t *seglen)
+{
+    long seg;
+    int n;
+
+    if (sizeof(struct sockaddr_in) != m->msg_hdr.msg_namelen ||
+        0 != (m->msg_hdr.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || m->msg_len > us->pkt_size) {
+        return 0; /* a cut control message may have lost the segment size */
+    }
+    seg = us->gro ? btl_sctp_udp_gro_size(&m->msg_hdr) : 0;
+    n = btl_sctp_udp_gro_split(m->msg_len, seg, USER_GRO_MAX_SEGS, off, seglen);
+    if (n > 0) {
+        btl_sctp_udp_note_rx(1, n > 1, (size_t) n);
+    }
+    return n > 0 ? n : 0;
+}
+
 /* CMT: one batch from every UDP socket, the packets carrying data handed
  * to usrsctp in TSN order. The sender spreads consecutive packets over
  * the paths; read one socket after the other, they would reach SCTP out
@@ -482,79 +541,75 @@ deliver:
  * once and the sender fast-retransmit data that was never lost. */
 static int btl_sctp_udp_poll_cmt(user_sock_t *us, uint64_t now, int *drained)
 {
-    enum { MAXP = USER_RX_BATCH * BTL_SCTP_SOCK_MAX_ADDRS };
+    enum { MAXB = USER_RX_BATCH * BTL_SCTP_SOCK_MAX_ADDRS };
     struct mmsghdr mm[USER_RX_BATCH];
     struct iovec iov[USER_RX_BATCH];
-    struct sockaddr_in from[MAXP];
-    unsigned char *data[MAXP];
-    size_t len[MAXP];
-    int sock[MAXP], order[MAXP], has[MAXP], ok[MAXP];
-    uint32_t tsn[MAXP], tsn_last[MAXP];
+    user_rx_ctrl_t ctrl[USER_RX_BATCH];
+    struct sockaddr_in from[MAXB];
+    size_t off[USER_GRO_MAX_SEGS], seglen[USER_GRO_MAX_SEGS];
+    user_rx_pkt_t *rx = us->rx;
+    int *order = us->rx_order;
     int handled = 0, rounds = 0, empty = 0;
 
     for (;;) {
-        int np = 0, full = 0, nd = 0;
+        int nb = 0, full = 0;
+        size_t np = 0, nd = 0;
         for (int l = 0; l < us->base.nlocal; ++l) {
             int n;
             /* an idle socket (loopback in a job across hosts): once per ms */
             if (now - us->hot_ms[l] > 1000 && now == us->last_ms) {
                 continue;
             }
-            memset(mm, 0, sizeof(mm));
-            for (int i = 0; i < USER_RX_BATCH; ++i) {
-                iov[i].iov_base = us->pkt + (size_t) (np + i) * us->pkt_size;
-                iov[i].iov_len = us->pkt_size;
-                mm[i].msg_hdr.msg_iov = &iov[i];
-                mm[i].msg_hdr.msg_iovlen = 1;
-                mm[i].msg_hdr.msg_name = &from[np + i];
-                mm[i].msg_hdr.msg_namelen = sizeof(from[np + i]);
-            }
-            n = recvmmsg(us->udp_fd[l], mm, USER_RX_BATCH, MSG_DONTWAIT, NULL);
+            n = btl_sctp_udp_recv_batch(us, l, (size_t) nb, mm, iov, from + nb, ctrl);
             if (n <= 0) {
                 continue;
             }
             full |= USER_RX_BATCH == n;
-            /* slot np + i holds datagram i (buffer, address) */
+            /* buffer nb + i holds message i; each datagram of it is a packet */
             for (int i = 0; i < n; ++i) {
-                int s = np + i;
-                data[s] = (unsigned char *) iov[i].iov_base;
-                len[s] = mm[i].msg_len;
-                sock[s] = l;
-                ok[s] = sizeof(from[s]) == mm[i].msg_hdr.msg_namelen;
-                has[s] = ok[s] && btl_sctp_udp_tsns(data[s], len[s], &tsn[s], &tsn_last[s]);
+                int k = btl_sctp_udp_split(us, &mm[i], off, seglen);
+                for (int j = 0; j < k && np < us->rx_max; ++j) {
+                    user_rx_pkt_t *r = &rx[np++];
+                    r->data = (unsigned char *) iov[i].iov_base + off[j];
+                    r->len = seglen[j];
+                    r->sock = l;
+                    r->from = nb + i;
+                    r->has = btl_sctp_udp_tsns(r->data, r->len, &r->tsn, &r->tsn_last);
+                }
             }
-            np += n;
+            nb += n;
             handled += n;
         }
-        if (0 == np) {
+        if (0 == nb) {
             empty = 1;
             break;
         }
         /* packets without data first, in arrival order; then data packets
-         * by TSN (serial number arithmetic), insertion sort: a batch is small */
-        for (int i = 0; i < np; ++i) {
-            if (ok[i] && !has[i]) {
-                order[nd++] = i;
+         * by TSN (serial number arithmetic), insertion sort: nearly in
+         * order already */
+        for (size_t i = 0; i < np; ++i) {
+            if (!rx[i].has) {
+                order[nd++] = (int) i;
             }
         }
-        for (int i = 0, base = nd; i < np; ++i) {
-            int j;
-            if (!has[i]) {
+        for (size_t i = 0, base = nd; i < np; ++i) {
+            size_t j;
+            if (!rx[i].has) {
                 continue;
             }
-            for (j = nd; j > base && (int32_t) (tsn[order[j - 1]] - tsn[i]) > 0; --j) {
+            for (j = nd; j > base && (int32_t) (rx[order[j - 1]].tsn - rx[i].tsn) > 0; --j) {
                 order[j] = order[j - 1];
             }
-            order[j] = i;
+            order[j] = (int) i;
             ++nd;
         }
-        for (int k = 0; k < nd; ++k) {
-            int i = order[k];
-            if (has[i] && !(len[i] >= 2 && 0 == data[i][0] && 0 == data[i][1])) {
-                btl_sctp_udp_cmt_data(us, sock[i], data[i], len[i], &from[i], tsn[i], tsn_last[i],
-                                      now);
+        for (size_t k = 0; k < nd; ++k) {
+            user_rx_pkt_t *r = &rx[order[k]];
+            if (r->has && !(r->len >= 2 && 0 == r->data[0] && 0 == r->data[1])) {
+                btl_sctp_udp_cmt_data(us, r->sock, r->data, r->len, &from[r->from], r->tsn,
+                                      r->tsn_last, now);
             } else {
-                btl_sctp_udp_datagram(us, sock[i], data[i], len[i], &from[i], now);
+                btl_sctp_udp_datagram(us, r->sock, r->data, r->len, &from[r->from], now);
             }
         }
         if (!full) {
@@ -596,30 +651,24 @@ int btl_sctp_udp_poll(user_sock_t *us, uint64_t now, int *drained)
             struct mmsghdr mm[USER_RX_BATCH];
             struct iovec iov[USER_RX_BATCH];
             struct sockaddr_in from[USER_RX_BATCH];
+            user_rx_ctrl_t ctrl[USER_RX_BATCH];
+            size_t off[USER_GRO_MAX_SEGS], seglen[USER_GRO_MAX_SEGS];
             int n;
 
             if (taken >= USER_PROGRESS_BURST) {
                 *drained = 0; /* the rest next time, timers too */
                 break;
             }
-            /* several datagrams per system call */
-            memset(mm, 0, sizeof(mm));
-            for (int i = 0; i < USER_RX_BATCH; ++i) {
-                iov[i].iov_base = us->pkt + (size_t) i * us->pkt_size;
-                iov[i].iov_len = us->pkt_size;
-                mm[i].msg_hdr.msg_iov = &iov[i];
-                mm[i].msg_hdr.msg_iovlen = 1;
-                mm[i].msg_hdr.msg_name = &from[i];
-                mm[i].msg_hdr.msg_namelen = sizeof(from[i]);
-            }
-            n = recvmmsg(us->udp_fd[l], mm, USER_RX_BATCH, MSG_DONTWAIT, NULL);
+            /* several datagrams (or GRO buffers) per system call */
+            n = btl_sctp_udp_recv_batch(us, l, 0, mm, iov, from, ctrl);
             if (n <= 0) {
                 break;
             }
             for (int i = 0; i < n; ++i) {
-                if (sizeof(from[i]) == mm[i].msg_hdr.msg_namelen) {
-                    btl_sctp_udp_datagram(us, l, (unsigned char *) iov[i].iov_base, mm[i].msg_len,
-                                          &from[i], now);
+                int k = btl_sctp_udp_split(us, &mm[i], off, seglen);
+                for (int j = 0; j < k; ++j) {
+                    btl_sctp_udp_datagram(us, l, (unsigned char *) iov[i].iov_base + off[j],
+                                          seglen[j], &from[i], now);
                 }
             }
             handled += n;

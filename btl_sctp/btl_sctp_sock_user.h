@@ -41,6 +41,48 @@
 /* Datagrams taken by one recvmmsg. */
 #define USER_RX_BATCH 8
 
+/* Send batching (btl_sctp_sock_gso.c): per UDP socket up to
+ * USER_TX_GROUPS messages of at most USER_TX_SLOT bytes each leave with
+ * one sendmmsg; a GSO message holds at most USER_TX_MAX_SEGS segments
+ * (the kernel's UDP_MAX_SEGMENTS before 6.9) and USER_TX_GSO_BYTES (a
+ * UDP datagram's limit, with room). */
+#define USER_TX_GROUPS 16
+#define USER_TX_SLOT 65536
+#define USER_TX_MAX_SEGS 64
+#define USER_TX_GSO_BYTES 65000
+/* With CMT a GSO message holds at most this many packets, and the paths
+ * take turns (see btl_sctp_udp_queue). */
+#define USER_TX_CMT_SEGS 8
+
+/* Most datagrams one GRO buffer is split into (a kernel coalesces at
+ * most 64 segments; one segment of 1 byte per byte is refused anyway). */
+#define USER_GRO_MAX_SEGS 64
+
+typedef struct user_tx_group {
+    struct sockaddr_in to;
+    size_t bytes;  /* in the group's slot */
+    unsigned seg;  /* segment size: the first packet's length */
+    unsigned nseg; /* packets */
+    int closed;    /* a shorter packet ended it */
+} user_tx_group_t;
+
+typedef struct user_tx {
+    unsigned char *buf; /* USER_TX_GROUPS slots of USER_TX_SLOT bytes */
+    int ngroups;
+    user_tx_group_t g[USER_TX_GROUPS];
+} user_tx_t;
+
+/* CMT's receive pass: one packet of a batch (a datagram, or a segment of
+ * a GRO buffer). */
+typedef struct user_rx_pkt {
+    unsigned char *data;
+    size_t len;
+    int sock; /* UDP socket index */
+    int from; /* index of the sender's address in the pass */
+    int has;  /* carries DATA or I-DATA: tsn..tsn_last */
+    uint32_t tsn, tsn_last;
+} user_rx_pkt_t;
+
 typedef struct user_path {
     int lidx;              /* index of our UDP socket */
     struct sockaddr_in to; /* the peer's UDP address on this path */
@@ -118,6 +160,15 @@ struct user_sock {
     uint64_t cmt_held, cmt_flushed;           /* CMT: packets held, released by timeout */
     int discarding;                           /* the rest of an oversize record is still
                                                * to be dropped (its pieces may come later) */
+    user_tx_t *tx;                            /* per UDP socket: datagrams to send (NULL:
+                                               * one sendto each) */
+    int tx_pending;                           /* some tx holds datagrams */
+    int gso;                                  /* UDP_SEGMENT messages are sent */
+    unsigned tx_max_segs;                     /* packets per GSO message, at most */
+    int gro;                                  /* UDP_GRO is on: received buffers are split */
+    user_rx_pkt_t *rx;                        /* CMT: the packets of a receive pass */
+    int *rx_order;                            /* CMT: their order of delivery */
+    size_t rx_max;
 };
 
 static inline uint64_t now_ms(void)
@@ -155,6 +206,32 @@ void btl_sctp_udp_probe_paths(user_sock_t *us, uint64_t now);
 /* The ops table's paths and active_path. */
 int btl_sctp_udp_paths(btl_sctp_sock_t *s, btl_sctp_peer_t *p, int *alive);
 int btl_sctp_udp_active_path(btl_sctp_sock_t *s, btl_sctp_peer_t *p);
+
+/* ---- datagram batching (btl_sctp_sock_gso.c) ---- */
+
+/* Send buffers and socket options of us->cfg.send_batch and us->cfg.gro;
+ * after btl_sctp_udp_open. 0 or -ENOMEM. */
+int btl_sctp_udp_batch_open(user_sock_t *us);
+void btl_sctp_udp_batch_close(user_sock_t *us);
+/* Queue one datagram to `to` on UDP socket l (or send it at once when
+ * batching is off). */
+void btl_sctp_udp_queue(user_sock_t *us, int l, const struct sockaddr_in *to, const void *buf,
+                        size_t len);
+/* Send every queued datagram; called when a call into the stack returns. */
+void btl_sctp_udp_flush(user_sock_t *us);
+/* The datagrams of a received buffer of len bytes whose GRO segment size
+ * is seg (0: not coalesced): at most max (offset, length) pairs, each
+ * inside the buffer. Returns their number, or -1 when the buffer would
+ * hold more than max (then it is dropped). */
+int btl_sctp_udp_gro_split(size_t len, long seg, size_t max, size_t *off, size_t *seglen);
+/* The GRO segment size in a received message's control data (0: none). */
+struct msghdr;
+long btl_sctp_udp_gro_size(const struct msghdr *mh);
+/* Receive counters: buffers read, buffers that were coalesced, datagrams. */
+void btl_sctp_udp_note_rx(size_t bufs, size_t coalesced, size_t dgrams);
+/* datagrams sent, send calls, messages, GSO messages resent singly,
+ * buffers received, coalesced buffers, datagrams received */
+void btl_sctp_udp_batch_counts(uint64_t c[7]);
 
 /* ---- the usrsctp glue (btl_sctp_sock_user.c), called by the UDP layer ---- */
 

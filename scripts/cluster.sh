@@ -2,7 +2,7 @@
 # cluster.sh: a cluster of fake hosts on this machine, to run MPI jobs with
 # ranks on several "hosts" and every network transport between them.
 #
-#   scripts/cluster.sh [--name NAME] up [--hosts N] [--nets K]
+#   scripts/cluster.sh [--name NAME] up [--hosts N] [--nets K] [--mtu M]
 #   scripts/cluster.sh [--name NAME] down
 #   scripts/cluster.sh [--name NAME] status
 #   scripts/cluster.sh [--name NAME] exec HOST CMD...
@@ -19,11 +19,14 @@
 #         host; inside a host the interface is called netK. Addresses come
 #         from 198.18.0.0/15 (RFC 2544's range for test networks), one /24
 #         per network, host hI at .I. IPv6 is off inside the hosts.
-#         Idempotent: the same sizes again keep the cluster, other sizes
+#         --mtu M (default 1500; 576..65535) is the MTU of every link and
+#         bridge, e.g. 9000 for jumbo frames.
+#         Idempotent: the same sizes and MTU again keep the cluster, others
 #         replace it.
 # down    removes every process, namespace, link, bridge, rule and file the
 #         cluster made; nothing else on the machine is touched.
-# status  one line per network "NET CIDR STATE [rate=R] [loss=P]", then one
+# status  one line per network "NET CIDR STATE [mtu=M] [rate=R] [loss=P]"
+#         (mtu only when it is not 1500), then one
 #         line per address "HOST NET ADDRESS".
 # exec    runs CMD on HOST (arguments, stdin and exit status pass through;
 #         the current directory is kept).
@@ -260,7 +263,8 @@ setup_host() {
         ip link set lo up" 2> /dev/null || true
     for ((k = 1; k <= NETS; k++)); do
         ip link add "$(veth_name "$i" "$k")" type veth peer name "net$k" netns "$pid"
-        ip link set "$(veth_name "$i" "$k")" master "$(br_name "$k")" up
+        ip link set "$(veth_name "$i" "$k")" mtu "$MTU" master "$(br_name "$k")" up
+        nsenter -t "$pid" -n -- ip link set "net$k" mtu "$MTU"
         nsenter -t "$pid" -n -- ip addr add "$(host_addr "$i" "$k")/24" dev "net$k"
         nsenter -t "$pid" -n -- ip link set "net$k" up
     done
@@ -290,9 +294,11 @@ EOF
 }
 
 do_up() {
-    local hosts=2 nets=1 i k
+    local hosts=2 nets=1 mtu=1500 i k
     while [ $# -gt 0 ]; do
         case "$1" in
+            --mtu) mtu="${2:-}"; shift 2 || usage 2 ;;
+            --mtu=*) mtu="${1#*=}"; shift ;;
             --hosts) hosts="${2:-}"; shift 2 || usage 2 ;;
             --hosts=*) hosts="${1#*=}"; shift ;;
             --nets) nets="${2:-}"; shift 2 || usage 2 ;;
@@ -304,11 +310,13 @@ do_up() {
     case "$nets" in ''|*[!0-9]*) die "--nets wants a number" ;; esac
     [ "$hosts" -ge 1 ] && [ "$hosts" -le "$MAX_HOSTS" ] || die "--hosts: 1..$MAX_HOSTS"
     [ "$nets" -ge 1 ] && [ "$nets" -le "$MAX_NETS" ] || die "--nets: 1..$MAX_NETS"
+    case "$mtu" in ''|*[!0-9]*) die "--mtu wants a number" ;; esac
+    [ "$mtu" -ge 576 ] && [ "$mtu" -le 65535 ] || die "--mtu: 576..65535"
     for c in ip nsenter unshare setsid; do
         command -v "$c" > /dev/null || die "needs $c"
     done
 
-    if is_up && [ "$HOSTS" = "$hosts" ] && [ "$NETS" = "$nets" ]; then
+    if is_up && [ "$HOSTS" = "$hosts" ] && [ "$NETS" = "$nets" ] && [ "${MTU:-1500}" = "$mtu" ]; then
         local ok=1
         for ((k = 1; k <= NETS; k++)); do
             ip link show "$(br_name "$k")" > /dev/null 2>&1 || ok=0
@@ -329,8 +337,9 @@ do_up() {
     BLOCK="$(pick_block)"
     HOSTS="$hosts"
     NETS="$nets"
+    MTU="$mtu"
     SERIES="$(ompi_series)"
-    printf 'HOSTS=%s\nNETS=%s\nBLOCK=%s\nSERIES=%s\n' "$HOSTS" "$NETS" "$BLOCK" "$SERIES" > "$STATE/conf"
+    printf 'HOSTS=%s\nNETS=%s\nBLOCK=%s\nSERIES=%s\nMTU=%s\n' "$HOSTS" "$NETS" "$BLOCK" "$SERIES" "$MTU" > "$STATE/conf"
     {
         printf '127.0.0.1\tlocalhost\n'
         for ((i = 1; i <= HOSTS; i++)); do
@@ -347,6 +356,7 @@ do_up() {
         # no spanning tree, no forwarding delay: a port forwards at once
         ip link set "$(br_name "$k")" type bridge stp_state 0 forward_delay 0 2> /dev/null || true
         ip link set "$(br_name "$k")" alias "$MARK:$BLOCK"
+        ip link set "$(br_name "$k")" mtu "$MTU"
         ip link set "$(br_name "$k")" up
         echo up > "$STATE/net$k.state"
     done
@@ -368,6 +378,7 @@ do_status() {
     for ((k = 1; k <= NETS; k++)); do
         state="$(cat "$STATE/net$k.state" 2> /dev/null || echo up)"
         extra=""
+        [ "${MTU:-1500}" = 1500 ] || extra=" mtu=$MTU"
         [ -f "$STATE/net$k.rate" ] && extra="$extra rate=$(cat "$STATE/net$k.rate")"
         [ -f "$STATE/net$k.loss" ] && extra="$extra loss=$(cat "$STATE/net$k.loss")"
         echo "net$k $(net_cidr "$k") $state$extra"

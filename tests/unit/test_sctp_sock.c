@@ -36,6 +36,9 @@ typedef struct pair {
     int cookie_a, cookie_b; /* addresses are the cookies */
 } pair_t;
 
+/* Settings of the user stack's UDP batching for open_pair (-1: default). */
+static int pair_mtu = -1, pair_batch = -1, pair_gro = -1;
+
 static int open_pair(pair_t *pr, int stack, int prio, int port_base)
 {
     btl_sctp_sock_config_t cfg;
@@ -49,6 +52,15 @@ static int open_pair(pair_t *pr, int stack, int prio, int port_base)
     cfg.prio_streams = prio;
     cfg.sctp_port = port_base;
     cfg.max_msg = BULK_LEN + 64;
+    if (pair_mtu >= 0) {
+        cfg.mtu = pair_mtu;
+    }
+    if (pair_batch >= 0) {
+        cfg.send_batch = pair_batch;
+    }
+    if (pair_gro >= 0) {
+        cfg.gro = pair_gro;
+    }
     rc = btl_sctp_sock_open(&pr->a, &cfg, &lo, 1, why, sizeof(why));
     if (0 != rc) {
         print_message("open a: %s\n", why);
@@ -283,6 +295,76 @@ static void test_user_oversize_record(void **state)
     free(big);
 }
 
+/* The user stack's UDP counters: datagrams out, send calls, datagrams in,
+ * buffers in, coalesced buffers. */
+static void udp_counts(unsigned long long c[5])
+{
+    char line[1024];
+    memset(c, 0, 5 * sizeof(c[0]));
+    assert_int_equal(0, btl_sctp_sock_user_stats(line, sizeof(line)));
+    assert_int_equal(5,
+                     sscanf(line,
+                            "UDP: datagrams out %llu in %llu send calls (%*u messages, %*u "
+                            "GSO messages resent singly), datagrams in %llu from %llu buffers "
+                            "(%llu coalesced)",
+                            &c[0], &c[1], &c[2], &c[3], &c[4]));
+}
+
+/* Packets of 1400 bytes over loopback, so that a bulk message is many
+ * datagrams: each way of sending (one sendto each, sendmmsg, GSO) with
+ * and without GRO delivers every message intact and in order, and the
+ * batched ways need fewer send calls than datagrams. */
+static void test_user_batching(void **state)
+{
+    unsigned char *bulk = malloc(BULK_LEN);
+    (void) state;
+
+    assert_non_null(bulk);
+    pair_mtu = 1400;
+    for (int batch = BTL_SCTP_SEND_SINGLE; batch <= BTL_SCTP_SEND_GSO; ++batch) {
+        for (int gro = 0; gro <= 1; ++gro) {
+            pair_t pr;
+            btl_sctp_sock_msg_t msg;
+            unsigned long long c0[5], c1[5];
+            int port = 5941 + 2 * (batch * 2 + gro);
+
+            pair_batch = batch;
+            pair_gro = gro;
+            assert_int_equal(0, open_pair(&pr, BTL_SCTP_STACK_USER, 1, port));
+            udp_counts(c0);
+            for (unsigned m = 0; m < 16; ++m) {
+                size_t len = BULK_LEN - m * 1031;
+                test_pattern_fill(bulk, len, 300 + m);
+                assert_int_equal(0, btl_sctp_sock_send(pr.a, pr.a_to_b, 1, bulk, len));
+                assert_int_equal(1, pump_recv(&pr, pr.b, &msg));
+                assert_int_equal(msg.len, len);
+                assert_true(test_pattern_check(msg.data, len, 300 + m));
+            }
+            udp_counts(c1);
+            print_message("send %s, gro %d: %llu datagrams out in %llu calls, %llu in from %llu "
+                          "buffers (%llu coalesced)\n",
+                          batch == BTL_SCTP_SEND_GSO        ? "gso"
+                              : batch == BTL_SCTP_SEND_MMSG ? "mmsg"
+                                                            : "single",
+                          gro, c1[0] - c0[0], c1[1] - c0[1], c1[2] - c0[2], c1[3] - c0[3],
+                          c1[4] - c0[4]);
+            assert_true(c1[0] - c0[0] >= 16 * (BULK_LEN / 1400) / 2);
+            if (BTL_SCTP_SEND_SINGLE == batch) {
+                assert_int_equal(c1[1] - c0[1], c1[0] - c0[0]);
+            } else {
+                assert_true(c1[1] - c0[1] < c1[0] - c0[0]);
+            }
+            if (!gro) {
+                assert_int_equal(c1[4] - c0[4], 0);
+                assert_int_equal(c1[2] - c0[2], c1[3] - c0[3]);
+            }
+            close_pair(&pr);
+        }
+    }
+    pair_mtu = pair_batch = pair_gro = -1;
+    free(bulk);
+}
+
 static void test_kernel_stack(void **state)
 {
     char why[256] = "";
@@ -332,7 +414,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_config),        cmocka_unit_test(test_user_pingpong),
         cmocka_unit_test(test_user_head_of_line), cmocka_unit_test(test_user_oversize_record),
-        cmocka_unit_test(test_kernel_stack),
+        cmocka_unit_test(test_user_batching),     cmocka_unit_test(test_kernel_stack),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
