@@ -26,6 +26,7 @@ static void mca_btl_sci_endpoint_construct(mca_btl_sci_endpoint_t *ep)
     ep->rseg = NULL;
     ep->rdoor = NULL;
     ep->seq = NULL;
+    ep->module = NULL;
     ep->sd = NULL;
     ep->dq = NULL;
     ep->rbase = NULL;
@@ -153,7 +154,7 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
     if (sci_remote_write_through(rseg) &&
         0 !=
             tc_ring_format(rbase + MCA_BTL_SCI_SEG_RING_OFF, rsize - MCA_BTL_SCI_SEG_RING_OFF,
-                           c->ring_slots, c->slot_size)) {
+                           ep->module->ring_slots, ep->module->slot_size)) {
         /* a shadow (ofi) holds no copy of the owner's ring header: the
          * geometry agreed in the modex is written into it */
         err = SCI_ERR_ILLEGAL_PARAMETER;
@@ -162,13 +163,14 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
     /* my messages go into the ring of L[peer][me]; the peer returns slots
      * through the Completed counter in my own segment */
     rc = tc_ring_producer_init(&ep->out, rbase + MCA_BTL_SCI_SEG_RING_OFF,
-                               rsize - MCA_BTL_SCI_SEG_RING_OFF, c->ring_slots, c->slot_size,
+                               rsize - MCA_BTL_SCI_SEG_RING_OFF, ep->module->ring_slots,
+                               ep->module->slot_size,
                                (const uint64_t *) (lbase + MCA_BTL_SCI_SEG_CONSUMED_OFF));
     if (0 == rc) {
-        rc = tc_ring_consumer_init(&ep->in, lbase + MCA_BTL_SCI_SEG_RING_OFF,
-                                   lsize - MCA_BTL_SCI_SEG_RING_OFF, c->ring_slots, c->slot_size,
-                                   (uint64_t *) (rbase + MCA_BTL_SCI_SEG_CONSUMED_OFF),
-                                   c->credit_batch);
+        rc = tc_ring_consumer_init(
+            &ep->in, lbase + MCA_BTL_SCI_SEG_RING_OFF, lsize - MCA_BTL_SCI_SEG_RING_OFF,
+            ep->module->ring_slots, ep->module->slot_size,
+            (uint64_t *) (rbase + MCA_BTL_SCI_SEG_CONSUMED_OFF), c->credit_batch);
     }
     if (0 != rc) {
         err = SCI_ERR_ILLEGAL_PARAMETER;
@@ -350,6 +352,6 @@ void mca_btl_sci_fatal_peer(mca_btl_sci_endpoint_t *ep, const char *why)
     ep->state = MCA_BTL_SCI_EP_FAILED;
     tc_ompi_fatal_peer(
         &(tc_ompi_fatal_info_t){"sci", "help-mpi-btl-sci.txt", mca_btl_sci_component.output},
-        &mca_btl_sci_module.super, mca_btl_sci_module.error_cb, ep->proc, "local rank",
-        ep->peer_rank, why);
+        &ep->module->super, ep->module->error_cb, ep->proc,
+        ep->sd == mca_btl_sci_component.osd ? "rank" : "local rank", ep->peer_rank, why);
 }

@@ -33,7 +33,9 @@ struct mca_btl_base_endpoint_t {
     sci_remote_segment_t *rseg;  /* L[peer][me]: I write */
     sci_remote_segment_t *rdoor; /* D[peer] */
     sci_sequence_t *seq;
-    /* the provider that reaches the peer (shm: this host, ofi: any) */
+    /* the module of the peer's reach, and the provider behind it (shm:
+     * this host, ofi: any) */
+    mca_btl_sci_module_t *module;
     sci_desc_t *sd;
     sci_dma_queue_t *dq;
     char *rbase;        /* the mapping of rseg (ofi: a local shadow) */

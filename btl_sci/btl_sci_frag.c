@@ -12,6 +12,7 @@
 static void mca_btl_sci_frag_construct(mca_btl_sci_frag_t *frag)
 {
     frag->endpoint = NULL;
+    frag->module = NULL;
     frag->data = NULL;
     frag->tagword = 0;
     frag->base.des_segments = &frag->segment;
@@ -24,8 +25,8 @@ int mca_btl_sci_frag_init(opal_free_list_item_t *item, void *ctx)
 {
     mca_btl_sci_frag_t *frag = (mca_btl_sci_frag_t *) item;
 
-    (void) ctx;
-    /* the free list allocated slot_size bytes for us */
+    /* the free list allocated the module's slot_size bytes for us */
+    frag->module = ctx;
     frag->data = (unsigned char *) item->ptr;
     frag->segment.seg_addr.pval = frag->data;
     return OPAL_SUCCESS;

@@ -100,9 +100,11 @@ typedef struct mca_btl_sci_atomic_rsp {
 typedef struct mca_btl_sci_modex {
     uint32_t node_id;    /* sci_local_node_id */
     uint32_t local_rank; /* node-local rank, names the segments */
-    uint32_t nslots;     /* ring geometry: must match ours */
+    uint32_t nslots;     /* ring geometry of the shm rings: must match ours */
     uint32_t slot_size;
     int32_t pid;
+    uint32_t ofi_nslots; /* ring geometry of the ofi rings: must match ours */
+    uint32_t ofi_slot_size;
     uint32_t pad;
 } mca_btl_sci_modex_t;
 
@@ -137,13 +139,15 @@ _Static_assert(0 == offsetof(mca_btl_sci_atomic_rsp_t, op_index) &&
                    16 == offsetof(mca_btl_sci_atomic_rsp_t, result),
                "sci atomic response: field offsets");
 
-_Static_assert(24 == sizeof(mca_btl_sci_modex_t), "sci modex record: 24 bytes");
+_Static_assert(32 == sizeof(mca_btl_sci_modex_t), "sci modex record: 32 bytes");
 _Static_assert(0 == offsetof(mca_btl_sci_modex_t, node_id) &&
                    4 == offsetof(mca_btl_sci_modex_t, local_rank) &&
                    8 == offsetof(mca_btl_sci_modex_t, nslots) &&
                    12 == offsetof(mca_btl_sci_modex_t, slot_size) &&
                    16 == offsetof(mca_btl_sci_modex_t, pid) &&
-                   20 == offsetof(mca_btl_sci_modex_t, pad),
+                   20 == offsetof(mca_btl_sci_modex_t, ofi_nslots) &&
+                   24 == offsetof(mca_btl_sci_modex_t, ofi_slot_size) &&
+                   28 == offsetof(mca_btl_sci_modex_t, pad),
                "sci modex record: field offsets");
 
 #endif /* MCA_BTL_SCI_HDR_H */

@@ -64,7 +64,7 @@ int mca_btl_sci_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     const size_t length = header_size + payload_size;
     unsigned char *dst;
 
-    if (OPAL_UNLIKELY(length > mca_btl_sci_component.slot_size)) {
+    if (OPAL_UNLIKELY(length > endpoint->module->slot_size)) {
         goto no_resource;
     }
 
