@@ -11,8 +11,11 @@
 #ifndef MCA_BTL_SCI_HDR_H
 #define MCA_BTL_SCI_HDR_H
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "tc_common.h"
 #include "tc_ring.h"
@@ -107,6 +110,32 @@ typedef struct mca_btl_sci_modex {
     uint32_t ofi_slot_size;
     uint32_t pad;
 } mca_btl_sci_modex_t;
+
+/* A peer's modex record as it arrived, len bytes of another process's
+ * making: the fixed record copied into *rec (no alignment assumed) and
+ * the rest (the ofi directory, parsed by its own parser) in *rest,
+ * *restlen; -EPROTO when len cannot hold the record. */
+static inline int mca_btl_sci_modex_parse(const void *buf, size_t len, mca_btl_sci_modex_t *rec,
+                                          const void **rest, size_t *restlen)
+{
+    if (NULL == buf || len < sizeof(*rec)) {
+        return -EPROTO;
+    }
+    memcpy(rec, buf, sizeof(*rec));
+    *rest = (const uint8_t *) buf + sizeof(*rec);
+    *restlen = len - sizeof(*rec);
+    return 0;
+}
+
+/* Does the record's ring geometry for the module that joins us (shm: the
+ * shm rings, else the ofi rings) equal ours? Rings of another geometry
+ * would be read with the wrong slot size. */
+static inline bool mca_btl_sci_modex_geometry_ok(const mca_btl_sci_modex_t *rec, bool shm,
+                                                 uint32_t nslots, uint32_t slot_size)
+{
+    return shm ? rec->nslots == nslots && rec->slot_size == slot_size
+               : rec->ofi_nslots == nslots && rec->ofi_slot_size == slot_size;
+}
 
 /* The layouts above are shared with the peer (ring slots, segments, the
  * modex): docs/btl_sci.md gives the same offsets. A change here is a

@@ -69,11 +69,13 @@ static int mca_btl_sci_register_error(struct mca_btl_base_module_t *btl,
 static mca_btl_sci_endpoint_t *mca_btl_sci_endpoint_for(struct opal_proc_t *proc)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
-    mca_btl_sci_modex_t *modex = NULL;
-    mca_btl_sci_endpoint_t *ep;
-    const mca_btl_sci_module_t *mod;
-    uint32_t vpid = proc->proc_name.vpid, nslots, slot_size;
-    size_t size = 0;
+    mca_btl_sci_modex_t rec;
+    void *data = NULL;
+    const void *dir = NULL;
+    mca_btl_sci_endpoint_t *ep = NULL;
+    mca_btl_sci_module_t *mod;
+    uint32_t vpid = proc->proc_name.vpid;
+    size_t size = 0, dirlen = 0;
     bool shm;
     int rc;
 
@@ -81,38 +83,40 @@ static mca_btl_sci_endpoint_t *mca_btl_sci_endpoint_for(struct opal_proc_t *proc
         /* shm alone reaches this host only (and published locally) */
         return NULL;
     }
-    TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &modex, &size);
-    if (OPAL_SUCCESS != rc || NULL == modex) {
-        return NULL;
+    TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, &data, &size);
+    if (OPAL_SUCCESS != rc || 0 != mca_btl_sci_modex_parse(data, size, &rec, &dir, &dirlen)) {
+        goto out;
     }
-    shm = NULL != c->sd && size >= sizeof(*modex) && OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags) &&
-        modex->node_id == c->node_id && modex->local_rank < (uint32_t) c->num_local &&
-        (int) modex->local_rank != c->local_rank;
-    if (size < sizeof(*modex) ||
-        (!shm &&
-         (NULL == c->osd || vpid >= (uint32_t) c->num_procs || (int) vpid == c->my_vpid ||
-          SCI_ERR_OK != sci_import_node(c->osd, vpid, modex + 1, size - sizeof(*modex))))) {
-        free(modex);
-        return NULL;
+    shm = NULL != c->sd && OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags) && rec.node_id == c->node_id &&
+        rec.local_rank < (uint32_t) c->num_local && (int) rec.local_rank != c->local_rank;
+    if (!shm &&
+        (NULL == c->osd || vpid >= (uint32_t) c->num_procs || (int) vpid == c->my_vpid ||
+         SCI_ERR_OK != sci_import_node(c->osd, vpid, dir, dirlen))) {
+        goto out;
     }
     mod = shm ? &mca_btl_sci_module : &mca_btl_sci_ofi_module;
-    nslots = shm ? modex->nslots : modex->ofi_nslots;
-    slot_size = shm ? modex->slot_size : modex->ofi_slot_size;
-    if (nslots != mod->ring_slots || slot_size != mod->slot_size) {
-        opal_show_help("help-mpi-btl-sci.txt", "geometry mismatch", true,
-                       opal_process_info.nodename, mod->ring_slots, mod->slot_size,
-                       (int) modex->local_rank, nslots, slot_size);
-        free(modex);
-        return NULL;
+    ep = shm ? c->endpoints + rec.local_rank : c->oeps + vpid;
+    if (!mca_btl_sci_modex_geometry_ok(&rec, shm, mod->ring_slots, mod->slot_size)) {
+        /* said once: each module's add_procs asks again */
+        if (MCA_BTL_SCI_EP_UNUSED == ep->state) {
+            ep->state = MCA_BTL_SCI_EP_FAILED;
+            opal_show_help("help-mpi-btl-sci.txt", "geometry mismatch", true,
+                           opal_process_info.nodename, mod->ring_slots, mod->slot_size,
+                           shm ? "local rank" : "rank", (int) (shm ? rec.local_rank : vpid),
+                           shm ? rec.nslots : rec.ofi_nslots,
+                           shm ? rec.slot_size : rec.ofi_slot_size);
+        }
+        ep = NULL;
+        goto out;
     }
-    ep = shm ? c->endpoints + modex->local_rank : c->oeps + vpid;
     if (MCA_BTL_SCI_EP_UNUSED == ep->state) {
-        ep->module = shm ? &mca_btl_sci_module : &mca_btl_sci_ofi_module;
+        ep->module = mod;
         ep->sd = shm ? c->sd : c->osd;
         ep->dq = shm ? c->dq : c->odq;
     }
-    ep->peer_pid = modex->pid;
-    free(modex);
+    ep->peer_pid = rec.pid;
+out:
+    free(data);
     return ep;
 }
 
