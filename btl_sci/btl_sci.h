@@ -53,6 +53,7 @@ typedef struct mca_btl_sci_component {
     unsigned int ring_slots;             /* slots per peer ring (power of two), this host */
     unsigned int slot_size;              /* payload bytes per slot, this host */
     unsigned int ofi_ring_slots;         /* the same for the rings of ofi peers */
+    unsigned int ofi_inplace_min;        /* see mca_btl_sci_module_t.inplace_min */
     tc_ompi_reach_figures_t ofi_figures; /* the ofi module's limits */
     unsigned int dma_threshold;          /* smaller put/get are copied by CPU */
     unsigned int segment_size;           /* size of each per-peer segment (0: just enough) */
@@ -136,8 +137,18 @@ typedef struct mca_btl_sci_module {
     const char *reach;       /* "shm" or "ofi", for messages */
     unsigned int ring_slots; /* slots of each ring to a peer of this reach */
     unsigned int slot_size;  /* payload bytes per slot: the largest fragment */
+    size_t inplace_min;      /* prepare_src leaves contiguous payloads of at
+                              * least this many bytes in place (0: never) */
     opal_free_list_t frags;  /* send fragments of slot_size bytes */
 } mca_btl_sci_module_t;
+
+/* What sci_dma_reap hands back names its kind: a put or get
+ * (btl_sci_rdma.c), or a send whose payload went out from the sender's
+ * own buffer (btl_sci_send.c) */
+typedef struct mca_btl_sci_cookie {
+    int kind;
+} mca_btl_sci_cookie_t;
+enum { MCA_BTL_SCI_COOKIE_RDMA = 1, MCA_BTL_SCI_COOKIE_SEND = 2 };
 
 /* the largest ring slot (and so eager message) a module may have */
 #define MCA_BTL_SCI_SLOT_MAX (16u << 20)
@@ -191,8 +202,11 @@ mca_btl_sci_register_mem(struct mca_btl_base_module_t *btl,
 int mca_btl_sci_deregister_mem(struct mca_btl_base_module_t *btl,
                                struct mca_btl_base_registration_handle_t *handle);
 int mca_btl_sci_rcache_init(void);
-/* callbacks of finished asynchronous put/get (ofi); how many */
+/* callbacks of finished asynchronous put/get and in-place sends (ofi);
+ * how many */
 int mca_btl_sci_dma_reap(void);
+/* an in-place send the device finished with (btl_sci_send.c) */
+void mca_btl_sci_send_reaped(mca_btl_sci_cookie_t *cookie, sci_error_t status);
 void mca_btl_sci_rcache_fini(void);
 
 int mca_btl_sci_atomic_op(struct mca_btl_base_module_t *btl,

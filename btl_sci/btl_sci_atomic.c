@@ -299,7 +299,7 @@ void mca_btl_sci_atomic_handle_req(struct mca_btl_base_endpoint_t *ep, const voi
             return;
         }
         memcpy(frag->data, &rsp, sizeof(rsp));
-        frag->segment.seg_len = sizeof(rsp);
+        frag->segments[0].seg_len = sizeof(rsp);
         frag->tagword = MCA_BTL_SCI_TAGWORD(MCA_BTL_SCI_KIND_ATOMIC_RSP, 0);
         frag->base.des_flags = MCA_BTL_DES_FLAGS_BTL_OWNERSHIP;
         mca_btl_sci_endpoint_defer(ep, frag);

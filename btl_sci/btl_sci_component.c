@@ -69,6 +69,13 @@ static int mca_btl_sci_component_register(void)
                          "owns in our memory (power of two >= 4); each slot holds "
                          "btl_sci_ofi_eager_limit bytes, and the sender keeps a copy of the ring",
                          OPAL_INFO_LVL_4, &c->ofi_ring_slots);
+    c->ofi_inplace_min = 4096;
+    mca_btl_sci_reg_uint("ofi_send_inplace",
+                         "Eager messages to a peer through the ofi provider whose data is "
+                         "contiguous and at least this many bytes go out from the sender's "
+                         "buffer in the ring slot's one write, instead of being copied into "
+                         "the slot first (0: always copy)",
+                         OPAL_INFO_LVL_5, &c->ofi_inplace_min);
     c->slot_size = 0;
     mca_btl_sci_reg_uint("slot_size",
                          "Payload bytes of one ring slot (0: the eager limit); "
@@ -580,6 +587,15 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
     tc_ompi_reach_module_init(&mca_btl_sci_ofi_module.super, m, &c->ofi_figures);
     mca_btl_sci_set_geometry(&mca_btl_sci_ofi_module, c->ofi_ring_slots,
                              mca_btl_sci_ofi_module.super.btl_max_send_size);
+    /* ofi peers: ob1 hands a payload from ofi_send_inplace bytes on to
+     * prepare_src, which leaves it in place (sent from the user buffer,
+     * no copy); without that, ob1 had better use sendi (one copy into the
+     * slot) than prepare_src (packed, then copied into the slot) */
+    mca_btl_sci_module.inplace_min = 0;
+    mca_btl_sci_ofi_module.inplace_min = c->ofi_inplace_min;
+    if (0 == c->ofi_inplace_min) {
+        mca_btl_sci_ofi_module.super.btl_flags &= ~MCA_BTL_FLAGS_SEND_INPLACE;
+    }
     if (0 == c->poll_batch) {
         c->poll_batch = 1;
     }

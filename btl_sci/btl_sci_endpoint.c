@@ -287,20 +287,26 @@ bool mca_btl_sci_endpoint_flush_pending(mca_btl_sci_endpoint_t *ep)
     while (NULL != (frag = (mca_btl_sci_frag_t *) opal_list_get_first(&ep->pending)) &&
            (opal_list_item_t *) frag != opal_list_get_end(&ep->pending)) {
         void *dst = mca_btl_sci_endpoint_reserve(ep);
+        bool am, posted;
 
         if (NULL == dst) {
             break;
         }
-        memcpy(dst, frag->data, frag->segment.seg_len);
-        mca_btl_sci_endpoint_publish(ep, (uint32_t) frag->segment.seg_len, frag->tagword);
+        am = MCA_BTL_SCI_KIND_AM == (frag->tagword >> MCA_BTL_SCI_KIND_SHIFT);
+        /* off the list first: once posted, another thread's progress may
+         * complete and free it */
         (void) opal_list_remove_first(&ep->pending);
-        if (MCA_BTL_SCI_KIND_AM != (frag->tagword >> MCA_BTL_SCI_KIND_SHIFT)) {
+        posted = mca_btl_sci_frag_publish(ep, dst, frag);
+        if (!am) {
             /* the BTL's own message (an atomic reply): nobody to call */
             mca_btl_sci_frag_return(frag);
             continue;
         }
-        /* the callback runs outside the endpoint lock */
-        tc_ompi_done_list_push(&c->completed_frags, &frag->base.super.super);
+        /* the callback runs outside the endpoint lock (an in-place one
+         * once the device read the payload) */
+        if (!posted) {
+            tc_ompi_done_list_push(&c->completed_frags, &frag->base.super.super);
+        }
     }
     empty = opal_list_is_empty(&ep->pending);
     OPAL_THREAD_UNLOCK(&ep->lock);

@@ -14,8 +14,9 @@ static void mca_btl_sci_frag_construct(mca_btl_sci_frag_t *frag)
     frag->endpoint = NULL;
     frag->module = NULL;
     frag->data = NULL;
+    frag->cookie.kind = MCA_BTL_SCI_COOKIE_SEND;
     frag->tagword = 0;
-    frag->base.des_segments = &frag->segment;
+    frag->base.des_segments = frag->segments;
     frag->base.des_segment_count = 1;
 }
 
@@ -28,6 +29,6 @@ int mca_btl_sci_frag_init(opal_free_list_item_t *item, void *ctx)
     /* the free list allocated the module's slot_size bytes for us */
     frag->module = ctx;
     frag->data = (unsigned char *) item->ptr;
-    frag->segment.seg_addr.pval = frag->data;
+    frag->segments[0].seg_addr.pval = frag->data;
     return OPAL_SUCCESS;
 }

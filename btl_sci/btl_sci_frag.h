@@ -16,11 +16,15 @@ BEGIN_C_DECLS
 
 typedef struct mca_btl_sci_frag_t {
     mca_btl_base_descriptor_t base;
-    mca_btl_base_segment_t segment;
+    /* [0]: bytes in data; [1] (when des_segment_count is 2): the payload
+     * prepare_src left in the caller's memory.  ob1 counts what a send
+     * delivered from these lengths. */
+    mca_btl_base_segment_t segments[2];
     struct mca_btl_base_endpoint_t *endpoint;
     mca_btl_sci_module_t *module; /* whose free list it belongs to */
     uint32_t tagword;             /* kind and tag for the ring slot */
     unsigned char *data;          /* the module's slot_size bytes */
+    mca_btl_sci_cookie_t cookie;  /* the send's, while the device reads segments[1] */
 } mca_btl_sci_frag_t;
 
 OBJ_CLASS_DECLARATION(mca_btl_sci_frag_t);
@@ -36,13 +40,13 @@ static inline mca_btl_sci_frag_t *mca_btl_sci_frag_alloc(struct mca_btl_base_end
 
     if (OPAL_LIKELY(NULL != frag)) {
         frag->endpoint = ep;
-        frag->base.des_segments = &frag->segment;
+        frag->base.des_segments = frag->segments;
         frag->base.des_segment_count = 1;
         frag->base.des_cbfunc = NULL;
         frag->base.des_cbdata = NULL;
         frag->base.des_context = NULL;
-        frag->segment.seg_addr.pval = frag->data;
-        frag->segment.seg_len = 0;
+        frag->segments[0].seg_addr.pval = frag->data;
+        frag->segments[0].seg_len = 0;
     }
     return frag;
 }
