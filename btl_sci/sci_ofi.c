@@ -39,6 +39,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -59,6 +60,23 @@
 
 static const sci_provider_ops_t sci_ofi_ops;
 
+/* Segment memory and shadows: anonymous mappings, zero and page-aligned,
+ * whose pages cost memory only once written.  A ring touches the page of
+ * each slot's header when formatted; the rest of a slot fills as messages
+ * come (a peer that never sends, such as a process of this host that shm
+ * reaches, costs a page per slot), and the shadow of a slot whose payload
+ * leaves from the sender's buffer keeps only its header page. */
+static void *sci_ofi_zalloc(size_t len)
+{
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    return MAP_FAILED == p ? NULL : p;
+}
+
+static size_t sci_ofi_page_round(size_t len)
+{
+    return (len + 4095) & ~(size_t) 4095;
+}
 
 /* a transfer's completion error as the DMA engine reports it: refused by
  * the target's registration, or failed */
@@ -658,14 +676,14 @@ static sci_error_t sci_ofi_create_segment(sci_desc_t *sd, uint32_t segment_id, s
     s->sd = sd;
     s->segment_id = segment_id;
     s->size = (size + 4095) & ~(size_t) 4095;
-    if (0 != posix_memalign(&s->mem, 4096, s->size)) {
+    s->mem = sci_ofi_zalloc(s->size);
+    if (NULL == s->mem) {
         free(s);
         return SCI_ERR_NOSPC;
     }
-    memset(s->mem, 0, s->size);
     ret = sci_ofi_mr_reg_raw(sd, s->mem, s->size, &s->mr, &s->key);
     if (0 != ret) {
-        free(s->mem);
+        munmap(s->mem, s->size);
         free(s);
         return sci_ofi_err(ret);
     }
@@ -673,7 +691,7 @@ static sci_error_t sci_ofi_create_segment(sci_desc_t *sd, uint32_t segment_id, s
     if (0 != sci_ofi_segtab_add(sd, s)) {
         pthread_mutex_unlock(&sd->lock);
         sci_ofi_close_fid(&s->mr->fid);
-        free(s->mem);
+        munmap(s->mem, s->size);
         free(s);
         return SCI_ERR_NOSPC;
     }
@@ -727,7 +745,7 @@ static void sci_ofi_remove_segment(sci_local_segment_t *seg)
     sd->segtab[seg->index] = NULL;
     pthread_mutex_unlock(&sd->lock);
     sci_ofi_close_fid(&seg->mr->fid);
-    free(seg->mem);
+    munmap(seg->mem, seg->size);
     free(seg);
 }
 
@@ -867,11 +885,11 @@ static sci_error_t sci_ofi_connect_segment(sci_desc_t *sd, uint32_t node_id, uin
     r->key = found->key;
     r->raddr = found->addr;
     r->size = found->size;
-    if (0 != posix_memalign((void **) &r->shadow, 64, (size_t) r->size)) {
+    r->shadow = sci_ofi_zalloc(sci_ofi_page_round((size_t) r->size));
+    if (NULL == r->shadow) {
         free(r);
         return SCI_ERR_NOSPC;
     }
-    memset(r->shadow, 0, (size_t) r->size);
     if (0 == n->probe_key) {
         n->probe_key = r->key;
         n->probe_addr = r->raddr;
@@ -902,7 +920,7 @@ static void sci_ofi_disconnect_segment(sci_remote_segment_t *rseg)
     /* a write without completion may still read the shadow: let the
      * endpoint send what it holds first */
     (void) sci_ofi_progress(rseg->sd);
-    free(rseg->shadow);
+    munmap(rseg->shadow, sci_ofi_page_round((size_t) rseg->size));
     free(rseg);
 }
 
