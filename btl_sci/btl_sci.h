@@ -50,14 +50,17 @@ typedef struct mca_btl_sci_component {
     mca_btl_base_component_3_0_0_t super;
 
     /* MCA parameters */
-    unsigned int ring_slots;     /* slots per peer ring (power of two) */
-    unsigned int slot_size;      /* payload bytes per slot */
-    unsigned int dma_threshold;  /* smaller put/get are copied by CPU */
-    unsigned int segment_size;   /* size of each per-peer segment (0: just enough) */
-    unsigned int poll_batch;     /* messages per peer per progress call */
-    unsigned int credit_batch;   /* slots returned per Completed write */
-    unsigned int idle_polls;     /* empty polls before a peer goes to the doorbell */
-    unsigned int sweep_interval; /* progress calls between sweeps of idle peers */
+    unsigned int ring_slots;             /* slots per peer ring (power of two), this host */
+    unsigned int slot_size;              /* payload bytes per slot, this host */
+    unsigned int ofi_ring_slots;         /* the same for the rings of ofi peers */
+    unsigned int ofi_inplace_min;        /* see mca_btl_sci_module_t.inplace_min */
+    tc_ompi_reach_figures_t ofi_figures; /* the ofi module's limits */
+    unsigned int dma_threshold;          /* smaller put/get are copied by CPU */
+    unsigned int segment_size;           /* size of each per-peer segment (0: just enough) */
+    unsigned int poll_batch;             /* messages per peer per progress call */
+    unsigned int credit_batch;           /* slots returned per Completed write */
+    unsigned int idle_polls;             /* empty polls before a peer goes to the doorbell */
+    unsigned int sweep_interval;         /* progress calls between sweeps of idle peers */
     unsigned int free_list_max;
     char *provider;   /* auto | shm | ofi */
     char *ofi_fabric; /* libfabric provider of the ofi provider */
@@ -107,8 +110,6 @@ typedef struct mca_btl_sci_component {
     tc_ompi_done_list_t completed_frags; /* sends done, callback still owed */
     opal_mutex_t lock;                   /* protects pending_endpoints */
 
-    opal_free_list_t frags;
-
     /* registration cache over sci_register_memory (handles: sci_mem_handle_t) */
     tc_rcache_t *rcache;
     /* what peers may name in an atomic: the live registrations */
@@ -126,13 +127,36 @@ typedef struct mca_btl_sci_component {
 
 TC_OMPI_MODULE_DECLSPEC extern mca_btl_sci_component_t mca_btl_sci_component;
 
+/* One module per reach (docs/common.md, "One BTL module per reach"): the
+ * peers of this host through shm, the others through ofi, each with its
+ * own limits and its own ring geometry. */
 typedef struct mca_btl_sci_module {
     mca_btl_base_module_t super;
     bool initialized;
     mca_btl_base_module_error_cb_fn_t error_cb;
+    const char *reach;       /* "shm" or "ofi", for messages */
+    unsigned int ring_slots; /* slots of each ring to a peer of this reach */
+    unsigned int slot_size;  /* payload bytes per slot: the largest fragment */
+    size_t inplace_min;      /* prepare_src leaves contiguous payloads of at
+                              * least this many bytes in place (0: never) */
+    opal_free_list_t frags;  /* send fragments of slot_size bytes */
 } mca_btl_sci_module_t;
 
+/* What sci_dma_reap hands back names its kind: a put or get
+ * (btl_sci_rdma.c), or a send whose payload went out from the sender's
+ * own buffer (btl_sci_send.c) */
+typedef struct mca_btl_sci_cookie {
+    int kind;
+} mca_btl_sci_cookie_t;
+enum { MCA_BTL_SCI_COOKIE_RDMA = 1, MCA_BTL_SCI_COOKIE_SEND = 2 };
+
+/* the largest ring slot (and so eager message) a module may have */
+#define MCA_BTL_SCI_SLOT_MAX (16u << 20)
+
+/* the same-host module (the template: its limits are the standard
+ * btl_sci_* parameters) and the module for ofi peers */
 extern mca_btl_sci_module_t mca_btl_sci_module;
+extern mca_btl_sci_module_t mca_btl_sci_ofi_module;
 
 /* module operations (one file per concern) */
 int mca_btl_sci_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
@@ -178,8 +202,11 @@ mca_btl_sci_register_mem(struct mca_btl_base_module_t *btl,
 int mca_btl_sci_deregister_mem(struct mca_btl_base_module_t *btl,
                                struct mca_btl_base_registration_handle_t *handle);
 int mca_btl_sci_rcache_init(void);
-/* callbacks of finished asynchronous put/get (ofi); how many */
+/* callbacks of finished asynchronous put/get and in-place sends (ofi);
+ * how many */
 int mca_btl_sci_dma_reap(void);
+/* an in-place send the device finished with (btl_sci_send.c) */
+void mca_btl_sci_send_reaped(mca_btl_sci_cookie_t *cookie, sci_error_t status);
 void mca_btl_sci_rcache_fini(void);
 
 int mca_btl_sci_atomic_op(struct mca_btl_base_module_t *btl,

@@ -92,14 +92,16 @@ static int mca_btl_sci_aop_code(mca_btl_base_atomic_op_t op)
     }
 }
 
-static int mca_btl_sci_atomic_local(int aop, bool fetch, void *local_address, uint64_t address,
+static int mca_btl_sci_atomic_local(struct mca_btl_base_module_t *btl, int aop, bool fetch,
+                                    void *local_address, uint64_t address,
                                     struct mca_btl_base_registration_handle_t *local_handle,
                                     uint64_t operand, uint64_t compare, bool is32,
                                     mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
                                     void *cbdata);
 
 /* initiator: write the request into the target's ring */
-static int mca_btl_sci_atomic_start(struct mca_btl_base_endpoint_t *endpoint, int aop, bool fetch,
+static int mca_btl_sci_atomic_start(struct mca_btl_base_module_t *btl,
+                                    struct mca_btl_base_endpoint_t *endpoint, int aop, bool fetch,
                                     void *local_address, uint64_t remote_address,
                                     struct mca_btl_base_registration_handle_t *local_handle,
                                     struct mca_btl_base_registration_handle_t *remote_handle,
@@ -123,8 +125,9 @@ static int mca_btl_sci_atomic_start(struct mca_btl_base_endpoint_t *endpoint, in
          * the address is mapped in the caller (osc/rdma does this for its
          * own and for shared-memory windows, because we advertise
          * MCA_BTL_ATOMIC_SUPPORTS_GLOB): a CPU atomic right here */
-        return mca_btl_sci_atomic_local(aop, fetch, local_address, remote_address, local_handle,
-                                        operand, compare, is32, cbfunc, cbcontext, cbdata);
+        return mca_btl_sci_atomic_local(btl, aop, fetch, local_address, remote_address,
+                                        local_handle, operand, compare, is32, cbfunc, cbcontext,
+                                        cbdata);
     }
     if (OPAL_UNLIKELY(MCA_BTL_SCI_EP_FAILED == endpoint->state)) {
         return OPAL_ERR_UNREACH;
@@ -177,11 +180,10 @@ int mca_btl_sci_atomic_op(struct mca_btl_base_module_t *btl,
                           mca_btl_base_atomic_op_t op, uint64_t operand, int flags, int order,
                           mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
 {
-    (void) btl;
     (void) order;
-    return mca_btl_sci_atomic_start(endpoint, mca_btl_sci_aop_code(op), false, NULL, remote_address,
-                                    NULL, remote_handle, operand, 0, flags, cbfunc, cbcontext,
-                                    cbdata);
+    return mca_btl_sci_atomic_start(btl, endpoint, mca_btl_sci_aop_code(op), false, NULL,
+                                    remote_address, NULL, remote_handle, operand, 0, flags, cbfunc,
+                                    cbcontext, cbdata);
 }
 
 int mca_btl_sci_atomic_fop(struct mca_btl_base_module_t *btl,
@@ -192,9 +194,8 @@ int mca_btl_sci_atomic_fop(struct mca_btl_base_module_t *btl,
                            mca_btl_base_atomic_op_t op, uint64_t operand, int flags, int order,
                            mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
 {
-    (void) btl;
     (void) order;
-    return mca_btl_sci_atomic_start(endpoint, mca_btl_sci_aop_code(op), true, local_address,
+    return mca_btl_sci_atomic_start(btl, endpoint, mca_btl_sci_aop_code(op), true, local_address,
                                     remote_address, local_handle, remote_handle, operand, 0, flags,
                                     cbfunc, cbcontext, cbdata);
 }
@@ -208,9 +209,8 @@ int mca_btl_sci_atomic_cswap(struct mca_btl_base_module_t *btl,
                              mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
                              void *cbdata)
 {
-    (void) btl;
     (void) order;
-    return mca_btl_sci_atomic_start(endpoint, MCA_BTL_SCI_AOP_CSWAP, true, local_address,
+    return mca_btl_sci_atomic_start(btl, endpoint, MCA_BTL_SCI_AOP_CSWAP, true, local_address,
                                     remote_address, local_handle, remote_handle, value, compare,
                                     flags, cbfunc, cbcontext, cbdata);
 }
@@ -299,7 +299,7 @@ void mca_btl_sci_atomic_handle_req(struct mca_btl_base_endpoint_t *ep, const voi
             return;
         }
         memcpy(frag->data, &rsp, sizeof(rsp));
-        frag->segment.seg_len = sizeof(rsp);
+        frag->segments[0].seg_len = sizeof(rsp);
         frag->tagword = MCA_BTL_SCI_TAGWORD(MCA_BTL_SCI_KIND_ATOMIC_RSP, 0);
         frag->base.des_flags = MCA_BTL_DES_FLAGS_BTL_OWNERSHIP;
         mca_btl_sci_endpoint_defer(ep, frag);
@@ -345,12 +345,13 @@ void mca_btl_sci_atomic_handle_rsp(struct mca_btl_base_endpoint_t *ep, const voi
         opal_list_append(&c->free_aops, &op->super);
         OPAL_THREAD_UNLOCK(&c->lock);
         if (NULL != cb.cbfunc) {
-            tc_ompi_rdma_cb_call(&cb, &mca_btl_sci_module.super, rsp.status);
+            tc_ompi_rdma_cb_call(&cb, &ep->module->super, rsp.status);
         }
     }
 }
 
-static int mca_btl_sci_atomic_local(int aop, bool fetch, void *local_address, uint64_t address,
+static int mca_btl_sci_atomic_local(struct mca_btl_base_module_t *btl, int aop, bool fetch,
+                                    void *local_address, uint64_t address,
                                     struct mca_btl_base_registration_handle_t *local_handle,
                                     uint64_t operand, uint64_t compare, bool is32,
                                     mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
@@ -377,8 +378,7 @@ static int mca_btl_sci_atomic_local(int aop, bool fetch, void *local_address, ui
         }
     }
     if (NULL != cbfunc) {
-        cbfunc(&mca_btl_sci_module.super, NULL, local_address, local_handle, cbcontext, cbdata,
-               OPAL_SUCCESS);
+        cbfunc(btl, NULL, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
     }
     return OPAL_SUCCESS;
 }

@@ -63,6 +63,19 @@ static int mca_btl_sci_component_register(void)
                          "Slots of the message ring each peer owns in our memory "
                          "(credits: sends wait when all are in use; power of two >= 4)",
                          OPAL_INFO_LVL_4, &c->ring_slots);
+    c->ofi_ring_slots = 32;
+    mca_btl_sci_reg_uint("ofi_ring_slots",
+                         "Slots of the message ring each peer reached through the ofi provider "
+                         "owns in our memory (power of two >= 4); each slot holds "
+                         "btl_sci_ofi_eager_limit bytes, and the sender keeps a copy of the ring",
+                         OPAL_INFO_LVL_4, &c->ofi_ring_slots);
+    c->ofi_inplace_min = 4096;
+    mca_btl_sci_reg_uint("ofi_send_inplace",
+                         "Eager messages to a peer through the ofi provider whose data is "
+                         "contiguous and at least this many bytes go out from the sender's "
+                         "buffer in the ring slot's one write, instead of being copied into "
+                         "the slot first (0: always copy)",
+                         OPAL_INFO_LVL_5, &c->ofi_inplace_min);
     c->slot_size = 0;
     mca_btl_sci_reg_uint("slot_size",
                          "Payload bytes of one ring slot (0: the eager limit); "
@@ -162,6 +175,23 @@ static int mca_btl_sci_component_register(void)
         MCA_BTL_ATOMIC_SUPPORTS_32BIT | MCA_BTL_ATOMIC_SUPPORTS_GLOB;
     m->btl_registration_handle_size = sizeof(mca_btl_base_registration_handle_t);
 
+    /* peers on other hosts (the ofi module): a message costs a trip over
+     * the network, and a rendezvous one more trip and a read, so messages
+     * up to 32 KiB go eagerly (one write each); larger ones take the RDMA
+     * get as on this host */
+    c->ofi_figures = tc_ompi_reach_figures(m);
+    c->ofi_figures.eager_limit = 32 * 1024 + MCA_BTL_SCI_HDR_ROOM;
+    c->ofi_figures.rndv_eager_limit = 32 * 1024 + MCA_BTL_SCI_HDR_ROOM;
+    c->ofi_figures.max_send_size = 32 * 1024 + MCA_BTL_SCI_HDR_ROOM;
+    c->ofi_figures.rdma_pipeline_send_length = 32 * 1024 + MCA_BTL_SCI_HDR_ROOM;
+    c->ofi_figures.latency = 10;
+    c->ofi_figures.bandwidth = 10000;
+    if (OPAL_SUCCESS !=
+        tc_ompi_reach_register(&c->super.btl_version, "ofi",
+                               "peers through the ofi provider (other hosts)", &c->ofi_figures)) {
+        return OPAL_ERROR;
+    }
+
     return mca_btl_base_param_register(&c->super.btl_version, m);
 }
 
@@ -178,7 +208,8 @@ static int mca_btl_sci_component_open(void)
     (void) opal_show_help_add_dir(MCA_BTL_SCI_SRCDIR);
 #endif
 
-    OBJ_CONSTRUCT(&c->frags, opal_free_list_t);
+    OBJ_CONSTRUCT(&mca_btl_sci_module.frags, opal_free_list_t);
+    OBJ_CONSTRUCT(&mca_btl_sci_ofi_module.frags, opal_free_list_t);
     OBJ_CONSTRUCT(&c->pending_endpoints, opal_list_t);
     tc_ompi_done_list_construct(&c->completed_frags);
     OBJ_CONSTRUCT(&c->free_aops, opal_list_t);
@@ -276,7 +307,8 @@ static int mca_btl_sci_component_close(void)
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
 
     mca_btl_sci_release_segments();
-    OBJ_DESTRUCT(&c->frags);
+    OBJ_DESTRUCT(&mca_btl_sci_module.frags);
+    OBJ_DESTRUCT(&mca_btl_sci_ofi_module.frags);
     OBJ_DESTRUCT(&c->pending_endpoints);
     tc_ompi_done_list_destruct(&c->completed_frags);
     OBJ_DESTRUCT(&c->free_aops);
@@ -311,8 +343,10 @@ static int mca_btl_sci_modex_send(void)
     }
     modex->node_id = c->node_id;
     modex->local_rank = (uint32_t) c->local_rank;
-    modex->nslots = c->ring_slots;
-    modex->slot_size = c->slot_size;
+    modex->nslots = mca_btl_sci_module.ring_slots;
+    modex->slot_size = mca_btl_sci_module.slot_size;
+    modex->ofi_nslots = mca_btl_sci_ofi_module.ring_slots;
+    modex->ofi_slot_size = mca_btl_sci_ofi_module.slot_size;
     modex->pid = (int32_t) getpid();
     if (NULL != c->osd && SCI_ERR_OK != sci_export_directory(c->osd, modex + 1, dirlen, &dirlen)) {
         free(modex);
@@ -324,13 +358,12 @@ static int mca_btl_sci_modex_send(void)
     return rc;
 }
 
-/* bytes of one per-peer segment */
-static size_t mca_btl_sci_segment_bytes(void)
+/* bytes of one per-peer segment for a peer of the module's reach */
+static size_t mca_btl_sci_segment_bytes(const mca_btl_sci_module_t *mod)
 {
-    mca_btl_sci_component_t *c = &mca_btl_sci_component;
-    size_t need = MCA_BTL_SCI_SEG_RING_OFF + tc_ring_size(c->ring_slots, c->slot_size);
+    size_t need = MCA_BTL_SCI_SEG_RING_OFF + tc_ring_size(mod->ring_slots, mod->slot_size);
 
-    return need > c->segment_size ? need : c->segment_size;
+    return need > mca_btl_sci_component.segment_size ? need : mca_btl_sci_component.segment_size;
 }
 
 /* create, prepare and make available one local segment per node-local
@@ -340,7 +373,8 @@ static int mca_btl_sci_create_ofi_segments(void);
 static int mca_btl_sci_create_segments(void)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
-    size_t bytes = mca_btl_sci_segment_bytes();
+    const mca_btl_sci_module_t *mod = &mca_btl_sci_module;
+    size_t bytes = mca_btl_sci_segment_bytes(mod);
     sci_error_t err;
 
     if (NULL != c->osd && OPAL_SUCCESS != mca_btl_sci_create_ofi_segments()) {
@@ -368,7 +402,7 @@ static int mca_btl_sci_create_segments(void)
         base = sci_local_segment_address(seg);
         if (0 !=
             tc_ring_format(base + MCA_BTL_SCI_SEG_RING_OFF, bytes - MCA_BTL_SCI_SEG_RING_OFF,
-                           c->ring_slots, c->slot_size)) {
+                           mod->ring_slots, mod->slot_size)) {
             err = SCI_ERR_ILLEGAL_PARAMETER;
             goto fail;
         }
@@ -403,7 +437,8 @@ fail:
 static int mca_btl_sci_create_ofi_segments(void)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
-    size_t bytes = mca_btl_sci_segment_bytes();
+    const mca_btl_sci_module_t *mod = &mca_btl_sci_ofi_module;
+    size_t bytes = mca_btl_sci_segment_bytes(mod);
     sci_error_t err = SCI_ERR_OK;
 
     c->olsegs = calloc((size_t) c->num_procs, sizeof(*c->olsegs));
@@ -424,7 +459,7 @@ static int mca_btl_sci_create_ofi_segments(void)
         base = sci_local_segment_address(c->olsegs[peer]);
         if (0 !=
             tc_ring_format(base + MCA_BTL_SCI_SEG_RING_OFF, bytes - MCA_BTL_SCI_SEG_RING_OFF,
-                           c->ring_slots, c->slot_size)) {
+                           mod->ring_slots, mod->slot_size)) {
             err = SCI_ERR_ILLEGAL_PARAMETER;
             break;
         }
@@ -484,6 +519,49 @@ static bool mca_btl_sci_open_providers(void)
     return NULL != c->sd || NULL != c->osd;
 }
 
+/* a module's ring geometry: a power of two of slots (at least 4), each
+ * holding at least one eager message; its largest fragment is one slot */
+static void mca_btl_sci_set_geometry(mca_btl_sci_module_t *mod, unsigned int ring_slots,
+                                     size_t slot_size)
+{
+    mca_btl_base_module_t *m = &mod->super;
+    unsigned int n = 4;
+
+    while (n < ring_slots && n < (1u << 20)) {
+        n <<= 1;
+    }
+    mod->ring_slots = n;
+    if (m->btl_eager_limit > MCA_BTL_SCI_SLOT_MAX) {
+        m->btl_eager_limit = MCA_BTL_SCI_SLOT_MAX;
+    }
+    if (slot_size < m->btl_eager_limit) {
+        slot_size = m->btl_eager_limit;
+    }
+    if (slot_size > MCA_BTL_SCI_SLOT_MAX) {
+        slot_size = MCA_BTL_SCI_SLOT_MAX;
+    }
+    mod->slot_size = TC_ALIGN_UP((unsigned int) slot_size, 64u);
+    m->btl_max_send_size = mod->slot_size;
+    if (m->btl_rndv_eager_limit > mod->slot_size) {
+        m->btl_rndv_eager_limit = mod->slot_size;
+    }
+}
+
+/* without a DMA engine: no put/get, no registration, no atomics */
+static void mca_btl_sci_strip_rdma(mca_btl_base_module_t *m)
+{
+    m->btl_flags &= ~(MCA_BTL_FLAGS_RDMA | MCA_BTL_FLAGS_ATOMIC_OPS | MCA_BTL_FLAGS_ATOMIC_FOPS |
+                      TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION);
+    m->btl_put = NULL;
+    m->btl_get = NULL;
+    m->btl_register_mem = NULL;
+    m->btl_deregister_mem = NULL;
+    m->btl_atomic_op = NULL;
+    m->btl_atomic_fop = NULL;
+    m->btl_atomic_cswap = NULL;
+    m->btl_registration_handle_size = 0;
+}
+
 static mca_btl_base_module_t **
 mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool enable_mpi_threads)
 {
@@ -503,21 +581,20 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
         return NULL;
     }
 
-    /* geometry: a slot holds at least one eager message */
-    if (c->ring_slots < 4 || 0 != (c->ring_slots & (c->ring_slots - 1))) {
-        unsigned int n = 4;
-        while (n < c->ring_slots && n < (1u << 20)) {
-            n <<= 1;
-        }
-        c->ring_slots = n;
-    }
-    if (c->slot_size < m->btl_eager_limit) {
-        c->slot_size = (unsigned int) m->btl_eager_limit;
-    }
-    c->slot_size = TC_ALIGN_UP(c->slot_size, 64u);
-    m->btl_max_send_size = c->slot_size;
-    if (m->btl_rndv_eager_limit > c->slot_size) {
-        m->btl_rndv_eager_limit = c->slot_size;
+    /* each reach's module and ring geometry: the template is the
+     * same-host module, the ofi module its copy with the ofi limits */
+    mca_btl_sci_set_geometry(&mca_btl_sci_module, c->ring_slots, c->slot_size);
+    tc_ompi_reach_module_init(&mca_btl_sci_ofi_module.super, m, &c->ofi_figures);
+    mca_btl_sci_set_geometry(&mca_btl_sci_ofi_module, c->ofi_ring_slots,
+                             mca_btl_sci_ofi_module.super.btl_max_send_size);
+    /* ofi peers: ob1 hands a payload from ofi_send_inplace bytes on to
+     * prepare_src, which leaves it in place (sent from the user buffer,
+     * no copy); without that, ob1 had better use sendi (one copy into the
+     * slot) than prepare_src (packed, then copied into the slot) */
+    mca_btl_sci_module.inplace_min = 0;
+    mca_btl_sci_ofi_module.inplace_min = c->ofi_inplace_min;
+    if (0 == c->ofi_inplace_min) {
+        mca_btl_sci_ofi_module.super.btl_flags &= ~MCA_BTL_FLAGS_SEND_INPLACE;
     }
     if (0 == c->poll_batch) {
         c->poll_batch = 1;
@@ -582,16 +659,9 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
         }
     }
     if ((NULL != c->sd && NULL == c->dq) || (NULL != c->osd && NULL == c->odq)) {
-        m->btl_flags &= ~(MCA_BTL_FLAGS_RDMA | MCA_BTL_FLAGS_ATOMIC_OPS |
-                          MCA_BTL_FLAGS_ATOMIC_FOPS | TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION);
-        m->btl_put = NULL;
-        m->btl_get = NULL;
-        m->btl_register_mem = NULL;
-        m->btl_deregister_mem = NULL;
-        m->btl_atomic_op = NULL;
-        m->btl_atomic_fop = NULL;
-        m->btl_atomic_cswap = NULL;
-        m->btl_registration_handle_size = 0;
+        /* one registration serves both modules: both go without */
+        mca_btl_sci_strip_rdma(m);
+        mca_btl_sci_strip_rdma(&mca_btl_sci_ofi_module.super);
     }
 
     if (OPAL_SUCCESS != mca_btl_sci_create_segments()) {
@@ -599,10 +669,18 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
         return NULL;
     }
 
-    rc =
-        opal_free_list_init(&c->frags, sizeof(mca_btl_sci_frag_t), opal_cache_line_size,
-                            OBJ_CLASS(mca_btl_sci_frag_t), c->slot_size, opal_cache_line_size, 64,
-                            (int) c->free_list_max, 64, NULL, 0, NULL, mca_btl_sci_frag_init, NULL);
+    /* send fragments of each module in use, a slot of its reach each */
+    rc = OPAL_SUCCESS;
+    for (int i = 0; i < 2 && OPAL_SUCCESS == rc; ++i) {
+        mca_btl_sci_module_t *mod = 0 == i ? &mca_btl_sci_module : &mca_btl_sci_ofi_module;
+
+        if (NULL != (0 == i ? c->sd : c->osd)) {
+            rc = opal_free_list_init(&mod->frags, sizeof(mca_btl_sci_frag_t), opal_cache_line_size,
+                                     OBJ_CLASS(mca_btl_sci_frag_t), mod->slot_size,
+                                     opal_cache_line_size, 64, (int) c->free_list_max, 64, NULL, 0,
+                                     NULL, mca_btl_sci_frag_init, mod);
+        }
+    }
     if (OPAL_SUCCESS != rc) {
         mca_btl_sci_release_segments();
         return NULL;
@@ -647,20 +725,31 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
         goto fail;
     }
 
-    btls = calloc(1, sizeof(*btls));
+    /* one module per provider that opened (docs/common.md, "One BTL
+     * module per reach") */
+    btls = calloc(2, sizeof(*btls));
     if (NULL == btls) {
         goto fail;
     }
-    btls[0] = m;
-    *num_btls = 1;
-    mca_btl_sci_module.initialized = true;
+    if (NULL != c->sd) {
+        btls[(*num_btls)++] = m;
+        mca_btl_sci_module.initialized = true;
+    }
+    if (NULL != c->osd) {
+        btls[(*num_btls)++] = &mca_btl_sci_ofi_module.super;
+        mca_btl_sci_ofi_module.initialized = true;
+    }
     c->running = true;
-    opal_output_verbose(10, c->output,
-                        "btl:sci: local rank %d of %d, rank %d of %d, providers %s%s, ring %u x "
-                        "%u B, dma %s",
-                        c->local_rank, c->num_local, c->my_vpid, c->num_procs,
-                        NULL != c->sd ? "shm " : "", NULL != c->osd ? "ofi" : "", c->ring_slots,
-                        c->slot_size, (m->btl_flags & MCA_BTL_FLAGS_RDMA) ? "on" : "off");
+    for (int i = 0; i < *num_btls; ++i) {
+        const mca_btl_sci_module_t *mod = (const mca_btl_sci_module_t *) btls[i];
+
+        opal_output_verbose(10, c->output,
+                            "btl:sci: local rank %d of %d, rank %d of %d: module %s, ring %u x %u "
+                            "B, eager limit %zu, dma %s",
+                            c->local_rank, c->num_local, c->my_vpid, c->num_procs, mod->reach,
+                            mod->ring_slots, mod->slot_size, mod->super.btl_eager_limit,
+                            (mod->super.btl_flags & MCA_BTL_FLAGS_RDMA) ? "on" : "off");
+    }
     return btls;
 
 fail:
@@ -692,7 +781,9 @@ static inline void mca_btl_sci_deliver(mca_btl_sci_endpoint_t *ep, const void *p
         /* the fragment is handed over in place: zero copy out of the slot */
         segment.seg_addr.pval = (void *) payload;
         segment.seg_len = len;
-        tc_ompi_deliver(reg, &mca_btl_sci_module.super, ep, tag, &segment, 1);
+        /* the module of the peer's reach: ob1 looks it up (an RGET's
+         * receiver finds its RDMA module by it) */
+        tc_ompi_deliver(reg, &ep->module->super, ep, tag, &segment, 1);
     } else if (MCA_BTL_SCI_KIND_ATOMIC_REQ == kind) {
         mca_btl_sci_atomic_handle_req(ep, payload, len);
     } else if (MCA_BTL_SCI_KIND_ATOMIC_RSP == kind) {

@@ -26,6 +26,7 @@ static void mca_btl_sci_endpoint_construct(mca_btl_sci_endpoint_t *ep)
     ep->rseg = NULL;
     ep->rdoor = NULL;
     ep->seq = NULL;
+    ep->module = NULL;
     ep->sd = NULL;
     ep->dq = NULL;
     ep->rbase = NULL;
@@ -153,7 +154,7 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
     if (sci_remote_write_through(rseg) &&
         0 !=
             tc_ring_format(rbase + MCA_BTL_SCI_SEG_RING_OFF, rsize - MCA_BTL_SCI_SEG_RING_OFF,
-                           c->ring_slots, c->slot_size)) {
+                           ep->module->ring_slots, ep->module->slot_size)) {
         /* a shadow (ofi) holds no copy of the owner's ring header: the
          * geometry agreed in the modex is written into it */
         err = SCI_ERR_ILLEGAL_PARAMETER;
@@ -162,13 +163,14 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
     /* my messages go into the ring of L[peer][me]; the peer returns slots
      * through the Completed counter in my own segment */
     rc = tc_ring_producer_init(&ep->out, rbase + MCA_BTL_SCI_SEG_RING_OFF,
-                               rsize - MCA_BTL_SCI_SEG_RING_OFF, c->ring_slots, c->slot_size,
+                               rsize - MCA_BTL_SCI_SEG_RING_OFF, ep->module->ring_slots,
+                               ep->module->slot_size,
                                (const uint64_t *) (lbase + MCA_BTL_SCI_SEG_CONSUMED_OFF));
     if (0 == rc) {
-        rc = tc_ring_consumer_init(&ep->in, lbase + MCA_BTL_SCI_SEG_RING_OFF,
-                                   lsize - MCA_BTL_SCI_SEG_RING_OFF, c->ring_slots, c->slot_size,
-                                   (uint64_t *) (rbase + MCA_BTL_SCI_SEG_CONSUMED_OFF),
-                                   c->credit_batch);
+        rc = tc_ring_consumer_init(
+            &ep->in, lbase + MCA_BTL_SCI_SEG_RING_OFF, lsize - MCA_BTL_SCI_SEG_RING_OFF,
+            ep->module->ring_slots, ep->module->slot_size,
+            (uint64_t *) (rbase + MCA_BTL_SCI_SEG_CONSUMED_OFF), c->credit_batch);
     }
     if (0 != rc) {
         err = SCI_ERR_ILLEGAL_PARAMETER;
@@ -285,20 +287,26 @@ bool mca_btl_sci_endpoint_flush_pending(mca_btl_sci_endpoint_t *ep)
     while (NULL != (frag = (mca_btl_sci_frag_t *) opal_list_get_first(&ep->pending)) &&
            (opal_list_item_t *) frag != opal_list_get_end(&ep->pending)) {
         void *dst = mca_btl_sci_endpoint_reserve(ep);
+        bool am, posted;
 
         if (NULL == dst) {
             break;
         }
-        memcpy(dst, frag->data, frag->segment.seg_len);
-        mca_btl_sci_endpoint_publish(ep, (uint32_t) frag->segment.seg_len, frag->tagword);
+        am = MCA_BTL_SCI_KIND_AM == (frag->tagword >> MCA_BTL_SCI_KIND_SHIFT);
+        /* off the list first: once posted, another thread's progress may
+         * complete and free it */
         (void) opal_list_remove_first(&ep->pending);
-        if (MCA_BTL_SCI_KIND_AM != (frag->tagword >> MCA_BTL_SCI_KIND_SHIFT)) {
+        posted = mca_btl_sci_frag_publish(ep, dst, frag);
+        if (!am) {
             /* the BTL's own message (an atomic reply): nobody to call */
             mca_btl_sci_frag_return(frag);
             continue;
         }
-        /* the callback runs outside the endpoint lock */
-        tc_ompi_done_list_push(&c->completed_frags, &frag->base.super.super);
+        /* the callback runs outside the endpoint lock (an in-place one
+         * once the device read the payload) */
+        if (!posted) {
+            tc_ompi_done_list_push(&c->completed_frags, &frag->base.super.super);
+        }
     }
     empty = opal_list_is_empty(&ep->pending);
     OPAL_THREAD_UNLOCK(&ep->lock);
@@ -350,6 +358,6 @@ void mca_btl_sci_fatal_peer(mca_btl_sci_endpoint_t *ep, const char *why)
     ep->state = MCA_BTL_SCI_EP_FAILED;
     tc_ompi_fatal_peer(
         &(tc_ompi_fatal_info_t){"sci", "help-mpi-btl-sci.txt", mca_btl_sci_component.output},
-        &mca_btl_sci_module.super, mca_btl_sci_module.error_cb, ep->proc, "local rank",
-        ep->peer_rank, why);
+        &ep->module->super, ep->module->error_cb, ep->proc,
+        ep->sd == mca_btl_sci_component.osd ? "rank" : "local rank", ep->peer_rank, why);
 }

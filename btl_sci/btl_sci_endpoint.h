@@ -33,7 +33,9 @@ struct mca_btl_base_endpoint_t {
     sci_remote_segment_t *rseg;  /* L[peer][me]: I write */
     sci_remote_segment_t *rdoor; /* D[peer] */
     sci_sequence_t *seq;
-    /* the provider that reaches the peer (shm: this host, ofi: any) */
+    /* the module of the peer's reach, and the provider behind it (shm:
+     * this host, ofi: any) */
+    mca_btl_sci_module_t *module;
     sci_desc_t *sd;
     sci_dma_queue_t *dq;
     char *rbase;        /* the mapping of rseg (ofi: a local shadow) */
@@ -69,6 +71,12 @@ void mca_btl_sci_endpoint_disconnect(mca_btl_sci_endpoint_t *ep);
 void mca_btl_sci_endpoint_activate(mca_btl_sci_endpoint_t *ep);
 /* queue a fragment behind the others (caller holds ep->lock) */
 struct mca_btl_sci_frag_t;
+/* write a fragment into the slot dst reserved for it and publish it
+ * (caller holds ep->lock); true when its payload goes out from the
+ * sender's buffer and sci_dma_reap completes it, false when it is in the
+ * slot and done (btl_sci_send.c) */
+bool mca_btl_sci_frag_publish(mca_btl_sci_endpoint_t *ep, void *dst,
+                              struct mca_btl_sci_frag_t *frag);
 void mca_btl_sci_endpoint_defer(mca_btl_sci_endpoint_t *ep, struct mca_btl_sci_frag_t *frag);
 /* push deferred frags; true when none are left */
 bool mca_btl_sci_endpoint_flush_pending(mca_btl_sci_endpoint_t *ep);
@@ -108,6 +116,8 @@ static inline void *mca_btl_sci_endpoint_reserve(mca_btl_sci_endpoint_t *ep)
  * (its payload and length first, its sequence word last), or the
  * consumer's Completed counter, to the peer */
 void mca_btl_sci_endpoint_flush_slot(mca_btl_sci_endpoint_t *ep, uint32_t len);
+bool mca_btl_sci_endpoint_flush_slot_from(mca_btl_sci_endpoint_t *ep, size_t hlen,
+                                          struct mca_btl_sci_frag_t *frag);
 void mca_btl_sci_endpoint_flush_consumed(mca_btl_sci_endpoint_t *ep);
 
 static inline void mca_btl_sci_endpoint_publish(mca_btl_sci_endpoint_t *ep, uint32_t len,

@@ -12,9 +12,11 @@
 static void mca_btl_sci_frag_construct(mca_btl_sci_frag_t *frag)
 {
     frag->endpoint = NULL;
+    frag->module = NULL;
     frag->data = NULL;
+    frag->cookie.kind = MCA_BTL_SCI_COOKIE_SEND;
     frag->tagword = 0;
-    frag->base.des_segments = &frag->segment;
+    frag->base.des_segments = frag->segments;
     frag->base.des_segment_count = 1;
 }
 
@@ -24,9 +26,9 @@ int mca_btl_sci_frag_init(opal_free_list_item_t *item, void *ctx)
 {
     mca_btl_sci_frag_t *frag = (mca_btl_sci_frag_t *) item;
 
-    (void) ctx;
-    /* the free list allocated slot_size bytes for us */
+    /* the free list allocated the module's slot_size bytes for us */
+    frag->module = ctx;
     frag->data = (unsigned char *) item->ptr;
-    frag->segment.seg_addr.pval = frag->data;
+    frag->segments[0].seg_addr.pval = frag->data;
     return OPAL_SUCCESS;
 }

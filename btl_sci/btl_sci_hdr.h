@@ -11,8 +11,11 @@
 #ifndef MCA_BTL_SCI_HDR_H
 #define MCA_BTL_SCI_HDR_H
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "tc_common.h"
 #include "tc_ring.h"
@@ -100,11 +103,39 @@ typedef struct mca_btl_sci_atomic_rsp {
 typedef struct mca_btl_sci_modex {
     uint32_t node_id;    /* sci_local_node_id */
     uint32_t local_rank; /* node-local rank, names the segments */
-    uint32_t nslots;     /* ring geometry: must match ours */
+    uint32_t nslots;     /* ring geometry of the shm rings: must match ours */
     uint32_t slot_size;
     int32_t pid;
+    uint32_t ofi_nslots; /* ring geometry of the ofi rings: must match ours */
+    uint32_t ofi_slot_size;
     uint32_t pad;
 } mca_btl_sci_modex_t;
+
+/* A peer's modex record as it arrived, len bytes of another process's
+ * making: the fixed record copied into *rec (no alignment assumed) and
+ * the rest (the ofi directory, parsed by its own parser) in *rest,
+ * *restlen; -EPROTO when len cannot hold the record. */
+static inline int mca_btl_sci_modex_parse(const void *buf, size_t len, mca_btl_sci_modex_t *rec,
+                                          const void **rest, size_t *restlen)
+{
+    if (NULL == buf || len < sizeof(*rec)) {
+        return -EPROTO;
+    }
+    memcpy(rec, buf, sizeof(*rec));
+    *rest = (const uint8_t *) buf + sizeof(*rec);
+    *restlen = len - sizeof(*rec);
+    return 0;
+}
+
+/* Does the record's ring geometry for the module that joins us (shm: the
+ * shm rings, else the ofi rings) equal ours? Rings of another geometry
+ * would be read with the wrong slot size. */
+static inline bool mca_btl_sci_modex_geometry_ok(const mca_btl_sci_modex_t *rec, bool shm,
+                                                 uint32_t nslots, uint32_t slot_size)
+{
+    return shm ? rec->nslots == nslots && rec->slot_size == slot_size
+               : rec->ofi_nslots == nslots && rec->ofi_slot_size == slot_size;
+}
 
 /* The layouts above are shared with the peer (ring slots, segments, the
  * modex): docs/btl_sci.md gives the same offsets. A change here is a
@@ -137,13 +168,15 @@ _Static_assert(0 == offsetof(mca_btl_sci_atomic_rsp_t, op_index) &&
                    16 == offsetof(mca_btl_sci_atomic_rsp_t, result),
                "sci atomic response: field offsets");
 
-_Static_assert(24 == sizeof(mca_btl_sci_modex_t), "sci modex record: 24 bytes");
+_Static_assert(32 == sizeof(mca_btl_sci_modex_t), "sci modex record: 32 bytes");
 _Static_assert(0 == offsetof(mca_btl_sci_modex_t, node_id) &&
                    4 == offsetof(mca_btl_sci_modex_t, local_rank) &&
                    8 == offsetof(mca_btl_sci_modex_t, nslots) &&
                    12 == offsetof(mca_btl_sci_modex_t, slot_size) &&
                    16 == offsetof(mca_btl_sci_modex_t, pid) &&
-                   20 == offsetof(mca_btl_sci_modex_t, pad),
+                   20 == offsetof(mca_btl_sci_modex_t, ofi_nslots) &&
+                   24 == offsetof(mca_btl_sci_modex_t, ofi_slot_size) &&
+                   28 == offsetof(mca_btl_sci_modex_t, pad),
                "sci modex record: field offsets");
 
 #endif /* MCA_BTL_SCI_HDR_H */

@@ -47,6 +47,12 @@ mca_btl_sci_module_t mca_btl_sci_module = {
             .btl_dump = mca_btl_base_dump,
             .btl_register_error = mca_btl_sci_register_error,
         },
+    .reach = "shm",
+};
+
+/* made at init from the module above with the btl_sci_ofi_* limits */
+mca_btl_sci_module_t mca_btl_sci_ofi_module = {
+    .reach = "ofi",
 };
 
 static int mca_btl_sci_register_error(struct mca_btl_base_module_t *btl,
@@ -58,58 +64,76 @@ static int mca_btl_sci_register_error(struct mca_btl_base_module_t *btl,
 
 /* read and check a peer's modex record: the endpoint slot to use, or
  * NULL.  A peer on this host goes to shm (unless ofi is forced), any
- * other to ofi, whose directory follows the fixed record. */
+ * other to ofi, whose directory follows the fixed record; the endpoint
+ * belongs to that provider's module. */
 static mca_btl_sci_endpoint_t *mca_btl_sci_endpoint_for(struct opal_proc_t *proc)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
-    mca_btl_sci_modex_t *modex = NULL;
-    mca_btl_sci_endpoint_t *ep;
+    mca_btl_sci_modex_t rec;
+    void *data = NULL;
+    const void *dir = NULL;
+    mca_btl_sci_endpoint_t *ep = NULL;
+    mca_btl_sci_module_t *mod;
     uint32_t vpid = proc->proc_name.vpid;
-    size_t size = 0;
+    size_t size = 0, dirlen = 0;
     bool shm;
     int rc;
 
-    TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &modex, &size);
-    if (OPAL_SUCCESS != rc || NULL == modex) {
+    if (NULL == c->osd && !OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags)) {
+        /* shm alone reaches this host only (and published locally) */
         return NULL;
     }
-    shm = NULL != c->sd && size >= sizeof(*modex) && OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags) &&
-        modex->node_id == c->node_id && modex->local_rank < (uint32_t) c->num_local &&
-        (int) modex->local_rank != c->local_rank;
-    if (size < sizeof(*modex) ||
-        (!shm &&
-         (NULL == c->osd || vpid >= (uint32_t) c->num_procs || (int) vpid == c->my_vpid ||
-          SCI_ERR_OK != sci_import_node(c->osd, vpid, modex + 1, size - sizeof(*modex))))) {
-        free(modex);
-        return NULL;
+    TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, &data, &size);
+    if (OPAL_SUCCESS != rc || 0 != mca_btl_sci_modex_parse(data, size, &rec, &dir, &dirlen)) {
+        goto out;
     }
-    if (modex->nslots != c->ring_slots || modex->slot_size != c->slot_size) {
-        opal_show_help("help-mpi-btl-sci.txt", "geometry mismatch", true,
-                       opal_process_info.nodename, c->ring_slots, c->slot_size,
-                       (int) modex->local_rank, modex->nslots, modex->slot_size);
-        free(modex);
-        return NULL;
+    shm = NULL != c->sd && OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags) && rec.node_id == c->node_id &&
+        rec.local_rank < (uint32_t) c->num_local && (int) rec.local_rank != c->local_rank;
+    if (!shm &&
+        (NULL == c->osd || vpid >= (uint32_t) c->num_procs || (int) vpid == c->my_vpid ||
+         SCI_ERR_OK != sci_import_node(c->osd, vpid, dir, dirlen))) {
+        goto out;
     }
-    ep = shm ? c->endpoints + modex->local_rank : c->oeps + vpid;
+    mod = shm ? &mca_btl_sci_module : &mca_btl_sci_ofi_module;
+    ep = shm ? c->endpoints + rec.local_rank : c->oeps + vpid;
+    if (!mca_btl_sci_modex_geometry_ok(&rec, shm, mod->ring_slots, mod->slot_size)) {
+        /* said once: each module's add_procs asks again */
+        if (MCA_BTL_SCI_EP_UNUSED == ep->state) {
+            ep->state = MCA_BTL_SCI_EP_FAILED;
+            opal_show_help("help-mpi-btl-sci.txt", "geometry mismatch", true,
+                           opal_process_info.nodename, mod->ring_slots, mod->slot_size,
+                           shm ? "local rank" : "rank", (int) (shm ? rec.local_rank : vpid),
+                           shm ? rec.nslots : rec.ofi_nslots,
+                           shm ? rec.slot_size : rec.ofi_slot_size);
+        }
+        ep = NULL;
+        goto out;
+    }
     if (MCA_BTL_SCI_EP_UNUSED == ep->state) {
+        ep->module = mod;
         ep->sd = shm ? c->sd : c->osd;
         ep->dq = shm ? c->dq : c->odq;
     }
-    ep->peer_pid = modex->pid;
-    free(modex);
+    ep->peer_pid = rec.pid;
+out:
+    free(data);
     return ep;
 }
 
-/* tc_ompi_add_local_procs' attach step: the peer's endpoint, connected
- * eagerly the first time; only a failed endpoint is unreachable (one still
- * connecting is retried by progress or the first send) */
-static struct mca_btl_base_endpoint_t *mca_btl_sci_attach(struct opal_proc_t *proc, void *ctx)
+/* the peer's endpoint, connected eagerly the first time, and (module not
+ * NULL) the module of its reach; only a failed endpoint is unreachable
+ * (one still connecting is retried by progress or the first send) */
+static struct mca_btl_base_endpoint_t *mca_btl_sci_attach(struct opal_proc_t *proc, void *ctx,
+                                                          mca_btl_base_module_t **module)
 {
     mca_btl_sci_component_t *c = ctx;
     mca_btl_sci_endpoint_t *ep = mca_btl_sci_endpoint_for(proc);
 
     if (NULL == ep) {
         return NULL;
+    }
+    if (NULL != module) {
+        *module = &ep->module->super;
     }
     if (MCA_BTL_SCI_EP_UNUSED == ep->state) {
         ep->proc = proc;
@@ -141,53 +165,31 @@ static void mca_btl_sci_add_all_peers(void)
         name.vpid = (uint32_t) v;
         proc = opal_proc_for_name(name);
         if (NULL != proc) {
-            (void) mca_btl_sci_attach(proc, c);
+            (void) mca_btl_sci_attach(proc, c, NULL);
         }
     }
 }
 
+/* one add_procs for both modules: each claims the peers of its reach */
 int mca_btl_sci_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                           struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,
                           struct opal_bitmap_t *reachable)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
-    const opal_proc_t *me = opal_proc_local_get();
-    int unreachable = 0;
+    tc_ompi_reach_claim_t claim = {
+        .reach = mca_btl_sci_attach,
+        .ctx = c,
+        .help_file = "help-mpi-btl-sci.txt",
+        .providers = NULL == c->osd ? "shm" : (NULL == c->sd ? "ofi" : "shm, ofi"),
+        .only_requested = mca_btl_sci_only_sci_requested(),
+        .warned = &c->warned_unreachable,
+    };
 
-    (void) btl;
-    if (NULL == c->osd) {
-        /* shm only: this host's peers */
-        unreachable =
-            tc_ompi_add_local_procs(nprocs, procs, peers, reachable, mca_btl_sci_attach, c);
-    } else {
-        if (!c->all_peers_added) {
-            c->all_peers_added = true;
-            mca_btl_sci_add_all_peers();
-        }
-        for (size_t i = 0; i < nprocs; ++i) {
-            peers[i] = NULL;
-            if (procs[i] == me) {
-                continue;
-            }
-            if (procs[i]->proc_name.jobid == me->proc_name.jobid) {
-                peers[i] = mca_btl_sci_attach(procs[i], c);
-            }
-            if (NULL == peers[i]) {
-                ++unreachable;
-            } else if (NULL != reachable) {
-                (void) opal_bitmap_set_bit(reachable, (int) i);
-            }
-        }
+    if (NULL != c->osd && !c->all_peers_added) {
+        c->all_peers_added = true;
+        mca_btl_sci_add_all_peers();
     }
-
-    if (unreachable > 0 && !c->warned_unreachable && mca_btl_sci_only_sci_requested()) {
-        char who[512], btls[256];
-
-        c->warned_unreachable = true;
-        tc_ompi_unreachable_text(nprocs, procs, peers, who, sizeof(who), btls, sizeof(btls));
-        opal_show_help("help-mpi-btl-sci.txt", "peer unreachable", true, opal_process_info.nodename,
-                       unreachable, NULL != c->osd ? "ofi" : "shm", who, btls);
-    }
+    (void) tc_ompi_reach_add_procs(btl, &claim, nprocs, procs, peers, reachable);
     return OPAL_SUCCESS;
 }
 
@@ -210,8 +212,12 @@ int mca_btl_sci_finalize(struct mca_btl_base_module_t *btl)
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
     opal_list_item_t *item;
 
-    (void) btl;
-    if (!mca_btl_sci_module.initialized) {
+    if (!((mca_btl_sci_module_t *) btl)->initialized) {
+        return OPAL_SUCCESS;
+    }
+    ((mca_btl_sci_module_t *) btl)->initialized = false;
+    if (mca_btl_sci_module.initialized || mca_btl_sci_ofi_module.initialized) {
+        /* the component's state goes with the last module */
         return OPAL_SUCCESS;
     }
     /* SCI shutdown order: disconnect remote segments, then hide, unmap
@@ -235,7 +241,6 @@ int mca_btl_sci_finalize(struct mca_btl_base_module_t *btl)
     mca_btl_sci_atomic_fini();
     mca_btl_sci_rcache_fini();
     mca_btl_sci_remove_local_segments();
-    mca_btl_sci_module.initialized = false;
     return OPAL_SUCCESS;
 }
 
@@ -262,9 +267,10 @@ mca_btl_base_descriptor_t *mca_btl_sci_alloc(struct mca_btl_base_module_t *btl,
                                              struct mca_btl_base_endpoint_t *endpoint,
                                              uint8_t order, size_t size, uint32_t flags)
 {
+    /* the endpoint's module: its fragments hold that module's slot size */
     (void) btl;
-    return tc_ompi_frag_alloc(&mca_btl_sci_frag_ops, mca_btl_sci_component.slot_size, endpoint,
-                              order, size, flags);
+    return tc_ompi_frag_alloc(&mca_btl_sci_frag_ops, endpoint->module->slot_size, endpoint, order,
+                              size, flags);
 }
 
 int mca_btl_sci_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des)
@@ -274,13 +280,48 @@ int mca_btl_sci_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor_
     return OPAL_SUCCESS;
 }
 
+/* the payload stays in the caller's contiguous memory: the fragment holds
+ * the upper layer's header (reserve bytes) and a pointer to the data */
+static mca_btl_base_descriptor_t *
+mca_btl_sci_prepare_inplace(struct mca_btl_base_endpoint_t *endpoint,
+                            struct opal_convertor_t *convertor, uint8_t order, size_t reserve,
+                            size_t *size, uint32_t flags)
+{
+    mca_btl_sci_frag_t *frag = mca_btl_sci_frag_alloc(endpoint);
+    size_t max_data = tc_ompi_payload(reserve, *size, endpoint->module->slot_size);
+    void *data = NULL;
+
+    if (OPAL_UNLIKELY(NULL == frag)) {
+        return NULL;
+    }
+    if (OPAL_UNLIKELY(OPAL_SUCCESS != tc_ompi_pack(convertor, NULL, &max_data, &data) ||
+                      NULL == data)) {
+        mca_btl_sci_frag_return(frag);
+        return NULL;
+    }
+    frag->segments[0].seg_len = reserve;
+    frag->segments[1].seg_addr.pval = data;
+    frag->segments[1].seg_len = max_data;
+    frag->base.des_segment_count = 2;
+    frag->base.des_flags = flags;
+    frag->base.order = order;
+    *size = max_data;
+    return &frag->base;
+}
+
 mca_btl_base_descriptor_t *mca_btl_sci_prepare_src(struct mca_btl_base_module_t *btl,
                                                    struct mca_btl_base_endpoint_t *endpoint,
                                                    struct opal_convertor_t *convertor,
                                                    uint8_t order, size_t reserve, size_t *size,
                                                    uint32_t flags)
 {
+    const size_t inplace_min = endpoint->module->inplace_min;
+
     (void) btl;
-    return tc_ompi_frag_prepare_src(&mca_btl_sci_frag_ops, mca_btl_sci_component.slot_size,
-                                    endpoint, convertor, order, reserve, size, flags);
+    if (0 != inplace_min && *size >= inplace_min && reserve < endpoint->module->slot_size &&
+        !opal_convertor_need_buffers(convertor)) {
+        return mca_btl_sci_prepare_inplace(endpoint, convertor, order, reserve, size, flags);
+    }
+    return tc_ompi_frag_prepare_src(&mca_btl_sci_frag_ops, endpoint->module->slot_size, endpoint,
+                                    convertor, order, reserve, size, flags);
 }

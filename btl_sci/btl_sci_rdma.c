@@ -191,6 +191,7 @@ static int mca_btl_sci_dma_status(struct mca_btl_base_endpoint_t *endpoint, sci_
 
 /* an asynchronous put or get in flight: what its callback needs */
 typedef struct mca_btl_sci_dma_op {
+    mca_btl_sci_cookie_t cookie; /* first: what the device hands back */
     struct mca_btl_base_module_t *btl;
     tc_ompi_rdma_cb_t cb;
 } mca_btl_sci_dma_op_t;
@@ -203,11 +204,15 @@ int mca_btl_sci_dma_reap(void)
     int n = sci_dma_reap(c->osd, cookies, status, 16);
 
     for (int i = 0; i < n; ++i) {
+        mca_btl_sci_cookie_t *cookie = cookies[i];
         mca_btl_sci_dma_op_t *op = cookies[i];
-        int rc = mca_btl_sci_dma_status(op->cb.endpoint, status[i]);
 
         (void) tc_atomic_add_fetch(&c->dma_posted, -1);
-        tc_ompi_rdma_cb_call(&op->cb, op->btl, rc);
+        if (MCA_BTL_SCI_COOKIE_SEND == cookie->kind) {
+            mca_btl_sci_send_reaped(cookie, status[i]);
+            continue;
+        }
+        tc_ompi_rdma_cb_call(&op->cb, op->btl, mca_btl_sci_dma_status(op->cb.endpoint, status[i]));
         free(op);
     }
     return n;
@@ -248,6 +253,7 @@ static int mca_btl_sci_rdma(int direction, struct mca_btl_base_module_t *btl,
         if (OPAL_UNLIKELY(NULL == op)) {
             return OPAL_ERR_OUT_OF_RESOURCE;
         }
+        op->cookie.kind = MCA_BTL_SCI_COOKIE_RDMA;
         op->btl = btl;
         op->cb = tc_ompi_rdma_cb(endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata);
         /* counted first: progress in another thread may reap it at once */

@@ -6,11 +6,14 @@
  * then the slot's sequence word (CHEMPI: data, then the ready flag).
  * sendi allocates nothing; send defers its fragment while the ring has no
  * free slot (the slots are the credits) and always completes through the
- * callback from progress.
+ * callback from progress.  To a peer through the ofi provider, a payload
+ * prepare_src left in the sender's memory goes out from there in the
+ * slot's one write, and the fragment completes once it was read.
  */
 
 #include "opal_config.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "opal/datatype/opal_convertor.h"
@@ -20,6 +23,44 @@
 #include "btl_sci.h"
 #include "btl_sci_endpoint.h"
 #include "btl_sci_frag.h"
+
+bool mca_btl_sci_frag_publish(mca_btl_sci_endpoint_t *ep, void *dst, mca_btl_sci_frag_t *frag)
+{
+    const mca_btl_base_segment_t *tail = frag->segments + 1;
+    const bool inplace = 2 == frag->base.des_segment_count;
+    const size_t hlen = frag->segments[0].seg_len;
+    const uint32_t len = (uint32_t) (hlen + (inplace ? tail->seg_len : 0));
+
+    memcpy(dst, frag->data, hlen);
+    if (inplace) {
+        if (ep->write_through) {
+            /* header from the shadow, payload from where it is */
+            (void) tc_ring_publish(&ep->out, len, frag->tagword);
+            if (mca_btl_sci_endpoint_flush_slot_from(ep, hlen, frag)) {
+                return true;
+            }
+            memcpy((unsigned char *) dst + hlen, tail->seg_addr.pval, tail->seg_len);
+            mca_btl_sci_endpoint_flush_slot(ep, len);
+            return false;
+        }
+        memcpy((unsigned char *) dst + hlen, tail->seg_addr.pval, tail->seg_len);
+    }
+    mca_btl_sci_endpoint_publish(ep, len, frag->tagword);
+    return false;
+}
+
+void mca_btl_sci_send_reaped(mca_btl_sci_cookie_t *cookie, sci_error_t status)
+{
+    mca_btl_sci_frag_t *frag =
+        (mca_btl_sci_frag_t *) ((char *) cookie - offsetof(mca_btl_sci_frag_t, cookie));
+    int rc = OPAL_SUCCESS;
+
+    if (OPAL_UNLIKELY(SCI_ERR_OK != status)) {
+        mca_btl_sci_fatal_peer(frag->endpoint, "a send to the process failed (process gone)");
+        rc = OPAL_ERR_UNREACH;
+    }
+    mca_btl_sci_frag_complete(frag, rc);
+}
 
 int mca_btl_sci_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
                      struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag)
@@ -42,11 +83,12 @@ int mca_btl_sci_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endp
         dst = mca_btl_sci_endpoint_reserve(endpoint);
     }
     if (OPAL_LIKELY(NULL != dst)) {
-        memcpy(dst, frag->data, frag->segment.seg_len);
-        mca_btl_sci_endpoint_publish(endpoint, (uint32_t) frag->segment.seg_len,
-                                     MCA_BTL_SCI_TAGWORD(MCA_BTL_SCI_KIND_AM, tag));
+        bool posted = mca_btl_sci_frag_publish(endpoint, dst, frag);
+
         OPAL_THREAD_UNLOCK(&endpoint->lock);
-        tc_ompi_done_list_push(&c->completed_frags, &frag->base.super.super);
+        if (!posted) {
+            tc_ompi_done_list_push(&c->completed_frags, &frag->base.super.super);
+        }
         return OPAL_SUCCESS;
     }
 
@@ -64,7 +106,7 @@ int mca_btl_sci_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     const size_t length = header_size + payload_size;
     unsigned char *dst;
 
-    if (OPAL_UNLIKELY(length > mca_btl_sci_component.slot_size)) {
+    if (OPAL_UNLIKELY(length > endpoint->module->slot_size)) {
         goto no_resource;
     }
 

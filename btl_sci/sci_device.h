@@ -152,6 +152,17 @@ sci_error_t sci_flush(sci_remote_segment_t *rseg, size_t offset, size_t len);
  * the word (remote CQ data), which the owner stores when it lands. */
 sci_error_t sci_flush_publish(sci_remote_segment_t *rseg, size_t offset, size_t len,
                               size_t word_offset);
+/* sci_flush_publish of a ring slot whose tail the caller holds elsewhere:
+ * offset..offset+len of the mapping, then buflen bytes of buf, which land
+ * right after them at the owner, then the word, in one write.  The
+ * mapping from offset+len on is not written.  buf is read until
+ * sci_dma_reap hands back cookie (with the write's status): the caller
+ * keeps it until then.  SCI_ERR_NOT_SUPPORTED: the provider cannot (shm,
+ * where the mapping is the remote memory): copy buf into the mapping and
+ * use sci_flush_publish. */
+sci_error_t sci_flush_publish_from(sci_remote_segment_t *rseg, size_t offset, size_t len,
+                                   const void *buf, size_t buflen, size_t word_offset,
+                                   void *cookie);
 
 /* --- sequences: transfer error checks ------------------------------------ */
 sci_error_t sci_create_map_sequence(sci_remote_segment_t *rseg, sci_sequence_t **seq);

@@ -17,10 +17,10 @@
  *   SCIFlush / SCIMemWrite   fi_inject_write (small) or fi_writemsg
  *                            without completion (large); all on one
  *                            endpoint with FI_ORDER_WAW, so flushes land
- *                            in issue order
+ *                            in issue order (sci_ofi_write.c)
  *   publish (bytes + word)   one write with the word as remote CQ data;
  *                            the owner stores the word when the write's
- *                            completion shows it landed
+ *                            completion shows it landed (sci_ofi_write.c)
  *   SCICheckSequence         the node's state: a "bye" received (its owner
  *                            left in order), an error completion for an
  *                            operation to it, or a probe (an 8-byte fi_read)
@@ -39,6 +39,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -55,128 +56,27 @@
 #include "tc_atomic.h"
 #include "tc_ofi.h"
 
-#define SCI_OFI_VERSION FI_VERSION(1, 5)
-#define SCI_OFI_NRECV 8
-#define SCI_OFI_RECV_BYTES 64
-#define SCI_OFI_DMA_PIECE ((size_t) 512 * 1024)
-#define SCI_OFI_SPIN_POLLS 16
-
-enum {
-    SCI_OFI_CTX_DMA = 1,   /* a DMA transfer (someone waits for done) */
-    SCI_OFI_CTX_RECV = 2,  /* a posted receive (bye messages) */
-    SCI_OFI_CTX_NODE = 3,  /* a write without completion: errors only */
-    SCI_OFI_CTX_PROBE = 4, /* a liveness probe of a node */
-    SCI_OFI_CTX_BYE = 5,   /* our bye, sent at close */
-    SCI_OFI_CTX_ASYNC = 6  /* a piece of an asynchronous transfer */
-};
-
-enum { SCI_OFI_NODE_OK = 0, SCI_OFI_NODE_BYE = 1, SCI_OFI_NODE_FAILED = 2 };
-
-/* every operation's context starts with the libfabric one (FI_CONTEXT) */
-typedef struct sci_ofi_ctx {
-    struct fi_context2 fc;
-    int kind;
-    volatile int done;
-    int err;
-    struct sci_ofi_node *node;
-    struct sci_ofi_async *op; /* SCI_OFI_CTX_ASYNC */
-} sci_ofi_ctx_t;
-
-/* an asynchronous transfer (sci_dma_post): its pieces, and a count of
- * those not completed plus one held by the poster until all are out */
-typedef struct sci_ofi_async {
-    struct sci_ofi_async *next; /* on sd->done once finished */
-    void *cookie;
-    int remaining; /* atomic */
-    int err;       /* the first error, atomic */
-    sci_ofi_ctx_t ctx[];
-} sci_ofi_async_t;
-
-typedef struct sci_ofi_node {
-    struct sci_ofi_node *next;
-    uint32_t node_id;
-    fi_addr_t fa;
-    int state;           /* SCI_OFI_NODE_*, atomic */
-    sci_ofi_ctx_t wctx;  /* context of writes without completion */
-    sci_ofi_ctx_t bctx;  /* our bye to it */
-    sci_ofi_ctx_t probe; /* the probe in flight (probe.done: none) */
-    uint64_t probe_word;
-    uint64_t probe_key, probe_addr; /* a segment of the node to probe */
-    uint32_t nsegs;
-    sci_ofi_dir_seg_t *segs;
-} sci_ofi_node_t;
-
-typedef struct sci_ofi_mr {
-    struct sci_ofi_mr *next;
-    struct fid_mr *mr;
-    uint64_t key;
-} sci_ofi_mr_t;
-
-struct sci_desc {
-    sci_obj_t obj;
-    tc_ofi_rdm_t f;       /* fabric, domain, AV, CQ, endpoint */
-    pthread_mutex_t lock; /* tables: nodes, segments, registrations */
-    uint32_t node_id;
-    uint8_t addr[SCI_OFI_MAX_ADDR];
-    size_t addrlen;
-    size_t inject_size;
-    int prov_key;
-    int virt_addr; /* RMA addresses are virtual (else offsets into the region) */
-    int cq_data;   /* the provider carries 8 bytes of remote CQ data */
-    uint64_t next_key;
-    sci_ofi_node_t *nodes;
-    struct sci_local_segment *segs;
-    /* segments by index (remote words name them), under lock */
-    struct sci_local_segment **segtab;
-    uint32_t nsegtab;
-    sci_ofi_mr_t *mrs;
-    sci_ofi_bye_t bye;         /* sent at close (stays while the sends are out) */
-    pthread_mutex_t done_lock; /* finished asynchronous transfers */
-    sci_ofi_async_t *done;
-    sci_ofi_ctx_t rctx[SCI_OFI_NRECV];
-    uint8_t rbuf[SCI_OFI_NRECV][SCI_OFI_RECV_BYTES];
-};
-
-struct sci_local_segment {
-    sci_obj_t obj;
-    struct sci_local_segment *next;
-    sci_desc_t *sd;
-    uint32_t segment_id;
-    uint32_t index; /* in sd->segtab */
-    void *mem;
-    size_t size;
-    struct fid_mr *mr;
-    uint64_t key;
-    int available;
-};
-
-struct sci_remote_segment {
-    sci_obj_t obj;
-    sci_desc_t *sd;
-    sci_ofi_node_t *node;
-    uint32_t segment_id;
-    uint32_t index; /* the owner's index of the segment */
-    uint64_t key, raddr, size;
-    uint8_t *shadow;
-    int mapped;
-};
-
-struct sci_sequence {
-    sci_obj_t obj;
-    sci_remote_segment_t *rseg;
-};
-
-struct sci_dma_queue {
-    sci_obj_t obj;
-    sci_desc_t *sd;
-    int shared;
-    pthread_mutex_t lock;
-    unsigned max_entries, count;
-    sci_error_t status;
-    sci_ofi_ctx_t *ctx;
-};
+#include "sci_ofi_int.h"
 
 static const sci_provider_ops_t sci_ofi_ops;
+
+/* Segment memory and shadows: anonymous mappings, zero and page-aligned,
+ * whose pages cost memory only once written.  A ring touches the page of
+ * each slot's header when formatted; the rest of a slot fills as messages
+ * come (a peer that never sends, such as a process of this host that shm
+ * reaches, costs a page per slot), and the shadow of a slot whose payload
+ * leaves from the sender's buffer keeps only its header page. */
+static void *sci_ofi_zalloc(size_t len)
+{
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    return MAP_FAILED == p ? NULL : p;
+}
+
+static size_t sci_ofi_page_round(size_t len)
+{
+    return (len + 4095) & ~(size_t) 4095;
+}
 
 /* a transfer's completion error as the DMA engine reports it: refused by
  * the target's registration, or failed */
@@ -210,7 +110,7 @@ static sci_error_t sci_ofi_err(int ret)
     }
 }
 
-static void sci_ofi_node_fail(sci_ofi_node_t *node)
+void sci_ofi_node_fail(sci_ofi_node_t *node)
 {
     if (NULL != node && SCI_OFI_NODE_OK == tc_atomic_load_relaxed(&node->state)) {
         tc_atomic_store_relaxed(&node->state, (int) SCI_OFI_NODE_FAILED);
@@ -242,7 +142,7 @@ static void sci_ofi_repost(sci_desc_t *sd, int i)
 
 /* a piece of an asynchronous transfer ended (or was never posted): the
  * last one puts the transfer on the done list for sci_dma_reap */
-static void sci_ofi_async_piece_done(sci_desc_t *sd, sci_ofi_async_t *op, int err)
+void sci_ofi_async_piece_done(sci_desc_t *sd, sci_ofi_async_t *op, int err)
 {
     if (0 != err) {
         int none = 0;
@@ -333,7 +233,7 @@ static void sci_ofi_remote_word(sci_desc_t *sd, uint64_t data)
     pthread_mutex_unlock(&sd->lock);
 }
 
-static int sci_ofi_progress(sci_desc_t *sd)
+int sci_ofi_progress(sci_desc_t *sd)
 {
     struct fi_cq_data_entry ev[16];
     int total = 0;
@@ -776,14 +676,14 @@ static sci_error_t sci_ofi_create_segment(sci_desc_t *sd, uint32_t segment_id, s
     s->sd = sd;
     s->segment_id = segment_id;
     s->size = (size + 4095) & ~(size_t) 4095;
-    if (0 != posix_memalign(&s->mem, 4096, s->size)) {
+    s->mem = sci_ofi_zalloc(s->size);
+    if (NULL == s->mem) {
         free(s);
         return SCI_ERR_NOSPC;
     }
-    memset(s->mem, 0, s->size);
     ret = sci_ofi_mr_reg_raw(sd, s->mem, s->size, &s->mr, &s->key);
     if (0 != ret) {
-        free(s->mem);
+        munmap(s->mem, s->size);
         free(s);
         return sci_ofi_err(ret);
     }
@@ -791,7 +691,7 @@ static sci_error_t sci_ofi_create_segment(sci_desc_t *sd, uint32_t segment_id, s
     if (0 != sci_ofi_segtab_add(sd, s)) {
         pthread_mutex_unlock(&sd->lock);
         sci_ofi_close_fid(&s->mr->fid);
-        free(s->mem);
+        munmap(s->mem, s->size);
         free(s);
         return SCI_ERR_NOSPC;
     }
@@ -845,7 +745,7 @@ static void sci_ofi_remove_segment(sci_local_segment_t *seg)
     sd->segtab[seg->index] = NULL;
     pthread_mutex_unlock(&sd->lock);
     sci_ofi_close_fid(&seg->mr->fid);
-    free(seg->mem);
+    munmap(seg->mem, seg->size);
     free(seg);
 }
 
@@ -985,11 +885,11 @@ static sci_error_t sci_ofi_connect_segment(sci_desc_t *sd, uint32_t node_id, uin
     r->key = found->key;
     r->raddr = found->addr;
     r->size = found->size;
-    if (0 != posix_memalign((void **) &r->shadow, 64, (size_t) r->size)) {
+    r->shadow = sci_ofi_zalloc(sci_ofi_page_round((size_t) r->size));
+    if (NULL == r->shadow) {
         free(r);
         return SCI_ERR_NOSPC;
     }
-    memset(r->shadow, 0, (size_t) r->size);
     if (0 == n->probe_key) {
         n->probe_key = r->key;
         n->probe_addr = r->raddr;
@@ -1020,87 +920,8 @@ static void sci_ofi_disconnect_segment(sci_remote_segment_t *rseg)
     /* a write without completion may still read the shadow: let the
      * endpoint send what it holds first */
     (void) sci_ofi_progress(rseg->sd);
-    free(rseg->shadow);
+    munmap(rseg->shadow, sci_ofi_page_round((size_t) rseg->size));
     free(rseg);
-}
-
-/* offset..offset+len of the shadow to the owner in one write without a
- * completion (errors still reach the CQ), with the remote CQ data `data`
- * when with_data */
-static sci_error_t sci_ofi_write(sci_remote_segment_t *rseg, size_t offset, size_t len,
-                                 int with_data, uint64_t data)
-{
-    sci_desc_t *sd = rseg->sd;
-    sci_ofi_node_t *n = rseg->node;
-    const uint8_t *src = rseg->shadow + offset;
-    ssize_t r;
-
-    for (;;) {
-        if (SCI_OFI_NODE_OK != tc_atomic_load_relaxed(&n->state)) {
-            /* the owner left or failed: the sequence check reports it */
-            return SCI_ERR_TRANSFER_FAILED;
-        }
-        if (len <= sd->inject_size) {
-            r = with_data
-                ? fi_inject_writedata(sd->f.ep, src, len, data, n->fa, rseg->raddr + offset,
-                                      rseg->key)
-                : fi_inject_write(sd->f.ep, src, len, n->fa, rseg->raddr + offset, rseg->key);
-        } else {
-            struct iovec iov = {.iov_base = (void *) src, .iov_len = len};
-            struct fi_rma_iov riov = {.addr = rseg->raddr + offset, .len = len, .key = rseg->key};
-            struct fi_msg_rma msg = {.msg_iov = &iov,
-                                     .iov_count = 1,
-                                     .addr = n->fa,
-                                     .rma_iov = &riov,
-                                     .rma_iov_count = 1,
-                                     .context = &n->wctx,
-                                     .data = data};
-
-            /* no completion: the shadow bytes stay until the owner hands
-             * the ring slot back, which is after they landed */
-            r = fi_writemsg(sd->f.ep, &msg, with_data ? FI_REMOTE_CQ_DATA : 0);
-        }
-        if (-FI_EAGAIN != r) {
-            break;
-        }
-        (void) sci_ofi_progress(sd);
-    }
-    if (0 != r) {
-        sci_ofi_node_fail(n);
-        return SCI_ERR_TRANSFER_FAILED;
-    }
-    return SCI_ERR_OK;
-}
-
-static sci_error_t sci_ofi_flush(sci_remote_segment_t *rseg, size_t offset, size_t len)
-{
-    if (offset > rseg->size || len > rseg->size - offset) {
-        return SCI_ERR_OUT_OF_RANGE;
-    }
-    return 0 == len ? SCI_ERR_OK : sci_ofi_write(rseg, offset, len, 0, 0);
-}
-
-/* one write for the bytes and the word: the word rides as remote CQ data
- * and the owner stores it once the bytes are in its memory.  Without CQ
- * data, or for a word that the 64 bits cannot name, NOT_SUPPORTED: the
- * device layer then sends two flushes in order. */
-static sci_error_t sci_ofi_flush_publish(sci_remote_segment_t *rseg, size_t offset, size_t len,
-                                         size_t word_offset)
-{
-    uint64_t data;
-
-    if (offset > rseg->size || len > rseg->size - offset || word_offset > rseg->size ||
-        sizeof(uint64_t) > rseg->size - word_offset) {
-        return SCI_ERR_OUT_OF_RANGE;
-    }
-    if (!rseg->sd->cq_data || 0 == len ||
-        0 !=
-            sci_ofi_word_encode(rseg->index, word_offset,
-                                tc_atomic_load_relaxed((uint64_t *) (rseg->shadow + word_offset)),
-                                &data)) {
-        return SCI_ERR_NOT_SUPPORTED;
-    }
-    return sci_ofi_write(rseg, offset, len, 1, data);
 }
 
 /* ---- sequences ------------------------------------------------------------ */
@@ -1476,6 +1297,7 @@ static const sci_provider_ops_t sci_ofi_ops = {
     .dma_reap = sci_ofi_dma_reap,
     .flush = sci_ofi_flush,
     .flush_publish = sci_ofi_flush_publish,
+    .flush_publish_from = sci_ofi_flush_publish_from,
     .export_directory = sci_ofi_export_directory,
     .import_node = sci_ofi_import_node,
     .progress = sci_ofi_progress,

@@ -228,6 +228,18 @@ sci_error_t sci_flush_publish(sci_remote_segment_t *rseg, size_t offset, size_t 
     return SCI_ERR_OK != err ? err : sci_flush(rseg, word_offset, sizeof(uint64_t));
 }
 
+sci_error_t sci_flush_publish_from(sci_remote_segment_t *rseg, size_t offset, size_t len,
+                                   const void *buf, size_t buflen, size_t word_offset, void *cookie)
+{
+    if (NULL == rseg) {
+        return SCI_ERR_ILLEGAL_PARAMETER;
+    }
+    if (NULL == SCI_OPS(rseg)->flush_publish_from) {
+        return SCI_ERR_NOT_SUPPORTED;
+    }
+    return SCI_OPS(rseg)->flush_publish_from(rseg, offset, len, buf, buflen, word_offset, cookie);
+}
+
 sci_error_t sci_create_map_sequence(sci_remote_segment_t *rseg, sci_sequence_t **seq)
 {
     return NULL == rseg ? SCI_ERR_ILLEGAL_PARAMETER : SCI_OPS(rseg)->create_map_sequence(rseg, seq);

@@ -71,6 +71,10 @@ typedef struct sci_provider_ops {
     /* SCI_ERR_NOT_SUPPORTED: the caller falls back to two flushes */
     sci_error_t (*flush_publish)(sci_remote_segment_t *rseg, size_t offset, size_t len,
                                  size_t word_offset);
+    /* optional (NULL: SCI_ERR_NOT_SUPPORTED, the caller copies) */
+    sci_error_t (*flush_publish_from)(sci_remote_segment_t *rseg, size_t offset, size_t len,
+                                      const void *buf, size_t buflen, size_t word_offset,
+                                      void *cookie);
     sci_error_t (*export_directory)(sci_desc_t *sd, void *buf, size_t buflen, size_t *len);
     sci_error_t (*import_node)(sci_desc_t *sd, uint32_t node_id, const void *buf, size_t len);
     int (*progress)(sci_desc_t *sd);

@@ -137,6 +137,12 @@ static void test_segment_life_cycle(void **state)
     sci_store_barrier();
     assert_int_equal(0xabcdef01u, local[1024 + 3]);
 
+    /* the mapping is the remote memory: a publish from another buffer is
+     * the caller's copy */
+    assert_int_equal(0, sci_remote_write_through(r1));
+    assert_int_equal(SCI_ERR_NOT_SUPPORTED,
+                     sci_flush_publish_from(r1, 4096, 8, remote, 8, 4096 + 16, (void *) 1));
+
     /* map bounds */
     assert_null(sci_map_remote_segment(r1, sci_remote_segment_size(r1), 1));
     assert_null(sci_map_remote_segment(r1, 0, sci_remote_segment_size(r1) + 1));

@@ -285,6 +285,106 @@ static void test_publish(void **state)
     sci_remove_segment(seg0);
 }
 
+/* a publish whose tail comes from the caller's buffer
+ * (sci_flush_publish_from): batches of one message per slot in flight,
+ * headers of 1 to 24 bytes from the shadow and tails of 1 B to a whole
+ * slot from separate buffers, each landing right after its header before
+ * its word shows; each buffer is reaped once (its cookie) and freed only
+ * then, and the shadow under the tail is never written; ranges refused */
+static int reap_until(fixture_t *f, int want, int *seen, intptr_t lo, intptr_t hi);
+
+static void test_publish_from(void **state)
+{
+    enum { NSLOTS = 8, ROUNDS = 250 };
+    fixture_t *f = *state;
+    sci_local_segment_t *seg;
+    sci_remote_segment_t *rseg;
+    uint8_t *local, *map;
+    const size_t slot = 8192;
+    int *seen = calloc(NSLOTS * ROUNDS + 1, sizeof(int));
+
+    assert_non_null(seen);
+    assert_int_equal(SCI_ERR_OK, sci_create_segment(f->b, 0x20020, slot * NSLOTS, &seg));
+    assert_int_equal(SCI_ERR_OK, sci_set_segment_available(seg, 1));
+    import(f->b, 2, f->a);
+    assert_int_equal(SCI_ERR_OK, sci_connect_segment(f->a, 2, 0x20020, &rseg));
+    map = sci_map_remote_segment(rseg, 0, slot * NSLOTS);
+    assert_non_null(map);
+    local = sci_local_segment_address(seg);
+    memset(map, 0x5a, slot * NSLOTS);
+    for (int round = 0; round < ROUNDS; ++round) {
+        uint8_t *bufs[NSLOTS];
+        size_t hlens[NSLOTS], tlens[NSLOTS];
+
+        for (size_t s = 0; s < NSLOTS; ++s) {
+            uint64_t i = (uint64_t) round * NSLOTS + s;
+            uint8_t *p = map + s * slot;
+
+            hlens[s] = 1 + (size_t) ((i * 7) % 24);
+            tlens[s] = 1 + (size_t) ((i * 997) % (slot - 8 - hlens[s]));
+            bufs[s] = malloc(tlens[s]);
+            assert_non_null(bufs[s]);
+            for (size_t k = 0; k < hlens[s]; ++k) {
+                p[8 + k] = (uint8_t) (i * 13 + k);
+            }
+            for (size_t k = 0; k < tlens[s]; ++k) {
+                bufs[s][k] = (uint8_t) (i * 31 + k * 3);
+            }
+            *(uint64_t *) p = i + 1;
+            assert_int_equal(SCI_ERR_OK,
+                             sci_flush_publish_from(rseg, s * slot + 8, hlens[s], bufs[s], tlens[s],
+                                                    s * slot, (void *) (intptr_t) (i + 1)));
+        }
+        for (size_t s = 0; s < NSLOTS; ++s) {
+            uint64_t i = (uint64_t) round * NSLOTS + s;
+            const uint8_t *q = local + s * slot + 8;
+
+            wait_word(f, (volatile uint64_t *) (local + s * slot), i + 1);
+            for (size_t k = 0; k < hlens[s]; ++k) {
+                if ((uint8_t) (i * 13 + k) != q[k]) {
+                    fail_msg("publish %llu: header byte %zu wrong", (unsigned long long) i, k);
+                }
+            }
+            for (size_t k = 0; k < tlens[s]; ++k) {
+                if ((uint8_t) (i * 31 + k * 3) != q[hlens[s] + k]) {
+                    fail_msg("publish %llu: tail byte %zu of %zu wrong", (unsigned long long) i, k,
+                             tlens[s]);
+                }
+            }
+            /* the shadow under the tail stays what we stored there (past
+             * the bytes the headers of any round wrote) */
+            if (hlens[s] + tlens[s] > 24) {
+                assert_int_equal(0x5a, map[s * slot + 8 + hlens[s] + tlens[s] - 1]);
+            }
+        }
+        assert_int_equal(NSLOTS,
+                         reap_until(f, NSLOTS, seen, (intptr_t) round * NSLOTS + 1,
+                                    (intptr_t) (round + 1) * NSLOTS));
+        for (size_t s = 0; s < NSLOTS; ++s) {
+            free(bufs[s]);
+        }
+    }
+    /* ranges: a tail past the segment, a word outside it, no buffer */
+    {
+        uint8_t one = 1;
+
+        assert_int_equal(SCI_ERR_OUT_OF_RANGE,
+                         sci_flush_publish_from(rseg, slot * NSLOTS - 16, 8, &one, 9, 0, NULL));
+        assert_int_equal(SCI_ERR_OUT_OF_RANGE,
+                         sci_flush_publish_from(rseg, 8, 8, &one, 1, slot * NSLOTS - 4, NULL));
+        assert_int_equal(SCI_ERR_OUT_OF_RANGE,
+                         sci_flush_publish_from(rseg, 8, 8, &one, SIZE_MAX, 0, NULL));
+        assert_int_equal(SCI_ERR_OUT_OF_RANGE,
+                         sci_flush_publish_from(rseg, 8, 8, NULL, 4, 0, NULL));
+        /* a word the CQ data cannot name: the caller copies instead */
+        assert_int_equal(SCI_ERR_NOT_SUPPORTED,
+                         sci_flush_publish_from(rseg, 120, 1, &one, 1, 97, NULL));
+    }
+    free(seen);
+    sci_disconnect_segment(rseg);
+    sci_remove_segment(seg);
+}
+
 /* reap asynchronous transfers of node a (driving both) until want came
  * back: each with status OK, a cookie of 0 or in lo..hi, never twice */
 static int reap_until(fixture_t *f, int want, int *seen, intptr_t lo, intptr_t hi)
@@ -536,6 +636,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_flush_pattern, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many_small_flushes_in_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_publish, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_publish_from, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dma, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dma_async, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dma_node0, setup, teardown),

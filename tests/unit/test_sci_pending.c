@@ -70,6 +70,7 @@ static void test_sci_pending_connecting_not_dead(void **state)
     for (int i = 0; i < 2; ++i) {
         OBJ_CONSTRUCT(&eps[i], mca_btl_sci_endpoint_t);
         eps[i].peer_rank = i;
+        eps[i].module = &mca_btl_sci_module;
     }
     ep = &eps[1];
     ep->state = MCA_BTL_SCI_EP_CONNECTING;
