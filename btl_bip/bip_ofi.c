@@ -463,4 +463,5 @@ const bip_ops_t bip_ofi_ops = {
     .mem_register = bip_ofi_register,
     .mem_deregister = bip_ofi_deregister,
     .peer_dev = bip_ofi_peer_dev,
+    .fabric = bip_ofi_fabric,
 };

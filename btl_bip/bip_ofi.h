@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -114,6 +115,7 @@ typedef struct bip_ofi_dev {
     uint32_t reap_calls;
     char addr[BIP_ADDR_MAX];
     size_t addrlen;
+    char fabric[96]; /* "provider/domain", for diagnostics */
 } bip_ofi_dev_t;
 
 struct bip_ofi_peer {
@@ -146,6 +148,7 @@ void bip_ofi_close(void *d);
 int bip_ofi_probe_large(void *dev);
 int bip_ofi_unlink(void *dev);
 int bip_ofi_address(void *d, void *buf, size_t *len);
+const char *bip_ofi_fabric(const void *d);
 
 /* posted receives, large transfers, registrations (bip_ofi_rma.c) */
 void bip_ofi_remote_write(bip_ofi_dev_t *dev, uint64_t data);

@@ -352,6 +352,7 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
     params.remote_peers =
         0 == strcmp(c->provider, "ofi") ? c->nprocs - 1 : c->nprocs - (uint32_t) c->num_local;
     params.ofi_timeout = c->ofi_timeout;
+    params.credits = c->credits;
     rc = bip_open(&params, &c->dev);
     if (0 != rc) {
         opal_show_help("help-mpi-btl-bip.txt", "queue create failed", true,
@@ -416,9 +417,10 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
     *num_btls = 1;
     mca_btl_bip_module.initialized = true;
     opal_output_verbose(10, c->output,
-                        "btl:bip: rank %u, local rank %d of %d, providers %s, queue %u x %u B, "
+                        "btl:bip: rank %u, local rank %d of %d, providers %s %s, queue %u x %u B, "
                         "N %u, short %u, max_send %zu, frag %u, posted %u",
-                        c->my_vpid, c->local_rank, c->num_local, bip_dev_providers(c->dev), nslots,
+                        c->my_vpid, c->local_rank, c->num_local, bip_dev_providers(c->dev),
+                        bip_dev_ofi_fabric(c->dev), nslots,
                         c->slot_size, c->credits, c->short_limit, m->btl_max_send_size,
                         c->frag_size, c->max_posted);
     return btls;
