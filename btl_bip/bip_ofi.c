@@ -166,6 +166,7 @@ void bip_ofi_progress_locked(bip_ofi_dev_t *dev)
         }
     }
     n = fi_cq_read(dev->f.cq, e, room < BIP_OFI_POLL ? room : BIP_OFI_POLL);
+    dev->cq_drained = n > 0 && n < BIP_OFI_POLL;
     if (n > 0) {
         for (ssize_t i = 0; i < n; ++i) {
             bip_ofi_complete(dev, e + i);
@@ -390,6 +391,15 @@ static int bip_ofi_peek(void *d, const void **msg, uint32_t *len, uint32_t *src)
 
     pthread_mutex_lock(&dev->lock);
     if (0 == dev->ring_count) {
+        if (dev->cq_drained) {
+            /* the last read emptied the queue: another one now would
+             * most likely find nothing, at the cost of a poll of every
+             * socket on the path of every message; the next progress
+             * call reads */
+            dev->cq_drained = false;
+            pthread_mutex_unlock(&dev->lock);
+            return -EAGAIN;
+        }
         bip_ofi_progress_locked(dev);
         if (0 == dev->ring_count) {
             pthread_mutex_unlock(&dev->lock);
