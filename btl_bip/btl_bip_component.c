@@ -131,7 +131,9 @@ static int mca_btl_bip_component_register(void)
     (void) tc_ompi_param_string(&c->super.btl_version, "ofi_provider",
                                 "libfabric provider of the ofi provider (a reliable datagram "
                                 "endpoint with FI_MULTI_RECV, RMA and remote CQ data, keys "
-                                "chosen by the application: tcp gives tcp;ofi_rxm)",
+                                "chosen by the application). tcp: the tcp provider's own "
+                                "endpoint (named net in libfabric 1.17), else tcp;ofi_rxm; "
+                                "any other name is taken as it is, e.g. tcp;ofi_rxm",
                                 OPAL_INFO_LVL_4, &c->ofi_provider, "tcp");
     (void) tc_ompi_param_string(&c->super.btl_version, "ofi_domain",
                                 "libfabric domain of the ofi provider (tcp: the network "
