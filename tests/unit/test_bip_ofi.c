@@ -692,9 +692,10 @@ static void test_dead_peer(void **state)
 }
 
 /* the check of a message in the multi-receive buffer against random
- * bytes and lengths: never a message longer than what arrived or than a
- * slot, never a read outside the buffer (ASan/valgrind watch the
- * reads: every buffer is exactly its length) */
+ * bytes and lengths, small ones and ones of the ofi reach's 64 KiB slot:
+ * never a message longer than what arrived or than a slot, never a read
+ * outside the buffer (ASan/valgrind watch the reads: every buffer is
+ * exactly its length) */
 static void test_fuzz_msg_check(void **state)
 {
     unsigned int seed = 12345;
@@ -728,6 +729,32 @@ static void test_fuzz_msg_check(void **state)
             memcpy(&src, buf, 4);
         } else {
             assert_int_equal(rc, -EPROTO);
+        }
+        free(buf);
+    }
+    /* messages of the ofi reach's size (64 KiB of data and headers):
+     * lengths at, below and above a slot and what arrived */
+    for (int round = 0; round < 4000; ++round) {
+        const uint32_t slot = 65664;
+        size_t got = slot - 64 + (size_t) (rand_r(&seed) % 160);
+        unsigned char *buf = malloc(got);
+        uint32_t l = (uint32_t) (got - 8) - 8u + (uint32_t) (rand_r(&seed) % 24);
+        const void *msg = NULL;
+        uint32_t len = 0, src = 0;
+
+        assert_non_null(buf);
+        memset(buf, 0x5a, got);
+        if (0 == rand_r(&seed) % 8) {
+            l = (uint32_t) rand_r(&seed) * 2654435761u;
+        }
+        memcpy(buf + 4, &l, 4);
+        if (0 == bip_ofi_msg_check(buf, got, slot, &msg, &len, &src)) {
+            assert_true(len <= slot);
+            assert_true(len <= got - sizeof(bip_ofi_msg_hdr_t));
+            assert_true(got - sizeof(bip_ofi_msg_hdr_t) - len <= 7);
+            assert_int_equal(len, l);
+        } else {
+            assert_true(l > slot || l > got - 8 || got - 8 - l > 7);
         }
         free(buf);
     }
