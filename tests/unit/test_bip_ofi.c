@@ -33,6 +33,13 @@
 #include <cmocka.h>
 #include <rdma/fabric.h>
 
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define TEST_UNDER_VALGRIND() RUNNING_ON_VALGRIND
+#else
+#define TEST_UNDER_VALGRIND() 0
+#endif
+
 #include "bip_device.h"
 #include "bip_provider.h"
 #include "btl_bip_hdr.h"
@@ -47,12 +54,30 @@ static const char *test_domain(void)
     return NULL != d ? d : "lo";
 }
 
-/* the libfabric provider under test (BIP_TEST_OFI_PROVIDER, default tcp) */
+/* The libfabric provider under test: BIP_TEST_OFI_PROVIDER, else tcp
+ * (the tcp provider's own endpoint, as the BTL takes it). Under valgrind
+ * with libfabric before 1.18, whose own endpoint ("net") leaks an fi_info
+ * per endpoint and the state of every refused connection (fixed in 1.18:
+ * "prov/net: Fix memory leaks with RDM"), tcp;ofi_rxm: the leaks are
+ * libfabric's, and the code under test is the same over both. */
 static const char *test_provider(void)
 {
+    static int said;
     const char *p = getenv("BIP_TEST_OFI_PROVIDER");
 
-    return NULL != p && '\0' != p[0] ? p : "tcp";
+    if (NULL != p && '\0' != p[0]) {
+        return p;
+    }
+    if (TEST_UNDER_VALGRIND() && !FI_VERSION_GE(fi_version(), FI_VERSION(1, 18))) {
+        if (!said) {
+            said = 1;
+            printf("test_bip_ofi: under valgrind on libfabric %u.%u: over tcp;ofi_rxm (its own "
+                   "tcp endpoint leaks inside libfabric; docs/btl_bip.md, section 8)\n",
+                   FI_MAJOR(fi_version()), FI_MINOR(fi_version()));
+        }
+        return "tcp;ofi_rxm";
+    }
+    return "tcp";
 }
 
 /* a device whose queue holds what `credits` allow one peer, in messages of
