@@ -65,6 +65,9 @@ typedef struct bip_dev_params {
     uint32_t remote_peers;  /* peers on other hosts */
     uint32_t ofi_timeout;   /* seconds a large transfer may wait for a peer
                                before it is reported gone (0: 60) */
+    uint32_t credits;       /* N per peer (0: 64): the ofi queue holds the
+                               N x remote_peers messages the credits allow */
+    uint32_t ofi_slot_size; /* ofi: bytes of its largest message (0: slot_size) */
 } bip_dev_params_t;
 
 /* how a peer is reached: its stamp (the src its messages report), its
@@ -111,6 +114,9 @@ int bip_dev_address(bip_dev_t *dev, void *buf, size_t *len);
  * the device opened ("shm", "ofi", "shm+ofi") */
 const char *bip_peer_provider(const bip_peer_t *peer);
 const char *bip_dev_providers(const bip_dev_t *dev);
+/* the libfabric provider and domain the ofi provider opened (e.g.
+ * "tcp/eth0", "net/eth0", "tcp;ofi_rxm/lo"), or "" without ofi */
+const char *bip_dev_ofi_fabric(const bip_dev_t *dev);
 /* 0 while the peer process lives, -ESRCH once it is gone */
 int bip_peer_alive(bip_peer_t *peer);
 

@@ -367,6 +367,16 @@ const char *bip_dev_providers(const bip_dev_t *dev)
     return NULL != dev->sub[BIP_PROV_OFI] ? "ofi" : "shm";
 }
 
+const char *bip_dev_ofi_fabric(const bip_dev_t *dev)
+{
+    const bip_ops_t *ops = dev->ops[BIP_PROV_OFI];
+
+    if (NULL == dev->sub[BIP_PROV_OFI] || NULL == ops->fabric) {
+        return "";
+    }
+    return ops->fabric(dev->sub[BIP_PROV_OFI]);
+}
+
 int bip_probe_large(bip_dev_t *dev)
 {
     /* ofi moves large data with its own RMA: only CMA can be refused

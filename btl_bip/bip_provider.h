@@ -43,6 +43,8 @@ typedef struct bip_ops {
     int (*mem_register)(void *dev, void *addr, size_t len, bip_rkey_t *key, void **reg);
     void (*mem_deregister)(void *dev, void *reg);
     void *(*peer_dev)(void *peer); /* the provider device a peer belongs to */
+    /* what the provider runs on, for diagnostics (NULL: nothing to say) */
+    const char *(*fabric)(const void *dev);
 } bip_ops_t;
 
 extern const bip_ops_t bip_shm_ops;

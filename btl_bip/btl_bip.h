@@ -54,13 +54,14 @@ typedef struct mca_btl_bip_component {
     mca_btl_base_component_3_0_0_t super;
 
     /* MCA parameters */
-    unsigned int credits;        /* N per peer */
-    unsigned int queue_slots;    /* 0: N x peers rounded to a power of two */
-    unsigned int short_limit;    /* SHORT payload bytes (slot = header + this) */
-    unsigned int frag_size;      /* large-send fragment bytes */
-    unsigned int max_posted;     /* posted large receives at a time */
-    unsigned int poll_batch;     /* queue messages per progress call */
-    unsigned int check_interval; /* progress calls between liveness checks */
+    unsigned int credits;         /* N per peer */
+    unsigned int queue_slots;     /* 0: N x peers rounded to a power of two */
+    unsigned int short_limit;     /* same host: SHORT payload bytes (slot = header + this) */
+    unsigned int ofi_short_limit; /* other hosts: the same for the ofi reach */
+    unsigned int frag_size;       /* large-send fragment bytes */
+    unsigned int max_posted;      /* posted large receives at a time */
+    unsigned int poll_batch;      /* queue messages per progress call */
+    unsigned int check_interval;  /* progress calls between liveness checks */
     unsigned int free_list_max;
     bool large_read;    /* large regime: the receiver reads (else BIP's push) */
     char *provider;     /* auto, shm or ofi */
@@ -96,17 +97,28 @@ typedef struct mca_btl_bip_component {
     bool warned_unreachable;
     struct tc_rcache *rcache; /* regions for reads over ofi (ofi open only) */
     int32_t reads_in_flight;  /* atomic: asynchronous btl_get reads not reaped */
+
+    /* the ofi reach's figures (btl_bip_ofi_*: docs/common.md, "One BTL
+     * module per reach") */
+    tc_ompi_reach_figures_t ofi_figures;
+    unsigned int ofi_slot_size;
 } mca_btl_bip_component_t;
 
 TC_OMPI_MODULE_DECLSPEC extern mca_btl_bip_component_t mca_btl_bip_component;
 
+/* one module per reach: mca_btl_bip_module for the peers on this host
+ * (shm provider; the standard btl_bip_* limits), mca_btl_bip_ofi_module
+ * for the peers reached through the ofi provider (btl_bip_ofi_*) */
 typedef struct mca_btl_bip_module {
     mca_btl_base_module_t super;
+    const char *reach;        /* "shm" or "ofi" */
+    unsigned int short_limit; /* largest SHORT fragment: one queue slot */
     bool initialized;
     mca_btl_base_module_error_cb_fn_t error_cb;
 } mca_btl_bip_module_t;
 
 extern mca_btl_bip_module_t mca_btl_bip_module;
+extern mca_btl_bip_module_t mca_btl_bip_ofi_module;
 
 /* a receive at this process: posted at the device or waiting in the FIFO */
 typedef struct mca_btl_bip_rreq {

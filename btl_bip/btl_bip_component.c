@@ -1,9 +1,10 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
- * btl_bip_component.c: the btl_bip component: MCA parameters, device
- * open at init (bip_init: the static receive queue, sized N credits per
- * peer), the modex, and open/close.
+ * btl_bip_component.c: the btl_bip component: MCA parameters (the
+ * same-host reach's and the ofi reach's), device open at init (bip_init:
+ * the static receive queue, sized N credits per peer), one module per
+ * provider opened, the modex, and open/close.
  */
 
 #include "opal_config.h"
@@ -73,10 +74,20 @@ static int mca_btl_bip_component_register(void)
     /* 4 KiB of user data plus room for ob1's header (match 14 B, rendezvous 32 B) */
     c->short_limit = 4096 + 64;
     mca_btl_bip_reg_uint("short_limit",
-                         "Largest fragment sent inline in one queue slot (SHORT); "
-                         "larger ones up to btl_bip_max_send_size use the three-way protocol "
-                         "(REQ, ACK, data) (64..1048576)",
+                         "Largest fragment to a peer on this host sent inline in one queue "
+                         "slot (SHORT); larger ones up to btl_bip_max_send_size use the "
+                         "three-way protocol (REQ, ACK, data) (64..1048576)",
                          OPAL_INFO_LVL_4, &c->short_limit);
+    /* a trip over the network costs more than a copy: fragments up to
+     * 64 KiB (what Open MPI's tcp sends eagerly) go in one message */
+    c->ofi_short_limit = 64 * 1024 + 64;
+    mca_btl_bip_reg_uint("ofi_short_limit",
+                         "Largest fragment to a peer reached through the ofi provider "
+                         "sent as one message (SHORT); larger ones up to "
+                         "btl_bip_ofi_max_send_size use the three-way protocol. The ofi "
+                         "queue holds btl_bip_credits such messages per peer on other "
+                         "hosts, in each of its two buffers (64..16777216)",
+                         OPAL_INFO_LVL_4, &c->ofi_short_limit);
     /* measured (docs/btl_bip.md 6.): 64 KiB .. 4 MiB; 1 MiB was fastest */
     c->frag_size = 1024 * 1024;
     mca_btl_bip_reg_uint("frag_size",
@@ -120,7 +131,9 @@ static int mca_btl_bip_component_register(void)
     (void) tc_ompi_param_string(&c->super.btl_version, "ofi_provider",
                                 "libfabric provider of the ofi provider (a reliable datagram "
                                 "endpoint with FI_MULTI_RECV, RMA and remote CQ data, keys "
-                                "chosen by the application: tcp gives tcp;ofi_rxm)",
+                                "chosen by the application). tcp: the tcp provider's own "
+                                "endpoint (named net in libfabric 1.17), else tcp;ofi_rxm; "
+                                "any other name is taken as it is, e.g. tcp;ofi_rxm",
                                 OPAL_INFO_LVL_4, &c->ofi_provider, "tcp");
     (void) tc_ompi_param_string(&c->super.btl_version, "ofi_domain",
                                 "libfabric domain of the ofi provider (tcp: the network "
@@ -140,11 +153,15 @@ static int mca_btl_bip_component_register(void)
         "marks; 100: everything)",
         OPAL_INFO_LVL_9, &c->verbose, 0);
 
-    /* the standard parameters: below vader, above tcp */
+    /* the standard parameters (the peers on this host): below vader,
+     * above tcp */
     m->btl_exclusivity = MCA_BTL_EXCLUSIVITY_HIGH - 1;
-    /* ob1's eager fragments up to 32 KiB: inline up to short_limit, the
-     * three-way protocol above; larger messages by RGET (rendezvous) */
-    m->btl_eager_limit = 32 * 1024;
+    /* ob1's eager fragments fit one slot; larger messages go by RGET,
+     * one CMA read into the user's buffer (as vader's), which beats the
+     * three-way protocol's REQ/ACK trip and temporary buffer (docs/btl_bip.md,
+     * section 6); ob1's pipeline fragments (non-contiguous data) go by
+     * the three-way protocol up to max_send_size */
+    m->btl_eager_limit = 4096 + 64;
     m->btl_rndv_eager_limit = 4096 + 64;
     m->btl_max_send_size = 32 * 1024;
     m->btl_rdma_pipeline_send_length = 32 * 1024;
@@ -158,6 +175,21 @@ static int mca_btl_bip_component_register(void)
     m->btl_bandwidth = 40000;
     m->btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_SEND_INPLACE | MCA_BTL_FLAGS_GET;
     m->btl_registration_handle_size = sizeof(struct mca_btl_base_registration_handle_t);
+
+    /* the peers reached through the ofi provider: eager up to
+     * ofi_short_limit (one message each), larger ones by RGET (fi_read) */
+    c->ofi_figures = tc_ompi_reach_figures(m);
+    c->ofi_figures.eager_limit = 64 * 1024 + 64;
+    c->ofi_figures.rndv_eager_limit = 64 * 1024 + 64;
+    c->ofi_figures.max_send_size = 64 * 1024 + 64;
+    c->ofi_figures.rdma_pipeline_send_length = 64 * 1024 + 64;
+    c->ofi_figures.latency = 10;
+    c->ofi_figures.bandwidth = 10000;
+    if (OPAL_SUCCESS !=
+        tc_ompi_reach_register(&c->super.btl_version, "ofi", "peers on other hosts (libfabric)",
+                               &c->ofi_figures)) {
+        return OPAL_ERROR;
+    }
 
     return mca_btl_base_param_register(&c->super.btl_version, m);
 }
@@ -215,6 +247,41 @@ static void mca_btl_bip_bad_param_str(const char *name, const char *value, const
 {
     opal_show_help("help-mpi-btl-bip.txt", "bad parameter string", true, opal_process_info.nodename,
                    name, value, rule);
+}
+
+/* the ofi reach's module: the template with the btl_bip_ofi_* figures;
+ * its largest SHORT is one message of the ofi queue */
+static int mca_btl_bip_ofi_module_init(void)
+{
+    mca_btl_bip_component_t *c = &mca_btl_bip_component;
+    mca_btl_bip_module_t *ofi = &mca_btl_bip_ofi_module;
+    mca_btl_base_module_t *m = &ofi->super;
+
+    if (c->ofi_short_limit < 64 || c->ofi_short_limit > (16u << 20)) {
+        mca_btl_bip_bad_param("btl_bip_ofi_short_limit", c->ofi_short_limit,
+                              "between 64 and 16777216");
+        return OPAL_ERR_BAD_PARAM;
+    }
+    tc_ompi_reach_module_init(m, &mca_btl_bip_module.super, &c->ofi_figures);
+    ofi->reach = "ofi";
+    ofi->short_limit = c->ofi_short_limit;
+    ofi->initialized = false;
+    if (m->btl_max_send_size < c->ofi_short_limit || m->btl_max_send_size > (64u << 20)) {
+        mca_btl_bip_bad_param("btl_bip_ofi_max_send_size", m->btl_max_send_size,
+                              "at least btl_bip_ofi_short_limit, at most 64 MiB");
+        return OPAL_ERR_BAD_PARAM;
+    }
+    if (m->btl_eager_limit > m->btl_max_send_size) {
+        m->btl_eager_limit = m->btl_max_send_size;
+    }
+    if (m->btl_rndv_eager_limit > c->ofi_short_limit) {
+        m->btl_rndv_eager_limit = c->ofi_short_limit;
+    }
+    /* an eager fragment goes by sendi, copied once into the message;
+     * prepare_src would copy it into a fragment first */
+    m->btl_flags &= ~MCA_BTL_FLAGS_SEND_INPLACE;
+    c->ofi_slot_size = TC_ALIGN_UP(c->ofi_short_limit + (unsigned int) MCA_BTL_BIP_CTL_MAX, 64u);
+    return OPAL_SUCCESS;
 }
 
 /* check the parameters; derive the queue geometry */
@@ -277,7 +344,8 @@ static int mca_btl_bip_check_params(uint32_t *nslots)
     }
     *nslots = (uint32_t) n;
     c->slot_size = TC_ALIGN_UP(c->short_limit + (unsigned int) MCA_BTL_BIP_CTL_MAX, 64u);
-    return OPAL_SUCCESS;
+    mca_btl_bip_module.short_limit = c->short_limit;
+    return mca_btl_bip_ofi_module_init();
 }
 
 static mca_btl_base_module_t **
@@ -352,6 +420,8 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
     params.remote_peers =
         0 == strcmp(c->provider, "ofi") ? c->nprocs - 1 : c->nprocs - (uint32_t) c->num_local;
     params.ofi_timeout = c->ofi_timeout;
+    params.credits = c->credits;
+    params.ofi_slot_size = c->ofi_slot_size;
     rc = bip_open(&params, &c->dev);
     if (0 != rc) {
         opal_show_help("help-mpi-btl-bip.txt", "queue create failed", true,
@@ -396,6 +466,7 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
     modex.hdr.credits = c->credits;
     modex.hdr.pid = (int32_t) getpid();
     modex.hdr.max_posted = c->max_posted;
+    modex.hdr.ofi_slot_size = c->ofi_slot_size;
     addrlen = 0;
     (void) bip_dev_address(c->dev, modex.addr, &addrlen);
     modex.hdr.addrlen = (uint32_t) addrlen;
@@ -408,19 +479,30 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
         goto fail;
     }
 
-    btls = calloc(1, sizeof(*btls));
+    /* one module per provider opened (docs/common.md, "One BTL module
+     * per reach") */
+    btls = calloc(2, sizeof(*btls));
     if (NULL == btls) {
         goto fail;
     }
-    btls[0] = m;
-    *num_btls = 1;
-    mca_btl_bip_module.initialized = true;
+    if (NULL != strstr(bip_dev_providers(c->dev), "shm")) {
+        mca_btl_bip_module.initialized = true;
+        btls[(*num_btls)++] = m;
+    }
+    if (0 != addrlen) {
+        mca_btl_bip_ofi_module.initialized = true;
+        btls[(*num_btls)++] = &mca_btl_bip_ofi_module.super;
+    }
     opal_output_verbose(10, c->output,
-                        "btl:bip: rank %u, local rank %d of %d, providers %s, queue %u x %u B, "
-                        "N %u, short %u, max_send %zu, frag %u, posted %u",
-                        c->my_vpid, c->local_rank, c->num_local, bip_dev_providers(c->dev), nslots,
-                        c->slot_size, c->credits, c->short_limit, m->btl_max_send_size,
-                        c->frag_size, c->max_posted);
+                        "btl:bip: rank %u, local rank %d of %d, providers %s %s, N %u, posted %u, "
+                        "frag %u; shm: queue %u x %u B, short %u, eager %zu, max_send %zu; "
+                        "ofi: message %u B, short %u, eager %zu, max_send %zu",
+                        c->my_vpid, c->local_rank, c->num_local, bip_dev_providers(c->dev),
+                        bip_dev_ofi_fabric(c->dev), c->credits, c->max_posted, c->frag_size, nslots,
+                        c->slot_size, c->short_limit, m->btl_eager_limit, m->btl_max_send_size,
+                        c->ofi_slot_size, c->ofi_short_limit,
+                        mca_btl_bip_ofi_module.super.btl_eager_limit,
+                        mca_btl_bip_ofi_module.super.btl_max_send_size);
     return btls;
 
 fail:

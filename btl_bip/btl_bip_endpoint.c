@@ -23,6 +23,7 @@ static void mca_btl_bip_endpoint_construct(mca_btl_bip_endpoint_t *ep)
     ep->peer_rank = -1;
     ep->state = MCA_BTL_BIP_EP_UNUSED;
     ep->peer = NULL;
+    ep->module = &mca_btl_bip_module;
     ep->next_seq = 0;
     ep->next_ack_seq = 0;
     memset(&ep->cr, 0, sizeof(ep->cr));
@@ -60,6 +61,10 @@ int mca_btl_bip_endpoint_connect(mca_btl_bip_endpoint_t *ep, const bip_peer_info
                        ep->peer_rank, strerror(-rc));
         return OPAL_ERROR;
     }
+    /* the module of the provider that reaches it: ob1 hears of this peer
+     * through that module only */
+    ep->module = 0 == strcmp(bip_peer_provider(ep->peer), "ofi") ? &mca_btl_bip_ofi_module
+                                                                 : &mca_btl_bip_module;
     if (0 == strcmp(bip_peer_provider(ep->peer), "shm") && 2 == c->num_local) {
         /* the peer's queue has no other producer (the node-local ranks are
          * fixed at init), our sends to it hold ep->lock when threads are

@@ -22,14 +22,15 @@ struct mca_btl_bip_frag_t;
 struct mca_btl_base_endpoint_t {
     opal_object_t super;
     struct opal_proc_t *proc;
-    int peer_rank;         /* job rank (vpid) */
-    int state;             /* changed under the endpoint lock */
-    bip_peer_t *peer;      /* the peer's queue and posted receives */
-    tc_credits_t cr;       /* C, B and the send FIFO */
-    opal_list_t await_ack; /* medium frags whose REQ went, in order */
-    uint64_t next_seq;     /* next REQ number */
-    uint64_t next_ack_seq; /* the REQ number the next MEDIUM ACK answers */
-    opal_mutex_t lock;     /* all of the above */
+    int peer_rank;                     /* job rank (vpid) */
+    int state;                         /* changed under the endpoint lock */
+    bip_peer_t *peer;                  /* the peer's queue and posted receives */
+    struct mca_btl_bip_module *module; /* the module of the peer's reach */
+    tc_credits_t cr;                   /* C, B and the send FIFO */
+    opal_list_t await_ack;             /* medium frags whose REQ went, in order */
+    uint64_t next_seq;                 /* next REQ number */
+    uint64_t next_ack_seq;             /* the REQ number the next MEDIUM ACK answers */
+    opal_mutex_t lock;                 /* all of the above */
 };
 
 typedef struct mca_btl_base_endpoint_t mca_btl_bip_endpoint_t;

@@ -4,14 +4,17 @@
  * btl_bip_frag.h: send descriptors of btl_bip. A fragment is either an
  * ob1 fragment (SHORT when it fits a queue slot, else a medium fragment
  * sent by the three-way protocol) or one of the BTL's own control
- * messages (an ACK). Its buffer holds short_limit bytes; larger ones
- * point at the user's data (in place) or at a heap buffer.
+ * messages (an ACK). Its buffer holds the same-host short limit
+ * (btl_bip_short_limit) bytes; larger ones (a SHORT of the ofi reach, a
+ * medium fragment) point at the user's data (in place) or at a heap
+ * buffer.
  */
 
 #ifndef MCA_BTL_BIP_FRAG_H
 #define MCA_BTL_BIP_FRAG_H
 
 #include "btl_bip.h"
+#include "btl_bip_endpoint.h"
 #include "tc_list.h"
 
 BEGIN_C_DECLS
@@ -27,7 +30,7 @@ typedef struct mca_btl_bip_frag_t {
     uint64_t seq;          /* REQ number */
     size_t size;           /* bytes of all segments */
     mca_btl_bip_ack_t ack; /* ACK body */
-    unsigned char *data;   /* short_limit bytes (free list) */
+    unsigned char *data;   /* btl_bip_short_limit bytes (free list) */
     void *heap;            /* larger buffer, freed with the frag */
 } mca_btl_bip_frag_t;
 
@@ -76,7 +79,7 @@ static inline void mca_btl_bip_frag_complete(mca_btl_bip_frag_t *frag, int statu
         return;
     }
     if (frag->base.des_cbfunc) {
-        frag->base.des_cbfunc(&mca_btl_bip_module.super, frag->endpoint, &frag->base, status);
+        frag->base.des_cbfunc(&frag->endpoint->module->super, frag->endpoint, &frag->base, status);
     }
     if (frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
         mca_btl_bip_frag_return(frag);

@@ -71,13 +71,13 @@ _Static_assert(offsetof(mca_btl_bip_ack_t, kind) == 28, "ACK kind at byte 28");
  * by addrlen bytes of the ofi provider's endpoint address */
 typedef struct mca_btl_bip_modex {
     uint32_t local_rank;
-    uint32_t nslots;
-    uint32_t slot_size;
+    uint32_t nslots;    /* shm queue: slots */
+    uint32_t slot_size; /* shm queue: bytes per slot */
     uint32_t credits;
     int32_t pid;
     uint32_t max_posted;
-    uint32_t addrlen; /* 0: no ofi provider open */
-    uint32_t pad;
+    uint32_t addrlen;       /* 0: no ofi provider open */
+    uint32_t ofi_slot_size; /* the ofi reach's largest message */
 } mca_btl_bip_modex_t;
 
 _Static_assert(sizeof(mca_btl_bip_modex_t) == 32, "modex record is 32 bytes");
@@ -88,6 +88,8 @@ _Static_assert(offsetof(mca_btl_bip_modex_t, slot_size) == 8, "modex slot_size a
 _Static_assert(offsetof(mca_btl_bip_modex_t, credits) == 12, "modex credits at byte 12");
 _Static_assert(offsetof(mca_btl_bip_modex_t, pid) == 16, "modex pid at byte 16");
 _Static_assert(offsetof(mca_btl_bip_modex_t, max_posted) == 20, "modex max_posted at byte 20");
+_Static_assert(offsetof(mca_btl_bip_modex_t, ofi_slot_size) == 28,
+               "modex ofi_slot_size at byte 28");
 
 /* provider ofi (bip_ofi.c): every message in the receiver's
  * multi-receive buffer starts with this device header; the protocol's

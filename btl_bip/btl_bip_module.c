@@ -1,9 +1,11 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
- * btl_bip_module.c: the btl_bip module: add_procs (connect to each
- * node-local peer's static receive queue), del_procs, finalize (counters
- * with btl_bip_verbose), descriptor allocation and prepare_src.
+ * btl_bip_module.c: the btl_bip modules, one per reach (peers on this
+ * host: shm; peers through libfabric: ofi): add_procs (connect to each
+ * peer's static receive queue, each module claiming the peers of its
+ * reach), del_procs, finalize (counters with btl_bip_verbose), descriptor
+ * allocation and prepare_src by the module's limits.
  */
 
 #include "opal_config.h"
@@ -24,7 +26,9 @@
 static int mca_btl_bip_register_error(struct mca_btl_base_module_t *btl,
                                       mca_btl_base_module_error_cb_fn_t cbfunc);
 
+/* the same-host reach, and the template of the ofi reach's module */
 mca_btl_bip_module_t mca_btl_bip_module = {
+    .reach = "shm",
     .super =
         {
             .btl_component = &mca_btl_bip_component.super,
@@ -43,6 +47,10 @@ mca_btl_bip_module_t mca_btl_bip_module = {
             .btl_register_error = mca_btl_bip_register_error,
         },
 };
+
+/* peers reached through the ofi provider: a copy of the template with
+ * the btl_bip_ofi_* figures, made at init */
+mca_btl_bip_module_t mca_btl_bip_ofi_module = {.reach = "ofi"};
 
 static int mca_btl_bip_register_error(struct mca_btl_base_module_t *btl,
                                       mca_btl_base_module_error_cb_fn_t cbfunc)
@@ -83,12 +91,16 @@ static mca_btl_bip_endpoint_t *mca_btl_bip_endpoint_for(struct opal_proc_t *proc
         free(modex);
         return NULL;
     }
-    if (modex->nslots != bip_dev_nslots(c->dev) || modex->slot_size != c->slot_size ||
-        modex->credits != c->credits || modex->max_posted != c->max_posted) {
+    /* what both ends of the peer's reach must agree on: a peer on this
+     * host shares the shm queue's geometry, any peer the credits, the
+     * posted-receive limit and the ofi queue's slot */
+    if ((local && (modex->nslots != bip_dev_nslots(c->dev) || modex->slot_size != c->slot_size)) ||
+        modex->ofi_slot_size != c->ofi_slot_size || modex->credits != c->credits ||
+        modex->max_posted != c->max_posted) {
         opal_show_help("help-mpi-btl-bip.txt", "geometry mismatch", true,
                        opal_process_info.nodename, bip_dev_nslots(c->dev), c->slot_size, c->credits,
-                       c->max_posted, (int) modex->local_rank, modex->nslots, modex->slot_size,
-                       modex->credits, modex->max_posted);
+                       c->max_posted, c->ofi_slot_size, (int) vpid, modex->nslots, modex->slot_size,
+                       modex->credits, modex->max_posted, modex->ofi_slot_size);
         free(modex);
         return NULL;
     }
@@ -127,48 +139,40 @@ static void mca_btl_bip_add_all_peers(void)
     }
 }
 
+/* the claim's choice for one peer: its endpoint (connected the first
+ * time) and the module of its reach */
+static struct mca_btl_base_endpoint_t *mca_btl_bip_reach(struct opal_proc_t *proc, void *ctx,
+                                                         mca_btl_base_module_t **module)
+{
+    mca_btl_bip_endpoint_t *ep = mca_btl_bip_endpoint_for(proc);
+
+    (void) ctx;
+    if (NULL != ep) {
+        *module = &ep->module->super;
+    }
+    return ep;
+}
+
 int mca_btl_bip_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                           struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,
                           struct opal_bitmap_t *reachable)
 {
     mca_btl_bip_component_t *c = &mca_btl_bip_component;
-    const opal_proc_t *me = opal_proc_local_get();
-    int unreachable = 0;
+    const tc_ompi_reach_claim_t claim = {
+        .reach = mca_btl_bip_reach,
+        .ctx = NULL,
+        .help_file = "help-mpi-btl-bip.txt",
+        .providers = bip_dev_providers(c->dev),
+        .only_requested = mca_btl_bip_only_bip_requested(),
+        .warned = &c->warned_unreachable,
+    };
 
-    (void) btl;
     if (!c->all_peers_added) {
         c->all_peers_added = true;
         mca_btl_bip_add_all_peers();
     }
-    for (size_t i = 0; i < nprocs; ++i) {
-        mca_btl_bip_endpoint_t *ep = NULL;
-
-        peers[i] = NULL;
-        if (procs[i] == me) {
-            continue;
-        }
-        if (procs[i]->proc_name.jobid == me->proc_name.jobid) {
-            ep = mca_btl_bip_endpoint_for(procs[i]);
-        }
-        if (NULL == ep) {
-            ++unreachable;
-            continue;
-        }
-        peers[i] = ep;
-        if (NULL != reachable) {
-            (void) opal_bitmap_set_bit(reachable, (int) i);
-        }
-    }
+    (void) tc_ompi_reach_add_procs(btl, &claim, nprocs, procs, peers, reachable);
     c->unlinked = 0 != bip_unlink_when_connected(c->dev);
-
-    if (unreachable > 0 && !c->warned_unreachable && mca_btl_bip_only_bip_requested()) {
-        char who[512], btls[256];
-
-        c->warned_unreachable = true;
-        tc_ompi_unreachable_text(nprocs, procs, peers, who, sizeof(who), btls, sizeof(btls));
-        opal_show_help("help-mpi-btl-bip.txt", "peer unreachable", true, opal_process_info.nodename,
-                       unreachable, bip_dev_providers(c->dev), who, btls);
-    }
     return OPAL_SUCCESS;
 }
 
@@ -198,14 +202,14 @@ static void mca_btl_bip_print_counters(void)
                         "btl:bip: local rank %d: short %llu, req %llu, get-ack %llu, "
                         "credit-only sent %llu, sends deferred %llu, send FIFO high-water %llu, "
                         "receives deferred %llu, receive FIFO high-water %llu, large bytes %llu, "
-                        "large reads %llu (%llu bytes) (N=%u, queue %u x %u B)",
+                        "large reads %llu (%llu bytes) (N=%u, queue %u x %u B, ofi message %u B)",
                         c->local_rank, (unsigned long long) k->short_sent,
                         (unsigned long long) k->req_sent, (unsigned long long) k->get_acks,
                         (unsigned long long) k->credit_only_sent, (unsigned long long) k->deferred,
                         (unsigned long long) k->fifo_hwm, (unsigned long long) k->recv_deferred,
                         (unsigned long long) k->recv_fifo_hwm, (unsigned long long) k->bytes_large,
                         (unsigned long long) k->large_reads, (unsigned long long) k->bytes_read,
-                        c->credits, bip_dev_nslots(c->dev), c->slot_size);
+                        c->credits, bip_dev_nslots(c->dev), c->slot_size, c->ofi_slot_size);
 }
 
 void mca_btl_bip_release_all(void)
@@ -250,13 +254,19 @@ void mca_btl_bip_release_all(void)
 
 int mca_btl_bip_finalize(struct mca_btl_base_module_t *btl)
 {
-    (void) btl;
-    if (!mca_btl_bip_module.initialized) {
+    mca_btl_bip_module_t *mod = (mca_btl_bip_module_t *) btl;
+
+    if (!mod->initialized) {
+        return OPAL_SUCCESS;
+    }
+    mod->initialized = false;
+    /* the device and the endpoints serve both modules: they go with the
+     * last one */
+    if (mca_btl_bip_module.initialized || mca_btl_bip_ofi_module.initialized) {
         return OPAL_SUCCESS;
     }
     mca_btl_bip_print_counters();
     mca_btl_bip_release_all();
-    mca_btl_bip_module.initialized = false;
     return OPAL_SUCCESS;
 }
 
@@ -286,8 +296,7 @@ mca_btl_base_descriptor_t *mca_btl_bip_alloc(struct mca_btl_base_module_t *btl,
 {
     mca_btl_bip_frag_t *frag;
 
-    (void) btl;
-    if (OPAL_UNLIKELY(size > mca_btl_bip_module.super.btl_max_send_size)) {
+    if (OPAL_UNLIKELY(size > btl->btl_max_send_size)) {
         return NULL;
     }
     frag = mca_btl_bip_frag_sized(endpoint, size);
@@ -313,17 +322,16 @@ mca_btl_base_descriptor_t *mca_btl_bip_prepare_src(struct mca_btl_base_module_t 
                                                    uint8_t order, size_t reserve, size_t *size,
                                                    uint32_t flags)
 {
-    const size_t max = mca_btl_bip_module.super.btl_max_send_size;
+    const size_t max = btl->btl_max_send_size;
+    const size_t short_limit = ((mca_btl_bip_module_t *) btl)->short_limit;
     mca_btl_bip_frag_t *frag;
     size_t max_data;
 
-    (void) btl;
-    if (OPAL_UNLIKELY(reserve > mca_btl_bip_component.short_limit || reserve >= max)) {
+    if (OPAL_UNLIKELY(reserve > short_limit || reserve >= max)) {
         return NULL;
     }
     max_data = tc_ompi_payload(reserve, *size, max);
-    if (reserve + max_data > mca_btl_bip_component.short_limit &&
-        !opal_convertor_need_buffers(convertor)) {
+    if (reserve + max_data > short_limit && !opal_convertor_need_buffers(convertor)) {
         /* medium and contiguous: header here, data in place; the large
          * send gathers both */
         void *inplace = NULL;

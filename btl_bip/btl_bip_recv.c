@@ -88,11 +88,11 @@ static void mca_btl_bip_rreq_complete(mca_btl_bip_rreq_t *rreq)
         if (OPAL_LIKELY(NULL != reg->cbfunc)) {
             segment.seg_addr.pval = rreq->buf;
             segment.seg_len = rreq->size;
-            tc_ompi_deliver(reg, &mca_btl_bip_module.super, rreq->ep, rreq->tag, &segment, 1);
+            tc_ompi_deliver(reg, &rreq->ep->module->super, rreq->ep, rreq->tag, &segment, 1);
         }
         free(rreq->buf);
     } else {
-        rreq->cbfunc(&mca_btl_bip_module.super, rreq->ep, rreq->buf,
+        rreq->cbfunc(&rreq->ep->module->super, rreq->ep, rreq->buf,
                      (struct mca_btl_base_registration_handle_t *) rreq->local_handle,
                      rreq->cbcontext, rreq->cbdata, OPAL_SUCCESS);
     }
@@ -217,8 +217,8 @@ static void mca_btl_bip_handle_req(mca_btl_bip_endpoint_t *ep, uint8_t tag,
 {
     mca_btl_bip_rreq_t *rreq;
 
-    if (OPAL_UNLIKELY(req->size > mca_btl_bip_module.super.btl_max_send_size ||
-                      req->size <= mca_btl_bip_component.short_limit)) {
+    if (OPAL_UNLIKELY(req->size > ep->module->super.btl_max_send_size ||
+                      req->size <= ep->module->short_limit)) {
         mca_btl_bip_fatal_peer(ep, "REQ with a size outside the medium range (protocol error)");
         return;
     }
@@ -278,7 +278,7 @@ static void mca_btl_bip_handle_msg(const unsigned char *msg, uint32_t len, uint3
             /* in place: zero copy out of the slot */
             segment.seg_addr.pval = (void *) (msg + sizeof(hdr));
             segment.seg_len = hdr.len;
-            tc_ompi_deliver(reg, &mca_btl_bip_module.super, ep, hdr.tag, &segment, 1);
+            tc_ompi_deliver(reg, &ep->module->super, ep, hdr.tag, &segment, 1);
         }
         bip_srecv_release(c->dev);
         /* credits only after the slot is free */
@@ -388,7 +388,7 @@ int mca_btl_bip_reap_reads(void)
                                                     : "a large read was refused (bad address)");
             rc = OPAL_ERR_UNREACH;
         }
-        tc_ompi_rdma_cb_call(&rg->cb, &mca_btl_bip_module.super, rc);
+        tc_ompi_rdma_cb_call(&rg->cb, &rg->cb.endpoint->module->super, rc);
         free(rg);
         ++count;
     }
@@ -467,6 +467,5 @@ void mca_btl_bip_fatal_peer(mca_btl_bip_endpoint_t *ep, const char *why)
     ep->state = MCA_BTL_BIP_EP_FAILED;
     tc_ompi_fatal_peer(
         &(tc_ompi_fatal_info_t){"bip", "help-mpi-btl-bip.txt", mca_btl_bip_component.output},
-        &mca_btl_bip_module.super, mca_btl_bip_module.error_cb, ep->proc, "rank", ep->peer_rank,
-        why);
+        &ep->module->super, ep->module->error_cb, ep->proc, "rank", ep->peer_rank, why);
 }

@@ -2,8 +2,8 @@
 /* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * btl_bip_send.c: the three regimes of MPI-BIP as ob1 reaches them.
- *   btl_sendi, btl_send of <= short_limit bytes: SHORT, data inline in one
- *       slot of the receiver's static queue (MPICH's short protocol);
+ *   btl_sendi, btl_send of <= the reach's short limit: SHORT, data inline
+ *       in one slot of the receiver's static queue (MPICH's short protocol);
  *   btl_send of more (ob1's eager and pipeline fragments up to
  *       max_send_size): the three-way protocol, REQ -> ACK (a receive
  *       posted at the receiver) -> the data by a large send;
@@ -44,7 +44,7 @@ int mca_btl_bip_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endp
     frag->tag = tag;
     frag->endpoint = endpoint;
     frag->internal = false;
-    frag->ctl = size <= mca_btl_bip_component.short_limit ? MCA_BTL_BIP_SHORT : MCA_BTL_BIP_REQ;
+    frag->ctl = size <= endpoint->module->short_limit ? MCA_BTL_BIP_SHORT : MCA_BTL_BIP_REQ;
     /* ob1 relies on the callback (as with vader): always give it */
     frag->base.des_flags |= MCA_BTL_DES_SEND_ALWAYS_CALLBACK;
     return mca_btl_bip_endpoint_send_ctl(endpoint, frag);
@@ -63,7 +63,7 @@ int mca_btl_bip_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     (void) btl;
     (void) order;
     (void) flags;
-    if (OPAL_UNLIKELY(length > mca_btl_bip_component.short_limit)) {
+    if (OPAL_UNLIKELY(length > endpoint->module->short_limit)) {
         goto no_resource;
     }
     OPAL_THREAD_LOCK(&endpoint->lock);

@@ -78,6 +78,7 @@ static int bip_medium_run(int write_rc)
     OBJ_CONSTRUCT(&ep.lock, opal_mutex_t);
     OBJ_CONSTRUCT(&ep.await_ack, opal_list_t);
     ep.peer_rank = 1;
+    ep.module = &mca_btl_bip_module;
     ep.state = MCA_BTL_BIP_EP_CONNECTED;
     OBJ_CONSTRUCT(&frag, mca_btl_bip_frag_t);
     frag.endpoint = &ep;
