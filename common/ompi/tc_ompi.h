@@ -260,6 +260,86 @@ void tc_ompi_remote_btls(char *btls, size_t btlslen);
 void tc_ompi_alone_on_host(const char *help_file, const char *btl, const char *provider,
                            bool only_requested);
 
+/* ---- one BTL module per reach (tc_ompi_reach.c) ------------------------- */
+
+/* A component whose peers are of two kinds (this host through a
+ * shared-memory provider, other hosts through a network provider) hands
+ * ob1 one module per kind ("reach"), each with its own figures; ob1 picks
+ * the module per peer and schedules by that module's figures. The
+ * standard parameters btl_<component>_<figure> (mca_btl_base_param_register
+ * on the template module) stay those of the same-host reach; another
+ * reach has btl_<component>_<reach>_<figure>. docs/common.md, "One BTL
+ * module per reach", has the whole contract. */
+
+/* The figures ob1 and the bml read per module. */
+typedef struct tc_ompi_reach_figures_t {
+    size_t eager_limit;
+    size_t rndv_eager_limit;
+    size_t max_send_size;
+    size_t rdma_pipeline_send_length;
+    size_t rdma_pipeline_frag_size;
+    size_t min_rdma_pipeline_size;
+    unsigned int latency;   /* microseconds */
+    unsigned int bandwidth; /* Mbps */
+} tc_ompi_reach_figures_t;
+
+/* A module's figures (e.g. the template's, as a start for a reach's
+ * defaults). */
+tc_ompi_reach_figures_t tc_ompi_reach_figures(const mca_btl_base_module_t *module);
+
+/* From the component's register function: btl_<comp>_<reach>_<figure>
+ * for every figure, the default being the value in *figures (stored
+ * there by the parameter system, read at init), with the project's
+ * policy (READONLY, no flag) and Open MPI's levels (4 for the sizes, 5
+ * for latency and bandwidth). peers completes each description ("peers
+ * on other hosts (libfabric)"). OPAL_SUCCESS or the first error. */
+int tc_ompi_reach_register(const mca_base_component_t *comp, const char *reach, const char *peers,
+                           tc_ompi_reach_figures_t *figures);
+
+/* From init, after the template's own checks: module becomes a copy of
+ * template (functions, flags, exclusivity, handle size: everything) with
+ * *figures in place of its figures, rndv_eager_limit at most
+ * eager_limit, and Open MPI's own adjustments (mca_btl_base_param_verify).
+ * Component-specific limits (a slot size, a device maximum) are the
+ * component's to apply afterwards. */
+void tc_ompi_reach_module_init(mca_btl_base_module_t *module,
+                               const mca_btl_base_module_t *template,
+                               const tc_ompi_reach_figures_t *figures);
+
+/* The component's choice for one peer of its job: the endpoint that
+ * reaches it (found, and connected if it was unused) with, in *module,
+ * the module of that endpoint's reach; NULL when no module of the
+ * component reaches it. Called once per module per add_procs: it must
+ * give the same answer each time. */
+typedef struct mca_btl_base_endpoint_t *(*tc_ompi_reach_fn_t)(struct opal_proc_t *proc, void *ctx,
+                                                              mca_btl_base_module_t **module);
+
+/* How a component's modules claim peers in add_procs, and what it says
+ * about peers none of them reaches. */
+typedef struct tc_ompi_reach_claim_t {
+    tc_ompi_reach_fn_t reach;
+    void *ctx;
+    /* NULL: no message. Else, when only_requested and not *warned, the
+     * topic "peer unreachable" of help_file (arguments: host, count,
+     * providers, the peers, the BTLs that could reach them), once:
+     * *warned is set */
+    const char *help_file;
+    const char *providers; /* as the message names them ("shm, ofi") */
+    bool only_requested;   /* the btl list names this component and self only */
+    bool *warned;
+} tc_ompi_reach_claim_t;
+
+/* The add_procs of one module: peers[i] is the endpoint of procs[i] when
+ * claim->reach says module reaches it (bit i set in reachable, if not
+ * NULL), else NULL: ourselves, other jobs, peers of another module,
+ * peers no module reaches. Returns how many peers other than ourselves
+ * none of the component's modules reaches (other jobs' included), the
+ * same count from every module. */
+int tc_ompi_reach_add_procs(mca_btl_base_module_t *module, const tc_ompi_reach_claim_t *claim,
+                            size_t nprocs, struct opal_proc_t **procs,
+                            struct mca_btl_base_endpoint_t **peers,
+                            struct opal_bitmap_t *reachable);
+
 /* ---- the fatal-peer path (tc_ompi_fatal.c) ------------------------------ */
 
 /* Who reports: the component's name, help file (with a topic "peer lost":
