@@ -20,14 +20,13 @@
 
 static int mca_btl_via_endpoint_post_recv(mca_btl_via_endpoint_t *ep, uint32_t i)
 {
-    mca_btl_via_component_t *c = &mca_btl_via_component;
     vipl_desc_t *d = ep->rdescs + i;
 
     d->control = VIPL_CONTROL_OP_SEND;
     d->seg_count = 1;
-    d->ds[0].addr = ep->rbufs + (size_t) i * c->recv_size;
+    d->ds[0].addr = ep->rbufs + (size_t) i * ep->dev->recv_size;
     d->ds[0].handle = ep->rhandle;
-    d->ds[0].length = c->recv_size;
+    d->ds[0].length = ep->dev->recv_size;
     d->context = ep;
     return VIPL_SUCCESS == vipl_post_recv(ep->vi, d) ? OPAL_SUCCESS : OPAL_ERROR;
 }
@@ -93,7 +92,7 @@ int mca_btl_via_endpoint_bring_up_locked(mca_btl_via_endpoint_t *ep)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
     mca_btl_via_dev_t *dev = ep->dev;
-    size_t bytes = (size_t) c->recv_descriptors * c->recv_size;
+    size_t bytes = (size_t) c->recv_descriptors * dev->recv_size;
     vipl_mem_attrs_t ma = {.ptag = dev->ptag};
     uint32_t posted = 0;
     vipl_return_t rc;
@@ -122,7 +121,7 @@ int mca_btl_via_endpoint_bring_up_locked(mca_btl_via_endpoint_t *ep)
     ep->rdescs = calloc(c->recv_descriptors, sizeof(*ep->rdescs));
     ep->rbufs = vipl_mem_alloc(dev->nic, bytes);
     if (NULL == ep->rdescs || NULL == ep->rbufs ||
-        NULL == (ep->credit_frag = mca_btl_via_frag_alloc(ep)) ||
+        NULL == (ep->credit_frag = mca_btl_via_frag_alloc(dev, ep)) ||
         VIPL_SUCCESS != vipl_register_mem(dev->nic, ep->rbufs, bytes, &ma, &ep->rhandle)) {
         goto fail;
     }
@@ -266,8 +265,6 @@ static int mca_btl_via_endpoint_post(mca_btl_via_endpoint_t *ep, mca_btl_via_fra
         frag->imm | ((credits & MCA_BTL_VIA_IMM_CREDIT_MAX) << MCA_BTL_VIA_IMM_CREDIT_SHIFT);
     d->seg_count = 1;
     d->ds[0].length = (uint32_t) frag->segment.seg_len;
-    /* the send pool is registered on every device */
-    d->ds[0].handle = ep->dev->send_pool_handle;
     d->context = frag;
     rc = vipl_post_send(ep->vi, d);
     if (OPAL_UNLIKELY(VIPL_ERROR_RESOURCE == rc)) {

@@ -78,7 +78,7 @@ int mca_btl_via_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     bool waiting;
     int rc;
 
-    if (OPAL_UNLIKELY(length > mca_btl_via_component.recv_size)) {
+    if (OPAL_UNLIKELY(length > endpoint->dev->recv_size)) {
         goto no_resource;
     }
     mca_btl_via_send_ready(endpoint);
@@ -87,7 +87,7 @@ int mca_btl_via_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
                       tc_credits_queued(&endpoint->credits) > 0)) {
         goto no_resource;
     }
-    frag = mca_btl_via_frag_alloc(endpoint);
+    frag = mca_btl_via_frag_alloc(endpoint->dev, endpoint);
     if (OPAL_UNLIKELY(NULL == frag)) {
         goto no_resource;
     }
