@@ -91,6 +91,13 @@ typedef struct mca_btl_via_held {
     vipl_desc_t *d;
 } mca_btl_via_held_t;
 
+/* a delivered message's receive descriptor, posted again later */
+struct mca_btl_base_endpoint_t;
+typedef struct mca_btl_via_repost {
+    struct mca_btl_base_endpoint_t *ep;
+    vipl_desc_t *d;
+} mca_btl_via_repost_t;
+
 typedef struct mca_btl_via_component {
     mca_btl_base_component_3_0_0_t super;
 
@@ -133,7 +140,14 @@ typedef struct mca_btl_via_component {
      * recv_descriptors entries always suffice */
     mca_btl_via_held_t *held;
     uint32_t held_cap, held_head, held_count;
-    int next_dev; /* the device whose CQ is read first next time */
+    /* descriptors of delivered messages, posted again at the next
+     * progress call (held_cap entries suffice as well) */
+    mca_btl_via_repost_t *repost;
+    uint32_t repost_count;
+    /* the open devices' receive CQs, read in turn by progress */
+    vipl_cq_t *cqs[MCA_BTL_VIA_NUM_DEVS];
+    int num_cqs;
+    int next_cq; /* the CQ read first next time */
 
     tc_rcache_t *rcache;
     /* statistics: updated with mca_btl_via_count (atomic under threads) */

@@ -254,11 +254,14 @@ void mca_btl_via_release_device(void)
     free(c->endpoints);
     free(c->active);
     free(c->held);
+    free(c->repost);
     c->endpoints = NULL;
     c->active = NULL;
     c->num_active = 0;
     c->held = NULL;
-    c->held_cap = c->held_head = c->held_count = 0;
+    c->repost = NULL;
+    c->held_cap = c->held_head = c->held_count = c->repost_count = 0;
+    c->num_cqs = c->next_cq = 0;
 }
 
 static int mca_btl_via_component_close(void)
@@ -582,7 +585,8 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
     /* a VI is on one device only: its receives fit once */
     c->held_cap = c->nprocs * c->recv_descriptors;
     c->held = calloc(c->held_cap, sizeof(*c->held));
-    if (NULL == c->endpoints || NULL == c->active || NULL == c->held) {
+    c->repost = calloc(c->held_cap, sizeof(*c->repost));
+    if (NULL == c->endpoints || NULL == c->active || NULL == c->held || NULL == c->repost) {
         goto fail;
     }
     for (int k = 0; k < MCA_BTL_VIA_NUM_DEVS; ++k) {
@@ -596,6 +600,7 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
                 vipl_create_cq(dev->nic, c->nprocs * c->recv_descriptors, &dev->recv_cq)) {
             goto fail;
         }
+        c->cqs[c->num_cqs++] = dev->recv_cq;
         dev->vis = calloc(c->nprocs, sizeof(*dev->vis));
         if (NULL == dev->vis) {
             goto fail;

@@ -316,6 +316,43 @@ static void mca_btl_via_endpoint_credit_locked(mca_btl_via_endpoint_t *ep)
     ep->credit_busy = true;
 }
 
+/* Credits back before the peer runs short: once we owe it half of its
+ * credits and have no queued send to carry them, an ordinary message
+ * without payload (kind RETURN, counted as one) returns them, so that a
+ * one-way stream does not stop for a round trip every N-1 messages,
+ * which is when the credit-only message of the last credit goes.  Only
+ * with N >= 4: the message owes the peer one credit, below N/2, so no
+ * answer of the same kind follows it. */
+void mca_btl_via_endpoint_return_locked(mca_btl_via_endpoint_t *ep)
+{
+    static const uint64_t nothing = 0;
+    const uint32_t n = ep->credits.n;
+    mca_btl_via_frag_t *frag;
+    uint32_t piggy;
+
+    if (n < 4 || tc_credits_owed(&ep->credits) < n / 2 ||
+        MCA_BTL_VIA_EP_CONNECTED != ep->state || 0 != tc_credits_try_send(&ep->credits, &piggy)) {
+        return;
+    }
+    if (NULL != ep->dev->ops->post_inline && 0 != ep->dev->nic->attrs.max_inline) {
+        if (VIPL_SUCCESS ==
+            vipl_post_inline(ep->vi, &nothing, 0,
+                             MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_RETURN, 0, piggy))) {
+            return;
+        }
+    } else if (NULL != (frag = mca_btl_via_frag_alloc(ep->dev, ep))) {
+        frag->kind = MCA_BTL_VIA_FRAG_INTERNAL;
+        frag->imm = MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_RETURN, 0, 0);
+        frag->segment.seg_len = 0;
+        if (OPAL_SUCCESS == mca_btl_via_endpoint_post(ep, frag, piggy)) {
+            return;
+        }
+        mca_btl_via_frag_return(frag);
+    }
+    /* not now: the credit-only message of the last credit still comes */
+    tc_credits_cancel(&ep->credits, NULL, piggy);
+}
+
 int mca_btl_via_endpoint_send_locked(mca_btl_via_endpoint_t *ep, mca_btl_via_frag_t *frag)
 {
     uint32_t piggy;

@@ -34,7 +34,10 @@ enum {
     MCA_BTL_VIA_KIND_AM = 1,       /* active message for the tag */
     MCA_BTL_VIA_KIND_CREDIT = 2,   /* credits only, no payload */
     MCA_BTL_VIA_KIND_PUT_DONE = 3, /* end of a put (RDMA write with immediate) */
-    MCA_BTL_VIA_KIND_MAX = 4
+    /* credits returned early: an ordinary message without payload,
+     * counted as one (mca_btl_via_endpoint_return_locked) */
+    MCA_BTL_VIA_KIND_RETURN = 4,
+    MCA_BTL_VIA_KIND_MAX = 5
 };
 
 #define MCA_BTL_VIA_IMM(kind, tag, credits)                                                 \

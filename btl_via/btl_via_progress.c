@@ -18,14 +18,107 @@
 #include "btl_via_frag.h"
 
 
-/* one receive completion: hand it to ob1 (in place), take the credits it
- * carries, re-post the descriptor (which is the credit we return) */
+/* under ep->lock: after credits came back or a descriptor was posted
+ * again, the sends queued for want of them go, the peer gets a
+ * credit-only message when it needs ours, and sends that completed are
+ * taken (most messages leave nothing to do: no calls then) */
+static inline void mca_btl_via_after_credits_locked(mca_btl_via_endpoint_t *ep)
+{
+    if (OPAL_UNLIKELY(tc_credits_queued(&ep->credits) > 0 ||
+                      tc_credits_need_credit_only(&ep->credits))) {
+        mca_btl_via_endpoint_flush_locked(ep);
+    }
+    if (OPAL_UNLIKELY(2 * tc_credits_owed(&ep->credits) >= ep->credits.n)) {
+        mca_btl_via_endpoint_return_locked(ep);
+    }
+    if (ep->outstanding > 0) {
+        mca_btl_via_endpoint_reap_locked(ep);
+    }
+}
+
+/* under ep->lock: the accounting broke (the peer returned more credits
+ * than it holds, or sent more than we granted): the endpoint fails;
+ * returns with the lock released */
+static void mca_btl_via_credit_fail_unlock(mca_btl_via_endpoint_t *ep)
+{
+    ep->state = MCA_BTL_VIA_EP_FAILED;
+    mca_btl_via_endpoint_fail_locked(ep);
+    OPAL_THREAD_UNLOCK(&ep->lock);
+    mca_btl_via_fatal_peer(ep, "credit accounting broken (more credits than granted)");
+}
+
+/* The descriptors of delivered messages, posted again (and then counted
+ * in the credits we owe the peer) at the next progress call or harvest:
+ * the re-post is off the path between a message's arrival and the
+ * return of the receive that waited for it (docs/btl_via.md, section 8).
+ * Under the progress guard. */
+static void mca_btl_via_repost(void)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    uint32_t n = c->repost_count;
+
+    c->repost_count = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        mca_btl_via_endpoint_t *ep = c->repost[i].ep;
+
+        OPAL_THREAD_LOCK(&ep->lock);
+        if (MCA_BTL_VIA_EP_FAILED == ep->state) {
+            OPAL_THREAD_UNLOCK(&ep->lock);
+            continue;
+        }
+        if (VIPL_SUCCESS != vipl_post_recv(ep->vi, c->repost[i].d) ||
+            0 != tc_credits_received(&ep->credits, 0)) {
+            mca_btl_via_credit_fail_unlock(ep);
+            continue;
+        }
+        mca_btl_via_after_credits_locked(ep);
+        OPAL_THREAD_UNLOCK(&ep->lock);
+    }
+}
+
+/* one receive completion: the credits it carries taken, handed to ob1
+ * in place, its descriptor posted again at the next progress call (an
+ * ordinary message) or now (a credit-only message or a put notice,
+ * whose reserved or lent descriptor is posted before its credits count:
+ * common/tc_credits) */
 static void mca_btl_via_handle_recv(mca_btl_via_endpoint_t *ep, vipl_desc_t *d)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
     uint32_t imm = d->imm_data;
     uint32_t kind = MCA_BTL_VIA_IMM_KIND(imm);
 
+    if (OPAL_LIKELY(MCA_BTL_VIA_KIND_AM == kind &&
+                    VIPL_STATUS_IMMEDIATE ==
+                        (d->status & (VIPL_STATUS_IMMEDIATE | VIPL_STATUS_ERROR_MASK)))) {
+        mca_btl_base_tag_t tag = (mca_btl_base_tag_t) MCA_BTL_VIA_IMM_TAGOF(imm);
+        const mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger + tag;
+        mca_btl_base_segment_t segment;
+
+        if (0 != MCA_BTL_VIA_IMM_CREDITS(imm)) {
+            /* they name descriptors the peer posted again: usable now */
+            OPAL_THREAD_LOCK(&ep->lock);
+            if (MCA_BTL_VIA_EP_FAILED == ep->state) {
+                OPAL_THREAD_UNLOCK(&ep->lock);
+                return;
+            }
+            if (0 != tc_credits_returned(&ep->credits, MCA_BTL_VIA_IMM_CREDITS(imm))) {
+                mca_btl_via_credit_fail_unlock(ep);
+                return;
+            }
+            mca_btl_via_after_credits_locked(ep);
+            OPAL_THREAD_UNLOCK(&ep->lock);
+        }
+        if (OPAL_LIKELY(NULL != reg->cbfunc)) {
+            segment.seg_addr.pval = d->ds[0].addr;
+            segment.seg_len = d->length;
+            tc_ompi_deliver(reg, MCA_BTL_VIA_EP_BTL(ep), ep, tag, &segment, 1);
+        } else {
+            BTL_ERROR(("btl:via: message with unregistered tag %u from vpid %u dropped",
+                       (unsigned) tag, ep->vpid));
+        }
+        c->repost[c->repost_count++] = (mca_btl_via_repost_t){.ep = ep, .d = d};
+        return;
+    }
     if (OPAL_UNLIKELY(d->status & VIPL_STATUS_ERROR_MASK)) {
         vipl_vi_error_t why = VIPL_VIERR_NONE;
         bool was_failed;
@@ -45,56 +138,31 @@ static void mca_btl_via_handle_recv(mca_btl_via_endpoint_t *ep, vipl_desc_t *d)
         return;
     }
     /* a PUT_DONE may carry a length: verbs reports the RDMA write's (its
-     * buffer holds nothing); a CREDIT never does */
-    if (OPAL_UNLIKELY(!(d->status & VIPL_STATUS_IMMEDIATE) || 0 == kind ||
-                      kind >= MCA_BTL_VIA_KIND_MAX ||
-                      (MCA_BTL_VIA_KIND_CREDIT == kind && 0 != d->length))) {
+     * buffer holds nothing); a CREDIT or a RETURN never does */
+    if (OPAL_UNLIKELY(
+            !(d->status & VIPL_STATUS_IMMEDIATE) || 0 == kind || kind >= MCA_BTL_VIA_KIND_MAX ||
+            ((MCA_BTL_VIA_KIND_CREDIT == kind || MCA_BTL_VIA_KIND_RETURN == kind) &&
+             0 != d->length))) {
         mca_btl_via_fatal_peer(ep, "malformed message (bad immediate data)");
         return;
     }
-    if (OPAL_LIKELY(MCA_BTL_VIA_KIND_AM == kind)) {
-        mca_btl_base_tag_t tag = (mca_btl_base_tag_t) MCA_BTL_VIA_IMM_TAGOF(imm);
-        const mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger + tag;
-        mca_btl_base_segment_t segment;
-
-        if (OPAL_LIKELY(NULL != reg->cbfunc)) {
-            segment.seg_addr.pval = d->ds[0].addr;
-            segment.seg_len = d->length;
-            tc_ompi_deliver(reg, MCA_BTL_VIA_EP_BTL(ep), ep, tag, &segment, 1);
-        } else {
-            BTL_ERROR(("btl:via: message with unregistered tag %u from vpid %u dropped",
-                       (unsigned) tag, ep->vpid));
-        }
-    } else if (MCA_BTL_VIA_KIND_PUT_DONE == kind) {
+    if (MCA_BTL_VIA_KIND_PUT_DONE == kind) {
         mca_btl_via_count(&c->put_notices, 1);
     }
-
     OPAL_THREAD_LOCK(&ep->lock);
-    if (MCA_BTL_VIA_EP_FAILED != ep->state) {
-        /* the descriptor is posted again before its credits count; a
-         * credit-only message came in the reserved descriptor and is owed
-         * nothing (common/tc_credits) */
-        if (VIPL_SUCCESS != vipl_post_recv(ep->vi, d) ||
-            0 !=
-                (MCA_BTL_VIA_KIND_CREDIT == kind
-                     ? tc_credits_received_credit_only(&ep->credits, MCA_BTL_VIA_IMM_CREDITS(imm))
-                     : tc_credits_received(&ep->credits, MCA_BTL_VIA_IMM_CREDITS(imm)))) {
-            ep->state = MCA_BTL_VIA_EP_FAILED;
-            mca_btl_via_endpoint_fail_locked(ep);
-            OPAL_THREAD_UNLOCK(&ep->lock);
-            mca_btl_via_fatal_peer(ep, "credit accounting broken (more credits than granted)");
-            return;
-        }
-        /* credits came back: the queued sends go; the peer may need ours
-         * (most messages leave nothing to do: no calls then) */
-        if (OPAL_UNLIKELY(tc_credits_queued(&ep->credits) > 0 ||
-                          tc_credits_need_credit_only(&ep->credits))) {
-            mca_btl_via_endpoint_flush_locked(ep);
-        }
-        if (ep->outstanding > 0) {
-            mca_btl_via_endpoint_reap_locked(ep);
-        }
+    if (MCA_BTL_VIA_EP_FAILED == ep->state) {
+        OPAL_THREAD_UNLOCK(&ep->lock);
+        return;
     }
+    if (VIPL_SUCCESS != vipl_post_recv(ep->vi, d) ||
+        0 !=
+            (MCA_BTL_VIA_KIND_CREDIT == kind
+                 ? tc_credits_received_credit_only(&ep->credits, MCA_BTL_VIA_IMM_CREDITS(imm))
+                 : tc_credits_received(&ep->credits, MCA_BTL_VIA_IMM_CREDITS(imm)))) {
+        mca_btl_via_credit_fail_unlock(ep);
+        return;
+    }
+    mca_btl_via_after_credits_locked(ep);
     OPAL_THREAD_UNLOCK(&ep->lock);
 }
 
@@ -159,26 +227,20 @@ static inline void mca_btl_via_progress_leave(void)
     }
 }
 
-/* the next receive completion: the ones a send held back first (they
- * left the CQ earlier), then the CQ's; false when there is none */
-/* the next receive completion off the devices' CQs (each device in
- * turn, so that one busy device does not starve the other); false when
- * there is none */
-static bool mca_btl_via_cq_next(vipl_vi_t **vi, vipl_desc_t **d)
+/* the next receive completion off the devices' CQs (each in turn, so
+ * that one busy device does not starve the other); false when there is
+ * none */
+static inline bool mca_btl_via_cq_next(vipl_vi_t **vi, vipl_desc_t **d)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
     bool is_recv;
 
-    for (int i = 0; i < MCA_BTL_VIA_NUM_DEVS; ++i) {
-        int k = (c->next_dev + i) % MCA_BTL_VIA_NUM_DEVS;
-        vipl_cq_t *cq = c->devs[k].recv_cq;
+    for (int i = 0; i < c->num_cqs; ++i) {
+        int k = c->next_cq + i < c->num_cqs ? c->next_cq + i : c->next_cq + i - c->num_cqs;
 
-        if (NULL == cq) {
-            continue;
-        }
-        while (VIPL_SUCCESS == vipl_cq_done(cq, vi, &is_recv)) {
+        while (VIPL_SUCCESS == vipl_cq_done(c->cqs[k], vi, &is_recv)) {
             if (VIPL_SUCCESS == vipl_recv_done(*vi, d)) {
-                c->next_dev = (k + 1) % MCA_BTL_VIA_NUM_DEVS;
+                c->next_cq = k + 1 < c->num_cqs ? k + 1 : 0;
                 return true;
             }
         }
@@ -186,7 +248,9 @@ static bool mca_btl_via_cq_next(vipl_vi_t **vi, vipl_desc_t **d)
     return false;
 }
 
-static bool mca_btl_via_next_recv(vipl_vi_t **vi, vipl_desc_t **d)
+/* the next receive completion: the ones a send held back first (they
+ * left the CQ earlier), then the CQs'; false when there is none */
+static inline bool mca_btl_via_next_recv(vipl_vi_t **vi, vipl_desc_t **d)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
 
@@ -211,6 +275,9 @@ void mca_btl_via_harvest_credits(void)
      * allow */
     if (!mca_btl_via_progress_enter()) {
         return;
+    }
+    if (c->repost_count > 0) {
+        mca_btl_via_repost();
     }
     while (c->held_count < c->held_cap) {
         mca_btl_via_endpoint_t *ep;
@@ -273,6 +340,9 @@ int mca_btl_via_component_progress(void)
     }
     if (!mca_btl_via_progress_enter()) {
         return 0;
+    }
+    if (c->repost_count > 0) {
+        mca_btl_via_repost();
     }
     /* peers asking for a VI we have not made: every 16th call (a rank
      * that only receives must still bring its VI up) */

@@ -247,6 +247,10 @@ struct vipl_emu_vi {
     uint64_t rconsumed;     /* peer's receive slots I consumed */
     uint32_t rconsumed_idx; /* rconsumed modulo remote_depth */
     uint64_t rposted_seen;  /* peer's posted count, last read */
+    /* the registration of our receive buffers last found valid (an
+     * inline delivery checks the generation alone while it holds) */
+    vipl_mem_handle_t rx_ok_handle;
+    uint64_t rx_ok_base, rx_ok_len;
 };
 
 extern const vipl_ops_t vipl_emu_ops;
@@ -1054,22 +1058,19 @@ static bool vipl_emu_peer_ready(const vipl_emu_vi_t *vi)
 /* consume the peer's next posted receive descriptor and fill it with the
  * descriptor's data (or nothing: RDMA write with immediate).  Returns the
  * status for the send descriptor. */
-static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool with_data,
-                                 uint64_t total)
+/* the peer's next posted receive slot, or NULL when there is none the
+ * send may take (the VI broke; *err: the send's status) */
+static inline vipl_emu_rslot_t *vipl_emu_take_slot(vipl_emu_vi_t *vi, uint32_t *err)
 {
     vipl_emu_vi_rec_t *rr = vi->rrec;
-    vipl_emu_remote_t *r = vi->remote;
     uint64_t posted = vi->rposted_seen;
-    vipl_emu_rslot_t *slot;
-    vipl_emu_reg_t reg;
-    uint32_t rstatus = VIPL_STATUS_DONE;
-    uint64_t addr, buf_len;
 
     if (vi->nic->strict && !vipl_emu_peer_ready(vi)) {
         /* verbs drops packets to a queue pair in INIT; the sender's
          * retries run out (RETRY_EXC_ERR) and its queue pair breaks */
         vipl_emu_vi_fail(vi, VIPL_VIERR_PEER_GONE, false);
-        return VIPL_STATUS_TRANSPORT_ERROR;
+        *err = VIPL_STATUS_TRANSPORT_ERROR;
+        return NULL;
     }
     if (posted == vi->rconsumed) {
         /* the peer's posted count lives on a line it writes: read it only
@@ -1079,29 +1080,54 @@ static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool w
     if (posted == vi->rconsumed) {
         /* VIA: a send without a posted receive breaks the connection */
         vipl_emu_vi_fail(vi, VIPL_VIERR_RECV_NOT_POSTED, true);
-        return VIPL_STATUS_REMOTE_DESC_ERROR;
+        *err = VIPL_STATUS_REMOTE_DESC_ERROR;
+        return NULL;
     }
     if (posted - vi->rconsumed > vi->remote_depth) {
         vipl_emu_vi_fail(vi, VIPL_VIERR_PROTOCOL, true);
-        return VIPL_STATUS_TRANSPORT_ERROR;
+        *err = VIPL_STATUS_TRANSPORT_ERROR;
+        return NULL;
     }
-    slot = rr->slots + vi->rconsumed_idx;
+    return rr->slots + vi->rconsumed_idx;
+}
+
+/* a small message travels in the completion's own cache line (its bytes
+ * already in slot->inline_data); the owner's NIC side (recv_done) checks
+ * its descriptor and moves them into the buffer before it reports the
+ * completion, so the buffer is never touched from here: one line
+ * crosses, not three */
+static inline void vipl_emu_fill_inline(vipl_emu_vi_t *vi, vipl_emu_rslot_t *slot, uint32_t len,
+                                        uint32_t imm, uint32_t flags)
+{
+    slot->done_len = len;
+    slot->imm = imm;
+    vipl_emu_store32(&slot->status, VIPL_STATUS_DONE | VIPL_EMU_STATUS_INLINE | flags);
+    vipl_emu_consumed(vi);
+}
+
+static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool with_data,
+                                 uint64_t total)
+{
+    vipl_emu_vi_rec_t *rr = vi->rrec;
+    vipl_emu_remote_t *r = vi->remote;
+    vipl_emu_rslot_t *slot;
+    vipl_emu_reg_t reg;
+    uint32_t rstatus = VIPL_STATUS_DONE;
+    uint64_t addr, buf_len;
+
+    slot = vipl_emu_take_slot(vi, &rstatus);
+    if (NULL == slot) {
+        return rstatus;
+    }
     if (with_data && total <= VIPL_EMU_INLINE_MAX) {
-        /* a small message travels in the completion's own cache line; the
-         * owner's NIC side (recv_done) checks its descriptor and moves it
-         * into the buffer before it reports the completion, so the buffer
-         * is never touched from here: one line crosses, not three */
         uint8_t *dst = slot->inline_data;
+
         for (uint32_t i = 0; i < d->seg_count; ++i) {
             memcpy(dst, d->ds[i].addr, d->ds[i].length);
             dst += d->ds[i].length;
         }
-        slot->done_len = (uint32_t) total;
-        slot->imm = d->imm_data;
-        vipl_emu_store32(&slot->status,
-                         VIPL_STATUS_DONE | VIPL_EMU_STATUS_INLINE |
-                             ((d->control & VIPL_CONTROL_IMMEDIATE) ? VIPL_STATUS_IMMEDIATE : 0));
-        vipl_emu_consumed(vi);
+        vipl_emu_fill_inline(vi, slot, (uint32_t) total, d->imm_data,
+                             (d->control & VIPL_CONTROL_IMMEDIATE) ? VIPL_STATUS_IMMEDIATE : 0);
         return 0;
     }
     addr = slot->addr;
@@ -1349,6 +1375,29 @@ static vipl_return_t vipl_emu_post_send(vipl_vi_t *base, vipl_desc_t *d)
     return VIPL_SUCCESS;
 }
 
+/* a send without a descriptor (vipl_post_inline): straight into the
+ * peer's next slot, behind the RDMA queued before it */
+static vipl_return_t vipl_emu_post_inline(vipl_vi_t *base, const void *buf, uint32_t len,
+                                          uint32_t imm)
+{
+    vipl_emu_vi_t *vi = (vipl_emu_vi_t *) base;
+    vipl_emu_rslot_t *slot;
+    uint32_t err;
+
+    if (0 == vi->nic->super.attrs.max_inline || len > vi->nic->super.attrs.max_inline) {
+        return VIPL_INVALID_PARAMETER; /* strict: max_inline 0, none at all */
+    }
+    if (__builtin_expect(NULL != vi->pend_head, 0)) {
+        vipl_emu_flush_pending(vi);
+    }
+    if (VIPL_STATE_CONNECTED != vi->state || NULL == (slot = vipl_emu_take_slot(vi, &err))) {
+        return VIPL_INVALID_STATE;
+    }
+    memcpy(slot->inline_data, buf, len);
+    vipl_emu_fill_inline(vi, slot, len, imm, VIPL_STATUS_IMMEDIATE);
+    return VIPL_SUCCESS;
+}
+
 static vipl_return_t vipl_emu_send_done(vipl_vi_t *base, vipl_desc_t **dp)
 {
     vipl_emu_vi_t *vi = (vipl_emu_vi_t *) base;
@@ -1417,6 +1466,30 @@ static void vipl_emu_check_vi(vipl_emu_vi_t *vi)
     }
 }
 
+/* a receive descriptor's buffer, as a delivery into it checks it: the
+ * registration found valid last time still is while its entry keeps the
+ * handle's generation (a deregistration changes it), so only the range
+ * is checked again; else the whole check */
+static inline bool vipl_emu_check_own(vipl_emu_vi_t *vi, const vipl_desc_t *d, uint32_t len)
+{
+    vipl_mem_handle_t h = d->ds[0].handle;
+    uint64_t a = (uintptr_t) d->ds[0].addr;
+    vipl_emu_reg_t reg;
+
+    if (h == vi->rx_ok_handle && 0 != h &&
+        vipl_emu_load32(&vi->nic->regs[(uint32_t) h].gen) == (uint32_t) (h >> 32) &&
+        a >= vi->rx_ok_base && len <= vi->rx_ok_len && a - vi->rx_ok_base <= vi->rx_ok_len - len) {
+        return true;
+    }
+    if (!vipl_emu_check_reg(vi->nic->regs, vi->nic->max_regs, h, vi->ptag, a, len, 0, &reg)) {
+        return false;
+    }
+    vi->rx_ok_handle = h;
+    vi->rx_ok_base = reg.base;
+    vi->rx_ok_len = reg.len;
+    return true;
+}
+
 /* is a receive completion (or a flushed descriptor) waiting? */
 static inline bool vipl_emu_recv_ready(vipl_emu_vi_t *vi)
 {
@@ -1465,9 +1538,7 @@ static vipl_return_t vipl_emu_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
         } else if (st & VIPL_EMU_STATUS_INLINE) {
             /* the NIC's last step of an inline delivery: check the
              * descriptor's buffer as the sender would have, then fill it */
-            if (len > 0 &&
-                !vipl_emu_check_reg(vi->nic->regs, vi->nic->max_regs, d->ds[0].handle, vi->ptag,
-                                    (uintptr_t) d->ds[0].addr, len, 0, NULL)) {
+            if (len > 0 && !vipl_emu_check_own(vi, d, len)) {
                 st |= VIPL_STATUS_PROTECTION_ERROR;
                 len = 0;
             } else {
@@ -1600,4 +1671,5 @@ const vipl_ops_t vipl_emu_ops = {
     .nic_vi_address = vipl_emu_nic_vi_address,
     .connect_wait = vipl_emu_connect_wait,
     .attach_peer = vipl_emu_attach_peer,
+    .post_inline = vipl_emu_post_inline,
 };

@@ -1552,6 +1552,35 @@ static vipl_return_t vipl_ofi_post_send(vipl_vi_t *base, vipl_desc_t *d)
     return VIPL_SUCCESS;
 }
 
+/* a send without a descriptor (vipl_post_inline): fi_injectdata, which
+ * makes no completion at all */
+static vipl_return_t vipl_ofi_post_inline(vipl_vi_t *base, const void *buf, uint32_t len,
+                                          uint32_t imm)
+{
+    vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
+    vipl_return_t rc = VIPL_SUCCESS;
+    ssize_t ret;
+
+    if (len > vi->nic->super.attrs.max_inline) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    pthread_mutex_lock(&vi->lock);
+    if (VIPL_STATE_CONNECTED != vi->state) {
+        pthread_mutex_unlock(&vi->lock);
+        return VIPL_INVALID_STATE;
+    }
+    ret = fi_injectdata(vi->ep, buf, len, imm, 0);
+    if (-FI_EAGAIN == ret) {
+        vipl_ofi_poll_vi(vi);
+        rc = VIPL_ERROR_RESOURCE;
+    } else if (0 != ret) {
+        vipl_ofi_fail_locked(vi, VIPL_VIERR_PEER_GONE);
+        rc = VIPL_INVALID_STATE;
+    }
+    pthread_mutex_unlock(&vi->lock);
+    return rc;
+}
+
 static vipl_return_t vipl_ofi_post_recv(vipl_vi_t *base, vipl_desc_t *d)
 {
     vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
@@ -1716,6 +1745,7 @@ const vipl_ops_t vipl_ofi_ops = {
     .connect_peer_done = vipl_ofi_connect_peer_done,
     .disconnect = vipl_ofi_disconnect,
     .post_send = vipl_ofi_post_send,
+    .post_inline = vipl_ofi_post_inline,
     .post_recv = vipl_ofi_post_recv,
     .send_done = vipl_ofi_send_done,
     .recv_done = vipl_ofi_recv_done,
