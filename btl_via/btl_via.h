@@ -186,8 +186,8 @@ extern mca_btl_via_module_t mca_btl_via_ofi_module;
  * one max_send_size fragment, ob1's header included */
 static inline size_t mca_btl_via_buffer_size(const mca_btl_base_module_t *m)
 {
-    size_t n = m->btl_max_send_size > m->btl_eager_limit ? m->btl_max_send_size
-                                                          : m->btl_eager_limit;
+    size_t n =
+        m->btl_max_send_size > m->btl_eager_limit ? m->btl_max_send_size : m->btl_eager_limit;
 
     return TC_ALIGN_UP(n, (size_t) 64);
 }

@@ -187,8 +187,8 @@ static int mca_btl_via_component_register(void)
     c->ofi_figures.rdma_pipeline_send_length = 64 * 1024;
     c->ofi_figures.latency = 10;
     c->ofi_figures.bandwidth = 10000;
-    rc = tc_ompi_reach_register(&c->super.btl_version, "ofi",
-                                "peers on other hosts (ofi or verbs)", &c->ofi_figures);
+    rc = tc_ompi_reach_register(&c->super.btl_version, "ofi", "peers on other hosts (ofi or verbs)",
+                                &c->ofi_figures);
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
@@ -485,8 +485,8 @@ static void mca_btl_via_modules_make(void)
     /* the other hosts' copy first, from the template as registered */
     for (int k = MCA_BTL_VIA_NUM_DEVS - 1; k >= 0; --k) {
         mca_btl_via_dev_t *dev = &c->devs[k];
-        mca_btl_via_module_t *mod = MCA_BTL_VIA_DEV_LOCAL == k ? &mca_btl_via_module
-                                                              : &mca_btl_via_ofi_module;
+        mca_btl_via_module_t *mod =
+            MCA_BTL_VIA_DEV_LOCAL == k ? &mca_btl_via_module : &mca_btl_via_ofi_module;
         mca_btl_base_module_t *m = &mod->super;
 
         if (NULL == dev->nic) {
@@ -676,4 +676,3 @@ fail:
     mca_btl_via_release_device();
     return NULL;
 }
-

@@ -330,8 +330,8 @@ void mca_btl_via_endpoint_return_locked(mca_btl_via_endpoint_t *ep)
     mca_btl_via_frag_t *frag;
     uint32_t piggy;
 
-    if (n < 4 || tc_credits_owed(&ep->credits) < n / 2 ||
-        MCA_BTL_VIA_EP_CONNECTED != ep->state || 0 != tc_credits_try_send(&ep->credits, &piggy)) {
+    if (n < 4 || tc_credits_owed(&ep->credits) < n / 2 || MCA_BTL_VIA_EP_CONNECTED != ep->state ||
+        0 != tc_credits_try_send(&ep->credits, &piggy)) {
         return;
     }
     if (NULL != ep->dev->ops->post_inline && 0 != ep->dev->nic->attrs.max_inline) {

@@ -99,12 +99,11 @@ int mca_btl_via_pool_init(mca_btl_via_dev_t *dev)
     OBJ_CONSTRUCT(&dev->pool_lock, opal_mutex_t);
     OBJ_CONSTRUCT(&dev->frags, opal_free_list_t);
     dev->frags_made = true;
-    return opal_free_list_init(&dev->frags, sizeof(mca_btl_via_frag_t), opal_cache_line_size,
-                               OBJ_CLASS(mca_btl_via_frag_t), 0, opal_cache_line_size,
-                               (int) MCA_BTL_VIA_CHUNK_BUFS,
-                               (int) (dev->max_chunks * MCA_BTL_VIA_CHUNK_BUFS),
-                               (int) MCA_BTL_VIA_CHUNK_BUFS, NULL, 0, NULL, mca_btl_via_frag_init,
-                               dev);
+    return opal_free_list_init(
+        &dev->frags, sizeof(mca_btl_via_frag_t), opal_cache_line_size,
+        OBJ_CLASS(mca_btl_via_frag_t), 0, opal_cache_line_size, (int) MCA_BTL_VIA_CHUNK_BUFS,
+        (int) (dev->max_chunks * MCA_BTL_VIA_CHUNK_BUFS), (int) MCA_BTL_VIA_CHUNK_BUFS, NULL, 0,
+        NULL, mca_btl_via_frag_init, dev);
 }
 
 void mca_btl_via_pool_fini(mca_btl_via_dev_t *dev)

@@ -25,7 +25,7 @@ typedef struct mca_btl_via_frag_t {
     mca_btl_base_segment_t segment;
     struct mca_btl_base_endpoint_t *endpoint;
     mca_btl_via_dev_t *dev; /* whose send pool the buffer is */
-    tc_list_item_t link; /* in the endpoint's credit FIFO */
+    tc_list_item_t link;    /* in the endpoint's credit FIFO */
     vipl_desc_t desc;
     int kind;
     int status;
@@ -75,8 +75,7 @@ static inline void mca_btl_via_frag_complete(mca_btl_via_frag_t *frag)
         return;
     }
     if (frag->base.des_cbfunc) {
-        frag->base.des_cbfunc(&frag->dev->module->super, frag->endpoint, &frag->base,
-                              frag->status);
+        frag->base.des_cbfunc(&frag->dev->module->super, frag->endpoint, &frag->base, frag->status);
     }
     if (frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
         mca_btl_via_frag_return(frag);

@@ -50,6 +50,42 @@ enum {
 #define MCA_BTL_VIA_IMM_CREDITS(imm) ((imm) >> MCA_BTL_VIA_IMM_CREDIT_SHIFT)
 
 _Static_assert(MCA_BTL_VIA_IMM_CREDIT_SHIFT + 20 == 32, "credits fill the top of the immediate");
+
+/* what a receive completion is, from its status, immediate data and
+ * length (the peer chose the last two: every case is checked here; the
+ * credit count is checked by the credit account, the tag indexes a table
+ * of 256) */
+enum {
+    MCA_BTL_VIA_RX_AM = 0,        /* ob1's message of length <= the buffer */
+    MCA_BTL_VIA_RX_CREDIT = 1,    /* credit-only, length 0 */
+    MCA_BTL_VIA_RX_PUT_DONE = 2,  /* a put's notice (verbs gives it a length) */
+    MCA_BTL_VIA_RX_RETURN = 3,    /* credits returned early, length 0 */
+    MCA_BTL_VIA_RX_ERROR = 4,     /* the descriptor completed with an error */
+    MCA_BTL_VIA_RX_MALFORMED = 5, /* no immediate, unknown kind, bad length */
+};
+
+static inline int mca_btl_via_rx_class(uint32_t status, uint32_t imm, uint32_t length,
+                                       uint32_t buf_len)
+{
+    if (status & VIPL_STATUS_ERROR_MASK) {
+        return MCA_BTL_VIA_RX_ERROR;
+    }
+    if (!(status & VIPL_STATUS_IMMEDIATE)) {
+        return MCA_BTL_VIA_RX_MALFORMED;
+    }
+    switch (MCA_BTL_VIA_IMM_KIND(imm)) {
+    case MCA_BTL_VIA_KIND_AM:
+        return length <= buf_len ? MCA_BTL_VIA_RX_AM : MCA_BTL_VIA_RX_MALFORMED;
+    case MCA_BTL_VIA_KIND_CREDIT:
+        return 0 == length ? MCA_BTL_VIA_RX_CREDIT : MCA_BTL_VIA_RX_MALFORMED;
+    case MCA_BTL_VIA_KIND_RETURN:
+        return 0 == length ? MCA_BTL_VIA_RX_RETURN : MCA_BTL_VIA_RX_MALFORMED;
+    case MCA_BTL_VIA_KIND_PUT_DONE:
+        return MCA_BTL_VIA_RX_PUT_DONE;
+    default:
+        return MCA_BTL_VIA_RX_MALFORMED;
+    }
+}
 _Static_assert(MCA_BTL_VIA_KIND_MAX <= MCA_BTL_VIA_IMM_KIND_MASK, "kinds fit their field");
 
 /* modex record: a header with each device slot's geometry (0: this
@@ -76,8 +112,7 @@ _Static_assert(sizeof(mca_btl_via_modex_slot_t) == 16, "modex slot layout");
 _Static_assert(offsetof(mca_btl_via_modex_slot_t, provider) == 0, "modex slot provider offset");
 _Static_assert(offsetof(mca_btl_via_modex_slot_t, recv_descriptors) == 4,
                "modex slot credits offset");
-_Static_assert(offsetof(mca_btl_via_modex_slot_t, recv_size) == 8,
-               "modex slot buffer size offset");
+_Static_assert(offsetof(mca_btl_via_modex_slot_t, recv_size) == 8, "modex slot buffer size offset");
 _Static_assert(offsetof(mca_btl_via_modex_slot_t, max_transfer) == 12,
                "modex slot max transfer offset");
 _Static_assert(sizeof(mca_btl_via_modex_hdr_t) == 40, "modex header layout");

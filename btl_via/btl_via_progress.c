@@ -17,7 +17,6 @@
 #include "btl_via_endpoint.h"
 #include "btl_via_frag.h"
 
-
 /* under ep->lock: after credits came back or a descriptor was posted
  * again, the sends queued for want of them go, the peer gets a
  * credit-only message when it needs ours, and sends that completed are
@@ -85,11 +84,9 @@ static void mca_btl_via_handle_recv(mca_btl_via_endpoint_t *ep, vipl_desc_t *d)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
     uint32_t imm = d->imm_data;
-    uint32_t kind = MCA_BTL_VIA_IMM_KIND(imm);
+    int cls = mca_btl_via_rx_class(d->status, imm, d->length, ep->dev->recv_size);
 
-    if (OPAL_LIKELY(MCA_BTL_VIA_KIND_AM == kind &&
-                    VIPL_STATUS_IMMEDIATE ==
-                        (d->status & (VIPL_STATUS_IMMEDIATE | VIPL_STATUS_ERROR_MASK)))) {
+    if (OPAL_LIKELY(MCA_BTL_VIA_RX_AM == cls)) {
         mca_btl_base_tag_t tag = (mca_btl_base_tag_t) MCA_BTL_VIA_IMM_TAGOF(imm);
         const mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger + tag;
         mca_btl_base_segment_t segment;
@@ -119,7 +116,7 @@ static void mca_btl_via_handle_recv(mca_btl_via_endpoint_t *ep, vipl_desc_t *d)
         c->repost[c->repost_count++] = (mca_btl_via_repost_t){.ep = ep, .d = d};
         return;
     }
-    if (OPAL_UNLIKELY(d->status & VIPL_STATUS_ERROR_MASK)) {
+    if (OPAL_UNLIKELY(MCA_BTL_VIA_RX_ERROR == cls)) {
         vipl_vi_error_t why = VIPL_VIERR_NONE;
         bool was_failed;
 
@@ -137,16 +134,11 @@ static void mca_btl_via_handle_recv(mca_btl_via_endpoint_t *ep, vipl_desc_t *d)
         }
         return;
     }
-    /* a PUT_DONE may carry a length: verbs reports the RDMA write's (its
-     * buffer holds nothing); a CREDIT or a RETURN never does */
-    if (OPAL_UNLIKELY(
-            !(d->status & VIPL_STATUS_IMMEDIATE) || 0 == kind || kind >= MCA_BTL_VIA_KIND_MAX ||
-            ((MCA_BTL_VIA_KIND_CREDIT == kind || MCA_BTL_VIA_KIND_RETURN == kind) &&
-             0 != d->length))) {
+    if (OPAL_UNLIKELY(MCA_BTL_VIA_RX_MALFORMED == cls)) {
         mca_btl_via_fatal_peer(ep, "malformed message (bad immediate data)");
         return;
     }
-    if (MCA_BTL_VIA_KIND_PUT_DONE == kind) {
+    if (MCA_BTL_VIA_RX_PUT_DONE == cls) {
         mca_btl_via_count(&c->put_notices, 1);
     }
     OPAL_THREAD_LOCK(&ep->lock);
@@ -156,7 +148,7 @@ static void mca_btl_via_handle_recv(mca_btl_via_endpoint_t *ep, vipl_desc_t *d)
     }
     if (VIPL_SUCCESS != vipl_post_recv(ep->vi, d) ||
         0 !=
-            (MCA_BTL_VIA_KIND_CREDIT == kind
+            (MCA_BTL_VIA_RX_CREDIT == cls
                  ? tc_credits_received_credit_only(&ep->credits, MCA_BTL_VIA_IMM_CREDITS(imm))
                  : tc_credits_received(&ep->credits, MCA_BTL_VIA_IMM_CREDITS(imm)))) {
         mca_btl_via_credit_fail_unlock(ep);
@@ -283,23 +275,21 @@ void mca_btl_via_harvest_credits(void)
         mca_btl_via_endpoint_t *ep;
         vipl_vi_t *vi;
         vipl_desc_t *d;
-        uint32_t imm, kind;
-        bool sound;
+        uint32_t imm;
+        int cls;
 
         if (!mca_btl_via_cq_next(&vi, &d)) {
             break;
         }
         ep = (mca_btl_via_endpoint_t *) vi->user;
         imm = d->imm_data;
-        kind = MCA_BTL_VIA_IMM_KIND(imm);
-        sound = NULL != ep && !(d->status & VIPL_STATUS_ERROR_MASK) &&
-            (d->status & VIPL_STATUS_IMMEDIATE) && 0 != kind && kind < MCA_BTL_VIA_KIND_MAX;
-        /* (a PUT_DONE may carry the RDMA write's length, a CREDIT not) */
-        if (sound && MCA_BTL_VIA_KIND_AM != kind &&
-            (MCA_BTL_VIA_KIND_PUT_DONE == kind || 0 == d->length)) {
-            /* a credit-only message or a put notice: nothing for the PML;
-             * handled whole, so that the reserved descriptor is posted
-             * again before its credits count (common/tc_credits) */
+        cls = NULL != ep ? mca_btl_via_rx_class(d->status, imm, d->length, ep->dev->recv_size)
+                         : MCA_BTL_VIA_RX_ERROR;
+        if (MCA_BTL_VIA_RX_CREDIT == cls || MCA_BTL_VIA_RX_RETURN == cls ||
+            MCA_BTL_VIA_RX_PUT_DONE == cls) {
+            /* credits or a put notice: nothing for the PML; handled
+             * whole, so that the descriptor is posted again before its
+             * credits count (common/tc_credits) */
             mca_btl_via_handle_recv(ep, d);
             continue;
         }
@@ -308,7 +298,7 @@ void mca_btl_via_harvest_credits(void)
         c->held[(c->held_head + c->held_count) % c->held_cap] =
             (mca_btl_via_held_t){.vi = vi, .d = d};
         ++c->held_count;
-        if (!sound || MCA_BTL_VIA_KIND_AM != kind || 0 == MCA_BTL_VIA_IMM_CREDITS(imm)) {
+        if (MCA_BTL_VIA_RX_AM != cls || 0 == MCA_BTL_VIA_IMM_CREDITS(imm)) {
             continue;
         }
         /* its credits name descriptors the peer has posted again: usable
