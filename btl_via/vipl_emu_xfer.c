@@ -198,6 +198,22 @@ static uint32_t vipl_emu_deliver(vipl_emu_vi_t *vi, const vipl_desc_t *d, bool w
     return 0;
 }
 
+/* an iovec list with its first k bytes taken off */
+static void vipl_emu_iov_advance(struct iovec **v, unsigned *n, size_t k)
+{
+    while (k > 0 && *n > 0) {
+        size_t s = k < (*v)->iov_len ? k : (*v)->iov_len;
+
+        (*v)->iov_base = (char *) (*v)->iov_base + s;
+        (*v)->iov_len -= s;
+        k -= s;
+        if (0 == (*v)->iov_len) {
+            ++*v;
+            --*n;
+        }
+    }
+}
+
 /* one CMA transfer, restarted after partial progress */
 static bool vipl_emu_cma(pid_t pid, bool write, struct iovec *l, unsigned nl, struct iovec *r,
                          unsigned nr, size_t total)
@@ -217,28 +233,8 @@ static bool vipl_emu_cma(pid_t pid, bool write, struct iovec *l, unsigned nl, st
         done += (size_t) n;
         if (done < total) {
             /* advance both lists by n bytes */
-            size_t k = (size_t) n;
-            while (k > 0 && nl > 0) {
-                size_t s = k < l->iov_len ? k : l->iov_len;
-                l->iov_base = (char *) l->iov_base + s;
-                l->iov_len -= s;
-                k -= s;
-                if (0 == l->iov_len) {
-                    ++l;
-                    --nl;
-                }
-            }
-            k = (size_t) n;
-            while (k > 0 && nr > 0) {
-                size_t s = k < r->iov_len ? k : r->iov_len;
-                r->iov_base = (char *) r->iov_base + s;
-                r->iov_len -= s;
-                k -= s;
-                if (0 == r->iov_len) {
-                    ++r;
-                    --nr;
-                }
-            }
+            vipl_emu_iov_advance(&l, &nl, (size_t) n);
+            vipl_emu_iov_advance(&r, &nr, (size_t) n);
         }
     }
     return true;

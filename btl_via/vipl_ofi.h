@@ -168,6 +168,7 @@ void vipl_ofi_bell_close(vipl_ofi_vi_t *vi);
 void vipl_ofi_poll_eq(vipl_ofi_nic_t *nic);
 
 /* vipl_ofi_xfer.c */
+int vipl_ofi_fi_recv(vipl_ofi_vi_t *vi, vipl_desc_t *d);
 bool vipl_ofi_local(vipl_ofi_nic_t *nic, const vipl_data_seg_t *ds, void **desc);
 void vipl_ofi_release_held(vipl_ofi_vi_t *vi);
 void vipl_ofi_ring_remove(vipl_ofi_vi_t *vi, vipl_desc_t *d);

@@ -92,21 +92,9 @@ vipl_return_t vipl_ofi_ep_open(vipl_ofi_vi_t *vi, struct fi_info *info)
         return VIPL_ERROR_RESOURCE;
     }
     for (uint32_t i = 0; i < vi->ring_count; ++i) {
-        vipl_desc_t *d = vi->ring[(vi->ring_head + i) % vi->recv_depth];
-        struct iovec iov = {.iov_base = d->ds[0].addr, .iov_len = d->ds[0].length};
-        void *desc = NULL;
-        struct fi_msg msg;
-
-        (void) vipl_ofi_local(nic, &d->ds[0], &desc);
-        memset(&msg, 0, sizeof(msg));
-        msg.msg_iov = &iov;
-        msg.desc = &desc;
-        msg.iov_count = 1;
-        msg.context = d;
-        if (0 != fi_recvmsg(vi->ep, &msg, FI_COMPLETION)) {
+        if (0 != vipl_ofi_fi_recv(vi, vi->ring[(vi->ring_head + i) % vi->recv_depth])) {
             return VIPL_ERROR_RESOURCE;
         }
-        d->prov_ |= VIPL_OFI_AT_FI;
     }
     return VIPL_SUCCESS;
 }

@@ -362,12 +362,32 @@ vipl_return_t vipl_ofi_post_inline(vipl_vi_t *base, const void *buf, uint32_t le
     return rc;
 }
 
+/* under the VI's lock: a receive descriptor's buffer posted at
+ * libfabric (its endpoint exists) */
+int vipl_ofi_fi_recv(vipl_ofi_vi_t *vi, vipl_desc_t *d)
+{
+    struct iovec iov = {.iov_base = d->ds[0].addr, .iov_len = d->ds[0].length};
+    void *desc = NULL;
+    struct fi_msg msg;
+    int ret;
+
+    (void) vipl_ofi_local(vi->nic, &d->ds[0], &desc);
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov = &iov;
+    msg.desc = &desc;
+    msg.iov_count = 1;
+    msg.context = d;
+    ret = (int) fi_recvmsg(vi->ep, &msg, FI_COMPLETION);
+    if (0 == ret) {
+        d->prov_ |= VIPL_OFI_AT_FI;
+    }
+    return ret;
+}
+
 vipl_return_t vipl_ofi_post_recv(vipl_vi_t *base, vipl_desc_t *d)
 {
     vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
     void *desc = NULL;
-    struct iovec iov;
-    struct fi_msg msg;
 
     if (NULL == d || 1 != d->seg_count || !vipl_ofi_local(vi->nic, &d->ds[0], &desc)) {
         return VIPL_INVALID_PARAMETER;
@@ -393,20 +413,10 @@ vipl_return_t vipl_ofi_post_recv(vipl_vi_t *base, vipl_desc_t *d)
     d->status = 0;
     d->length = 0;
     d->prov_ = VIPL_OFI_RECV;
-    if (NULL != vi->ep) {
-        iov.iov_base = d->ds[0].addr;
-        iov.iov_len = d->ds[0].length;
-        memset(&msg, 0, sizeof(msg));
-        msg.msg_iov = &iov;
-        msg.desc = &desc;
-        msg.iov_count = 1;
-        msg.context = d;
-        if (0 != fi_recvmsg(vi->ep, &msg, FI_COMPLETION)) {
-            d->prov_ = 0;
-            pthread_mutex_unlock(&vi->lock);
-            return VIPL_ERROR_RESOURCE;
-        }
-        d->prov_ |= VIPL_OFI_AT_FI;
+    if (NULL != vi->ep && 0 != vipl_ofi_fi_recv(vi, d)) {
+        d->prov_ = 0;
+        pthread_mutex_unlock(&vi->lock);
+        return VIPL_ERROR_RESOURCE;
     }
     vi->ring[(vi->ring_head + vi->ring_count) % vi->recv_depth] = d;
     ++vi->ring_count;
@@ -419,27 +429,26 @@ static void vipl_ofi_poll_cb(void *vi)
     vipl_ofi_poll_vi(vi);
 }
 
-vipl_return_t vipl_ofi_send_done(vipl_vi_t *base, vipl_desc_t **dp)
+/* VipSendDone and VipRecvDone: the head of one of the VI's done queues */
+static vipl_return_t vipl_ofi_done(vipl_ofi_vi_t *vi, bool recv, vipl_desc_t **dp)
 {
-    vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
     vipl_return_t rc;
 
     pthread_mutex_lock(&vi->lock);
-    rc = vipl_done_take(&vi->sdone_head, &vi->sdone_tail, vipl_ofi_poll_cb, vi, dp);
+    rc = recv ? vipl_done_take(&vi->rdone_head, &vi->rdone_tail, vipl_ofi_poll_cb, vi, dp)
+              : vipl_done_take(&vi->sdone_head, &vi->sdone_tail, vipl_ofi_poll_cb, vi, dp);
     pthread_mutex_unlock(&vi->lock);
     return rc;
 }
 
+vipl_return_t vipl_ofi_send_done(vipl_vi_t *base, vipl_desc_t **dp)
+{
+    return vipl_ofi_done((vipl_ofi_vi_t *) base, false, dp);
+}
+
 vipl_return_t vipl_ofi_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
 {
-    vipl_ofi_vi_t *vi = (vipl_ofi_vi_t *) base;
-
-    vipl_return_t rc;
-
-    pthread_mutex_lock(&vi->lock);
-    rc = vipl_done_take(&vi->rdone_head, &vi->rdone_tail, vipl_ofi_poll_cb, vi, dp);
-    pthread_mutex_unlock(&vi->lock);
-    return rc;
+    return vipl_ofi_done((vipl_ofi_vi_t *) base, true, dp);
 }
 
 /* every VI of the group is read (the provider's progress), the first one

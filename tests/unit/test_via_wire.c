@@ -216,48 +216,42 @@ static void test_via_modex_fuzz(void **state)
     free(good);
 }
 
+/* one receive completion and its class */
+typedef struct via_rx_case {
+    uint32_t status, kind, credits, length, buf_len;
+    int cls;
+} via_rx_case_t;
+
 static void test_via_rx_class_cases(void **state)
 {
     const uint32_t ok = VIPL_STATUS_DONE | VIPL_STATUS_IMMEDIATE;
+    const via_rx_case_t cases[] = {
+        {ok, MCA_BTL_VIA_KIND_AM, 3, 100, 4096, MCA_BTL_VIA_RX_AM},
+        {ok, MCA_BTL_VIA_KIND_AM, 0, 4096, 4096, MCA_BTL_VIA_RX_AM},
+        {ok, MCA_BTL_VIA_KIND_AM, 0, 4097, 4096, MCA_BTL_VIA_RX_MALFORMED},
+        {ok, MCA_BTL_VIA_KIND_CREDIT, 31, 0, 4096, MCA_BTL_VIA_RX_CREDIT},
+        {ok, MCA_BTL_VIA_KIND_CREDIT, 31, 1, 4096, MCA_BTL_VIA_RX_MALFORMED},
+        {ok, MCA_BTL_VIA_KIND_RETURN, 16, 0, 4096, MCA_BTL_VIA_RX_RETURN},
+        {ok, MCA_BTL_VIA_KIND_RETURN, 16, 8, 4096, MCA_BTL_VIA_RX_MALFORMED},
+        /* a put's notice may carry the RDMA write's length (verbs) */
+        {ok, MCA_BTL_VIA_KIND_PUT_DONE, 1, 1u << 20, 4096, MCA_BTL_VIA_RX_PUT_DONE},
+        {ok, 0, 0, 0, 4096, MCA_BTL_VIA_RX_MALFORMED},
+        {VIPL_STATUS_DONE, MCA_BTL_VIA_KIND_AM, 0, 8, 4096, MCA_BTL_VIA_RX_MALFORMED},
+        {ok | VIPL_STATUS_FLUSHED_ERROR, MCA_BTL_VIA_KIND_AM, 0, 8, 4096, MCA_BTL_VIA_RX_ERROR},
+    };
 
     (void) state;
-    assert_int_equal(
-        MCA_BTL_VIA_RX_AM,
-        mca_btl_via_rx_class(ok, MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_AM, 65, 3), 100, 4096));
-    assert_int_equal(
-        MCA_BTL_VIA_RX_AM,
-        mca_btl_via_rx_class(ok, MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_AM, 0, 0), 4096, 4096));
-    assert_int_equal(
-        MCA_BTL_VIA_RX_MALFORMED,
-        mca_btl_via_rx_class(ok, MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_AM, 0, 0), 4097, 4096));
-    assert_int_equal(
-        MCA_BTL_VIA_RX_CREDIT,
-        mca_btl_via_rx_class(ok, MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_CREDIT, 0, 31), 0, 4096));
-    assert_int_equal(
-        MCA_BTL_VIA_RX_MALFORMED,
-        mca_btl_via_rx_class(ok, MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_CREDIT, 0, 31), 1, 4096));
-    assert_int_equal(
-        MCA_BTL_VIA_RX_RETURN,
-        mca_btl_via_rx_class(ok, MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_RETURN, 0, 16), 0, 4096));
-    assert_int_equal(
-        MCA_BTL_VIA_RX_MALFORMED,
-        mca_btl_via_rx_class(ok, MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_RETURN, 0, 16), 8, 4096));
-    /* a put's notice may carry the RDMA write's length (verbs) */
-    assert_int_equal(
-        MCA_BTL_VIA_RX_PUT_DONE,
-        mca_btl_via_rx_class(ok, MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_PUT_DONE, 0, 1), 1u << 20, 4096));
-    assert_int_equal(MCA_BTL_VIA_RX_MALFORMED,
-                     mca_btl_via_rx_class(ok, MCA_BTL_VIA_IMM(0, 0, 0), 0, 4096));
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+        const via_rx_case_t *t = cases + i;
+
+        assert_int_equal(t->cls,
+                         mca_btl_via_rx_class(t->status, MCA_BTL_VIA_IMM(t->kind, 65, t->credits),
+                                              t->length, t->buf_len));
+    }
     for (uint32_t k = MCA_BTL_VIA_KIND_MAX; k <= MCA_BTL_VIA_IMM_KIND_MASK; ++k) {
         assert_int_equal(MCA_BTL_VIA_RX_MALFORMED,
                          mca_btl_via_rx_class(ok, MCA_BTL_VIA_IMM(k, 0, 0), 0, 4096));
     }
-    assert_int_equal(MCA_BTL_VIA_RX_MALFORMED,
-                     mca_btl_via_rx_class(VIPL_STATUS_DONE,
-                                          MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_AM, 65, 0), 8, 4096));
-    assert_int_equal(MCA_BTL_VIA_RX_ERROR,
-                     mca_btl_via_rx_class(ok | VIPL_STATUS_FLUSHED_ERROR,
-                                          MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_AM, 65, 0), 8, 4096));
 }
 
 /* every immediate value's kind with random lengths and status bits: the
