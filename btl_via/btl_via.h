@@ -163,8 +163,9 @@ typedef struct mca_btl_via_component {
     bool all_peers_added; /* the first add_procs brought up every VI */
     /* the other-host reach's figures (btl_via_ofi_*) */
     tc_ompi_reach_figures_t ofi_figures;
-    int live_modules; /* initialized modules: the last finalize tears down */
-    bool live;        /* devices and endpoints exist: progress runs */
+    unsigned int ofi_inplace_min; /* btl_via_ofi_send_inplace */
+    int live_modules;             /* initialized modules: the last finalize tears down */
+    bool live;                    /* devices and endpoints exist: progress runs */
 } mca_btl_via_component_t;
 
 TC_OMPI_MODULE_DECLSPEC extern mca_btl_via_component_t mca_btl_via_component;
@@ -176,6 +177,9 @@ typedef struct mca_btl_via_module {
     mca_btl_base_module_t super;
     bool initialized;
     int slot; /* MCA_BTL_VIA_DEV_* */
+    /* prepare_src leaves a contiguous payload of at least this many
+     * bytes in the user's buffer (0: always copied) */
+    size_t inplace_min;
     mca_btl_base_module_error_cb_fn_t error_cb;
 } mca_btl_via_module_t;
 

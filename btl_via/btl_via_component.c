@@ -187,6 +187,14 @@ static int mca_btl_via_component_register(void)
     c->ofi_figures.rdma_pipeline_send_length = 64 * 1024;
     c->ofi_figures.latency = 10;
     c->ofi_figures.bandwidth = 10000;
+    c->ofi_inplace_min = 4096;
+    mca_btl_via_reg_uint("ofi_send_inplace",
+                         "Eager messages to a peer on another host whose data is contiguous and "
+                         "at least this many bytes go out from the sender's buffer (a second data "
+                         "segment of the send descriptor) instead of being copied into a "
+                         "registered send buffer first, where the provider reads unregistered "
+                         "memory (ofi without FI_MR_LOCAL; 0: always copy)",
+                         OPAL_INFO_LVL_5, &c->ofi_inplace_min);
     rc = tc_ompi_reach_register(&c->super.btl_version, "ofi", "peers on other hosts (ofi or verbs)",
                                 &c->ofi_figures);
     if (OPAL_SUCCESS != rc) {
@@ -507,6 +515,15 @@ static void mca_btl_via_modules_make(void)
         if (1 == dev->provider_id) {
             /* CMA is synchronous: a put has landed when its callback runs */
             m->btl_flags |= TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION;
+        }
+        /* large eager payloads from the user's buffer: ob1 then hands
+         * every eager send to prepare_src (which copies the small ones)
+         * instead of sendi */
+        mod->inplace_min = 0;
+        if (MCA_BTL_VIA_DEV_NET == k && 0 != c->ofi_inplace_min &&
+            vipl_query_nic(dev->nic)->local_unregistered) {
+            mod->inplace_min = c->ofi_inplace_min;
+            m->btl_flags |= MCA_BTL_FLAGS_SEND_INPLACE;
         }
     }
 }

@@ -81,8 +81,7 @@ static void mca_btl_via_endpoint_undo(mca_btl_via_endpoint_t *ep, uint32_t poste
         ep->rbufs = NULL;
     }
     if (NULL != ep->credit_frag) {
-        mca_btl_via_frag_return(ep->credit_frag);
-        ep->credit_frag = NULL;
+        OBJ_RELEASE(ep->credit_frag);
     }
     free(ep->rdescs);
     ep->rdescs = NULL;
@@ -121,12 +120,10 @@ int mca_btl_via_endpoint_bring_up_locked(mca_btl_via_endpoint_t *ep)
     ep->rdescs = calloc(c->recv_descriptors, sizeof(*ep->rdescs));
     ep->rbufs = vipl_mem_alloc(dev->nic, bytes);
     if (NULL == ep->rdescs || NULL == ep->rbufs ||
-        NULL == (ep->credit_frag = mca_btl_via_frag_alloc(dev, ep)) ||
+        NULL == (ep->credit_frag = mca_btl_via_credit_frag_new(dev, ep)) ||
         VIPL_SUCCESS != vipl_register_mem(dev->nic, ep->rbufs, bytes, &ma, &ep->rhandle)) {
         goto fail;
     }
-    ep->credit_frag->kind = MCA_BTL_VIA_FRAG_CREDIT;
-    ep->credit_frag->imm = MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_CREDIT, 0, 0);
     ep->vi->user = ep;
     /* VIA: receives are posted before the connection, so that nothing
      * the peer sends can find the queue empty */
@@ -174,7 +171,7 @@ void mca_btl_via_endpoint_destroy(mca_btl_via_endpoint_t *ep)
     }
     tc_credits_fini(&ep->credits);
     if (NULL != ep->credit_frag) {
-        mca_btl_via_frag_return(ep->credit_frag);
+        OBJ_RELEASE(ep->credit_frag);
     }
     if (0 != ep->rhandle) {
         (void) vipl_deregister_mem(ep->dev->nic, ep->rbufs, ep->rhandle);
@@ -250,12 +247,13 @@ static int mca_btl_via_endpoint_post(mca_btl_via_endpoint_t *ep, mca_btl_via_fra
                                      uint32_t credits)
 {
     vipl_desc_t *d = &frag->desc;
+    const bool inplace = 2 == frag->base.des_segment_count;
     vipl_return_t rc;
 
     d->control = VIPL_CONTROL_OP_SEND | VIPL_CONTROL_IMMEDIATE;
     /* max_inline 0 (verbs) means no inline send at all: an empty CREDIT
      * message flagged INLINE would be refused */
-    if (frag->segment.seg_len <= ep->dev->nic->attrs.max_inline &&
+    if (!inplace && frag->segments[0].seg_len <= ep->dev->nic->attrs.max_inline &&
         0 != ep->dev->nic->attrs.max_inline) {
         /* the NIC copies it at post: no check of the send buffer's
          * registration on the latency path (it is ours, registered once) */
@@ -264,7 +262,15 @@ static int mca_btl_via_endpoint_post(mca_btl_via_endpoint_t *ep, mca_btl_via_fra
     d->imm_data =
         frag->imm | ((credits & MCA_BTL_VIA_IMM_CREDIT_MAX) << MCA_BTL_VIA_IMM_CREDIT_SHIFT);
     d->seg_count = 1;
-    d->ds[0].length = (uint32_t) frag->segment.seg_len;
+    d->ds[0].length = (uint32_t) frag->segments[0].seg_len;
+    if (inplace) {
+        /* the payload from the user's buffer, which the NIC reads without
+         * a registration (attrs.local_unregistered) */
+        d->seg_count = 2;
+        d->ds[1].addr = frag->segments[1].seg_addr.pval;
+        d->ds[1].handle = 0;
+        d->ds[1].length = (uint32_t) frag->segments[1].seg_len;
+    }
     d->context = frag;
     rc = vipl_post_send(ep->vi, d);
     if (OPAL_UNLIKELY(VIPL_ERROR_RESOURCE == rc)) {
@@ -305,7 +311,7 @@ static void mca_btl_via_endpoint_credit_locked(mca_btl_via_endpoint_t *ep)
             return; /* flushed again once its completion is reaped */
         }
     }
-    frag->segment.seg_len = 0;
+    frag->segments[0].seg_len = 0;
     if (0 != tc_credits_take_credit_only(&ep->credits, &piggy)) {
         return;
     }
@@ -343,7 +349,7 @@ void mca_btl_via_endpoint_return_locked(mca_btl_via_endpoint_t *ep)
     } else if (NULL != (frag = mca_btl_via_frag_alloc(ep->dev, ep))) {
         frag->kind = MCA_BTL_VIA_FRAG_INTERNAL;
         frag->imm = MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_RETURN, 0, 0);
-        frag->segment.seg_len = 0;
+        frag->segments[0].seg_len = 0;
         if (OPAL_SUCCESS == mca_btl_via_endpoint_post(ep, frag, piggy)) {
             return;
         }

@@ -27,11 +27,33 @@ static void mca_btl_via_frag_construct(mca_btl_via_frag_t *frag)
     frag->kind = MCA_BTL_VIA_FRAG_SEND;
     frag->status = OPAL_SUCCESS;
     memset(&frag->desc, 0, sizeof(frag->desc));
-    frag->base.des_segments = &frag->segment;
+    frag->base.des_segments = frag->segments;
     frag->base.des_segment_count = 1;
 }
 
 OBJ_CLASS_INSTANCE(mca_btl_via_frag_t, mca_btl_base_descriptor_t, mca_btl_via_frag_construct, NULL);
+
+mca_btl_via_frag_t *mca_btl_via_credit_frag_new(mca_btl_via_dev_t *dev,
+                                                struct mca_btl_base_endpoint_t *ep)
+{
+    static uint64_t nothing;
+    mca_btl_via_frag_t *frag = OBJ_NEW(mca_btl_via_frag_t);
+
+    if (NULL == frag) {
+        return NULL;
+    }
+    frag->dev = dev;
+    frag->endpoint = ep;
+    frag->kind = MCA_BTL_VIA_FRAG_CREDIT;
+    frag->imm = MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_CREDIT, 0, 0);
+    frag->segments[0].seg_addr.pval = &nothing;
+    frag->segments[0].seg_len = 0;
+    frag->desc.seg_count = 1;
+    frag->desc.ds[0].addr = &nothing;
+    frag->desc.ds[0].handle = 0;
+    frag->desc.context = frag;
+    return frag;
+}
 
 /* under dev->pool_lock: one more chunk of buffers, registered */
 static int mca_btl_via_pool_grow_locked(mca_btl_via_dev_t *dev)
@@ -80,7 +102,7 @@ static int mca_btl_via_frag_init(opal_free_list_item_t *item, void *ctx)
         return rc;
     }
     frag->dev = dev;
-    frag->segment.seg_addr.pval = frag->data;
+    frag->segments[0].seg_addr.pval = frag->data;
     frag->desc.seg_count = 1;
     frag->desc.ds[0].addr = frag->data;
     frag->desc.context = frag;

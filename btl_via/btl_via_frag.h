@@ -22,7 +22,9 @@ enum {
 
 typedef struct mca_btl_via_frag_t {
     mca_btl_base_descriptor_t base;
-    mca_btl_base_segment_t segment;
+    /* [0]: the buffer (ob1's header, and the payload when copied);
+     * [1]: a payload sent from the user's buffer (in-place send) */
+    mca_btl_base_segment_t segments[2];
     struct mca_btl_base_endpoint_t *endpoint;
     mca_btl_via_dev_t *dev; /* whose send pool the buffer is */
     tc_list_item_t link;    /* in the endpoint's credit FIFO */
@@ -40,6 +42,13 @@ OBJ_CLASS_DECLARATION(mca_btl_via_frag_t);
 int mca_btl_via_pool_init(mca_btl_via_dev_t *dev);
 void mca_btl_via_pool_fini(mca_btl_via_dev_t *dev);
 
+/* an endpoint's credit-only message: a descriptor without a buffer (the
+ * message is its immediate data alone) made outside the send pool, which
+ * sends queued for want of the peer's credits may hold whole; OBJ_RELEASE
+ * frees it */
+mca_btl_via_frag_t *mca_btl_via_credit_frag_new(mca_btl_via_dev_t *dev,
+                                                struct mca_btl_base_endpoint_t *ep);
+
 /* a fragment of the device that carries messages to ep */
 static inline mca_btl_via_frag_t *mca_btl_via_frag_alloc(mca_btl_via_dev_t *dev,
                                                          struct mca_btl_base_endpoint_t *ep)
@@ -50,14 +59,14 @@ static inline mca_btl_via_frag_t *mca_btl_via_frag_alloc(mca_btl_via_dev_t *dev,
         frag->endpoint = ep;
         frag->kind = MCA_BTL_VIA_FRAG_SEND;
         frag->status = OPAL_SUCCESS;
-        frag->base.des_segments = &frag->segment;
+        frag->base.des_segments = frag->segments;
         frag->base.des_segment_count = 1;
         frag->base.des_cbfunc = NULL;
         frag->base.des_cbdata = NULL;
         frag->base.des_context = NULL;
         frag->base.des_flags = 0;
-        frag->segment.seg_addr.pval = frag->data;
-        frag->segment.seg_len = 0;
+        frag->segments[0].seg_addr.pval = frag->data;
+        frag->segments[0].seg_len = 0;
     }
     return frag;
 }

@@ -142,7 +142,7 @@ int mca_btl_via_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     frag->kind = MCA_BTL_VIA_FRAG_INTERNAL;
     frag->imm = MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_AM, tag, 0);
     tc_ompi_sendi_copy(frag->data, header, header_size, convertor, payload_size);
-    frag->segment.seg_len = length;
+    frag->segments[0].seg_len = length;
 
     OPAL_THREAD_LOCK(&endpoint->lock);
     rc = mca_btl_via_endpoint_send_locked(endpoint, frag);

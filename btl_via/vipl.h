@@ -149,7 +149,11 @@ typedef struct vipl_nic_attrs {
     uint32_t max_segs;
     uint32_t max_inline; /* bytes a VIPL_CONTROL_INLINE send may carry (0: none) */
     bool rdma_read;      /* VipPostSend with RDMA read works */
-    bool local_only;     /* reaches this host's processes only */
+    /* a send's data segment may be unregistered memory (handle 0): the
+     * NIC reads local memory without a registration (libfabric without
+     * FI_MR_LOCAL); VIA has no such thing */
+    bool local_unregistered;
+    bool local_only; /* reaches this host's processes only */
     /* VipConnectWait: the NIC reports connection requests for VIs that
      * do not exist yet (vipl_connect_wait), so VIs can be created on
      * first use; the address of a VI is then known before it exists

@@ -235,6 +235,7 @@ static vipl_return_t vipl_ofi_open_nic(const vipl_open_params_t *params, vipl_ni
     nic->super.attrs.rdma_read =
         0 != (nic->info->caps & FI_READ) || 0 != (nic->info->caps & FI_RMA);
     nic->super.attrs.local_only = false;
+    nic->super.attrs.local_unregistered = !nic->mr_local;
     nic->super.attrs.connect_wait = true;
     *nicp = &nic->super;
     return VIPL_SUCCESS;

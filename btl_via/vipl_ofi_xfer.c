@@ -34,7 +34,7 @@ bool vipl_ofi_local(vipl_ofi_nic_t *nic, const vipl_data_seg_t *ds, void **desc)
     uint64_t a = (uintptr_t) ds->addr;
 
     *desc = NULL;
-    if (0 == ds->length) {
+    if (0 == ds->length || (0 == ds->handle && !nic->mr_local)) {
         return true;
     }
     if (slot < 1 || slot > nic->max_regs) {
