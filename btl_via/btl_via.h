@@ -41,14 +41,35 @@ struct mca_btl_base_registration_handle_t {
     vipl_mem_handle_t h[MCA_BTL_VIA_NUM_DEVS];
 };
 
-/* one open VI provider (VIPL NIC) and what the component made on it */
+struct mca_btl_via_module;
+
+/* a piece of a device's send pool: buffers registered once, on that
+ * device only (VIA needs the source of a send registered; CHEMPI: never
+ * register per message) */
+typedef struct mca_btl_via_chunk {
+    char *base;
+    vipl_mem_handle_t handle;
+} mca_btl_via_chunk_t;
+
+/* one open VI provider (VIPL NIC), what the component made on it, and
+ * the BTL module of its reach (docs/common.md, "One BTL module per
+ * reach"): its receive buffers and send buffers are that module's
+ * max_send_size */
 typedef struct mca_btl_via_dev {
     const vipl_ops_t *ops;
     vipl_nic_t *nic; /* NULL: slot not in use */
     vipl_ptag_t *ptag;
     vipl_cq_t *recv_cq;
     vipl_vi_t **vis; /* by peer vpid (NULL: none) */
-    vipl_mem_handle_t send_pool_handle;
+    struct mca_btl_via_module *module;
+    uint32_t recv_size; /* bytes per receive and send buffer */
+    /* send buffers: the free list grows by chunks of the pool */
+    opal_free_list_t frags;
+    bool frags_made;
+    mca_btl_via_chunk_t *chunks;
+    uint32_t num_chunks, max_chunks;
+    uint32_t chunk_used; /* buffers handed out of the last chunk */
+    opal_mutex_t pool_lock;
     uint32_t provider_id; /* 1 emu, 2 verbs, 3 ofi (modex) */
     bool poll_sends;      /* sends complete later: progress reaps them */
     /* VIs made on first use, peers' requests taken by vipl_connect_wait
@@ -69,6 +90,13 @@ typedef struct mca_btl_via_held {
     vipl_vi_t *vi;
     vipl_desc_t *d;
 } mca_btl_via_held_t;
+
+/* a delivered message's receive descriptor, posted again later */
+struct mca_btl_base_endpoint_t;
+typedef struct mca_btl_via_repost {
+    struct mca_btl_base_endpoint_t *ep;
+    vipl_desc_t *d;
+} mca_btl_via_repost_t;
 
 typedef struct mca_btl_via_component {
     mca_btl_base_component_3_0_0_t super;
@@ -94,14 +122,6 @@ typedef struct mca_btl_via_component {
     bool poll_sends; /* some device completes sends later */
     uint32_t my_vpid;
     uint32_t nprocs;
-    uint32_t recv_size; /* bytes per receive buffer (max_send_size) */
-
-    /* send buffers: one pool, registered once on every device */
-    char *send_pool;
-    vipl_nic_t *send_pool_nic; /* the device whose memory it is */
-    size_t send_pool_count;
-    size_t send_pool_next;
-    opal_mutex_t pool_lock;
 
     struct mca_btl_base_endpoint_t **endpoints; /* by vpid */
     struct mca_btl_base_endpoint_t **active;    /* connected, polled for sends */
@@ -112,8 +132,6 @@ typedef struct mca_btl_via_component {
     tc_ompi_done_list_t completed_rdma;  /* put/get done, callback owed */
     opal_mutex_t lock;                   /* endpoint table, active list */
 
-    opal_free_list_t frags;
-
     /* one consumer of the receive CQ at a time (under threads) */
     tc_guard_t progress_guard;
     /* receive completions a send took off the CQ for the credits they
@@ -122,7 +140,14 @@ typedef struct mca_btl_via_component {
      * recv_descriptors entries always suffice */
     mca_btl_via_held_t *held;
     uint32_t held_cap, held_head, held_count;
-    int next_dev; /* the device whose CQ is read first next time */
+    /* descriptors of delivered messages, posted again at the next
+     * progress call (held_cap entries suffice as well) */
+    mca_btl_via_repost_t *repost;
+    uint32_t repost_count;
+    /* the open devices' receive CQs, read in turn by progress */
+    vipl_cq_t *cqs[MCA_BTL_VIA_NUM_DEVS];
+    int num_cqs;
+    int next_cq; /* the CQ read first next time */
 
     tc_rcache_t *rcache;
     /* statistics: updated with mca_btl_via_count (atomic under threads) */
@@ -136,17 +161,43 @@ typedef struct mca_btl_via_component {
 
     bool warned_unreachable;
     bool all_peers_added; /* the first add_procs brought up every VI */
+    /* the other-host reach's figures (btl_via_ofi_*) */
+    tc_ompi_reach_figures_t ofi_figures;
+    unsigned int ofi_inplace_min; /* btl_via_ofi_send_inplace */
+    int live_modules;             /* initialized modules: the last finalize tears down */
+    bool live;                    /* devices and endpoints exist: progress runs */
 } mca_btl_via_component_t;
 
 TC_OMPI_MODULE_DECLSPEC extern mca_btl_via_component_t mca_btl_via_component;
 
+/* a module serves the peers of one device slot: mca_btl_via_module
+ * (the template, with the standard parameters) this host's, and
+ * mca_btl_via_ofi_module (btl_via_ofi_*) other hosts' */
 typedef struct mca_btl_via_module {
     mca_btl_base_module_t super;
     bool initialized;
+    int slot; /* MCA_BTL_VIA_DEV_* */
+    /* prepare_src leaves a contiguous payload of at least this many
+     * bytes in the user's buffer (0: always copied) */
+    size_t inplace_min;
     mca_btl_base_module_error_cb_fn_t error_cb;
 } mca_btl_via_module_t;
 
 extern mca_btl_via_module_t mca_btl_via_module;
+extern mca_btl_via_module_t mca_btl_via_ofi_module;
+
+/* bytes of a module's send and receive buffers: one eager message or
+ * one max_send_size fragment, ob1's header included */
+static inline size_t mca_btl_via_buffer_size(const mca_btl_base_module_t *m)
+{
+    size_t n =
+        m->btl_max_send_size > m->btl_eager_limit ? m->btl_max_send_size : m->btl_eager_limit;
+
+    return TC_ALIGN_UP(n, (size_t) 64);
+}
+
+/* the module that owns an endpoint (ob1 gets it back in every callback) */
+#define MCA_BTL_VIA_EP_BTL(ep) (&(ep)->dev->module->super)
 
 /* a statistics counter that threads on different endpoints (or outside
  * every lock) update: atomic when Open MPI runs with threads, a plain add
@@ -210,6 +261,8 @@ int mca_btl_via_accept_requests(void);
 void mca_btl_via_harvest_credits(void);
 void mca_btl_via_fatal_peer(struct mca_btl_base_endpoint_t *ep, const char *why);
 bool mca_btl_via_only_via_requested(void);
+/* my device slot's geometry as the modex publishes it */
+void mca_btl_via_modex_slot_of(int slot, mca_btl_via_modex_slot_t *out);
 void mca_btl_via_release_device(void);
 
 END_C_DECLS

@@ -74,6 +74,7 @@ static int mca_btl_via_component_register(void)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
     mca_btl_base_module_t *m = &mca_btl_via_module.super;
+    int rc;
 
     (void) tc_ompi_param_string(
         &c->super.btl_version, "provider",
@@ -175,6 +176,30 @@ static int mca_btl_via_component_register(void)
     m->btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_RDMA | MCA_BTL_FLAGS_RDMA_FLUSH;
     m->btl_registration_handle_size = sizeof(mca_btl_base_registration_handle_t);
 
+    /* the module of other hosts' peers (ofi or verbs) starts from these
+     * and sends eagerly up to 64 KiB, as Open MPI's tcp does: a message
+     * between 4 and 64 KiB then costs one trip, not a rendezvous, a read
+     * served by the sender's progress and a FIN (docs/btl_via.md) */
+    c->ofi_figures = tc_ompi_reach_figures(m);
+    c->ofi_figures.eager_limit = 64 * 1024;
+    c->ofi_figures.rndv_eager_limit = 64 * 1024;
+    c->ofi_figures.max_send_size = 64 * 1024;
+    c->ofi_figures.rdma_pipeline_send_length = 64 * 1024;
+    c->ofi_figures.latency = 10;
+    c->ofi_figures.bandwidth = 10000;
+    c->ofi_inplace_min = 4096;
+    mca_btl_via_reg_uint("ofi_send_inplace",
+                         "Eager messages to a peer on another host whose data is contiguous and "
+                         "at least this many bytes go out from the sender's buffer (a second data "
+                         "segment of the send descriptor) instead of being copied into a "
+                         "registered send buffer first, where the provider reads unregistered "
+                         "memory (ofi without FI_MR_LOCAL; 0: always copy)",
+                         OPAL_INFO_LVL_5, &c->ofi_inplace_min);
+    rc = tc_ompi_reach_register(&c->super.btl_version, "ofi", "peers on other hosts (ofi or verbs)",
+                                &c->ofi_figures);
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
     return mca_btl_base_param_register(&c->super.btl_version, m);
 }
 
@@ -188,16 +213,14 @@ static int mca_btl_via_component_open(void)
 #ifdef MCA_BTL_VIA_SRCDIR
     (void) opal_show_help_add_dir(MCA_BTL_VIA_SRCDIR);
 #endif
-    OBJ_CONSTRUCT(&c->frags, opal_free_list_t);
     tc_ompi_done_list_construct(&c->completed_frags);
     tc_ompi_done_list_construct(&c->completed_rdma);
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
-    OBJ_CONSTRUCT(&c->pool_lock, opal_mutex_t);
     c->output = -1;
     return OPAL_SUCCESS;
 }
 
-/* per device: VIs, CQ, send pool registration, ptag, NIC: in that order */
+/* per device: VIs, CQ, send pool, ptag, NIC: in that order */
 void mca_btl_via_release_device(void)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
@@ -218,15 +241,7 @@ void mca_btl_via_release_device(void)
             vipl_destroy_cq(dev->recv_cq);
             dev->recv_cq = NULL;
         }
-        if (0 != dev->send_pool_handle) {
-            (void) vipl_deregister_mem(dev->nic, c->send_pool, dev->send_pool_handle);
-            dev->send_pool_handle = 0;
-        }
-    }
-    if (NULL != c->send_pool) {
-        vipl_mem_free(c->send_pool_nic, c->send_pool);
-        c->send_pool = NULL;
-        c->send_pool_nic = NULL;
+        mca_btl_via_pool_fini(dev);
     }
     for (int k = 0; k < MCA_BTL_VIA_NUM_DEVS; ++k) {
         mca_btl_via_dev_t *dev = &c->devs[k];
@@ -242,15 +257,19 @@ void mca_btl_via_release_device(void)
         dev->ops = NULL;
         dev->provider_id = 0;
         dev->poll_sends = false;
+        dev->module = NULL;
     }
     free(c->endpoints);
     free(c->active);
     free(c->held);
+    free(c->repost);
     c->endpoints = NULL;
     c->active = NULL;
     c->num_active = 0;
     c->held = NULL;
-    c->held_cap = c->held_head = c->held_count = 0;
+    c->repost = NULL;
+    c->held_cap = c->held_head = c->held_count = c->repost_count = 0;
+    c->num_cqs = c->next_cq = 0;
 }
 
 static int mca_btl_via_component_close(void)
@@ -258,11 +277,9 @@ static int mca_btl_via_component_close(void)
     mca_btl_via_component_t *c = &mca_btl_via_component;
 
     mca_btl_via_release_device();
-    OBJ_DESTRUCT(&c->frags);
     tc_ompi_done_list_destruct(&c->completed_frags);
     tc_ompi_done_list_destruct(&c->completed_rdma);
     OBJ_DESTRUCT(&c->lock);
-    OBJ_DESTRUCT(&c->pool_lock);
     tc_ompi_output_close(&c->output);
     return OPAL_SUCCESS;
 }
@@ -321,7 +338,6 @@ static int mca_btl_via_refuse(const char *topic, const char *name, vipl_return_t
 static int mca_btl_via_open_nic(void)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
-    mca_btl_base_module_t *m = &mca_btl_via_module.super;
     vipl_open_params_t params;
     char key[64], detail[128];
     bool is_auto = 0 == strcmp(c->provider, "auto");
@@ -338,9 +354,11 @@ static int mca_btl_via_open_nic(void)
     params.max_vis = c->nprocs;
     params.max_recv_depth = c->recv_descriptors;
     params.max_regs = c->rcache_max_unused + 1024;
-    /* receive buffers for every local peer, and the send pool */
+    /* receive buffers for every local peer, and the send pool (whole
+     * chunks of 32 buffers): the same-host module's buffer size */
     params.nic_memory =
-        ((size_t) nlocal * c->recv_descriptors + c->free_list_max) * (c->recv_size + 64) +
+        ((size_t) nlocal * c->recv_descriptors + TC_ALIGN_UP(c->free_list_max, 32u)) *
+            (mca_btl_via_buffer_size(&mca_btl_via_module.super) + 64) +
         4096 * (nlocal + 2);
     params.expected_peers = nlocal;
     params.max_transfer_size = c->max_transfer;
@@ -396,24 +414,31 @@ static int mca_btl_via_open_nic(void)
         if (c->max_transfer > attrs->max_transfer_size) {
             c->max_transfer = attrs->max_transfer_size;
         }
-        if (!attrs->rdma_read) {
-            m->btl_get = NULL;
-            m->btl_flags &= ~MCA_BTL_FLAGS_GET;
-        }
-    }
-    if (NULL == c->devs[MCA_BTL_VIA_DEV_NET].nic) {
-        /* CMA is synchronous: a put has landed when its callback runs */
-        m->btl_flags |= TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION;
     }
     return OPAL_SUCCESS;
+}
+
+/* my slot's geometry as the modex publishes it and peers must match */
+void mca_btl_via_modex_slot_of(int slot, mca_btl_via_modex_slot_t *out)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    const mca_btl_via_dev_t *dev = &c->devs[slot];
+
+    memset(out, 0, sizeof(*out));
+    if (NULL == dev->nic) {
+        return;
+    }
+    out->provider = dev->provider_id;
+    out->recv_descriptors = c->recv_descriptors;
+    out->recv_size = dev->recv_size;
+    out->max_transfer = c->max_transfer;
 }
 
 static int mca_btl_via_modex_send(void)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
-    size_t len = sizeof(mca_btl_via_modex_hdr_t) +
-        (size_t) MCA_BTL_VIA_NUM_DEVS * c->nprocs * sizeof(vipl_vi_address_t);
-    mca_btl_via_modex_hdr_t *hdr = calloc(1, len);
+    size_t len = mca_btl_via_modex_size(c->nprocs);
+    mca_btl_via_modex_hdr_t *hdr = 0 != len ? calloc(1, len) : NULL;
     vipl_vi_address_t *addrs = (vipl_vi_address_t *) (hdr + 1);
     int rc;
 
@@ -422,16 +447,13 @@ static int mca_btl_via_modex_send(void)
     }
     hdr->magic = MCA_BTL_VIA_MODEX_MAGIC;
     hdr->nprocs = c->nprocs;
-    hdr->recv_descriptors = c->recv_descriptors;
-    hdr->recv_size = c->recv_size;
-    hdr->max_transfer = c->max_transfer;
     for (int k = 0; k < MCA_BTL_VIA_NUM_DEVS; ++k) {
         const mca_btl_via_dev_t *dev = &c->devs[k];
 
+        mca_btl_via_modex_slot_of(k, &hdr->slot[k]);
         if (NULL == dev->nic) {
             continue;
         }
-        hdr->provider |= dev->provider_id << (8 * k);
         for (uint32_t i = 0; i < c->nprocs; ++i) {
             if (dev->lazy && i != c->my_vpid) {
                 /* the VI that a request from vpid i will make */
@@ -449,6 +471,63 @@ static int mca_btl_via_modex_send(void)
     return rc;
 }
 
+/* a module's own consistency: a buffer holds one eager message or one
+ * max_send_size fragment (ob1's header included) */
+static void mca_btl_via_module_limits(mca_btl_base_module_t *m)
+{
+    if (m->btl_max_send_size < m->btl_eager_limit) {
+        m->btl_max_send_size = m->btl_eager_limit;
+    }
+    if (m->btl_rndv_eager_limit > m->btl_max_send_size) {
+        m->btl_rndv_eager_limit = m->btl_max_send_size;
+    }
+}
+
+/* each open device gets its module: the template for this host's peers,
+ * a copy with the btl_via_ofi_* figures for other hosts'; then what the
+ * device itself allows */
+static void mca_btl_via_modules_make(void)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+
+    /* the other hosts' copy first, from the template as registered */
+    for (int k = MCA_BTL_VIA_NUM_DEVS - 1; k >= 0; --k) {
+        mca_btl_via_dev_t *dev = &c->devs[k];
+        mca_btl_via_module_t *mod =
+            MCA_BTL_VIA_DEV_LOCAL == k ? &mca_btl_via_module : &mca_btl_via_ofi_module;
+        mca_btl_base_module_t *m = &mod->super;
+
+        if (NULL == dev->nic) {
+            continue;
+        }
+        if (MCA_BTL_VIA_DEV_NET == k) {
+            tc_ompi_reach_module_init(m, &mca_btl_via_module.super, &c->ofi_figures);
+            mca_btl_via_module_limits(m);
+        }
+        mod->slot = k;
+        mod->initialized = false;
+        dev->module = mod;
+        dev->recv_size = (uint32_t) mca_btl_via_buffer_size(m);
+        if (!vipl_query_nic(dev->nic)->rdma_read) {
+            m->btl_get = NULL;
+            m->btl_flags &= ~MCA_BTL_FLAGS_GET;
+        }
+        if (1 == dev->provider_id) {
+            /* CMA is synchronous: a put has landed when its callback runs */
+            m->btl_flags |= TC_OMPI_BTL_FLAGS_RDMA_REMOTE_COMPLETION;
+        }
+        /* large eager payloads from the user's buffer: ob1 then hands
+         * every eager send to prepare_src (which copies the small ones)
+         * instead of sendi */
+        mod->inplace_min = 0;
+        if (MCA_BTL_VIA_DEV_NET == k && 0 != c->ofi_inplace_min &&
+            vipl_query_nic(dev->nic)->local_unregistered) {
+            mod->inplace_min = c->ofi_inplace_min;
+            m->btl_flags |= MCA_BTL_FLAGS_SEND_INPLACE;
+        }
+    }
+}
+
 static mca_btl_base_module_t **
 mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool enable_mpi_threads)
 {
@@ -456,9 +535,6 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
     mca_btl_base_module_t *m = &mca_btl_via_module.super;
     mca_btl_base_module_t **btls;
     vipl_vi_attrs_t va;
-    vipl_mem_attrs_t ma;
-    size_t pool_bytes;
-    int rc;
 
     (void) enable_progress_threads;
     (void) enable_mpi_threads;
@@ -484,15 +560,7 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
     if (c->free_list_max < 16) {
         c->free_list_max = 16;
     }
-    /* a receive buffer holds one eager message or one max_send_size
-     * fragment (ob1's header included) */
-    if (m->btl_max_send_size < m->btl_eager_limit) {
-        m->btl_max_send_size = m->btl_eager_limit;
-    }
-    if (m->btl_rndv_eager_limit > m->btl_max_send_size) {
-        m->btl_rndv_eager_limit = m->btl_max_send_size;
-    }
-    c->recv_size = (uint32_t) TC_ALIGN_UP(m->btl_max_send_size, (size_t) 64);
+    mca_btl_via_module_limits(m);
     c->my_vpid = OPAL_PROC_MY_NAME.vpid;
     /* the job size names the VIs (one per vpid) */
     c->nprocs = 0;
@@ -527,13 +595,15 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
     }
     m->btl_put_limit = (size_t) c->max_transfer * (c->send_descriptors / 2);
     m->btl_get_limit = m->btl_put_limit;
+    mca_btl_via_modules_make();
 
     c->endpoints = calloc(c->nprocs, sizeof(*c->endpoints));
     c->active = calloc(c->nprocs, sizeof(*c->active));
     /* a VI is on one device only: its receives fit once */
     c->held_cap = c->nprocs * c->recv_descriptors;
     c->held = calloc(c->held_cap, sizeof(*c->held));
-    if (NULL == c->endpoints || NULL == c->active || NULL == c->held) {
+    c->repost = calloc(c->held_cap, sizeof(*c->repost));
+    if (NULL == c->endpoints || NULL == c->active || NULL == c->held || NULL == c->repost) {
         goto fail;
     }
     for (int k = 0; k < MCA_BTL_VIA_NUM_DEVS; ++k) {
@@ -547,6 +617,7 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
                 vipl_create_cq(dev->nic, c->nprocs * c->recv_descriptors, &dev->recv_cq)) {
             goto fail;
         }
+        c->cqs[c->num_cqs++] = dev->recv_cq;
         dev->vis = calloc(c->nprocs, sizeof(*dev->vis));
         if (NULL == dev->vis) {
             goto fail;
@@ -583,14 +654,19 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
         }
     }
 
-    /* the send pool: registered once on every device, cut into fragments
-     * by the free list (in the emu NIC's memory when it is open) */
-    pool_bytes = (size_t) c->free_list_max * c->recv_size;
-    c->send_pool_nic = NULL != c->devs[MCA_BTL_VIA_DEV_LOCAL].nic
-        ? c->devs[MCA_BTL_VIA_DEV_LOCAL].nic
-        : c->devs[MCA_BTL_VIA_DEV_NET].nic;
-    c->send_pool = vipl_mem_alloc(c->send_pool_nic, pool_bytes);
-    if (NULL == c->send_pool) {
+    for (int k = 0; k < MCA_BTL_VIA_NUM_DEVS; ++k) {
+        if (NULL != c->devs[k].nic && OPAL_SUCCESS != mca_btl_via_pool_init(&c->devs[k])) {
+            goto fail;
+        }
+    }
+    if (OPAL_SUCCESS != mca_btl_via_rcache_init() || OPAL_SUCCESS != mca_btl_via_modex_send()) {
+        goto fail;
+    }
+
+    /* one module per open device (docs/common.md, "One BTL module per
+     * reach") */
+    btls = calloc(MCA_BTL_VIA_NUM_DEVS, sizeof(*btls));
+    if (NULL == btls) {
         goto fail;
     }
     for (int k = 0; k < MCA_BTL_VIA_NUM_DEVS; ++k) {
@@ -599,330 +675,21 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
         if (NULL == dev->nic) {
             continue;
         }
-        memset(&ma, 0, sizeof(ma));
-        ma.ptag = dev->ptag;
-        if (VIPL_SUCCESS !=
-            vipl_register_mem(dev->nic, c->send_pool, pool_bytes, &ma, &dev->send_pool_handle)) {
-            goto fail;
-        }
+        dev->module->initialized = true;
+        btls[(*num_btls)++] = &dev->module->super;
+        opal_output_verbose(10, c->output,
+                            "btl:via: %s provider %s: eager limit %zu B, %u receive descriptors "
+                            "of %u B per VI, RDMA descriptors of %u B",
+                            MCA_BTL_VIA_DEV_LOCAL == k ? "this host" : "other hosts",
+                            vipl_query_nic(dev->nic)->provider, dev->module->super.btl_eager_limit,
+                            c->recv_descriptors, dev->recv_size, c->max_transfer);
     }
-    c->send_pool_count = c->free_list_max;
-    c->send_pool_next = 0;
-    rc =
-        opal_free_list_init(&c->frags, sizeof(mca_btl_via_frag_t), opal_cache_line_size,
-                            OBJ_CLASS(mca_btl_via_frag_t), 0, opal_cache_line_size, 32,
-                            (int) c->free_list_max, 32, NULL, 0, NULL, mca_btl_via_frag_init, NULL);
-    if (OPAL_SUCCESS != rc) {
-        goto fail;
-    }
-    if (OPAL_SUCCESS != mca_btl_via_rcache_init() || OPAL_SUCCESS != mca_btl_via_modex_send()) {
-        goto fail;
-    }
-
-    btls = calloc(1, sizeof(*btls));
-    if (NULL == btls) {
-        goto fail;
-    }
-    btls[0] = m;
-    *num_btls = 1;
-    mca_btl_via_module.initialized = true;
-    opal_output_verbose(
-        10, c->output,
-        "btl:via: providers %s (this host) and %s (other hosts), %u receive descriptors of %u "
-        "B per VI, RDMA descriptors of %u B",
-        NULL != c->devs[0].nic ? vipl_query_nic(c->devs[0].nic)->provider : "none",
-        NULL != c->devs[1].nic ? vipl_query_nic(c->devs[1].nic)->provider : "none",
-        c->recv_descriptors, c->recv_size, c->max_transfer);
+    c->live_modules = *num_btls;
+    c->live = true;
     return btls;
 
 fail:
     mca_btl_via_rcache_fini();
     mca_btl_via_release_device();
     return NULL;
-}
-
-/* ------------------------------------------------------------------ */
-/* progress                                                             */
-
-/* one receive completion: hand it to ob1 (in place), take the credits it
- * carries, re-post the descriptor (which is the credit we return) */
-static void mca_btl_via_handle_recv(mca_btl_via_endpoint_t *ep, vipl_desc_t *d)
-{
-    mca_btl_via_component_t *c = &mca_btl_via_component;
-    uint32_t imm = d->imm_data;
-    uint32_t kind = MCA_BTL_VIA_IMM_KIND(imm);
-
-    if (OPAL_UNLIKELY(d->status & VIPL_STATUS_ERROR_MASK)) {
-        vipl_vi_error_t why = VIPL_VIERR_NONE;
-        bool was_failed;
-
-        (void) vipl_query_vi(ep->vi, NULL, &why);
-        OPAL_THREAD_LOCK(&ep->lock);
-        was_failed = MCA_BTL_VIA_EP_FAILED == ep->state;
-        ep->state = MCA_BTL_VIA_EP_FAILED;
-        mca_btl_via_endpoint_fail_locked(ep);
-        OPAL_THREAD_UNLOCK(&ep->lock);
-        /* a peer that finalized disconnects its VIs: not an error */
-        if (!was_failed && VIPL_VIERR_DISCONNECTED != why) {
-            mca_btl_via_fatal_peer(ep,
-                                   VIPL_VIERR_PEER_GONE == why ? "the peer process is gone"
-                                                               : vipl_status_string(d->status));
-        }
-        return;
-    }
-    /* a PUT_DONE may carry a length: verbs reports the RDMA write's (its
-     * buffer holds nothing); a CREDIT never does */
-    if (OPAL_UNLIKELY(!(d->status & VIPL_STATUS_IMMEDIATE) || 0 == kind ||
-                      kind >= MCA_BTL_VIA_KIND_MAX ||
-                      (MCA_BTL_VIA_KIND_CREDIT == kind && 0 != d->length))) {
-        mca_btl_via_fatal_peer(ep, "malformed message (bad immediate data)");
-        return;
-    }
-    if (OPAL_LIKELY(MCA_BTL_VIA_KIND_AM == kind)) {
-        mca_btl_base_tag_t tag = (mca_btl_base_tag_t) MCA_BTL_VIA_IMM_TAGOF(imm);
-        const mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger + tag;
-        mca_btl_base_segment_t segment;
-
-        if (OPAL_LIKELY(NULL != reg->cbfunc)) {
-            segment.seg_addr.pval = d->ds[0].addr;
-            segment.seg_len = d->length;
-            tc_ompi_deliver(reg, &mca_btl_via_module.super, ep, tag, &segment, 1);
-        } else {
-            BTL_ERROR(("btl:via: message with unregistered tag %u from vpid %u dropped",
-                       (unsigned) tag, ep->vpid));
-        }
-    } else if (MCA_BTL_VIA_KIND_PUT_DONE == kind) {
-        mca_btl_via_count(&c->put_notices, 1);
-    }
-
-    OPAL_THREAD_LOCK(&ep->lock);
-    if (MCA_BTL_VIA_EP_FAILED != ep->state) {
-        /* the descriptor is posted again before its credits count; a
-         * credit-only message came in the reserved descriptor and is owed
-         * nothing (common/tc_credits) */
-        if (VIPL_SUCCESS != vipl_post_recv(ep->vi, d) ||
-            0 !=
-                (MCA_BTL_VIA_KIND_CREDIT == kind
-                     ? tc_credits_received_credit_only(&ep->credits, MCA_BTL_VIA_IMM_CREDITS(imm))
-                     : tc_credits_received(&ep->credits, MCA_BTL_VIA_IMM_CREDITS(imm)))) {
-            ep->state = MCA_BTL_VIA_EP_FAILED;
-            mca_btl_via_endpoint_fail_locked(ep);
-            OPAL_THREAD_UNLOCK(&ep->lock);
-            mca_btl_via_fatal_peer(ep, "credit accounting broken (more credits than granted)");
-            return;
-        }
-        /* credits came back: the queued sends go; the peer may need ours
-         * (most messages leave nothing to do: no calls then) */
-        if (OPAL_UNLIKELY(tc_credits_queued(&ep->credits) > 0 ||
-                          tc_credits_need_credit_only(&ep->credits))) {
-            mca_btl_via_endpoint_flush_locked(ep);
-        }
-        if (ep->outstanding > 0) {
-            mca_btl_via_endpoint_reap_locked(ep);
-        }
-    }
-    OPAL_THREAD_UNLOCK(&ep->lock);
-}
-
-/* a send the done list held: its callback now */
-static void mca_btl_via_complete_frag(opal_list_item_t *item)
-{
-    mca_btl_via_frag_complete((mca_btl_via_frag_t *) item);
-}
-
-/* a put or get the done list held: its callback, then the op goes */
-static void mca_btl_via_complete_rdma(opal_list_item_t *item)
-{
-    mca_btl_via_rdma_op_t *op = (mca_btl_via_rdma_op_t *) item;
-
-    tc_ompi_rdma_cb_call(&op->cb, &mca_btl_via_module.super, op->status);
-    if (OPAL_SUCCESS != op->status && OPAL_ERR_BAD_PARAM != op->status) {
-        mca_btl_via_fatal_peer(op->cb.endpoint, "RDMA to a peer that is gone");
-    }
-    OBJ_DESTRUCT(&op->super);
-    free(op);
-}
-
-static int mca_btl_via_progress_slow(void)
-{
-    mca_btl_via_component_t *c = &mca_btl_via_component;
-    int count = 0;
-
-    if (OPAL_UNLIKELY(c->num_connecting > 0)) {
-        for (uint32_t i = 0; i < c->nprocs; ++i) {
-            if (NULL != c->endpoints[i] && MCA_BTL_VIA_EP_CONNECTING == c->endpoints[i]->state) {
-                mca_btl_via_endpoint_try_connect(c->endpoints[i]);
-            }
-        }
-    }
-    /* send completions of providers that complete later (verbs, ofi) */
-    for (int i = 0; c->poll_sends && i < c->num_active; ++i) {
-        mca_btl_via_endpoint_t *ep = c->active[i];
-
-        if (ep->dev->poll_sends && (ep->outstanding > 0 || tc_credits_queued(&ep->credits) > 0)) {
-            OPAL_THREAD_LOCK(&ep->lock);
-            mca_btl_via_endpoint_reap_locked(ep);
-            mca_btl_via_endpoint_flush_locked(ep);
-            OPAL_THREAD_UNLOCK(&ep->lock);
-        }
-    }
-    count += tc_ompi_done_list_drain(&c->completed_frags, mca_btl_via_complete_frag);
-    count += tc_ompi_done_list_drain(&c->completed_rdma, mca_btl_via_complete_rdma);
-    return count;
-}
-
-/* the receive CQ has one consumer at a time under threads (tc_guard_t:
- * acquire to take, release to drop) */
-static inline bool mca_btl_via_progress_enter(void)
-{
-    return !opal_using_threads() || tc_guard_try_enter(&mca_btl_via_component.progress_guard);
-}
-
-static inline void mca_btl_via_progress_leave(void)
-{
-    if (opal_using_threads()) {
-        tc_guard_leave(&mca_btl_via_component.progress_guard);
-    }
-}
-
-/* the next receive completion: the ones a send held back first (they
- * left the CQ earlier), then the CQ's; false when there is none */
-/* the next receive completion off the devices' CQs (each device in
- * turn, so that one busy device does not starve the other); false when
- * there is none */
-static bool mca_btl_via_cq_next(vipl_vi_t **vi, vipl_desc_t **d)
-{
-    mca_btl_via_component_t *c = &mca_btl_via_component;
-    bool is_recv;
-
-    for (int i = 0; i < MCA_BTL_VIA_NUM_DEVS; ++i) {
-        int k = (c->next_dev + i) % MCA_BTL_VIA_NUM_DEVS;
-        vipl_cq_t *cq = c->devs[k].recv_cq;
-
-        if (NULL == cq) {
-            continue;
-        }
-        while (VIPL_SUCCESS == vipl_cq_done(cq, vi, &is_recv)) {
-            if (VIPL_SUCCESS == vipl_recv_done(*vi, d)) {
-                c->next_dev = (k + 1) % MCA_BTL_VIA_NUM_DEVS;
-                return true;
-            }
-        }
-    }
-    return false;
-}
-
-static bool mca_btl_via_next_recv(vipl_vi_t **vi, vipl_desc_t **d)
-{
-    mca_btl_via_component_t *c = &mca_btl_via_component;
-
-    if (OPAL_UNLIKELY(c->held_count > 0)) {
-        *vi = c->held[c->held_head].vi;
-        *d = c->held[c->held_head].d;
-        c->held_head = (c->held_head + 1) % c->held_cap;
-        --c->held_count;
-        return true;
-    }
-    return mca_btl_via_cq_next(vi, d);
-}
-
-void mca_btl_via_harvest_credits(void)
-{
-    mca_btl_via_component_t *c = &mca_btl_via_component;
-
-    if (OPAL_UNLIKELY(!mca_btl_via_module.initialized)) {
-        return;
-    }
-    /* a thread in progress reads the CQ now and flushes what its credits
-     * allow */
-    if (!mca_btl_via_progress_enter()) {
-        return;
-    }
-    while (c->held_count < c->held_cap) {
-        mca_btl_via_endpoint_t *ep;
-        vipl_vi_t *vi;
-        vipl_desc_t *d;
-        uint32_t imm, kind;
-        bool sound;
-
-        if (!mca_btl_via_cq_next(&vi, &d)) {
-            break;
-        }
-        ep = (mca_btl_via_endpoint_t *) vi->user;
-        imm = d->imm_data;
-        kind = MCA_BTL_VIA_IMM_KIND(imm);
-        sound = NULL != ep && !(d->status & VIPL_STATUS_ERROR_MASK) &&
-            (d->status & VIPL_STATUS_IMMEDIATE) && 0 != kind && kind < MCA_BTL_VIA_KIND_MAX;
-        /* (a PUT_DONE may carry the RDMA write's length, a CREDIT not) */
-        if (sound && MCA_BTL_VIA_KIND_AM != kind &&
-            (MCA_BTL_VIA_KIND_PUT_DONE == kind || 0 == d->length)) {
-            /* a credit-only message or a put notice: nothing for the PML;
-             * handled whole, so that the reserved descriptor is posted
-             * again before its credits count (common/tc_credits) */
-            mca_btl_via_handle_recv(ep, d);
-            continue;
-        }
-        /* everything else waits for progress, in order; errors and
-         * malformed messages are reported there */
-        c->held[(c->held_head + c->held_count) % c->held_cap] =
-            (mca_btl_via_held_t){.vi = vi, .d = d};
-        ++c->held_count;
-        if (!sound || MCA_BTL_VIA_KIND_AM != kind || 0 == MCA_BTL_VIA_IMM_CREDITS(imm)) {
-            continue;
-        }
-        /* its credits name descriptors the peer has posted again: usable
-         * now; the message counts in B when progress posts its own
-         * descriptor again */
-        OPAL_THREAD_LOCK(&ep->lock);
-        if (MCA_BTL_VIA_EP_FAILED != ep->state &&
-            0 == tc_credits_returned(&ep->credits, MCA_BTL_VIA_IMM_CREDITS(imm))) {
-            d->imm_data = imm & ~(MCA_BTL_VIA_IMM_CREDIT_MAX << MCA_BTL_VIA_IMM_CREDIT_SHIFT);
-            if (tc_credits_queued(&ep->credits) > 0) {
-                mca_btl_via_endpoint_flush_locked(ep);
-            }
-            if (ep->outstanding > 0) {
-                mca_btl_via_endpoint_reap_locked(ep);
-            }
-        }
-        OPAL_THREAD_UNLOCK(&ep->lock);
-    }
-    mca_btl_via_progress_leave();
-}
-
-int mca_btl_via_component_progress(void)
-{
-    mca_btl_via_component_t *c = &mca_btl_via_component;
-    int count = 0;
-
-    if (OPAL_UNLIKELY(!mca_btl_via_module.initialized)) {
-        return 0;
-    }
-    if (!mca_btl_via_progress_enter()) {
-        return 0;
-    }
-    /* peers asking for a VI we have not made: every 16th call (a rank
-     * that only receives must still bring its VI up) */
-    if (c->any_lazy && 0 == (++c->wait_tick & 15)) {
-        count += mca_btl_via_accept_requests();
-    }
-    for (unsigned int n = 0; n < c->poll_batch; ++n) {
-        vipl_vi_t *vi;
-        vipl_desc_t *d;
-
-        if (!mca_btl_via_next_recv(&vi, &d)) {
-            break;
-        }
-        if (NULL == vi->user) {
-            continue;
-        }
-        mca_btl_via_handle_recv((mca_btl_via_endpoint_t *) vi->user, d);
-        ++count;
-    }
-    if (OPAL_UNLIKELY(c->num_connecting > 0 || !tc_ompi_done_list_empty(&c->completed_frags) ||
-                      !tc_ompi_done_list_empty(&c->completed_rdma) ||
-                      (c->poll_sends && c->num_active > 0))) {
-        count += mca_btl_via_progress_slow();
-    }
-    mca_btl_via_progress_leave();
-    return count;
 }

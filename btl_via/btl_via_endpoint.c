@@ -20,14 +20,13 @@
 
 static int mca_btl_via_endpoint_post_recv(mca_btl_via_endpoint_t *ep, uint32_t i)
 {
-    mca_btl_via_component_t *c = &mca_btl_via_component;
     vipl_desc_t *d = ep->rdescs + i;
 
     d->control = VIPL_CONTROL_OP_SEND;
     d->seg_count = 1;
-    d->ds[0].addr = ep->rbufs + (size_t) i * c->recv_size;
+    d->ds[0].addr = ep->rbufs + (size_t) i * ep->dev->recv_size;
     d->ds[0].handle = ep->rhandle;
-    d->ds[0].length = c->recv_size;
+    d->ds[0].length = ep->dev->recv_size;
     d->context = ep;
     return VIPL_SUCCESS == vipl_post_recv(ep->vi, d) ? OPAL_SUCCESS : OPAL_ERROR;
 }
@@ -82,8 +81,7 @@ static void mca_btl_via_endpoint_undo(mca_btl_via_endpoint_t *ep, uint32_t poste
         ep->rbufs = NULL;
     }
     if (NULL != ep->credit_frag) {
-        mca_btl_via_frag_return(ep->credit_frag);
-        ep->credit_frag = NULL;
+        OBJ_RELEASE(ep->credit_frag);
     }
     free(ep->rdescs);
     ep->rdescs = NULL;
@@ -93,7 +91,7 @@ int mca_btl_via_endpoint_bring_up_locked(mca_btl_via_endpoint_t *ep)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
     mca_btl_via_dev_t *dev = ep->dev;
-    size_t bytes = (size_t) c->recv_descriptors * c->recv_size;
+    size_t bytes = (size_t) c->recv_descriptors * dev->recv_size;
     vipl_mem_attrs_t ma = {.ptag = dev->ptag};
     uint32_t posted = 0;
     vipl_return_t rc;
@@ -122,12 +120,10 @@ int mca_btl_via_endpoint_bring_up_locked(mca_btl_via_endpoint_t *ep)
     ep->rdescs = calloc(c->recv_descriptors, sizeof(*ep->rdescs));
     ep->rbufs = vipl_mem_alloc(dev->nic, bytes);
     if (NULL == ep->rdescs || NULL == ep->rbufs ||
-        NULL == (ep->credit_frag = mca_btl_via_frag_alloc(ep)) ||
+        NULL == (ep->credit_frag = mca_btl_via_credit_frag_new(dev, ep)) ||
         VIPL_SUCCESS != vipl_register_mem(dev->nic, ep->rbufs, bytes, &ma, &ep->rhandle)) {
         goto fail;
     }
-    ep->credit_frag->kind = MCA_BTL_VIA_FRAG_CREDIT;
-    ep->credit_frag->imm = MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_CREDIT, 0, 0);
     ep->vi->user = ep;
     /* VIA: receives are posted before the connection, so that nothing
      * the peer sends can find the queue empty */
@@ -175,7 +171,7 @@ void mca_btl_via_endpoint_destroy(mca_btl_via_endpoint_t *ep)
     }
     tc_credits_fini(&ep->credits);
     if (NULL != ep->credit_frag) {
-        mca_btl_via_frag_return(ep->credit_frag);
+        OBJ_RELEASE(ep->credit_frag);
     }
     if (0 != ep->rhandle) {
         (void) vipl_deregister_mem(ep->dev->nic, ep->rbufs, ep->rhandle);
@@ -251,12 +247,13 @@ static int mca_btl_via_endpoint_post(mca_btl_via_endpoint_t *ep, mca_btl_via_fra
                                      uint32_t credits)
 {
     vipl_desc_t *d = &frag->desc;
+    const bool inplace = 2 == frag->base.des_segment_count;
     vipl_return_t rc;
 
     d->control = VIPL_CONTROL_OP_SEND | VIPL_CONTROL_IMMEDIATE;
     /* max_inline 0 (verbs) means no inline send at all: an empty CREDIT
      * message flagged INLINE would be refused */
-    if (frag->segment.seg_len <= ep->dev->nic->attrs.max_inline &&
+    if (!inplace && frag->segments[0].seg_len <= ep->dev->nic->attrs.max_inline &&
         0 != ep->dev->nic->attrs.max_inline) {
         /* the NIC copies it at post: no check of the send buffer's
          * registration on the latency path (it is ours, registered once) */
@@ -265,9 +262,15 @@ static int mca_btl_via_endpoint_post(mca_btl_via_endpoint_t *ep, mca_btl_via_fra
     d->imm_data =
         frag->imm | ((credits & MCA_BTL_VIA_IMM_CREDIT_MAX) << MCA_BTL_VIA_IMM_CREDIT_SHIFT);
     d->seg_count = 1;
-    d->ds[0].length = (uint32_t) frag->segment.seg_len;
-    /* the send pool is registered on every device */
-    d->ds[0].handle = ep->dev->send_pool_handle;
+    d->ds[0].length = (uint32_t) frag->segments[0].seg_len;
+    if (inplace) {
+        /* the payload from the user's buffer, which the NIC reads without
+         * a registration (attrs.local_unregistered) */
+        d->seg_count = 2;
+        d->ds[1].addr = frag->segments[1].seg_addr.pval;
+        d->ds[1].handle = 0;
+        d->ds[1].length = (uint32_t) frag->segments[1].seg_len;
+    }
     d->context = frag;
     rc = vipl_post_send(ep->vi, d);
     if (OPAL_UNLIKELY(VIPL_ERROR_RESOURCE == rc)) {
@@ -308,7 +311,7 @@ static void mca_btl_via_endpoint_credit_locked(mca_btl_via_endpoint_t *ep)
             return; /* flushed again once its completion is reaped */
         }
     }
-    frag->segment.seg_len = 0;
+    frag->segments[0].seg_len = 0;
     if (0 != tc_credits_take_credit_only(&ep->credits, &piggy)) {
         return;
     }
@@ -317,6 +320,43 @@ static void mca_btl_via_endpoint_credit_locked(mca_btl_via_endpoint_t *ep)
         return;
     }
     ep->credit_busy = true;
+}
+
+/* Credits back before the peer runs short: once we owe it half of its
+ * credits and have no queued send to carry them, an ordinary message
+ * without payload (kind RETURN, counted as one) returns them, so that a
+ * one-way stream does not stop for a round trip every N-1 messages,
+ * which is when the credit-only message of the last credit goes.  Only
+ * with N >= 4: the message owes the peer one credit, below N/2, so no
+ * answer of the same kind follows it. */
+void mca_btl_via_endpoint_return_locked(mca_btl_via_endpoint_t *ep)
+{
+    static const uint64_t nothing = 0;
+    const uint32_t n = ep->credits.n;
+    mca_btl_via_frag_t *frag;
+    uint32_t piggy;
+
+    if (n < 4 || tc_credits_owed(&ep->credits) < n / 2 || MCA_BTL_VIA_EP_CONNECTED != ep->state ||
+        0 != tc_credits_try_send(&ep->credits, &piggy)) {
+        return;
+    }
+    if (NULL != ep->dev->ops->post_inline && 0 != ep->dev->nic->attrs.max_inline) {
+        if (VIPL_SUCCESS ==
+            vipl_post_inline(ep->vi, &nothing, 0,
+                             MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_RETURN, 0, piggy))) {
+            return;
+        }
+    } else if (NULL != (frag = mca_btl_via_frag_alloc(ep->dev, ep))) {
+        frag->kind = MCA_BTL_VIA_FRAG_INTERNAL;
+        frag->imm = MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_RETURN, 0, 0);
+        frag->segments[0].seg_len = 0;
+        if (OPAL_SUCCESS == mca_btl_via_endpoint_post(ep, frag, piggy)) {
+            return;
+        }
+        mca_btl_via_frag_return(frag);
+    }
+    /* not now: the credit-only message of the last credit still comes */
+    tc_credits_cancel(&ep->credits, NULL, piggy);
 }
 
 int mca_btl_via_endpoint_send_locked(mca_btl_via_endpoint_t *ep, mca_btl_via_frag_t *frag)

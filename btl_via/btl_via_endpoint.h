@@ -66,6 +66,9 @@ int mca_btl_via_endpoint_send_locked(mca_btl_via_endpoint_t *ep, mca_btl_via_fra
 /* post the queued sends the credits allow, and a credit-only message if
  * the peer needs its credits back */
 void mca_btl_via_endpoint_flush_locked(mca_btl_via_endpoint_t *ep);
+/* return the credits we owe once they are half the peer's, without
+ * waiting for the credit-only message of the last one */
+void mca_btl_via_endpoint_return_locked(mca_btl_via_endpoint_t *ep);
 /* take completed send-queue descriptors off the VI */
 void mca_btl_via_endpoint_reap_locked(mca_btl_via_endpoint_t *ep);
 /* the VI broke: fail everything queued */

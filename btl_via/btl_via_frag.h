@@ -22,44 +22,58 @@ enum {
 
 typedef struct mca_btl_via_frag_t {
     mca_btl_base_descriptor_t base;
-    mca_btl_base_segment_t segment;
+    /* [0]: the buffer (ob1's header, and the payload when copied);
+     * [1]: a payload sent from the user's buffer (in-place send) */
+    mca_btl_base_segment_t segments[2];
     struct mca_btl_base_endpoint_t *endpoint;
-    tc_list_item_t link; /* in the endpoint's credit FIFO */
+    mca_btl_via_dev_t *dev; /* whose send pool the buffer is */
+    tc_list_item_t link;    /* in the endpoint's credit FIFO */
     vipl_desc_t desc;
     int kind;
     int status;
     uint32_t imm;        /* kind and tag; credits at post time */
-    unsigned char *data; /* recv_size bytes of registered memory */
+    unsigned char *data; /* dev->recv_size bytes of registered memory */
 } mca_btl_via_frag_t;
 
 OBJ_CLASS_DECLARATION(mca_btl_via_frag_t);
 
-int mca_btl_via_frag_init(opal_free_list_item_t *item, void *ctx);
+/* a device's send buffers: the free list of fragments, grown by chunks
+ * of buffers registered on that device (up to free_list_max) */
+int mca_btl_via_pool_init(mca_btl_via_dev_t *dev);
+void mca_btl_via_pool_fini(mca_btl_via_dev_t *dev);
 
-static inline mca_btl_via_frag_t *mca_btl_via_frag_alloc(struct mca_btl_base_endpoint_t *ep)
+/* an endpoint's credit-only message: a descriptor without a buffer (the
+ * message is its immediate data alone) made outside the send pool, which
+ * sends queued for want of the peer's credits may hold whole; OBJ_RELEASE
+ * frees it */
+mca_btl_via_frag_t *mca_btl_via_credit_frag_new(mca_btl_via_dev_t *dev,
+                                                struct mca_btl_base_endpoint_t *ep);
+
+/* a fragment of the device that carries messages to ep */
+static inline mca_btl_via_frag_t *mca_btl_via_frag_alloc(mca_btl_via_dev_t *dev,
+                                                         struct mca_btl_base_endpoint_t *ep)
 {
-    mca_btl_via_frag_t *frag =
-        (mca_btl_via_frag_t *) opal_free_list_get(&mca_btl_via_component.frags);
+    mca_btl_via_frag_t *frag = (mca_btl_via_frag_t *) opal_free_list_get(&dev->frags);
 
     if (OPAL_LIKELY(NULL != frag)) {
         frag->endpoint = ep;
         frag->kind = MCA_BTL_VIA_FRAG_SEND;
         frag->status = OPAL_SUCCESS;
-        frag->base.des_segments = &frag->segment;
+        frag->base.des_segments = frag->segments;
         frag->base.des_segment_count = 1;
         frag->base.des_cbfunc = NULL;
         frag->base.des_cbdata = NULL;
         frag->base.des_context = NULL;
         frag->base.des_flags = 0;
-        frag->segment.seg_addr.pval = frag->data;
-        frag->segment.seg_len = 0;
+        frag->segments[0].seg_addr.pval = frag->data;
+        frag->segments[0].seg_len = 0;
     }
     return frag;
 }
 
 static inline void mca_btl_via_frag_return(mca_btl_via_frag_t *frag)
 {
-    opal_free_list_return(&mca_btl_via_component.frags, (opal_free_list_item_t *) frag);
+    opal_free_list_return(&frag->dev->frags, (opal_free_list_item_t *) frag);
 }
 
 /* the send is done: the callback the caller asked for, then the release */
@@ -70,7 +84,7 @@ static inline void mca_btl_via_frag_complete(mca_btl_via_frag_t *frag)
         return;
     }
     if (frag->base.des_cbfunc) {
-        frag->base.des_cbfunc(&mca_btl_via_module.super, frag->endpoint, &frag->base, frag->status);
+        frag->base.des_cbfunc(&frag->dev->module->super, frag->endpoint, &frag->base, frag->status);
     }
     if (frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
         mca_btl_via_frag_return(frag);

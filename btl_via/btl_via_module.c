@@ -1,14 +1,17 @@
 /* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
- * btl_via_module.c: the btl_via module: add_procs (read the peer's VI
- * address from the modex, post receives, request the connection),
- * del_procs, finalize (with the registration cache statistics),
+ * btl_via_module.c: the btl_via modules, one per reach (this host's
+ * peers over emu, other hosts' over ofi or verbs; docs/common.md, "One
+ * BTL module per reach"): add_procs (each module claims the peers of its
+ * device; the peer's VI address from the modex), del_procs, finalize
+ * (the last one tears down, with the registration cache statistics),
  * descriptor allocation, prepare_src and peer failure.
  */
 
 #include "opal_config.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "opal/datatype/opal_convertor.h"
@@ -24,7 +27,9 @@
 static int mca_btl_via_register_error(struct mca_btl_base_module_t *btl,
                                       mca_btl_base_module_error_cb_fn_t cbfunc);
 
+/* the template: this host's peers, the standard parameters */
 mca_btl_via_module_t mca_btl_via_module = {
+    .slot = MCA_BTL_VIA_DEV_LOCAL,
     .super =
         {
             .btl_component = &mca_btl_via_component.super,
@@ -46,6 +51,10 @@ mca_btl_via_module_t mca_btl_via_module = {
         },
 };
 
+/* other hosts' peers: a copy of the template with btl_via_ofi_* made at
+ * init */
+mca_btl_via_module_t mca_btl_via_ofi_module = {.slot = MCA_BTL_VIA_DEV_NET};
+
 static int mca_btl_via_register_error(struct mca_btl_base_module_t *btl,
                                       mca_btl_base_module_error_cb_fn_t cbfunc)
 {
@@ -58,38 +67,24 @@ static int mca_btl_via_register_error(struct mca_btl_base_module_t *btl,
 static int mca_btl_via_peer_address(struct opal_proc_t *proc, int slot, vipl_vi_address_t *addr)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
-    mca_btl_via_modex_hdr_t *hdr = NULL;
+    mca_btl_via_modex_slot_t mine, theirs;
+    void *rec = NULL;
     size_t size = 0;
-    uint32_t theirs;
     int rc;
 
-    TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, (void **) &hdr, &size);
-    if (OPAL_SUCCESS != rc || NULL == hdr) {
+    TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, &rec, &size);
+    if (OPAL_SUCCESS != rc || NULL == rec) {
         return OPAL_ERR_UNREACH;
     }
-    if (size < sizeof(*hdr) || MCA_BTL_VIA_MODEX_MAGIC != hdr->magic || hdr->nprocs != c->nprocs ||
-        size !=
-            sizeof(*hdr) +
-                (size_t) MCA_BTL_VIA_NUM_DEVS * hdr->nprocs * sizeof(vipl_vi_address_t)) {
-        free(hdr);
-        return OPAL_ERR_UNREACH;
-    }
-    /* the same provider on that slot at both ends */
-    theirs = (hdr->provider >> (8 * slot)) & 0xffu;
-    if (0 == theirs || theirs != c->devs[slot].provider_id) {
-        free(hdr);
-        return OPAL_ERR_UNREACH;
-    }
-    if (hdr->recv_descriptors != c->recv_descriptors || hdr->recv_size != c->recv_size) {
+    mca_btl_via_modex_slot_of(slot, &mine);
+    rc = mca_btl_via_modex_parse(rec, size, c->nprocs, c->my_vpid, slot, &mine, &theirs, addr);
+    free(rec);
+    if (-ERANGE == rc) {
         opal_show_help("help-mpi-btl-via.txt", "geometry mismatch", true,
-                       opal_process_info.nodename, c->recv_descriptors, c->recv_size,
-                       (int) proc->proc_name.vpid, hdr->recv_descriptors, hdr->recv_size);
-        free(hdr);
-        return OPAL_ERR_UNREACH;
+                       opal_process_info.nodename, mine.recv_descriptors, mine.recv_size,
+                       (int) proc->proc_name.vpid, theirs.recv_descriptors, theirs.recv_size);
     }
-    *addr = ((vipl_vi_address_t *) (hdr + 1))[(size_t) slot * c->nprocs + c->my_vpid];
-    free(hdr);
-    return OPAL_SUCCESS;
+    return 0 == rc ? OPAL_SUCCESS : OPAL_ERR_UNREACH;
 }
 
 /* which device reaches a peer: emu on this host, else the network one */
@@ -220,53 +215,48 @@ static void mca_btl_via_add_all_peers(void)
     }
 }
 
+/* the reach of a peer for tc_ompi_reach_add_procs: its endpoint (a VI
+ * brought up now on a device without connection requests) and the
+ * module of its device */
+static struct mca_btl_base_endpoint_t *mca_btl_via_reach(struct opal_proc_t *proc, void *ctx,
+                                                         mca_btl_base_module_t **module)
+{
+    mca_btl_via_endpoint_t *ep = mca_btl_via_endpoint_of(proc);
+
+    (void) ctx;
+    if (NULL == ep) {
+        return NULL;
+    }
+    if (!ep->dev->lazy) {
+        mca_btl_via_endpoint_use(ep);
+    }
+    if (MCA_BTL_VIA_EP_FAILED == ep->state) {
+        return NULL;
+    }
+    *module = MCA_BTL_VIA_EP_BTL(ep);
+    return ep;
+}
+
 int mca_btl_via_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                           struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,
                           struct opal_bitmap_t *reachable)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
-    const opal_proc_t *me = opal_proc_local_get();
-    int unreachable = 0;
+    const mca_btl_via_dev_t *net = &c->devs[MCA_BTL_VIA_DEV_NET];
+    tc_ompi_reach_claim_t claim = {
+        .reach = mca_btl_via_reach,
+        .ctx = NULL,
+        .help_file = "help-mpi-btl-via.txt",
+        .providers = NULL != net->nic ? vipl_query_nic(net->nic)->provider : "emu",
+        .only_requested = mca_btl_via_only_via_requested(),
+        .warned = &c->warned_unreachable,
+    };
 
-    (void) btl;
     if (!c->all_peers_added) {
         c->all_peers_added = true;
         mca_btl_via_add_all_peers();
     }
-    for (size_t i = 0; i < nprocs; ++i) {
-        mca_btl_via_endpoint_t *ep = NULL;
-
-        peers[i] = NULL;
-        if (procs[i] == me) {
-            continue;
-        }
-        if (procs[i]->proc_name.jobid == me->proc_name.jobid) {
-            ep = mca_btl_via_endpoint_of(procs[i]);
-            if (NULL != ep && !ep->dev->lazy) {
-                mca_btl_via_endpoint_use(ep);
-            }
-        }
-        if (NULL == ep || MCA_BTL_VIA_EP_FAILED == ep->state) {
-            ++unreachable;
-            continue;
-        }
-        peers[i] = ep;
-        if (NULL != reachable) {
-            (void) opal_bitmap_set_bit(reachable, (int) i);
-        }
-    }
-    if (unreachable > 0 && !c->warned_unreachable && mca_btl_via_only_via_requested()) {
-        char who[512], btls[256];
-
-        c->warned_unreachable = true;
-        tc_ompi_unreachable_text(nprocs, procs, peers, who, sizeof(who), btls, sizeof(btls));
-        opal_show_help("help-mpi-btl-via.txt", "peer unreachable", true, opal_process_info.nodename,
-                       unreachable,
-                       NULL != c->devs[MCA_BTL_VIA_DEV_NET].nic
-                           ? vipl_query_nic(c->devs[MCA_BTL_VIA_DEV_NET].nic)->provider
-                           : "emu",
-                       who, btls);
-    }
+    (void) tc_ompi_reach_add_procs(btl, &claim, nprocs, procs, peers, reachable);
     return OPAL_SUCCESS;
 }
 
@@ -314,14 +304,19 @@ static void mca_btl_via_print_stats(void)
 int mca_btl_via_finalize(struct mca_btl_base_module_t *btl)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
+    mca_btl_via_module_t *mod = (mca_btl_via_module_t *) btl;
     opal_list_item_t *item;
 
-    (void) btl;
-    if (!mca_btl_via_module.initialized) {
+    if (!mod->initialized) {
+        return OPAL_SUCCESS;
+    }
+    mod->initialized = false;
+    /* the endpoints, devices and progress are shared: the last goes */
+    if (--c->live_modules > 0) {
         return OPAL_SUCCESS;
     }
     mca_btl_via_print_stats();
-    mca_btl_via_module.initialized = false;
+    c->live = false;
     for (uint32_t i = 0; i < c->nprocs; ++i) {
         if (NULL != c->endpoints[i]) {
             mca_btl_via_endpoint_destroy(c->endpoints[i]);
@@ -346,7 +341,7 @@ int mca_btl_via_finalize(struct mca_btl_base_module_t *btl)
 
 static mca_btl_base_descriptor_t *mca_btl_via_frag_get(struct mca_btl_base_endpoint_t *ep)
 {
-    mca_btl_via_frag_t *frag = mca_btl_via_frag_alloc(ep);
+    mca_btl_via_frag_t *frag = mca_btl_via_frag_alloc(ep->dev, ep);
 
     return OPAL_LIKELY(NULL != frag) ? &frag->base : NULL;
 }
@@ -367,8 +362,8 @@ mca_btl_base_descriptor_t *mca_btl_via_alloc(struct mca_btl_base_module_t *btl,
                                              uint8_t order, size_t size, uint32_t flags)
 {
     (void) btl;
-    return tc_ompi_frag_alloc(&mca_btl_via_frag_ops, mca_btl_via_component.recv_size, endpoint,
-                              order, size, flags);
+    return tc_ompi_frag_alloc(&mca_btl_via_frag_ops, endpoint->dev->recv_size, endpoint, order,
+                              size, flags);
 }
 
 int mca_btl_via_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des)
@@ -378,21 +373,55 @@ int mca_btl_via_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor_
     return OPAL_SUCCESS;
 }
 
+/* prepare_src of a payload left in the user's buffer: the fragment's
+ * buffer holds ob1's header (reserve bytes), a second segment points at
+ * the payload, which must stay put until the send completes (ob1 waits
+ * for the callback); NULL when the convertor cannot hand it out */
+static mca_btl_base_descriptor_t *mca_btl_via_prepare_inplace(struct mca_btl_base_endpoint_t *ep,
+                                                              struct opal_convertor_t *convertor,
+                                                              uint8_t order, size_t reserve,
+                                                              size_t *size, uint32_t flags)
+{
+    mca_btl_via_frag_t *frag = mca_btl_via_frag_alloc(ep->dev, ep);
+    size_t max_data = tc_ompi_payload(reserve, *size, ep->dev->recv_size);
+    void *inplace = NULL;
+
+    if (OPAL_UNLIKELY(NULL == frag)) {
+        return NULL;
+    }
+    if (OPAL_UNLIKELY(OPAL_SUCCESS != tc_ompi_pack(convertor, NULL, &max_data, &inplace))) {
+        mca_btl_via_frag_return(frag);
+        return NULL;
+    }
+    frag->segments[0].seg_len = reserve;
+    frag->segments[1].seg_addr.pval = inplace;
+    frag->segments[1].seg_len = max_data;
+    frag->base.des_segment_count = 2;
+    frag->base.des_flags = flags;
+    frag->base.order = order;
+    *size = max_data;
+    return &frag->base;
+}
+
 mca_btl_base_descriptor_t *mca_btl_via_prepare_src(struct mca_btl_base_module_t *btl,
                                                    struct mca_btl_base_endpoint_t *endpoint,
                                                    struct opal_convertor_t *convertor,
                                                    uint8_t order, size_t reserve, size_t *size,
                                                    uint32_t flags)
 {
-    (void) btl;
-    return tc_ompi_frag_prepare_src(&mca_btl_via_frag_ops, mca_btl_via_component.recv_size,
-                                    endpoint, convertor, order, reserve, size, flags);
+    const size_t inplace_min = ((mca_btl_via_module_t *) btl)->inplace_min;
+
+    if (0 != inplace_min && *size >= inplace_min && reserve <= endpoint->dev->recv_size &&
+        !opal_convertor_need_buffers(convertor)) {
+        return mca_btl_via_prepare_inplace(endpoint, convertor, order, reserve, size, flags);
+    }
+    return tc_ompi_frag_prepare_src(&mca_btl_via_frag_ops, endpoint->dev->recv_size, endpoint,
+                                    convertor, order, reserve, size, flags);
 }
 
 void mca_btl_via_fatal_peer(mca_btl_via_endpoint_t *ep, const char *why)
 {
     tc_ompi_fatal_peer(
         &(tc_ompi_fatal_info_t){"via", "help-mpi-btl-via.txt", mca_btl_via_component.output},
-        &mca_btl_via_module.super, mca_btl_via_module.error_cb, ep->proc, "vpid", (int) ep->vpid,
-        why);
+        MCA_BTL_VIA_EP_BTL(ep), ep->dev->module->error_cb, ep->proc, "vpid", (int) ep->vpid, why);
 }

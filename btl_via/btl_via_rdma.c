@@ -215,8 +215,11 @@ static int mca_btl_via_rdma(uint32_t op_code, struct mca_btl_base_endpoint_t *ep
     /* ep->lock is per endpoint: threads on other endpoints count too */
     mca_btl_via_count(VIPL_CONTROL_OP_RDMAWRITE == op_code ? &c->puts : &c->gets, 1);
     mca_btl_via_count(&c->rdma_bytes, size);
-    /* the emu NIC moves the data here (one CMA call for the batch) */
-    mca_btl_via_endpoint_reap_locked(ep);
+    /* the emu NIC moves the data here (one CMA call for the batch); a
+     * network provider's completions are read by progress */
+    if (!ep->dev->poll_sends) {
+        mca_btl_via_endpoint_reap_locked(ep);
+    }
     OPAL_THREAD_UNLOCK(&ep->lock);
     return OPAL_SUCCESS;
 }

@@ -14,6 +14,8 @@
 
 #include <string.h>
 
+#include "opal/datatype/opal_convertor.h"
+
 #include "btl_via.h"
 #include "tc_ompi.h"
 #include "btl_via_endpoint.h"
@@ -55,7 +57,10 @@ int mca_btl_via_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endp
     mca_btl_via_send_ready(endpoint);
     OPAL_THREAD_LOCK(&endpoint->lock);
     rc = mca_btl_via_endpoint_send_locked(endpoint, frag);
-    if (OPAL_LIKELY(OPAL_SUCCESS == rc)) {
+    if (OPAL_LIKELY(OPAL_SUCCESS == rc) && !endpoint->dev->poll_sends) {
+        /* emu completes a send as it posts it; a network provider later,
+         * and its completions are read by progress: a read here would cost
+         * the provider a poll of its sockets on every message */
         mca_btl_via_endpoint_reap_locked(endpoint);
     }
     waiting = tc_credits_queued(&endpoint->credits) > 0;
@@ -65,6 +70,42 @@ int mca_btl_via_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endp
          * may make no progress call before the receiver needs it) */
         mca_btl_via_harvest_credits();
     }
+    return rc;
+}
+
+/* bytes of the largest message sendi sends from the stack */
+#define MCA_BTL_VIA_STACK_INLINE 256
+
+/* A message that fits the NIC's inline area goes with neither a
+ * fragment nor a completion to reap: ob1's header and the payload are
+ * copied into a buffer on the stack and posted by vipl_post_inline,
+ * which the NIC has copied when it returns.  Only for contiguous data
+ * (the convertor is not moved), so that the fragment path can still take
+ * the message when this one cannot send now. */
+static inline int mca_btl_via_sendi_inline(struct mca_btl_base_endpoint_t *ep,
+                                           struct opal_convertor_t *convertor, void *header,
+                                           size_t header_size, size_t payload_size,
+                                           mca_btl_base_tag_t tag)
+{
+    uint64_t buf[MCA_BTL_VIA_STACK_INLINE / sizeof(uint64_t)];
+    uint32_t piggy;
+    int rc = OPAL_ERR_OUT_OF_RESOURCE;
+
+    tc_ompi_sendi_copy((unsigned char *) buf, header, header_size, convertor, payload_size);
+    OPAL_THREAD_LOCK(&ep->lock);
+    if (OPAL_LIKELY(MCA_BTL_VIA_EP_CONNECTED == ep->state) &&
+        0 == tc_credits_try_send(&ep->credits, &piggy)) {
+        if (OPAL_LIKELY(VIPL_SUCCESS ==
+                        vipl_post_inline(ep->vi, buf, (uint32_t) (header_size + payload_size),
+                                         MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_AM, tag, piggy)))) {
+            rc = OPAL_SUCCESS;
+        } else {
+            /* the provider's queue is full, or the VI broke: the
+             * fragment path says which and keeps the order */
+            tc_credits_cancel(&ep->credits, NULL, piggy);
+        }
+    }
+    OPAL_THREAD_UNLOCK(&ep->lock);
     return rc;
 }
 
@@ -78,7 +119,7 @@ int mca_btl_via_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     bool waiting;
     int rc;
 
-    if (OPAL_UNLIKELY(length > mca_btl_via_component.recv_size)) {
+    if (OPAL_UNLIKELY(length > endpoint->dev->recv_size)) {
         goto no_resource;
     }
     mca_btl_via_send_ready(endpoint);
@@ -87,18 +128,25 @@ int mca_btl_via_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
                       tc_credits_queued(&endpoint->credits) > 0)) {
         goto no_resource;
     }
-    frag = mca_btl_via_frag_alloc(endpoint);
+    if (length <= endpoint->dev->nic->attrs.max_inline && length <= MCA_BTL_VIA_STACK_INLINE &&
+        NULL != endpoint->dev->ops->post_inline &&
+        (0 == payload_size || !opal_convertor_need_buffers(convertor)) &&
+        OPAL_SUCCESS ==
+            mca_btl_via_sendi_inline(endpoint, convertor, header, header_size, payload_size, tag)) {
+        return OPAL_SUCCESS;
+    }
+    frag = mca_btl_via_frag_alloc(endpoint->dev, endpoint);
     if (OPAL_UNLIKELY(NULL == frag)) {
         goto no_resource;
     }
     frag->kind = MCA_BTL_VIA_FRAG_INTERNAL;
     frag->imm = MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_AM, tag, 0);
     tc_ompi_sendi_copy(frag->data, header, header_size, convertor, payload_size);
-    frag->segment.seg_len = length;
+    frag->segments[0].seg_len = length;
 
     OPAL_THREAD_LOCK(&endpoint->lock);
     rc = mca_btl_via_endpoint_send_locked(endpoint, frag);
-    if (OPAL_LIKELY(OPAL_SUCCESS == rc)) {
+    if (OPAL_LIKELY(OPAL_SUCCESS == rc) && !endpoint->dev->poll_sends) {
         mca_btl_via_endpoint_reap_locked(endpoint);
     }
     waiting = tc_credits_queued(&endpoint->credits) > 0;

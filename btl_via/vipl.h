@@ -149,7 +149,11 @@ typedef struct vipl_nic_attrs {
     uint32_t max_segs;
     uint32_t max_inline; /* bytes a VIPL_CONTROL_INLINE send may carry (0: none) */
     bool rdma_read;      /* VipPostSend with RDMA read works */
-    bool local_only;     /* reaches this host's processes only */
+    /* a send's data segment may be unregistered memory (handle 0): the
+     * NIC reads local memory without a registration (libfabric without
+     * FI_MR_LOCAL); VIA has no such thing */
+    bool local_unregistered;
+    bool local_only; /* reaches this host's processes only */
     /* VipConnectWait: the NIC reports connection requests for VIs that
      * do not exist yet (vipl_connect_wait), so VIs can be created on
      * first use; the address of a VI is then known before it exists
@@ -250,6 +254,8 @@ struct vipl_ops {
     vipl_return_t (*connect_wait)(vipl_nic_t *nic, uint32_t *discriminator);
     /* NULL when there is nothing to prepare: */
     vipl_return_t (*attach_peer)(vipl_nic_t *nic, const vipl_vi_address_t *remote);
+    /* NULL without inline sends (verbs): */
+    vipl_return_t (*post_inline)(vipl_vi_t *vi, const void *buf, uint32_t len, uint32_t imm);
 };
 
 /* the public head of every provider object */
@@ -413,6 +419,24 @@ static inline vipl_return_t vipl_connect_wait(vipl_nic_t *nic, uint32_t *discrim
     }
     return nic->ops->connect_wait(nic, discriminator);
 }
+/* A send of len <= attrs.max_inline bytes from buf with immediate data
+ * imm, without a descriptor (no VIPL counterpart: verbs' unsignaled
+ * inline send, libfabric's fi_injectdata): the NIC has copied the bytes
+ * when the call returns, the message takes the peer's next posted
+ * receive in order with the VI's other sends, and no completion is ever
+ * reported for it.  VIPL_ERROR_RESOURCE: the provider's queue is full
+ * for now; VIPL_INVALID_STATE: the VI is not connected (or broke on it);
+ * VIPL_INVALID_PARAMETER: too long; VIPL_ERROR_NOT_SUPPORTED: the
+ * provider has no inline sends */
+static inline vipl_return_t vipl_post_inline(vipl_vi_t *vi, const void *buf, uint32_t len,
+                                             uint32_t imm)
+{
+    if (NULL == vi->nic->ops->post_inline) {
+        return VIPL_ERROR_NOT_SUPPORTED;
+    }
+    return vi->nic->ops->post_inline(vi, buf, len, imm);
+}
+
 /* prepare for connections with the peer NIC of this address (emu: map
  * its segment now, so that its name can go); optional */
 static inline vipl_return_t vipl_attach_peer(vipl_nic_t *nic, const vipl_vi_address_t *remote)

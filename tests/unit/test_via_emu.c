@@ -634,12 +634,24 @@ static void test_inline_send(void **state)
     assert_int_equal(max, r[0].length);
     assert_int_equal(0x1234, r[0].imm_data);
     assert_true(check(f->s[1].rbuf, max, 9));
+    /* vipl_post_inline: the same without a descriptor, never reported */
+    fill(stackbuf, max, 10);
+    assert_int_equal(VIPL_INVALID_PARAMETER, vipl_post_inline(f->s[0].vi, stackbuf, max + 1, 1));
+    assert_int_equal(VIPL_SUCCESS, vipl_post_inline(f->s[0].vi, stackbuf, max, 0x4321));
+    assert_int_equal(VIPL_NOT_DONE, vipl_send_done(f->s[0].vi, &done));
+    assert_int_equal(VIPL_SUCCESS, vipl_recv_done(f->s[1].vi, &done));
+    assert_ptr_equal(done, &r[1]);
+    assert_int_equal(VIPL_STATUS_DONE | VIPL_STATUS_IMMEDIATE, r[1].status);
+    assert_int_equal(0x4321, r[1].imm_data);
+    assert_true(check(f->s[1].rbuf + BUF, max, 10));
     /* without the flag the unregistered buffer is refused, nothing moves */
     s.control = VIPL_CONTROL_OP_SEND;
     assert_int_equal(VIPL_SUCCESS, vipl_post_send(f->s[0].vi, &s));
     assert_int_equal(VIPL_SUCCESS, vipl_send_done(f->s[0].vi, &done));
     assert_true(s.status & VIPL_STATUS_PROTECTION_ERROR);
     assert_int_equal(VIPL_NOT_DONE, vipl_recv_done(f->s[1].vi, &done));
+    /* no receive posted: the inline send breaks the VI */
+    assert_int_equal(VIPL_INVALID_STATE, vipl_post_inline(f->s[0].vi, stackbuf, 4, 1));
 }
 
 /* invalid attributes are refused */
@@ -1026,6 +1038,7 @@ static void test_strict_no_inline(void **state)
     make_send(a, &s, 0, 0);
     s.control |= VIPL_CONTROL_INLINE | VIPL_CONTROL_IMMEDIATE;
     assert_int_equal(VIPL_INVALID_PARAMETER, vipl_post_send(a->vi, &s));
+    assert_int_equal(VIPL_INVALID_PARAMETER, vipl_post_inline(a->vi, &s, 0, 1));
     /* the same message without the flag goes */
     s.control &= ~VIPL_CONTROL_INLINE;
     s.imm_data = 0x200;

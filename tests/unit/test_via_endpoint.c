@@ -68,14 +68,15 @@ static void test_via_endpoint_create_fails_after_posting(void **state)
     c->nprocs = 2;
     c->my_vpid = 0;
     c->recv_descriptors = 8;
-    c->recv_size = 256;
+    dev->recv_size = 256;
     c->output = -1;
-    OBJ_CONSTRUCT(&c->frags, opal_free_list_t);
+    OBJ_CONSTRUCT(&dev->frags, opal_free_list_t);
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
     tc_ompi_done_list_construct(&c->completed_frags);
     for (int i = 0; i < VIA_EP_NFRAGS; ++i) {
         OBJ_CONSTRUCT(&frags[i], mca_btl_via_frag_t);
-        opal_free_list_return(&c->frags, &frags[i].base.super);
+        frags[i].dev = dev;
+        opal_free_list_return(&dev->frags, &frags[i].base.super);
     }
 
     /* an address whose magic is wrong: the request fails after the posts */
@@ -93,10 +94,10 @@ static void test_via_endpoint_create_fails_after_posting(void **state)
     assert_int_equal(0, c->num_connecting);
     /* every fragment is back in the list */
     for (int i = 0; i < VIA_EP_NFRAGS; ++i) {
-        assert_non_null(opal_free_list_get(&c->frags));
+        assert_non_null(opal_free_list_get(&dev->frags));
     }
     for (int i = 0; i < VIA_EP_NFRAGS; ++i) {
-        opal_free_list_return(&c->frags, &frags[i].base.super);
+        opal_free_list_return(&dev->frags, &frags[i].base.super);
     }
     /* no VI may keep the freed endpoint or receives into its buffers: the
      * VI is gone, or idle with nothing posted */
@@ -133,7 +134,7 @@ static void test_via_endpoint_create_fails_after_posting(void **state)
     assert_int_equal(1, c->vis_created[MCA_BTL_VIA_DEV_LOCAL]);
     mca_btl_via_endpoint_destroy(ep);
     for (int i = 0; i < VIA_EP_NFRAGS; ++i) {
-        assert_non_null(opal_free_list_get(&c->frags));
+        assert_non_null(opal_free_list_get(&dev->frags));
     }
     vipl_destroy_cq(dev->recv_cq);
     vipl_destroy_ptag(dev->ptag);

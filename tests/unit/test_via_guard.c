@@ -75,7 +75,7 @@ static void test_via_guard_two_threads(void **state)
     }
     c->held_head = 0;
     c->held_count = c->held_cap;
-    mca_btl_via_module.initialized = true;
+    c->live = true;
     opal_set_using_threads(true);
 
     for (int i = 0; i < 2; ++i) {
@@ -89,7 +89,7 @@ static void test_via_guard_two_threads(void **state)
     assert_int_equal(c->held_cap, c->held_count + c->held_head);
 
     opal_set_using_threads(false);
-    mca_btl_via_module.initialized = false;
+    c->live = false;
     free(c->held);
     c->held = NULL;
     vipl_destroy_cq(dev->recv_cq);

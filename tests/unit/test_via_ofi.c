@@ -245,6 +245,48 @@ static void test_inject_order(void **state)
     assert_int_equal(VIPL_NOT_DONE, vipl_send_done(A.vi, &d));
 }
 
+/* vipl_post_inline (fi_injectdata): in order with descriptor sends
+ * around it, no completion ever, and refused above max_inline */
+static void test_post_inline(void **state)
+{
+    const uint32_t max = vipl_query_nic(A.nic)->max_inline;
+    vipl_desc_t s, *d;
+    char msg[256];
+
+    (void) state;
+    assert_true(max >= 8 && max <= sizeof(msg));
+    memset(msg, 'q', sizeof(msg));
+    assert_int_equal(VIPL_INVALID_PARAMETER, vipl_post_inline(A.vi, msg, max + 1, 1));
+    memset(&s, 0, sizeof(s));
+    memset(A.buf, 'd', 3000);
+    s.control = VIPL_CONTROL_OP_SEND | VIPL_CONTROL_IMMEDIATE;
+    s.imm_data = 500;
+    s.seg_count = 1;
+    s.ds[0].addr = A.buf;
+    s.ds[0].handle = A.h;
+    s.ds[0].length = 3000;
+    assert_int_equal(VIPL_SUCCESS, vipl_post_send(A.vi, &s));
+    for (uint32_t i = 1; i < DEPTH; ++i) {
+        msg[0] = (char) ('a' + i);
+        assert_int_equal(VIPL_SUCCESS, vipl_post_inline(A.vi, msg, i % 2 ? max : 0, 500 + i));
+        memset(msg, 0, sizeof(msg)); /* the bytes were taken at the call */
+        memset(msg, 'q', sizeof(msg));
+    }
+    wait_send(&A, &B, &s);
+    for (uint32_t i = 0; i < DEPTH; ++i) {
+        d = next_recv(&B, &A);
+        assert_int_equal(VIPL_STATUS_DONE | VIPL_STATUS_IMMEDIATE, d->status);
+        assert_int_equal(500 + i, d->imm_data);
+        assert_int_equal(0 == i ? 3000 : (i % 2 ? max : 0), d->length);
+        if (i % 2) {
+            assert_int_equal('a' + (int) i, ((char *) d->ds[0].addr)[0]);
+            assert_int_equal('q', ((char *) d->ds[0].addr)[max - 1]);
+        }
+        assert_int_equal(VIPL_SUCCESS, vipl_post_recv(B.vi, d));
+    }
+    assert_int_equal(VIPL_NOT_DONE, vipl_send_done(A.vi, &d));
+}
+
 static void test_rdma(void **state)
 {
     vipl_desc_t w, rd, *d;
@@ -588,10 +630,10 @@ static void test_bye_or_gone(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_send),         cmocka_unit_test(test_inject_order),
-        cmocka_unit_test(test_rdma),         cmocka_unit_test(test_bad_local),
-        cmocka_unit_test(test_lazy_connect), cmocka_unit_test(test_lazy_both),
-        cmocka_unit_test(test_bye_or_gone),
+        cmocka_unit_test(test_send),        cmocka_unit_test(test_inject_order),
+        cmocka_unit_test(test_post_inline), cmocka_unit_test(test_rdma),
+        cmocka_unit_test(test_bad_local),   cmocka_unit_test(test_lazy_connect),
+        cmocka_unit_test(test_lazy_both),   cmocka_unit_test(test_bye_or_gone),
     };
     vipl_open_params_t p = {0};
     vipl_nic_t *probe = NULL;
