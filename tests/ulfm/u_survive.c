@@ -4,7 +4,7 @@
  * and the survivors go on (User-Level Failure Mitigation, Open MPI 5.0
  * with mpirun --with-ft ulfm).
  *
- *   u_survive MOMENT      MOMENT: eager, rndv, rma, coll
+ *   u_survive MOMENT      MOMENT: eager, rndv, rma, coll, rmasync
  *
  * After a first checked Allreduce every rank does MOMENT's traffic in a
  * loop: eager exchanges small (512 B) messages with both neighbours of a
@@ -12,7 +12,10 @@
  * every other rank, all in flight at once; rma locks the
  * right neighbour's window, puts, gets and accumulates, unlocks, then
  * meets in a barrier; coll runs Allreduce, Bcast and a non-blocking
- * Allreduce. The victim (ULFM_VICTIM, default the last rank) raises
+ * Allreduce; rmasync runs every kind of one-sided synchronisation with
+ * the victim once it died holding an exclusive lock at rank 0 (each must
+ * fail, none hang; the lock must be granted to the survivors). The victim
+ * (ULFM_VICTIM, default the last rank) raises
  * SIGKILL in round ULFM_ROUND (default from ULFM_SEED) with its own
  * operations in flight, after 0 to 3 MPI_Test calls (ULFM_SEED).
  *
@@ -78,8 +81,8 @@
 /* a job whose victim has not died after this long is broken */
 #define U_TRAFFIC_MAX_S 120.0
 
-enum u_moment { U_EAGER, U_RNDV, U_RMA, U_COLL_M };
-static const char *const u_moment_names[] = {"eager", "rndv", "rma", "coll"};
+enum u_moment { U_EAGER, U_RNDV, U_RMA, U_COLL_M, U_RMASYNC, U_NMOMENTS };
+static const char *const u_moment_names[] = {"eager", "rndv", "rma", "coll", "rmasync"};
 
 static int u_victim;      /* world rank that dies, -1: killed from outside */
 static int u_die_round;   /* round in which it dies */
@@ -386,6 +389,146 @@ static int u_traffic_rma(MPI_Comm comm, MPI_Win *win, void **winbuf, double *t_d
     return failed_round;
 }
 
+/* One synchronisation involving the dead rank: it must return (the caller
+ * only gets here once it did) and some call of it must fail. */
+static void u_rma_expect_error(int rc_a, int rc_b, const char *what, double *t_detect)
+{
+    if (MPI_SUCCESS == rc_a && MPI_SUCCESS == rc_b) {
+        tmpi_error("%s with the dead rank %d succeeded", what, u_victim);
+    } else if (*t_detect <= 0.0) {
+        *t_detect = u_now();
+    }
+}
+
+/* rmasync: the victim takes an exclusive lock on rank 0's window, puts,
+ * meets everyone in a barrier and dies with the lock held. Each survivor
+ * then takes the exclusive lock on rank 0 (granted once rank 0 has
+ * released the dead origin's lock), puts its own pattern and reads it
+ * back; and runs every kind of synchronisation with the dead rank, each
+ * of which must fail and none hang: a shared lock with a put, a lock_all
+ * with an Rget, a flush after a put, start and post/wait on a group of
+ * the dead rank alone, and a fence. Then the window is handed back and
+ * the world revoked. (u_die_round and u_die_tests are not used.) */
+static int u_rma_sync(MPI_Comm comm, MPI_Win *win, void **winbuf, double *t_detect)
+{
+    const int slot = 4096, r0 = 0;
+    uint8_t *buf = tmpi_malloc(slot), *back = tmpi_malloc(slot);
+    MPI_Group wg, dead;
+    MPI_Request req;
+    int rc, rc2, v = u_victim;
+
+    if (u_victim == r0 || u_victim < 0) {
+        tmpi_error("rmasync needs a victim other than rank 0");
+        return -1;
+    }
+    *winbuf = tmpi_malloc((size_t) slot * (size_t) tmpi_size);
+    memset(*winbuf, 0, (size_t) slot * (size_t) tmpi_size);
+    rc = MPI_Win_create(*winbuf, (MPI_Aint) slot * tmpi_size, 1, MPI_INFO_NULL, comm, win);
+    if (MPI_SUCCESS != rc) {
+        tmpi_error("MPI_Win_create failed");
+        *win = MPI_WIN_NULL;
+        return -1;
+    }
+    MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
+    MPI_Comm_group(comm, &wg);
+    MPI_Group_incl(wg, 1, &v, &dead);
+    tmpi_fill(buf, slot, tmpi_rank, 5000);
+    if (tmpi_rank == u_victim) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, r0, 0, *win);
+        MPI_Put(buf, slot, MPI_BYTE, r0, (MPI_Aint) slot * tmpi_rank, slot, MPI_BYTE, *win);
+        MPI_Win_flush(r0, *win);
+        MPI_Barrier(comm);
+        u_die();
+    }
+    MPI_Barrier(comm);
+    if (0 == tmpi_rank) {
+        u_say("ULFM armed %s %d ranks", u_name, tmpi_size);
+    }
+
+    /* the lock the dead origin held at rank 0 is released */
+    rc = MPI_Win_lock(MPI_LOCK_EXCLUSIVE, r0, 0, *win);
+    if (MPI_SUCCESS == rc) {
+        rc = MPI_Put(buf, slot, MPI_BYTE, r0, (MPI_Aint) slot * tmpi_rank, slot, MPI_BYTE, *win);
+        rc2 = MPI_Win_unlock(r0, *win);
+        rc = MPI_SUCCESS != rc ? rc : rc2;
+    }
+    if (MPI_SUCCESS != rc) {
+        tmpi_error("exclusive lock at rank 0 after the death of its holder: rc %d", rc);
+    } else {
+        rc = MPI_Win_lock(MPI_LOCK_SHARED, r0, 0, *win);
+        if (MPI_SUCCESS == rc) {
+            rc = MPI_Get(back, slot, MPI_BYTE, r0, (MPI_Aint) slot * tmpi_rank, slot, MPI_BYTE,
+                         *win);
+            rc2 = MPI_Win_unlock(r0, *win);
+            rc = MPI_SUCCESS != rc ? rc : rc2;
+        }
+        if (MPI_SUCCESS != rc) {
+            tmpi_error("reading back from rank 0: rc %d", rc);
+        } else {
+            tmpi_check(back, slot, tmpi_rank, 5000, "put at rank 0 after the death");
+        }
+    }
+
+    /* a shared lock on the dead rank, a put */
+    rc = MPI_Win_lock(MPI_LOCK_SHARED, v, 0, *win);
+    rc2 = MPI_ERR_OTHER;
+    if (MPI_SUCCESS == rc) {
+        (void) MPI_Put(buf, slot, MPI_BYTE, v, 0, slot, MPI_BYTE, *win);
+        rc2 = MPI_Win_unlock(v, *win);
+    }
+    u_rma_expect_error(rc, rc2, "lock, put, unlock", t_detect);
+
+    /* lock_all, an Rget from the dead rank */
+    rc = MPI_Win_lock_all(0, *win);
+    rc2 = MPI_SUCCESS;
+    if (MPI_SUCCESS == rc) {
+        rc = MPI_Rget(back, slot, MPI_BYTE, v, 0, slot, MPI_BYTE, *win, &req);
+        if (MPI_SUCCESS == rc) {
+            rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+        }
+        rc2 = MPI_Win_unlock_all(*win);
+    }
+    u_rma_expect_error(rc, rc2, "lock_all, Rget, unlock_all", t_detect);
+
+    /* a flush after a put (the lock without a message) */
+    rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, *win);
+    rc2 = MPI_SUCCESS;
+    if (MPI_SUCCESS == rc) {
+        (void) MPI_Put(buf, slot, MPI_BYTE, v, 0, slot, MPI_BYTE, *win);
+        rc = MPI_Win_flush(v, *win);
+        rc2 = MPI_Win_unlock_all(*win);
+    }
+    u_rma_expect_error(rc, rc2, "put, flush", t_detect);
+
+    /* general active target with the dead rank alone */
+    rc = MPI_Win_start(dead, 0, *win);
+    rc2 = MPI_SUCCESS;
+    if (MPI_SUCCESS == rc) {
+        rc2 = MPI_Win_complete(*win);
+    }
+    u_rma_expect_error(rc, rc2, "start, complete", t_detect);
+    rc = MPI_Win_post(dead, 0, *win);
+    rc2 = MPI_SUCCESS;
+    if (MPI_SUCCESS == rc) {
+        rc2 = MPI_Win_wait(*win);
+    }
+    u_rma_expect_error(rc, rc2, "post, wait", t_detect);
+
+    /* a fence is collective over the window's group */
+    rc = MPI_Win_fence(0, *win);
+    u_rma_expect_error(rc, MPI_SUCCESS == rc ? MPI_Win_fence(MPI_MODE_NOSUCCEED, *win) : rc,
+                       "fence", t_detect);
+
+    MPI_Group_free(&dead);
+    MPI_Group_free(&wg);
+    u_keep(buf);
+    u_keep(back);
+#if U_HAVE_ULFM
+    (void) MPIX_Comm_revoke(comm);
+#endif
+    return 0;
+}
+
 /* coll: Allreduce, Bcast from a rotating root, a non-blocking Allreduce. */
 static int u_traffic_coll(MPI_Comm comm, double *t_detect)
 {
@@ -529,7 +672,7 @@ static long u_check_survivors(MPI_Comm sh, const int *wrank, int moment)
     }
 
     /* one-sided among the survivors: put to the right, get from the left */
-    if (U_RMA == moment) {
+    if (U_RMA == moment || U_RMASYNC == moment) {
         uint8_t *base = tmpi_malloc(2 * U_RING);
         MPI_Win win;
 
@@ -654,7 +797,7 @@ int main(int argc, char **argv)
     MPI_Win win = MPI_WIN_NULL;
     void *winbuf = NULL;
 
-    for (int m = 0; argc > 1 && m < 4; m++) {
+    for (int m = 0; argc > 1 && m < U_NMOMENTS; m++) {
         if (0 == strcmp(argv[1], u_moment_names[m])) {
             moment = m;
         }
@@ -663,7 +806,7 @@ int main(int argc, char **argv)
     tmpi_init(&argc, &argv, u_name);
     if (moment < 0) {
         if (0 == tmpi_rank) {
-            fprintf(stderr, "usage: u_survive eager|rndv|rma|coll\n");
+            fprintf(stderr, "usage: u_survive eager|rndv|rma|coll|rmasync\n");
         }
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -723,6 +866,9 @@ int main(int argc, char **argv)
     case U_RMA:
         failed_round = u_traffic_rma(MPI_COMM_WORLD, &win, &winbuf, &t_detect);
         break;
+    case U_RMASYNC:
+        failed_round = u_rma_sync(MPI_COMM_WORLD, &win, &winbuf, &t_detect);
+        break;
     default:
         failed_round = u_traffic_coll(MPI_COMM_WORLD, &t_detect);
         break;
@@ -743,6 +889,7 @@ int main(int argc, char **argv)
 #endif
     /* without failure tolerance the job must have ended by now */
     tmpi_error("the traffic ended (round %d) without failure tolerance", failed_round);
+    u_free_kept();
     MPI_Abort(MPI_COMM_WORLD, 3);
     return 3;
 }
