@@ -22,7 +22,10 @@
 
 #include <stdlib.h>
 
+#include "opal/util/output.h"
 #include "ompi/group/group.h"
+#include "ompi/proc/proc.h"
+#include "ompi/mca/osc/base/base.h"
 #include "ompi/mca/pml/base/pml_base_request.h"
 
 #include "osc_hybrid.h"
@@ -34,8 +37,17 @@
 bool mca_osc_hybrid_ft_failed(const mca_osc_hybrid_module_t *m, int rank)
 {
 #if TC_OMPI_FT_MPI
-    return ompi_ftmpi_enabled && rank >= 0 && rank < m->size &&
-        !ompi_comm_is_proc_active(m->comm, rank, false);
+    ompi_proc_t *proc;
+
+    if (!ompi_ftmpi_enabled || rank < 0 || rank >= m->size) {
+        return false;
+    }
+    /* the process itself, not the group's placeholder: a peer this process
+     * never talked to is a placeholder in the groups (lazy add_procs),
+     * which ompi_comm_is_proc_active takes for alive, while the failure
+     * report marks the process object */
+    proc = ompi_group_get_proc_ptr(m->comm->c_local_group, rank, true);
+    return NULL != proc && !ompi_proc_is_active(proc);
 #else
     (void) m;
     (void) rank;
@@ -121,6 +133,8 @@ void mca_osc_hybrid_ft_sweep(mca_osc_hybrid_module_t *m)
         m->ft_epoch = epoch;
         for (int r = 0; r < m->size; ++r) {
             if (!m->ft_gone[r] && mca_osc_hybrid_ft_failed(m, r)) {
+                opal_output_verbose(10, ompi_osc_base_framework.framework_output,
+                                    "osc/hybrid: rank %d of a window of %d failed", r, m->size);
                 m->ft_gone[r] = true;
                 m->ft_dead++;
                 mca_osc_hybrid_ft_release_locks(m, r);
