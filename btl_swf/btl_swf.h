@@ -33,6 +33,9 @@ struct mca_btl_base_endpoint_t {
     struct mca_btl_swf_module_t *module;
     opal_proc_t *proc;
     uint32_t node;
+    /* the simulator said the node died: sends to it fail at once
+     * (written and read under the module's lock) */
+    bool failed;
 };
 typedef struct mca_btl_base_endpoint_t mca_btl_base_endpoint_t;
 typedef mca_btl_base_endpoint_t mca_btl_swf_endpoint_t;
@@ -159,6 +162,15 @@ const char *mca_btl_swf_launch_token_file(void);
 int mca_btl_swf_token_read(const char *path, unsigned char *token);
 int mca_btl_swf_launch_wait_port(char **host, int *port);
 void mca_btl_swf_launch_stop(void);
+
+/* btl_swf_module.c: the simulator's notice that node died (called from
+ * delivery with m->lock held; it is released around the report) */
+void mca_btl_swf_peer_down(mca_btl_swf_module_t *m, uint32_t node);
+
+/* btl_swf_launch.c: every node is connected: the port file and the token
+ * file have served their purpose (removed now, so that no file outlives
+ * a launcher that dies) */
+void mca_btl_swf_launch_started(void);
 
 /* btl_swf_component.c: a broken connection ends the job with a clear error
  * (called with m->lock held) */

@@ -369,7 +369,14 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
                         port > 0 ? ":" : "", port);
     rc = tc_sockmodel_conn_connect(&m->conn, host, port, my_rank, c->connect_timeout * 1000);
     if (0 == rc) {
+        /* the simulator answers the hello once every node is there */
+        mca_btl_swf_launch_started();
         rc = tc_sockmodel_conn_size(&m->conn);
+    }
+    if (0 == rc && (m->conn.features & SOCKMODEL_FEATURE_WATCH)) {
+        /* a node that dies is announced by the simulator: fatal without
+         * fault tolerance, that peer's loss alone under ULFM */
+        rc = tc_sockmodel_conn_watch(&m->conn, MCA_BTL_SWF_TAG_NODE_DOWN);
     }
     if (0 != rc) {
         mca_btl_swf_show_help("connect failed", opal_process_info.nodename, (int) my_rank, host,

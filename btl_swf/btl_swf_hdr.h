@@ -10,6 +10,10 @@
  * simulator already carries source, tag and length.
  *
  * The modex publishes one uint32_t in network byte order: the node number.
+ *
+ * The simulator's node-down notice (SockModel WATCH, docs/sockmodel.md)
+ * is a message of length 0 from the dead node with the tag
+ * MCA_BTL_SWF_TAG_NODE_DOWN, which btl_swf asks for at init.
  */
 #ifndef MCA_BTL_SWF_HDR_H
 #define MCA_BTL_SWF_HDR_H
@@ -18,6 +22,10 @@
 
 #define MCA_BTL_SWF_TAG_MARKER 0x53574600u /* "SWF\0" */
 #define MCA_BTL_SWF_TAG_MASK 0xFFFFFF00u
+/* The tag of the simulator's node-down notices (SockModel WATCH): a
+ * message of length 0 from a node that died. Outside the marker's range,
+ * so no fragment ever carries it. */
+#define MCA_BTL_SWF_TAG_NODE_DOWN 0x5357444Eu /* "SWDN" */
 
 /* The modex entry: the node number in network byte order. */
 typedef struct mca_btl_swf_modex {
@@ -44,5 +52,8 @@ static inline int mca_btl_swf_tag_decode(uint32_t wire_tag, uint8_t *am_tag)
 _Static_assert(0 == (MCA_BTL_SWF_TAG_MARKER & ~MCA_BTL_SWF_TAG_MASK) &&
                    0xFFu == (uint32_t) ~MCA_BTL_SWF_TAG_MASK,
                "swf wire tag: 24-bit marker above an 8-bit active-message tag");
+
+_Static_assert(MCA_BTL_SWF_TAG_MARKER != (MCA_BTL_SWF_TAG_NODE_DOWN & MCA_BTL_SWF_TAG_MASK),
+               "the node-down tag is no fragment's tag");
 
 #endif /* MCA_BTL_SWF_HDR_H */

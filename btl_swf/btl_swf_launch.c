@@ -36,6 +36,8 @@
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
 
+#include "tc_ompi.h"
+
 #include "btl_swf.h"
 
 #define SWF_PORT_FILE_NAME "swf.port"
@@ -394,10 +396,15 @@ int mca_btl_swf_launch_start(uint32_t nodes, const char *listen)
     argv[argc++] = ctimeout_str;
     argv[argc++] = "--spin-us";
     argv[argc++] = spin_str;
-    /* it must not outlive this process, nor inherit this rank's core
-     * binding: it serves every rank */
-    argv[argc++] = "--parent-pid";
-    argv[argc++] = ppid_str;
+    /* it must not inherit this rank's core binding: it serves every
+     * rank. Without fault tolerance it must not outlive this process
+     * either; under ULFM the job goes on when this process dies, and so
+     * must the simulator: it ends when its last node has finished or died
+     * (and before the start, after the connect timeout) */
+    if (!tc_ompi_ft_enabled()) {
+        argv[argc++] = "--parent-pid";
+        argv[argc++] = ppid_str;
+    }
     argv[argc++] = "--all-cpus";
     /* clients must show the job's token: over TCP any local user could
      * otherwise claim a rank (the Unix socket is 0600 anyway) */
@@ -497,6 +504,21 @@ int mca_btl_swf_launch_wait_port(char **host, int *port)
     }
     *host = strdup(addr);
     return NULL == *host ? OPAL_ERR_OUT_OF_RESOURCE : OPAL_SUCCESS;
+}
+
+void mca_btl_swf_launch_started(void)
+{
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+
+    if (!c->port_file_owner) {
+        return;
+    }
+    if (NULL != c->token_path) {
+        (void) unlink(c->token_path);
+    }
+    if (NULL != c->port_file) {
+        (void) unlink(c->port_file);
+    }
 }
 
 void mca_btl_swf_launch_stop(void)

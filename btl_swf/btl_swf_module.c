@@ -17,6 +17,8 @@
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
 
+#include "tc_ompi.h"
+
 #include "btl_swf.h"
 #include "btl_swf_hdr.h"
 #include "btl_swf_frag.h"
@@ -26,6 +28,7 @@ static void mca_btl_swf_endpoint_construct(mca_btl_swf_endpoint_t *ep)
     ep->module = NULL;
     ep->proc = NULL;
     ep->node = 0;
+    ep->failed = false;
 }
 
 OBJ_CLASS_INSTANCE(mca_btl_swf_endpoint_t, opal_object_t, mca_btl_swf_endpoint_construct, NULL);
@@ -121,6 +124,31 @@ int mca_btl_swf_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                             OPAL_NAME_PRINT(proc->proc_name), node);
     }
     return OPAL_SUCCESS;
+}
+
+void mca_btl_swf_peer_down(mca_btl_swf_module_t *m, uint32_t node)
+{
+    mca_btl_swf_component_t *c = &mca_btl_swf_component;
+    mca_btl_swf_endpoint_t *ep = node < m->num_nodes ? m->endpoints[node] : NULL;
+    opal_proc_t *proc;
+
+    if (NULL == ep || ep->failed || node == m->conn.rank) {
+        /* a node this process never talked to (its proc is not ours), one
+         * reported already, or ourselves: nothing to tell */
+        opal_output_verbose(5, c->output, "btl:swf: node %u died (no endpoint to fail)", node);
+        return;
+    }
+    /* sends complete when written, so nothing is pending to this node:
+     * failing the endpoint is all there is to release */
+    ep->failed = true;
+    proc = ep->proc;
+    /* the PML's callback may send to other nodes (under ULFM it spreads
+     * the news): it must have the connection */
+    OPAL_THREAD_UNLOCK(&m->lock);
+    (void) tc_ompi_peer_lost(
+        &(tc_ompi_lost_t){"swf", "help-mpi-btl-swf.txt", c->output, &m->super, m->error_cb}, proc,
+        "node", (int) node, "the simulator reports that this node died");
+    OPAL_THREAD_LOCK(&m->lock);
 }
 
 int mca_btl_swf_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,

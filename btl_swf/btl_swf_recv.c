@@ -43,6 +43,10 @@ static int swf_dispatch(mca_btl_swf_module_t *m, const tc_sockmodel_msg_info_t *
                             info->len, info->src, m->job_size);
         return 0;
     }
+    if (OPAL_UNLIKELY(MCA_BTL_SWF_TAG_NODE_DOWN == info->tag && 0 == info->len)) {
+        mca_btl_swf_peer_down(m, info->src);
+        return 0;
+    }
     if (!mca_btl_swf_tag_decode(info->tag, &am_tag)) {
         opal_output_verbose(
             1, c->output, "btl:swf: dropped a %u-byte message from node %u with foreign tag 0x%08x",

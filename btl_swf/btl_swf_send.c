@@ -79,9 +79,12 @@ static int swf_send_iov(mca_btl_swf_module_t *m, struct mca_btl_base_endpoint_t 
     /* the command exchange, the failure flag and the counters are all
      * under the lock: any thread may send */
     OPAL_THREAD_LOCK(&m->lock);
-    if (OPAL_UNLIKELY(m->failed)) {
+    if (OPAL_UNLIKELY(m->failed || endpoint->failed)) {
+        /* the simulator is gone, or this peer: the caller keeps its
+         * descriptor, ob1 fails the request (MPI_ERR_PROC_FAILED under
+         * ULFM) rather than queue it */
         OPAL_THREAD_UNLOCK(&m->lock);
-        return OPAL_ERR_UNREACH;
+        return TC_OMPI_LOST_STATUS;
     }
     rc = tc_sockmodel_conn_send(&m->conn, endpoint->node, mca_btl_swf_tag_encode(tag), iov, iovcnt,
                                 (uint32_t) len);

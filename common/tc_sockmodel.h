@@ -32,7 +32,7 @@
 #include <arpa/inet.h>
 
 /* Protocol revision of this header (not sent on the wire). */
-#define SOCKMODEL_PROTOCOL_VERSION 1
+#define SOCKMODEL_PROTOCOL_VERSION 2
 
 /* ---- framing ---------------------------------------------------------- */
 
@@ -88,11 +88,12 @@ enum tc_sockmodel_request {
     SOCKMODEL_BARRIER_INIT = 12,  /* p0=participants (0=all); reply arg0=id */
     SOCKMODEL_BARRIER_ENTER = 13, /* p0=id; blocking; reply arg0=id arg1=round */
     SOCKMODEL_WAITING_START = 14, /* p0=timeout_us; reply FOUND/EXPIRED/STOPPED */
-    SOCKMODEL_WAITING_STOP = 15   /* reply OK (after any pending WAITING_START reply) */
+    SOCKMODEL_WAITING_STOP = 15,  /* reply OK (after any pending WAITING_START reply) */
+    SOCKMODEL_WATCH = 16          /* p0=tag, p1=0; reply OK; node-down notices from now on */
 };
 
 #define SOCKMODEL_REQUEST_MIN SOCKMODEL_FINISH
-#define SOCKMODEL_REQUEST_MAX SOCKMODEL_WAITING_STOP
+#define SOCKMODEL_REQUEST_MAX SOCKMODEL_WATCH
 
 /* ---- reply status (reply word 1) -------------------------------------- */
 
@@ -117,6 +118,15 @@ enum tc_sockmodel_model { SOCKMODEL_MODEL_SIMPEL = 0, SOCKMODEL_MODEL_TORUS = 1 
 /* SIZE reply arg[3]: features this simulator offers (a client that does
  * not know a bit ignores it). */
 #define SOCKMODEL_FEATURE_WAIT_RECV 0x1u /* WAITING_START may take the message */
+#define SOCKMODEL_FEATURE_WATCH 0x2u     /* the WATCH request (node-down notices) */
+
+/* WATCH (once per node, p1 must be 0): from then on, for every other node
+ * that dies during the run (its connection drops without FINISH, or the
+ * simulator drops it), the watcher gets a message of length 0 from that
+ * node with tag p0, behind every message the dead node had sent it
+ * (also for the nodes that were dead already). A node that finished is
+ * not dead. The tag is the watcher's choice: one its own traffic never
+ * uses. */
 
 /* WAITING_START p1: flags. With SOCKMODEL_WAIT_RECV the message that ends
  * the wait is removed and returned at once, like RECV: reply code
@@ -239,7 +249,7 @@ static inline const char *tc_sockmodel_request_name(uint32_t code)
         "?",           "FINISH",   "SIZE",         "RANK",          "CONSUMETIME",
         "SEND",        "RECV",     "RECVFROM",     "RECVTAG",       "PROBE",
         "PROBEFROM",   "PROBETAG", "BARRIER_INIT", "BARRIER_ENTER", "WAITING_START",
-        "WAITING_STOP"};
+        "WAITING_STOP", "WATCH"};
     return tc_sockmodel_request_valid(code) ? names[code] : "UNKNOWN";
 }
 
@@ -359,6 +369,11 @@ static inline const char *tc_sockmodel_cmd_check(const tc_sockmodel_cmd_t *cmd, 
     case SOCKMODEL_PROBETAG:
     case SOCKMODEL_BARRIER_ENTER: /* the id is checked against the table */
     case SOCKMODEL_WAITING_STOP:
+        return NULL;
+    case SOCKMODEL_WATCH: /* any tag; a second WATCH is refused by the simulator */
+        if (0 != cmd->param[1]) {
+            return "unknown WATCH flags";
+        }
         return NULL;
     case SOCKMODEL_WAITING_START: /* the timeout is clamped, never refused */
         if (0 != (cmd->param[1] & ~SOCKMODEL_WAIT_FLAGS_KNOWN)) {

@@ -574,6 +574,26 @@ int tc_sockmodel_conn_size(tc_sockmodel_conn_t *c)
     return 0;
 }
 
+int tc_sockmodel_conn_watch(tc_sockmodel_conn_t *c, uint32_t tag)
+{
+    tc_sockmodel_reply_t r;
+    int rc;
+
+    if (0 != c->pending) {
+        return tc_sm_busy(c, SOCKMODEL_WATCH);
+    }
+    if (0 == (c->features & SOCKMODEL_FEATURE_WATCH)) {
+        return tc_sm_fail(c, ENOTSUP, "the simulator offers no WATCH (features 0x%x)",
+                          c->features);
+    }
+    rc = tc_sm_call(c, SOCKMODEL_WATCH, tag, 0, &r);
+    if (0 == rc && SOCKMODEL_ST_OK != r.status) {
+        return tc_sm_fail(c, EPROTO, "WATCH answered with status %s",
+                          tc_sockmodel_status_name(r.status));
+    }
+    return rc;
+}
+
 static int tc_sm_read_payload(tc_sockmodel_conn_t *c, const char *what, void *buf, size_t cap,
                               const tc_sockmodel_msg_info_t *info);
 

@@ -120,6 +120,10 @@ void tc_sockmodel_conn_attach(tc_sockmodel_conn_t *c, int fd);
 /* SIZE: fills nodes, max_msg and model. */
 int tc_sockmodel_conn_size(tc_sockmodel_conn_t *c);
 
+/* WATCH (when c->features has SOCKMODEL_FEATURE_WATCH, else -ENOTSUP):
+ * from now on a node that dies is announced by a message of length 0
+ * from it with tag (tc_sockmodel.h). 0 once the simulator said OK. */
+int tc_sockmodel_conn_watch(tc_sockmodel_conn_t *c, uint32_t tag);
 /* SEND of len bytes gathered from iov to node dest; no reply. */
 int tc_sockmodel_conn_send(tc_sockmodel_conn_t *c, uint32_t dest, uint32_t tag,
                            const struct iovec *iov, int iovcnt, uint32_t len);

@@ -58,6 +58,7 @@ typedef struct mca_osc_hybrid_op_t {
     int res_count;
     ompi_datatype_t *res_dt; /* retained while pending */
     ompi_request_t *ureq;    /* request-based variants */
+    int err;                 /* the first error of a chunk (a failed target) */
 } mca_osc_hybrid_op_t;
 
 /* One internal PML request in flight, polled by progress. */
@@ -75,6 +76,7 @@ typedef struct mca_osc_hybrid_pend_t {
     /* WSEND: the origin it answers, and its place in m->wsend_seq */
     int peer;
     uint64_t seq;
+    bool lost; /* its peer failed: cancelled (osc_hybrid_ft.c) */
 } mca_osc_hybrid_pend_t;
 
 enum {
@@ -209,6 +211,11 @@ typedef struct mca_osc_hybrid_module_t {
     struct mca_btl_base_registration_handle_t *bounce_reg;
     struct mca_osc_hybrid_bounce_t *bslot; /* MCA_OSC_HYBRID_BOUNCE_SLOTS */
 
+    /* failed peers (osc_hybrid_ft.c) */
+    int ft_epoch;                     /* failures in the job when last looked */
+    int ft_dead;                      /* ranks of this window known failed */
+    bool *ft_gone;                    /* per rank: failed, its locks here released */
+    mca_osc_hybrid_pend_t *ft_parked; /* cancelled sends the PML still holds */
     /* dynamic windows */
     mca_osc_hybrid_region_t *regions;
     int nregions;
@@ -244,6 +251,24 @@ int mca_osc_hybrid_track(mca_osc_hybrid_module_t *m, ompi_request_t *req, void *
 void mca_osc_hybrid_op_release(mca_osc_hybrid_module_t *m, mca_osc_hybrid_op_t *op);
 void mca_osc_hybrid_release_held(mca_osc_hybrid_module_t *m);
 void mca_osc_hybrid_free_held(mca_osc_hybrid_module_t *m);
+
+/* grants the lock requests the queue allows (called with m->lock held) */
+void mca_osc_hybrid_lock_grant(mca_osc_hybrid_module_t *m);
+
+/* osc_hybrid_ft.c: failed peers under MPI fault tolerance (all false
+ * without it). failed: rank of the window has failed. any_failed: one of
+ * ranks[0..n-1] (ranks NULL: 0..n-1) has. sweep (m->lock held, from
+ * progress): notes new failures, releases a dead origin's locks here,
+ * cancels the internal requests with a dead peer. park: p, complete and
+ * lost, is kept until the PML has finished with it (true), instead of
+ * being freed. skip: records from src are dropped (it failed). release:
+ * at window free. */
+bool mca_osc_hybrid_ft_failed(const mca_osc_hybrid_module_t *m, int rank);
+bool mca_osc_hybrid_ft_any_failed(const mca_osc_hybrid_module_t *m, const int *ranks, int n);
+void mca_osc_hybrid_ft_sweep(mca_osc_hybrid_module_t *m);
+bool mca_osc_hybrid_ft_park(mca_osc_hybrid_module_t *m, mca_osc_hybrid_pend_t *p);
+bool mca_osc_hybrid_ft_skip(const mca_osc_hybrid_module_t *m, int src);
+void mca_osc_hybrid_ft_release(mca_osc_hybrid_module_t *m);
 
 /* osc_hybrid_rdma.c */
 enum {

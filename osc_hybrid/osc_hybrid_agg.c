@@ -46,6 +46,11 @@ int mca_osc_hybrid_agg_send(mca_osc_hybrid_module_t *m, int t, mca_osc_hybrid_op
         free(buf);
         return OMPI_SUCCESS;
     }
+    if (OPAL_UNLIKELY(mca_osc_hybrid_ft_failed(m, t))) {
+        /* never a message to a failed process (osc_hybrid_ft.c) */
+        free(buf);
+        return TC_OMPI_ERR_PROC_FAILED;
+    }
     rc = MCA_PML_CALL(isend(buf, len, MPI_BYTE, t, MCA_OSC_HYBRID_TAG_AM,
                             MCA_PML_BASE_SEND_STANDARD, m->comm, &req));
     if (OMPI_SUCCESS != rc) {

@@ -295,6 +295,12 @@ static int mca_osc_hybrid_issue(ompi_win_t *win, int type, const void *oaddr, in
         rc = OMPI_ERR_RMA_SYNC;
         goto out;
     }
+    if (OPAL_UNLIKELY(mca_osc_hybrid_ft_failed(m, target))) {
+        /* no message to a failed process (Open MPI 5.0.7's ob1 may have
+         * dropped its last BTL to it, and then faults on a send) */
+        rc = TC_OMPI_ERR_PROC_FAILED;
+        goto out;
+    }
 
     if (NULL != ureq) {
         *ureq = mca_osc_hybrid_req_new(win);

@@ -368,6 +368,7 @@ void mca_osc_hybrid_progress_module(mca_osc_hybrid_module_t *m)
         return;
     }
     m->in_progress = 1;
+    mca_osc_hybrid_ft_sweep(m);
     pp = &m->pend;
     while (NULL != *pp) {
         mca_osc_hybrid_pend_t *p = *pp;
@@ -433,6 +434,7 @@ static void mca_osc_hybrid_module_release(mca_osc_hybrid_module_t *m)
     int i;
 
     mca_osc_hybrid_rdma_release(m);
+    mca_osc_hybrid_ft_release(m);
     if (NULL != m->slot_req) {
         for (i = 0; i < m->nslots; ++i) {
             if (NULL != m->slot_req[i]) {
@@ -665,10 +667,11 @@ static int mca_osc_hybrid_select(ompi_win_t *win, void **base, size_t size, int 
     m->lk_state = calloc(n, sizeof(int));
     m->start_member = calloc(n, sizeof(bool));
     m->wsend_out = calloc(n, sizeof(int));
+    m->ft_gone = calloc(n, sizeof(bool));
     if (!m->ops_sent || !m->lock_req || !m->lock_ack || !m->unlock_req || !m->unlock_ack ||
         !m->flush_req || !m->flush_ack || !m->flushed_at || !m->posts_recv || !m->lock_type ||
         !m->lk_state || !m->wsend_out || !m->start_member || !m->unacked || !m->agg_buf ||
-        !m->agg_len || !m->agg_cap || !m->agg_dirty) {
+        !m->agg_len || !m->agg_cap || !m->agg_dirty || !m->ft_gone) {
         rc = OMPI_ERR_OUT_OF_RESOURCE;
         goto fail;
     }

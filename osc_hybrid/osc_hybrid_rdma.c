@@ -102,7 +102,8 @@ static void mca_osc_hybrid_bounce_done(mca_btl_base_module_t *btl,
     (void) endpoint;
     (void) local_handle;
     if (OPAL_SUCCESS != status) {
-        m->rdma_error = OMPI_ERROR;
+        /* a BTL fails the transfers to a lost peer with OPAL_ERR_UNREACH */
+        m->rdma_error = OPAL_ERR_UNREACH == status ? TC_OMPI_ERR_PROC_FAILED : OMPI_ERROR;
     } else if (NULL != b->dst) {
         memcpy(b->dst, local_address, b->len);
     }
@@ -298,7 +299,8 @@ static void mca_osc_hybrid_rdma_done(mca_btl_base_module_t *btl,
         btl->btl_deregister_mem(btl, local_handle);
     }
     if (OPAL_SUCCESS != status) {
-        m->rdma_error = OMPI_ERROR;
+        /* a BTL fails the transfers to a lost peer with OPAL_ERR_UNREACH */
+        m->rdma_error = OPAL_ERR_UNREACH == status ? TC_OMPI_ERR_PROC_FAILED : OMPI_ERROR;
     }
     opal_atomic_wmb();
     (void) opal_atomic_add_fetch_32(&m->rdma_pending, -1);

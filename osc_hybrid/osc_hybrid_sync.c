@@ -40,6 +40,30 @@
         }                                      \
     } while (0)
 
+/* The same, giving up once lost (also evaluated under the module lock)
+ * holds while cond does not: rc is then TC_OMPI_ERR_PROC_FAILED. Used
+ * where the answer comes from a peer, which may have failed (MPI fault
+ * tolerance; lost is false without it, osc_hybrid_ft.c). */
+#define MCA_OSC_HYBRID_WAIT_OR_LOST(m, cond, lost, rc) \
+    do {                                               \
+        for (;;) {                                     \
+            bool ok_, lost_;                           \
+            OPAL_THREAD_LOCK(&(m)->lock);              \
+            mca_osc_hybrid_progress_module(m);         \
+            ok_ = (cond);                              \
+            lost_ = !ok_ && (lost);                    \
+            OPAL_THREAD_UNLOCK(&(m)->lock);            \
+            if (ok_) {                                 \
+                break;                                 \
+            }                                          \
+            if (lost_) {                               \
+                (rc) = TC_OMPI_ERR_PROC_FAILED;        \
+                break;                                 \
+            }                                          \
+            opal_progress();                           \
+        }                                              \
+    } while (0)
+
 /* Takes the first error a target reported since the last call. */
 static int mca_osc_hybrid_take_error(mca_osc_hybrid_module_t *m)
 {
@@ -157,7 +181,12 @@ int mca_osc_hybrid_fence(int assert, ompi_win_t *win)
     /* applied, and every reply read out of the window (the collectives
      * around already order that; the window is the application's again
      * when this returns, with MPI_MODE_NOSUCCEED too) */
-    MCA_OSC_HYBRID_WAIT_UNTIL(m, m->ops_done >= expected && 0 == m->wsend_pending);
+    rc = OMPI_SUCCESS;
+    MCA_OSC_HYBRID_WAIT_OR_LOST(m, m->ops_done >= expected && 0 == m->wsend_pending,
+                                0 != m->ft_dead, rc);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
     /* nobody starts the next epoch before everybody has applied this one
      * (a request of the next epoch could overtake one of this epoch from a
      * third process) */
@@ -221,8 +250,13 @@ int mca_osc_hybrid_start(ompi_group_t *group, int assert, ompi_win_t *win)
     if (0 == (assert &MPI_MODE_NOCHECK)) {
         /* every target of the group must have posted */
         for (i = 0; i < n; ++i) {
-            int r = ranks[i];
-            MCA_OSC_HYBRID_WAIT_UNTIL(m, m->posts_recv[r] > 0);
+            int r = ranks[i], rc = OMPI_SUCCESS;
+            MCA_OSC_HYBRID_WAIT_OR_LOST(m, m->posts_recv[r] > 0, mca_osc_hybrid_ft_failed(m, r),
+                                        rc);
+            if (OMPI_SUCCESS != rc) {
+                free(ranks);
+                return rc;
+            }
             OPAL_THREAD_LOCK(&m->lock);
             m->posts_recv[r]--;
             OPAL_THREAD_UNLOCK(&m->lock);
@@ -243,7 +277,8 @@ int mca_osc_hybrid_complete(ompi_win_t *win)
 {
     mca_osc_hybrid_module_t *m = MCA_OSC_HYBRID_MOD(win);
     ompi_group_t *group;
-    int *ranks, n = 0, i;
+    int *ranks, n = 0, i, rc;
+    bool lost;
 
     OPAL_THREAD_LOCK(&m->lock);
     group = m->start_group;
@@ -265,16 +300,19 @@ int mca_osc_hybrid_complete(ompi_win_t *win)
         m->start_member[ranks[i]] = false;
     }
     m->start_group = NULL;
+    lost = mca_osc_hybrid_ft_any_failed(m, ranks, n);
     OPAL_THREAD_UNLOCK(&m->lock);
     OBJ_RELEASE(group);
     free(ranks);
-    return mca_osc_hybrid_take_error(m);
+    rc = mca_osc_hybrid_take_error(m);
+    return lost ? TC_OMPI_ERR_PROC_FAILED : rc;
 }
 
 int mca_osc_hybrid_wait(ompi_win_t *win)
 {
     mca_osc_hybrid_module_t *m = MCA_OSC_HYBRID_MOD(win);
     ompi_group_t *group;
+    int *ranks, n = 0, rc = OMPI_SUCCESS;
 
     OPAL_THREAD_LOCK(&m->lock);
     group = m->post_group;
@@ -282,13 +320,24 @@ int mca_osc_hybrid_wait(ompi_win_t *win)
     if (NULL == group) {
         return OMPI_ERR_RMA_SYNC;
     }
-    MCA_OSC_HYBRID_WAIT_UNTIL(m, m->completes_recv >= m->post_size);
+    ranks = mca_osc_hybrid_ranks(m, group, &n);
+    if (NULL == ranks) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    /* a member of the group that failed never completes */
+    MCA_OSC_HYBRID_WAIT_OR_LOST(m, m->completes_recv >= m->post_size,
+                                mca_osc_hybrid_ft_any_failed(m, ranks, n), rc);
+    free(ranks);
     OPAL_THREAD_LOCK(&m->lock);
-    m->completes_recv -= m->post_size;
+    m->completes_recv -= m->completes_recv < m->post_size ? m->completes_recv : m->post_size;
     m->post_group = NULL;
     m->post_size = 0;
     OPAL_THREAD_UNLOCK(&m->lock);
     OBJ_RELEASE(group);
+    if (OMPI_SUCCESS != rc) {
+        (void) mca_osc_hybrid_take_error(m);
+        return rc;
+    }
     return mca_osc_hybrid_take_error(m);
 }
 
@@ -296,6 +345,8 @@ int mca_osc_hybrid_test(ompi_win_t *win, int *flag)
 {
     mca_osc_hybrid_module_t *m = MCA_OSC_HYBRID_MOD(win);
     ompi_group_t *group = NULL;
+    bool lost = false;
+    int rc;
 
     *flag = 0;
     opal_progress();
@@ -304,8 +355,16 @@ int mca_osc_hybrid_test(ompi_win_t *win, int *flag)
         OPAL_THREAD_UNLOCK(&m->lock);
         return OMPI_ERR_RMA_SYNC;
     }
-    if (m->completes_recv >= m->post_size) {
-        m->completes_recv -= m->post_size;
+    if (m->completes_recv < m->post_size && 0 != m->ft_dead) {
+        /* a member of the group that failed never completes */
+        int *ranks, n = 0;
+
+        ranks = mca_osc_hybrid_ranks(m, m->post_group, &n);
+        lost = NULL != ranks && mca_osc_hybrid_ft_any_failed(m, ranks, n);
+        free(ranks);
+    }
+    if (m->completes_recv >= m->post_size || lost) {
+        m->completes_recv -= m->completes_recv < m->post_size ? m->completes_recv : m->post_size;
         group = m->post_group;
         m->post_group = NULL;
         m->post_size = 0;
@@ -314,7 +373,8 @@ int mca_osc_hybrid_test(ompi_win_t *win, int *flag)
     OPAL_THREAD_UNLOCK(&m->lock);
     if (NULL != group) {
         OBJ_RELEASE(group);
-        return mca_osc_hybrid_take_error(m);
+        rc = mca_osc_hybrid_take_error(m);
+        return lost ? TC_OMPI_ERR_PROC_FAILED : rc;
     }
     return OMPI_SUCCESS;
 }
@@ -350,8 +410,16 @@ int mca_osc_hybrid_lock(int lock_type, int target, int assert, ompi_win_t *win)
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    MCA_OSC_HYBRID_WAIT_UNTIL(m, m->lock_ack[target] >= ticket);
-    return OMPI_SUCCESS;
+    MCA_OSC_HYBRID_WAIT_OR_LOST(m, m->lock_ack[target] >= ticket,
+                                mca_osc_hybrid_ft_failed(m, target), rc);
+    if (OMPI_SUCCESS != rc) {
+        /* the target failed: no lock, no epoch */
+        OPAL_THREAD_LOCK(&m->lock);
+        m->lock_type[target] = 0;
+        m->nlocks--;
+        OPAL_THREAD_UNLOCK(&m->lock);
+    }
+    return rc;
 }
 
 /* Ends the access to target: UNLOCK (or FLUSH for a NOCHECK lock), and
@@ -395,11 +463,16 @@ int mca_osc_hybrid_unlock(int target, ompi_win_t *win)
         return rc;
     }
     mca_osc_hybrid_drain_origin(m);
-    MCA_OSC_HYBRID_WAIT_UNTIL(m, mca_osc_hybrid_released(m, target, type, ticket));
+    MCA_OSC_HYBRID_WAIT_OR_LOST(m, mca_osc_hybrid_released(m, target, type, ticket),
+                                mca_osc_hybrid_ft_failed(m, target), rc);
     OPAL_THREAD_LOCK(&m->lock);
     m->lock_type[target] = 0;
     m->nlocks--;
     OPAL_THREAD_UNLOCK(&m->lock);
+    if (OMPI_SUCCESS != rc) {
+        (void) mca_osc_hybrid_take_error(m);
+        return rc;
+    }
     return mca_osc_hybrid_take_error(m);
 }
 
@@ -407,7 +480,7 @@ int mca_osc_hybrid_lock_all(int assert, ompi_win_t *win)
 {
     mca_osc_hybrid_module_t *m = MCA_OSC_HYBRID_MOD(win);
     uint64_t *tickets;
-    int i, rc = OMPI_SUCCESS;
+    int i, rc = OMPI_SUCCESS, lost = OMPI_SUCCESS; /* a target failed: its lock is not held */
 
     OPAL_THREAD_LOCK(&m->lock);
     if (m->lock_all || m->nlocks > 0 || NULL != m->start_group) {
@@ -433,17 +506,18 @@ int mca_osc_hybrid_lock_all(int assert, ompi_win_t *win)
                                 &tickets[i]);
     }
     for (i = 0; i < m->size && OMPI_SUCCESS == rc; ++i) {
-        MCA_OSC_HYBRID_WAIT_UNTIL(m, m->lock_ack[i] >= tickets[i]);
+        MCA_OSC_HYBRID_WAIT_OR_LOST(m, m->lock_ack[i] >= tickets[i], mca_osc_hybrid_ft_failed(m, i),
+                                    lost);
     }
     free(tickets);
-    return rc;
+    return OMPI_SUCCESS != rc ? rc : lost;
 }
 
 int mca_osc_hybrid_unlock_all(ompi_win_t *win)
 {
     mca_osc_hybrid_module_t *m = MCA_OSC_HYBRID_MOD(win);
     uint64_t *tickets;
-    int i, type, rc = OMPI_SUCCESS;
+    int i, type, rc = OMPI_SUCCESS, lost = OMPI_SUCCESS;
 
     OPAL_THREAD_LOCK(&m->lock);
     if (!m->lock_all) {
@@ -462,7 +536,8 @@ int mca_osc_hybrid_unlock_all(ompi_win_t *win)
     }
     mca_osc_hybrid_drain_origin(m);
     for (i = 0; i < m->size && OMPI_SUCCESS == rc; ++i) {
-        MCA_OSC_HYBRID_WAIT_UNTIL(m, mca_osc_hybrid_released(m, i, type, tickets[i]));
+        MCA_OSC_HYBRID_WAIT_OR_LOST(m, mca_osc_hybrid_released(m, i, type, tickets[i]),
+                                    mca_osc_hybrid_ft_failed(m, i), lost);
     }
     free(tickets);
     OPAL_THREAD_LOCK(&m->lock);
@@ -474,7 +549,8 @@ int mca_osc_hybrid_unlock_all(ompi_win_t *win)
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    return mca_osc_hybrid_take_error(m);
+    rc = mca_osc_hybrid_take_error(m);
+    return OMPI_SUCCESS != lost ? lost : rc;
 }
 
 int mca_osc_hybrid_sync(ompi_win_t *win)
@@ -540,11 +616,17 @@ int mca_osc_hybrid_flush(int target, ompi_win_t *win)
     OPAL_THREAD_LOCK(&m->lock);
     (void) mca_osc_hybrid_agg_send_all(m);
     OPAL_THREAD_UNLOCK(&m->lock);
-    /* one wait for the answer and for local completion */
-    MCA_OSC_HYBRID_WAIT_UNTIL(
-        m, m->flush_ack[target] >= ticket && 0 == m->origin_pending && 0 == m->rdma_pending);
+    /* one wait for the answer and for local completion (the requests to a
+     * failed target are cancelled, and complete) */
+    MCA_OSC_HYBRID_WAIT_OR_LOST(
+        m, m->flush_ack[target] >= ticket && 0 == m->origin_pending && 0 == m->rdma_pending,
+        mca_osc_hybrid_ft_failed(m, target) && 0 == m->origin_pending && 0 == m->rdma_pending, rc);
     mca_osc_hybrid_rdma_flush(m);
     opal_atomic_rmb();
+    if (OMPI_SUCCESS != rc) {
+        (void) mca_osc_hybrid_take_error(m);
+        return rc;
+    }
     return mca_osc_hybrid_take_error(m);
 }
 
@@ -552,7 +634,7 @@ int mca_osc_hybrid_flush_all(ompi_win_t *win)
 {
     mca_osc_hybrid_module_t *m = MCA_OSC_HYBRID_MOD(win);
     uint64_t *tickets;
-    int i, rc = OMPI_SUCCESS;
+    int i, rc = OMPI_SUCCESS, lost = OMPI_SUCCESS;
     bool any = false;
 
     OPAL_THREAD_LOCK(&m->lock);
@@ -572,13 +654,15 @@ int mca_osc_hybrid_flush_all(ompi_win_t *win)
     }
     mca_osc_hybrid_drain_origin(m);
     for (i = 0; i < m->size && OMPI_SUCCESS == rc; ++i) {
-        MCA_OSC_HYBRID_WAIT_UNTIL(m, m->flush_ack[i] >= tickets[i]);
+        MCA_OSC_HYBRID_WAIT_OR_LOST(m, m->flush_ack[i] >= tickets[i],
+                                    mca_osc_hybrid_ft_failed(m, i), lost);
     }
     free(tickets);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    return mca_osc_hybrid_take_error(m);
+    rc = mca_osc_hybrid_take_error(m);
+    return OMPI_SUCCESS != lost ? lost : rc;
 }
 
 int mca_osc_hybrid_flush_local(int target, ompi_win_t *win)

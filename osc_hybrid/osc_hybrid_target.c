@@ -52,7 +52,7 @@ void mca_osc_hybrid_op_release(mca_osc_hybrid_module_t *m, mca_osc_hybrid_op_t *
     if (--op->refs > 0) {
         return;
     }
-    if (NULL != op->tmp && NULL != op->res_dt) {
+    if (NULL != op->tmp && NULL != op->res_dt && MPI_SUCCESS == op->err) {
         /* the result came in pieces: unpack the whole packed stream once */
         opal_convertor_t conv;
         struct iovec iov = {.iov_base = op->tmp, .iov_len = op->tmp_len};
@@ -70,7 +70,7 @@ void mca_osc_hybrid_op_release(mca_osc_hybrid_module_t *m, mca_osc_hybrid_op_t *
     }
     free(op->tmp);
     if (NULL != op->ureq) {
-        op->ureq->req_status.MPI_ERROR = MPI_SUCCESS;
+        op->ureq->req_status.MPI_ERROR = op->err;
         ompi_request_complete(op->ureq, true);
     }
     free(op);
@@ -78,10 +78,14 @@ void mca_osc_hybrid_op_release(mca_osc_hybrid_module_t *m, mca_osc_hybrid_op_t *
 
 void mca_osc_hybrid_complete_pend(mca_osc_hybrid_module_t *m, mca_osc_hybrid_pend_t *p)
 {
-    int err = p->req->req_status.MPI_ERROR;
+    /* cancelled because its peer failed: the operation failed */
+    int err = p->lost ? TC_OMPI_ERR_PROC_FAILED : p->req->req_status.MPI_ERROR;
 
     if (MPI_SUCCESS != err && 0 == m->error) {
         m->error = err;
+    }
+    if (MPI_SUCCESS != err && NULL != p->op && MPI_SUCCESS == p->op->err) {
+        p->op->err = err;
     }
     switch (p->kind) {
     case MCA_OSC_HYBRID_PEND_ORIGIN:
@@ -107,14 +111,18 @@ void mca_osc_hybrid_complete_pend(mca_osc_hybrid_module_t *m, mca_osc_hybrid_pen
     default:
         break;
     }
+    if (NULL != p->op) {
+        mca_osc_hybrid_op_release(m, p->op);
+        p->op = NULL;
+    }
+    if (mca_osc_hybrid_ft_park(m, p)) {
+        return; /* request and buffer freed once the PML is done with them */
+    }
     ompi_request_free(&p->req);
     if (p->recycle) {
         mca_osc_hybrid_agg_recycle(m, p->freebuf);
     } else {
         free(p->freebuf);
-    }
-    if (NULL != p->op) {
-        mca_osc_hybrid_op_release(m, p->op);
     }
     free(p);
 }
@@ -123,7 +131,13 @@ static int mca_osc_hybrid_isend(mca_osc_hybrid_module_t *m, const void *buf, siz
                                 int tag, void *freebuf)
 {
     ompi_request_t *req;
-    int rc = MCA_PML_CALL(
+    int rc;
+
+    if (OPAL_UNLIKELY(mca_osc_hybrid_ft_failed(m, dst))) {
+        free(freebuf); /* no reply to a failed origin (osc_hybrid_ft.c) */
+        return TC_OMPI_ERR_PROC_FAILED;
+    }
+    rc = MCA_PML_CALL(
         isend(buf, len, MPI_BYTE, dst, tag, MCA_PML_BASE_SEND_STANDARD, m->comm, &req));
     if (OMPI_SUCCESS != rc) {
         free(freebuf);
@@ -141,7 +155,12 @@ static int mca_osc_hybrid_isend_window(mca_osc_hybrid_module_t *m, const void *b
                                        int dst, int tag)
 {
     ompi_request_t *req;
-    int rc = MCA_PML_CALL(
+    int rc;
+
+    if (OPAL_UNLIKELY(mca_osc_hybrid_ft_failed(m, dst))) {
+        return TC_OMPI_ERR_PROC_FAILED;
+    }
+    rc = MCA_PML_CALL(
         isend(buf, len, MPI_BYTE, dst, tag, MCA_PML_BASE_SEND_STANDARD, m->comm, &req));
     if (OMPI_SUCCESS != rc) {
         return rc;
@@ -335,7 +354,7 @@ static int mca_osc_hybrid_apply(ompi_op_t *op, ompi_datatype_t *dt, char *dest,
  * at one target wait for each other in a cycle (origin A holds the
  * shared lock at X and waits at Y, where an exclusive request waits for
  * origin B, whose shared request at X waits behind X's exclusive one). */
-static void mca_osc_hybrid_lock_grant(mca_osc_hybrid_module_t *m)
+void mca_osc_hybrid_lock_grant(mca_osc_hybrid_module_t *m)
 {
     mca_osc_hybrid_lockq_t **pp = &m->lkq_head, *prev = NULL;
 
@@ -873,6 +892,11 @@ size_t mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, 
     err = mca_osc_hybrid_check_record(msg, len, &rec);
     if (mca_osc_hybrid_wire_fatal(err)) {
         return mca_osc_hybrid_stop(m, err);
+    }
+    if (OPAL_UNLIKELY(mca_osc_hybrid_ft_skip(m, src))) {
+        /* from an origin known to have failed: its locks here are
+         * released already, what it still sent is not applied */
+        return rec.len;
     }
     /* notices: well-formed here (their only errors are fatal) */
     switch (h->type) {

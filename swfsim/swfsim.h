@@ -238,7 +238,11 @@ typedef struct swfsim_node {
     uint64_t wait_wall_us, wait_since_us;
     uint64_t wait_ps;                  /* blocked for a message or a barrier */
     swfsim_msg_t *inj_head, *inj_tail; /* sent, not yet in the torus */
-    char why[160];                     /* reason of a drop */
+    /* WATCH: node-down notices with this tag (swfsim_watch.c) */
+    int watching;
+    uint32_t watch_tag;
+    uint64_t notices; /* notices queued for this node */
+    char why[160];    /* reason of a drop */
 } swfsim_node_t;
 
 typedef struct swfsim_barrier {
@@ -293,6 +297,20 @@ typedef struct swfsim {
  * free it with the queue, not with the event. */
 int swfsim_inject_offer(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m);
 int swfsim_inject_due(swfsim_t *sim, const swfsim_event_t *ev, uint64_t *deliver);
+
+/* a message m from node n (the sender, alive or dead) enters the network:
+ * delivered at once (simpel), or queued for injection at m->t_send
+ * (torus). 0, or -1 out of memory (m freed) */
+int swfsim_post(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m);
+
+/* node-down notices (swfsim_watch.c, the WATCH request of
+ * docs/sockmodel.md): start: n asked for them with c (the notices of the
+ * nodes dead already are queued at once); 0, or -1 when n was dropped.
+ * died: n has just died; every other watching node that is alive gets
+ * its notice. is_notice: m, given to n, is one of n's notices */
+int swfsim_watch_start(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_cmd_t *c);
+void swfsim_watch_died(swfsim_t *sim, swfsim_node_t *dead);
+int swfsim_watch_is_notice(const swfsim_node_t *n, const swfsim_msg_t *m);
 
 /* engine (swfsim_engine.c): no system calls except through the hooks
  * below, which the network layer implements */

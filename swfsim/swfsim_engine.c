@@ -320,6 +320,7 @@ void swfsim_node_drop(swfsim_t *sim, swfsim_node_t *n, const char *fmt, ...)
                 sim->exit_code = 3;
             }
             n->state = SWFSIM_N_DEAD;
+            swfsim_watch_died(sim, n);
         }
         swfsim_discard_queue(sim, n);
     } else {
@@ -519,7 +520,9 @@ static void swfsim_give(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m, uint32
     }
     n->msgs_recv++;
     n->bytes_recv += m->len;
-    if (NULL != sim->trace) {
+    /* a node-down notice is no message of the run: a replay has no send
+     * to match it */
+    if (NULL != sim->trace && !swfsim_watch_is_notice(n, m)) {
         swfsim_trace_recv(sim, n, m);
     }
     r.code = code;
@@ -733,15 +736,23 @@ static void swfsim_send(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m)
     if (NULL != sim->trace) {
         swfsim_trace_send(sim, n, m);
     }
+    m->t_send = n->clock;
+    if (0 != swfsim_post(sim, n, m)) {
+        swfsim_node_drop(sim, n, "out of memory for an event");
+    }
+}
+
+int swfsim_post(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m)
+{
     if (swfsim_is_torus(sim)) {
-        m->t_send = n->clock;
         if (0 != swfsim_inject_offer(sim, n, m)) {
             swfsim_msg_free(sim, m);
-            swfsim_node_drop(sim, n, "out of memory for an event");
+            return -1;
         }
     } else {
         swfsim_deliver(sim, m, 0);
     }
+    return 0;
 }
 
 /* a command that must run at the node's current simulated time */
@@ -792,8 +803,11 @@ static int swfsim_exec(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_cmd_t
     switch (c->request) {
     case SOCKMODEL_SIZE:
         swfsim_reply(sim, n, SOCKMODEL_SIZE, SOCKMODEL_ST_OK, N, sim->cfg.max_msg,
-                     (uint32_t) sim->cfg.model, SOCKMODEL_FEATURE_WAIT_RECV);
+                     (uint32_t) sim->cfg.model,
+                     SOCKMODEL_FEATURE_WAIT_RECV | SOCKMODEL_FEATURE_WATCH);
         break;
+    case SOCKMODEL_WATCH:
+        return swfsim_watch_start(sim, n, c);
     case SOCKMODEL_RANK:
         swfsim_reply(sim, n, SOCKMODEL_RANK, SOCKMODEL_ST_OK, n->rank, 0, 0, 0);
         break;

@@ -361,6 +361,10 @@ void tc_ompi_fatal_peer(const tc_ompi_fatal_info_t *info, mca_btl_base_module_t 
                         mca_btl_base_module_error_cb_fn_t error_cb, opal_proc_t *proc,
                         const char *peer_kind, int peer_id, const char *why);
 
+/* ---- a lost peer under fault tolerance or not (tc_ompi_lost.c) ---------- */
+
+#include "tc_ompi_lost.h"
+
 /* ---- sendi (tc_ompi_sendi.c) ------------------------------------------- */
 
 /* Copy header (header_size bytes) to dst, then payload_size bytes from

@@ -50,6 +50,13 @@
  *                    window whose BTLs lack native RDMA and atomics by
  *                    emulating them with active messages (5.0), 0 where it
  *                    declines such a window (4.1); osc/pt2pt is gone in 5.0
+ *   fault tolerance  TC_OMPI_FT_MPI: 1 where the MPI layer has ULFM (5.0
+ *                    built with it, as Debian's: ompi_ftmpi_enabled,
+ *                    ompi_comm_is_proc_active), 0 in 4.1;
+ *                    TC_OMPI_ERR_PROC_FAILED: what an operation on a failed
+ *                    peer returns (MPI_ERR_PROC_FAILED, or OMPI_ERR_UNREACH
+ *                    without ULFM). A BTL asks tc_ompi_ft_enabled() instead
+ *                    (the MCA variable, same on both series)
  *
  * TC_OMPI_SERIES is 41 or 50 for what cannot be spelled the same way (use
  * it here, not in a component). Component directories differ too (5.0:
@@ -115,6 +122,15 @@
 #define TC_OMPI_OSC_RDMA_EMULATES 1
 #else
 #define TC_OMPI_OSC_RDMA_EMULATES 0
+#endif
+
+/* ---- MPI fault tolerance in the MPI layer (osc components) ---- */
+#if TC_OMPI_SERIES >= 50 && defined(OPAL_ENABLE_FT_MPI) && OPAL_ENABLE_FT_MPI
+#define TC_OMPI_FT_MPI 1
+#define TC_OMPI_ERR_PROC_FAILED MPI_ERR_PROC_FAILED
+#else
+#define TC_OMPI_FT_MPI 0
+#define TC_OMPI_ERR_PROC_FAILED OMPI_ERR_UNREACH
 #endif
 
 /* ---- the session directory parameter (its name, for messages and tests) ---- */

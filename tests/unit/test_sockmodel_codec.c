@@ -33,13 +33,16 @@ static void test_codes_are_fixed(void **state)
     assert_int_equal(SOCKMODEL_BARRIER_ENTER, 13);
     assert_int_equal(SOCKMODEL_WAITING_START, 14);
     assert_int_equal(SOCKMODEL_WAITING_STOP, 15);
+    assert_int_equal(SOCKMODEL_WATCH, 16);
+    assert_int_equal(SOCKMODEL_FEATURE_WATCH, 2);
     assert_int_equal(SOCKMODEL_RANK_ANY, 99999);
     assert_int_equal(SOCKMODEL_CMD_BYTES, 24);
     assert_int_equal(SOCKMODEL_REPLY_BYTES, 32);
     assert_int_equal(SOCKMODEL_MAX_MSG_DEFAULT, 64 * 1024 * 1024);
     assert_string_equal(tc_sockmodel_request_name(SOCKMODEL_WAITING_START), "WAITING_START");
     assert_string_equal(tc_sockmodel_request_name(0), "UNKNOWN");
-    assert_string_equal(tc_sockmodel_request_name(16), "UNKNOWN");
+    assert_string_equal(tc_sockmodel_request_name(SOCKMODEL_WATCH), "WATCH");
+    assert_string_equal(tc_sockmodel_request_name(17), "UNKNOWN");
     assert_string_equal(tc_sockmodel_status_name(SOCKMODEL_ST_EXPIRED), "EXPIRED");
     assert_string_equal(tc_sockmodel_status_name(99), "UNKNOWN");
 }
@@ -141,6 +144,11 @@ static void test_cmd_check(void **state)
     tc_sockmodel_cmd_make(&c, SOCKMODEL_WAITING_START, 0xffffffffu, SOCKMODEL_WAIT_RECV, 0, 0, 0);
     assert_null(tc_sockmodel_cmd_check(&c, 4, 1000));
     c.param[1] = 0x2;
+    assert_non_null(tc_sockmodel_cmd_check(&c, 4, 1000));
+    /* WATCH: any tag, no flags */
+    tc_sockmodel_cmd_make(&c, SOCKMODEL_WATCH, 0xffffffffu, 0, 0, 0, 0);
+    assert_null(tc_sockmodel_cmd_check(&c, 4, 1000));
+    c.param[1] = 1;
     assert_non_null(tc_sockmodel_cmd_check(&c, 4, 1000));
     tc_sockmodel_cmd_make(&c, SOCKMODEL_PROBEFROM, 99999, 0, 0, 0, 0);
     assert_non_null(tc_sockmodel_cmd_check(&c, 4, 1000));

@@ -5,7 +5,8 @@
  * values, unknown codes, truncated frames and sudden disconnects, in
  * both models.  The simulator must never crash or hang: it ends with a
  * documented exit status (0 done, 2 deadlock, 3 nodes dropped, 4 not all
- * nodes came) and, under valgrind, without memory errors.
+ * nodes came) and, under valgrind, without memory errors. A second run
+ * mixes WATCH and node deaths (node-down notices to nodes that die next).
  */
 
 #include <stdarg.h>
@@ -214,6 +215,83 @@ static void test_unread_replies(void **state)
     unread_run(8, "torus");
 }
 
+/* Node deaths under WATCH: every client sends WATCH (now and then a
+ * second one, or one with flags: dropped), then a seeded mix of SENDs to
+ * watching and dying nodes, PROBEs, short waits and disconnects, so that
+ * notices are queued for nodes that die next, in both models. */
+static void watch_fuzz_run(uint64_t seed, const char *model)
+{
+    sim_run_t s;
+    int fd[FUZZ_NODES];
+    unsigned char frame[SOCKMODEL_CMD_BYTES + 64];
+    int rc;
+
+    sim_start(&s, FUZZ_NODES, "--model", model, "--max-msg", "64", "--connect-timeout", "30",
+              (char *) NULL);
+    for (int i = 0; i < FUZZ_NODES; i++) {
+        fd[i] = raw_connect(&s);
+        raw_word(fd[i], (uint32_t) i);
+        fcntl(fd[i], F_SETFL, O_NONBLOCK);
+    }
+    memset(frame, 0x3c, sizeof(frame));
+    for (int step = 0; step < FUZZ_STEPS; step++) {
+        int k = (int) (fuzz_rand(&seed) % FUZZ_NODES);
+        uint32_t x = fuzz_rand(&seed) % 16;
+        size_t len = SOCKMODEL_CMD_BYTES;
+        tc_sockmodel_cmd_t c;
+
+        if (fd[k] < 0) {
+            continue;
+        }
+        if (0 == step / FUZZ_NODES || x < 1) {
+            /* WATCH: mostly well formed, sometimes twice or with flags */
+            tc_sockmodel_cmd_make(&c, SOCKMODEL_WATCH, fuzz_rand(&seed),
+                                  (fuzz_rand(&seed) % 8) ? 0 : fuzz_rand(&seed), 0, 0, 0);
+        } else if (x < 8) {
+            uint32_t n = fuzz_rand(&seed) % 65;
+
+            tc_sockmodel_cmd_make(&c, SOCKMODEL_SEND, fuzz_rand(&seed) % FUZZ_NODES,
+                                  fuzz_rand(&seed) % 4, n, 0, 0);
+            len += n;
+        } else if (x < 12) {
+            tc_sockmodel_cmd_make(&c, SOCKMODEL_PROBE, 0, 0, 0, 0, 0);
+        } else if (x < 14) {
+            tc_sockmodel_cmd_make(&c, SOCKMODEL_WAITING_START, fuzz_rand(&seed) % 2000, 0, 0, 0,
+                                  0);
+        } else {
+            tc_sockmodel_cmd_make(&c, SOCKMODEL_RECVFROM, fuzz_rand(&seed) % FUZZ_NODES, 0, 0, 0,
+                                  0);
+        }
+        tc_sockmodel_cmd_encode(frame, &c);
+        (void) !send(fd[k], frame, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (0 == fuzz_rand(&seed) % 25) {
+            close(fd[k]); /* a death, announced to every watcher left */
+            fd[k] = -1;
+        }
+        fuzz_drain(fd);
+    }
+    for (int i = 0; i < FUZZ_NODES; i++) {
+        if (fd[i] >= 0) {
+            close(fd[i]);
+        }
+    }
+    rc = sim_wait(&s);
+    if (0 != rc && 2 != rc && 3 != rc) {
+        fprintf(stderr, "watch fuzz seed %llu model %s: simulator exit %d\n",
+                (unsigned long long) seed, model, rc);
+    }
+    assert_true(0 == rc || 2 == rc || 3 == rc);
+    sim_cleanup(&s);
+}
+
+static void test_watch_fuzz(void **state)
+{
+    (void) state;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        watch_fuzz_run(seed * 0x2545f4914f6cdd1dull, (seed & 1) ? "torus" : "simpel");
+    }
+}
+
 static void test_fuzz(void **state)
 {
     (void) state;
@@ -226,6 +304,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fuzz),
+        cmocka_unit_test(test_watch_fuzz),
         cmocka_unit_test(test_unread_replies),
     };
     signal(SIGPIPE, SIG_IGN);

@@ -1,0 +1,92 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tc_ompi_lost.h: a peer that is gone, as every BTL of this project
+ * reports it (tc_ompi_lost.c): fatal without MPI fault tolerance, a
+ * failure of that peer alone under ULFM (Open MPI 5.0, mpirun --with-ft
+ * ulfm), and the pending descriptors and RDMA operations to it completed
+ * with OPAL_ERR_UNREACH. The contract these follow is docs/fault-tolerance.md.
+ * Included by tc_ompi.h.
+ */
+#ifndef TC_OMPI_LOST_H
+#define TC_OMPI_LOST_H
+
+#include "opal_config.h"
+
+#include <stdbool.h>
+
+#include "opal/class/opal_list.h"
+#include "opal/mca/btl/btl.h"
+#include "opal/util/proc.h"
+
+BEGIN_C_DECLS
+
+/* Whether this process runs with MPI fault tolerance: the MCA variable
+ * mpi_ft_enable, which mpirun --with-ft ulfm sets (Open MPI 5.0 built
+ * with ULFM); false where it does not exist (4.1, a program without the
+ * MPI layer). Looked up at each call (a lookup by name: keep the answer
+ * where a hot path needs it); call it from btl_init or later, once the
+ * MPI layer has registered its parameters. */
+bool tc_ompi_ft_enabled(void);
+
+/* What the report of a lost peer says and to whom (the same fields as
+ * tc_ompi_fatal_info_t; kept apart so that this file stands alone). */
+typedef struct tc_ompi_lost_t {
+    const char *btl;       /* component name */
+    const char *help_file; /* its help file, with the topic "peer lost" */
+    int output;            /* its diagnostic stream */
+    mca_btl_base_module_t *module;
+    mca_btl_base_module_error_cb_fn_t error_cb; /* the PML's, or NULL */
+} tc_ompi_lost_t;
+
+/* Report a peer that is gone for good: a process that died, a host that
+ * is unreachable. The caller first marks its endpoint failed (once per
+ * peer: this function keeps no state per peer), completes or releases
+ * what was pending to it (tc_ompi_lost_fail_des, tc_ompi_lost_fail_rdma)
+ * and holds no lock that its own send path takes: the PML's callback may
+ * send to other peers through this BTL before it returns.
+ *
+ * Under fault tolerance (tc_ompi_ft_enabled and proc not NULL): a line on
+ * the component's stream (btl_base_verbose 1); one line on the job's
+ * output per peer too when btl_base_warn_peer_error is set (the ft-mpi
+ * parameter set that --with-ft loads clears it); then the PML's callback
+ * with MCA_BTL_ERROR_FLAGS_NONFATAL: ob1 marks proc failed and the job
+ * goes on.
+ *
+ * Otherwise (no fault tolerance, or proc NULL: a loss that is not one
+ * peer's, such as a dead simulator): tc_ompi_fatal_peer (the help topic
+ * "peer lost" once per process, the callback with
+ * MCA_BTL_ERROR_FLAGS_FATAL: ob1 ends the job).
+ *
+ * A peer that leaves by MPI_Finalize is no loss: never report it here
+ * (under ULFM the report makes every survivor treat it as failed).
+ * Returns the flags the callback was given (for tests and the caller's
+ * own log). */
+int32_t tc_ompi_peer_lost(const tc_ompi_lost_t *who, opal_proc_t *proc, const char *peer_kind,
+                          int peer_id, const char *why);
+
+/* Complete a send descriptor that will never reach its peer, as Open
+ * MPI's btl/tcp does with the fragments queued to a failed endpoint:
+ * des_cbfunc (when set) with OPAL_ERR_UNREACH, then release (when the
+ * BTL owns the descriptor, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP). Only for a
+ * descriptor the BTL accepted (btl_send returned 0): one it refused is
+ * the caller's. ep is the endpoint given to btl_send. */
+void tc_ompi_lost_fail_des(mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *ep,
+                           mca_btl_base_descriptor_t *des,
+                           void (*release)(mca_btl_base_descriptor_t *des));
+
+/* The same for every descriptor on list (removed in order; each item is a
+ * descriptor's list item, des->super.super). The list's lock, if it has
+ * one, is the caller's: take the items out under it, then call this on
+ * a list of your own. Returns the number completed. */
+int tc_ompi_lost_fail_list(mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *ep,
+                           opal_list_t *list, void (*release)(mca_btl_base_descriptor_t *des));
+
+/* The status a send, put, get or atomic to a peer known to be lost
+ * returns at once (the caller keeps its descriptor; ob1 completes the
+ * request with MPI_ERR_PROC_FAILED under ULFM). Never OUT_OF_RESOURCE:
+ * ob1 would queue the request and try again for ever. */
+#define TC_OMPI_LOST_STATUS OPAL_ERR_UNREACH
+
+END_C_DECLS
+
+#endif /* TC_OMPI_LOST_H */
