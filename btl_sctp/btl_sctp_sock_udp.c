@@ -198,7 +198,7 @@ void btl_sctp_udp_peer_paths(user_sock_t *us, btl_sctp_peer_t *p, const btl_sctp
         for (int l = 0; l < us->base.nlocal && !local_lo; ++l) {
             local_lo = us->base.local[l].ip == addrs[r].ip;
         }
-        path->dgram = local_lo ? USER_LOOPBACK_MTU
+        path->dgram = local_lo ? USER_UDP_MAX_DGRAM
                                : (us->base.local[lidx].mtu > USER_UDP_OVERHEAD + 512
                                       ? us->base.local[lidx].mtu - USER_IP_UDP_HDRS
                                       : 1500 - USER_IP_UDP_HDRS);

@@ -32,6 +32,10 @@
  * at most 1472 bytes, 1464 and 1472 sent every data packet as two IP
  * fragments). */
 #define USER_LOOPBACK_MTU 65000
+/* The largest UDP payload of an IPv4 datagram: a loopback path's
+ * datagram, which no packet of USER_LOOPBACK_MTU (plus the slack below)
+ * exceeds, so that nothing is cut there. */
+#define USER_UDP_MAX_DGRAM 65507
 #define USER_IP_UDP_HDRS 28
 #define USER_UDP_SLACK 16
 #define USER_UDP_OVERHEAD (USER_IP_UDP_HDRS + USER_UDP_SLACK)
