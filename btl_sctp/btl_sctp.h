@@ -41,6 +41,7 @@ typedef struct mca_btl_sctp_component_t {
     int sack_freq;
     int send_batch; /* user stack: BTL_SCTP_SEND_* */
     bool gro;       /* user stack: UDP_GRO */
+    bool segment;   /* user stack: 64 KB SCTP packets cut into datagrams */
     int probe_ms;
     int path_timeout_ms;
     int rto_min_ms;

@@ -34,7 +34,8 @@ typedef struct mca_btl_sctp_hdr_t {
 #define MCA_BTL_SCTP_HDR_SIZE sizeof(mca_btl_sctp_hdr_t)
 
 /* What a process publishes in the modex. */
-#define MCA_BTL_SCTP_MODEX_VERSION 1
+/* 2: the user stack's datagrams may be segments (mca_btl_sctp_seg_t) */
+#define MCA_BTL_SCTP_MODEX_VERSION 2
 typedef struct mca_btl_sctp_modex_addr_t {
     uint32_t ip;   /* network order */
     uint16_t port; /* network order: UDP (user) or SCTP (kernel) port */
@@ -62,8 +63,9 @@ typedef struct mca_btl_sctp_modex_t {
  * btl_sctp_path_timeout_ms. A datagram that starts with two zero bytes
  * but is not exactly MCA_BTL_SCTP_PROBE_SIZE bytes is dropped. */
 enum {
-    MCA_BTL_SCTP_PROBE = 1,    /* please answer */
-    MCA_BTL_SCTP_PROBE_ACK = 2 /* the answer: the probe, echoed */
+    MCA_BTL_SCTP_PROBE = 1,     /* please answer */
+    MCA_BTL_SCTP_PROBE_ACK = 2, /* the answer: the probe, echoed */
+    MCA_BTL_SCTP_SEGMENT = 3    /* a piece of an SCTP packet (mca_btl_sctp_seg_t) */
 };
 
 typedef struct mca_btl_sctp_probe_t {
@@ -75,6 +77,29 @@ typedef struct mca_btl_sctp_probe_t {
 } mca_btl_sctp_probe_t;
 
 #define MCA_BTL_SCTP_PROBE_SIZE sizeof(mca_btl_sctp_probe_t)
+
+/* The user stack's segment (btl_sctp_sock_seg.c): an SCTP packet larger
+ * than a path's datagram (its MTU less the IPv4 and UDP headers) leaves
+ * as `count` UDP datagrams, each this header and the next seg_len bytes
+ * of the packet (the last one the rest); the receiver puts the packet
+ * back together before usrsctp sees it. Like a probe it starts with two
+ * zero bytes. Every segment but the last carries exactly seg_len bytes,
+ * the last 1 to seg_len; a packet is at most MCA_BTL_SCTP_SEG_PKT_MAX
+ * bytes. A segment that breaks a rule is dropped. */
+#define MCA_BTL_SCTP_SEG_MAX 64         /* segments per packet */
+#define MCA_BTL_SCTP_SEG_PKT_MAX 65535u /* bytes of a reassembled packet */
+
+typedef struct mca_btl_sctp_seg_t {
+    uint16_t zero;    /* 0: not an SCTP packet */
+    uint8_t kind;     /* MCA_BTL_SCTP_SEGMENT */
+    uint8_t index;    /* this segment, 0..count-1 */
+    uint8_t count;    /* segments of the packet, 2..MCA_BTL_SCTP_SEG_MAX */
+    uint8_t pad;      /* 0 */
+    uint16_t seg_len; /* network order: packet bytes in every segment but the last */
+    uint32_t id;      /* network order: the packet's number at the sending socket */
+} mca_btl_sctp_seg_t;
+
+#define MCA_BTL_SCTP_SEG_HDR_SIZE sizeof(mca_btl_sctp_seg_t)
 
 /* These layouts are on the wire or in the modex; docs/btl_sctp.md gives
  * the same offsets. */
@@ -108,5 +133,14 @@ _Static_assert(0 == offsetof(mca_btl_sctp_probe_t, zero) &&
                    4 == offsetof(mca_btl_sctp_probe_t, seq) &&
                    8 == offsetof(mca_btl_sctp_probe_t, path),
                "sctp path probe: field offsets");
+
+_Static_assert(12 == sizeof(mca_btl_sctp_seg_t), "sctp segment header: 12 bytes");
+_Static_assert(0 == offsetof(mca_btl_sctp_seg_t, zero) && 2 == offsetof(mca_btl_sctp_seg_t, kind) &&
+                   3 == offsetof(mca_btl_sctp_seg_t, index) &&
+                   4 == offsetof(mca_btl_sctp_seg_t, count) &&
+                   5 == offsetof(mca_btl_sctp_seg_t, pad) &&
+                   6 == offsetof(mca_btl_sctp_seg_t, seg_len) &&
+                   8 == offsetof(mca_btl_sctp_seg_t, id),
+               "sctp segment header: field offsets");
 
 #endif /* MCA_BTL_SCTP_HDR_H */

@@ -5,13 +5,13 @@
  * One region of address space is reserved at first use and committed in
  * 1 MiB steps. It is cut into 64 KiB runs; a run serves one size class,
  * recorded in run_class[], so a block needs no header and free() learns
- * its class from its address. Each thread keeps a free list and a
- * carving run per class: no lock on the fast path. A block freed by
- * another thread joins that thread's list; a list longer than a cap
- * (two runs' worth, at least 64 blocks) gives half of it to a shared
- * depot, where a thread whose own list is empty looks before it carves,
- * and a thread that ends gives all of its lists to the depot. So a block
- * freed by a thread that never allocates its class is still reused.
+ * its class from its address. Each thread keeps two magazines (stacks
+ * of free blocks) and a carving run per class: no lock on the fast path.
+ * A block freed by another thread joins that thread's magazines; when
+ * both are full, one goes whole to a shared depot, where a thread whose
+ * own are empty looks before it carves, and a thread that ends gives its
+ * magazines to the depot. So a block freed by a thread that never
+ * allocates its class is still reused.
  * Memory is kept at its peak (usrsctp's socket buffers bound it) and
  * never returned to the system.
  *
@@ -54,20 +54,41 @@ static const uint32_t class_size[] = {16,    32,    48,    64,    80,    96,    
                                       16384, 20480, 24576, 32768, 40960, 49152, 65536};
 #define POOL_NCLASS ((int) (sizeof(class_size) / sizeof(class_size[0])))
 
+/* A magazine: a stack of free blocks of one class. The blocks are not
+ * touched while they wait (no link is written into them): usrsctp frees
+ * a cluster long after it last touched it, and a link written into the
+ * block (or read out of it at the next malloc) was a cache miss each
+ * time. */
+#define POOL_MAG 128
+typedef struct pool_mag {
+    struct pool_mag *next; /* in the depot */
+    uint32_t n;
+    void *b[POOL_MAG];
+} pool_mag_t;
+
+/* Each thread holds two magazines per class (cur serves malloc and free,
+ * prev is the spare): a thread that allocates and frees a class in turn
+ * never goes further. */
 typedef struct pool_thread {
-    void *free[POOL_NCLASS];  /* singly linked through the block's first word */
+    pool_mag_t *cur[POOL_NCLASS];
+    pool_mag_t *prev[POOL_NCLASS];
     char *carve[POOL_NCLASS]; /* the run being cut, and its end */
     char *carve_end[POOL_NCLASS];
-    uint32_t nfree[POOL_NCLASS];
     size_t allocs;  /* blocks handed out by this thread */
     int registered; /* the exit hook knows this thread */
 } pool_thread_t;
 
 static __thread pool_thread_t pool_tls;
 
-/* blocks given back by threads with too many, per class, under depot_lock */
-static void *depot[POOL_NCLASS];
-static uint32_t depot_count[POOL_NCLASS];
+/* The depot, under depot_lock: per class the magazines holding blocks
+ * (given up by a thread whose two were full, or by a thread that ended),
+ * one list of empty magazines, and blocks freed when no magazine could be
+ * allocated (linked through their first word). A whole magazine moves at
+ * once: O(1) under the lock, once per POOL_MAG blocks at most. */
+static pool_mag_t *depot_full[POOL_NCLASS];
+static uint32_t depot_nfull[POOL_NCLASS];
+static pool_mag_t *depot_empty;
+static void *depot_loose[POOL_NCLASS];
 static pthread_mutex_t depot_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t pool_exit_key;
 
@@ -80,78 +101,44 @@ static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t region_once = PTHREAD_ONCE_INIT;
 static int installed = 0;
 
-static uint32_t btl_sctp_pool_cap(int c)
+/* under depot_lock: a magazine goes to the depot (to the empty list when
+ * it holds nothing) */
+static void btl_sctp_pool_depot_put(int c, pool_mag_t *m)
 {
-    uint32_t n = (uint32_t) (2 * POOL_RUN_BYTES / class_size[c]);
-    return n < 64 ? 64 : n;
-}
-
-/* Move up to n blocks from the head of this thread's list of class c to
- * the depot. */
-static void btl_sctp_pool_give(pool_thread_t *t, int c, uint32_t n)
-{
-    void *head = t->free[c], *tail = head;
-    uint32_t k = 1;
-
-    if (NULL == head || 0 == n) {
+    if (NULL == m) {
         return;
     }
-    while (k < n && NULL != *(void **) tail) {
-        tail = *(void **) tail;
-        ++k;
-    }
-    t->free[c] = *(void **) tail;
-    t->nfree[c] -= k;
-    pthread_mutex_lock(&depot_lock);
-    *(void **) tail = depot[c];
-    depot[c] = head;
-    depot_count[c] += k;
-    pthread_mutex_unlock(&depot_lock);
-}
-
-/* Take up to half a cap of blocks of class c from the depot (the list of
- * this thread is empty). */
-static void btl_sctp_pool_take(pool_thread_t *t, int c)
-{
-    void *head, *tail;
-    uint32_t k = 1, n = btl_sctp_pool_cap(c) / 2;
-
-    if (0 == tc_atomic_load_relaxed(&depot_count[c])) {
-        return; /* a racy peek: a miss only means carving one more block */
-    }
-    pthread_mutex_lock(&depot_lock);
-    head = tail = depot[c];
-    if (NULL != head) {
-        while (k < n && NULL != *(void **) tail) {
-            tail = *(void **) tail;
-            ++k;
-        }
-        depot[c] = *(void **) tail;
-        depot_count[c] -= k;
-        *(void **) tail = NULL;
-    }
-    pthread_mutex_unlock(&depot_lock);
-    if (NULL != head) {
-        t->free[c] = head;
-        t->nfree[c] = k;
+    if (0 == m->n) {
+        m->next = depot_empty;
+        depot_empty = m;
+    } else {
+        m->next = depot_full[c];
+        depot_full[c] = m;
+        tc_atomic_store_relaxed(&depot_nfull[c], depot_nfull[c] + 1);
     }
 }
 
-/* a thread ends: its free blocks go to the depot */
+/* a thread ends: its magazines go to the depot */
 static void btl_sctp_pool_thread_exit(void *arg)
 {
     pool_thread_t *t = &pool_tls;
 
     (void) arg;
+    pthread_mutex_lock(&depot_lock);
     for (int c = 0; c < POOL_NCLASS; ++c) {
-        btl_sctp_pool_give(t, c, UINT32_MAX);
+        btl_sctp_pool_depot_put(c, t->cur[c]);
+        btl_sctp_pool_depot_put(c, t->prev[c]);
+        t->cur[c] = t->prev[c] = NULL;
     }
+    pthread_mutex_unlock(&depot_lock);
 }
 
 static void btl_sctp_pool_register_thread(pool_thread_t *t)
 {
-    t->registered = 1;
-    (void) pthread_setspecific(pool_exit_key, t);
+    if (__builtin_expect(!t->registered, 0)) {
+        t->registered = 1;
+        (void) pthread_setspecific(pool_exit_key, t);
+    }
 }
 
 static void btl_sctp_pool_region_init(void)
@@ -203,29 +190,38 @@ int btl_sctp_pool_owns(const void *p)
         (const char *) p < region + POOL_REGION_BYTES;
 }
 
-void *btl_sctp_pool_malloc(size_t size)
+/* malloc when this thread's magazines of class c are empty: a magazine
+ * from the depot, a loose block, or a block cut from a run. */
+static void *btl_sctp_pool_alloc_slow(pool_thread_t *t, int c, size_t size)
 {
-    pool_thread_t *t;
-    void *b;
-    int c;
+    pool_mag_t *m = t->cur[c], *p = t->prev[c];
+    void *b = NULL;
 
-    if (size > POOL_MAX_BLOCK) {
-        return malloc(size);
+    if (NULL != p && p->n > 0) {
+        t->cur[c] = p;
+        t->prev[c] = m;
+        return p->b[--p->n];
     }
-    pthread_once(&region_once, btl_sctp_pool_region_init);
-    c = class_of_16[(size + 15) >> 4];
-    t = &pool_tls;
-    t->allocs++;
-    if (NULL == t->free[c]) {
-        btl_sctp_pool_take(t, c);
-    }
-    if (NULL != (b = t->free[c])) {
-        t->free[c] = *(void **) b;
-        t->nfree[c]--;
-        /* usrsctp takes dozens of clusters in a row: fetch the next one's
-         * link while this one is filled */
-        __builtin_prefetch(t->free[c]);
-        return b;
+    if (0 != tc_atomic_load_relaxed(&depot_nfull[c]) ||
+        NULL != tc_atomic_load_relaxed(&depot_loose[c])) {
+        /* racy peeks: a miss only means cutting one more block */
+        pthread_mutex_lock(&depot_lock);
+        if (NULL != depot_full[c]) {
+            pool_mag_t *f = depot_full[c];
+            depot_full[c] = f->next;
+            tc_atomic_store_relaxed(&depot_nfull[c], depot_nfull[c] - 1);
+            btl_sctp_pool_depot_put(c, m); /* empty */
+            t->cur[c] = f;
+            b = f->b[--f->n];
+        } else if (NULL != depot_loose[c]) {
+            b = depot_loose[c];
+            tc_atomic_store_relaxed(&depot_loose[c], *(void **) b);
+        }
+        pthread_mutex_unlock(&depot_lock);
+        if (NULL != b) {
+            btl_sctp_pool_register_thread(t);
+            return b;
+        }
     }
     if (NULL == t->carve[c] || t->carve[c] + class_size[c] > t->carve_end[c]) {
         char *run = btl_sctp_pool_run_new(c);
@@ -240,9 +236,69 @@ void *btl_sctp_pool_malloc(size_t size)
     return b;
 }
 
+void *btl_sctp_pool_malloc(size_t size)
+{
+    pool_thread_t *t;
+    pool_mag_t *m;
+    int c;
+
+    if (size > POOL_MAX_BLOCK) {
+        return malloc(size);
+    }
+    pthread_once(&region_once, btl_sctp_pool_region_init);
+    c = class_of_16[(size + 15) >> 4];
+    t = &pool_tls;
+    t->allocs++;
+    m = t->cur[c];
+    if (__builtin_expect(NULL != m && m->n > 0, 1)) {
+        return m->b[--m->n];
+    }
+    return btl_sctp_pool_alloc_slow(t, c, size);
+}
+
+/* free when this thread's magazine of class c is full (or missing): the
+ * spare takes over, or a full spare goes to the depot and an empty
+ * magazine comes in. */
+static void btl_sctp_pool_free_slow(pool_thread_t *t, int c, void *b)
+{
+    pool_mag_t *m = t->cur[c], *p = t->prev[c], *e;
+
+    btl_sctp_pool_register_thread(t);
+    if (NULL != p && p->n < POOL_MAG) {
+        t->cur[c] = p;
+        t->prev[c] = m;
+        p->b[p->n++] = b;
+        return;
+    }
+    pthread_mutex_lock(&depot_lock);
+    btl_sctp_pool_depot_put(c, p); /* full (or NULL) */
+    t->prev[c] = m;                /* full (or NULL) */
+    t->cur[c] = NULL;
+    e = depot_empty;
+    if (NULL != e) {
+        depot_empty = e->next;
+    }
+    pthread_mutex_unlock(&depot_lock);
+    if (NULL == e) {
+        e = calloc(1, sizeof(*e)); /* glibc's: this module is not redirected */
+    }
+    if (NULL == e) {
+        /* no memory for a magazine: the block waits loose in the depot */
+        pthread_mutex_lock(&depot_lock);
+        *(void **) b = depot_loose[c];
+        tc_atomic_store_relaxed(&depot_loose[c], b);
+        pthread_mutex_unlock(&depot_lock);
+        return;
+    }
+    e->n = 0;
+    e->b[e->n++] = b;
+    t->cur[c] = e;
+}
+
 void btl_sctp_pool_free(void *p)
 {
     pool_thread_t *t;
+    pool_mag_t *m;
     int c;
 
     if (NULL == p) {
@@ -254,14 +310,12 @@ void btl_sctp_pool_free(void *p)
     }
     c = run_class[((char *) p - region) >> POOL_RUN_SHIFT];
     t = &pool_tls;
-    if (__builtin_expect(!t->registered, 0)) {
-        btl_sctp_pool_register_thread(t);
+    m = t->cur[c];
+    if (__builtin_expect(NULL != m && m->n < POOL_MAG, 1)) {
+        m->b[m->n++] = p;
+        return;
     }
-    *(void **) p = t->free[c];
-    t->free[c] = p;
-    if (__builtin_expect(++t->nfree[c] > btl_sctp_pool_cap(c), 0)) {
-        btl_sctp_pool_give(t, c, btl_sctp_pool_cap(c) / 2);
-    }
+    btl_sctp_pool_free_slow(t, c, p);
 }
 
 void *btl_sctp_pool_calloc(size_t n, size_t size)

@@ -38,6 +38,8 @@ void btl_sctp_sock_config_default(btl_sctp_sock_config_t *cfg, int stack)
     cfg->sack_freq = 4;
     cfg->send_batch = BTL_SCTP_SEND_GSO;
     cfg->gro = 1;
+    cfg->segment = 1;
+    cfg->dgram = 0;
 }
 
 static const btl_sctp_sock_ops_t *btl_sctp_sock_ops_for(int stack)

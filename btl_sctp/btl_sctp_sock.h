@@ -65,6 +65,8 @@ typedef struct btl_sctp_sock_config {
     int sack_freq;        /* user: packets per SACK (else after 1 ms) */
     int send_batch;       /* user: BTL_SCTP_SEND_SINGLE, _MMSG or _GSO */
     int gro;              /* user: receive coalesced datagrams (UDP_GRO) and split them */
+    int segment;          /* user: SCTP packets of up to 64 KB, cut into datagrams of the path */
+    int dgram;            /* user: largest datagram payload (0: from the interface MTU) */
 } btl_sctp_sock_config_t;
 
 /* How the user stack hands its UDP datagrams to the kernel: one sendto

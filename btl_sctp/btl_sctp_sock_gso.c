@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "btl_sctp_hdr.h"
 #include "btl_sctp_sock_user.h"
 #include "tc_atomic.h"
 
@@ -50,6 +51,7 @@
 /* Counters of the process, for the stack's statistics line. */
 static uint64_t gso_n_dgrams, gso_n_calls, gso_n_msgs, gso_n_fallback;
 static uint64_t gro_n_bufs, gro_n_coalesced, gro_n_dgrams;
+static uint64_t seg_n_packets, seg_n_unsent, seg_n_whole, seg_n_gathered, seg_n_bad;
 
 int btl_sctp_udp_gro_split(size_t len, long seg, size_t max, size_t *off, size_t *seglen)
 {
@@ -126,6 +128,8 @@ int btl_sctp_udp_batch_open(user_sock_t *us)
         socklen_t vl = sizeof(v);
         us->gso = 0 == getsockopt(us->udp_fd[0], SOL_UDP, UDP_SEGMENT, &v, &vl);
     }
+    /* CMT reorders whole packets by TSN in a hold area of path-sized slots */
+    us->segment = us->cfg.segment && !(us->cfg.cmt && us->base.nlocal > 1);
     us->gro = 0;
     if (us->cfg.gro) {
         us->gro = 1;
@@ -240,12 +244,107 @@ void btl_sctp_udp_flush(user_sock_t *us)
     }
 }
 
+/* A packet larger than the path's datagram: its segments leave at once,
+ * gathered from the packet and a header per segment (no copy), as one
+ * UDP_SEGMENT message, or as one datagram each with one sendmmsg. What is
+ * queued before it leaves first. */
+static void btl_sctp_udp_send_segments(user_sock_t *us, int l, const struct sockaddr_in *to,
+                                       const void *buf, size_t len, size_t dgram)
+{
+    mca_btl_sctp_seg_t hdr[MCA_BTL_SCTP_SEG_MAX];
+    struct iovec iov[2 * MCA_BTL_SCTP_SEG_MAX];
+    struct mmsghdr mm[MCA_BTL_SCTP_SEG_MAX];
+    union {
+        char buf[CMSG_SPACE(sizeof(uint16_t))];
+        struct cmsghdr align;
+    } ctrl;
+    unsigned count = btl_sctp_seg_count(len, dgram);
+    size_t per = dgram - MCA_BTL_SCTP_SEG_HDR_SIZE;
+    uint32_t id = us->seg_id++;
+    int sent = 0;
+
+    if (count < 2 || count > MCA_BTL_SCTP_SEG_MAX || per > UINT16_MAX ||
+        len > MCA_BTL_SCTP_SEG_PKT_MAX) {
+        tc_atomic_fetch_add_relaxed(&seg_n_unsent, 1); /* lost: SCTP retransmits */
+        return;
+    }
+    if (NULL != us->tx && us->tx[l].ngroups > 0) {
+        btl_sctp_udp_flush_socket(us, l);
+    }
+    memset(hdr, 0, (size_t) count * sizeof(hdr[0]));
+    for (unsigned i = 0; i < count; ++i) {
+        hdr[i].kind = MCA_BTL_SCTP_SEGMENT;
+        hdr[i].index = (uint8_t) i;
+        hdr[i].count = (uint8_t) count;
+        hdr[i].seg_len = htons((uint16_t) per);
+        hdr[i].id = htonl(id);
+        iov[2 * i].iov_base = &hdr[i];
+        iov[2 * i].iov_len = sizeof(hdr[i]);
+        iov[2 * i + 1].iov_base = (char *) buf + (size_t) i * per;
+        iov[2 * i + 1].iov_len = i + 1 < count ? per : len - (size_t) i * per;
+    }
+    if (us->gso) {
+        struct msghdr mh;
+        struct cmsghdr *c;
+        uint16_t seg = (uint16_t) dgram;
+        memset(&mh, 0, sizeof(mh));
+        memset(&ctrl, 0, sizeof(ctrl));
+        mh.msg_name = (void *) to;
+        mh.msg_namelen = sizeof(*to);
+        mh.msg_iov = iov;
+        mh.msg_iovlen = 2 * count;
+        mh.msg_control = ctrl.buf;
+        mh.msg_controllen = sizeof(ctrl.buf);
+        c = CMSG_FIRSTHDR(&mh);
+        c->cmsg_level = SOL_UDP;
+        c->cmsg_type = UDP_SEGMENT;
+        c->cmsg_len = CMSG_LEN(sizeof(seg));
+        memcpy(CMSG_DATA(c), &seg, sizeof(seg));
+        sent = sendmsg(us->udp_fd[l], &mh, MSG_DONTWAIT) >= 0 ||
+            !(EINVAL == errno || EIO == errno || EMSGSIZE == errno);
+        if (!sent) {
+            tc_atomic_fetch_add_relaxed(&gso_n_fallback, 1);
+        }
+        tc_atomic_fetch_add_relaxed(&gso_n_calls, 1);
+    }
+    if (!sent) {
+        /* a datagram each (a full buffer loses the rest: SCTP retransmits),
+         * with one sendmmsg, or one sendmsg each when batching is off */
+        memset(mm, 0, (size_t) count * sizeof(mm[0]));
+        for (unsigned i = 0; i < count; ++i) {
+            mm[i].msg_hdr.msg_name = (void *) to;
+            mm[i].msg_hdr.msg_namelen = sizeof(*to);
+            mm[i].msg_hdr.msg_iov = &iov[2 * i];
+            mm[i].msg_hdr.msg_iovlen = 2;
+        }
+        for (unsigned i = 0; i < count && NULL == us->tx; ++i) {
+            (void) sendmsg(us->udp_fd[l], &mm[i].msg_hdr, MSG_DONTWAIT);
+            tc_atomic_fetch_add_relaxed(&gso_n_calls, 1);
+        }
+        for (unsigned start = 0; start < count && NULL != us->tx;) {
+            int r = sendmmsg(us->udp_fd[l], mm + start, count - start, MSG_DONTWAIT);
+            tc_atomic_fetch_add_relaxed(&gso_n_calls, 1);
+            if (r <= 0) {
+                break;
+            }
+            start += (unsigned) r;
+        }
+    }
+    tc_atomic_fetch_add_relaxed(&gso_n_dgrams, (uint64_t) count);
+    tc_atomic_fetch_add_relaxed(&gso_n_msgs, 1);
+    tc_atomic_fetch_add_relaxed(&seg_n_packets, 1);
+}
+
 void btl_sctp_udp_queue(user_sock_t *us, int l, const struct sockaddr_in *to, const void *buf,
-                        size_t len)
+                        size_t len, size_t dgram)
 {
     user_tx_t *t;
     user_tx_group_t *g;
 
+    if (len > dgram) {
+        btl_sctp_udp_send_segments(us, l, to, buf, len, dgram);
+        return;
+    }
     if (NULL == us->tx || len > USER_TX_GSO_BYTES / 2) {
         /* Batching is off, or no second packet could join this one
          * (loopback's 64 KB packets): copying it to batch it would cost
@@ -298,6 +397,22 @@ void btl_sctp_udp_note_rx(size_t bufs, size_t coalesced, size_t dgrams)
     tc_atomic_fetch_add_relaxed(&gro_n_bufs, (uint64_t) bufs);
     tc_atomic_fetch_add_relaxed(&gro_n_coalesced, (uint64_t) coalesced);
     tc_atomic_fetch_add_relaxed(&gro_n_dgrams, (uint64_t) dgrams);
+}
+
+void btl_sctp_udp_note_seg(size_t whole, size_t gathered, size_t bad)
+{
+    tc_atomic_fetch_add_relaxed(&seg_n_whole, (uint64_t) whole);
+    tc_atomic_fetch_add_relaxed(&seg_n_gathered, (uint64_t) gathered);
+    tc_atomic_fetch_add_relaxed(&seg_n_bad, (uint64_t) bad);
+}
+
+void btl_sctp_udp_seg_counts(uint64_t c[5])
+{
+    c[0] = tc_atomic_load_relaxed(&seg_n_packets);
+    c[1] = tc_atomic_load_relaxed(&seg_n_unsent);
+    c[2] = tc_atomic_load_relaxed(&seg_n_whole);
+    c[3] = tc_atomic_load_relaxed(&seg_n_gathered);
+    c[4] = tc_atomic_load_relaxed(&seg_n_bad);
 }
 
 void btl_sctp_udp_batch_counts(uint64_t c[7])

@@ -86,7 +86,7 @@ static void btl_sctp_udp_choose_path(btl_sctp_peer_t *p, uint64_t now)
 static void btl_sctp_udp_path_send(user_sock_t *us, const user_path_t *path, const void *buf,
                                    size_t len)
 {
-    btl_sctp_udp_queue(us, path->lidx, &path->to, buf, len);
+    btl_sctp_udp_queue(us, path->lidx, &path->to, buf, len, path->dgram);
 }
 
 static void btl_sctp_udp_set_buf(int fd, int opt_force, int opt, int size)
@@ -198,10 +198,19 @@ void btl_sctp_udp_peer_paths(user_sock_t *us, btl_sctp_peer_t *p, const btl_sctp
         for (int l = 0; l < us->base.nlocal && !local_lo; ++l) {
             local_lo = us->base.local[l].ip == addrs[r].ip;
         }
-        path->mtu = local_lo ? USER_LOOPBACK_MTU
-                             : (us->base.local[lidx].mtu > USER_UDP_OVERHEAD + 512
-                                    ? us->base.local[lidx].mtu - USER_UDP_OVERHEAD
-                                    : 1500 - USER_UDP_OVERHEAD);
+        path->dgram = local_lo ? USER_UDP_MAX_DGRAM
+                               : (us->base.local[lidx].mtu > USER_UDP_OVERHEAD + 512
+                                      ? us->base.local[lidx].mtu - USER_IP_UDP_HDRS
+                                      : 1500 - USER_IP_UDP_HDRS);
+        if (us->cfg.dgram > 0 && (uint32_t) us->cfg.dgram < path->dgram) {
+            path->dgram = (uint32_t) us->cfg.dgram;
+        }
+        /* SCTP packets of the datagram's size, or as large as its
+         * segments allow */
+        path->mtu = us->segment ? (uint32_t) btl_sctp_seg_packet_size(path->dgram)
+                    : path->dgram >= USER_LOOPBACK_MTU ? USER_LOOPBACK_MTU
+                                                       : path->dgram - USER_UDP_SLACK;
+        path->ra = NULL;
     }
 }
 
@@ -303,27 +312,112 @@ static void btl_sctp_udp_probe_input(user_sock_t *us, int l, btl_sctp_peer_t *p,
     }
 }
 
-/* One datagram from UDP socket l: a path probe or ack, or an SCTP packet
- * for usrsctp. */
-static void btl_sctp_udp_datagram(user_sock_t *us, int l, unsigned char *pkt, size_t n,
-                                  const struct sockaddr_in *from, uint64_t now)
+/* The peer a datagram came from; NULL: no peer we know. */
+static btl_sctp_peer_t *btl_sctp_udp_peer_from(user_sock_t *us, const struct sockaddr_in *from)
 {
-    btl_sctp_peer_t *p;
     void *v;
-
     if (!tc_hash_get(&us->by_addr, btl_sctp_sock_addr_key(from->sin_addr.s_addr, from->sin_port),
                      &v)) {
-        return; /* not from a peer we know: drop */
+        return NULL;
     }
-    p = (btl_sctp_peer_t *) v;
-    if (n >= 2 && 0 == pkt[0] && 0 == pkt[1]) {
-        btl_sctp_udp_probe_input(us, l, p, pkt, n, from, now);
-        return;
-    }
+    return (btl_sctp_peer_t *) v;
+}
+
+/* A whole SCTP packet from p came in on UDP socket l: for usrsctp. */
+static void btl_sctp_udp_packet(user_sock_t *us, int l, btl_sctp_peer_t *p, unsigned char *pkt,
+                                size_t n, const struct sockaddr_in *from, uint64_t now)
+{
     btl_sctp_udp_heard(p, l, from, now);
     p->probing = 1;
     us->hot_ms[l] = now;
     btl_sctp_user_input(p, pkt, n);
+}
+
+/* A segment that came apart from the rest of its packet: gathered in the
+ * reassembly buffer of the path it came in on. */
+static void btl_sctp_udp_segment(user_sock_t *us, int l, btl_sctp_peer_t *p,
+                                 const unsigned char *d, size_t n, const struct sockaddr_in *from,
+                                 uint64_t now)
+{
+    btl_sctp_seg_info_t s;
+    user_path_t *path = NULL;
+    size_t len;
+
+    for (int i = 0; i < p->npaths && NULL == path; ++i) {
+        if (p->paths[i].lidx == l && p->paths[i].to.sin_addr.s_addr == from->sin_addr.s_addr &&
+            p->paths[i].to.sin_port == from->sin_port) {
+            path = &p->paths[i];
+        }
+    }
+    if (NULL == path || 0 != btl_sctp_seg_parse(d, n, &s)) {
+        btl_sctp_udp_note_seg(0, 0, 1);
+        return;
+    }
+    if (NULL == path->ra) {
+        path->ra = malloc(sizeof(*path->ra));
+        if (NULL == path->ra) {
+            btl_sctp_udp_note_seg(0, 0, 1);
+            return;
+        }
+        path->ra->busy = 0;
+    }
+    len = btl_sctp_seg_add(path->ra, &s);
+    if (len > 0) {
+        btl_sctp_udp_note_seg(0, 1, 0);
+        btl_sctp_udp_packet(us, l, p, path->ra->buf, len, from, now);
+    }
+}
+
+/* One datagram from UDP socket l: a path probe or ack, a segment, or an
+ * SCTP packet for usrsctp. */
+static void btl_sctp_udp_datagram(user_sock_t *us, int l, unsigned char *pkt, size_t n,
+                                  const struct sockaddr_in *from, uint64_t now)
+{
+    btl_sctp_peer_t *p = btl_sctp_udp_peer_from(us, from);
+
+    if (NULL == p) {
+        return; /* not from a peer we know: drop */
+    }
+    if (n >= 2 && 0 == pkt[0] && 0 == pkt[1]) {
+        if (n > 2 && MCA_BTL_SCTP_SEGMENT == pkt[2]) {
+            btl_sctp_udp_segment(us, l, p, pkt, n, from, now);
+        } else {
+            btl_sctp_udp_probe_input(us, l, p, pkt, n, from, now);
+        }
+        return;
+    }
+    btl_sctp_udp_packet(us, l, p, pkt, n, from, now);
+}
+
+/* The k datagrams of one received buffer (at base + off[j], seglen[j]
+ * bytes each, in order): the segments of a packet that lie whole and in
+ * order in it are put together in place, the rest go one by one. */
+static void btl_sctp_udp_buffer(user_sock_t *us, int l, unsigned char *base, const size_t *off,
+                                const size_t *seglen, int k, const struct sockaddr_in *from,
+                                uint64_t now)
+{
+    for (int j = 0; j < k;) {
+        const unsigned char *d = base + off[j];
+        if (seglen[j] > MCA_BTL_SCTP_SEG_HDR_SIZE && 0 == d[0] && 0 == d[1] &&
+            MCA_BTL_SCTP_SEGMENT == d[2]) {
+            btl_sctp_peer_t *p = btl_sctp_udp_peer_from(us, from);
+            unsigned char *pkt;
+            size_t plen;
+            int c;
+            if (NULL == p) {
+                return; /* the whole buffer is from one sender */
+            }
+            c = btl_sctp_seg_whole(base, off, seglen, k, j, &pkt, &plen);
+            if (c > 0) {
+                btl_sctp_udp_note_seg(1, 0, 0);
+                btl_sctp_udp_packet(us, l, p, pkt, plen, from, now);
+                j += c;
+                continue;
+            }
+        }
+        btl_sctp_udp_datagram(us, l, base + off[j], seglen[j], from, now);
+        ++j;
+    }
 }
 
 /* The TSNs of the first and last DATA or I-DATA chunk of an SCTP packet;
@@ -370,6 +464,10 @@ static int btl_sctp_udp_tsn_gt(uint32_t a, uint32_t b)
 
 void btl_sctp_udp_peer_fini(btl_sctp_peer_t *p)
 {
+    for (int i = 0; i < p->npaths; ++i) {
+        free(p->paths[i].ra);
+        p->paths[i].ra = NULL;
+    }
     free(p->held);
     free(p->hold_mem);
     p->held = NULL;
@@ -574,7 +672,9 @@ static int btl_sctp_udp_poll_cmt(user_sock_t *us, uint64_t now, int *drained)
                     r->len = seglen[j];
                     r->sock = l;
                     r->from = nb + i;
-                    r->has = btl_sctp_udp_tsns(r->data, r->len, &r->tsn, &r->tsn_last);
+                    /* a probe or a segment carries no TSN of its own */
+                    r->has = !(r->len >= 2 && 0 == r->data[0] && 0 == r->data[1]) &&
+                        btl_sctp_udp_tsns(r->data, r->len, &r->tsn, &r->tsn_last);
                 }
             }
             nb += n;
@@ -605,7 +705,7 @@ static int btl_sctp_udp_poll_cmt(user_sock_t *us, uint64_t now, int *drained)
         }
         for (size_t k = 0; k < nd; ++k) {
             user_rx_pkt_t *r = &rx[order[k]];
-            if (r->has && !(r->len >= 2 && 0 == r->data[0] && 0 == r->data[1])) {
+            if (r->has) {
                 btl_sctp_udp_cmt_data(us, r->sock, r->data, r->len, &from[r->from], r->tsn,
                                       r->tsn_last, now);
             } else {
@@ -666,10 +766,8 @@ int btl_sctp_udp_poll(user_sock_t *us, uint64_t now, int *drained)
             }
             for (int i = 0; i < n; ++i) {
                 int k = btl_sctp_udp_split(us, &mm[i], off, seglen);
-                for (int j = 0; j < k; ++j) {
-                    btl_sctp_udp_datagram(us, l, (unsigned char *) iov[i].iov_base + off[j],
-                                          seglen[j], &from[i], now);
-                }
+                btl_sctp_udp_buffer(us, l, (unsigned char *) iov[i].iov_base, off, seglen, k,
+                                    &from[i], now);
             }
             handled += n;
             taken += n;

@@ -791,19 +791,23 @@ int btl_sctp_sock_user_stats(char *buf, size_t len)
     if (0 == user_stack_refs) {
         return -ENOTCONN;
     }
-    uint64_t held, timeout, full, b[7];
+    uint64_t held, timeout, full, b[7], sg[5];
     size_t n;
     memset(&st, 0, sizeof(st));
     usrsctp_get_stat(&st);
     btl_sctp_udp_cmt_counts(&held, &timeout, &full);
     btl_sctp_udp_batch_counts(b);
+    btl_sctp_udp_seg_counts(sg);
     n = (size_t) snprintf(
         buf, len,
         "UDP: datagrams out %llu in %llu send calls (%llu messages, %llu GSO messages "
-        "resent singly), datagrams in %llu from %llu buffers (%llu coalesced); ",
+        "resent singly), datagrams in %llu from %llu buffers (%llu coalesced); segmented "
+        "packets out %llu (%llu too large), in %llu whole and %llu gathered, %llu segments "
+        "dropped; ",
         (unsigned long long) b[0], (unsigned long long) b[1], (unsigned long long) b[2],
         (unsigned long long) b[3], (unsigned long long) b[6], (unsigned long long) b[4],
-        (unsigned long long) b[5]);
+        (unsigned long long) b[5], (unsigned long long) sg[0], (unsigned long long) sg[1],
+        (unsigned long long) sg[2], (unsigned long long) sg[3], (unsigned long long) sg[4]);
     if (n >= len) {
         return 0;
     }

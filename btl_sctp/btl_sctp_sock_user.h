@@ -22,6 +22,7 @@
 
 #include <usrsctp.h>
 
+#include "btl_sctp_hdr.h"
 #include "btl_sctp_sock.h"
 #include "tc_hash.h"
 
@@ -31,7 +32,13 @@
  * at most 1472 bytes, 1464 and 1472 sent every data packet as two IP
  * fragments). */
 #define USER_LOOPBACK_MTU 65000
-#define USER_UDP_OVERHEAD 44
+/* The largest UDP payload of an IPv4 datagram: a loopback path's
+ * datagram, which no packet of USER_LOOPBACK_MTU (plus the slack below)
+ * exceeds, so that nothing is cut there. */
+#define USER_UDP_MAX_DGRAM 65507
+#define USER_IP_UDP_HDRS 28
+#define USER_UDP_SLACK 16
+#define USER_UDP_OVERHEAD (USER_IP_UDP_HDRS + USER_UDP_SLACK)
 
 /* Packets taken per socket per progress call: the caller reads the
  * messages in between, so the stack's receive buffer never fills up
@@ -83,12 +90,32 @@ typedef struct user_rx_pkt {
     uint32_t tsn, tsn_last;
 } user_rx_pkt_t;
 
+/* A packet whose segments arrived apart, gathered (btl_sctp_sock_seg.c). */
+typedef struct user_reasm {
+    int busy; /* a packet is being gathered */
+    uint32_t id;
+    unsigned count, seg_len, got;
+    uint64_t have; /* segments in, by index */
+    size_t len;    /* the packet's length once its last segment is in */
+    unsigned char buf[MCA_BTL_SCTP_SEG_PKT_MAX];
+} user_reasm_t;
+
+/* One segment, as btl_sctp_seg_parse found it. */
+typedef struct btl_sctp_seg_info {
+    uint32_t id;
+    unsigned index, count, seg_len;
+    size_t off, len; /* where its bytes go in the packet, how many */
+    const unsigned char *data;
+} btl_sctp_seg_info_t;
+
 typedef struct user_path {
     int lidx;              /* index of our UDP socket */
     struct sockaddr_in to; /* the peer's UDP address on this path */
     uint64_t last_ack_ms;  /* last probe ack (0: never) */
     uint64_t last_probe_ms;
-    uint32_t mtu; /* SCTP packet size over this path */
+    uint32_t mtu;      /* SCTP packet size over this path */
+    uint32_t dgram;    /* largest datagram payload (link MTU less IPv4 and UDP) */
+    user_reasm_t *ra;  /* segments of a packet that arrived apart (NULL: none yet) */
 } user_path_t;
 
 typedef struct user_sock user_sock_t;
@@ -166,6 +193,9 @@ struct user_sock {
     int gso;                                  /* UDP_SEGMENT messages are sent */
     unsigned tx_max_segs;                     /* packets per GSO message, at most */
     int gro;                                  /* UDP_GRO is on: received buffers are split */
+    int segment;                              /* SCTP packets of up to 64 KB, cut into
+                                               * datagrams of the path (btl_sctp_sock_seg.c) */
+    uint32_t seg_id;                          /* number of the next segmented packet */
     user_rx_pkt_t *rx;                        /* CMT: the packets of a receive pass */
     int *rx_order;                            /* CMT: their order of delivery */
     size_t rx_max;
@@ -213,10 +243,10 @@ int btl_sctp_udp_active_path(btl_sctp_sock_t *s, btl_sctp_peer_t *p);
  * after btl_sctp_udp_open. 0 or -ENOMEM. */
 int btl_sctp_udp_batch_open(user_sock_t *us);
 void btl_sctp_udp_batch_close(user_sock_t *us);
-/* Queue one datagram to `to` on UDP socket l (or send it at once when
- * batching is off). */
+/* Queue one packet to `to` on UDP socket l (or send it at once when
+ * batching is off); a packet larger than dgram leaves at once as segments. */
 void btl_sctp_udp_queue(user_sock_t *us, int l, const struct sockaddr_in *to, const void *buf,
-                        size_t len);
+                        size_t len, size_t dgram);
 /* Send every queued datagram; called when a call into the stack returns. */
 void btl_sctp_udp_flush(user_sock_t *us);
 /* The datagrams of a received buffer of len bytes whose GRO segment size
@@ -229,9 +259,43 @@ struct msghdr;
 long btl_sctp_udp_gro_size(const struct msghdr *mh);
 /* Receive counters: buffers read, buffers that were coalesced, datagrams. */
 void btl_sctp_udp_note_rx(size_t bufs, size_t coalesced, size_t dgrams);
+/* Segment counters: packets put together in place, gathered from
+ * segments that came apart, segments dropped as invalid. */
+void btl_sctp_udp_note_seg(size_t whole, size_t gathered, size_t bad);
+/* packets sent as segments, packets that could not be cut, packets put
+ * together in place, gathered, segments dropped */
+void btl_sctp_udp_seg_counts(uint64_t c[5]);
 /* datagrams sent, send calls, messages, GSO messages resent singly,
  * buffers received, coalesced buffers, datagrams received */
 void btl_sctp_udp_batch_counts(uint64_t c[7]);
+
+/* ---- SCTP packets larger than a datagram (btl_sctp_sock_seg.c) ---- */
+
+/* The segment header at the start of a datagram of n bytes: 0 and *s
+ * filled when every field is valid (see mca_btl_sctp_seg_t), else -1. */
+int btl_sctp_seg_parse(const unsigned char *d, size_t n, btl_sctp_seg_info_t *s);
+/* Datagrams of at most dgram bytes a packet of len bytes needs. */
+unsigned btl_sctp_seg_count(size_t len, size_t dgram);
+/* Write the segments of packet (buf, len) for datagrams of dgram bytes
+ * into out, one after the other: each datagram but the last exactly dgram
+ * bytes. Returns the bytes written, or 0 when they do not fit in cap or
+ * the packet needs 1 or more than MCA_BTL_SCTP_SEG_MAX segments. */
+size_t btl_sctp_seg_write(unsigned char *out, size_t cap, const void *buf, size_t len,
+                          size_t dgram, uint32_t id);
+/* Add a parsed segment to a reassembly buffer (a segment of another
+ * packet drops the one gathered so far). Returns the packet's length when
+ * this segment completed it (in ra->buf), else 0. */
+size_t btl_sctp_seg_add(user_reasm_t *ra, const btl_sctp_seg_info_t *s);
+/* Datagrams i.. of a received buffer (base, each at off[k] with len[k]
+ * bytes, in order and apart) that are the whole of one packet, segments
+ * 0..count-1 in order: the packet is put together in place (at base +
+ * off[i]) and returned in *pkt, *pktlen; the result is count. 0 when
+ * datagram i does not start such a run. */
+int btl_sctp_seg_whole(unsigned char *base, const size_t *off, const size_t *len, int n, int i,
+                       unsigned char **pkt, size_t *pktlen);
+/* SCTP packet size for a path whose datagrams carry dgram bytes: as many
+ * segments as one GSO message holds (the whole datagram on loopback). */
+size_t btl_sctp_seg_packet_size(size_t dgram);
 
 /* ---- the usrsctp glue (btl_sctp_sock_user.c), called by the UDP layer ---- */
 
