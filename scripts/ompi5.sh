@@ -8,6 +8,8 @@
 #   scripts/ompi5.sh [--root DIR] test         build a clean clone of the
 #                                              working tree in the root, run
 #                                              make check and the MPI runner
+#                                              (TRANSPORTS_BTLS, _NP, _TESTS
+#                                              passed on: tests/mpi/run)
 #   scripts/ompi5.sh [--root DIR] demo         the demo (scripts/demo.sh) there
 #   scripts/ompi5.sh [--root DIR] exec CMD...  run CMD in the root with the
 #                                              components built by `test` on
@@ -275,6 +277,12 @@ ompi5_env() {
         PMIX_MCA_mca_base_component_show_load_errors=0
         PATH="$WORK/swfsim:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
     )
+    # the MPI runner's selection (tests/mpi/run), when the caller made one
+    local v
+    for v in TRANSPORTS_BTLS TRANSPORTS_NP TRANSPORTS_TESTS; do
+        [ -n "${!v:-}" ] && EXTRA_ENV+=("$v=${!v}")
+    done
+    return 0
 }
 
 # A clean copy of the working tree (tracked and untracked files, not the
