@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # package.sh: Debian packages of the project, for the Open MPI installed on
-# this machine (debian/ holds the packaging; see README.md, "Installing").
+# this machine (debian/ holds the packaging; see docs/install.md).
 #
 #   scripts/package.sh deb [--out DIR] [--with-ompi-source SRC]
 #       build the binary packages (dpkg-buildpackage -us -uc -b on a clean
