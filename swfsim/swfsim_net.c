@@ -506,9 +506,16 @@ int swfsim_net_run(swfsim_t *sim)
     for (;;) {
         uint64_t now = swfsim_now_us();
         long wait_us = swfsim_step(sim, now);
+        uint64_t dropped = sim->dropped;
         int timeout, nev;
 
         swfsim_flush_dirty(sim);
+        if (sim->dropped != dropped && !sim->done) {
+            /* a node lost in the flush may have been the last one, or the
+             * one the others wait for: the step decides again, or this
+             * loop would sleep on no connection at all */
+            continue;
+        }
         if (sim->done && (sim->deadlock || !swfsim_open_fds(sim))) {
             break;
         }
