@@ -312,8 +312,9 @@ int swfsim_watch_start(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_cmd_t
 void swfsim_watch_died(swfsim_t *sim, swfsim_node_t *dead);
 int swfsim_watch_is_notice(const swfsim_node_t *n, const swfsim_msg_t *m);
 
-/* engine (swfsim_engine.c): no system calls except through the hooks
- * below, which the network layer implements */
+/* engine (swfsim_engine.c and the pieces swfsim_engine.h names): no
+ * system calls except through the hooks below, which the network layer
+ * implements */
 int swfsim_init(swfsim_t *sim, const swfsim_config_t *cfg);
 void swfsim_fini(swfsim_t *sim);
 /* a new connection in slot s */
