@@ -62,13 +62,12 @@ int tc_sockmodel_address_parse(const char *address, char *host, size_t host_len,
     return 0;
 }
 
-/* all of buf to a file descriptor (a file: no MSG_NOSIGNAL) */
-static int tc_sockmodel_client_write_fd(int fd, const void *buf, size_t len)
+int tc_sm_write_fd(int fd, const void *buf, size_t len, int is_socket)
 {
-    const char *p = buf;
+    const unsigned char *p = buf;
 
     while (len > 0) {
-        ssize_t w = write(fd, p, len);
+        ssize_t w = is_socket ? send(fd, p, len, MSG_NOSIGNAL) : write(fd, p, len);
 
         if (w < 0) {
             if (EINTR == errno) {
@@ -109,8 +108,7 @@ int tc_sockmodel_port_file_write(const char *path, const char *line)
     if (fd < 0) {
         return -errno;
     }
-    if (0 != tc_sockmodel_client_write_fd(fd, line, n) ||
-        0 != tc_sockmodel_client_write_fd(fd, "\n", 1)) {
+    if (0 != tc_sm_write_fd(fd, line, n, 0) || 0 != tc_sm_write_fd(fd, "\n", 1, 0)) {
         err = errno;
         close(fd);
         unlink(tmp);

@@ -3,7 +3,7 @@
  * tc_sockmodel_client.c: the SockModel client's connection (see
  * tc_sockmodel_client.h): a tc_sockmodel_conn_t set up, connected over
  * TCP or a unix socket (retrying while the simulator is still starting),
- * the rank handshake with the job token, and closed.  The other pieces
+ * the rank handshake with the job token, and its end (FINISH, close).  The other pieces
  * are named in tc_sockmodel_client_priv.h.
  */
 
@@ -23,16 +23,6 @@
 #include <unistd.h>
 
 #include "tc_sockmodel_client_priv.h"
-
-int tc_sm_fail(tc_sockmodel_conn_t *c, int err, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(c->error, sizeof(c->error), fmt, ap);
-    va_end(ap);
-    return -err;
-}
 
 static uint64_t tc_sm_mono_ms(void)
 {
@@ -239,4 +229,17 @@ void tc_sockmodel_conn_close(tc_sockmodel_conn_t *c)
         close(c->fd);
         c->fd = -1;
     }
+}
+
+int tc_sockmodel_conn_finish(tc_sockmodel_conn_t *c)
+{
+    tc_sockmodel_reply_t r;
+    int rc;
+
+    if (0 != c->pending) {
+        return tc_sm_busy(c, SOCKMODEL_FINISH);
+    }
+    rc = tc_sm_call(c, SOCKMODEL_FINISH, 0, 0, &r);
+    tc_sockmodel_conn_close(c);
+    return rc;
 }

@@ -11,15 +11,28 @@
 #ifndef TC_SOCKMODEL_CLIENT_PRIV_H
 #define TC_SOCKMODEL_CLIENT_PRIV_H
 
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/uio.h>
 #include <time.h>
 
 #include "tc_sockmodel_client.h"
 
-/* Record a one-line reason in c->error; returns -err. */
-int tc_sm_fail(tc_sockmodel_conn_t *c, int err, const char *fmt, ...)
+/* Record a one-line reason in c->error; returns -err. Here, not in one
+ * piece, because every piece reports its failures through it. */
+static inline int tc_sm_fail(tc_sockmodel_conn_t *c, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+static inline int tc_sm_fail(tc_sockmodel_conn_t *c, int err, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(c->error, sizeof(c->error), fmt, ap);
+    va_end(ap);
+    return -err;
+}
 
 static inline uint64_t tc_sm_ts_ns(const struct timespec *ts)
 {
@@ -52,5 +65,10 @@ int tc_sm_read_payload(tc_sockmodel_conn_t *c, const char *what, void *buf, size
                        const tc_sockmodel_msg_info_t *info);
 /* 1 when a whole reply header is there, 0 when not yet, <0 on a lost link */
 int tc_sm_reply_ready(tc_sockmodel_conn_t *c);
+
+/* addresses and the port file (tc_sockmodel_addr.c) */
+/* all of buf to fd: a socket by send (a peer gone is an error, not a
+ * SIGPIPE), a file by write; 0, or -1 with errno set */
+int tc_sm_write_fd(int fd, const void *buf, size_t len, int is_socket);
 
 #endif /* TC_SOCKMODEL_CLIENT_PRIV_H */

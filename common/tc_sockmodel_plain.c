@@ -19,21 +19,7 @@
 
 int tc_sockmodel_client_write_all(int fd, const void *buf, size_t len)
 {
-    const unsigned char *p = buf;
-
-    while (len > 0) {
-        ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
-
-        if (w < 0) {
-            if (EINTR == errno) {
-                continue;
-            }
-            return -1;
-        }
-        p += w;
-        len -= (size_t) w;
-    }
-    return 0;
+    return tc_sm_write_fd(fd, buf, len, 1);
 }
 
 int tc_sockmodel_client_read_all(int fd, void *buf, size_t len)

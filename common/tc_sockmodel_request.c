@@ -5,7 +5,7 @@
  * CPU time between commands in simulated cycles), and one function per
  * request that expects no reply of its own or reads it at once (SIZE,
  * WATCH, SEND, the start of PROBE and WAITING_START, WAITING_STOP,
- * CONSUMETIME, FINISH).
+ * CONSUMETIME).
  */
 
 #define _GNU_SOURCE /* ppoll; every piece of the client sees the same libc */
@@ -275,18 +275,5 @@ int tc_sockmodel_conn_consume(tc_sockmodel_conn_t *c)
     }
 
     tc_sm_set_mark(c);
-    return rc;
-}
-
-int tc_sockmodel_conn_finish(tc_sockmodel_conn_t *c)
-{
-    tc_sockmodel_reply_t r;
-    int rc;
-
-    if (0 != c->pending) {
-        return tc_sm_busy(c, SOCKMODEL_FINISH);
-    }
-    rc = tc_sm_call(c, SOCKMODEL_FINISH, 0, 0, &r);
-    tc_sockmodel_conn_close(c);
     return rc;
 }
