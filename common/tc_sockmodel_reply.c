@@ -107,7 +107,7 @@ void tc_sm_info_from_reply(const tc_sockmodel_reply_t *r, tc_sockmodel_msg_info_
 
 /* A PROBE reply: 1 and *info when a message is queued, 0 when none. */
 int tc_sm_probe_result(tc_sockmodel_conn_t *c, const tc_sockmodel_reply_t *r,
-                              tc_sockmodel_msg_info_t *info)
+                       tc_sockmodel_msg_info_t *info)
 {
     if (SOCKMODEL_ST_FOUND == r->status) {
         tc_sm_info_from_reply(r, info);
@@ -122,7 +122,7 @@ int tc_sm_probe_result(tc_sockmodel_conn_t *c, const tc_sockmodel_reply_t *r,
 
 /* The payload announced by a reply: checked before a byte is read. */
 int tc_sm_read_payload(tc_sockmodel_conn_t *c, const char *what, void *buf, size_t cap,
-                              const tc_sockmodel_msg_info_t *info)
+                       const tc_sockmodel_msg_info_t *info)
 {
     if (info->len > cap || info->len > c->max_msg || info->src >= c->nodes) {
         return tc_sm_fail(c, EMSGSIZE,

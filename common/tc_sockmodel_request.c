@@ -86,8 +86,8 @@ int tc_sm_write_iov(tc_sockmodel_conn_t *c, struct iovec *iov, int iovcnt)
 
 /* Send one command (and its payload) with the consumetime since the
  * last command. Time beyond one 32-bit word goes in CONSUMETIME first. */
-int tc_sm_command(tc_sockmodel_conn_t *c, uint32_t request, uint32_t p0, uint32_t p1,
-                         uint32_t p2, const struct iovec *payload, int payload_cnt)
+int tc_sm_command(tc_sockmodel_conn_t *c, uint32_t request, uint32_t p0, uint32_t p1, uint32_t p2,
+                  const struct iovec *payload, int payload_cnt)
 {
     unsigned char frame[SOCKMODEL_CMD_BYTES];
     struct iovec iov[8];
@@ -134,7 +134,7 @@ int tc_sm_command(tc_sockmodel_conn_t *c, uint32_t request, uint32_t p0, uint32_
 
 /* A request without payload and its reply. */
 int tc_sm_call(tc_sockmodel_conn_t *c, uint32_t request, uint32_t p0, uint32_t p1,
-                      tc_sockmodel_reply_t *r)
+               tc_sockmodel_reply_t *r)
 {
     int rc = tc_sm_command(c, request, p0, p1, 0, NULL, 0);
     return 0 == rc ? tc_sm_reply(c, request, r) : rc;
@@ -186,8 +186,7 @@ int tc_sockmodel_conn_watch(tc_sockmodel_conn_t *c, uint32_t tag)
         return tc_sm_busy(c, SOCKMODEL_WATCH);
     }
     if (0 == (c->features & SOCKMODEL_FEATURE_WATCH)) {
-        return tc_sm_fail(c, ENOTSUP, "the simulator offers no WATCH (features 0x%x)",
-                          c->features);
+        return tc_sm_fail(c, ENOTSUP, "the simulator offers no WATCH (features 0x%x)", c->features);
     }
     rc = tc_sm_call(c, SOCKMODEL_WATCH, tag, 0, &r);
     if (0 == rc && SOCKMODEL_ST_OK != r.status) {

@@ -19,7 +19,6 @@
 
 #define SWFSIM_IN_CAP (64 * 1024)
 
-
 int swfsim_init(swfsim_t *sim, const swfsim_config_t *cfg)
 {
     memset(sim, 0, sizeof(*sim));

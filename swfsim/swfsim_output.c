@@ -64,8 +64,8 @@ void swfsim_node_word(swfsim_t *sim, swfsim_node_t *n, uint32_t v)
     o->msg = NULL;
 }
 
-void swfsim_reply(swfsim_t *sim, swfsim_node_t *n, uint32_t code, uint32_t status,
-                         uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3)
+void swfsim_reply(swfsim_t *sim, swfsim_node_t *n, uint32_t code, uint32_t status, uint32_t a0,
+                  uint32_t a1, uint32_t a2, uint32_t a3)
 {
     tc_sockmodel_reply_t r;
 

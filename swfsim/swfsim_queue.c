@@ -11,7 +11,6 @@
 
 enum { SWFSIM_MATCH_ANY, SWFSIM_MATCH_FROM, SWFSIM_MATCH_TAG };
 
-
 static int swfsim_match(const swfsim_msg_t *m, int kind, uint32_t val)
 {
     switch (kind) {
