@@ -329,6 +329,9 @@ void swfsim_node_drop(swfsim_t *sim, swfsim_node_t *n, const char *fmt, ...)
 long swfsim_step(swfsim_t *sim, uint64_t now_us);
 /* the network layer wrote some of n's output */
 void swfsim_node_output_drained(swfsim_t *sim, swfsim_node_t *n);
+/* n sends m (a client's SEND or a virtual node's): counted for the
+ * report, traced when a run is recorded */
+void swfsim_count_send(swfsim_t *sim, swfsim_node_t *n, const swfsim_msg_t *m);
 /* append a reply (and payload owner) to n's output */
 void swfsim_msg_free(swfsim_t *sim, swfsim_msg_t *m);
 void swfsim_node_reply(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_reply_t *r,

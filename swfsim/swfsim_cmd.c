@@ -122,8 +122,7 @@ void swfsim_run_cmd(swfsim_t *sim, swfsim_node_t *n)
     }
 }
 
-/* a complete SEND: the payload is in m */
-static void swfsim_send(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m)
+void swfsim_count_send(swfsim_t *sim, swfsim_node_t *n, const swfsim_msg_t *m)
 {
     n->msgs_sent++;
     n->bytes_sent += m->len;
@@ -132,6 +131,12 @@ static void swfsim_send(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m)
     if (NULL != sim->trace) {
         swfsim_trace_send(sim, n, m);
     }
+}
+
+/* a complete SEND: the payload is in m */
+static void swfsim_send(swfsim_t *sim, swfsim_node_t *n, swfsim_msg_t *m)
+{
+    swfsim_count_send(sim, n, m);
     m->t_send = n->clock;
     if (0 != swfsim_post(sim, n, m)) {
         swfsim_node_drop(sim, n, "out of memory for an event");
