@@ -228,6 +228,13 @@ typedef struct mca_osc_hybrid_module_t {
 int mca_osc_hybrid_progress(void);
 void mca_osc_hybrid_progress_module(mca_osc_hybrid_module_t *m);
 
+/* osc_hybrid_peer.c: the per-peer arrays of a window of n ranks. alloc:
+ * OMPI_ERR_OUT_OF_RESOURCE when one could not be had (release the module
+ * as after any failure). free: all of them but ft_gone, which
+ * mca_osc_hybrid_ft_release frees with the rest of the failure state. */
+int mca_osc_hybrid_peers_alloc(mca_osc_hybrid_module_t *m, int n);
+void mca_osc_hybrid_peers_free(mca_osc_hybrid_module_t *m);
+
 /* osc_hybrid_agg.c (called with m->lock held) */
 char *mca_osc_hybrid_agg_reserve(mca_osc_hybrid_module_t *m, int t, size_t len);
 int mca_osc_hybrid_agg_send(mca_osc_hybrid_module_t *m, int t, mca_osc_hybrid_op_t *op);

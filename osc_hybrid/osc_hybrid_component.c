@@ -452,21 +452,7 @@ static void mca_osc_hybrid_module_release(mca_osc_hybrid_module_t *m)
     free(m->slot_req);
     free(m->peer_size);
     free(m->peer_disp_unit);
-    free(m->ops_sent);
-    free(m->lock_req);
-    free(m->lock_ack);
-    free(m->unlock_req);
-    free(m->unlock_ack);
-    free(m->flush_req);
-    free(m->flush_ack);
-    free(m->flushed_at);
-    free(m->unacked);
-    mca_osc_hybrid_agg_release(m);
-    free(m->posts_recv);
-    free(m->lock_type);
-    free(m->lk_state);
-    free(m->start_member);
-    free(m->wsend_out);
+    mca_osc_hybrid_peers_free(m);
     mca_osc_hybrid_free_held(m);
     free(m->regions);
     while (NULL != m->lkq_head) {
@@ -649,30 +635,8 @@ static int mca_osc_hybrid_select(ompi_win_t *win, void **base, size_t size, int 
         m->disp_unit = 1;
     }
 
-    m->ops_sent = calloc(n, sizeof(uint64_t));
-    m->lock_req = calloc(n, sizeof(uint64_t));
-    m->lock_ack = calloc(n, sizeof(uint64_t));
-    m->unlock_req = calloc(n, sizeof(uint64_t));
-    m->unlock_ack = calloc(n, sizeof(uint64_t));
-    m->flush_req = calloc(n, sizeof(uint64_t));
-    m->flush_ack = calloc(n, sizeof(uint64_t));
-    m->flushed_at = calloc(n, sizeof(uint64_t));
-    m->unacked = calloc(n, sizeof(uint64_t));
-    m->agg_buf = calloc(n, sizeof(char *));
-    m->agg_len = calloc(n, sizeof(uint32_t));
-    m->agg_cap = calloc(n, sizeof(uint32_t));
-    m->agg_dirty = calloc(n, sizeof(int));
-    m->posts_recv = calloc(n, sizeof(int));
-    m->lock_type = calloc(n, sizeof(int));
-    m->lk_state = calloc(n, sizeof(int));
-    m->start_member = calloc(n, sizeof(bool));
-    m->wsend_out = calloc(n, sizeof(int));
-    m->ft_gone = calloc(n, sizeof(bool));
-    if (!m->ops_sent || !m->lock_req || !m->lock_ack || !m->unlock_req || !m->unlock_ack ||
-        !m->flush_req || !m->flush_ack || !m->flushed_at || !m->posts_recv || !m->lock_type ||
-        !m->lk_state || !m->wsend_out || !m->start_member || !m->unacked || !m->agg_buf ||
-        !m->agg_len || !m->agg_cap || !m->agg_dirty || !m->ft_gone) {
-        rc = OMPI_ERR_OUT_OF_RESOURCE;
+    rc = mca_osc_hybrid_peers_alloc(m, n);
+    if (OMPI_SUCCESS != rc) {
         goto fail;
     }
 

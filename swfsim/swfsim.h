@@ -312,8 +312,9 @@ int swfsim_watch_start(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_cmd_t
 void swfsim_watch_died(swfsim_t *sim, swfsim_node_t *dead);
 int swfsim_watch_is_notice(const swfsim_node_t *n, const swfsim_msg_t *m);
 
-/* engine (swfsim_engine.c): no system calls except through the hooks
- * below, which the network layer implements */
+/* engine (swfsim_engine.c and the pieces swfsim_engine.h names): no
+ * system calls except through the hooks below, which the network layer
+ * implements */
 int swfsim_init(swfsim_t *sim, const swfsim_config_t *cfg);
 void swfsim_fini(swfsim_t *sim);
 /* a new connection in slot s */
@@ -328,6 +329,9 @@ void swfsim_node_drop(swfsim_t *sim, swfsim_node_t *n, const char *fmt, ...)
 long swfsim_step(swfsim_t *sim, uint64_t now_us);
 /* the network layer wrote some of n's output */
 void swfsim_node_output_drained(swfsim_t *sim, swfsim_node_t *n);
+/* n sends m (a client's SEND or a virtual node's): counted for the
+ * report, traced when a run is recorded */
+void swfsim_count_send(swfsim_t *sim, swfsim_node_t *n, const swfsim_msg_t *m);
 /* append a reply (and payload owner) to n's output */
 void swfsim_msg_free(swfsim_t *sim, swfsim_msg_t *m);
 void swfsim_node_reply(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_reply_t *r,

@@ -257,13 +257,7 @@ static void swfsim_vnode_run(swfsim_vrunner_t *v, uint32_t r)
             m->len = vn->op.len;
             m->t_send = n->clock;
             m->t_deliver = 0;
-            n->msgs_sent++;
-            n->bytes_sent += m->len;
-            sim->msgs_total++;
-            sim->bytes_total += m->len;
-            if (NULL != sim->trace) {
-                swfsim_trace_send(sim, n, m);
-            }
+            swfsim_count_send(sim, n, m);
             if (0 != swfsim_inject_offer(sim, n, m)) {
                 v->oom = 1;
                 swfsim_vmsg_free(v, m);

@@ -35,10 +35,7 @@ done
 job=""
 on_exit() {
     [ -n "$job" ] && kill "$job" 2>/dev/null && wait "$job" 2>/dev/null
-    if [ "$TR_CLUSTER_OWN" -eq 1 ]; then
-        bash "$TR_CLUSTER_SH" down >/dev/null 2>&1
-        TR_CLUSTER_OWN=0
-    fi
+    tr_cluster_release
     tr_cleanup
 }
 trap on_exit EXIT

@@ -19,6 +19,8 @@ set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../lib/transports.sh
 . "$here/../lib/transports.sh"
+# shellcheck source=../lib/pathcut.sh
+. "$here/../lib/pathcut.sh"
 
 btl=sctp
 extra=500
@@ -35,17 +37,14 @@ job=""
 on_exit() {
     [ -n "$job" ] && kill "$job" 2>/dev/null && wait "$job" 2>/dev/null
     [ -n "$TR_CLUSTER_SH" ] && bash "$TR_CLUSTER_SH" net net1 up >/dev/null 2>&1
-    if [ "$TR_CLUSTER_OWN" -eq 1 ]; then
-        bash "$TR_CLUSTER_SH" down >/dev/null 2>&1
-        TR_CLUSTER_OWN=0
-    fi
+    tr_cluster_release
     tr_cleanup
 }
 trap on_exit EXIT
 trap 'exit 130' INT TERM
 
 tr_init "$here/../mpi"
-[ -e "$TR_COMPDIR/mca_btl_$btl.so" ] || { echo "SKIP netcut: btl/$btl is not built"; exit 77; }
+tr_require_btl netcut "$btl"
 tr_cluster_init 2 || tr_die "cannot bring up the cluster"
 cl=(bash "$TR_CLUSTER_SH")
 if [ "$("${cl[@]}" status | grep -c '^net[0-9]')" -lt 2 ]; then
@@ -64,18 +63,7 @@ out="$work/out"
 timeout -k 10 300 "${TR_MPIRUN[@]}" --mca "btl_${btl}_if_include" "$net1,$net2" \
     --mca oob_tcp_if_include "$net2" "$work/t_multihome" "$cut" "$extra" </dev/null >"$out" 2>&1 &
 job=$!
-for _ in $(seq 1 1200); do
-    [ -e "$cut.run" ] && break
-    kill -0 "$job" 2>/dev/null || break
-    sleep 0.1
-done
-if [ ! -e "$cut.run" ]; then
-    wait "$job"
-    job=""
-    cat "$out"
-    echo "FAIL netcut $btl: traffic never started"
-    exit 1
-fi
+tr_cut_wait_start "netcut $btl" "$cut" "$job" "$out" 1200 || { job=""; exit 1; }
 "${cl[@]}" net net1 down
 echo "netcut: net1 ($net1) cut while traffic flows"
 touch "$cut"
@@ -84,13 +72,6 @@ wait "$job" || rc=$?
 job=""
 "${cl[@]}" net net1 up
 tail -n 15 "$out" | sed 's/^/    | /'
-if [ "$rc" -ne 0 ]; then
-    echo "FAIL netcut $btl: the job failed (exit $rc) after net1 was cut"
-    exit 1
-fi
-if ! grep -q "after the cut, 0 errors" "$out"; then
-    echo "FAIL netcut $btl: messages lost or corrupted"
-    exit 1
-fi
+tr_cut_verdict "netcut $btl" net1 "$rc" "$out" || exit 1
 echo "PASS netcut $btl: no message lost after net1 was cut"
 exit 0

@@ -1,5 +1,6 @@
 # Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause
-# transports.sh: shell helpers shared by tests/mpi/run and bench/run (bash).
+# transports.sh: shell helpers shared by tests/mpi/run, bench/run and the
+# scripts of tests/cluster and tests/<comp> (bash).
 #
 # They find the build tree, collect the components built there into a
 # private component directory (copies, never symlinks), build the mpirun
@@ -254,6 +255,21 @@ tr_cluster_init() {
     fi
     TR_CLUSTER="$n"
     export TR_CLUSTER
+}
+
+# tr_require_btl NAME BTL: ends the test NAME as skipped (exit 77) when
+# btl/BTL is not among the components tr_init collected.
+tr_require_btl() {
+    [ -e "$TR_COMPDIR/mca_btl_$2.so" ] || { echo "SKIP $1: btl/$2 is not built"; exit 77; }
+}
+
+# tr_cluster_release: takes the cluster down if tr_cluster_init brought it
+# up (for the caller's exit trap); a cluster that was up before stays up.
+tr_cluster_release() {
+    if [ "$TR_CLUSTER_OWN" -eq 1 ]; then
+        bash "$TR_CLUSTER_SH" down >/dev/null 2>&1
+        TR_CLUSTER_OWN=0
+    fi
 }
 
 # The default transports of cluster mode: the network ones that can carry

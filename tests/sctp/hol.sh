@@ -19,7 +19,7 @@ mib="${1:-64}"
 command -v mpicc >/dev/null || { echo "SKIP hol: needs mpicc"; exit 77; }
 tr_init "$here"
 trap tr_cleanup EXIT
-[ -e "$TR_COMPDIR/mca_btl_sctp.so" ] || { echo "SKIP hol: btl/sctp is not built"; exit 77; }
+tr_require_btl hol sctp
 mpicc -O2 -o "$TR_TMPDIR/t_hol" "$here/t_hol.c" || tr_die "cannot build t_hol"
 
 root=()

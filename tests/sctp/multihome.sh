@@ -19,6 +19,8 @@ set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../lib/transports.sh
 . "$here/../lib/transports.sh"
+# shellcheck source=../lib/pathcut.sh
+. "$here/../lib/pathcut.sh"
 
 stack=auto
 extra=1000
@@ -111,17 +113,7 @@ PMIX_MCA_ptl_tcp_if_include=10.203.0.0/16 timeout 300 mpirun "${root[@]}" "${TR_
 job=$!
 tx0="$(tx_before)"
 
-for _ in $(seq 1 600); do
-    [ -e "$cut.run" ] && break
-    kill -0 "$job" 2>/dev/null || break
-    sleep 0.1
-done
-if [ ! -e "$cut.run" ]; then
-    wait "$job"
-    cat "$work/out"
-    echo "FAIL multihome: traffic never started"
-    exit 1
-fi
+tr_cut_wait_start multihome "$cut" "$job" "$work/out" 600 || exit 1
 tx1="$(tx_before)"
 ip -n "$nsA" link set "mh0a$$" down
 ip -n "$nsB" link set "mh0b$$" down
@@ -132,14 +124,7 @@ rc=$?
 tx2="$(tx_before)"
 cat "$work/out"
 echo "multihome: packets sent on the second path: $((tx1 - tx0)) before the cut (probes), $((tx2 - tx1)) after"
-if [ "$rc" -ne 0 ]; then
-    echo "FAIL multihome: the job failed (exit $rc) after the path was cut"
-    exit 1
-fi
-if ! grep -q "after the cut, 0 errors" "$work/out"; then
-    echo "FAIL multihome: messages lost or corrupted"
-    exit 1
-fi
+tr_cut_verdict multihome "the path" "$rc" "$work/out" || exit 1
 if [ "$((tx2 - tx1))" -lt 100 ]; then
     echo "FAIL multihome: traffic did not move to the second path"
     exit 1

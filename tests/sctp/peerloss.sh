@@ -17,7 +17,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 command -v mpicc >/dev/null || { echo "SKIP peerloss: needs mpicc"; exit 77; }
 tr_init "$here"
 trap tr_cleanup EXIT
-[ -e "$TR_COMPDIR/mca_btl_sctp.so" ] || { echo "SKIP peerloss: btl/sctp is not built"; exit 77; }
+tr_require_btl peerloss sctp
 mpicc -O2 -I"$TR_SRCDIR/tests/mpi" -o "$TR_TMPDIR/t_killpeer" \
     "$TR_SRCDIR/tests/mpi/t_killpeer.c" "$TR_SRCDIR/tests/mpi/tmpi.c" ||
     tr_die "cannot build t_killpeer"

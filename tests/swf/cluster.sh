@@ -59,7 +59,7 @@ h3_addr="$(addr_of h3)"
 
 intruder="$TR_TMPDIR/swf_intruder"
 cc -O2 -I"$TR_SRCDIR/common" -o "$intruder" "$here/swf_intruder.c" \
-    "$TR_SRCDIR/common/tc_sockmodel_client.c" || tr_die "cannot compile swf_intruder.c"
+    "$TR_SRCDIR"/common/tc_sockmodel_*.c || tr_die "cannot compile swf_intruder.c"
 
 passed=0
 failed=0

@@ -79,7 +79,7 @@ thr="$TR_TMPDIR/swf_threads"
 mpicc -O2 -o "$thr" "$here/swf_threads.c" -lpthread || tr_die "cannot compile swf_threads.c"
 intruder="$TR_TMPDIR/swf_intruder"
 cc -O2 -I"$TR_SRCDIR/common" -o "$intruder" "$here/swf_intruder.c" \
-    "$TR_SRCDIR/common/tc_sockmodel_client.c" || tr_die "cannot compile swf_intruder.c"
+    "$TR_SRCDIR"/common/tc_sockmodel_*.c || tr_die "cannot compile swf_intruder.c"
 
 BTL_SELECT=swf
 BTL_MCA_ARGS=()
