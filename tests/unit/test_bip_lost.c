@@ -25,8 +25,7 @@
 
 #include <cmocka.h>
 
-#include "opal/mca/base/mca_base_var.h"
-#include "opal/util/show_help.h"
+#include "test_ft.h"
 
 #include "bip_device.h"
 #include "btl_bip.h"
@@ -77,20 +76,6 @@ static void bip_lost_get_cb(struct mca_btl_base_module_t *btl, struct mca_btl_ba
     status[k][2] = rc;
 }
 
-static bool ft_value;
-static int ft_index = -1;
-
-static void ft_set(bool value)
-{
-    ft_value = value;
-    if (ft_index < 0) {
-        ft_index = mca_base_var_register("ompi", "mpi", "ft", "enable", "fault tolerance (test)",
-                                         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_9,
-                                         MCA_BASE_VAR_SCOPE_READONLY, &ft_value);
-        assert_true(ft_index >= 0);
-    }
-}
-
 static void frag_setup(mca_btl_bip_frag_t *frag, unsigned char *data, size_t len, int k, int op)
 {
     OBJ_CONSTRUCT(frag, mca_btl_bip_frag_t);
@@ -124,7 +109,7 @@ static void run_lost(bool ft)
     uint32_t pb;
 
     assert_non_null(eps);
-    ft_set(ft);
+    test_ft_set(ft);
     assert_non_null(mkdtemp(dir));
     p.dir = dir;
     assert_int_equal(0, bip_open(&p, &c->dev));
@@ -252,25 +237,14 @@ static void test_bip_lost_without_ft(void **state)
 
 static int bip_lost_setup(void **state)
 {
-    int argc = 1;
-    char *args[] = {"test_bip_lost", NULL}, **argv = args;
-
     (void) state;
-    if (OPAL_SUCCESS != tc_ompi_init_util(&argc, &argv)) {
-        return -1;
-    }
-    (void) opal_show_help_add_dir(MCA_BTL_BIP_SRCDIR);
-    return 0;
+    return test_ft_setup("test_bip_lost", MCA_BTL_BIP_SRCDIR);
 }
 
 static int bip_lost_teardown(void **state)
 {
     (void) state;
-    if (ft_index >= 0) {
-        (void) mca_base_var_deregister(ft_index);
-    }
-    opal_finalize_util();
-    return 0;
+    return test_ft_teardown();
 }
 
 int main(void)

@@ -21,8 +21,7 @@
 
 #include <cmocka.h>
 
-#include "opal/mca/base/mca_base_var.h"
-#include "opal/util/show_help.h"
+#include "test_ft.h"
 
 #include "btl_sci.h"
 #include "btl_sci_endpoint.h"
@@ -55,20 +54,6 @@ static void sci_lost_des_cb(struct mca_btl_base_module_t *btl, struct mca_btl_ba
     completion_status[k] = status;
 }
 
-static bool ft_value;
-static int ft_index = -1;
-
-static void ft_set(bool value)
-{
-    ft_value = value;
-    if (ft_index < 0) {
-        ft_index = mca_base_var_register("ompi", "mpi", "ft", "enable", "fault tolerance (test)",
-                                         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_9,
-                                         MCA_BASE_VAR_SCOPE_READONLY, &ft_value);
-        assert_true(ft_index >= 0);
-    }
-}
-
 static void run_lost(bool ft)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
@@ -80,7 +65,7 @@ static void run_lost(bool ft)
     mca_btl_sci_frag_t frags[2], later;
 
     assert_non_null(eps);
-    ft_set(ft);
+    test_ft_set(ft);
     memset(procs, 0, sizeof(procs));
     OBJ_CONSTRUCT(&c->pending_endpoints, opal_list_t);
     tc_ompi_done_list_construct(&c->completed_frags);
@@ -195,25 +180,14 @@ static void test_sci_lost_without_ft(void **state)
 
 static int sci_lost_setup(void **state)
 {
-    int argc = 1;
-    char *args[] = {"test_sci_lost", NULL}, **argv = args;
-
     (void) state;
-    if (OPAL_SUCCESS != tc_ompi_init_util(&argc, &argv)) {
-        return -1;
-    }
-    (void) opal_show_help_add_dir(MCA_BTL_SCI_SRCDIR);
-    return 0;
+    return test_ft_setup("test_sci_lost", MCA_BTL_SCI_SRCDIR);
 }
 
 static int sci_lost_teardown(void **state)
 {
     (void) state;
-    if (ft_index >= 0) {
-        (void) mca_base_var_deregister(ft_index);
-    }
-    opal_finalize_util();
-    return 0;
+    return test_ft_teardown();
 }
 
 int main(void)
