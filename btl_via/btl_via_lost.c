@@ -39,3 +39,19 @@ void mca_btl_via_endpoint_lost(mca_btl_via_endpoint_t *ep, const char *why)
                                                ep->dev->module->error_cb},
                              ep->proc, "vpid", (int) ep->vpid, why);
 }
+
+void mca_btl_via_endpoint_failed_op(mca_btl_via_endpoint_t *ep)
+{
+    vipl_vi_error_t why = VIPL_VIERR_NONE;
+
+    if (0 != tc_atomic_load_acquire(&ep->lost) || NULL == ep->vi) {
+        return;
+    }
+    (void) vipl_query_vi(ep->vi, NULL, &why);
+    if (VIPL_VIERR_DISCONNECTED == why) {
+        return; /* the peer finalized: its VI's end is no loss */
+    }
+    mca_btl_via_endpoint_lost(ep,
+                              VIPL_VIERR_PEER_GONE == why ? "the peer process is gone"
+                                                          : "a transfer to the peer failed");
+}

@@ -158,10 +158,16 @@ static void mca_btl_via_handle_recv(mca_btl_via_endpoint_t *ep, vipl_desc_t *d)
     OPAL_THREAD_UNLOCK(&ep->lock);
 }
 
-/* a send the done list held: its callback now */
+/* a send the done list held: its callback now (a failed one after the
+ * report of its peer) */
 static void mca_btl_via_complete_frag(opal_list_item_t *item)
 {
-    mca_btl_via_frag_complete((mca_btl_via_frag_t *) item);
+    mca_btl_via_frag_t *frag = (mca_btl_via_frag_t *) item;
+
+    if (OPAL_UNLIKELY(OPAL_SUCCESS != frag->status) && NULL != frag->endpoint) {
+        mca_btl_via_endpoint_failed_op(frag->endpoint);
+    }
+    mca_btl_via_frag_complete(frag);
 }
 
 /* a put or get the done list held: its callback, then the op goes */
@@ -169,10 +175,10 @@ static void mca_btl_via_complete_rdma(opal_list_item_t *item)
 {
     mca_btl_via_rdma_op_t *op = (mca_btl_via_rdma_op_t *) item;
 
-    tc_ompi_rdma_cb_call(&op->cb, MCA_BTL_VIA_EP_BTL(op->cb.endpoint), op->status);
     if (OPAL_SUCCESS != op->status && OPAL_ERR_BAD_PARAM != op->status) {
         mca_btl_via_endpoint_lost(op->cb.endpoint, "RDMA to a peer that is gone");
     }
+    tc_ompi_rdma_cb_call(&op->cb, MCA_BTL_VIA_EP_BTL(op->cb.endpoint), op->status);
     OBJ_DESTRUCT(&op->super);
     free(op);
 }
