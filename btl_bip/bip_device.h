@@ -119,6 +119,11 @@ const char *bip_dev_providers(const bip_dev_t *dev);
 const char *bip_dev_ofi_fabric(const bip_dev_t *dev);
 /* 0 while the peer process lives, -ESRCH once it is gone */
 int bip_peer_alive(bip_peer_t *peer);
+/* The peer is gone for good (a process the runtime reports dead): from now
+ * on bip_peer_alive says -ESRCH and a call waiting for room towards it
+ * gives up. Safe from any thread; nothing for shm, whose sends never wait
+ * for the peer. */
+void bip_peer_lost(bip_peer_t *peer);
 
 /* --- small messages: the static receive queue ---------------------------- */
 /* Reserve the next slot of the peer's queue: -EAGAIN when full. Then write

@@ -198,10 +198,15 @@ double bip_ofi_now(void)
 
 /* after -FI_EAGAIN: read completions, and say whether to try again (the
  * provider may retry a connection to a dead peer for ever: after
- * dev->timeout seconds the caller reports the peer gone) */
-bool bip_ofi_again(bip_ofi_dev_t *dev, double *deadline, unsigned int *spins)
+ * dev->timeout seconds, or once the peer is known failed, the caller
+ * reports the peer gone) */
+bool bip_ofi_again(bip_ofi_dev_t *dev, const bip_ofi_peer_t *peer, double *deadline,
+                   unsigned int *spins)
 {
     bip_ofi_progress(dev);
+    if (NULL != peer && tc_atomic_load_acquire(&peer->failed)) {
+        return false;
+    }
     if (*spins > 64) {
         sched_yield();
     }
@@ -268,6 +273,11 @@ static int bip_ofi_peer_alive(void *p)
     /* errors show up as completions: read them */
     bip_ofi_progress(peer->dev);
     return tc_atomic_load_acquire(&peer->failed) ? -ESRCH : 0;
+}
+
+static void bip_ofi_peer_lost(void *p)
+{
+    bip_ofi_peer_fail(p);
 }
 
 static void bip_ofi_sole(void *p)
@@ -342,14 +352,14 @@ static int bip_ofi_publish(void *p, uint32_t len)
     memset((char *) tx->data + sizeof(*h) + len, 0, total - sizeof(*h) - len);
     if (total <= dev->inject_size) {
         while (-FI_EAGAIN == (rc = fi_inject(dev->f.ep, tx->data, total, peer->addr)) &&
-               bip_ofi_again(dev, &deadline, &spins)) {
+               bip_ofi_again(dev, peer, &deadline, &spins)) {
         }
         pthread_mutex_lock(&dev->lock);
         bip_ofi_tx_put(dev, tx);
         pthread_mutex_unlock(&dev->lock);
     } else {
         while (-FI_EAGAIN == (rc = fi_send(dev->f.ep, tx->data, total, NULL, peer->addr, tx)) &&
-               bip_ofi_again(dev, &deadline, &spins)) {
+               bip_ofi_again(dev, peer, &deadline, &spins)) {
         }
         if (0 != rc) {
             pthread_mutex_lock(&dev->lock);
@@ -457,6 +467,7 @@ const bip_ops_t bip_ofi_ops = {
     .peer_connect = bip_ofi_peer_connect,
     .peer_disconnect = bip_ofi_peer_disconnect,
     .peer_alive = bip_ofi_peer_alive,
+    .peer_lost = bip_ofi_peer_lost,
     .set_sole_sender = bip_ofi_sole,
     .set_queue_sole_sender = bip_ofi_queue_sole,
     .ssend_reserve = bip_ofi_reserve,

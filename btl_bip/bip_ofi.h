@@ -140,7 +140,8 @@ void bip_ofi_progress(bip_ofi_dev_t *dev);
 double bip_ofi_now(void);
 /* after -FI_EAGAIN: read completions, and say whether to try again (false
  * once the peer waited dev->timeout seconds) */
-bool bip_ofi_again(bip_ofi_dev_t *dev, double *deadline, unsigned int *spins);
+bool bip_ofi_again(bip_ofi_dev_t *dev, const bip_ofi_peer_t *peer, double *deadline,
+                   unsigned int *spins);
 
 /* the device (bip_ofi_open.c) */
 int bip_ofi_errno(int fi_rc);

@@ -259,7 +259,7 @@ static int bip_ofi_issue(bip_ofi_dev_t *dev, bip_ofi_op_t *op, bool write, void 
         } else {
             rc = fi_read(dev->f.ep, buf, len, NULL, to, raddr, key, op);
         }
-        if (-FI_EAGAIN != rc || !bip_ofi_again(dev, &deadline, &spins)) {
+        if (-FI_EAGAIN != rc || !bip_ofi_again(dev, op->peer, &deadline, &spins)) {
             break;
         }
     }

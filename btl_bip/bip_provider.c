@@ -481,6 +481,13 @@ int bip_peer_alive(bip_peer_t *peer)
     return peer->ops->peer_alive(peer->sub);
 }
 
+void bip_peer_lost(bip_peer_t *peer)
+{
+    if (NULL != peer && NULL != peer->ops->peer_lost) {
+        peer->ops->peer_lost(peer->sub);
+    }
+}
+
 void bip_peer_set_sole_sender(bip_peer_t *peer)
 {
     peer->ops->set_sole_sender(peer->sub);

@@ -23,6 +23,7 @@ typedef struct bip_ops {
     int (*peer_connect)(void *dev, const bip_peer_info_t *info, void **peer);
     void (*peer_disconnect)(void *peer);
     int (*peer_alive)(void *peer);
+    void (*peer_lost)(void *peer); /* optional: the peer is gone, stop waiting for it */
     void (*set_sole_sender)(void *peer);
     void (*set_queue_sole_sender)(void *dev);
     int (*ssend_reserve)(void *peer, void **buf);

@@ -97,6 +97,7 @@ typedef struct mca_btl_bip_component {
     bool warned_unreachable;
     struct tc_rcache *rcache; /* regions for reads over ofi (ofi open only) */
     int32_t reads_in_flight;  /* atomic: asynchronous btl_get reads not reaped */
+    int32_t lost_pending;     /* atomic: an endpoint lost, its report owed */
 
     /* the ofi reach's figures (btl_bip_ofi_*: docs/common.md, "One BTL
      * module per reach") */
@@ -191,7 +192,16 @@ int mca_btl_bip_component_progress(void);
 void mca_btl_bip_post_or_defer(mca_btl_bip_rreq_t *rreq);
 int mca_btl_bip_poll_posted(void);
 int mca_btl_bip_reap_reads(void);
-void mca_btl_bip_fatal_peer(struct mca_btl_base_endpoint_t *ep, const char *why);
+/* a peer lost for good (btl_bip_lost.c): the endpoint fails at once
+ * (sends and reads to it return OPAL_ERR_UNREACH); what was pending to it
+ * completes and the PML hears of it from the next progress call. Safe
+ * under any lock and from any thread. */
+void mca_btl_bip_endpoint_lost(struct mca_btl_base_endpoint_t *ep, const char *why);
+int mca_btl_bip_lost_progress(void);
+/* the runtime's word on dead processes, under fault tolerance (from
+ * add_procs; stopped before the endpoints go) */
+void mca_btl_bip_lost_watch_start(void);
+void mca_btl_bip_lost_watch_stop(void);
 
 bool mca_btl_bip_only_bip_requested(void);
 

@@ -26,6 +26,8 @@ static void mca_btl_bip_endpoint_construct(mca_btl_bip_endpoint_t *ep)
     ep->module = &mca_btl_bip_module;
     ep->next_seq = 0;
     ep->next_ack_seq = 0;
+    ep->lost = 0;
+    ep->lost_why = NULL;
     memset(&ep->cr, 0, sizeof(ep->cr));
     tc_list_init(&ep->cr.fifo);
     OBJ_CONSTRUCT(&ep->await_ack, opal_list_t);
@@ -177,7 +179,7 @@ static void mca_btl_bip_endpoint_protocol_error(mca_btl_bip_endpoint_t *ep, int 
     BTL_ERROR(("btl:bip: local rank %d: the static receive queue refused a message the credits "
                "allowed (%s): protocol error",
                ep->peer_rank, strerror(-rc)));
-    mca_btl_bip_fatal_peer(ep, "static receive queue overflow (protocol error)");
+    mca_btl_bip_endpoint_lost(ep, "static receive queue overflow (protocol error)");
 }
 
 /* queued sends that have credit now, then a forced credit-only message
@@ -262,7 +264,7 @@ void mca_btl_bip_endpoint_credits_in(mca_btl_bip_endpoint_t *ep, uint32_t credit
                    "(C=%u B=%u N=%u): protocol error",
                    ep->peer_rank, credits, tc_credits_available(&ep->cr), tc_credits_owed(&ep->cr),
                    ep->cr.n));
-        mca_btl_bip_fatal_peer(ep, "bad credits in a control message");
+        mca_btl_bip_endpoint_lost(ep, "bad credits in a control message");
         return;
     }
     /* most messages leave nothing to do here: no call then */

@@ -31,6 +31,8 @@ struct mca_btl_base_endpoint_t {
     uint64_t next_seq;                 /* next REQ number */
     uint64_t next_ack_seq;             /* the REQ number the next MEDIUM ACK answers */
     opal_mutex_t lock;                 /* all of the above */
+    int32_t lost;                      /* atomic: 1 lost (report owed), 2 reported */
+    const char *lost_why;
 };
 
 typedef struct mca_btl_base_endpoint_t mca_btl_bip_endpoint_t;

@@ -173,6 +173,7 @@ int mca_btl_bip_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
     }
     (void) tc_ompi_reach_add_procs(btl, &claim, nprocs, procs, peers, reachable);
     c->unlinked = 0 != bip_unlink_when_connected(c->dev);
+    mca_btl_bip_lost_watch_start();
     return OPAL_SUCCESS;
 }
 
@@ -217,6 +218,7 @@ void mca_btl_bip_release_all(void)
     mca_btl_bip_component_t *c = &mca_btl_bip_component;
     opal_list_item_t *item;
 
+    mca_btl_bip_lost_watch_stop();
     if (NULL != c->endpoints) {
         for (uint32_t i = 0; i < c->nprocs; ++i) {
             OBJ_DESTRUCT(c->endpoints + i);

@@ -34,7 +34,7 @@ static void mca_btl_bip_send_ack(mca_btl_bip_rreq_t *rreq)
     mca_btl_bip_frag_t *frag = mca_btl_bip_frag_alloc(rreq->ep);
 
     if (OPAL_UNLIKELY(NULL == frag)) {
-        mca_btl_bip_fatal_peer(rreq->ep, "out of fragments for an ACK");
+        mca_btl_bip_endpoint_lost(rreq->ep, "out of fragments for an ACK");
         return;
     }
     frag->internal = true;
@@ -167,7 +167,7 @@ static int mca_btl_bip_do_large(mca_btl_bip_endpoint_t *ep, uint32_t handle,
     if (OPAL_UNLIKELY(0 != rc)) {
         BTL_ERROR(("btl:bip: large send of %zu bytes to local rank %d failed: %s", size,
                    ep->peer_rank, strerror(-rc)));
-        mca_btl_bip_fatal_peer(
+        mca_btl_bip_endpoint_lost(
             ep, -ESRCH == rc ? "the peer process is gone" : "a large send was refused (bad ACK)");
         return -ESRCH == rc ? OPAL_ERR_UNREACH : OPAL_ERROR;
     }
@@ -188,7 +188,7 @@ static void mca_btl_bip_handle_ack(mca_btl_bip_endpoint_t *ep, const mca_btl_bip
         if (OPAL_UNLIKELY(opal_list_is_empty(&ep->await_ack) || frag->seq != ack->seq ||
                           frag->size != ack->size)) {
             OPAL_THREAD_UNLOCK(&ep->lock);
-            mca_btl_bip_fatal_peer(ep, "ACK for no pending request (protocol error)");
+            mca_btl_bip_endpoint_lost(ep, "ACK for no pending request (protocol error)");
             return;
         }
         (void) opal_list_remove_first(&ep->await_ack);
@@ -208,7 +208,7 @@ static void mca_btl_bip_handle_ack(mca_btl_bip_endpoint_t *ep, const mca_btl_bip
         /* the device checks the write against the receive posted there */
         (void) mca_btl_bip_do_large(ep, ack->handle, &iov, 1, ack->size);
     } else {
-        mca_btl_bip_fatal_peer(ep, "unknown ACK kind (protocol error)");
+        mca_btl_bip_endpoint_lost(ep, "unknown ACK kind (protocol error)");
     }
 }
 
@@ -219,19 +219,19 @@ static void mca_btl_bip_handle_req(mca_btl_bip_endpoint_t *ep, uint8_t tag,
 
     if (OPAL_UNLIKELY(req->size > ep->module->super.btl_max_send_size ||
                       req->size <= ep->module->short_limit)) {
-        mca_btl_bip_fatal_peer(ep, "REQ with a size outside the medium range (protocol error)");
+        mca_btl_bip_endpoint_lost(ep, "REQ with a size outside the medium range (protocol error)");
         return;
     }
     rreq = OBJ_NEW(mca_btl_bip_rreq_t);
     if (OPAL_UNLIKELY(NULL == rreq)) {
-        mca_btl_bip_fatal_peer(ep, "out of memory for a receive");
+        mca_btl_bip_endpoint_lost(ep, "out of memory for a receive");
         return;
     }
     /* MPICH's three-way protocol: a temporary buffer at the receiver */
     rreq->buf = malloc(req->size);
     if (OPAL_UNLIKELY(NULL == rreq->buf)) {
         OBJ_RELEASE(rreq);
-        mca_btl_bip_fatal_peer(ep, "out of memory for a receive");
+        mca_btl_bip_endpoint_lost(ep, "out of memory for a receive");
         return;
     }
     rreq->ep = ep;
@@ -269,7 +269,7 @@ static void mca_btl_bip_handle_msg(const unsigned char *msg, uint32_t len, uint3
 
         if (OPAL_UNLIKELY(hdr.len > len - sizeof(hdr) || NULL == reg->cbfunc)) {
             bip_srecv_release(c->dev);
-            mca_btl_bip_fatal_peer(ep, "SHORT with a bad length or tag (protocol error)");
+            mca_btl_bip_endpoint_lost(ep, "SHORT with a bad length or tag (protocol error)");
             return;
         }
         {
@@ -290,7 +290,7 @@ static void mca_btl_bip_handle_msg(const unsigned char *msg, uint32_t len, uint3
 
         if (OPAL_UNLIKELY(len < sizeof(hdr) + sizeof(req))) {
             bip_srecv_release(c->dev);
-            mca_btl_bip_fatal_peer(ep, "short REQ (protocol error)");
+            mca_btl_bip_endpoint_lost(ep, "short REQ (protocol error)");
             return;
         }
         memcpy(&req, msg + sizeof(hdr), sizeof(req));
@@ -304,7 +304,7 @@ static void mca_btl_bip_handle_msg(const unsigned char *msg, uint32_t len, uint3
 
         if (OPAL_UNLIKELY(len < sizeof(hdr) + sizeof(ack))) {
             bip_srecv_release(c->dev);
-            mca_btl_bip_fatal_peer(ep, "short ACK (protocol error)");
+            mca_btl_bip_endpoint_lost(ep, "short ACK (protocol error)");
             return;
         }
         memcpy(&ack, msg + sizeof(hdr), sizeof(ack));
@@ -319,7 +319,7 @@ static void mca_btl_bip_handle_msg(const unsigned char *msg, uint32_t len, uint3
         break;
     default:
         bip_srecv_release(c->dev);
-        mca_btl_bip_fatal_peer(ep, "unknown control message type (protocol error)");
+        mca_btl_bip_endpoint_lost(ep, "unknown control message type (protocol error)");
         break;
     }
 }
@@ -358,7 +358,7 @@ static void mca_btl_bip_progress_slow(void)
             OPAL_THREAD_UNLOCK(&c->lock);
         }
         if (waiting && 0 != bip_peer_alive(ep->peer)) {
-            mca_btl_bip_fatal_peer(ep, "the peer process is gone");
+            mca_btl_bip_endpoint_lost(ep, "the peer process is gone");
         }
     }
 }
@@ -383,9 +383,9 @@ int mca_btl_bip_reap_reads(void)
         } else {
             BTL_ERROR(("btl:bip: large read of %zu bytes from rank %d failed: %s", rg->size,
                        rg->cb.endpoint->peer_rank, strerror(-status)));
-            mca_btl_bip_fatal_peer(rg->cb.endpoint,
-                                   -ESRCH == status ? "the peer process is gone"
-                                                    : "a large read was refused (bad address)");
+            mca_btl_bip_endpoint_lost(rg->cb.endpoint,
+                                      -ESRCH == status ? "the peer process is gone"
+                                                       : "a large read was refused (bad address)");
             rc = OPAL_ERR_UNREACH;
         }
         tc_ompi_rdma_cb_call(&rg->cb, &rg->cb.endpoint->module->super, rc);
@@ -447,6 +447,9 @@ int mca_btl_bip_component_progress(void)
         /* one load until every peer has mapped the queue, then the file goes */
         c->unlinked = 0 != bip_unlink_when_connected(c->dev);
     }
+    if (OPAL_UNLIKELY(0 != tc_atomic_load_relaxed(&c->lost_pending))) {
+        count += mca_btl_bip_lost_progress();
+    }
     if (OPAL_UNLIKELY(0 == --c->progress_calls)) {
         /* a countdown, not a division per call */
         c->progress_calls = c->check_interval;
@@ -457,15 +460,4 @@ int mca_btl_bip_component_progress(void)
         tc_guard_leave(&c->progress_guard);
     }
     return count;
-}
-
-void mca_btl_bip_fatal_peer(mca_btl_bip_endpoint_t *ep, const char *why)
-{
-    if (MCA_BTL_BIP_EP_FAILED == ep->state) {
-        return;
-    }
-    ep->state = MCA_BTL_BIP_EP_FAILED;
-    tc_ompi_fatal_peer(
-        &(tc_ompi_fatal_info_t){"bip", "help-mpi-btl-bip.txt", mca_btl_bip_component.output},
-        &ep->module->super, ep->module->error_cb, ep->proc, "rank", ep->peer_rank, why);
 }

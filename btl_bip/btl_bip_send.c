@@ -66,6 +66,13 @@ int mca_btl_bip_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     if (OPAL_UNLIKELY(length > endpoint->module->short_limit)) {
         goto no_resource;
     }
+    if (OPAL_UNLIKELY(MCA_BTL_BIP_EP_FAILED == endpoint->state)) {
+        /* no descriptor either: ob1 reads it whatever we return */
+        if (NULL != descriptor) {
+            *descriptor = NULL;
+        }
+        return OPAL_ERR_UNREACH;
+    }
     OPAL_THREAD_LOCK(&endpoint->lock);
     if (OPAL_UNLIKELY(MCA_BTL_BIP_EP_CONNECTED != endpoint->state ||
                       0 != tc_credits_try_send(&endpoint->cr, &pb))) {
@@ -141,9 +148,9 @@ int mca_btl_bip_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpo
         if (OPAL_UNLIKELY(0 != rc)) {
             BTL_ERROR(("btl:bip: large read of %zu bytes from rank %d failed: %s", size,
                        endpoint->peer_rank, strerror(-rc)));
-            mca_btl_bip_fatal_peer(endpoint,
-                                   -ESRCH == rc ? "the peer process is gone"
-                                                : "a large read was refused (bad address)");
+            mca_btl_bip_endpoint_lost(endpoint,
+                                      -ESRCH == rc ? "the peer process is gone"
+                                                   : "a large read was refused (bad address)");
             return OPAL_ERR_UNREACH;
         }
         /* reads run outside any lock: threads count atomically */

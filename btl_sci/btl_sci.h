@@ -121,6 +121,7 @@ typedef struct mca_btl_sci_component {
     unsigned int num_aops;
     opal_list_t free_aops;
 
+    int32_t lost_pending; /* atomic: an endpoint lost, its report owed */
     bool warned_unreachable;
     bool all_peers_added; /* ofi: the first add_procs attached the whole job */
 } mca_btl_sci_component_t;
@@ -243,7 +244,19 @@ void mca_btl_sci_remove_local_segments(void);
 
 /* progress helpers */
 int mca_btl_sci_component_progress(void);
-void mca_btl_sci_fatal_peer(struct mca_btl_base_endpoint_t *ep, const char *why);
+/* a peer lost for good (btl_sci_lost.c): the endpoint fails at once
+ * (sends, RDMA and atomics to it return OPAL_ERR_UNREACH); what was
+ * pending to it completes and the PML hears of it from the next progress
+ * call. Safe under any lock and from any thread. */
+void mca_btl_sci_endpoint_lost(struct mca_btl_base_endpoint_t *ep, const char *why);
+int mca_btl_sci_lost_progress(void);
+/* the runtime's word on dead processes, under fault tolerance (from
+ * add_procs; stopped at finalize, before the endpoints go) */
+void mca_btl_sci_lost_watch_start(void);
+void mca_btl_sci_lost_watch_stop(void);
+/* the atomics waiting for the peer's reply, completed with status
+ * (btl_sci_atomic.c) */
+int mca_btl_sci_atomic_fail_peer(struct mca_btl_base_endpoint_t *ep, int status);
 
 /* true when only self and sci were asked for (misuse is reported then) */
 bool mca_btl_sci_only_sci_requested(void);

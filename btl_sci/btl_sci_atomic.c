@@ -295,7 +295,7 @@ void mca_btl_sci_atomic_handle_req(struct mca_btl_base_endpoint_t *ep, const voi
 
         if (NULL == frag) {
             OPAL_THREAD_UNLOCK(&ep->lock);
-            mca_btl_sci_fatal_peer(ep, "out of fragments for an atomic reply");
+            mca_btl_sci_endpoint_lost(ep, "out of fragments for an atomic reply");
             return;
         }
         memcpy(frag->data, &rsp, sizeof(rsp));
@@ -381,4 +381,30 @@ static int mca_btl_sci_atomic_local(struct mca_btl_base_module_t *btl, int aop, 
         cbfunc(btl, NULL, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
     }
     return OPAL_SUCCESS;
+}
+
+int mca_btl_sci_atomic_fail_peer(struct mca_btl_base_endpoint_t *ep, int status)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    int n = 0;
+
+    /* progress only (replies are handled there too): no reply races this */
+    for (unsigned int i = 0; NULL != c->aops && i < c->num_aops; ++i) {
+        mca_btl_sci_atomic_op_t *op = c->aops + i;
+        tc_ompi_rdma_cb_t cb;
+
+        if (!op->in_use || op->cb.endpoint != ep) {
+            continue;
+        }
+        cb = op->cb;
+        op->in_use = false;
+        OPAL_THREAD_LOCK(&c->lock);
+        opal_list_append(&c->free_aops, &op->super);
+        OPAL_THREAD_UNLOCK(&c->lock);
+        if (NULL != cb.cbfunc) {
+            tc_ompi_rdma_cb_call(&cb, &ep->module->super, status);
+        }
+        ++n;
+    }
+    return n;
 }

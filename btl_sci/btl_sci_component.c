@@ -809,7 +809,7 @@ static inline int mca_btl_sci_poll_ring(mca_btl_sci_endpoint_t *ep)
             break;
         }
         if (OPAL_UNLIKELY(0 != rc)) {
-            mca_btl_sci_fatal_peer(ep, "corrupt ring slot (bad sequence or length)");
+            mca_btl_sci_endpoint_lost(ep, "corrupt ring slot (bad sequence or length)");
             return (int) count;
         }
         mca_btl_sci_deliver(ep, payload, len, tagword);
@@ -944,7 +944,7 @@ static int mca_btl_sci_progress_slow(void)
     if (!tc_ompi_done_list_empty(&c->completed_frags)) {
         count += tc_ompi_done_list_drain(&c->completed_frags, mca_btl_sci_complete_done);
     }
-    return count;
+    return count + mca_btl_sci_lost_progress();
 }
 
 int mca_btl_sci_component_progress(void)
@@ -1014,6 +1014,7 @@ int mca_btl_sci_component_progress(void)
     if (OPAL_UNLIKELY(0 == (c->progress_calls & (c->sweep_interval - 1)) ||
                       c->num_unconnected > 0 || 0 != c->need_activate ||
                       !opal_list_is_empty(&c->pending_endpoints) ||
+                      0 != tc_atomic_load_relaxed(&c->lost_pending) ||
                       !tc_ompi_done_list_empty(&c->completed_frags))) {
         count += mca_btl_sci_progress_slow();
     }

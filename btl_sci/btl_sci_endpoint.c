@@ -38,6 +38,8 @@ static void mca_btl_sci_endpoint_construct(mca_btl_sci_endpoint_t *ep)
     ep->active = false;
     ep->empty_polls = 0;
     ep->waiting = false;
+    ep->lost = 0;
+    ep->lost_why = NULL;
     memset(&ep->out, 0, sizeof(ep->out));
     memset(&ep->in, 0, sizeof(ep->in));
     ep->consumed_pushed = 0;
@@ -344,20 +346,7 @@ bool mca_btl_sci_endpoint_check_peer(mca_btl_sci_endpoint_t *ep, const char *why
                             ep->peer_rank);
         return false;
     default:
-        mca_btl_sci_fatal_peer(ep, why);
+        mca_btl_sci_endpoint_lost(ep, why);
         return false;
     }
-}
-
-void mca_btl_sci_fatal_peer(mca_btl_sci_endpoint_t *ep, const char *why)
-{
-    if (MCA_BTL_SCI_EP_FAILED == ep->state) {
-        return;
-    }
-    /* progress drops it from the active list */
-    ep->state = MCA_BTL_SCI_EP_FAILED;
-    tc_ompi_fatal_peer(
-        &(tc_ompi_fatal_info_t){"sci", "help-mpi-btl-sci.txt", mca_btl_sci_component.output},
-        &ep->module->super, ep->module->error_cb, ep->proc,
-        ep->sd == mca_btl_sci_component.osd ? "rank" : "local rank", ep->peer_rank, why);
 }

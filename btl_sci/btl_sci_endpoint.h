@@ -55,7 +55,9 @@ struct mca_btl_base_endpoint_t {
     unsigned int empty_polls;
 
     opal_list_t pending; /* deferred frags, in order */
-    bool waiting;        /* on the component's pending list */
+    int32_t lost;        /* atomic: 1 lost (report owed), 2 reported */
+    const char *lost_why;
+    bool waiting; /* on the component's pending list */
     opal_mutex_t lock;
 };
 

@@ -190,6 +190,7 @@ int mca_btl_sci_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
         mca_btl_sci_add_all_peers();
     }
     (void) tc_ompi_reach_add_procs(btl, &claim, nprocs, procs, peers, reachable);
+    mca_btl_sci_lost_watch_start();
     return OPAL_SUCCESS;
 }
 
@@ -222,6 +223,7 @@ int mca_btl_sci_finalize(struct mca_btl_base_module_t *btl)
     }
     /* SCI shutdown order: disconnect remote segments, then hide, unmap
      * and remove the local ones */
+    mca_btl_sci_lost_watch_stop();
     c->running = false;
     /* transfers still in flight name endpoints: finish them first (their
      * callbacks run; a peer that is gone fails them), within 10 s */

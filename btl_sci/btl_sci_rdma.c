@@ -182,7 +182,7 @@ static int mca_btl_sci_dma_status(struct mca_btl_base_endpoint_t *endpoint, sci_
     case SCI_ERR_NOSPC:
         return OPAL_ERR_OUT_OF_RESOURCE;
     case SCI_ERR_TRANSFER_FAILED:
-        mca_btl_sci_fatal_peer(endpoint, "DMA to a process that is gone");
+        mca_btl_sci_endpoint_lost(endpoint, "DMA to a process that is gone");
         return OPAL_ERR_UNREACH;
     default:
         return OPAL_ERROR;
@@ -242,6 +242,9 @@ static int mca_btl_sci_rdma(int direction, struct mca_btl_base_module_t *btl,
         }
         cbfunc(btl, endpoint, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
         return OPAL_SUCCESS;
+    }
+    if (OPAL_UNLIKELY(MCA_BTL_SCI_EP_FAILED == endpoint->state)) {
+        return OPAL_ERR_UNREACH;
     }
     rc = mca_btl_sci_dma_remote(endpoint, remote_address, remote_handle, size, &remote);
     if (OPAL_SUCCESS != rc) {

@@ -56,7 +56,7 @@ void mca_btl_sci_send_reaped(mca_btl_sci_cookie_t *cookie, sci_error_t status)
     int rc = OPAL_SUCCESS;
 
     if (OPAL_UNLIKELY(SCI_ERR_OK != status)) {
-        mca_btl_sci_fatal_peer(frag->endpoint, "a send to the process failed (process gone)");
+        mca_btl_sci_endpoint_lost(frag->endpoint, "a send to the process failed (process gone)");
         rc = OPAL_ERR_UNREACH;
     }
     mca_btl_sci_frag_complete(frag, rc);
@@ -106,6 +106,13 @@ int mca_btl_sci_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     const size_t length = header_size + payload_size;
     unsigned char *dst;
 
+    if (OPAL_UNLIKELY(MCA_BTL_SCI_EP_FAILED == endpoint->state)) {
+        /* no descriptor either: ob1 reads it whatever we return */
+        if (NULL != descriptor) {
+            *descriptor = NULL;
+        }
+        return OPAL_ERR_UNREACH;
+    }
     if (OPAL_UNLIKELY(length > endpoint->module->slot_size)) {
         goto no_resource;
     }

@@ -96,6 +96,11 @@ const char *sci_desc_provider(const sci_desc_t *sd);
  * lands other nodes' writes in our segments on the tcp provider); the
  * number of events, 0 for shm.  Thread safe. */
 int sci_progress(sci_desc_t *sd);
+/* Node node_id is gone for good (a process the runtime reports dead):
+ * every transfer to it fails from now on, and one waiting for room
+ * towards it gives up (SCI_ERR_TRANSFER_FAILED). Safe from any thread;
+ * nothing for shm, whose transfers never wait for the peer. */
+void sci_node_lost(sci_desc_t *sd, uint32_t node_id);
 
 /* --- the segment directory (what SISCI's driver knows of other nodes) ---- */
 /* Write this node's fabric address and its available segments (id, size,

@@ -128,7 +128,6 @@ static sci_ofi_node_t *sci_ofi_node_by_id(sci_desc_t *sd, uint32_t node_id)
     }
     return n;
 }
-
 static void sci_ofi_repost(sci_desc_t *sd, int i)
 {
     struct iovec iov = {.iov_base = sd->rbuf[i], .iov_len = SCI_OFI_RECV_BYTES};
@@ -835,7 +834,7 @@ static sci_error_t sci_ofi_import_node(sci_desc_t *sd, uint32_t node_id, const v
     n->probe.done = 1;
     pthread_mutex_lock(&sd->lock);
     n->next = sd->nodes;
-    sd->nodes = n;
+    tc_atomic_store_release(&sd->nodes, n);
     pthread_mutex_unlock(&sd->lock);
     return SCI_ERR_OK;
 }
@@ -1301,6 +1300,7 @@ static const sci_provider_ops_t sci_ofi_ops = {
     .export_directory = sci_ofi_export_directory,
     .import_node = sci_ofi_import_node,
     .progress = sci_ofi_progress,
+    .node_lost = sci_ofi_node_lost,
 };
 
 const sci_provider_ops_t *sci_ofi_provider(void)

@@ -148,6 +148,8 @@ struct sci_dma_queue {
 /* shared by the provider's files */
 int sci_ofi_progress(sci_desc_t *sd);
 void sci_ofi_node_fail(sci_ofi_node_t *node);
+/* sci_node_lost (sci_ofi_write.c) */
+void sci_ofi_node_lost(sci_desc_t *sd, uint32_t node_id);
 /* a piece of an asynchronous operation ended (err: 0 or a negative
  * libfabric code); the last one puts it on the done list */
 void sci_ofi_async_piece_done(sci_desc_t *sd, sci_ofi_async_t *op, int err);

@@ -154,3 +154,14 @@ sci_error_t sci_ofi_flush_publish_from(sci_remote_segment_t *rseg, size_t offset
     }
     return SCI_ERR_OK;
 }
+
+void sci_ofi_node_lost(sci_desc_t *sd, uint32_t node_id)
+{
+    /* nodes are only ever added (at the head), never freed before close:
+     * a walk from another thread sees a consistent list */
+    for (sci_ofi_node_t *n = tc_atomic_load_acquire(&sd->nodes); NULL != n; n = n->next) {
+        if (n->node_id == node_id) {
+            sci_ofi_node_fail(n);
+        }
+    }
+}

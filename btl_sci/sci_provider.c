@@ -105,6 +105,13 @@ int sci_progress(sci_desc_t *sd)
     return NULL != SCI_OPS(sd)->progress ? SCI_OPS(sd)->progress(sd) : 0;
 }
 
+void sci_node_lost(sci_desc_t *sd, uint32_t node_id)
+{
+    if (NULL != sd && NULL != SCI_OPS(sd)->node_lost) {
+        SCI_OPS(sd)->node_lost(sd, node_id);
+    }
+}
+
 sci_error_t sci_export_directory(sci_desc_t *sd, void *buf, size_t buflen, size_t *len)
 {
     if (NULL == sd || NULL == len) {

@@ -78,6 +78,7 @@ typedef struct sci_provider_ops {
     sci_error_t (*export_directory)(sci_desc_t *sd, void *buf, size_t buflen, size_t *len);
     sci_error_t (*import_node)(sci_desc_t *sd, uint32_t node_id, const void *buf, size_t len);
     int (*progress)(sci_desc_t *sd);
+    void (*node_lost)(sci_desc_t *sd, uint32_t node_id);
 } sci_provider_ops_t;
 
 const sci_provider_ops_t *sci_shm_provider(void);

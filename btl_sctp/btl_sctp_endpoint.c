@@ -13,6 +13,8 @@
 #include "opal/util/proc.h"
 #include "opal/util/show_help.h"
 
+#include "tc_ompi.h"
+
 #include "btl_sctp.h"
 #include "btl_sctp_endpoint.h"
 
@@ -215,6 +217,15 @@ void mca_btl_sctp_endpoint_failed(mca_btl_sctp_endpoint_t *ep, const char *why)
         opal_output_verbose(20, c->output, "btl:sctp: peer %s left (%s)",
                             NULL != ep->proc ? OPAL_NAME_PRINT(ep->proc->proc_name) : "unknown",
                             why);
+        return;
+    }
+    if (NULL != ep->proc && tc_ompi_ft_enabled()) {
+        /* under ULFM that peer's failure alone: the job goes on (the
+         * PML's callback may send to other peers from inside) */
+        (void) tc_ompi_peer_lost(&(tc_ompi_lost_t){"sctp", "help-mpi-btl-sctp.txt", c->output,
+                                                   &mca_btl_sctp_module.super,
+                                                   mca_btl_sctp_module.error_cb},
+                                 ep->proc, "rank", (int) ep->proc->proc_name.vpid, why);
         return;
     }
     opal_show_help("help-mpi-btl-sctp.txt", "peer lost", true, opal_process_info.nodename,

@@ -259,7 +259,16 @@ int mca_btl_via_accept_requests(void);
  * already arrived off the receive CQ and flush the queued sends they allow,
  * without calling the PML; call with no endpoint lock held */
 void mca_btl_via_harvest_credits(void);
-void mca_btl_via_fatal_peer(struct mca_btl_base_endpoint_t *ep, const char *why);
+/* a peer lost for good (btl_via_lost.c), once per peer, after its
+ * endpoint failed and what was queued to it was failed; with no endpoint
+ * lock held */
+void mca_btl_via_endpoint_lost(struct mca_btl_base_endpoint_t *ep, const char *why);
+/* an operation to the peer completed in error: report the peer first,
+ * unless its VI ended in order (no endpoint lock held). ob1 drops the BTL
+ * from the peer's list at the error, and the application may then revoke:
+ * ULFM's reliable broadcast must already know the peer failed, or it
+ * sends to it through the empty list */
+void mca_btl_via_endpoint_failed_op(struct mca_btl_base_endpoint_t *ep);
 bool mca_btl_via_only_via_requested(void);
 /* my device slot's geometry as the modex publishes it */
 void mca_btl_via_modex_slot_of(int slot, mca_btl_via_modex_slot_t *out);

@@ -193,7 +193,7 @@ void mca_btl_via_endpoint_use(mca_btl_via_endpoint_t *ep)
         rc = mca_btl_via_endpoint_bring_up_locked(ep);
         OPAL_THREAD_UNLOCK(&ep->lock);
         if (OPAL_SUCCESS != rc) {
-            mca_btl_via_fatal_peer(ep, "the VI to the peer could not be made");
+            mca_btl_via_endpoint_lost(ep, "the VI to the peer could not be made");
             return;
         }
     }
@@ -222,7 +222,7 @@ void mca_btl_via_endpoint_try_connect(mca_btl_via_endpoint_t *ep)
         ep->state = MCA_BTL_VIA_EP_FAILED;
         mca_btl_via_endpoint_fail_locked(ep);
         OPAL_THREAD_UNLOCK(&ep->lock);
-        mca_btl_via_fatal_peer(ep, "the connection of the VI failed");
+        mca_btl_via_endpoint_lost(ep, "the connection of the VI failed");
         return;
     }
     ep->state = MCA_BTL_VIA_EP_CONNECTED;

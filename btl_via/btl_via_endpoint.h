@@ -41,6 +41,7 @@ struct mca_btl_base_endpoint_t {
     struct mca_btl_via_frag_t *credit_frag;
     bool credit_busy; /* posted, not reaped yet */
     bool active;      /* on the component's active list */
+    int32_t lost;     /* atomic: reported lost */
     opal_mutex_t lock;
 };
 

@@ -418,10 +418,3 @@ mca_btl_base_descriptor_t *mca_btl_via_prepare_src(struct mca_btl_base_module_t 
     return tc_ompi_frag_prepare_src(&mca_btl_via_frag_ops, endpoint->dev->recv_size, endpoint,
                                     convertor, order, reserve, size, flags);
 }
-
-void mca_btl_via_fatal_peer(mca_btl_via_endpoint_t *ep, const char *why)
-{
-    tc_ompi_fatal_peer(
-        &(tc_ompi_fatal_info_t){"via", "help-mpi-btl-via.txt", mca_btl_via_component.output},
-        MCA_BTL_VIA_EP_BTL(ep), ep->dev->module->error_cb, ep->proc, "vpid", (int) ep->vpid, why);
-}

@@ -43,7 +43,7 @@ static void mca_btl_via_credit_fail_unlock(mca_btl_via_endpoint_t *ep)
     ep->state = MCA_BTL_VIA_EP_FAILED;
     mca_btl_via_endpoint_fail_locked(ep);
     OPAL_THREAD_UNLOCK(&ep->lock);
-    mca_btl_via_fatal_peer(ep, "credit accounting broken (more credits than granted)");
+    mca_btl_via_endpoint_lost(ep, "credit accounting broken (more credits than granted)");
 }
 
 /* The descriptors of delivered messages, posted again (and then counted
@@ -118,24 +118,24 @@ static void mca_btl_via_handle_recv(mca_btl_via_endpoint_t *ep, vipl_desc_t *d)
     }
     if (OPAL_UNLIKELY(MCA_BTL_VIA_RX_ERROR == cls)) {
         vipl_vi_error_t why = VIPL_VIERR_NONE;
-        bool was_failed;
 
         (void) vipl_query_vi(ep->vi, NULL, &why);
         OPAL_THREAD_LOCK(&ep->lock);
-        was_failed = MCA_BTL_VIA_EP_FAILED == ep->state;
         ep->state = MCA_BTL_VIA_EP_FAILED;
         mca_btl_via_endpoint_fail_locked(ep);
         OPAL_THREAD_UNLOCK(&ep->lock);
-        /* a peer that finalized disconnects its VIs: not an error */
-        if (!was_failed && VIPL_VIERR_DISCONNECTED != why) {
-            mca_btl_via_fatal_peer(ep,
-                                   VIPL_VIERR_PEER_GONE == why ? "the peer process is gone"
-                                                               : vipl_status_string(d->status));
+        /* a peer that finalized disconnects its VIs: not an error (a
+         * send the broken VI flushed may have failed the endpoint
+         * first: reported here, once) */
+        if (VIPL_VIERR_DISCONNECTED != why) {
+            mca_btl_via_endpoint_lost(ep,
+                                      VIPL_VIERR_PEER_GONE == why ? "the peer process is gone"
+                                                                  : vipl_status_string(d->status));
         }
         return;
     }
     if (OPAL_UNLIKELY(MCA_BTL_VIA_RX_MALFORMED == cls)) {
-        mca_btl_via_fatal_peer(ep, "malformed message (bad immediate data)");
+        mca_btl_via_endpoint_lost(ep, "malformed message (bad immediate data)");
         return;
     }
     if (MCA_BTL_VIA_RX_PUT_DONE == cls) {
@@ -158,10 +158,16 @@ static void mca_btl_via_handle_recv(mca_btl_via_endpoint_t *ep, vipl_desc_t *d)
     OPAL_THREAD_UNLOCK(&ep->lock);
 }
 
-/* a send the done list held: its callback now */
+/* a send the done list held: its callback now (a failed one after the
+ * report of its peer) */
 static void mca_btl_via_complete_frag(opal_list_item_t *item)
 {
-    mca_btl_via_frag_complete((mca_btl_via_frag_t *) item);
+    mca_btl_via_frag_t *frag = (mca_btl_via_frag_t *) item;
+
+    if (OPAL_UNLIKELY(OPAL_SUCCESS != frag->status) && NULL != frag->endpoint) {
+        mca_btl_via_endpoint_failed_op(frag->endpoint);
+    }
+    mca_btl_via_frag_complete(frag);
 }
 
 /* a put or get the done list held: its callback, then the op goes */
@@ -169,10 +175,10 @@ static void mca_btl_via_complete_rdma(opal_list_item_t *item)
 {
     mca_btl_via_rdma_op_t *op = (mca_btl_via_rdma_op_t *) item;
 
-    tc_ompi_rdma_cb_call(&op->cb, MCA_BTL_VIA_EP_BTL(op->cb.endpoint), op->status);
     if (OPAL_SUCCESS != op->status && OPAL_ERR_BAD_PARAM != op->status) {
-        mca_btl_via_fatal_peer(op->cb.endpoint, "RDMA to a peer that is gone");
+        mca_btl_via_endpoint_lost(op->cb.endpoint, "RDMA to a peer that is gone");
     }
+    tc_ompi_rdma_cb_call(&op->cb, MCA_BTL_VIA_EP_BTL(op->cb.endpoint), op->status);
     OBJ_DESTRUCT(&op->super);
     free(op);
 }

@@ -119,6 +119,14 @@ int mca_btl_via_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     bool waiting;
     int rc;
 
+    if (OPAL_UNLIKELY(MCA_BTL_VIA_EP_FAILED == endpoint->state)) {
+        /* a lost peer: refused for good, and no descriptor (ob1 reads it
+         * whatever we return) */
+        if (NULL != descriptor) {
+            *descriptor = NULL;
+        }
+        return OPAL_ERR_UNREACH;
+    }
     if (OPAL_UNLIKELY(length > endpoint->dev->recv_size)) {
         goto no_resource;
     }

@@ -81,6 +81,18 @@ void tc_ompi_lost_fail_des(mca_btl_base_module_t *btl, struct mca_btl_base_endpo
 int tc_ompi_lost_fail_list(mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *ep,
                            opal_list_t *list, void (*release)(mca_btl_base_descriptor_t *des));
 
+/* The runtime's word on a process of this job that died (Open MPI 5.0
+ * under fault tolerance: the PMIx events ULFM itself acts on;
+ * tc_ompi_watch.c). fn(vpid, arg) runs in the runtime's thread, before
+ * ULFM sees the event: it may only mark state (atomics) for the
+ * component's progress and break the component's waits on that peer.
+ * Call from add_procs (after ULFM registered its handler). Returns true
+ * when watching: false on 4.1, without fault tolerance, or when PMIx
+ * refuses. One watcher per component; tc_ompi_watch_stop before the
+ * state fn touches goes (finalize). */
+bool tc_ompi_watch_start(void (*fn)(uint32_t vpid, void *arg), void *arg);
+void tc_ompi_watch_stop(void);
+
 /* The status a send, put, get or atomic to a peer known to be lost
  * returns at once (the caller keeps its descriptor; ob1 completes the
  * request with MPI_ERR_PROC_FAILED under ULFM). Never OUT_OF_RESOURCE:

@@ -80,6 +80,7 @@ static int bip_medium_run(int write_rc)
     ep.peer_rank = 1;
     ep.module = &mca_btl_bip_module;
     ep.state = MCA_BTL_BIP_EP_CONNECTED;
+    tc_list_init(&ep.cr.fifo);
     OBJ_CONSTRUCT(&frag, mca_btl_bip_frag_t);
     frag.endpoint = &ep;
     frag.internal = false;
@@ -101,7 +102,13 @@ static int bip_medium_run(int write_rc)
     bip_medium_write_rc = write_rc;
     bip_medium_callbacks = 0;
     bip_medium_status = 12345;
+    mca_btl_bip_component.endpoints = &ep;
+    mca_btl_bip_component.nprocs = 1;
     mca_btl_bip_handle_ack(&ep, &ack);
+    /* a lost peer is reported from progress */
+    (void) mca_btl_bip_lost_progress();
+    mca_btl_bip_component.endpoints = NULL;
+    mca_btl_bip_component.nprocs = 0;
     assert_int_equal(1, bip_medium_callbacks);
     assert_true(opal_list_is_empty(&ep.await_ack));
     OBJ_DESTRUCT(&frag);
@@ -115,6 +122,9 @@ static void test_bip_medium_write_fails(void **state)
     (void) state;
     mca_btl_bip_component.output = -1;
     mca_btl_bip_module.error_cb = bip_medium_error_cb;
+    OBJ_CONSTRUCT(&mca_btl_bip_component.posted, opal_list_t);
+    OBJ_CONSTRUCT(&mca_btl_bip_component.recv_fifo, opal_list_t);
+    OBJ_CONSTRUCT(&mca_btl_bip_component.lock, opal_mutex_t);
 
     bip_medium_writes = 0;
     bip_medium_errors = 0;

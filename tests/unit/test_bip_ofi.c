@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -134,6 +135,14 @@ static void connect_to(bip_dev_t *from, bip_dev_t *to, uint32_t to_stamp, bip_pe
     info.addrlen = len;
     assert_int_equal(bip_peer_connect_info(from, &info, peer), 0);
     assert_string_equal(bip_peer_provider(*peer), "ofi");
+}
+
+static double bip_test_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
 }
 
 static int skip_if_no_ofi(void)
@@ -716,6 +725,111 @@ static void test_dead_peer(void **state)
     bip_close(a);
 }
 
+/* A peer that dies after the connection carried messages: the small
+ * messages sent to it afterwards (fi_inject size, the kind that carries
+ * credits) report it (-ESRCH) within the device's timeout (3 s here),
+ * from the publish or from bip_peer_alive. */
+static void test_dead_peer_small(void **state)
+{
+    int fds[2], ack[2];
+    unsigned char addr[BIP_ADDR_MAX];
+    size_t alen = 0;
+    bip_dev_t *a;
+    bip_peer_t *peer;
+    bip_peer_info_t info;
+    pid_t kid;
+    int status, alive = 0;
+    char c = 0;
+    (void) state;
+
+    if (skip_if_no_ofi()) {
+        skip();
+    }
+    assert_int_equal(pipe(fds), 0);
+    assert_int_equal(pipe(ack), 0);
+    kid = fork();
+    assert_true(kid >= 0);
+    if (0 == kid) {
+        bip_dev_t *k;
+        int got = 0;
+
+        close(fds[0]);
+        close(ack[0]);
+        if (0 != open_dev(7, 4, 4096, &k) || 0 != bip_dev_address(k, addr, &alen)) {
+            _exit(2);
+        }
+        if (write(fds[1], &alen, sizeof(alen)) != (ssize_t) sizeof(alen) ||
+            write(fds[1], addr, alen) != (ssize_t) alen) {
+            _exit(3);
+        }
+        /* take the first messages, so the connection is up, then wait to
+         * be killed without reading again */
+        while (got < 8) {
+            const void *msg;
+            uint32_t len, src;
+
+            if (0 == bip_srecv_peek(k, &msg, &len, &src)) {
+                bip_srecv_release(k);
+                ++got;
+            }
+        }
+        if (write(ack[1], "k", 1) != 1) {
+            _exit(4);
+        }
+        pause();
+        _exit(0);
+    }
+    close(fds[1]);
+    close(ack[1]);
+    assert_int_equal(read(fds[0], &alen, sizeof(alen)), (ssize_t) sizeof(alen));
+    assert_true(alen > 0 && alen <= BIP_ADDR_MAX);
+    assert_int_equal(read(fds[0], addr, alen), (ssize_t) alen);
+    close(fds[0]);
+    assert_int_equal(open_dev(0, 4, 4096, &a), 0);
+    info.rank = 7;
+    info.local_rank = -1;
+    info.addr = addr;
+    info.addrlen = alen;
+    assert_int_equal(bip_peer_connect_info(a, &info, &peer), 0);
+    for (int i = 0; i < 8; ++i) {
+        unsigned char *buf;
+
+        assert_int_equal(bip_ssend_reserve(peer, (void **) &buf), 0);
+        memset(buf, i, 8);
+        assert_int_equal(bip_ssend_publish(peer, 8), 0);
+    }
+    while (1 != read(ack[0], &c, 1)) {
+        const void *msg;
+        uint32_t len, src;
+
+        (void) bip_srecv_peek(a, &msg, &len, &src);
+    }
+    close(ack[0]);
+    kill(kid, SIGKILL);
+    assert_int_equal(waitpid(kid, &status, 0), kid);
+    /* 8-byte messages (credit-only size) until the peer is reported, for
+     * at most three times the device's timeout (3 s) */
+    for (double end = bip_test_now() + 9.0; bip_test_now() < end;) {
+        unsigned char *buf;
+        int rc = bip_ssend_reserve(peer, (void **) &buf);
+
+        if (0 == rc) {
+            memset(buf, 0x5a, 8);
+            rc = bip_ssend_publish(peer, 8);
+        }
+        alive = bip_peer_alive(peer);
+        if (0 != rc || 0 != alive) {
+            alive = -ESRCH;
+            break;
+        }
+        usleep(10000);
+    }
+    assert_int_equal(alive, -ESRCH);
+    assert_int_equal(bip_peer_alive(peer), -ESRCH);
+    bip_peer_disconnect(peer);
+    bip_close(a);
+}
+
 /* the check of a message in the multi-receive buffer against random
  * bytes and lengths, small ones and ones of the ofi reach's 64 KiB slot:
  * never a message longer than what arrived or than a slot, never a read
@@ -810,7 +924,7 @@ int main(void)
         cmocka_unit_test(test_small_two_senders), cmocka_unit_test(test_held_message),
         cmocka_unit_test(test_large_send),        cmocka_unit_test(test_read_large),
         cmocka_unit_test(test_read_async),        cmocka_unit_test(test_dead_peer),
-        cmocka_unit_test(test_fuzz_msg_check),
+        cmocka_unit_test(test_dead_peer_small),   cmocka_unit_test(test_fuzz_msg_check),
     };
 
     signal(SIGPIPE, SIG_IGN);

@@ -25,6 +25,7 @@
 #include "opal/util/show_help.h"
 
 #include "tc_ompi.h"
+#include "test_ft.h"
 
 /* ---- the PML's error callback, recorded ---------------------------------- */
 
@@ -62,28 +63,6 @@ static tc_ompi_lost_t lost_who(void)
 
 /* ---- mpi_ft_enable, as the MPI layer registers it ------------------------ */
 
-static bool ft_value;
-static int ft_index = -1;
-
-static void ft_register(bool value)
-{
-    ft_value = value;
-    if (ft_index < 0) {
-        ft_index = mca_base_var_register("ompi", "mpi", "ft", "enable", "fault tolerance (test)",
-                                         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_9,
-                                         MCA_BASE_VAR_SCOPE_READONLY, &ft_value);
-        assert_true(ft_index >= 0);
-    }
-}
-
-static void ft_deregister(void)
-{
-    if (ft_index >= 0) {
-        (void) mca_base_var_deregister(ft_index);
-        ft_index = -1;
-    }
-}
-
 /* ---- reports ------------------------------------------------------------- */
 
 static void test_lost_without_ft_is_fatal(void **state)
@@ -92,7 +71,7 @@ static void test_lost_without_ft_is_fatal(void **state)
     opal_proc_t proc;
 
     (void) state;
-    ft_deregister();
+    test_ft_unset();
     OBJ_CONSTRUCT(&proc, opal_proc_t);
     assert_false(tc_ompi_ft_enabled());
     cb_reset();
@@ -112,7 +91,7 @@ static void test_lost_ft_off_is_fatal(void **state)
 
     (void) state;
     /* registered but false: mpirun without --with-ft */
-    ft_register(false);
+    test_ft_set(false);
     OBJ_CONSTRUCT(&proc, opal_proc_t);
     assert_false(tc_ompi_ft_enabled());
     cb_reset();
@@ -120,7 +99,7 @@ static void test_lost_ft_off_is_fatal(void **state)
     assert_int_equal(cb_calls, 1);
     assert_int_equal(cb_flags, MCA_BTL_ERROR_FLAGS_FATAL);
     OBJ_DESTRUCT(&proc);
-    ft_deregister();
+    test_ft_unset();
 }
 
 static void test_lost_under_ft_is_the_peers(void **state)
@@ -129,7 +108,7 @@ static void test_lost_under_ft_is_the_peers(void **state)
     opal_proc_t a, b;
 
     (void) state;
-    ft_register(true);
+    test_ft_set(true);
     assert_true(tc_ompi_ft_enabled());
     OBJ_CONSTRUCT(&a, opal_proc_t);
     OBJ_CONSTRUCT(&b, opal_proc_t);
@@ -158,7 +137,7 @@ static void test_lost_under_ft_is_the_peers(void **state)
     assert_int_equal(cb_calls, 3);
     OBJ_DESTRUCT(&a);
     OBJ_DESTRUCT(&b);
-    ft_deregister();
+    test_ft_unset();
     assert_false(tc_ompi_ft_enabled());
 }
 
@@ -269,24 +248,15 @@ static void test_fail_list(void **state)
 
 static int test_setup(void **state)
 {
-    int argc = 1;
-    char *args[] = {"test_ompi_lost", NULL}, **argv = args;
-
     (void) state;
-    if (OPAL_SUCCESS != tc_ompi_init_util(&argc, &argv)) {
-        return -1;
-    }
     /* the text of tc_ompi_fatal_peer's help topic */
-    (void) opal_show_help_add_dir(LOST_HELP_DIR);
-    return 0;
+    return test_ft_setup("test_ompi_lost", LOST_HELP_DIR);
 }
 
 static int test_teardown(void **state)
 {
     (void) state;
-    ft_deregister();
-    opal_finalize_util();
-    return 0;
+    return test_ft_teardown();
 }
 
 int main(void)

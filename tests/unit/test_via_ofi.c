@@ -627,13 +627,40 @@ static void test_bye_or_gone(void **state)
     lazy_close(&y);
 }
 
+/* a goodbye the peer does not answer in time (it makes no progress call
+ * while we disconnect: we shut down after VIPL_OFI_BYE_WAIT_US): the end
+ * of the connection is still orderly at the peer, from the first answer
+ * vipl_query_vi gives once the VI is in error (the one the BTL acts on) */
+static void test_bye_unanswered(void **state)
+{
+    lazy_side_t x, y;
+    vipl_vi_error_t why = VIPL_VIERR_NONE;
+    vipl_vi_state_t st = VIPL_STATE_CONNECTED;
+
+    (void) state;
+    lazy_connect_both(&x, &y);
+    lazy_send(&x, &y, 77);
+    assert_int_equal(VIPL_SUCCESS, vipl_disconnect(x.vi));
+    while (VIPL_STATE_ERROR != st) {
+        vipl_vi_t *vi;
+        bool is_recv;
+
+        (void) vipl_cq_done(y.cq, &vi, &is_recv);
+        assert_int_equal(VIPL_SUCCESS, vipl_query_vi(y.vi, &st, &why));
+    }
+    assert_int_equal(VIPL_VIERR_DISCONNECTED, why);
+    lazy_close(&x);
+    lazy_close(&y);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_send),        cmocka_unit_test(test_inject_order),
-        cmocka_unit_test(test_post_inline), cmocka_unit_test(test_rdma),
-        cmocka_unit_test(test_bad_local),   cmocka_unit_test(test_lazy_connect),
-        cmocka_unit_test(test_lazy_both),   cmocka_unit_test(test_bye_or_gone),
+        cmocka_unit_test(test_send),           cmocka_unit_test(test_inject_order),
+        cmocka_unit_test(test_post_inline),    cmocka_unit_test(test_rdma),
+        cmocka_unit_test(test_bad_local),      cmocka_unit_test(test_lazy_connect),
+        cmocka_unit_test(test_lazy_both),      cmocka_unit_test(test_bye_or_gone),
+        cmocka_unit_test(test_bye_unanswered),
     };
     vipl_open_params_t p = {0};
     vipl_nic_t *probe = NULL;

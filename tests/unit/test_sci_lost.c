@@ -1,0 +1,201 @@
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_sci_lost.c: btl_sci and a peer lost for good
+ * (docs/fault-tolerance.md, section 1), on a hand-made component state
+ * (this process and two peers, no device; the component's sources against
+ * libopen-pal). The endpoint of the lost peer refuses sends at once with
+ * OPAL_ERR_UNREACH; the next progress call completes the send deferred to
+ * it with OPAL_ERR_UNREACH and reports it once, NONFATAL under fault
+ * tolerance (mpi_ft_enable registered true, as mpirun --with-ft ulfm sets
+ * it) and FATAL without; the other peer's deferred send is untouched.
+ */
+
+#include "opal_config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_ft.h"
+
+#include "btl_sci.h"
+#include "btl_sci_endpoint.h"
+#include "btl_sci_frag.h"
+
+static int reports;
+static int32_t report_flags;
+static struct opal_proc_t *report_proc;
+static int completions[2];
+static int completion_status[2];
+
+static void sci_lost_error_cb(struct mca_btl_base_module_t *btl, int32_t flags,
+                              struct opal_proc_t *proc, char *info)
+{
+    (void) btl;
+    (void) info;
+    ++reports;
+    report_flags = flags;
+    report_proc = proc;
+}
+
+static void sci_lost_des_cb(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *ep,
+                            struct mca_btl_base_descriptor_t *des, int status)
+{
+    int k = (int) (intptr_t) des->des_cbdata;
+
+    (void) btl;
+    (void) ep;
+    ++completions[k];
+    completion_status[k] = status;
+}
+
+static void run_lost(bool ft)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    uint64_t bell = 0;
+    mca_btl_sci_endpoint_t *eps = calloc(3, sizeof(*eps));
+    mca_btl_sci_endpoint_t *conn[3] = {NULL, NULL, NULL}, *sweep[3] = {NULL, NULL, NULL};
+    opal_proc_t procs[3];
+    mca_btl_base_descriptor_t *des;
+    mca_btl_sci_frag_t frags[2], later;
+
+    assert_non_null(eps);
+    test_ft_set(ft);
+    memset(procs, 0, sizeof(procs));
+    OBJ_CONSTRUCT(&c->pending_endpoints, opal_list_t);
+    tc_ompi_done_list_construct(&c->completed_frags);
+    OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
+    c->doorbell = (uint8_t *) &bell;
+    c->running = true;
+    c->local_rank = 0;
+    c->num_local = 3;
+    c->endpoints = eps;
+    c->connected = conn;
+    c->sweep = sweep;
+    c->num_connected = c->num_active = c->num_unconnected = 0;
+    c->sweep_interval = 1024;
+    c->progress_calls = 0;
+    c->lost_pending = 0;
+    c->output = -1;
+    mca_btl_sci_module.error_cb = sci_lost_error_cb;
+    reports = 0;
+    report_flags = -1;
+    report_proc = NULL;
+    memset(completions, 0, sizeof(completions));
+
+    for (int i = 0; i < 3; ++i) {
+        OBJ_CONSTRUCT(&eps[i], mca_btl_sci_endpoint_t);
+        eps[i].peer_rank = i;
+        eps[i].module = &mca_btl_sci_module;
+        eps[i].proc = &procs[i];
+        procs[i].proc_name.vpid = (uint32_t) i;
+    }
+    /* two peers that cannot take a message yet: a send waits on each */
+    for (int k = 0; k < 2; ++k) {
+        mca_btl_sci_endpoint_t *ep = &eps[k + 1];
+
+        ep->state = MCA_BTL_SCI_EP_CONNECTING;
+        OBJ_CONSTRUCT(&frags[k], mca_btl_sci_frag_t);
+        frags[k].module = &mca_btl_sci_module;
+        frags[k].base.des_segments = frags[k].segments;
+        frags[k].base.des_segment_count = 1;
+        frags[k].base.des_flags = 0; /* the caller keeps it */
+        frags[k].base.des_cbfunc = sci_lost_des_cb;
+        frags[k].base.des_cbdata = (void *) (intptr_t) k;
+        assert_int_equal(OPAL_SUCCESS,
+                         mca_btl_sci_send(&mca_btl_sci_module.super, ep, &frags[k].base, 1));
+        assert_true(ep->waiting);
+    }
+    (void) mca_btl_sci_component_progress();
+    assert_int_equal(0, reports);
+    assert_int_equal(0, completions[0] + completions[1]);
+
+    /* peer 1 is lost: refused at once, completed and reported by progress */
+    mca_btl_sci_endpoint_lost(&eps[1], "the peer process is gone (test)");
+    OBJ_CONSTRUCT(&later, mca_btl_sci_frag_t);
+    later.module = &mca_btl_sci_module;
+    assert_int_equal(OPAL_ERR_UNREACH,
+                     mca_btl_sci_send(&mca_btl_sci_module.super, &eps[1], &later.base, 1));
+    des = (mca_btl_base_descriptor_t *) &later; /* ob1 passes it uninitialised */
+    assert_int_equal(
+        OPAL_ERR_UNREACH,
+        mca_btl_sci_sendi(&mca_btl_sci_module.super, &eps[1], NULL, "x", 1, 0, 0, 0, 1, &des));
+    assert_null(des);
+    assert_int_equal(OPAL_ERR_UNREACH,
+                     mca_btl_sci_put(&mca_btl_sci_module.super, &eps[1], &bell, 0, NULL, NULL, 8, 0,
+                                     0, NULL, NULL, NULL));
+    assert_int_equal(0, reports); /* from progress, not from inside a call */
+    (void) mca_btl_sci_component_progress();
+    assert_int_equal(1, reports);
+    assert_int_equal(ft ? MCA_BTL_ERROR_FLAGS_NONFATAL : MCA_BTL_ERROR_FLAGS_FATAL, report_flags);
+    assert_ptr_equal(&procs[1], report_proc);
+    assert_int_equal(1, completions[0]);
+    assert_int_equal(OPAL_ERR_UNREACH, completion_status[0]);
+    assert_int_equal(0, (int) opal_list_get_size(&eps[1].pending));
+    assert_false(eps[1].waiting);
+
+    /* once per peer; the other peer undisturbed */
+    mca_btl_sci_endpoint_lost(&eps[1], "again");
+    for (int i = 0; i < 10; ++i) {
+        (void) mca_btl_sci_component_progress();
+    }
+    assert_int_equal(1, reports);
+    assert_int_equal(1, completions[0]);
+    assert_int_equal(0, completions[1]);
+    assert_int_equal(MCA_BTL_SCI_EP_CONNECTING, eps[2].state);
+    assert_true(eps[2].waiting);
+    assert_ptr_equal(&frags[1], opal_list_get_first(&eps[2].pending));
+
+    /* a peer that left in order is no loss */
+    eps[2].state = MCA_BTL_SCI_EP_FAILED;
+    (void) opal_list_remove_first(&eps[2].pending);
+    mca_btl_sci_endpoint_lost(&eps[2], "after its finalize");
+    (void) mca_btl_sci_component_progress();
+    assert_int_equal(1, reports);
+
+    OBJ_DESTRUCT(&c->pending_endpoints);
+    c->doorbell = NULL;
+    c->running = false;
+    c->endpoints = NULL;
+    c->connected = c->sweep = NULL;
+    free(eps);
+}
+
+static void test_sci_lost_under_ft(void **state)
+{
+    (void) state;
+    run_lost(true);
+}
+
+static void test_sci_lost_without_ft(void **state)
+{
+    (void) state;
+    run_lost(false);
+}
+
+static int sci_lost_setup(void **state)
+{
+    (void) state;
+    return test_ft_setup("test_sci_lost", MCA_BTL_SCI_SRCDIR);
+}
+
+static int sci_lost_teardown(void **state)
+{
+    (void) state;
+    return test_ft_teardown();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sci_lost_under_ft),
+        cmocka_unit_test(test_sci_lost_without_ft),
+    };
+
+    return cmocka_run_group_tests(tests, sci_lost_setup, sci_lost_teardown);
+}
