@@ -292,6 +292,24 @@ static mca_btl_bip_frag_t *mca_btl_bip_frag_sized(struct mca_btl_base_endpoint_t
     return frag;
 }
 
+static mca_btl_base_descriptor_t *mca_btl_bip_frag_get(struct mca_btl_base_endpoint_t *ep)
+{
+    mca_btl_bip_frag_t *frag = mca_btl_bip_frag_alloc(ep);
+
+    return OPAL_LIKELY(NULL != frag) ? &frag->base : NULL;
+}
+
+static void mca_btl_bip_frag_put(mca_btl_base_descriptor_t *des)
+{
+    mca_btl_bip_frag_return((mca_btl_bip_frag_t *) des);
+}
+
+/* the pool for tc_ompi's in-place prepare_src */
+static const tc_ompi_frag_ops_t mca_btl_bip_frag_ops = {
+    .get = mca_btl_bip_frag_get,
+    .put = mca_btl_bip_frag_put,
+};
+
 mca_btl_base_descriptor_t *mca_btl_bip_alloc(struct mca_btl_base_module_t *btl,
                                              struct mca_btl_base_endpoint_t *endpoint,
                                              uint8_t order, size_t size, uint32_t flags)
@@ -336,20 +354,8 @@ mca_btl_base_descriptor_t *mca_btl_bip_prepare_src(struct mca_btl_base_module_t 
     if (reserve + max_data > short_limit && !opal_convertor_need_buffers(convertor)) {
         /* medium and contiguous: header here, data in place; the large
          * send gathers both */
-        void *inplace = NULL;
-
-        frag = mca_btl_bip_frag_alloc(endpoint);
-        if (OPAL_UNLIKELY(NULL == frag)) {
-            return NULL;
-        }
-        if (OPAL_UNLIKELY(OPAL_SUCCESS != tc_ompi_pack(convertor, NULL, &max_data, &inplace))) {
-            mca_btl_bip_frag_return(frag);
-            return NULL;
-        }
-        frag->segments[0].seg_len = reserve;
-        frag->segments[1].seg_addr.pval = inplace;
-        frag->segments[1].seg_len = max_data;
-        frag->base.des_segment_count = 2;
+        return tc_ompi_frag_prepare_inplace(&mca_btl_bip_frag_ops, max, endpoint, convertor, order,
+                                            reserve, size, flags);
     } else {
         frag = mca_btl_bip_frag_sized(endpoint, reserve + max_data);
         if (OPAL_UNLIKELY(NULL == frag)) {

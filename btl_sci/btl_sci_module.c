@@ -282,35 +282,6 @@ int mca_btl_sci_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor_
     return OPAL_SUCCESS;
 }
 
-/* the payload stays in the caller's contiguous memory: the fragment holds
- * the upper layer's header (reserve bytes) and a pointer to the data */
-static mca_btl_base_descriptor_t *
-mca_btl_sci_prepare_inplace(struct mca_btl_base_endpoint_t *endpoint,
-                            struct opal_convertor_t *convertor, uint8_t order, size_t reserve,
-                            size_t *size, uint32_t flags)
-{
-    mca_btl_sci_frag_t *frag = mca_btl_sci_frag_alloc(endpoint);
-    size_t max_data = tc_ompi_payload(reserve, *size, endpoint->module->slot_size);
-    void *data = NULL;
-
-    if (OPAL_UNLIKELY(NULL == frag)) {
-        return NULL;
-    }
-    if (OPAL_UNLIKELY(OPAL_SUCCESS != tc_ompi_pack(convertor, NULL, &max_data, &data) ||
-                      NULL == data)) {
-        mca_btl_sci_frag_return(frag);
-        return NULL;
-    }
-    frag->segments[0].seg_len = reserve;
-    frag->segments[1].seg_addr.pval = data;
-    frag->segments[1].seg_len = max_data;
-    frag->base.des_segment_count = 2;
-    frag->base.des_flags = flags;
-    frag->base.order = order;
-    *size = max_data;
-    return &frag->base;
-}
-
 mca_btl_base_descriptor_t *mca_btl_sci_prepare_src(struct mca_btl_base_module_t *btl,
                                                    struct mca_btl_base_endpoint_t *endpoint,
                                                    struct opal_convertor_t *convertor,
@@ -322,7 +293,8 @@ mca_btl_base_descriptor_t *mca_btl_sci_prepare_src(struct mca_btl_base_module_t 
     (void) btl;
     if (0 != inplace_min && *size >= inplace_min && reserve < endpoint->module->slot_size &&
         !opal_convertor_need_buffers(convertor)) {
-        return mca_btl_sci_prepare_inplace(endpoint, convertor, order, reserve, size, flags);
+        return tc_ompi_frag_prepare_inplace(&mca_btl_sci_frag_ops, endpoint->module->slot_size,
+                                            endpoint, convertor, order, reserve, size, flags);
     }
     return tc_ompi_frag_prepare_src(&mca_btl_sci_frag_ops, endpoint->module->slot_size, endpoint,
                                     convertor, order, reserve, size, flags);

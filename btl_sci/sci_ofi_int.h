@@ -3,9 +3,11 @@
 /*
  * sci_ofi_int.h: the ofi provider's own structures (descriptor, nodes,
  * segments, operation contexts, asynchronous transfers) and the functions
- * its files share: sci_ofi.c (open, segments, sequences, DMA) and
- * sci_ofi_write.c (the writes of a flush and a publish).  Internal to
- * the provider.
+ * its files share: sci_ofi.c (open, close, the provider table),
+ * sci_ofi_mr.c (registrations, local segments), sci_ofi_cm.c (directory,
+ * remote segments, sequences), sci_ofi_write.c (the writes of a flush
+ * and a publish), sci_ofi_dma.c (DMA) and sci_ofi_cq.c (completions).
+ * Internal to the provider.
  */
 
 #ifndef SCI_OFI_INT_H
@@ -145,14 +147,61 @@ struct sci_dma_queue {
     sci_ofi_ctx_t *ctx;
 };
 
-/* shared by the provider's files */
+/* the provider table (sci_ofi.c): every object names it */
+extern const sci_provider_ops_t sci_ofi_ops;
+
+static inline void sci_ofi_close_fid(struct fid *fid)
+{
+    if (NULL != fid) {
+        (void) fi_close(fid);
+    }
+}
+
+/* sci_ofi.c */
+sci_error_t sci_ofi_err(int ret);
+
+/* sci_ofi_cq.c */
 int sci_ofi_progress(sci_desc_t *sd);
+/* wait for one operation of ours, driving the CQ: its error (0 or a
+ * negative libfabric code) */
+int sci_ofi_wait(sci_desc_t *sd, sci_ofi_ctx_t *ctx);
 void sci_ofi_node_fail(sci_ofi_node_t *node);
-/* sci_node_lost (sci_ofi_write.c) */
-void sci_ofi_node_lost(sci_desc_t *sd, uint32_t node_id);
+/* post receive buffer i again (for a node's bye) */
+void sci_ofi_repost(sci_desc_t *sd, int i);
+/* the node of that id, or NULL (sd->lock held) */
+sci_ofi_node_t *sci_ofi_node_by_id(sci_desc_t *sd, uint32_t node_id);
 /* a piece of an asynchronous operation ended (err: 0 or a negative
  * libfabric code); the last one puts it on the done list */
 void sci_ofi_async_piece_done(sci_desc_t *sd, sci_ofi_async_t *op, int err);
+
+/* sci_ofi_mr.c */
+void *sci_ofi_zalloc(size_t len);
+size_t sci_ofi_page_round(size_t len);
+int sci_ofi_mr_reg_raw(sci_desc_t *sd, void *addr, size_t len, struct fid_mr **mr, uint64_t *key);
+sci_error_t sci_ofi_register_memory(sci_desc_t *sd, void *addr, size_t len,
+                                    sci_mem_handle_t *handle);
+void sci_ofi_deregister_memory(sci_desc_t *sd, sci_mem_handle_t *handle);
+sci_error_t sci_ofi_create_segment(sci_desc_t *sd, uint32_t segment_id, size_t size,
+                                   sci_local_segment_t **segp);
+sci_error_t sci_ofi_prepare_segment(sci_local_segment_t *seg);
+sci_error_t sci_ofi_set_segment_available(sci_local_segment_t *seg, unsigned expected);
+sci_error_t sci_ofi_set_segment_unavailable(sci_local_segment_t *seg);
+void *sci_ofi_local_segment_address(const sci_local_segment_t *seg);
+size_t sci_ofi_local_segment_size(const sci_local_segment_t *seg);
+void sci_ofi_remove_segment(sci_local_segment_t *seg);
+
+/* sci_ofi_cm.c */
+sci_error_t sci_ofi_export_directory(sci_desc_t *sd, void *buf, size_t buflen, size_t *len);
+sci_error_t sci_ofi_import_node(sci_desc_t *sd, uint32_t node_id, const void *buf, size_t len);
+sci_error_t sci_ofi_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segment_id,
+                                    sci_remote_segment_t **rsegp);
+void *sci_ofi_map_remote_segment(sci_remote_segment_t *rseg, size_t offset, size_t size);
+size_t sci_ofi_remote_segment_size(const sci_remote_segment_t *rseg);
+void sci_ofi_disconnect_segment(sci_remote_segment_t *rseg);
+sci_error_t sci_ofi_create_map_sequence(sci_remote_segment_t *rseg, sci_sequence_t **seq);
+void sci_ofi_remove_sequence(sci_sequence_t *seq);
+sci_error_t sci_ofi_start_sequence(sci_sequence_t *seq);
+sci_error_t sci_ofi_check_sequence(sci_sequence_t *seq);
 
 /* sci_ofi_write.c */
 sci_error_t sci_ofi_flush(sci_remote_segment_t *rseg, size_t offset, size_t len);
@@ -161,5 +210,23 @@ sci_error_t sci_ofi_flush_publish(sci_remote_segment_t *rseg, size_t offset, siz
 sci_error_t sci_ofi_flush_publish_from(sci_remote_segment_t *rseg, size_t offset, size_t len,
                                        const void *buf, size_t buflen, size_t word_offset,
                                        void *cookie);
+/* sci_node_lost */
+void sci_ofi_node_lost(sci_desc_t *sd, uint32_t node_id);
+
+/* sci_ofi_dma.c */
+sci_error_t sci_ofi_create_dma_queue(sci_desc_t *sd, unsigned max_entries, sci_dma_queue_t **dqp);
+void sci_ofi_remove_dma_queue(sci_dma_queue_t *dq);
+sci_error_t sci_ofi_dma_enqueue(sci_dma_queue_t *dq, int direction, void *local_addr,
+                                const sci_mem_handle_t *remote, uint64_t remote_addr, size_t len);
+sci_error_t sci_ofi_dma_start(sci_dma_queue_t *dq);
+sci_error_t sci_ofi_dma_wait(sci_dma_queue_t *dq);
+sci_error_t sci_ofi_dma_queue_share(sci_dma_queue_t *dq);
+sci_error_t sci_ofi_dma_transfer(sci_dma_queue_t *dq, int direction, void *local_addr,
+                                 const sci_mem_handle_t *remote, uint64_t remote_addr, size_t len);
+sci_error_t sci_ofi_dma_probe(sci_desc_t *sd);
+sci_error_t sci_ofi_dma_post(sci_desc_t *sd, int direction, void *local_addr,
+                             const sci_mem_handle_t *remote, uint64_t remote_addr, size_t len,
+                             void *cookie);
+int sci_ofi_dma_reap(sci_desc_t *sd, void **cookies, sci_error_t *status, int max);
 
 #endif /* SCI_OFI_INT_H */

@@ -373,36 +373,6 @@ int mca_btl_via_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor_
     return OPAL_SUCCESS;
 }
 
-/* prepare_src of a payload left in the user's buffer: the fragment's
- * buffer holds ob1's header (reserve bytes), a second segment points at
- * the payload, which must stay put until the send completes (ob1 waits
- * for the callback); NULL when the convertor cannot hand it out */
-static mca_btl_base_descriptor_t *mca_btl_via_prepare_inplace(struct mca_btl_base_endpoint_t *ep,
-                                                              struct opal_convertor_t *convertor,
-                                                              uint8_t order, size_t reserve,
-                                                              size_t *size, uint32_t flags)
-{
-    mca_btl_via_frag_t *frag = mca_btl_via_frag_alloc(ep->dev, ep);
-    size_t max_data = tc_ompi_payload(reserve, *size, ep->dev->recv_size);
-    void *inplace = NULL;
-
-    if (OPAL_UNLIKELY(NULL == frag)) {
-        return NULL;
-    }
-    if (OPAL_UNLIKELY(OPAL_SUCCESS != tc_ompi_pack(convertor, NULL, &max_data, &inplace))) {
-        mca_btl_via_frag_return(frag);
-        return NULL;
-    }
-    frag->segments[0].seg_len = reserve;
-    frag->segments[1].seg_addr.pval = inplace;
-    frag->segments[1].seg_len = max_data;
-    frag->base.des_segment_count = 2;
-    frag->base.des_flags = flags;
-    frag->base.order = order;
-    *size = max_data;
-    return &frag->base;
-}
-
 mca_btl_base_descriptor_t *mca_btl_via_prepare_src(struct mca_btl_base_module_t *btl,
                                                    struct mca_btl_base_endpoint_t *endpoint,
                                                    struct opal_convertor_t *convertor,
@@ -413,7 +383,8 @@ mca_btl_base_descriptor_t *mca_btl_via_prepare_src(struct mca_btl_base_module_t 
 
     if (0 != inplace_min && *size >= inplace_min && reserve <= endpoint->dev->recv_size &&
         !opal_convertor_need_buffers(convertor)) {
-        return mca_btl_via_prepare_inplace(endpoint, convertor, order, reserve, size, flags);
+        return tc_ompi_frag_prepare_inplace(&mca_btl_via_frag_ops, endpoint->dev->recv_size,
+                                            endpoint, convertor, order, reserve, size, flags);
     }
     return tc_ompi_frag_prepare_src(&mca_btl_via_frag_ops, endpoint->dev->recv_size, endpoint,
                                     convertor, order, reserve, size, flags);

@@ -166,6 +166,41 @@ tc_ompi_frag_prepare_src(const tc_ompi_frag_ops_t *ops, size_t capacity,
     return des;
 }
 
+/* btl_prepare_src of a payload left in the caller's contiguous memory
+ * (the convertor needs no buffers): the fragment's buffer holds the upper
+ * layer's header (reserve bytes), a second segment points at up to
+ * capacity - reserve bytes of the caller's data, which stays put until
+ * the send completes (ob1 waits for the callback). The fragment's
+ * des_segments must have room for two. NULL when the pool is empty or the
+ * convertor cannot hand the data out. Saves the copy of eager sends large
+ * enough that the copy costs more than a second segment. */
+static inline mca_btl_base_descriptor_t *
+tc_ompi_frag_prepare_inplace(const tc_ompi_frag_ops_t *ops, size_t capacity,
+                             struct mca_btl_base_endpoint_t *ep, struct opal_convertor_t *convertor,
+                             uint8_t order, size_t reserve, size_t *size, uint32_t flags)
+{
+    mca_btl_base_descriptor_t *des = ops->get(ep);
+    size_t max_data = tc_ompi_payload(reserve, *size, capacity);
+    void *data = NULL;
+
+    if (OPAL_UNLIKELY(NULL == des)) {
+        return NULL;
+    }
+    if (OPAL_UNLIKELY(OPAL_SUCCESS != tc_ompi_pack(convertor, NULL, &max_data, &data) ||
+                      NULL == data)) {
+        ops->put(des);
+        return NULL;
+    }
+    des->des_segments[0].seg_len = reserve;
+    des->des_segments[1].seg_addr.pval = data;
+    des->des_segments[1].seg_len = max_data;
+    des->des_segment_count = 2;
+    des->des_flags = flags;
+    des->order = order;
+    *size = max_data;
+    return des;
+}
+
 /* ---- completed fragments (tc_ompi_done.c) ------------------------------ */
 
 /* Fragments (or RDMA operations) that completed in a context where their

@@ -1,0 +1,270 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sci_ofi_cm.c: the ofi provider's address exchange and connections:
+ * the directory a node exports (its endpoint address and available
+ * segments) and imports from others, remote segments looked up in it and
+ * mapped as local shadows, and the sequences that report a node's state
+ * (a bye, a failure, or a probe that went out).
+ */
+
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <rdma/fi_domain.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include "sci_ofi_int.h"
+#include "tc_atomic.h"
+
+/* ---- directory ----------------------------------------------------------- */
+
+sci_error_t sci_ofi_export_directory(sci_desc_t *sd, void *buf, size_t buflen, size_t *len)
+{
+    sci_ofi_dir_hdr_t hdr;
+    uint32_t nsegs = 0;
+    size_t need, off;
+
+    pthread_mutex_lock(&sd->lock);
+    for (sci_local_segment_t *s = sd->segs; NULL != s; s = s->next) {
+        nsegs += 0 != tc_atomic_load_acquire(&s->available);
+    }
+    need = sci_ofi_dir_size(sd->addrlen, nsegs);
+    *len = need;
+    if (0 == need || NULL == buf || buflen < need) {
+        pthread_mutex_unlock(&sd->lock);
+        return 0 == need ? SCI_ERR_ILLEGAL_PARAMETER : SCI_ERR_NOSPC;
+    }
+    memset(buf, 0, need);
+    hdr.magic = SCI_OFI_DIR_MAGIC;
+    hdr.version = SCI_OFI_DIR_VERSION;
+    hdr.addrlen = (uint16_t) sd->addrlen;
+    hdr.node_id = sd->node_id;
+    hdr.nsegs = nsegs;
+    memcpy(buf, &hdr, sizeof(hdr));
+    memcpy((uint8_t *) buf + sizeof(hdr), sd->addr, sd->addrlen);
+    off = sizeof(hdr) + ((sd->addrlen + 7) & ~(size_t) 7);
+    for (sci_local_segment_t *s = sd->segs; NULL != s; s = s->next) {
+        sci_ofi_dir_seg_t rec;
+
+        if (!tc_atomic_load_acquire(&s->available)) {
+            continue;
+        }
+        memset(&rec, 0, sizeof(rec));
+        rec.segment_id = s->segment_id;
+        rec.index = s->index;
+        rec.size = s->size;
+        rec.key = s->key;
+        rec.addr = sd->virt_addr ? (uint64_t) (uintptr_t) s->mem : 0;
+        memcpy((uint8_t *) buf + off, &rec, sizeof(rec));
+        off += sizeof(rec);
+    }
+    pthread_mutex_unlock(&sd->lock);
+    return SCI_ERR_OK;
+}
+
+sci_error_t sci_ofi_import_node(sci_desc_t *sd, uint32_t node_id, const void *buf, size_t len)
+{
+    sci_ofi_dir_view_t view;
+    sci_ofi_node_t *n;
+    fi_addr_t fa = FI_ADDR_NOTAVAIL;
+
+    if (0 != sci_ofi_dir_parse(buf, len, &view) || view.node_id != node_id) {
+        return SCI_ERR_ILLEGAL_PARAMETER;
+    }
+    pthread_mutex_lock(&sd->lock);
+    n = sci_ofi_node_by_id(sd, node_id);
+    pthread_mutex_unlock(&sd->lock);
+    if (NULL != n) {
+        return SCI_ERR_OK; /* known already: the first directory stays */
+    }
+    n = calloc(1, sizeof(*n));
+    if (NULL == n) {
+        return SCI_ERR_NOSPC;
+    }
+    n->segs = calloc(view.nsegs ? view.nsegs : 1, sizeof(*n->segs));
+    if (NULL == n->segs || 1 != fi_av_insert(sd->f.av, view.addr, 1, &fa, 0, NULL)) {
+        free(n->segs);
+        free(n);
+        return SCI_ERR_ILLEGAL_PARAMETER;
+    }
+    for (uint32_t i = 0; i < view.nsegs; ++i) {
+        sci_ofi_dir_seg(&view, i, n->segs + i);
+    }
+    n->nsegs = view.nsegs;
+    n->node_id = node_id;
+    n->fa = fa;
+    n->wctx.kind = SCI_OFI_CTX_NODE;
+    n->wctx.node = n;
+    n->bctx.node = n;
+    n->probe.kind = SCI_OFI_CTX_PROBE;
+    n->probe.node = n;
+    n->probe.done = 1;
+    pthread_mutex_lock(&sd->lock);
+    n->next = sd->nodes;
+    tc_atomic_store_release(&sd->nodes, n);
+    pthread_mutex_unlock(&sd->lock);
+    return SCI_ERR_OK;
+}
+
+/* ---- remote segments ---------------------------------------------------- */
+
+sci_error_t sci_ofi_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segment_id,
+                                    sci_remote_segment_t **rsegp)
+{
+    const sci_ofi_dir_seg_t *found = NULL;
+    sci_remote_segment_t *r;
+    sci_ofi_node_t *n;
+
+    if (NULL == rsegp) {
+        return SCI_ERR_ILLEGAL_PARAMETER;
+    }
+    pthread_mutex_lock(&sd->lock);
+    n = sci_ofi_node_by_id(sd, node_id);
+    pthread_mutex_unlock(&sd->lock);
+    if (NULL == n) {
+        return SCI_ERR_NO_SUCH_SEGMENT;
+    }
+    for (uint32_t i = 0; i < n->nsegs; ++i) {
+        if (n->segs[i].segment_id == segment_id) {
+            found = n->segs + i;
+            break;
+        }
+    }
+    if (NULL == found) {
+        return SCI_ERR_NO_SUCH_SEGMENT;
+    }
+    if (SCI_OFI_NODE_OK != tc_atomic_load_relaxed(&n->state)) {
+        return SCI_ERR_TRANSFER_FAILED;
+    }
+    if (found->size > ((uint64_t) 1 << 40)) {
+        return SCI_ERR_OUT_OF_RANGE;
+    }
+    r = calloc(1, sizeof(*r));
+    if (NULL == r) {
+        return SCI_ERR_NOSPC;
+    }
+    r->obj.ops = &sci_ofi_ops;
+    r->sd = sd;
+    r->node = n;
+    r->segment_id = segment_id;
+    r->index = found->index;
+    r->key = found->key;
+    r->raddr = found->addr;
+    r->size = found->size;
+    r->shadow = sci_ofi_zalloc(sci_ofi_page_round((size_t) r->size));
+    if (NULL == r->shadow) {
+        free(r);
+        return SCI_ERR_NOSPC;
+    }
+    if (0 == n->probe_key) {
+        n->probe_key = r->key;
+        n->probe_addr = r->raddr;
+    }
+    *rsegp = r;
+    return SCI_ERR_OK;
+}
+
+void *sci_ofi_map_remote_segment(sci_remote_segment_t *rseg, size_t offset, size_t size)
+{
+    if (NULL == rseg || offset > rseg->size || size > rseg->size - offset) {
+        return NULL;
+    }
+    /* the shadow is not read from the owner: a read would wait for the
+     * owner to drive its completion queue, which a process in a blocking
+     * fence does not.  It reads back what we stored (zeros at first). */
+    rseg->mapped = 1;
+    return rseg->shadow + offset;
+}
+
+size_t sci_ofi_remote_segment_size(const sci_remote_segment_t *rseg)
+{
+    return (size_t) rseg->size;
+}
+
+void sci_ofi_disconnect_segment(sci_remote_segment_t *rseg)
+{
+    /* a write without completion may still read the shadow: let the
+     * endpoint send what it holds first */
+    (void) sci_ofi_progress(rseg->sd);
+    munmap(rseg->shadow, sci_ofi_page_round((size_t) rseg->size));
+    free(rseg);
+}
+
+/* ---- sequences ------------------------------------------------------------ */
+
+sci_error_t sci_ofi_create_map_sequence(sci_remote_segment_t *rseg, sci_sequence_t **seq)
+{
+    sci_sequence_t *s;
+
+    if (NULL == seq) {
+        return SCI_ERR_ILLEGAL_PARAMETER;
+    }
+    s = calloc(1, sizeof(*s));
+    if (NULL == s) {
+        return SCI_ERR_NOSPC;
+    }
+    s->obj.ops = &sci_ofi_ops;
+    s->rseg = rseg;
+    *seq = s;
+    return SCI_ERR_OK;
+}
+
+void sci_ofi_remove_sequence(sci_sequence_t *seq)
+{
+    free(seq);
+}
+
+static sci_error_t sci_ofi_node_status(sci_ofi_node_t *n)
+{
+    switch (tc_atomic_load_acquire(&n->state)) {
+    case SCI_OFI_NODE_OK:
+        return SCI_ERR_OK;
+    case SCI_OFI_NODE_BYE:
+        return SCI_ERR_DISCONNECTED;
+    default:
+        return SCI_ERR_TRANSFER_FAILED;
+    }
+}
+
+sci_error_t sci_ofi_start_sequence(sci_sequence_t *seq)
+{
+    return sci_ofi_node_status(seq->rseg->node);
+}
+
+/* The node's state; and a probe (an 8-byte read of its segment) goes out
+ * when none is in flight, so a node that died while we only listened is
+ * noticed by a later check.  Not for the fast path. */
+sci_error_t sci_ofi_check_sequence(sci_sequence_t *seq)
+{
+    sci_ofi_node_t *n = seq->rseg->node;
+    sci_desc_t *sd = seq->rseg->sd;
+
+    (void) sci_ofi_progress(sd);
+    if (SCI_OFI_NODE_OK == tc_atomic_load_acquire(&n->state) &&
+        tc_atomic_load_acquire(&n->probe.done)) {
+        struct iovec iov = {.iov_base = &n->probe_word, .iov_len = sizeof(n->probe_word)};
+        struct fi_rma_iov riov = {.addr = n->probe_addr, .len = 8, .key = n->probe_key};
+        struct fi_msg_rma msg = {.msg_iov = &iov,
+                                 .iov_count = 1,
+                                 .addr = n->fa,
+                                 .rma_iov = &riov,
+                                 .rma_iov_count = 1,
+                                 .context = &n->probe};
+        ssize_t r;
+
+        tc_atomic_store_relaxed(&n->probe.done, 0);
+        r = fi_readmsg(sd->f.ep, &msg, FI_COMPLETION);
+        if (0 != r) {
+            tc_atomic_store_release(&n->probe.done, 1);
+            if (-FI_EAGAIN != r) {
+                sci_ofi_node_fail(n);
+            }
+        }
+    }
+    return sci_ofi_node_status(n);
+}
