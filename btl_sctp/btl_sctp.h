@@ -24,6 +24,10 @@
 
 BEGIN_C_DECLS
 
+/* Payload of the fragments small messages take (the eager free list),
+ * whatever the eager limit: memory per queued small message stays 64 KiB. */
+#define MCA_BTL_SCTP_SMALL_FRAG (64 * 1024)
+
 typedef struct mca_btl_sctp_component_t {
     mca_btl_base_component_3_0_0_t super;
 
@@ -66,8 +70,10 @@ typedef struct mca_btl_sctp_component_t {
     int output; /* opal_output stream */
     int stack;  /* the stack in use */
     btl_sctp_sock_t *sock;
-    opal_free_list_t eager_frags;
-    opal_free_list_t max_frags;
+    opal_free_list_t eager_frags; /* payloads up to eager_frag_size */
+    opal_free_list_t max_frags;   /* payloads up to max_frag_size */
+    size_t eager_frag_size;
+    size_t max_frag_size;
     opal_list_t endpoints;
     opal_list_t pending_eps; /* endpoints with queued fragments */
     int finalizing;

@@ -231,10 +231,14 @@ static int mca_btl_sctp_del_procs_locked(struct mca_btl_base_module_t *btl, size
 static mca_btl_sctp_frag_t *mca_btl_sctp_frag_for(size_t size)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
-    opal_free_list_t *list =
-        tc_ompi_frag_list(&mca_btl_sctp_module.super, size, &c->eager_frags, &c->max_frags);
 
-    return NULL == list ? NULL : mca_btl_sctp_frag_alloc(list);
+    if (size <= c->eager_frag_size) {
+        return mca_btl_sctp_frag_alloc(&c->eager_frags);
+    }
+    if (size <= c->max_frag_size) {
+        return mca_btl_sctp_frag_alloc(&c->max_frags);
+    }
+    return NULL;
 }
 
 /* A fresh descriptor: one segment of len bytes, no callback. */
