@@ -191,6 +191,7 @@ static int mca_btl_sci_component_register(void)
                                "peers through the ofi provider (other hosts)", &c->ofi_figures)) {
         return OPAL_ERROR;
     }
+    (void) tc_ompi_watch_register(&c->super.btl_version);
 
     return mca_btl_base_param_register(&c->super.btl_version, m);
 }
@@ -724,6 +725,7 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
     if (OPAL_SUCCESS != mca_btl_sci_modex_send()) {
         goto fail;
     }
+    tc_ompi_watch_publish(&c->super.btl_version);
 
     /* one module per provider that opened (docs/common.md, "One BTL
      * module per reach") */
