@@ -36,7 +36,7 @@ int tc_ompi_watch_register(const mca_base_component_t *comp)
         "nothing on the data path). Needed when a whole host dies: the runtime then ends the "
         "job without telling the survivors first. false: the runtime's word alone. No effect "
         "without fault tolerance",
-        5, &tc_ompi_peerwatch_on, true);
+        OPAL_INFO_LVL_6, &tc_ompi_peerwatch_on, true);
 }
 
 #if TC_OMPI_SERIES >= 50
