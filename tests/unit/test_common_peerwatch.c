@@ -82,7 +82,7 @@ static pid_t pw_peer(char *text, size_t size, int *ctl)
     assert_true(pid >= 0);
     if (0 == pid) {
         tc_peerwatch_t *pw;
-        char addr[TC_PEERWATCH_ADDR_MAX];
+        char addr[TC_PEERWATCH_ADDR_MAX] = {0};
         char c = 0;
 
         close(up[0]);
