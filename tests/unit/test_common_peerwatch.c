@@ -14,6 +14,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,22 +46,12 @@ static int pw_lookup(uint32_t id, char **text, void *arg)
     return NULL == *text ? -1 : 0;
 }
 
-/* wait (at most 20 s: a busy machine) until *v == want */
-static int pw_wait(int32_t *v, int32_t want)
+/* wait (at most 20 s: a busy machine) until the report count (pw NULL)
+ * or the number of connections pw watches is want */
+static int pw_wait(tc_peerwatch_t *pw, int want)
 {
     for (int i = 0; i < 2000; ++i) {
-        if (tc_atomic_load_relaxed(v) == want) {
-            return 0;
-        }
-        usleep(10000);
-    }
-    return -1;
-}
-
-static int pw_wait_watched(tc_peerwatch_t *pw, int want)
-{
-    for (int i = 0; i < 2000; ++i) {
-        if (tc_peerwatch_watched(pw) == want) {
+        if ((NULL == pw ? tc_atomic_load_relaxed(&pw_calls) : tc_peerwatch_watched(pw)) == want) {
             return 0;
         }
         usleep(10000);
@@ -110,56 +101,52 @@ static pid_t pw_peer(char *text, size_t size, int *ctl)
     return pid;
 }
 
-static void test_peerwatch_killed(void **state)
+/* a peer process watched as id, then killed (SIGKILL) or closing its
+ * watcher (the goodbye): one report of id, or none */
+static void pw_watch_peer(uint32_t id, bool killed)
 {
     char text[TC_PEERWATCH_ADDR_MAX], mine[TC_PEERWATCH_ADDR_MAX];
-    uint32_t id = 7;
     tc_peerwatch_t *pw;
     int ctl, status;
     pid_t pid;
 
-    (void) state;
     pid = pw_peer(text, sizeof(text), &ctl);
     tc_atomic_store_relaxed(&pw_calls, 0);
     assert_int_equal(tc_peerwatch_open(&pw, mine, sizeof(mine)), 0);
     assert_int_equal(tc_peerwatch_start(pw, &id, 1, pw_lookup, pw_dead, text, 2000), 0);
     assert_int_equal(tc_peerwatch_start(pw, &id, 1, pw_lookup, pw_dead, text, 2000), -EINVAL);
-    assert_int_equal(pw_wait_watched(pw, 1), 0);
+    assert_int_equal(pw_wait(pw, 1), 0);
     assert_int_equal(tc_atomic_load_relaxed(&pw_calls), 0);
-    assert_int_equal(kill(pid, SIGKILL), 0);
+    if (killed) {
+        assert_int_equal(kill(pid, SIGKILL), 0);
+    } else {
+        assert_int_equal(write(ctl, "c", 1), 1);
+    }
     assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_int_equal(pw_wait(&pw_calls, 1), 0);
-    assert_int_equal(tc_atomic_load_relaxed(&pw_last), 7);
-    assert_int_equal(pw_wait_watched(pw, 0), 0);
+    if (killed) {
+        assert_int_equal(pw_wait(NULL, 1), 0);
+        assert_int_equal(tc_atomic_load_relaxed(&pw_last), id);
+    } else {
+        assert_true(WIFEXITED(status) && 0 == WEXITSTATUS(status));
+    }
+    /* the connection ended (after the goodbye, or without) */
+    assert_int_equal(pw_wait(pw, 0), 0);
     usleep(100000);
-    assert_int_equal(tc_atomic_load_relaxed(&pw_calls), 1); /* once */
+    assert_int_equal(tc_atomic_load_relaxed(&pw_calls), killed ? 1 : 0); /* once, or never */
     tc_peerwatch_close(pw);
     close(ctl);
 }
 
+static void test_peerwatch_killed(void **state)
+{
+    (void) state;
+    pw_watch_peer(7, true);
+}
+
 static void test_peerwatch_goodbye(void **state)
 {
-    char text[TC_PEERWATCH_ADDR_MAX], mine[TC_PEERWATCH_ADDR_MAX];
-    uint32_t id = 3;
-    tc_peerwatch_t *pw;
-    int ctl, status;
-    pid_t pid;
-
     (void) state;
-    pid = pw_peer(text, sizeof(text), &ctl);
-    tc_atomic_store_relaxed(&pw_calls, 0);
-    assert_int_equal(tc_peerwatch_open(&pw, mine, sizeof(mine)), 0);
-    assert_int_equal(tc_peerwatch_start(pw, &id, 1, pw_lookup, pw_dead, text, 2000), 0);
-    assert_int_equal(pw_wait_watched(pw, 1), 0);
-    assert_int_equal(write(ctl, "c", 1), 1);
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status) && 0 == WEXITSTATUS(status));
-    /* the connection ended after the goodbye: no report */
-    assert_int_equal(pw_wait_watched(pw, 0), 0);
-    usleep(100000);
-    assert_int_equal(tc_atomic_load_relaxed(&pw_calls), 0);
-    tc_peerwatch_close(pw);
-    close(ctl);
+    pw_watch_peer(3, false);
 }
 
 /* nobody to reach: a closed port, a garbage text, a failed lookup */
