@@ -190,6 +190,7 @@ static int mca_btl_bip_component_register(void)
                                &c->ofi_figures)) {
         return OPAL_ERROR;
     }
+    (void) tc_ompi_watch_register(&c->super.btl_version);
 
     return mca_btl_base_param_register(&c->super.btl_version, m);
 }
@@ -478,6 +479,7 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
     if (OPAL_SUCCESS != rc) {
         goto fail;
     }
+    tc_ompi_watch_publish(&c->super.btl_version);
 
     /* one module per provider opened (docs/common.md, "One BTL module
      * per reach") */

@@ -122,8 +122,10 @@ static int mca_btl_sci_component_register(void)
         OPAL_INFO_LVL_3, &c->provider, "auto");
     (void) tc_ompi_param_string(&c->super.btl_version, "ofi_fabric",
                                 "libfabric provider of the ofi SCI provider (a reliable "
-                                "datagram endpoint with RMA and ordered writes)",
-                                OPAL_INFO_LVL_4, &c->ofi_fabric, "tcp;ofi_rxm");
+                                "datagram endpoint with RMA and ordered writes); default: tcp "
+                                "with libfabric 2 or later (tcp;ofi_rxm crashed there after a "
+                                "peer's death), tcp;ofi_rxm before (the faster there)",
+                                OPAL_INFO_LVL_4, &c->ofi_fabric, sci_ofi_default_fabric());
     (void) tc_ompi_param_string(&c->super.btl_version, "ofi_device",
                                 "libfabric domain of the ofi SCI provider (tcp: the network "
                                 "interface, e.g. eth0); empty: the first IPv4 interface other "
@@ -191,6 +193,7 @@ static int mca_btl_sci_component_register(void)
                                "peers through the ofi provider (other hosts)", &c->ofi_figures)) {
         return OPAL_ERROR;
     }
+    (void) tc_ompi_watch_register(&c->super.btl_version);
 
     return mca_btl_base_param_register(&c->super.btl_version, m);
 }
@@ -724,6 +727,7 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
     if (OPAL_SUCCESS != mca_btl_sci_modex_send()) {
         goto fail;
     }
+    tc_ompi_watch_publish(&c->super.btl_version);
 
     /* one module per provider that opened (docs/common.md, "One BTL
      * module per reach") */

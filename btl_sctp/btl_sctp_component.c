@@ -28,6 +28,7 @@
 #include "btl_sctp_endpoint.h"
 #include "btl_sctp_frag.h"
 #include "btl_sctp_hdr.h"
+#include "btl_sctp_lost.h"
 
 static int mca_btl_sctp_component_register(void);
 static int mca_btl_sctp_component_open(void);
@@ -268,6 +269,7 @@ static int mca_btl_sctp_component_register(void)
     mca_btl_sctp_module.super.btl_latency = 100;
     mca_btl_sctp_module.super.btl_bandwidth = 100;
     mca_btl_sctp_module.super.btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_SEND_INPLACE;
+    (void) tc_ompi_watch_register(&c->super.btl_version);
     return mca_btl_base_param_register(&c->super.btl_version, &mca_btl_sctp_module.super);
 }
 
@@ -583,6 +585,7 @@ mca_btl_sctp_component_init(int *num_btls, bool enable_progress_threads, bool en
         mca_btl_sctp_disqualify("out of memory or modex failure at initialisation");
         return NULL;
     }
+    tc_ompi_watch_publish(&c->super.btl_version);
 
     btls = (mca_btl_base_module_t **) malloc(sizeof(mca_btl_base_module_t *));
     if (NULL == btls) {
@@ -622,6 +625,7 @@ int mca_btl_sctp_component_progress(void)
     if (NULL == c->sock) {
         goto out; /* finalized by another thread meanwhile */
     }
+    count += mca_btl_sctp_lost_progress();
     /* packets in, then their messages out, a few rounds while packets
      * remain: the stack's receive buffer stays nearly empty and its
      * window open */

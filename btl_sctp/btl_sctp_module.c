@@ -22,6 +22,7 @@
 #include "btl_sctp_endpoint.h"
 #include "btl_sctp_frag.h"
 #include "btl_sctp_hdr.h"
+#include "btl_sctp_lost.h"
 
 mca_btl_sctp_module_t mca_btl_sctp_module = {
     .super =
@@ -616,6 +617,7 @@ int mca_btl_sctp_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
     mca_btl_sctp_lock();
     rc = mca_btl_sctp_add_procs_locked(btl, nprocs, procs, peers, reachable);
     mca_btl_sctp_unlock();
+    mca_btl_sctp_lost_watch_start();
     return rc;
 }
 
@@ -659,7 +661,8 @@ int mca_btl_sctp_finalize(struct mca_btl_base_module_t *btl)
 {
     int rc;
 
-    /* the keeper first: it must not take the stack while it goes away */
+    /* the watcher and the keeper first: they must not touch what goes away */
+    mca_btl_sctp_lost_watch_stop();
     mca_btl_sctp_keeper_stop(&mca_btl_sctp_component);
     mca_btl_sctp_lock();
     rc = mca_btl_sctp_finalize_locked(btl);

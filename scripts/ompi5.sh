@@ -277,9 +277,10 @@ ompi5_env() {
         PMIX_MCA_mca_base_component_show_load_errors=0
         PATH="$WORK/swfsim:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
     )
-    # the MPI runner's selection (tests/mpi/run), when the caller made one
+    # the MPI runner's selection (tests/mpi/run), when the caller made one,
+    # and the fake-host cluster the suites that need one use (TC_CLUSTER)
     local v
-    for v in TRANSPORTS_BTLS TRANSPORTS_NP TRANSPORTS_TESTS; do
+    for v in TRANSPORTS_BTLS TRANSPORTS_NP TRANSPORTS_TESTS TC_CLUSTER; do
         [ -n "${!v:-}" ] && EXTRA_ENV+=("$v=${!v}")
     done
     return 0

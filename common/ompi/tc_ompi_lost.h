@@ -93,6 +93,19 @@ int tc_ompi_lost_fail_list(mca_btl_base_module_t *btl, struct mca_btl_base_endpo
 bool tc_ompi_watch_start(void (*fn)(uint32_t vpid, void *arg), void *arg);
 void tc_ompi_watch_stop(void);
 
+/* The other source of that word: the end of a TCP connection to each
+ * process on another host (tc_peerwatch.h), for the death of a whole
+ * host, of which the runtime says nothing before it ends the job. Its
+ * switch, <component>_ft_peerwatch (default true), is registered by
+ * tc_ompi_watch_register from the component's register function;
+ * tc_ompi_watch_publish, from btl_init (before the job's modex exchange),
+ * opens the listening socket and publishes its address under fault
+ * tolerance; tc_ompi_watch_start connects and watches (fn is called from
+ * the watcher's thread as from the runtime's); tc_ompi_watch_stop says
+ * goodbye and closes it all, even when start never ran. */
+int tc_ompi_watch_register(const mca_base_component_t *comp);
+void tc_ompi_watch_publish(const mca_base_component_t *comp);
+
 /* The status a send, put, get or atomic to a peer known to be lost
  * returns at once (the caller keeps its descriptor; ob1 completes the
  * request with MPI_ERR_PROC_FAILED under ULFM). Never OUT_OF_RESOURCE:
