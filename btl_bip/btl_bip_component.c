@@ -508,6 +508,7 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
     return btls;
 
 fail:
+    tc_ompi_watch_stop(); /* closes the listener if it was published */
     mca_btl_bip_release_all();
     return NULL;
 }

@@ -757,6 +757,7 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
     return btls;
 
 fail:
+    tc_ompi_watch_stop(); /* closes the listener if it was published */
     mca_btl_sci_atomic_fini();
     mca_btl_sci_rcache_fini();
     mca_btl_sci_free_endpoints();

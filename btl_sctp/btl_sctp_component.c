@@ -589,6 +589,9 @@ mca_btl_sctp_component_init(int *num_btls, bool enable_progress_threads, bool en
 
     btls = (mca_btl_base_module_t **) malloc(sizeof(mca_btl_base_module_t *));
     if (NULL == btls) {
+        tc_ompi_watch_stop();
+        btl_sctp_sock_close(c->sock);
+        c->sock = NULL;
         return NULL;
     }
     btls[0] = &mca_btl_sctp_module.super;
