@@ -389,15 +389,18 @@ vipl_return_t vipl_emu_post_send(vipl_vi_t *base, vipl_desc_t *d)
     return VIPL_SUCCESS;
 }
 
-/* a send without a descriptor (vipl_post_inline): straight into the
- * peer's next slot, behind the RDMA queued before it */
-vipl_return_t vipl_emu_post_inline(vipl_vi_t *base, const void *buf, uint32_t len, uint32_t imm)
+/* a send without a descriptor (vipl_post_inline, vipl_post_inline2):
+ * straight into the peer's next slot, behind the RDMA queued before it;
+ * the two pieces are gathered there */
+vipl_return_t vipl_emu_post_inline2(vipl_vi_t *base, const void *a, uint32_t alen, const void *b,
+                                    uint32_t blen, uint32_t imm)
 {
     vipl_emu_vi_t *vi = (vipl_emu_vi_t *) base;
+    const uint32_t max = vi->nic->super.attrs.max_inline;
     vipl_emu_rslot_t *slot;
     uint32_t err;
 
-    if (0 == vi->nic->super.attrs.max_inline || len > vi->nic->super.attrs.max_inline) {
+    if (0 == max || alen > max || blen > max - alen) {
         return VIPL_INVALID_PARAMETER; /* strict: max_inline 0, none at all */
     }
     if (__builtin_expect(NULL != vi->pend_head, 0)) {
@@ -406,9 +409,16 @@ vipl_return_t vipl_emu_post_inline(vipl_vi_t *base, const void *buf, uint32_t le
     if (VIPL_STATE_CONNECTED != vi->state || NULL == (slot = vipl_emu_take_slot(vi, &err))) {
         return VIPL_INVALID_STATE;
     }
-    memcpy(slot->inline_data, buf, len);
-    vipl_emu_fill_inline(vi, slot, len, imm, VIPL_STATUS_IMMEDIATE);
+    /* max_inline <= VIPL_EMU_INLINE_MAX: both fit in the slot */
+    tc_copy_small(slot->inline_data, a, alen);
+    tc_copy_small(slot->inline_data + alen, b, blen);
+    vipl_emu_fill_inline(vi, slot, alen + blen, imm, VIPL_STATUS_IMMEDIATE);
     return VIPL_SUCCESS;
+}
+
+vipl_return_t vipl_emu_post_inline(vipl_vi_t *base, const void *buf, uint32_t len, uint32_t imm)
+{
+    return vipl_emu_post_inline2(base, buf, len, NULL, 0, imm);
 }
 
 vipl_return_t vipl_emu_send_done(vipl_vi_t *base, vipl_desc_t **dp)
