@@ -575,6 +575,16 @@ int bip_srecv_peek(bip_dev_t *dev, const void **msg, uint32_t *len, uint32_t *sr
     return -EAGAIN;
 }
 
+struct tc_mpring *bip_dev_shm_only_queue(bip_dev_t *dev, const uint32_t **map, uint32_t *map_len)
+{
+    if (NULL == dev || NULL != dev->sub[BIP_PROV_OFI]) {
+        return NULL;
+    }
+    *map = dev->local_map;
+    *map_len = dev->map_len;
+    return dev->shmq;
+}
+
 void bip_srecv_release(bip_dev_t *dev)
 {
     int which = dev->peeked;
