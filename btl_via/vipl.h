@@ -257,6 +257,8 @@ struct vipl_ops {
     vipl_return_t (*attach_peer)(vipl_nic_t *nic, const vipl_vi_address_t *remote);
     /* NULL without inline sends (verbs): */
     vipl_return_t (*post_inline)(vipl_vi_t *vi, const void *buf, uint32_t len, uint32_t imm);
+    /* NULL: vipl_cq_recv_done calls cq_done, then recv_done */
+    vipl_return_t (*cq_recv_done)(vipl_cq_t *cq, vipl_vi_t **vi, vipl_desc_t **desc);
     /* NULL: vipl_post_inline2 gathers the two pieces for post_inline */
     vipl_return_t (*post_inline2)(vipl_vi_t *vi, const void *a, uint32_t alen, const void *b,
                                   uint32_t blen, uint32_t imm);
@@ -465,6 +467,24 @@ static inline vipl_return_t vipl_post_inline2(vipl_vi_t *vi, const void *a, uint
         memcpy((unsigned char *) buf + alen, b, blen);
     }
     return vipl_post_inline(vi, buf, alen + blen, imm);
+}
+
+/* The next receive completion on a CQ: VipCQDone, then VipRecvDone on
+ * the VI it names, in one call (emu: one look at the slot); a completion
+ * of a send queue on the CQ is passed over. VIPL_NOT_DONE: none. */
+static inline vipl_return_t vipl_cq_recv_done(vipl_cq_t *cq, vipl_vi_t **vi, vipl_desc_t **desc)
+{
+    bool is_recv;
+
+    if (NULL != cq->nic->ops->cq_recv_done) {
+        return cq->nic->ops->cq_recv_done(cq, vi, desc);
+    }
+    while (VIPL_SUCCESS == cq->nic->ops->cq_done(cq, vi, &is_recv)) {
+        if (VIPL_SUCCESS == (*vi)->nic->ops->recv_done(*vi, desc)) {
+            return VIPL_SUCCESS;
+        }
+    }
+    return VIPL_NOT_DONE;
 }
 
 /* prepare for connections with the peer NIC of this address (emu: map

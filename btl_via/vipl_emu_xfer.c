@@ -533,16 +533,13 @@ static inline bool vipl_emu_recv_ready(vipl_emu_vi_t *vi)
     return false;
 }
 
-vipl_return_t vipl_emu_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
+/* the completion recv_ready found: its descriptor filled and handed out */
+static inline vipl_return_t vipl_emu_recv_take(vipl_emu_vi_t *vi, vipl_desc_t **dp)
 {
-    vipl_emu_vi_t *vi = (vipl_emu_vi_t *) base;
     vipl_emu_rslot_t *slot;
     vipl_desc_t *d;
     uint32_t st;
 
-    if (!vipl_emu_recv_ready(vi)) {
-        return VIPL_NOT_DONE;
-    }
     slot = vi->rec->slots + vi->rdone_idx;
     d = vi->rdescs[vi->rdone_idx];
     st = vipl_emu_load32(&slot->status);
@@ -565,7 +562,7 @@ vipl_return_t vipl_emu_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
                 st |= VIPL_STATUS_PROTECTION_ERROR;
                 len = 0;
             } else {
-                memcpy(d->ds[0].addr, slot->inline_data, len);
+                tc_copy_small(d->ds[0].addr, slot->inline_data, len);
             }
         }
         st &= ~(VIPL_EMU_STATUS_INLINE | VIPL_EMU_STATUS_RDMA);
@@ -582,6 +579,16 @@ vipl_return_t vipl_emu_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
     vi->empty_polls = 0;
     *dp = d;
     return VIPL_SUCCESS;
+}
+
+vipl_return_t vipl_emu_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
+{
+    vipl_emu_vi_t *vi = (vipl_emu_vi_t *) base;
+
+    if (!vipl_emu_recv_ready(vi)) {
+        return VIPL_NOT_DONE;
+    }
+    return vipl_emu_recv_take(vi, dp);
 }
 
 vipl_return_t vipl_emu_cq_done(vipl_cq_t *base, vipl_vi_t **vip, bool *is_recv)
@@ -607,6 +614,31 @@ vipl_return_t vipl_emu_cq_done(vipl_cq_t *base, vipl_vi_t **vip, bool *is_recv)
             *vip = &vi->super;
             *is_recv = cq->is_recv[i];
             return VIPL_SUCCESS;
+        }
+    }
+    return VIPL_NOT_DONE;
+}
+
+/* vipl_cq_recv_done: the next receive completion of the CQ's receive
+ * queues, each in turn, found and taken in one look at its slot (send
+ * queues on the CQ only have their pending work moved on) */
+vipl_return_t vipl_emu_cq_recv_done(vipl_cq_t *base, vipl_vi_t **vip, vipl_desc_t **dp)
+{
+    vipl_emu_cq_t *cq = (vipl_emu_cq_t *) base;
+    uint32_t count = tc_atomic_load_acquire(&cq->count);
+
+    for (uint32_t n = 0; n < count; ++n) {
+        uint32_t i = cq->next < count ? cq->next : 0;
+        vipl_emu_vi_t *vi = cq->vis[i];
+
+        cq->next = (i + 1 == count) ? 0 : i + 1;
+        if (!cq->is_recv[i]) {
+            if (NULL != vi->pend_head) {
+                vipl_emu_flush_pending(vi);
+            }
+        } else if (vipl_emu_recv_ready(vi)) {
+            *vip = &vi->super;
+            return vipl_emu_recv_take(vi, dp);
         }
     }
     return VIPL_NOT_DONE;
