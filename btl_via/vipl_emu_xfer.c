@@ -410,8 +410,10 @@ vipl_return_t vipl_emu_post_inline2(vipl_vi_t *base, const void *a, uint32_t ale
         return VIPL_INVALID_STATE;
     }
     /* max_inline <= VIPL_EMU_INLINE_MAX: both fit in the slot */
-    tc_copy_small(slot->inline_data, a, alen);
-    tc_copy_small(slot->inline_data + alen, b, blen);
+    memcpy(slot->inline_data, a, alen);
+    if (0 != blen) {
+        memcpy(slot->inline_data + alen, b, blen);
+    }
     vipl_emu_fill_inline(vi, slot, alen + blen, imm, VIPL_STATUS_IMMEDIATE);
     return VIPL_SUCCESS;
 }
@@ -562,7 +564,7 @@ static inline vipl_return_t vipl_emu_recv_take(vipl_emu_vi_t *vi, vipl_desc_t **
                 st |= VIPL_STATUS_PROTECTION_ERROR;
                 len = 0;
             } else {
-                tc_copy_small(d->ds[0].addr, slot->inline_data, len);
+                memcpy(d->ds[0].addr, slot->inline_data, len);
             }
         }
         st &= ~(VIPL_EMU_STATUS_INLINE | VIPL_EMU_STATUS_RDMA);

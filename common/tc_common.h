@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,40 +28,6 @@ extern "C" {
 
 /* Container of an embedded member (intrusive lists, trees). */
 #define TC_CONTAINER_OF(ptr, type, member) ((type *) ((char *) (ptr) -offsetof(type, member)))
-
-/* Copy n bytes; inline for the sizes of a small message's pieces (an
- * upper layer's header, a short payload): overlapping word moves instead
- * of a call into the C library's memcpy. */
-static inline void tc_copy_small(void *dst, const void *src, size_t n)
-{
-    unsigned char *d = (unsigned char *) dst;
-    const unsigned char *s = (const unsigned char *) src;
-
-    if (n >= 8 && n <= 16) {
-        uint64_t a, b;
-
-        memcpy(&a, s, 8);
-        memcpy(&b, s + n - 8, 8);
-        memcpy(d, &a, 8);
-        memcpy(d + n - 8, &b, 8);
-    } else if (n > 16 && n <= 32) {
-        uint64_t a[2], b[2];
-
-        memcpy(a, s, 16);
-        memcpy(b, s + n - 16, 16);
-        memcpy(d, a, 16);
-        memcpy(d + n - 16, b, 16);
-    } else if (n >= 4 && n < 8) {
-        uint32_t a, b;
-
-        memcpy(&a, s, 4);
-        memcpy(&b, s + n - 4, 4);
-        memcpy(d, &a, 4);
-        memcpy(d + n - 4, &b, 4);
-    } else if (0 != n) {
-        memcpy(d, s, n);
-    }
-}
 
 #ifdef __cplusplus
 }
