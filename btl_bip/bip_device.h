@@ -43,8 +43,8 @@ extern "C" {
 #endif
 
 typedef struct bip_dev bip_dev_t;   /* this process's device */
-struct tc_mpring;
 typedef struct bip_peer bip_peer_t; /* a connection to a peer's queue */
+struct tc_mpring;
 
 typedef struct bip_dev_params {
     const char *dir;         /* shm provider: where the queue file lives */

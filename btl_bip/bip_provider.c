@@ -45,9 +45,9 @@ struct bip_peer {
     const bip_ops_t *ops;
     void *sub;
     int prov;
-    tc_mpring_t *q;     /* shm: the peer's queue (producer view), else NULL */
-    uint32_t stamp;     /* shm: the sender id our slots carry */
-    bool sole_sender;   /* shm: claims without compare-and-swap */
+    tc_mpring_t *q;   /* shm: the peer's queue (producer view), else NULL */
+    uint32_t stamp;   /* shm: the sender id our slots carry */
+    bool sole_sender; /* shm: claims without compare-and-swap */
 };
 
 /* ------------------------------------------------------------------ */

@@ -14,8 +14,7 @@
 
 #include "tc_ompi.h"
 
-void tc_ompi_sendi_pack(unsigned char *dst, struct opal_convertor_t *convertor,
-                        size_t payload_size)
+void tc_ompi_sendi_pack(unsigned char *dst, struct opal_convertor_t *convertor, size_t payload_size)
 {
     uint32_t iov_count = 1;
     struct iovec iov = {.iov_base = (IOVBASE_TYPE *) dst, .iov_len = payload_size};

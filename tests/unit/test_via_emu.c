@@ -685,8 +685,7 @@ static void test_inline2_cq_recv(void **state)
     plain.post_inline2 = NULL;
     plain.cq_recv_done = NULL;
     assert_int_equal(VIPL_NOT_DONE, vipl_cq_recv_done(f->s[1].rcq, &vi, &done));
-    assert_int_equal(VIPL_INVALID_PARAMETER,
-                     vipl_post_inline2(f->s[0].vi, a, max - 3, b, 4, 1));
+    assert_int_equal(VIPL_INVALID_PARAMETER, vipl_post_inline2(f->s[0].vi, a, max - 3, b, 4, 1));
     for (int i = 0; i < 6; ++i) {
         /* the last three through the generic gather and poll */
         f->s[0].nic->ops = i < 3 ? emu : &plain;
@@ -698,8 +697,7 @@ static void test_inline2_cq_recv(void **state)
         memset(b, 0, sizeof(b));
     }
     f->s[0].nic->ops = &plain;
-    assert_int_equal(VIPL_INVALID_PARAMETER,
-                     vipl_post_inline2(f->s[0].vi, a, max - 3, b, 4, 1));
+    assert_int_equal(VIPL_INVALID_PARAMETER, vipl_post_inline2(f->s[0].vi, a, max - 3, b, 4, 1));
     f->s[0].nic->ops = emu;
     assert_int_equal(VIPL_NOT_DONE, vipl_send_done(f->s[0].vi, &done));
     for (int i = 0; i < 6; ++i) {
