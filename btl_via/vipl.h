@@ -472,19 +472,34 @@ static inline vipl_return_t vipl_post_inline2(vipl_vi_t *vi, const void *a, uint
 /* The next receive completion on a CQ: VipCQDone, then VipRecvDone on
  * the VI it names, in one call (emu: one look at the slot); a completion
  * of a send queue on the CQ is passed over. VIPL_NOT_DONE: none. */
-static inline vipl_return_t vipl_cq_recv_done(vipl_cq_t *cq, vipl_vi_t **vi, vipl_desc_t **desc)
+typedef vipl_return_t (*vipl_cq_recv_fn_t)(vipl_cq_t *cq, vipl_vi_t **vi, vipl_desc_t **desc);
+
+/* what a provider without the op gets: cq_done, then recv_done */
+static inline vipl_return_t vipl_cq_recv_done_generic(vipl_cq_t *cq, vipl_vi_t **vi,
+                                                      vipl_desc_t **desc)
 {
     bool is_recv;
 
-    if (NULL != cq->nic->ops->cq_recv_done) {
-        return cq->nic->ops->cq_recv_done(cq, vi, desc);
-    }
     while (VIPL_SUCCESS == cq->nic->ops->cq_done(cq, vi, &is_recv)) {
         if (VIPL_SUCCESS == (*vi)->nic->ops->recv_done(*vi, desc)) {
             return VIPL_SUCCESS;
         }
     }
     return VIPL_NOT_DONE;
+}
+
+/* the function behind vipl_cq_recv_done for this CQ: a poll loop may keep
+ * it and call it directly, without reading the NIC's ops table on every
+ * empty poll */
+static inline vipl_cq_recv_fn_t vipl_cq_recv_fn(vipl_cq_t *cq)
+{
+    return NULL != cq->nic->ops->cq_recv_done ? cq->nic->ops->cq_recv_done
+                                              : vipl_cq_recv_done_generic;
+}
+
+static inline vipl_return_t vipl_cq_recv_done(vipl_cq_t *cq, vipl_vi_t **vi, vipl_desc_t **desc)
+{
+    return vipl_cq_recv_fn(cq)(cq, vi, desc);
 }
 
 /* prepare for connections with the peer NIC of this address (emu: map
