@@ -44,6 +44,7 @@ extern "C" {
 
 typedef struct bip_dev bip_dev_t;   /* this process's device */
 typedef struct bip_peer bip_peer_t; /* a connection to a peer's queue */
+struct tc_mpring;
 
 typedef struct bip_dev_params {
     const char *dir;         /* shm provider: where the queue file lives */
@@ -143,6 +144,14 @@ void bip_peer_set_sole_sender(bip_peer_t *peer);
  * bip_peer_set_sole_sender: bip_srecv_release frees a slot without
  * writing it. Call before the first message arrives. */
 void bip_srecv_set_sole_sender(bip_dev_t *dev);
+
+/* The shm receive queue when it is the device's only queue (NULL when
+ * ofi is open): the protocol's progress may peek and release it itself
+ * (tc_mpring_peek, tc_mpring_release: the empty poll is a receiver's
+ * inner loop) instead of bip_srecv_peek / _release; the slot's tag is
+ * then the sender's shm stamp, which *map (*map_len entries, written
+ * before that sender connects) turns into its job rank. */
+struct tc_mpring *bip_dev_shm_only_queue(bip_dev_t *dev, const uint32_t **map, uint32_t *map_len);
 
 /* Next message of our queue, in place: 0, -EAGAIN (empty) or -EPROTO
  * (corrupt slot). *src is the sender's rank as the device stamped it

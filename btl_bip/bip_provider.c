@@ -20,6 +20,7 @@
 
 #include "bip_provider.h"
 #include "tc_atomic.h"
+#include "tc_mpring.h"
 
 enum { BIP_PROV_SHM = 0, BIP_PROV_OFI = 1, BIP_PROV_NUM = 2 };
 
@@ -33,13 +34,20 @@ struct bip_dev {
     uint32_t map_len;
     uint32_t nslots;
     uint32_t slot_size;
+    tc_mpring_t *shmq; /* the shm receive queue (NULL: shm not open) */
 };
 
+/* shm peers: q is the peer's queue, so that a small message is one call
+ * (the ring's inline claim and publish) and not three through the ops
+ * table */
 struct bip_peer {
     bip_dev_t *dev;
     const bip_ops_t *ops;
     void *sub;
     int prov;
+    tc_mpring_t *q;   /* shm: the peer's queue (producer view), else NULL */
+    uint32_t stamp;   /* shm: the sender id our slots carry */
+    bool sole_sender; /* shm: claims without compare-and-swap */
 };
 
 /* ------------------------------------------------------------------ */
@@ -66,6 +74,8 @@ void bip_shm_recv_unpost(struct bip_shm_dev *dev, uint32_t handle);
 int bip_shm_send_large(struct bip_shm_peer *peer, uint32_t handle, size_t offset,
                        const struct iovec *iov, int iovcnt, size_t len);
 int bip_shm_read_large(struct bip_shm_peer *peer, void *dst, uint64_t src, size_t len);
+tc_mpring_t *bip_shm_dev_queue(struct bip_shm_dev *dev);
+tc_mpring_t *bip_shm_peer_queue(struct bip_shm_peer *peer, uint32_t *stamp);
 
 /* the shm peer keeps its device: bip_provider.c needs it for peer_dev */
 typedef struct bip_prov_shm_peer {
@@ -321,6 +331,7 @@ int bip_open(const bip_dev_params_t *p, bip_dev_t **out)
             goto fail;
         }
         dev->dflt = BIP_PROV_SHM;
+        dev->shmq = bip_shm_dev_queue(dev->sub[BIP_PROV_SHM]);
     }
 #ifdef TC_HAVE_BIP_OFI
     if (ofi) {
@@ -448,6 +459,9 @@ int bip_peer_connect_info(bip_dev_t *dev, const bip_peer_info_t *info, bip_peer_
     peer->dev = dev;
     peer->ops = dev->ops[which];
     peer->prov = which;
+    if (BIP_PROV_SHM == which) {
+        peer->q = bip_shm_peer_queue(((bip_prov_shm_peer_t *) peer->sub)->p, &peer->stamp);
+    }
     *out = peer;
     return 0;
 }
@@ -491,6 +505,7 @@ void bip_peer_lost(bip_peer_t *peer)
 void bip_peer_set_sole_sender(bip_peer_t *peer)
 {
     peer->ops->set_sole_sender(peer->sub);
+    peer->sole_sender = true;
 }
 
 void bip_srecv_set_sole_sender(bip_dev_t *dev)
@@ -506,11 +521,21 @@ void bip_srecv_set_sole_sender(bip_dev_t *dev)
 
 int bip_ssend_reserve(bip_peer_t *peer, void **buf)
 {
+    if (NULL != peer->q) {
+        /* what bip_shm.c's reserve does, without the two calls */
+        tc_mpring_prefetch_claim(peer->q);
+        return peer->sole_sender ? tc_mpring_reserve_sole(peer->q, buf)
+                                 : tc_mpring_reserve(peer->q, buf);
+    }
     return peer->ops->ssend_reserve(peer->sub, buf);
 }
 
 int bip_ssend_publish(bip_peer_t *peer, uint32_t len)
 {
+    if (NULL != peer->q) {
+        /* the slot's tag is our shm stamp: the receiver checks it */
+        return tc_mpring_publish(peer->q, len, peer->stamp);
+    }
     return peer->ops->ssend_publish(peer->sub, len);
 }
 
@@ -526,7 +551,10 @@ int bip_srecv_peek(bip_dev_t *dev, const void **msg, uint32_t *len, uint32_t *sr
         if (NULL == dev->sub[which]) {
             continue;
         }
-        rc = dev->ops[which]->srecv_peek(dev->sub[which], msg, len, src);
+        /* shm: the ring's inline peek (the empty poll is the receiver's
+         * inner loop) */
+        rc = BIP_PROV_SHM == which ? tc_mpring_peek(dev->shmq, msg, len, src)
+                                   : dev->ops[which]->srecv_peek(dev->sub[which], msg, len, src);
         if (-EAGAIN == rc) {
             continue;
         }
@@ -547,6 +575,16 @@ int bip_srecv_peek(bip_dev_t *dev, const void **msg, uint32_t *len, uint32_t *sr
     return -EAGAIN;
 }
 
+struct tc_mpring *bip_dev_shm_only_queue(bip_dev_t *dev, const uint32_t **map, uint32_t *map_len)
+{
+    if (NULL == dev || NULL != dev->sub[BIP_PROV_OFI]) {
+        return NULL;
+    }
+    *map = dev->local_map;
+    *map_len = dev->map_len;
+    return dev->shmq;
+}
+
 void bip_srecv_release(bip_dev_t *dev)
 {
     int which = dev->peeked;
@@ -555,6 +593,10 @@ void bip_srecv_release(bip_dev_t *dev)
         return;
     }
     dev->peeked = -1;
+    if (BIP_PROV_SHM == which) {
+        tc_mpring_release(dev->shmq);
+        return;
+    }
     dev->ops[which]->srecv_release(dev->sub[which]);
 }
 

@@ -321,22 +321,6 @@ int bip_peer_alive(bip_peer_t *peer)
 /* ------------------------------------------------------------------ */
 /* small messages                                                       */
 
-/* Fetch the slot the next reservation will claim in exclusive state: the
- * reservation reads its sequence word and then writes the slot, and the
- * line was last written by the receiver (its release); a plain read would
- * take the line shared and the write would cost a second transfer. */
-static inline void bip_shm_prefetch_claim(const tc_mpring_t *q)
-{
-    uint64_t pos = tc_atomic_load_relaxed(&q->hdr->enqueue_pos);
-    const void *slot = q->slots + (size_t) (pos & (q->nslots - 1)) * q->stride;
-
-#if defined(__x86_64__) || defined(__i386__)
-    __asm__ volatile("prefetchw %0" : : "m"(*(const char *) slot));
-#else
-    __builtin_prefetch(slot, 1, 3);
-#endif
-}
-
 void bip_peer_set_sole_sender(bip_peer_t *peer)
 {
     peer->sole_sender = true;
@@ -350,7 +334,7 @@ void bip_srecv_set_sole_sender(bip_dev_t *dev)
 
 int bip_ssend_reserve(bip_peer_t *peer, void **buf)
 {
-    bip_shm_prefetch_claim(&peer->queue);
+    tc_mpring_prefetch_claim(&peer->queue);
     if (peer->sole_sender) {
         return tc_mpring_reserve_sole(&peer->queue, buf);
     }
@@ -371,6 +355,20 @@ int bip_srecv_peek(bip_dev_t *dev, const void **msg, uint32_t *len, uint32_t *sr
 void bip_srecv_release(bip_dev_t *dev)
 {
     tc_mpring_release(&dev->queue);
+}
+
+/* The queues themselves, for bip_provider.c's per-message path (no ops
+ * table, no call per message): the receive queue, and a peer's queue
+ * with the stamp its messages carry. */
+tc_mpring_t *bip_shm_dev_queue(bip_dev_t *dev)
+{
+    return &dev->queue;
+}
+
+tc_mpring_t *bip_shm_peer_queue(bip_peer_t *peer, uint32_t *stamp)
+{
+    *stamp = peer->dev->rank;
+    return &peer->queue;
 }
 
 /* ------------------------------------------------------------------ */

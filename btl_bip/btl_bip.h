@@ -73,6 +73,11 @@ typedef struct mca_btl_bip_component {
 
     /* device */
     bip_dev_t *dev;
+    /* its shm queue when that is its only one (progress reads it inline),
+     * and the map of its senders' stamps to job ranks */
+    struct tc_mpring *shmq;
+    const uint32_t *shm_map;
+    uint32_t shm_map_len;
     int local_rank;
     int num_local;
     unsigned int slot_size;

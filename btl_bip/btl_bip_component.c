@@ -212,6 +212,7 @@ static int mca_btl_bip_component_open(void)
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
     c->output = -1;
     c->dev = NULL;
+    c->shmq = NULL;
     c->endpoints = NULL;
     c->unlinked = false;
     memset(&c->cnt, 0, sizeof(c->cnt));
@@ -431,6 +432,7 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
         c->dev = NULL;
         return NULL;
     }
+    c->shmq = bip_dev_shm_only_queue(c->dev, &c->shm_map, &c->shm_map_len);
     if (2 == c->num_local) {
         /* one sender, bounded by its credits: consumed slots are not
          * written back (btl_bip_endpoint.c sets the sender side) */

@@ -249,6 +249,7 @@ void mca_btl_bip_release_all(void)
     }
     mca_btl_bip_rcache_fini();
     if (NULL != c->dev) {
+        c->shmq = NULL;
         bip_close(c->dev);
         c->dev = NULL;
     }

@@ -20,6 +20,7 @@
 
 #include "btl_bip.h"
 #include "tc_atomic.h"
+#include "tc_mpring.h"
 #include "btl_bip_endpoint.h"
 #include "btl_bip_frag.h"
 
@@ -243,6 +244,35 @@ static void mca_btl_bip_handle_req(mca_btl_bip_endpoint_t *ep, uint8_t tag,
     mca_btl_bip_post_or_defer(rreq);
 }
 
+/* the slot of the message just peeked goes back to the queue */
+static inline void mca_btl_bip_release(mca_btl_bip_component_t *c)
+{
+    if (NULL != c->shmq) {
+        tc_mpring_release(c->shmq);
+    } else {
+        bip_srecv_release(c->dev);
+    }
+}
+
+/* Next message of the static queue: the shm ring inline when it is the
+ * device's only queue (no call on an empty poll), else the device's turn
+ * between its queues. The sender's stamp becomes its job rank (a stamp
+ * outside the map stays as it is: handle_msg checks every rank). */
+static inline int mca_btl_bip_peek(mca_btl_bip_component_t *c, const void **msg, uint32_t *len,
+                                   uint32_t *src)
+{
+    int rc;
+
+    if (NULL == c->shmq) {
+        return bip_srecv_peek(c->dev, msg, len, src);
+    }
+    rc = tc_mpring_peek(c->shmq, msg, len, src);
+    if (0 == rc && *src < c->shm_map_len) {
+        *src = tc_atomic_load_acquire(&c->shm_map[*src]);
+    }
+    return rc;
+}
+
 /* one message of the static queue; the slot is released here */
 static void mca_btl_bip_handle_msg(const unsigned char *msg, uint32_t len, uint32_t src)
 {
@@ -251,14 +281,14 @@ static void mca_btl_bip_handle_msg(const unsigned char *msg, uint32_t len, uint3
     mca_btl_bip_hdr_t hdr;
 
     if (OPAL_UNLIKELY(src >= c->nprocs || src == c->my_vpid || len < sizeof(hdr))) {
-        bip_srecv_release(c->dev);
+        mca_btl_bip_release(c);
         BTL_ERROR(("btl:bip: message from unknown rank %u or too short (%u B) dropped", src, len));
         return;
     }
     ep = c->endpoints + src;
     memcpy(&hdr, msg, sizeof(hdr));
     if (OPAL_UNLIKELY(MCA_BTL_BIP_EP_CONNECTED != ep->state)) {
-        bip_srecv_release(c->dev);
+        mca_btl_bip_release(c);
         return;
     }
 
@@ -268,7 +298,7 @@ static void mca_btl_bip_handle_msg(const unsigned char *msg, uint32_t len, uint3
             mca_btl_base_active_message_trigger + hdr.tag;
 
         if (OPAL_UNLIKELY(hdr.len > len - sizeof(hdr) || NULL == reg->cbfunc)) {
-            bip_srecv_release(c->dev);
+            mca_btl_bip_release(c);
             mca_btl_bip_endpoint_lost(ep, "SHORT with a bad length or tag (protocol error)");
             return;
         }
@@ -280,7 +310,7 @@ static void mca_btl_bip_handle_msg(const unsigned char *msg, uint32_t len, uint3
             segment.seg_len = hdr.len;
             tc_ompi_deliver(reg, &ep->module->super, ep, hdr.tag, &segment, 1);
         }
-        bip_srecv_release(c->dev);
+        mca_btl_bip_release(c);
         /* credits only after the slot is free */
         mca_btl_bip_endpoint_credits_in(ep, hdr.credits, false);
         break;
@@ -289,12 +319,12 @@ static void mca_btl_bip_handle_msg(const unsigned char *msg, uint32_t len, uint3
         mca_btl_bip_req_t req;
 
         if (OPAL_UNLIKELY(len < sizeof(hdr) + sizeof(req))) {
-            bip_srecv_release(c->dev);
+            mca_btl_bip_release(c);
             mca_btl_bip_endpoint_lost(ep, "short REQ (protocol error)");
             return;
         }
         memcpy(&req, msg + sizeof(hdr), sizeof(req));
-        bip_srecv_release(c->dev);
+        mca_btl_bip_release(c);
         mca_btl_bip_endpoint_credits_in(ep, hdr.credits, false);
         mca_btl_bip_handle_req(ep, hdr.tag, &req);
         break;
@@ -303,22 +333,22 @@ static void mca_btl_bip_handle_msg(const unsigned char *msg, uint32_t len, uint3
         mca_btl_bip_ack_t ack;
 
         if (OPAL_UNLIKELY(len < sizeof(hdr) + sizeof(ack))) {
-            bip_srecv_release(c->dev);
+            mca_btl_bip_release(c);
             mca_btl_bip_endpoint_lost(ep, "short ACK (protocol error)");
             return;
         }
         memcpy(&ack, msg + sizeof(hdr), sizeof(ack));
-        bip_srecv_release(c->dev);
+        mca_btl_bip_release(c);
         mca_btl_bip_endpoint_credits_in(ep, hdr.credits, false);
         mca_btl_bip_handle_ack(ep, &ack);
         break;
     }
     case MCA_BTL_BIP_CREDIT:
-        bip_srecv_release(c->dev);
+        mca_btl_bip_release(c);
         mca_btl_bip_endpoint_credits_in(ep, hdr.credits, true);
         break;
     default:
-        bip_srecv_release(c->dev);
+        mca_btl_bip_release(c);
         mca_btl_bip_endpoint_lost(ep, "unknown control message type (protocol error)");
         break;
     }
@@ -418,7 +448,7 @@ int mca_btl_bip_component_progress(void)
     for (unsigned int n = 0; n < c->poll_batch; ++n) {
         const void *msg;
         uint32_t len, src;
-        int rc = bip_srecv_peek(c->dev, &msg, &len, &src);
+        int rc = mca_btl_bip_peek(c, &msg, &len, &src);
 
         if (OPAL_LIKELY(-EAGAIN == rc)) {
             break;

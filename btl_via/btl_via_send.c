@@ -73,31 +73,31 @@ int mca_btl_via_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endp
     return rc;
 }
 
-/* bytes of the largest message sendi sends from the stack */
-#define MCA_BTL_VIA_STACK_INLINE 256
-
 /* A message that fits the NIC's inline area goes with neither a
- * fragment nor a completion to reap: ob1's header and the payload are
- * copied into a buffer on the stack and posted by vipl_post_inline,
- * which the NIC has copied when it returns.  Only for contiguous data
- * (the convertor is not moved), so that the fragment path can still take
- * the message when this one cannot send now. */
+ * fragment nor a completion to reap: ob1's header and the payload (read
+ * in place) are handed to vipl_post_inline2, which the NIC has copied
+ * (gathered) when it returns.  Only for contiguous data (the convertor
+ * is not moved), so that the fragment path can still take the message
+ * when this one cannot send now. */
 static inline int mca_btl_via_sendi_inline(struct mca_btl_base_endpoint_t *ep,
                                            struct opal_convertor_t *convertor, void *header,
                                            size_t header_size, size_t payload_size,
                                            mca_btl_base_tag_t tag)
 {
-    uint64_t buf[MCA_BTL_VIA_STACK_INLINE / sizeof(uint64_t)];
+    void *payload = NULL;
     uint32_t piggy;
     int rc = OPAL_ERR_OUT_OF_RESOURCE;
 
-    tc_ompi_sendi_copy((unsigned char *) buf, header, header_size, convertor, payload_size);
+    if (0 != payload_size) {
+        opal_convertor_get_current_pointer(convertor, &payload);
+    }
     OPAL_THREAD_LOCK(&ep->lock);
     if (OPAL_LIKELY(MCA_BTL_VIA_EP_CONNECTED == ep->state) &&
         0 == tc_credits_try_send(&ep->credits, &piggy)) {
         if (OPAL_LIKELY(VIPL_SUCCESS ==
-                        vipl_post_inline(ep->vi, buf, (uint32_t) (header_size + payload_size),
-                                         MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_AM, tag, piggy)))) {
+                        vipl_post_inline2(ep->vi, header, (uint32_t) header_size, payload,
+                                          (uint32_t) payload_size,
+                                          MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_AM, tag, piggy)))) {
             rc = OPAL_SUCCESS;
         } else {
             /* the provider's queue is full, or the VI broke: the
@@ -136,7 +136,7 @@ int mca_btl_via_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
                       tc_credits_queued(&endpoint->credits) > 0)) {
         goto no_resource;
     }
-    if (length <= endpoint->dev->nic->attrs.max_inline && length <= MCA_BTL_VIA_STACK_INLINE &&
+    if (length <= endpoint->dev->nic->attrs.max_inline && length <= VIPL_INLINE2_STACK &&
         NULL != endpoint->dev->ops->post_inline &&
         (0 == payload_size || !opal_convertor_need_buffers(convertor)) &&
         OPAL_SUCCESS ==

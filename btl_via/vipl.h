@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -256,6 +257,11 @@ struct vipl_ops {
     vipl_return_t (*attach_peer)(vipl_nic_t *nic, const vipl_vi_address_t *remote);
     /* NULL without inline sends (verbs): */
     vipl_return_t (*post_inline)(vipl_vi_t *vi, const void *buf, uint32_t len, uint32_t imm);
+    /* NULL: vipl_cq_recv_done calls cq_done, then recv_done */
+    vipl_return_t (*cq_recv_done)(vipl_cq_t *cq, vipl_vi_t **vi, vipl_desc_t **desc);
+    /* NULL: vipl_post_inline2 gathers the two pieces for post_inline */
+    vipl_return_t (*post_inline2)(vipl_vi_t *vi, const void *a, uint32_t alen, const void *b,
+                                  uint32_t blen, uint32_t imm);
 };
 
 /* the public head of every provider object */
@@ -435,6 +441,65 @@ static inline vipl_return_t vipl_post_inline(vipl_vi_t *vi, const void *buf, uin
         return VIPL_ERROR_NOT_SUPPORTED;
     }
     return vi->nic->ops->post_inline(vi, buf, len, imm);
+}
+
+/* vipl_post_inline of a message in two pieces (an upper layer's header
+ * and its payload), gathered by the NIC as it copies them (emu: straight
+ * into the peer's receive slot); a provider without the gather gets
+ * them gathered here, up to VIPL_INLINE2_STACK bytes
+ * (VIPL_INVALID_PARAMETER beyond) */
+#define VIPL_INLINE2_STACK 256
+static inline vipl_return_t vipl_post_inline2(vipl_vi_t *vi, const void *a, uint32_t alen,
+                                              const void *b, uint32_t blen, uint32_t imm)
+{
+    uint64_t buf[VIPL_INLINE2_STACK / sizeof(uint64_t)];
+
+    if (NULL != vi->nic->ops->post_inline2) {
+        return vi->nic->ops->post_inline2(vi, a, alen, b, blen, imm);
+    }
+    if (alen > VIPL_INLINE2_STACK || blen > VIPL_INLINE2_STACK - alen) {
+        return VIPL_INVALID_PARAMETER;
+    }
+    if (0 != alen) {
+        memcpy(buf, a, alen);
+    }
+    if (0 != blen) {
+        memcpy((unsigned char *) buf + alen, b, blen);
+    }
+    return vipl_post_inline(vi, buf, alen + blen, imm);
+}
+
+/* The next receive completion on a CQ: VipCQDone, then VipRecvDone on
+ * the VI it names, in one call (emu: one look at the slot); a completion
+ * of a send queue on the CQ is passed over. VIPL_NOT_DONE: none. */
+typedef vipl_return_t (*vipl_cq_recv_fn_t)(vipl_cq_t *cq, vipl_vi_t **vi, vipl_desc_t **desc);
+
+/* what a provider without the op gets: cq_done, then recv_done */
+static inline vipl_return_t vipl_cq_recv_done_generic(vipl_cq_t *cq, vipl_vi_t **vi,
+                                                      vipl_desc_t **desc)
+{
+    bool is_recv;
+
+    while (VIPL_SUCCESS == cq->nic->ops->cq_done(cq, vi, &is_recv)) {
+        if (VIPL_SUCCESS == (*vi)->nic->ops->recv_done(*vi, desc)) {
+            return VIPL_SUCCESS;
+        }
+    }
+    return VIPL_NOT_DONE;
+}
+
+/* the function behind vipl_cq_recv_done for this CQ: a poll loop may keep
+ * it and call it directly, without reading the NIC's ops table on every
+ * empty poll */
+static inline vipl_cq_recv_fn_t vipl_cq_recv_fn(vipl_cq_t *cq)
+{
+    return NULL != cq->nic->ops->cq_recv_done ? cq->nic->ops->cq_recv_done
+                                              : vipl_cq_recv_done_generic;
+}
+
+static inline vipl_return_t vipl_cq_recv_done(vipl_cq_t *cq, vipl_vi_t **vi, vipl_desc_t **desc)
+{
+    return vipl_cq_recv_fn(cq)(cq, vi, desc);
 }
 
 /* prepare for connections with the peer NIC of this address (emu: map

@@ -854,4 +854,6 @@ const vipl_ops_t vipl_emu_ops = {
     .connect_wait = vipl_emu_connect_wait,
     .attach_peer = vipl_emu_attach_peer,
     .post_inline = vipl_emu_post_inline,
+    .post_inline2 = vipl_emu_post_inline2,
+    .cq_recv_done = vipl_emu_cq_recv_done,
 };

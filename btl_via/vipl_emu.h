@@ -269,6 +269,9 @@ void vipl_emu_flush_pending(vipl_emu_vi_t *vi);
 void vipl_emu_check_vi(vipl_emu_vi_t *vi);
 vipl_return_t vipl_emu_post_send(vipl_vi_t *base, vipl_desc_t *d);
 vipl_return_t vipl_emu_post_inline(vipl_vi_t *base, const void *buf, uint32_t len, uint32_t imm);
+vipl_return_t vipl_emu_cq_recv_done(vipl_cq_t *base, vipl_vi_t **vip, vipl_desc_t **dp);
+vipl_return_t vipl_emu_post_inline2(vipl_vi_t *base, const void *a, uint32_t alen, const void *b,
+                                    uint32_t blen, uint32_t imm);
 vipl_return_t vipl_emu_send_done(vipl_vi_t *base, vipl_desc_t **dp);
 vipl_return_t vipl_emu_post_recv(vipl_vi_t *base, vipl_desc_t *d);
 vipl_return_t vipl_emu_recv_done(vipl_vi_t *base, vipl_desc_t **dp);

@@ -389,15 +389,18 @@ vipl_return_t vipl_emu_post_send(vipl_vi_t *base, vipl_desc_t *d)
     return VIPL_SUCCESS;
 }
 
-/* a send without a descriptor (vipl_post_inline): straight into the
- * peer's next slot, behind the RDMA queued before it */
-vipl_return_t vipl_emu_post_inline(vipl_vi_t *base, const void *buf, uint32_t len, uint32_t imm)
+/* a send without a descriptor (vipl_post_inline, vipl_post_inline2):
+ * straight into the peer's next slot, behind the RDMA queued before it;
+ * the two pieces are gathered there */
+vipl_return_t vipl_emu_post_inline2(vipl_vi_t *base, const void *a, uint32_t alen, const void *b,
+                                    uint32_t blen, uint32_t imm)
 {
     vipl_emu_vi_t *vi = (vipl_emu_vi_t *) base;
+    const uint32_t max = vi->nic->super.attrs.max_inline;
     vipl_emu_rslot_t *slot;
     uint32_t err;
 
-    if (0 == vi->nic->super.attrs.max_inline || len > vi->nic->super.attrs.max_inline) {
+    if (0 == max || alen > max || blen > max - alen) {
         return VIPL_INVALID_PARAMETER; /* strict: max_inline 0, none at all */
     }
     if (__builtin_expect(NULL != vi->pend_head, 0)) {
@@ -406,9 +409,18 @@ vipl_return_t vipl_emu_post_inline(vipl_vi_t *base, const void *buf, uint32_t le
     if (VIPL_STATE_CONNECTED != vi->state || NULL == (slot = vipl_emu_take_slot(vi, &err))) {
         return VIPL_INVALID_STATE;
     }
-    memcpy(slot->inline_data, buf, len);
-    vipl_emu_fill_inline(vi, slot, len, imm, VIPL_STATUS_IMMEDIATE);
+    /* max_inline <= VIPL_EMU_INLINE_MAX: both fit in the slot */
+    memcpy(slot->inline_data, a, alen);
+    if (0 != blen) {
+        memcpy(slot->inline_data + alen, b, blen);
+    }
+    vipl_emu_fill_inline(vi, slot, alen + blen, imm, VIPL_STATUS_IMMEDIATE);
     return VIPL_SUCCESS;
+}
+
+vipl_return_t vipl_emu_post_inline(vipl_vi_t *base, const void *buf, uint32_t len, uint32_t imm)
+{
+    return vipl_emu_post_inline2(base, buf, len, NULL, 0, imm);
 }
 
 vipl_return_t vipl_emu_send_done(vipl_vi_t *base, vipl_desc_t **dp)
@@ -523,16 +535,13 @@ static inline bool vipl_emu_recv_ready(vipl_emu_vi_t *vi)
     return false;
 }
 
-vipl_return_t vipl_emu_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
+/* the completion recv_ready found: its descriptor filled and handed out */
+static inline vipl_return_t vipl_emu_recv_take(vipl_emu_vi_t *vi, vipl_desc_t **dp)
 {
-    vipl_emu_vi_t *vi = (vipl_emu_vi_t *) base;
     vipl_emu_rslot_t *slot;
     vipl_desc_t *d;
     uint32_t st;
 
-    if (!vipl_emu_recv_ready(vi)) {
-        return VIPL_NOT_DONE;
-    }
     slot = vi->rec->slots + vi->rdone_idx;
     d = vi->rdescs[vi->rdone_idx];
     st = vipl_emu_load32(&slot->status);
@@ -574,6 +583,16 @@ vipl_return_t vipl_emu_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
     return VIPL_SUCCESS;
 }
 
+vipl_return_t vipl_emu_recv_done(vipl_vi_t *base, vipl_desc_t **dp)
+{
+    vipl_emu_vi_t *vi = (vipl_emu_vi_t *) base;
+
+    if (!vipl_emu_recv_ready(vi)) {
+        return VIPL_NOT_DONE;
+    }
+    return vipl_emu_recv_take(vi, dp);
+}
+
 vipl_return_t vipl_emu_cq_done(vipl_cq_t *base, vipl_vi_t **vip, bool *is_recv)
 {
     vipl_emu_cq_t *cq = (vipl_emu_cq_t *) base;
@@ -597,6 +616,31 @@ vipl_return_t vipl_emu_cq_done(vipl_cq_t *base, vipl_vi_t **vip, bool *is_recv)
             *vip = &vi->super;
             *is_recv = cq->is_recv[i];
             return VIPL_SUCCESS;
+        }
+    }
+    return VIPL_NOT_DONE;
+}
+
+/* vipl_cq_recv_done: the next receive completion of the CQ's receive
+ * queues, each in turn, found and taken in one look at its slot (send
+ * queues on the CQ only have their pending work moved on) */
+vipl_return_t vipl_emu_cq_recv_done(vipl_cq_t *base, vipl_vi_t **vip, vipl_desc_t **dp)
+{
+    vipl_emu_cq_t *cq = (vipl_emu_cq_t *) base;
+    uint32_t count = tc_atomic_load_acquire(&cq->count);
+
+    for (uint32_t n = 0; n < count; ++n) {
+        uint32_t i = cq->next < count ? cq->next : 0;
+        vipl_emu_vi_t *vi = cq->vis[i];
+
+        cq->next = (i + 1 == count) ? 0 : i + 1;
+        if (!cq->is_recv[i]) {
+            if (NULL != vi->pend_head) {
+                vipl_emu_flush_pending(vi);
+            }
+        } else if (vipl_emu_recv_ready(vi)) {
+            *vip = &vi->super;
+            return vipl_emu_recv_take(vi, dp);
         }
     }
     return VIPL_NOT_DONE;

@@ -110,58 +110,6 @@ int tc_mpring_reserve(tc_mpring_t *q, void **payload)
     }
 }
 
-int tc_mpring_reserve_sole(tc_mpring_t *q, void **payload)
-{
-    uint64_t pos;
-    tc_mpring_slot_hdr_t *s;
-    int64_t diff;
-
-    if (q->has_reserved) {
-        return -EINVAL;
-    }
-    /* only we write the position: no other claim can race with ours */
-    pos = tc_atomic_load_relaxed(&q->hdr->enqueue_pos);
-    s = tc_mpring_slot(q, pos);
-    if (q->sole_sender) {
-        /* the caller's credits say the slot is free */
-        tc_atomic_store_relaxed(&q->hdr->enqueue_pos, pos + 1);
-        q->reserved = pos;
-        q->has_reserved = true;
-        *payload = (uint8_t *) s + sizeof(*s);
-        return 0;
-    }
-    diff = (int64_t) (tc_atomic_load_acquire(&s->seq) - pos);
-    if (diff < 0) {
-        return -EAGAIN;
-    }
-    if (diff > 0) {
-        return -EPROTO;
-    }
-    tc_atomic_store_relaxed(&q->hdr->enqueue_pos, pos + 1);
-    q->reserved = pos;
-    q->has_reserved = true;
-    *payload = (uint8_t *) s + sizeof(*s);
-    return 0;
-}
-
-int tc_mpring_publish(tc_mpring_t *q, uint32_t len, uint32_t tag)
-{
-    tc_mpring_slot_hdr_t *s;
-
-    if (!q->has_reserved) {
-        return -EINVAL;
-    }
-    if (len > q->slot_size) {
-        return -EMSGSIZE;
-    }
-    s = tc_mpring_slot(q, q->reserved);
-    s->len = len;
-    s->tag = tag;
-    tc_atomic_store_release(&s->seq, q->reserved + 1);
-    q->has_reserved = false;
-    return 0;
-}
-
 int tc_mpring_push(tc_mpring_t *q, const void *data, uint32_t len, uint32_t tag)
 {
     void *payload;
@@ -178,18 +126,6 @@ int tc_mpring_push(tc_mpring_t *q, const void *data, uint32_t len, uint32_t tag)
         memcpy(payload, data, len);
     }
     return tc_mpring_publish(q, len, tag);
-}
-
-void tc_mpring_release(tc_mpring_t *q)
-{
-    tc_mpring_slot_hdr_t *s = tc_mpring_slot(q, q->tail);
-
-    /* Free the slot for the producer of the next lap. */
-    if (!q->sole_sender) {
-        tc_atomic_store_release(&s->seq, q->tail + q->nslots);
-    }
-    q->tail++;
-    tc_atomic_store_relaxed(&q->hdr->dequeue_pos, q->tail);
 }
 
 int tc_mpring_pop(tc_mpring_t *q, void *buf, size_t bufsize, uint32_t *len, uint32_t *tag)

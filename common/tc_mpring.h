@@ -86,7 +86,7 @@ int tc_mpring_attach(tc_mpring_t *q, void *mem, size_t memlen, uint32_t nslots, 
  * slot_size bytes into *payload, then publish. One reservation at a time
  * per tc_mpring_t. */
 int tc_mpring_reserve(tc_mpring_t *q, void **payload);
-int tc_mpring_publish(tc_mpring_t *q, uint32_t len, uint32_t tag);
+static inline int tc_mpring_publish(tc_mpring_t *q, uint32_t len, uint32_t tag);
 
 /* tc_mpring_reserve for a queue with exactly one producer (one process,
  * one thread, for the queue's whole life): the claim is a plain store of
@@ -95,7 +95,13 @@ int tc_mpring_publish(tc_mpring_t *q, uint32_t len, uint32_t tag);
  * slot just read from another queue). Never mix with tc_mpring_reserve
  * on the same queue. -EAGAIN when full, -EPROTO if the slot says another
  * producer claimed it. */
-int tc_mpring_reserve_sole(tc_mpring_t *q, void **payload);
+static inline int tc_mpring_reserve_sole(tc_mpring_t *q, void **payload);
+
+/* Fetch the slot the next claim will take in exclusive state (a hint, no
+ * effect on correctness): the claim writes the slot, which the consumer
+ * read last; a plain read would take the line shared and the write would
+ * cost a second transfer. */
+static inline void tc_mpring_prefetch_claim(const tc_mpring_t *q);
 
 /* Sole-sender mode, for a queue with one producer whose protocol above never
  * lets it write a slot before the consumer is done with it (credits
@@ -116,7 +122,7 @@ int tc_mpring_push(tc_mpring_t *q, const void *data, uint32_t len, uint32_t tag)
  * -EPROTO (corrupt slot). Valid until tc_mpring_release(). */
 static inline int tc_mpring_peek(tc_mpring_t *q, const void **payload, uint32_t *len,
                                  uint32_t *tag);
-void tc_mpring_release(tc_mpring_t *q);
+static inline void tc_mpring_release(tc_mpring_t *q);
 
 /* Consumer, copying; -EMSGSIZE (message stays) if bufsize is too small. */
 int tc_mpring_pop(tc_mpring_t *q, void *buf, size_t bufsize, uint32_t *len, uint32_t *tag);
@@ -136,6 +142,83 @@ static inline int tc_mpring_peek(tc_mpring_t *q, const void **payload, uint32_t 
         return -EPROTO;
     }
     return tc_ring_impl_read_slot(s, q->slot_size, payload, len, tag);
+}
+
+/* inline: reserve_sole, publish and release are on every message's path */
+static inline tc_mpring_slot_hdr_t *tc_mpring_slot_at(const tc_mpring_t *q, uint64_t pos)
+{
+    return tc_ring_impl_slot(q->slots, q->stride, q->nslots, pos);
+}
+
+static inline void tc_mpring_prefetch_claim(const tc_mpring_t *q)
+{
+    const void *slot = tc_mpring_slot_at(q, tc_atomic_load_relaxed(&q->hdr->enqueue_pos));
+
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ volatile("prefetchw %0" : : "m"(*(const char *) slot));
+#else
+    __builtin_prefetch(slot, 1, 3);
+#endif
+}
+
+static inline int tc_mpring_reserve_sole(tc_mpring_t *q, void **payload)
+{
+    uint64_t pos;
+    tc_mpring_slot_hdr_t *s;
+    int64_t diff;
+
+    if (q->has_reserved) {
+        return -EINVAL;
+    }
+    /* only we write the position: no other claim can race with ours */
+    pos = tc_atomic_load_relaxed(&q->hdr->enqueue_pos);
+    s = tc_mpring_slot_at(q, pos);
+    if (!q->sole_sender) {
+        diff = (int64_t) (tc_atomic_load_acquire(&s->seq) - pos);
+        if (diff < 0) {
+            return -EAGAIN;
+        }
+        if (diff > 0) {
+            return -EPROTO;
+        }
+    }
+    /* sole-sender mode: the caller's credits say the slot is free */
+    tc_atomic_store_relaxed(&q->hdr->enqueue_pos, pos + 1);
+    q->reserved = pos;
+    q->has_reserved = true;
+    *payload = (uint8_t *) s + sizeof(*s);
+    return 0;
+}
+
+static inline int tc_mpring_publish(tc_mpring_t *q, uint32_t len, uint32_t tag)
+{
+    tc_mpring_slot_hdr_t *s;
+
+    if (!q->has_reserved) {
+        return -EINVAL;
+    }
+    if (len > q->slot_size) {
+        return -EMSGSIZE;
+    }
+    s = tc_mpring_slot_at(q, q->reserved);
+    s->len = len;
+    s->tag = tag;
+    tc_atomic_store_release(&s->seq, q->reserved + 1);
+    q->has_reserved = false;
+    return 0;
+}
+
+static inline void tc_mpring_release(tc_mpring_t *q)
+{
+    tc_mpring_slot_hdr_t *s = tc_mpring_slot_at(q, q->tail);
+
+    /* Free the slot for the producer of the next lap (sole sender: the
+     * position alone frees it). */
+    if (!q->sole_sender) {
+        tc_atomic_store_release(&s->seq, q->tail + q->nslots);
+    }
+    q->tail++;
+    tc_atomic_store_relaxed(&q->hdr->dequeue_pos, q->tail);
 }
 
 #ifdef __cplusplus
