@@ -421,6 +421,31 @@ static void btl_sctp_sock_user_assoc_setup(user_sock_t *us, btl_sctp_peer_t *p, 
     }
 }
 
+/* One piece to the peer's association. Once its id is known the
+ * association is named by id: with an address usrsctp looks the
+ * association up by address before sending and again after it (for the
+ * caller's copy of the id), two searches on every message. When the id
+ * fails (ENOENT: the association ended before its event was read) it is
+ * forgotten and the address used, as before: that starts a new
+ * association, or fails with the address's own error. */
+static ssize_t btl_sctp_sock_user_send_piece(user_sock_t *us, btl_sctp_peer_t *p, const void *base,
+                                             size_t len, struct sctp_sendv_spa *spa)
+{
+    if (p->has_assoc) {
+        ssize_t n;
+        spa->sendv_sndinfo.snd_assoc_id = p->assoc_id;
+        n = usrsctp_sendv(us->so, base, len, NULL, 0, spa, sizeof(*spa), SCTP_SENDV_SPA, 0);
+        if (n >= 0 || EWOULDBLOCK == errno || EAGAIN == errno || ENOBUFS == errno) {
+            return n;
+        }
+        tc_hash_remove(&us->by_assoc, (uint64_t) p->assoc_id, NULL);
+        p->has_assoc = 0;
+    }
+    spa->sendv_sndinfo.snd_assoc_id = 0;
+    return usrsctp_sendv(us->so, base, len, (struct sockaddr *) &p->sconn, 1, spa, sizeof(*spa),
+                         SCTP_SENDV_SPA, 0);
+}
+
 /* Explicit end-of-record mode: a message is handed over in pieces (the
  * BTL's header, then the user's data in place) and ends with SCTP_EOR,
  * so the data is copied once, into the stack, and not first into a
@@ -452,8 +477,7 @@ static int btl_sctp_sock_user_sendv_pieces(user_sock_t *us, btl_sctp_peer_t *p, 
         len -= skip;
         skip = 0;
         spa.sendv_sndinfo.snd_flags = i == last ? SCTP_EOR : 0;
-        n = usrsctp_sendv(us->so, base, len, (struct sockaddr *) &p->sconn, 1, &spa, sizeof(spa),
-                          SCTP_SENDV_SPA, 0);
+        n = btl_sctp_sock_user_send_piece(us, p, base, len, &spa);
         if (n < 0) {
             if (EWOULDBLOCK == errno || EAGAIN == errno || ENOBUFS == errno) {
                 return -EAGAIN;
