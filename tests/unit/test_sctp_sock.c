@@ -6,7 +6,8 @@
  * usrsctp instance, each with its own UDP sockets on loopback), driven
  * alternately: lazy association setup, patterned messages both ways,
  * streams, and head-of-line blocking (a small message on stream 0 passes
- * megabytes of bulk data queued on another stream). The kernel stack's
+ * megabytes of bulk data queued on another stream), and a send to an
+ * association that ended before its event was read. The kernel stack's
  * tests skip with a message when the kernel has no SCTP.
  */
 #include "tc_config.h"
@@ -145,6 +146,44 @@ static void test_user_pingpong(void **state)
         assert_int_equal(1, btl_sctp_sock_paths(pr.a, pr.a_to_b, &alive));
     }
     close_pair(&pr);
+}
+
+/* A known association is named by its id when sending. One that ended
+ * (the peer aborted) before its event was read must not make the next
+ * send fail: the id is forgotten and the address starts a new
+ * association. The event is still delivered. */
+static void test_user_send_after_abort(void **state)
+{
+    pair_t pr;
+    unsigned char buf[SMALL_LEN];
+    btl_sctp_sock_msg_t msg;
+    int lost = 0;
+    (void) state;
+
+    assert_int_equal(0, open_pair(&pr, BTL_SCTP_STACK_USER, 1, 5911));
+    for (unsigned round = 0; round < 3; ++round) {
+        test_pattern_fill(buf, sizeof(buf), round);
+        assert_int_equal(0, btl_sctp_sock_send(pr.a, pr.a_to_b, 0, buf, sizeof(buf)));
+        assert_int_equal(1, pump_recv(&pr, pr.b, &msg));
+        assert_true(test_pattern_check(msg.data, sizeof(buf), round));
+    }
+    btl_sctp_sock_close(pr.b); /* abortive: an ABORT to a */
+    for (int i = 0; i < 100; ++i) {
+        btl_sctp_sock_progress(pr.a); /* takes the ABORT in, no event read */
+    }
+    test_pattern_fill(buf, sizeof(buf), 7);
+    assert_int_equal(0, btl_sctp_sock_send(pr.a, pr.a_to_b, 0, buf, sizeof(buf)));
+    for (int i = 0; i < 1000 && !lost; ++i) {
+        int rc = btl_sctp_sock_recv(pr.a, &msg);
+        assert_true(rc >= 0);
+        if (1 == rc) {
+            lost = BTL_SCTP_SOCK_LOST == msg.kind || BTL_SCTP_SOCK_CLOSED == msg.kind;
+        } else {
+            btl_sctp_sock_progress(pr.a);
+        }
+    }
+    assert_true(lost);
+    btl_sctp_sock_close(pr.a);
 }
 
 /* Queue as much bulk data on stream 1 as the socket takes, then one small
@@ -493,9 +532,13 @@ static void test_bad_config(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bad_config),        cmocka_unit_test(test_user_pingpong),
-        cmocka_unit_test(test_user_head_of_line), cmocka_unit_test(test_user_oversize_record),
-        cmocka_unit_test(test_user_batching),     cmocka_unit_test(test_user_segments),
+        cmocka_unit_test(test_bad_config),
+        cmocka_unit_test(test_user_pingpong),
+        cmocka_unit_test(test_user_head_of_line),
+        cmocka_unit_test(test_user_oversize_record),
+        cmocka_unit_test(test_user_batching),
+        cmocka_unit_test(test_user_segments),
+        cmocka_unit_test(test_user_send_after_abort),
         cmocka_unit_test(test_kernel_stack),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
