@@ -32,23 +32,10 @@
 #include "btl_bip_endpoint.h"
 #include "btl_bip_frag.h"
 
-static int reports;
-static int32_t report_flags;
-static struct opal_proc_t *report_proc;
 /* per peer k (0, 1): [0] the send in the FIFO, [1] the one awaiting its
  * ACK, [2] the get */
 static int done[2][3];
 static int status[2][3];
-
-static void bip_lost_error_cb(struct mca_btl_base_module_t *btl, int32_t flags,
-                              struct opal_proc_t *proc, char *info)
-{
-    (void) btl;
-    (void) info;
-    ++reports;
-    report_flags = flags;
-    report_proc = proc;
-}
 
 static void bip_lost_des_cb(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *ep,
                             struct mca_btl_base_descriptor_t *des, int rc)
@@ -126,11 +113,9 @@ static void run_lost(bool ft)
     c->endpoints = eps;
     c->nprocs = 3;
     c->lost_pending = 0;
-    mca_btl_bip_module.error_cb = bip_lost_error_cb;
+    mca_btl_bip_module.error_cb = test_ft_error_cb;
     mca_btl_bip_module.short_limit = 16;
-    reports = 0;
-    report_flags = -1;
-    report_proc = NULL;
+    test_ft_reports_reset();
     memset(done, 0, sizeof(done));
     memset(procs, 0, sizeof(procs));
 
@@ -168,7 +153,7 @@ static void run_lost(bool ft)
         opal_list_append(&c->recv_fifo, &rreqs[k]->super);
     }
     (void) mca_btl_bip_component_progress();
-    assert_int_equal(0, reports);
+    assert_int_equal(0, test_ft_reports);
 
     /* peer 1 is lost: refused at once, completed and reported by progress */
     mca_btl_bip_endpoint_lost(&eps[1], "the peer process is gone (test)");
@@ -183,11 +168,9 @@ static void run_lost(bool ft)
     assert_int_equal(OPAL_ERR_UNREACH,
                      mca_btl_bip_get(&mca_btl_bip_module.super, &eps[1], buf, 0, NULL, NULL, 8, 0,
                                      0, bip_lost_get_cb, NULL, NULL));
-    assert_int_equal(0, reports); /* from progress, not from inside a call */
+    assert_int_equal(0, test_ft_reports); /* from progress, not from inside a call */
     (void) mca_btl_bip_component_progress();
-    assert_int_equal(1, reports);
-    assert_int_equal(ft ? MCA_BTL_ERROR_FLAGS_NONFATAL : MCA_BTL_ERROR_FLAGS_FATAL, report_flags);
-    assert_ptr_equal(&procs[1], report_proc);
+    test_ft_assert_reported(1, ft, &procs[1]);
     for (int op = 0; op < 3; ++op) {
         assert_int_equal(1, done[0][op]);
         assert_int_equal(OPAL_ERR_UNREACH, status[0][op]);
@@ -201,7 +184,7 @@ static void run_lost(bool ft)
     for (int i = 0; i < 10; ++i) {
         (void) mca_btl_bip_component_progress();
     }
-    assert_int_equal(1, reports);
+    assert_int_equal(1, test_ft_reports);
     for (int op = 0; op < 3; ++op) {
         assert_int_equal(1, done[0][op]);
         assert_int_equal(0, done[1][op]);
@@ -223,36 +206,7 @@ static void run_lost(bool ft)
     rmdir(dir);
 }
 
-static void test_bip_lost_under_ft(void **state)
-{
-    (void) state;
-    run_lost(true);
-}
-
-static void test_bip_lost_without_ft(void **state)
-{
-    (void) state;
-    run_lost(false);
-}
-
-static int bip_lost_setup(void **state)
-{
-    (void) state;
-    return test_ft_setup("test_bip_lost", MCA_BTL_BIP_SRCDIR);
-}
-
-static int bip_lost_teardown(void **state)
-{
-    (void) state;
-    return test_ft_teardown();
-}
-
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bip_lost_under_ft),
-        cmocka_unit_test(test_bip_lost_without_ft),
-    };
-
-    return cmocka_run_group_tests(tests, bip_lost_setup, bip_lost_teardown);
+    return test_ft_lost_main("test_bip_lost", MCA_BTL_BIP_SRCDIR, run_lost);
 }

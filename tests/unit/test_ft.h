@@ -2,9 +2,10 @@
 /*
  * test_ft.h: what the unit tests of a lost peer share (test_ompi_lost,
  * test_sci_lost, test_bip_lost): OPAL's utility layer, a help directory,
- * and the MCA variable mpi_ft_enable registered as the MPI layer does
- * (mpirun --with-ft ulfm sets it), set to the value a case needs. Include
- * after <cmocka.h>.
+ * the MCA variable mpi_ft_enable registered as the MPI layer does
+ * (mpirun --with-ft ulfm sets it), set to the value a case needs, the
+ * PML's error callback recorded, and a component's two cases (the same
+ * run under fault tolerance and without). Include after <cmocka.h>.
  */
 #ifndef TEST_FT_H
 #define TEST_FT_H
@@ -58,6 +59,87 @@ static inline int test_ft_teardown(void)
     test_ft_unset();
     opal_finalize_util();
     return 0;
+}
+
+/* the PML's error callback, recorded */
+static int test_ft_reports;
+static int32_t test_ft_report_flags;
+static struct opal_proc_t *test_ft_report_proc;
+
+static inline void test_ft_error_cb(struct mca_btl_base_module_t *btl, int32_t flags,
+                                    struct opal_proc_t *proc, char *info)
+{
+    (void) btl;
+    (void) info;
+    ++test_ft_reports;
+    test_ft_report_flags = flags;
+    test_ft_report_proc = proc;
+}
+
+static inline void test_ft_reports_reset(void)
+{
+    test_ft_reports = 0;
+    test_ft_report_flags = -1;
+    test_ft_report_proc = NULL;
+}
+
+/* n reports so far, the last for proc, fatal unless under fault tolerance */
+static inline void test_ft_assert_reported(int n, bool ft, struct opal_proc_t *proc)
+{
+    assert_int_equal(n, test_ft_reports);
+    assert_int_equal(ft ? MCA_BTL_ERROR_FLAGS_NONFATAL : MCA_BTL_ERROR_FLAGS_FATAL,
+                     test_ft_report_flags);
+    assert_ptr_equal(proc, test_ft_report_proc);
+}
+
+/* a group of cases between test_ft_setup and test_ft_teardown */
+static const char *test_ft_name;
+static const char *test_ft_help_dir;
+
+static inline int test_ft_group_setup(void **state)
+{
+    (void) state;
+    return test_ft_setup(test_ft_name, test_ft_help_dir);
+}
+
+static inline int test_ft_group_teardown(void **state)
+{
+    (void) state;
+    return test_ft_teardown();
+}
+
+static inline int test_ft_run_group(const char *name, const char *help_dir,
+                                    const struct CMUnitTest *tests, size_t n)
+{
+    test_ft_name = name;
+    test_ft_help_dir = help_dir;
+    return _cmocka_run_group_tests(name, tests, n, test_ft_group_setup, test_ft_group_teardown);
+}
+
+/* a component's lost peer: its run under fault tolerance, then without */
+static void (*test_ft_lost_run)(bool ft);
+
+static inline void test_ft_lost_under_ft(void **state)
+{
+    (void) state;
+    test_ft_lost_run(true);
+}
+
+static inline void test_ft_lost_without_ft(void **state)
+{
+    (void) state;
+    test_ft_lost_run(false);
+}
+
+static inline int test_ft_lost_main(const char *name, const char *help_dir, void (*run)(bool ft))
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ft_lost_under_ft),
+        cmocka_unit_test(test_ft_lost_without_ft),
+    };
+
+    test_ft_lost_run = run;
+    return test_ft_run_group(name, help_dir, tests, sizeof(tests) / sizeof(tests[0]));
 }
 
 #endif /* TEST_FT_H */

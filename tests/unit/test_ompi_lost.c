@@ -246,19 +246,6 @@ static void test_fail_list(void **state)
     assert_int_equal(TC_OMPI_LOST_STATUS, OPAL_ERR_UNREACH);
 }
 
-static int test_setup(void **state)
-{
-    (void) state;
-    /* the text of tc_ompi_fatal_peer's help topic */
-    return test_ft_setup("test_ompi_lost", LOST_HELP_DIR);
-}
-
-static int test_teardown(void **state)
-{
-    (void) state;
-    return test_ft_teardown();
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -268,5 +255,7 @@ int main(void)
         cmocka_unit_test(test_fail_des),
         cmocka_unit_test(test_fail_list),
     };
-    return cmocka_run_group_tests(tests, test_setup, test_teardown);
+    /* the text of tc_ompi_fatal_peer's help topic is in LOST_HELP_DIR */
+    return test_ft_run_group("test_ompi_lost", LOST_HELP_DIR, tests,
+                             sizeof(tests) / sizeof(tests[0]));
 }

@@ -27,21 +27,8 @@
 #include "btl_sci_endpoint.h"
 #include "btl_sci_frag.h"
 
-static int reports;
-static int32_t report_flags;
-static struct opal_proc_t *report_proc;
 static int completions[2];
 static int completion_status[2];
-
-static void sci_lost_error_cb(struct mca_btl_base_module_t *btl, int32_t flags,
-                              struct opal_proc_t *proc, char *info)
-{
-    (void) btl;
-    (void) info;
-    ++reports;
-    report_flags = flags;
-    report_proc = proc;
-}
 
 static void sci_lost_des_cb(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *ep,
                             struct mca_btl_base_descriptor_t *des, int status)
@@ -82,10 +69,8 @@ static void run_lost(bool ft)
     c->progress_calls = 0;
     c->lost_pending = 0;
     c->output = -1;
-    mca_btl_sci_module.error_cb = sci_lost_error_cb;
-    reports = 0;
-    report_flags = -1;
-    report_proc = NULL;
+    mca_btl_sci_module.error_cb = test_ft_error_cb;
+    test_ft_reports_reset();
     memset(completions, 0, sizeof(completions));
 
     for (int i = 0; i < 3; ++i) {
@@ -112,7 +97,7 @@ static void run_lost(bool ft)
         assert_true(ep->waiting);
     }
     (void) mca_btl_sci_component_progress();
-    assert_int_equal(0, reports);
+    assert_int_equal(0, test_ft_reports);
     assert_int_equal(0, completions[0] + completions[1]);
 
     /* peer 1 is lost: refused at once, completed and reported by progress */
@@ -129,11 +114,9 @@ static void run_lost(bool ft)
     assert_int_equal(OPAL_ERR_UNREACH,
                      mca_btl_sci_put(&mca_btl_sci_module.super, &eps[1], &bell, 0, NULL, NULL, 8, 0,
                                      0, NULL, NULL, NULL));
-    assert_int_equal(0, reports); /* from progress, not from inside a call */
+    assert_int_equal(0, test_ft_reports); /* from progress, not from inside a call */
     (void) mca_btl_sci_component_progress();
-    assert_int_equal(1, reports);
-    assert_int_equal(ft ? MCA_BTL_ERROR_FLAGS_NONFATAL : MCA_BTL_ERROR_FLAGS_FATAL, report_flags);
-    assert_ptr_equal(&procs[1], report_proc);
+    test_ft_assert_reported(1, ft, &procs[1]);
     assert_int_equal(1, completions[0]);
     assert_int_equal(OPAL_ERR_UNREACH, completion_status[0]);
     assert_int_equal(0, (int) opal_list_get_size(&eps[1].pending));
@@ -144,7 +127,7 @@ static void run_lost(bool ft)
     for (int i = 0; i < 10; ++i) {
         (void) mca_btl_sci_component_progress();
     }
-    assert_int_equal(1, reports);
+    assert_int_equal(1, test_ft_reports);
     assert_int_equal(1, completions[0]);
     assert_int_equal(0, completions[1]);
     assert_int_equal(MCA_BTL_SCI_EP_CONNECTING, eps[2].state);
@@ -156,7 +139,7 @@ static void run_lost(bool ft)
     (void) opal_list_remove_first(&eps[2].pending);
     mca_btl_sci_endpoint_lost(&eps[2], "after its finalize");
     (void) mca_btl_sci_component_progress();
-    assert_int_equal(1, reports);
+    assert_int_equal(1, test_ft_reports);
 
     OBJ_DESTRUCT(&c->pending_endpoints);
     c->doorbell = NULL;
@@ -166,36 +149,7 @@ static void run_lost(bool ft)
     free(eps);
 }
 
-static void test_sci_lost_under_ft(void **state)
-{
-    (void) state;
-    run_lost(true);
-}
-
-static void test_sci_lost_without_ft(void **state)
-{
-    (void) state;
-    run_lost(false);
-}
-
-static int sci_lost_setup(void **state)
-{
-    (void) state;
-    return test_ft_setup("test_sci_lost", MCA_BTL_SCI_SRCDIR);
-}
-
-static int sci_lost_teardown(void **state)
-{
-    (void) state;
-    return test_ft_teardown();
-}
-
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sci_lost_under_ft),
-        cmocka_unit_test(test_sci_lost_without_ft),
-    };
-
-    return cmocka_run_group_tests(tests, sci_lost_setup, sci_lost_teardown);
+    return test_ft_lost_main("test_sci_lost", MCA_BTL_SCI_SRCDIR, run_lost);
 }
