@@ -27,10 +27,9 @@
 
 #include "test_ft.h"
 
-#include "bip_device.h"
-#include "btl_bip.h"
 #include "btl_bip_endpoint.h"
 #include "btl_bip_frag.h"
+#include "test_bip_state.h"
 
 /* per peer k (0, 1): [0] the send in the FIFO, [1] the one awaiting its
  * ACK, [2] the get */
@@ -80,13 +79,6 @@ static void run_lost(bool ft)
 {
     mca_btl_bip_component_t *c = &mca_btl_bip_component;
     char dir[] = "/tmp/test_bip_lost.XXXXXX";
-    bip_dev_params_t p = {.job_key = "l",
-                          .rank = 0,
-                          .expected_peers = 0,
-                          .nslots = 4,
-                          .slot_size = 64,
-                          .max_posted = 2,
-                          .frag_size = 4096};
     mca_btl_bip_endpoint_t *eps = calloc(3, sizeof(*eps));
     opal_proc_t procs[3];
     mca_btl_base_descriptor_t *des;
@@ -97,19 +89,7 @@ static void run_lost(bool ft)
 
     assert_non_null(eps);
     test_ft_set(ft);
-    assert_non_null(mkdtemp(dir));
-    p.dir = dir;
-    assert_int_equal(0, bip_open(&p, &c->dev));
-    OBJ_CONSTRUCT(&c->posted, opal_list_t);
-    OBJ_CONSTRUCT(&c->recv_fifo, opal_list_t);
-    OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
-    tc_ompi_done_list_construct(&c->completed_frags);
-    c->threads = false;
-    c->unlinked = true;
-    c->poll_batch = 4;
-    c->check_interval = 1u << 30;
-    c->progress_calls = 1u << 30;
-    c->output = -1;
+    test_bip_state_init(dir, false);
     c->endpoints = eps;
     c->nprocs = 3;
     c->lost_pending = 0;
@@ -201,9 +181,7 @@ static void run_lost(bool ft)
     c->endpoints = NULL;
     c->nprocs = 0;
     free(eps);
-    bip_close(c->dev);
-    c->dev = NULL;
-    rmdir(dir);
+    test_bip_state_fini(dir);
 }
 
 int main(void)

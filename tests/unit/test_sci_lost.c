@@ -23,9 +23,8 @@
 
 #include "test_ft.h"
 
-#include "btl_sci.h"
-#include "btl_sci_endpoint.h"
 #include "btl_sci_frag.h"
+#include "test_sci_state.h"
 
 static int completions[2];
 static int completion_status[2];
@@ -43,43 +42,18 @@ static void sci_lost_des_cb(struct mca_btl_base_module_t *btl, struct mca_btl_ba
 
 static void run_lost(bool ft)
 {
-    mca_btl_sci_component_t *c = &mca_btl_sci_component;
-    uint64_t bell = 0;
-    mca_btl_sci_endpoint_t *eps = calloc(3, sizeof(*eps));
-    mca_btl_sci_endpoint_t *conn[3] = {NULL, NULL, NULL}, *sweep[3] = {NULL, NULL, NULL};
-    opal_proc_t procs[3];
+    test_sci_state_t s;
+    mca_btl_sci_endpoint_t *eps;
     mca_btl_base_descriptor_t *des;
     mca_btl_sci_frag_t frags[2], later;
 
-    assert_non_null(eps);
     test_ft_set(ft);
-    memset(procs, 0, sizeof(procs));
-    OBJ_CONSTRUCT(&c->pending_endpoints, opal_list_t);
-    tc_ompi_done_list_construct(&c->completed_frags);
-    OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
-    c->doorbell = (uint8_t *) &bell;
-    c->running = true;
-    c->local_rank = 0;
-    c->num_local = 3;
-    c->endpoints = eps;
-    c->connected = conn;
-    c->sweep = sweep;
-    c->num_connected = c->num_active = c->num_unconnected = 0;
-    c->sweep_interval = 1024;
-    c->progress_calls = 0;
-    c->lost_pending = 0;
-    c->output = -1;
+    test_sci_state_init(&s, 3, 1024);
+    eps = s.eps;
     mca_btl_sci_module.error_cb = test_ft_error_cb;
     test_ft_reports_reset();
     memset(completions, 0, sizeof(completions));
 
-    for (int i = 0; i < 3; ++i) {
-        OBJ_CONSTRUCT(&eps[i], mca_btl_sci_endpoint_t);
-        eps[i].peer_rank = i;
-        eps[i].module = &mca_btl_sci_module;
-        eps[i].proc = &procs[i];
-        procs[i].proc_name.vpid = (uint32_t) i;
-    }
     /* two peers that cannot take a message yet: a send waits on each */
     for (int k = 0; k < 2; ++k) {
         mca_btl_sci_endpoint_t *ep = &eps[k + 1];
@@ -112,11 +86,11 @@ static void run_lost(bool ft)
         mca_btl_sci_sendi(&mca_btl_sci_module.super, &eps[1], NULL, "x", 1, 0, 0, 0, 1, &des));
     assert_null(des);
     assert_int_equal(OPAL_ERR_UNREACH,
-                     mca_btl_sci_put(&mca_btl_sci_module.super, &eps[1], &bell, 0, NULL, NULL, 8, 0,
-                                     0, NULL, NULL, NULL));
+                     mca_btl_sci_put(&mca_btl_sci_module.super, &eps[1], &s.bell, 0, NULL, NULL, 8,
+                                     0, 0, NULL, NULL, NULL));
     assert_int_equal(0, test_ft_reports); /* from progress, not from inside a call */
     (void) mca_btl_sci_component_progress();
-    test_ft_assert_reported(1, ft, &procs[1]);
+    test_ft_assert_reported(1, ft, &s.procs[1]);
     assert_int_equal(1, completions[0]);
     assert_int_equal(OPAL_ERR_UNREACH, completion_status[0]);
     assert_int_equal(0, (int) opal_list_get_size(&eps[1].pending));
@@ -141,12 +115,7 @@ static void run_lost(bool ft)
     (void) mca_btl_sci_component_progress();
     assert_int_equal(1, test_ft_reports);
 
-    OBJ_DESTRUCT(&c->pending_endpoints);
-    c->doorbell = NULL;
-    c->running = false;
-    c->endpoints = NULL;
-    c->connected = c->sweep = NULL;
-    free(eps);
+    test_sci_state_fini(&s);
 }
 
 int main(void)
