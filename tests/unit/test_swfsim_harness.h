@@ -34,6 +34,13 @@ typedef struct sim_run {
     char hostport[300];
 } sim_run_t;
 
+/* a case run under one of the simulator's models, which it finds in
+ * *state (const char *), named after both: SIM_MODEL_TEST(test_x, "torus") */
+/* clang-format off */
+#define SIM_MODEL_TEST(f, model) \
+    {.name = #f " (" model ")", .test_func = (f), .initial_state = (void *) (model)}
+/* clang-format on */
+
 /* start "swfsim --nodes N ARGS..." (NULL-terminated extra arguments) */
 static inline void sim_start(sim_run_t *s, unsigned nodes, ...)
 {

@@ -80,8 +80,9 @@ static void wait_none(int fd)
 /* node 2 sends two messages to node 0 and dies; nodes 0 and 1 watch,
  * node 3 does not (and finishes first: in torus mode a silent running
  * node would hold back time) */
-static void run_notice(const char *model)
+static void test_notice(void **state)
 {
+    const char *model = *state;
     sim_run_t s;
     int fd[4];
     tc_sockmodel_reply_t r;
@@ -122,23 +123,12 @@ static void run_notice(const char *model)
     sim_cleanup(&s);
 }
 
-static void test_notice_simpel(void **state)
-{
-    (void) state;
-    run_notice("simpel");
-}
-
-static void test_notice_torus(void **state)
-{
-    (void) state;
-    run_notice("torus");
-}
-
 /* a notice wakes a RECVFROM of the dead node; a node that watches only
  * after the death is told at once. Whoever is not answered meanwhile
  * waits (WAITING_START), so that simulated time goes on in torus mode. */
-static void run_late(const char *model)
+static void test_late(void **state)
 {
+    const char *model = *state;
     sim_run_t s;
     int fd[3];
     tc_sockmodel_reply_t r;
@@ -166,18 +156,6 @@ static void run_late(const char *model)
     finish(fd[1]);
     assert_int_equal(sim_wait(&s), 3);
     sim_cleanup(&s);
-}
-
-static void test_late_simpel(void **state)
-{
-    (void) state;
-    run_late("simpel");
-}
-
-static void test_late_torus(void **state)
-{
-    (void) state;
-    run_late("torus");
 }
 
 /* WATCH twice, or with flags, is a broken client: dropped, and its
@@ -266,9 +244,9 @@ static void test_conn_watch(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_notice_simpel), cmocka_unit_test(test_notice_torus),
-        cmocka_unit_test(test_late_simpel),   cmocka_unit_test(test_late_torus),
-        cmocka_unit_test(test_watch_misuse),  cmocka_unit_test(test_conn_watch),
+        SIM_MODEL_TEST(test_notice, "simpel"), SIM_MODEL_TEST(test_notice, "torus"),
+        SIM_MODEL_TEST(test_late, "simpel"),   SIM_MODEL_TEST(test_late, "torus"),
+        cmocka_unit_test(test_watch_misuse),   cmocka_unit_test(test_conn_watch),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests(tests, NULL, NULL);
