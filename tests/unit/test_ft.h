@@ -13,9 +13,9 @@
 #include <stdbool.h>
 
 #include "opal/mca/base/mca_base_var.h"
-#include "opal/util/show_help.h"
 
 #include "tc_ompi.h"
+#include "tc_unit.h"
 
 static bool test_ft_value;
 static int test_ft_index = -1;
@@ -39,26 +39,6 @@ static inline void test_ft_unset(void)
         (void) mca_base_var_deregister(test_ft_index);
         test_ft_index = -1;
     }
-}
-
-/* group setup: OPAL's utility layer, the help files of help_dir */
-static inline int test_ft_setup(const char *name, const char *help_dir)
-{
-    int argc = 1;
-    char *args[] = {(char *) name, NULL}, **argv = args;
-
-    if (OPAL_SUCCESS != tc_ompi_init_util(&argc, &argv)) {
-        return -1;
-    }
-    (void) opal_show_help_add_dir(help_dir);
-    return 0;
-}
-
-static inline int test_ft_teardown(void)
-{
-    test_ft_unset();
-    opal_finalize_util();
-    return 0;
 }
 
 /* the PML's error callback, recorded */
@@ -92,28 +72,19 @@ static inline void test_ft_assert_reported(int n, bool ft, struct opal_proc_t *p
     assert_ptr_equal(proc, test_ft_report_proc);
 }
 
-/* a group of cases between test_ft_setup and test_ft_teardown */
-static const char *test_ft_name;
-static const char *test_ft_help_dir;
-
-static inline int test_ft_group_setup(void **state)
-{
-    (void) state;
-    return test_ft_setup(test_ft_name, test_ft_help_dir);
-}
-
+/* a group of cases inside OPAL's utility layer, the variable removed
+ * again at the end */
 static inline int test_ft_group_teardown(void **state)
 {
-    (void) state;
-    return test_ft_teardown();
+    test_ft_unset();
+    return tc_unit_opal_teardown(state);
 }
 
 static inline int test_ft_run_group(const char *name, const char *help_dir,
                                     const struct CMUnitTest *tests, size_t n)
 {
-    test_ft_name = name;
-    test_ft_help_dir = help_dir;
-    return _cmocka_run_group_tests(name, tests, n, test_ft_group_setup, test_ft_group_teardown);
+    return tc_unit_run_opal_group_with(name, help_dir, tests, n, tc_unit_opal_setup,
+                                       test_ft_group_teardown);
 }
 
 /* a component's lost peer: its run under fault tolerance, then without */
