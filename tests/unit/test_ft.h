@@ -72,6 +72,19 @@ static inline void test_ft_assert_reported(int n, bool ft, struct opal_proc_t *p
     assert_ptr_equal(proc, test_ft_report_proc);
 }
 
+/* the endpoint of a lost peer refuses a send and a sendi at once (through
+ * the module's table, as the PML calls them); later: a descriptor to send */
+static inline void test_ft_assert_refused(mca_btl_base_module_t *btl,
+                                          struct mca_btl_base_endpoint_t *ep,
+                                          mca_btl_base_descriptor_t *later)
+{
+    mca_btl_base_descriptor_t *des = later; /* ob1 passes it uninitialised */
+
+    assert_int_equal(OPAL_ERR_UNREACH, btl->btl_send(btl, ep, later, 1));
+    assert_int_equal(OPAL_ERR_UNREACH, btl->btl_sendi(btl, ep, NULL, "x", 1, 0, 0, 0, 1, &des));
+    assert_null(des);
+}
+
 /* a group of cases inside OPAL's utility layer, the variable removed
  * again at the end */
 static inline int test_ft_group_teardown(void **state)
