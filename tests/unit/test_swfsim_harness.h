@@ -219,6 +219,26 @@ static inline void expect_eof(int fd)
     close(fd);
 }
 
+/* n clients connected as nodes 0..n-1, each told its rank */
+static inline void connect_all(sim_run_t *s, int *fd, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        fd[i] = raw_connect(s);
+        raw_word(fd[i], i);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        assert_int_equal(raw_read_word(fd[i]), i);
+    }
+}
+
+/* a node that finishes in order: FINISH answered, then the end */
+static inline void finish(int fd)
+{
+    raw_cmd(fd, SOCKMODEL_FINISH, 0, 0, 0, 0);
+    expect_reply(fd, SOCKMODEL_FINISH, SOCKMODEL_ST_OK, NULL, NULL, 0);
+    expect_eof(fd);
+}
+
 static inline void fill_pattern(unsigned char *p, size_t n, unsigned seed)
 {
     for (size_t i = 0; i < n; i++) {

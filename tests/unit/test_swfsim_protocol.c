@@ -17,24 +17,6 @@
 
 #include "test_swfsim_harness.h"
 
-static void connect_all(sim_run_t *s, int *fd, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        fd[i] = raw_connect(s);
-        raw_word(fd[i], i);
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        assert_int_equal(raw_read_word(fd[i]), i);
-    }
-}
-
-static void finish(int fd)
-{
-    raw_cmd(fd, SOCKMODEL_FINISH, 0, 0, 0, 0);
-    expect_reply(fd, SOCKMODEL_FINISH, SOCKMODEL_ST_OK, NULL, NULL, 0);
-    expect_eof(fd);
-}
-
 static void test_matching(void **state)
 {
     sim_run_t s;

@@ -23,24 +23,6 @@
 #define WATCH_TAG0 0xDEADu
 #define WATCH_TAG1 77u
 
-static void connect_all(sim_run_t *s, int *fd, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        fd[i] = raw_connect(s);
-        raw_word(fd[i], i);
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        assert_int_equal(raw_read_word(fd[i]), i);
-    }
-}
-
-static void finish(int fd)
-{
-    raw_cmd(fd, SOCKMODEL_FINISH, 0, 0, 0, 0);
-    expect_reply(fd, SOCKMODEL_FINISH, SOCKMODEL_ST_OK, NULL, NULL, 0);
-    expect_eof(fd);
-}
-
 static void watch(int fd, uint32_t tag)
 {
     raw_cmd(fd, SOCKMODEL_WATCH, tag, 0, 0, 0);
@@ -75,6 +57,17 @@ static void wait_none(int fd)
 {
     raw_cmd(fd, SOCKMODEL_WAITING_START, 200000, 0, 0, 0);
     expect_reply(fd, SOCKMODEL_WAITING_START, SOCKMODEL_ST_EXPIRED, NULL, NULL, 0);
+}
+
+/* first finishes while second waits (in torus mode time must pass for
+ * first's FINISH to be answered), then second finishes */
+static void finish_both(int first, int second)
+{
+    raw_cmd(first, SOCKMODEL_FINISH, 0, 0, 0, 0);
+    wait_none(second);
+    expect_reply(first, SOCKMODEL_FINISH, SOCKMODEL_ST_OK, NULL, NULL, 0);
+    expect_eof(first);
+    finish(second);
 }
 
 /* node 2 sends two messages to node 0 and dies; nodes 0 and 1 watch,
@@ -114,11 +107,7 @@ static void test_notice(void **state)
     expect_reply(fd[0], SOCKMODEL_WAITING_START, SOCKMODEL_ST_EXPIRED, NULL, NULL, 0);
     wait_none(fd[1]);
     /* a finished node is no dead one */
-    raw_cmd(fd[1], SOCKMODEL_FINISH, 0, 0, 0, 0);
-    wait_none(fd[0]);
-    expect_reply(fd[1], SOCKMODEL_FINISH, SOCKMODEL_ST_OK, NULL, NULL, 0);
-    expect_eof(fd[1]);
-    finish(fd[0]);
+    finish_both(fd[1], fd[0]);
     assert_int_equal(sim_wait(&s), 3); /* a node was dropped */
     sim_cleanup(&s);
 }
@@ -149,11 +138,7 @@ static void test_late(void **state)
     raw_cmd(fd[0], SOCKMODEL_WAITING_START, 500000, 0, 0, 0);
     recv_expect(fd[1], 2, WATCH_TAG1, "");
     expect_reply(fd[0], SOCKMODEL_WAITING_START, SOCKMODEL_ST_EXPIRED, NULL, NULL, 0);
-    raw_cmd(fd[0], SOCKMODEL_FINISH, 0, 0, 0, 0);
-    wait_none(fd[1]);
-    expect_reply(fd[0], SOCKMODEL_FINISH, SOCKMODEL_ST_OK, NULL, NULL, 0);
-    expect_eof(fd[0]);
-    finish(fd[1]);
+    finish_both(fd[0], fd[1]);
     assert_int_equal(sim_wait(&s), 3);
     sim_cleanup(&s);
 }
@@ -195,6 +180,23 @@ static void test_watch_misuse(void **state)
     sim_cleanup(&s);
 }
 
+/* a simulator of two nodes: node 0 the client library's connection c,
+ * node 1 a raw client (returned) */
+static int conn_start(sim_run_t *s, tc_sockmodel_conn_t *c)
+{
+    char host[300];
+    int port, other;
+
+    sim_start(s, 2, (char *) NULL);
+    assert_int_equal(tc_sockmodel_address_parse(s->hostport, host, sizeof(host), &port), 0);
+    other = raw_connect(s);
+    raw_word(other, 1);
+    tc_sockmodel_conn_init(c, 4.0, 0.0, 60000);
+    assert_int_equal(tc_sockmodel_conn_connect(c, host, port, 0, 30000), 0);
+    assert_int_equal(raw_read_word(other), 1);
+    return other;
+}
+
 /* the client library: WATCH through tc_sockmodel_conn_watch, the notice
  * through the ordinary receive */
 static void test_conn_watch(void **state)
@@ -203,18 +205,10 @@ static void test_conn_watch(void **state)
     tc_sockmodel_conn_t c;
     tc_sockmodel_msg_info_t info;
     int other;
-    char host[300];
-    int port;
     char buf[16];
 
     (void) state;
-    sim_start(&s, 2, (char *) NULL);
-    assert_int_equal(tc_sockmodel_address_parse(s.hostport, host, sizeof(host), &port), 0);
-    other = raw_connect(&s);
-    raw_word(other, 1);
-    tc_sockmodel_conn_init(&c, 4.0, 0.0, 60000);
-    assert_int_equal(tc_sockmodel_conn_connect(&c, host, port, 0, 30000), 0);
-    assert_int_equal(raw_read_word(other), 1);
+    other = conn_start(&s, &c);
     /* before SIZE the features are unknown: refused without a word sent */
     assert_int_equal(tc_sockmodel_conn_watch(&c, WATCH_TAG0), -ENOTSUP);
     close(other);
@@ -222,13 +216,7 @@ static void test_conn_watch(void **state)
     assert_int_equal(sim_wait(&s), 3);
     sim_cleanup(&s);
 
-    sim_start(&s, 2, (char *) NULL);
-    assert_int_equal(tc_sockmodel_address_parse(s.hostport, host, sizeof(host), &port), 0);
-    other = raw_connect(&s);
-    raw_word(other, 1);
-    tc_sockmodel_conn_init(&c, 4.0, 0.0, 60000);
-    assert_int_equal(tc_sockmodel_conn_connect(&c, host, port, 0, 30000), 0);
-    assert_int_equal(raw_read_word(other), 1);
+    other = conn_start(&s, &c);
     assert_int_equal(tc_sockmodel_conn_size(&c), 0);
     assert_int_equal(tc_sockmodel_conn_watch(&c, WATCH_TAG0), 0);
     close(other);
