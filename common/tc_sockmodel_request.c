@@ -136,7 +136,11 @@ int tc_sm_command(tc_sockmodel_conn_t *c, uint32_t request, uint32_t p0, uint32_
 int tc_sm_call(tc_sockmodel_conn_t *c, uint32_t request, uint32_t p0, uint32_t p1,
                tc_sockmodel_reply_t *r)
 {
-    int rc = tc_sm_command(c, request, p0, p1, 0, NULL, 0);
+    int rc = tc_sm_busy(c, request);
+
+    if (0 == rc) {
+        rc = tc_sm_command(c, request, p0, p1, 0, NULL, 0);
+    }
     return 0 == rc ? tc_sm_reply(c, request, r) : rc;
 }
 
@@ -158,9 +162,6 @@ int tc_sockmodel_conn_size(tc_sockmodel_conn_t *c)
     tc_sockmodel_reply_t r;
     int rc;
 
-    if (0 != c->pending) {
-        return tc_sm_busy(c, SOCKMODEL_SIZE);
-    }
     rc = tc_sm_call(c, SOCKMODEL_SIZE, 0, 0, &r);
     tc_sm_set_mark(c);
     if (rc < 0) {
