@@ -393,10 +393,8 @@ static int u_traffic_rma(MPI_Comm comm, MPI_Win *win, void **winbuf, double *t_d
             break;
         }
         rc = MPI_Barrier(comm);
-        if (u_round_failed(comm, rc, "barrier after the epoch", round, &failed_round, t_detect)) {
-            break;
-        }
-        if (u_round_timed_out(round, t0)) {
+        if (u_round_failed(comm, rc, "barrier after the epoch", round, &failed_round, t_detect) ||
+            u_round_timed_out(round, t0)) {
             break;
         }
     }
@@ -587,10 +585,8 @@ static int u_traffic_coll(MPI_Comm comm, double *t_detect)
             u_maybe_die(round, &req, 1);
             rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
         }
-        if (u_round_failed(comm, rc, "Iallreduce", round, &failed_round, t_detect)) {
-            break;
-        }
-        if (u_round_timed_out(round, t0)) {
+        if (u_round_failed(comm, rc, "Iallreduce", round, &failed_round, t_detect) ||
+            u_round_timed_out(round, t0)) {
             break;
         }
     }
