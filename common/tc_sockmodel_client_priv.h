@@ -46,8 +46,9 @@ int tc_sm_write_iov(tc_sockmodel_conn_t *c, struct iovec *iov, int iovcnt);
 /* one command (and its payload) with the consumetime since the last one */
 int tc_sm_command(tc_sockmodel_conn_t *c, uint32_t request, uint32_t p0, uint32_t p1, uint32_t p2,
                   const struct iovec *payload, int payload_cnt);
-/* a request without payload and its reply; -EBUSY, nothing sent, while
- * the reply to a pending PROBE or WAITING_START is unread */
+/* a request without payload and its reply, then the mark set; -EBUSY,
+ * nothing sent, while the reply to a pending PROBE or WAITING_START is
+ * unread */
 int tc_sm_call(tc_sockmodel_conn_t *c, uint32_t request, uint32_t p0, uint32_t p1,
                tc_sockmodel_reply_t *r);
 /* -EBUSY while the reply to a pending PROBE or WAITING_START is unread */

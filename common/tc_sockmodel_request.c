@@ -141,7 +141,11 @@ int tc_sm_call(tc_sockmodel_conn_t *c, uint32_t request, uint32_t p0, uint32_t p
     if (0 == rc) {
         rc = tc_sm_command(c, request, p0, p1, 0, NULL, 0);
     }
-    return 0 == rc ? tc_sm_reply(c, request, r) : rc;
+    if (0 == rc) {
+        rc = tc_sm_reply(c, request, r);
+    }
+    tc_sm_set_mark(c);
+    return rc;
 }
 
 /* A request with a reply of its own may not overtake a pending one. */
@@ -163,7 +167,6 @@ int tc_sockmodel_conn_size(tc_sockmodel_conn_t *c)
     int rc;
 
     rc = tc_sm_call(c, SOCKMODEL_SIZE, 0, 0, &r);
-    tc_sm_set_mark(c);
     if (rc < 0) {
         return rc;
     }

@@ -123,7 +123,6 @@ int tc_sockmodel_conn_probe(tc_sockmodel_conn_t *c, tc_sockmodel_msg_info_t *inf
     int rc;
 
     rc = tc_sm_call(c, SOCKMODEL_PROBE, 0, 0, &r);
-    tc_sm_set_mark(c);
     if (rc < 0) {
         return rc;
     }
@@ -136,9 +135,8 @@ int tc_sockmodel_conn_wait(tc_sockmodel_conn_t *c, uint32_t timeout_us,
     tc_sockmodel_reply_t r;
     int rc;
 
+    /* waiting is not CPU time of the simulated node (the call sets the mark) */
     rc = tc_sm_wait_start(c, timeout_us, 0, &r);
-    /* waiting is not CPU time of the simulated node */
-    tc_sm_set_mark(c);
     if (rc < 0) {
         return rc;
     }
