@@ -11,9 +11,11 @@
 #ifndef TC_SOCKMODEL_CLIENT_PRIV_H
 #define TC_SOCKMODEL_CLIENT_PRIV_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/uio.h>
 #include <time.h>
 
@@ -32,6 +34,21 @@ static inline int tc_sm_fail(tc_sockmodel_conn_t *c, int err, const char *fmt, .
     vsnprintf(c->error, sizeof(c->error), fmt, ap);
     va_end(ap);
     return -err;
+}
+
+/* After a failed read or write of the socket (errno set): 0 when it was
+ * interrupted and is to be tried again, else the error, a timeout (the
+ * socket's timeout ran out: timeout_what, then the timeout) or the
+ * system's (op: what failed) */
+static inline int tc_sm_io_error(tc_sockmodel_conn_t *c, const char *op, const char *timeout_what)
+{
+    if (EINTR == errno) {
+        return 0;
+    }
+    if (EAGAIN == errno || EWOULDBLOCK == errno) {
+        return tc_sm_fail(c, ETIMEDOUT, "%s %d ms", timeout_what, c->io_timeout_ms);
+    }
+    return tc_sm_fail(c, errno, "%s the simulator failed: %s", op, strerror(errno));
 }
 
 static inline uint64_t tc_sm_ts_ns(const struct timespec *ts)

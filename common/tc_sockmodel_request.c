@@ -62,14 +62,12 @@ int tc_sm_write_iov(tc_sockmodel_conn_t *c, struct iovec *iov, int iovcnt)
         /* MSG_NOSIGNAL: a dead simulator is an error, not a SIGPIPE */
         n = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
         if (n < 0) {
-            if (EINTR == errno) {
-                continue;
+            int rc = tc_sm_io_error(c, "write to", "the simulator did not read for");
+
+            if (rc < 0) {
+                return rc;
             }
-            if (EAGAIN == errno || EWOULDBLOCK == errno) {
-                return tc_sm_fail(c, ETIMEDOUT, "the simulator did not read for %d ms",
-                                  c->io_timeout_ms);
-            }
-            return tc_sm_fail(c, errno, "write to the simulator failed: %s", strerror(errno));
+            continue;
         }
         while (iovcnt > 0 && (size_t) n >= iov->iov_len) {
             n -= (ssize_t) iov->iov_len;
