@@ -29,19 +29,25 @@ static void watch(int fd, uint32_t tag)
     expect_reply(fd, SOCKMODEL_WATCH, SOCKMODEL_ST_OK, NULL, NULL, 0);
 }
 
-/* RECV and check source, tag and payload */
-static void recv_expect(int fd, uint32_t src, uint32_t tag, const char *payload)
+/* the reply to request (RECV, RECVFROM): a message of src with tag and payload */
+static void expect_msg(int fd, uint32_t request, uint32_t src, uint32_t tag, const char *payload)
 {
     tc_sockmodel_reply_t r;
     char buf[64];
     size_t len = strlen(payload);
 
-    raw_cmd(fd, SOCKMODEL_RECV, 0, 0, 0, 0);
-    expect_reply(fd, SOCKMODEL_RECV, SOCKMODEL_ST_OK, &r, buf, sizeof(buf));
+    expect_reply(fd, request, SOCKMODEL_ST_OK, &r, buf, sizeof(buf));
     assert_int_equal(r.arg[SOCKMODEL_ARG_SRC], src);
     assert_int_equal(r.arg[SOCKMODEL_ARG_TAG], tag);
     assert_int_equal(r.arg[SOCKMODEL_ARG_LEN], len);
     assert_memory_equal(buf, payload, len);
+}
+
+/* RECV and check source, tag and payload */
+static void recv_expect(int fd, uint32_t src, uint32_t tag, const char *payload)
+{
+    raw_cmd(fd, SOCKMODEL_RECV, 0, 0, 0, 0);
+    expect_msg(fd, SOCKMODEL_RECV, src, tag, payload);
 }
 
 static void probe_none(int fd)
@@ -100,10 +106,7 @@ static void test_notice(void **state)
     /* node 0 waits (once only: nothing more comes), so that time passes
      * for node 1's notice */
     raw_cmd(fd[0], SOCKMODEL_WAITING_START, 200000, 0, 0, 0);
-    expect_reply(fd[1], SOCKMODEL_RECV, SOCKMODEL_ST_OK, &r, NULL, 0);
-    assert_int_equal(r.arg[SOCKMODEL_ARG_SRC], 2);
-    assert_int_equal(r.arg[SOCKMODEL_ARG_TAG], WATCH_TAG1);
-    assert_int_equal(r.arg[SOCKMODEL_ARG_LEN], 0);
+    expect_msg(fd[1], SOCKMODEL_RECV, 2, WATCH_TAG1, "");
     expect_reply(fd[0], SOCKMODEL_WAITING_START, SOCKMODEL_ST_EXPIRED, NULL, NULL, 0);
     wait_none(fd[1]);
     /* a finished node is no dead one */
@@ -120,7 +123,6 @@ static void test_late(void **state)
     const char *model = *state;
     sim_run_t s;
     int fd[3];
-    tc_sockmodel_reply_t r;
 
     sim_start(&s, 3, "--model", model, (char *) NULL);
     connect_all(&s, fd, 3);
@@ -128,10 +130,7 @@ static void test_late(void **state)
     raw_cmd(fd[1], SOCKMODEL_WAITING_START, 500000, 0, 0, 0);
     raw_cmd(fd[0], SOCKMODEL_RECVFROM, 2, 0, 0, 0);
     close(fd[2]);
-    expect_reply(fd[0], SOCKMODEL_RECVFROM, SOCKMODEL_ST_OK, &r, NULL, 0);
-    assert_int_equal(r.arg[SOCKMODEL_ARG_SRC], 2);
-    assert_int_equal(r.arg[SOCKMODEL_ARG_TAG], WATCH_TAG0);
-    assert_int_equal(r.arg[SOCKMODEL_ARG_LEN], 0);
+    expect_msg(fd[0], SOCKMODEL_RECVFROM, 2, WATCH_TAG0, "");
     expect_reply(fd[1], SOCKMODEL_WAITING_START, SOCKMODEL_ST_EXPIRED, NULL, NULL, 0);
     /* node 0 has seen the death: node 1 watches now and is told */
     watch(fd[1], WATCH_TAG1);
