@@ -237,6 +237,25 @@ static void mca_btl_bip_bad_param_str(const char *name, const char *value, const
                    name, value, rule);
 }
 
+/* a module's largest fragment: at least its largest SHORT (short_limit),
+ * at most 64 MiB (else the parameter named is refused with rule); the
+ * eager limits kept within it and the rendezvous one within a SHORT */
+static int mca_btl_bip_check_sizes(mca_btl_base_module_t *m, unsigned int short_limit,
+                                   const char *name, const char *rule)
+{
+    if (m->btl_max_send_size < short_limit || m->btl_max_send_size > (64u << 20)) {
+        mca_btl_bip_bad_param(name, m->btl_max_send_size, rule);
+        return OPAL_ERR_BAD_PARAM;
+    }
+    if (m->btl_eager_limit > m->btl_max_send_size) {
+        m->btl_eager_limit = m->btl_max_send_size;
+    }
+    if (m->btl_rndv_eager_limit > short_limit) {
+        m->btl_rndv_eager_limit = short_limit;
+    }
+    return OPAL_SUCCESS;
+}
+
 /* the ofi reach's module: the template with the btl_bip_ofi_* figures;
  * its largest SHORT is one message of the ofi queue */
 static int mca_btl_bip_ofi_module_init(void)
@@ -254,16 +273,10 @@ static int mca_btl_bip_ofi_module_init(void)
     ofi->reach = "ofi";
     ofi->short_limit = c->ofi_short_limit;
     ofi->initialized = false;
-    if (m->btl_max_send_size < c->ofi_short_limit || m->btl_max_send_size > (64u << 20)) {
-        mca_btl_bip_bad_param("btl_bip_ofi_max_send_size", m->btl_max_send_size,
-                              "at least btl_bip_ofi_short_limit, at most 64 MiB");
+    if (OPAL_SUCCESS !=
+        mca_btl_bip_check_sizes(m, c->ofi_short_limit, "btl_bip_ofi_max_send_size",
+                                "at least btl_bip_ofi_short_limit, at most 64 MiB")) {
         return OPAL_ERR_BAD_PARAM;
-    }
-    if (m->btl_eager_limit > m->btl_max_send_size) {
-        m->btl_eager_limit = m->btl_max_send_size;
-    }
-    if (m->btl_rndv_eager_limit > c->ofi_short_limit) {
-        m->btl_rndv_eager_limit = c->ofi_short_limit;
     }
     /* an eager fragment goes by sendi, copied once into the message;
      * prepare_src would copy it into a fragment first */
@@ -295,16 +308,10 @@ static int mca_btl_bip_check_params(uint32_t *nslots)
         mca_btl_bip_bad_param("btl_bip_max_posted", c->max_posted, "between 1 and 4095");
         return OPAL_ERR_BAD_PARAM;
     }
-    if (m->btl_max_send_size < c->short_limit || m->btl_max_send_size > (64u << 20)) {
-        mca_btl_bip_bad_param("btl_bip_max_send_size", m->btl_max_send_size,
-                              "at least btl_bip_short_limit, at most 64 MiB");
+    if (OPAL_SUCCESS !=
+        mca_btl_bip_check_sizes(m, c->short_limit, "btl_bip_max_send_size",
+                                "at least btl_bip_short_limit, at most 64 MiB")) {
         return OPAL_ERR_BAD_PARAM;
-    }
-    if (m->btl_eager_limit > m->btl_max_send_size) {
-        m->btl_eager_limit = m->btl_max_send_size;
-    }
-    if (m->btl_rndv_eager_limit > c->short_limit) {
-        m->btl_rndv_eager_limit = c->short_limit;
     }
     if (0 == c->poll_batch) {
         c->poll_batch = 1;
