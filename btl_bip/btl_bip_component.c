@@ -44,75 +44,62 @@ mca_btl_bip_component_t mca_btl_bip_component = {
         .btl_progress = mca_btl_bip_component_progress,
     }};
 
-/* register with the default already in *storage */
-static void mca_btl_bip_reg_uint(const char *name, const char *desc, int level,
-                                 unsigned int *storage)
-{
-    (void) tc_ompi_param_uint(&mca_btl_bip_component.super.btl_version, name, desc, level, storage,
-                              *storage);
-}
-
 static int mca_btl_bip_component_register(void)
 {
     mca_btl_bip_component_t *c = &mca_btl_bip_component;
     mca_btl_base_module_t *m = &mca_btl_bip_module.super;
 
-    c->credits = 64;
-    mca_btl_bip_reg_uint(
-        "credits",
+    (void) tc_ompi_param_uint(
+        &c->super.btl_version, "credits",
         "Credits N per peer (MPI-BIP 3.5): control messages a process "
         "may have unreturned at one peer; the last one is reserved for credit-only "
         "messages (2..32768)",
-        OPAL_INFO_LVL_4, &c->credits);
-    c->queue_slots = 0;
-    mca_btl_bip_reg_uint(
-        "queue_slots",
+        OPAL_INFO_LVL_4, &c->credits, 64);
+    (void) tc_ompi_param_uint(
+        &c->super.btl_version, "queue_slots",
         "Slots of this process's static receive queue, shared by "
         "all senders (0: credits x node-local peers, rounded up to a power of two; "
         "a smaller value is refused, since the credits rely on it)",
-        OPAL_INFO_LVL_5, &c->queue_slots);
+        OPAL_INFO_LVL_5, &c->queue_slots, 0);
     /* 4 KiB of user data plus room for ob1's header (match 14 B, rendezvous 32 B) */
-    c->short_limit = 4096 + 64;
-    mca_btl_bip_reg_uint("short_limit",
-                         "Largest fragment to a peer on this host sent inline in one queue "
-                         "slot (SHORT); larger ones up to btl_bip_max_send_size use the "
-                         "three-way protocol (REQ, ACK, data) (64..1048576)",
-                         OPAL_INFO_LVL_4, &c->short_limit);
+    (void) tc_ompi_param_uint(&c->super.btl_version, "short_limit",
+                              "Largest fragment to a peer on this host sent inline in one queue "
+                              "slot (SHORT); larger ones up to btl_bip_max_send_size use the "
+                              "three-way protocol (REQ, ACK, data) (64..1048576)",
+                              OPAL_INFO_LVL_4, &c->short_limit, 4096 + 64);
     /* a trip over the network costs more than a copy: fragments up to
      * 64 KiB (what Open MPI's tcp sends eagerly) go in one message */
-    c->ofi_short_limit = 64 * 1024 + 64;
-    mca_btl_bip_reg_uint("ofi_short_limit",
-                         "Largest fragment to a peer reached through the ofi provider "
-                         "sent as one message (SHORT); larger ones up to "
-                         "btl_bip_ofi_max_send_size use the three-way protocol. The ofi "
-                         "queue holds btl_bip_credits such messages per peer on other "
-                         "hosts, in each of its two buffers (64..16777216)",
-                         OPAL_INFO_LVL_4, &c->ofi_short_limit);
+    (void) tc_ompi_param_uint(&c->super.btl_version, "ofi_short_limit",
+                              "Largest fragment to a peer reached through the ofi provider "
+                              "sent as one message (SHORT); larger ones up to "
+                              "btl_bip_ofi_max_send_size use the three-way protocol. The ofi "
+                              "queue holds btl_bip_credits such messages per peer on other "
+                              "hosts, in each of its two buffers (64..16777216)",
+                              OPAL_INFO_LVL_4, &c->ofi_short_limit, 64 * 1024 + 64);
     /* measured (docs/btl_bip.md 6.): 64 KiB .. 4 MiB; 1 MiB was fastest */
-    c->frag_size = 1024 * 1024;
-    mca_btl_bip_reg_uint("frag_size",
-                         "Bytes per fragment of a large send (medium data and "
-                         "rendezvous groups move in pieces of this size, each published to the "
-                         "receiver as it lands)",
-                         OPAL_INFO_LVL_4, &c->frag_size);
+    (void) tc_ompi_param_uint(
+        &c->super.btl_version, "frag_size",
+        "Bytes per fragment of a large send (medium data and "
+        "rendezvous groups move in pieces of this size, each published to the "
+        "receiver as it lands)",
+        OPAL_INFO_LVL_4, &c->frag_size, 1024 * 1024);
     /* a window of 64 outstanding large receives stays posted */
-    c->max_posted = 64;
-    mca_btl_bip_reg_uint("max_posted",
-                         "Large receives posted at the device at one time (BIP: one "
-                         "per tag); more wait in a software FIFO and are acknowledged when they "
-                         "leave it (1..4095)",
-                         OPAL_INFO_LVL_5, &c->max_posted);
-    c->poll_batch = 16;
-    mca_btl_bip_reg_uint("poll_batch", "Most queue messages handled per progress call",
-                         OPAL_INFO_LVL_6, &c->poll_batch);
-    c->check_interval = 4096;
-    mca_btl_bip_reg_uint("check_interval",
-                         "Progress calls between two checks that the peers are "
-                         "alive (a dead peer is reported, never waited for)",
-                         OPAL_INFO_LVL_6, &c->check_interval);
-    c->free_list_max = 8192;
-    mca_btl_bip_reg_uint("free_list_max", "Most send fragments allocated", OPAL_INFO_LVL_6,
-                         &c->free_list_max);
+    (void) tc_ompi_param_uint(
+        &c->super.btl_version, "max_posted",
+        "Large receives posted at the device at one time (BIP: one "
+        "per tag); more wait in a software FIFO and are acknowledged when they "
+        "leave it (1..4095)",
+        OPAL_INFO_LVL_5, &c->max_posted, 64);
+    (void) tc_ompi_param_uint(&c->super.btl_version, "poll_batch",
+                              "Most queue messages handled per progress call", OPAL_INFO_LVL_6,
+                              &c->poll_batch, 16);
+    (void) tc_ompi_param_uint(&c->super.btl_version, "check_interval",
+                              "Progress calls between two checks that the peers are "
+                              "alive (a dead peer is reported, never waited for)",
+                              OPAL_INFO_LVL_6, &c->check_interval, 4096);
+    (void) tc_ompi_param_uint(&c->super.btl_version, "free_list_max",
+                              "Most send fragments allocated", OPAL_INFO_LVL_6, &c->free_list_max,
+                              8192);
     /* measured (docs/btl_bip.md 6.): one step instead of three, no turn
      * of the sender's progress; BIP's push stays selectable */
     (void) tc_ompi_param_bool(&c->super.btl_version, "large_read",
@@ -140,12 +127,11 @@ static int mca_btl_bip_component_register(void)
                                 "interface, e.g. eth0; empty: a routable IPv4 address first, "
                                 "IPv6 link-local last)",
                                 OPAL_INFO_LVL_4, &c->ofi_domain, "");
-    c->ofi_timeout = 60;
-    mca_btl_bip_reg_uint("ofi_timeout",
-                         "Seconds a send or large transfer over ofi waits for a peer that "
-                         "does not answer (its provider cannot connect or accepts nothing) "
-                         "before the peer is reported gone",
-                         OPAL_INFO_LVL_6, &c->ofi_timeout);
+    (void) tc_ompi_param_uint(&c->super.btl_version, "ofi_timeout",
+                              "Seconds a send or large transfer over ofi waits for a peer that "
+                              "does not answer (its provider cannot connect or accepts nothing) "
+                              "before the peer is reported gone",
+                              OPAL_INFO_LVL_6, &c->ofi_timeout, 60);
     (void) tc_ompi_param_int(
         &c->super.btl_version, "verbose",
         "Verbosity of btl_bip (0: silent, follows btl_base_verbose; 1: counters "
@@ -251,6 +237,25 @@ static void mca_btl_bip_bad_param_str(const char *name, const char *value, const
                    name, value, rule);
 }
 
+/* a module's largest fragment: at least its largest SHORT (short_limit),
+ * at most 64 MiB (else the parameter named is refused with rule); the
+ * eager limits kept within it and the rendezvous one within a SHORT */
+static int mca_btl_bip_check_sizes(mca_btl_base_module_t *m, unsigned int short_limit,
+                                   const char *name, const char *rule)
+{
+    if (m->btl_max_send_size < short_limit || m->btl_max_send_size > (64u << 20)) {
+        mca_btl_bip_bad_param(name, m->btl_max_send_size, rule);
+        return OPAL_ERR_BAD_PARAM;
+    }
+    if (m->btl_eager_limit > m->btl_max_send_size) {
+        m->btl_eager_limit = m->btl_max_send_size;
+    }
+    if (m->btl_rndv_eager_limit > short_limit) {
+        m->btl_rndv_eager_limit = short_limit;
+    }
+    return OPAL_SUCCESS;
+}
+
 /* the ofi reach's module: the template with the btl_bip_ofi_* figures;
  * its largest SHORT is one message of the ofi queue */
 static int mca_btl_bip_ofi_module_init(void)
@@ -268,16 +273,10 @@ static int mca_btl_bip_ofi_module_init(void)
     ofi->reach = "ofi";
     ofi->short_limit = c->ofi_short_limit;
     ofi->initialized = false;
-    if (m->btl_max_send_size < c->ofi_short_limit || m->btl_max_send_size > (64u << 20)) {
-        mca_btl_bip_bad_param("btl_bip_ofi_max_send_size", m->btl_max_send_size,
-                              "at least btl_bip_ofi_short_limit, at most 64 MiB");
+    if (OPAL_SUCCESS !=
+        mca_btl_bip_check_sizes(m, c->ofi_short_limit, "btl_bip_ofi_max_send_size",
+                                "at least btl_bip_ofi_short_limit, at most 64 MiB")) {
         return OPAL_ERR_BAD_PARAM;
-    }
-    if (m->btl_eager_limit > m->btl_max_send_size) {
-        m->btl_eager_limit = m->btl_max_send_size;
-    }
-    if (m->btl_rndv_eager_limit > c->ofi_short_limit) {
-        m->btl_rndv_eager_limit = c->ofi_short_limit;
     }
     /* an eager fragment goes by sendi, copied once into the message;
      * prepare_src would copy it into a fragment first */
@@ -309,16 +308,10 @@ static int mca_btl_bip_check_params(uint32_t *nslots)
         mca_btl_bip_bad_param("btl_bip_max_posted", c->max_posted, "between 1 and 4095");
         return OPAL_ERR_BAD_PARAM;
     }
-    if (m->btl_max_send_size < c->short_limit || m->btl_max_send_size > (64u << 20)) {
-        mca_btl_bip_bad_param("btl_bip_max_send_size", m->btl_max_send_size,
-                              "at least btl_bip_short_limit, at most 64 MiB");
+    if (OPAL_SUCCESS !=
+        mca_btl_bip_check_sizes(m, c->short_limit, "btl_bip_max_send_size",
+                                "at least btl_bip_short_limit, at most 64 MiB")) {
         return OPAL_ERR_BAD_PARAM;
-    }
-    if (m->btl_eager_limit > m->btl_max_send_size) {
-        m->btl_eager_limit = m->btl_max_send_size;
-    }
-    if (m->btl_rndv_eager_limit > c->short_limit) {
-        m->btl_rndv_eager_limit = c->short_limit;
     }
     if (0 == c->poll_batch) {
         c->poll_batch = 1;

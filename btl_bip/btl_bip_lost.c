@@ -27,14 +27,9 @@
 
 void mca_btl_bip_endpoint_lost(mca_btl_bip_endpoint_t *ep, const char *why)
 {
-    int32_t none = 0;
-
     /* a connection that never came up was reported by add_procs */
-    if (MCA_BTL_BIP_EP_FAILED == ep->state && 0 == tc_atomic_load_acquire(&ep->lost)) {
-        return;
-    }
-    if (!tc_atomic_cswap(&ep->lost, &none, 1)) {
-        return; /* once per peer */
+    if (!tc_ompi_lost_mark(&ep->lost, MCA_BTL_BIP_EP_FAILED == ep->state)) {
+        return; /* or already lost: once per peer */
     }
     ep->lost_why = why;
     ep->state = MCA_BTL_BIP_EP_FAILED;
@@ -133,9 +128,7 @@ int mca_btl_bip_lost_progress(void)
         return 0;
     }
     for (uint32_t i = 0; NULL != c->endpoints && i < c->nprocs; ++i) {
-        int32_t owed = 1;
-
-        if (tc_atomic_cswap(&c->endpoints[i].lost, &owed, 2)) {
+        if (tc_ompi_lost_take(&c->endpoints[i].lost)) {
             mca_btl_bip_lost_one(c->endpoints + i);
             ++count;
         }

@@ -45,75 +45,58 @@ mca_btl_sci_component_t mca_btl_sci_component = {
         .btl_progress = mca_btl_sci_component_progress,
     }};
 
-/* register with the default already in *storage */
-static void mca_btl_sci_reg_uint(const char *name, const char *desc, int level,
-                                 unsigned int *storage)
-{
-    (void) tc_ompi_param_uint(&mca_btl_sci_component.super.btl_version, name, desc, level, storage,
-                              *storage);
-}
-
 static int mca_btl_sci_component_register(void)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
     mca_btl_base_module_t *m = &mca_btl_sci_module.super;
 
-    c->ring_slots = 64;
-    mca_btl_sci_reg_uint("ring_slots",
-                         "Slots of the message ring each peer owns in our memory "
-                         "(credits: sends wait when all are in use; power of two >= 4)",
-                         OPAL_INFO_LVL_4, &c->ring_slots);
-    c->ofi_ring_slots = 32;
-    mca_btl_sci_reg_uint("ofi_ring_slots",
-                         "Slots of the message ring each peer reached through the ofi provider "
-                         "owns in our memory (power of two >= 4); each slot holds "
-                         "btl_sci_ofi_eager_limit bytes, and the sender keeps a copy of the ring",
-                         OPAL_INFO_LVL_4, &c->ofi_ring_slots);
-    c->ofi_inplace_min = 4096;
-    mca_btl_sci_reg_uint("ofi_send_inplace",
-                         "Eager messages to a peer through the ofi provider whose data is "
-                         "contiguous and at least this many bytes go out from the sender's "
-                         "buffer in the ring slot's one write, instead of being copied into "
-                         "the slot first (0: always copy)",
-                         OPAL_INFO_LVL_5, &c->ofi_inplace_min);
-    c->slot_size = 0;
-    mca_btl_sci_reg_uint("slot_size",
-                         "Payload bytes of one ring slot (0: the eager limit); "
-                         "also the largest fragment btl_send carries (max_send_size)",
-                         OPAL_INFO_LVL_5, &c->slot_size);
-    c->dma_threshold = 0;
-    mca_btl_sci_reg_uint(
-        "dma_threshold",
+    (void) tc_ompi_param_uint(&c->super.btl_version, "ring_slots",
+                              "Slots of the message ring each peer owns in our memory "
+                              "(credits: sends wait when all are in use; power of two >= 4)",
+                              OPAL_INFO_LVL_4, &c->ring_slots, 64);
+    (void) tc_ompi_param_uint(
+        &c->super.btl_version, "ofi_ring_slots",
+        "Slots of the message ring each peer reached through the ofi provider "
+        "owns in our memory (power of two >= 4); each slot holds "
+        "btl_sci_ofi_eager_limit bytes, and the sender keeps a copy of the ring",
+        OPAL_INFO_LVL_4, &c->ofi_ring_slots, 32);
+    (void) tc_ompi_param_uint(&c->super.btl_version, "ofi_send_inplace",
+                              "Eager messages to a peer through the ofi provider whose data is "
+                              "contiguous and at least this many bytes go out from the sender's "
+                              "buffer in the ring slot's one write, instead of being copied into "
+                              "the slot first (0: always copy)",
+                              OPAL_INFO_LVL_5, &c->ofi_inplace_min, 4096);
+    (void) tc_ompi_param_uint(&c->super.btl_version, "slot_size",
+                              "Payload bytes of one ring slot (0: the eager limit); "
+                              "also the largest fragment btl_send carries (max_send_size)",
+                              OPAL_INFO_LVL_5, &c->slot_size, 0);
+    (void) tc_ompi_param_uint(
+        &c->super.btl_version, "dma_threshold",
         "put/get of fewer bytes than this are refused so that "
         "ob1 sends them through the rings instead of the DMA engine (0: always DMA)",
-        OPAL_INFO_LVL_5, &c->dma_threshold);
-    c->segment_size = 0;
-    mca_btl_sci_reg_uint("segment_size",
-                         "Bytes of each per-peer SCI segment (0: just enough for "
-                         "the ring; a larger value is kept)",
-                         OPAL_INFO_LVL_5, &c->segment_size);
-    c->poll_batch = 16;
-    mca_btl_sci_reg_uint("poll_batch",
-                         "Most messages taken from one peer's ring per progress call "
-                         "(fairness across peers)",
-                         OPAL_INFO_LVL_5, &c->poll_batch);
-    c->credit_batch = 16;
-    mca_btl_sci_reg_uint("credit_batch",
-                         "Ring slots the receiver consumes before it writes its "
-                         "Completed counter into the sender's segment (at most ring_slots/2; "
-                         "it is also written whenever the ring is found empty; for a peer on "
-                         "another host only every credit_batch slots)",
-                         OPAL_INFO_LVL_5, &c->credit_batch);
-    c->idle_polls = 4096;
-    mca_btl_sci_reg_uint("idle_polls",
-                         "Empty polls after which a peer leaves the active list "
-                         "and must ring the doorbell for its next message",
-                         OPAL_INFO_LVL_6, &c->idle_polls);
-    c->sweep_interval = 1024;
-    mca_btl_sci_reg_uint("sweep_interval",
-                         "Progress calls between two checks of the rings of "
-                         "idle peers (a safety net behind the doorbell)",
-                         OPAL_INFO_LVL_6, &c->sweep_interval);
+        OPAL_INFO_LVL_5, &c->dma_threshold, 0);
+    (void) tc_ompi_param_uint(&c->super.btl_version, "segment_size",
+                              "Bytes of each per-peer SCI segment (0: just enough for "
+                              "the ring; a larger value is kept)",
+                              OPAL_INFO_LVL_5, &c->segment_size, 0);
+    (void) tc_ompi_param_uint(&c->super.btl_version, "poll_batch",
+                              "Most messages taken from one peer's ring per progress call "
+                              "(fairness across peers)",
+                              OPAL_INFO_LVL_5, &c->poll_batch, 16);
+    (void) tc_ompi_param_uint(&c->super.btl_version, "credit_batch",
+                              "Ring slots the receiver consumes before it writes its "
+                              "Completed counter into the sender's segment (at most ring_slots/2; "
+                              "it is also written whenever the ring is found empty; for a peer on "
+                              "another host only every credit_batch slots)",
+                              OPAL_INFO_LVL_5, &c->credit_batch, 16);
+    (void) tc_ompi_param_uint(&c->super.btl_version, "idle_polls",
+                              "Empty polls after which a peer leaves the active list "
+                              "and must ring the doorbell for its next message",
+                              OPAL_INFO_LVL_6, &c->idle_polls, 4096);
+    (void) tc_ompi_param_uint(&c->super.btl_version, "sweep_interval",
+                              "Progress calls between two checks of the rings of "
+                              "idle peers (a safety net behind the doorbell)",
+                              OPAL_INFO_LVL_6, &c->sweep_interval, 1024);
     (void) tc_ompi_param_string(
         &c->super.btl_version, "provider",
         "SCI provider: auto (shm for peers on this host, ofi for peers on other hosts), "
@@ -142,9 +125,9 @@ static int mca_btl_sci_component_register(void)
                               "for the cache line (off by default: no gain was "
                               "measurable on a noisy 2-core host)",
                               OPAL_INFO_LVL_6, &c->prefetch, false);
-    c->free_list_max = 8192;
-    mca_btl_sci_reg_uint("free_list_max", "Most send fragments allocated", OPAL_INFO_LVL_6,
-                         &c->free_list_max);
+    (void) tc_ompi_param_uint(&c->super.btl_version, "free_list_max",
+                              "Most send fragments allocated", OPAL_INFO_LVL_6, &c->free_list_max,
+                              8192);
     (void) tc_ompi_param_int(&c->super.btl_version, "verbose",
                              "Verbosity of btl_sci (0: silent, 100: everything; 0 follows "
                              "btl_base_verbose)",

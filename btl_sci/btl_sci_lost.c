@@ -24,14 +24,9 @@
 
 void mca_btl_sci_endpoint_lost(mca_btl_sci_endpoint_t *ep, const char *why)
 {
-    int32_t none = 0;
-
     /* a peer that left in order (FAILED without a loss) is no loss */
-    if (MCA_BTL_SCI_EP_FAILED == ep->state && 0 == tc_atomic_load_acquire(&ep->lost)) {
-        return;
-    }
-    if (!tc_atomic_cswap(&ep->lost, &none, 1)) {
-        return; /* once per peer */
+    if (!tc_ompi_lost_mark(&ep->lost, MCA_BTL_SCI_EP_FAILED == ep->state)) {
+        return; /* or already lost: once per peer */
     }
     ep->lost_why = why;
     /* progress drops it from the active list; sends see it at once */
@@ -92,9 +87,7 @@ int mca_btl_sci_lost_progress(void)
         int n = 0 == pass ? c->num_local : c->num_procs;
 
         for (int i = 0; NULL != eps && i < n; ++i) {
-            int32_t owed = 1;
-
-            if (tc_atomic_cswap(&eps[i].lost, &owed, 2)) {
+            if (tc_ompi_lost_take(&eps[i].lost)) {
                 mca_btl_sci_lost_one(eps + i);
                 ++count;
             }

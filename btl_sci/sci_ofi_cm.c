@@ -144,11 +144,10 @@ sci_error_t sci_ofi_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t s
     if (found->size > ((uint64_t) 1 << 40)) {
         return SCI_ERR_OUT_OF_RANGE;
     }
-    r = calloc(1, sizeof(*r));
+    r = sci_obj_new(sizeof(*r), &sci_ofi_ops);
     if (NULL == r) {
         return SCI_ERR_NOSPC;
     }
-    r->obj.ops = &sci_ofi_ops;
     r->sd = sd;
     r->node = n;
     r->segment_id = segment_id;
@@ -204,11 +203,10 @@ sci_error_t sci_ofi_create_map_sequence(sci_remote_segment_t *rseg, sci_sequence
     if (NULL == seq) {
         return SCI_ERR_ILLEGAL_PARAMETER;
     }
-    s = calloc(1, sizeof(*s));
+    s = sci_obj_new(sizeof(*s), &sci_ofi_ops);
     if (NULL == s) {
         return SCI_ERR_NOSPC;
     }
-    s->obj.ops = &sci_ofi_ops;
     s->rseg = rseg;
     *seq = s;
     return SCI_ERR_OK;

@@ -162,11 +162,10 @@ sci_error_t sci_ofi_create_segment(sci_desc_t *sd, uint32_t segment_id, size_t s
         }
     }
     pthread_mutex_unlock(&sd->lock);
-    s = calloc(1, sizeof(*s));
+    s = sci_obj_new(sizeof(*s), &sci_ofi_ops);
     if (NULL == s) {
         return SCI_ERR_NOSPC;
     }
-    s->obj.ops = &sci_ofi_ops;
     s->sd = sd;
     s->segment_id = segment_id;
     s->size = (size + 4095) & ~(size_t) 4095;

@@ -12,6 +12,8 @@
 #ifndef SCI_PROVIDER_H
 #define SCI_PROVIDER_H
 
+#include <stdlib.h>
+
 #include "sci_device.h"
 
 #ifdef __cplusplus
@@ -25,6 +27,18 @@ typedef struct sci_obj {
 } sci_obj_t;
 
 #define SCI_OPS(o) (((const sci_obj_t *) (const void *) (o))->ops)
+
+/* A zeroed object of size bytes (its sci_obj_t first) made by the
+ * provider of ops; NULL when there is no memory. */
+static inline void *sci_obj_new(size_t size, const struct sci_provider_ops *ops)
+{
+    sci_obj_t *o = calloc(1, size);
+
+    if (NULL != o) {
+        o->ops = ops;
+    }
+    return o;
+}
 
 typedef struct sci_provider_ops {
     const char *name;

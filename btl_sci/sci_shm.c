@@ -160,11 +160,10 @@ static sci_error_t sci_shm_open(const sci_open_params_t *params, sci_desc_t **sd
     if (NULL == params || NULL == params->segment_dir || NULL == sd) {
         return SCI_ERR_ILLEGAL_PARAMETER;
     }
-    d = calloc(1, sizeof(*d));
+    d = sci_obj_new(sizeof(*d), &sci_shm_ops);
     if (NULL == d) {
         return SCI_ERR_NOSPC;
     }
-    d->obj.ops = &sci_shm_ops;
     d->dir = strdup(params->segment_dir);
     d->key = strdup(params->job_key ? params->job_key : "sci");
     if (NULL == d->dir || NULL == d->key) {
@@ -215,11 +214,10 @@ static sci_error_t sci_shm_create_segment(sci_desc_t *sd, uint32_t segment_id, s
     if (0 != sci_shm_name(sd, segment_id, name, sizeof(name))) {
         return SCI_ERR_ILLEGAL_PARAMETER;
     }
-    s = calloc(1, sizeof(*s));
+    s = sci_obj_new(sizeof(*s), &sci_shm_ops);
     if (NULL == s) {
         return SCI_ERR_NOSPC;
     }
-    s->obj.ops = &sci_shm_ops;
     total = SCI_SHM_HDR_SIZE + TC_ALIGN_UP(size, (size_t) 4096);
     rc = tc_shm_create(&s->shm, sd->dir, name, total);
     if (0 != rc) {
@@ -312,11 +310,10 @@ static sci_error_t sci_shm_connect_segment(sci_desc_t *sd, uint32_t node_id, uin
     if (0 != sci_shm_name(sd, segment_id, name, sizeof(name))) {
         return SCI_ERR_ILLEGAL_PARAMETER;
     }
-    r = calloc(1, sizeof(*r));
+    r = sci_obj_new(sizeof(*r), &sci_shm_ops);
     if (NULL == r) {
         return SCI_ERR_NOSPC;
     }
-    r->obj.ops = &sci_shm_ops;
     rc = tc_shm_attach_header(&r->shm, sd->dir, name, SCI_SHM_HDR_SIZE);
     if (0 != rc) {
         free(r);
@@ -379,11 +376,10 @@ static sci_error_t sci_shm_create_map_sequence(sci_remote_segment_t *rseg, sci_s
     if (NULL == rseg || NULL == seq) {
         return SCI_ERR_ILLEGAL_PARAMETER;
     }
-    s = calloc(1, sizeof(*s));
+    s = sci_obj_new(sizeof(*s), &sci_shm_ops);
     if (NULL == s) {
         return SCI_ERR_NOSPC;
     }
-    s->obj.ops = &sci_shm_ops;
     s->rseg = rseg;
     *seq = s;
     return SCI_ERR_OK;
@@ -461,11 +457,10 @@ static sci_error_t sci_shm_create_dma_queue(sci_desc_t *sd, unsigned max_entries
     if (NULL == sd || NULL == dq || 0 == max_entries) {
         return SCI_ERR_ILLEGAL_PARAMETER;
     }
-    q = calloc(1, sizeof(*q));
+    q = sci_obj_new(sizeof(*q), &sci_shm_ops);
     if (NULL == q) {
         return SCI_ERR_NOSPC;
     }
-    q->obj.ops = &sci_shm_ops;
     q->entries = calloc(max_entries, sizeof(*q->entries));
     if (NULL == q->entries) {
         free(q);

@@ -46,13 +46,6 @@ mca_btl_via_component_t mca_btl_via_component = {
         .btl_progress = mca_btl_via_component_progress,
     }};
 
-static void mca_btl_via_reg_uint(const char *name, const char *desc, int level,
-                                 unsigned int *storage)
-{
-    (void) tc_ompi_param_uint(&mca_btl_via_component.super.btl_version, name, desc, level, storage,
-                              *storage);
-}
-
 /* pvar btl_via_vis_created: VIs this process made, both devices (a
  * level, not a counter: Open MPI reports a counter's change since the
  * handle was made, and a reader wants the total) */
@@ -101,42 +94,37 @@ static int mca_btl_via_component_register(void)
         "waiting for the peer and sends to a peer not connected yet dropped (a test "
         "mode: what passes here does not rely on emu's leniency).",
         OPAL_INFO_LVL_9, &c->emu_strict, false);
-    c->recv_descriptors = 32;
-    mca_btl_via_reg_uint("recv_descriptors",
-                         "Receive descriptors pre-posted per VI: the credits a "
-                         "peer holds (MPI-BIP flow control; sends wait when none is left; >= 2).",
-                         OPAL_INFO_LVL_4, &c->recv_descriptors);
-    c->send_descriptors = 256;
-    mca_btl_via_reg_uint(
-        "send_descriptors",
+    (void) tc_ompi_param_uint(
+        &c->super.btl_version, "recv_descriptors",
+        "Receive descriptors pre-posted per VI: the credits a "
+        "peer holds (MPI-BIP flow control; sends wait when none is left; >= 2).",
+        OPAL_INFO_LVL_4, &c->recv_descriptors, 32);
+    (void) tc_ompi_param_uint(
+        &c->super.btl_version, "send_descriptors",
         "Depth of each VI's send work queue (descriptors "
         "outstanding; put/get larger than this many RDMA descriptors are split by ob1).",
-        OPAL_INFO_LVL_5, &c->send_descriptors);
-    c->max_transfer = 4 * 1024 * 1024;
-    mca_btl_via_reg_uint(
-        "max_transfer",
+        OPAL_INFO_LVL_5, &c->send_descriptors, 256);
+    (void) tc_ompi_param_uint(
+        &c->super.btl_version, "max_transfer",
         "Bytes moved by one RDMA descriptor (VIA's maximum "
         "transfer size; a put/get is split into descriptors of at most this size).",
-        OPAL_INFO_LVL_5, &c->max_transfer);
-    c->poll_batch = 16;
-    mca_btl_via_reg_uint("poll_batch", "Most receive completions taken per progress call.",
-                         OPAL_INFO_LVL_5, &c->poll_batch);
-    c->free_list_max = 512;
-    mca_btl_via_reg_uint("free_list_max",
-                         "Send buffers in the registered send pool (each "
-                         "max_send_size bytes)",
-                         OPAL_INFO_LVL_5, &c->free_list_max);
-    c->rcache_max_unused = 4096;
-    mca_btl_via_reg_uint("rcache_max_unused",
-                         "Unused registrations the registration cache keeps "
-                         "for reuse before it deregisters the least recently used (CHEMPI: "
-                         "registration is expensive, reuse it)",
-                         OPAL_INFO_LVL_5, &c->rcache_max_unused);
-    c->rdma_threshold = 0;
-    mca_btl_via_reg_uint("rdma_threshold",
-                         "put/get of fewer bytes than this are refused, so that "
-                         "ob1 copies them through send descriptors instead (0: always RDMA).",
-                         OPAL_INFO_LVL_5, &c->rdma_threshold);
+        OPAL_INFO_LVL_5, &c->max_transfer, 4 * 1024 * 1024);
+    (void) tc_ompi_param_uint(&c->super.btl_version, "poll_batch",
+                              "Most receive completions taken per progress call.", OPAL_INFO_LVL_5,
+                              &c->poll_batch, 16);
+    (void) tc_ompi_param_uint(&c->super.btl_version, "free_list_max",
+                              "Send buffers in the registered send pool (each "
+                              "max_send_size bytes)",
+                              OPAL_INFO_LVL_5, &c->free_list_max, 512);
+    (void) tc_ompi_param_uint(&c->super.btl_version, "rcache_max_unused",
+                              "Unused registrations the registration cache keeps "
+                              "for reuse before it deregisters the least recently used (CHEMPI: "
+                              "registration is expensive, reuse it)",
+                              OPAL_INFO_LVL_5, &c->rcache_max_unused, 4096);
+    (void) tc_ompi_param_uint(&c->super.btl_version, "rdma_threshold",
+                              "put/get of fewer bytes than this are refused, so that "
+                              "ob1 copies them through send descriptors instead (0: always RDMA).",
+                              OPAL_INFO_LVL_5, &c->rdma_threshold, 0);
     (void) tc_ompi_param_bool(
         &c->super.btl_version, "put_notify",
         "End every put with an RDMA write with immediate data that completes a "
@@ -187,14 +175,14 @@ static int mca_btl_via_component_register(void)
     c->ofi_figures.rdma_pipeline_send_length = 64 * 1024;
     c->ofi_figures.latency = 10;
     c->ofi_figures.bandwidth = 10000;
-    c->ofi_inplace_min = 4096;
-    mca_btl_via_reg_uint("ofi_send_inplace",
-                         "Eager messages to a peer on another host whose data is contiguous and "
-                         "at least this many bytes go out from the sender's buffer (a second data "
-                         "segment of the send descriptor) instead of being copied into a "
-                         "registered send buffer first, where the provider reads unregistered "
-                         "memory (ofi without FI_MR_LOCAL; 0: always copy)",
-                         OPAL_INFO_LVL_5, &c->ofi_inplace_min);
+    (void) tc_ompi_param_uint(
+        &c->super.btl_version, "ofi_send_inplace",
+        "Eager messages to a peer on another host whose data is contiguous and "
+        "at least this many bytes go out from the sender's buffer (a second data "
+        "segment of the send descriptor) instead of being copied into a "
+        "registered send buffer first, where the provider reads unregistered "
+        "memory (ofi without FI_MR_LOCAL; 0: always copy)",
+        OPAL_INFO_LVL_5, &c->ofi_inplace_min, 4096);
     rc = tc_ompi_reach_register(&c->super.btl_version, "ofi", "peers on other hosts (ofi or verbs)",
                                 &c->ofi_figures);
     if (OPAL_SUCCESS != rc) {

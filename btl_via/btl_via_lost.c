@@ -22,9 +22,7 @@
 
 void mca_btl_via_endpoint_lost(mca_btl_via_endpoint_t *ep, const char *why)
 {
-    int32_t none = 0;
-
-    if (!tc_atomic_cswap(&ep->lost, &none, 1)) {
+    if (!tc_ompi_lost_mark(&ep->lost, false)) {
         return;
     }
     /* whoever saw the loss first may not have failed the endpoint */

@@ -234,12 +234,11 @@ void tc_sockmodel_conn_close(tc_sockmodel_conn_t *c)
 int tc_sockmodel_conn_finish(tc_sockmodel_conn_t *c)
 {
     tc_sockmodel_reply_t r;
-    int rc;
+    int rc = tc_sm_call(c, SOCKMODEL_FINISH, 0, 0, &r);
 
-    if (0 != c->pending) {
-        return tc_sm_busy(c, SOCKMODEL_FINISH);
+    /* refused while a reply is pending: that reply is still to be read */
+    if (-EBUSY != rc) {
+        tc_sockmodel_conn_close(c);
     }
-    rc = tc_sm_call(c, SOCKMODEL_FINISH, 0, 0, &r);
-    tc_sockmodel_conn_close(c);
     return rc;
 }

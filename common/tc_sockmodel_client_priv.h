@@ -11,9 +11,11 @@
 #ifndef TC_SOCKMODEL_CLIENT_PRIV_H
 #define TC_SOCKMODEL_CLIENT_PRIV_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/uio.h>
 #include <time.h>
 
@@ -34,6 +36,21 @@ static inline int tc_sm_fail(tc_sockmodel_conn_t *c, int err, const char *fmt, .
     return -err;
 }
 
+/* After a failed read or write of the socket (errno set): 0 when it was
+ * interrupted and is to be tried again, else the error, a timeout (the
+ * socket's timeout ran out: timeout_what, then the timeout) or the
+ * system's (op: what failed) */
+static inline int tc_sm_io_error(tc_sockmodel_conn_t *c, const char *op, const char *timeout_what)
+{
+    if (EINTR == errno) {
+        return 0;
+    }
+    if (EAGAIN == errno || EWOULDBLOCK == errno) {
+        return tc_sm_fail(c, ETIMEDOUT, "%s %d ms", timeout_what, c->io_timeout_ms);
+    }
+    return tc_sm_fail(c, errno, "%s the simulator failed: %s", op, strerror(errno));
+}
+
 static inline uint64_t tc_sm_ts_ns(const struct timespec *ts)
 {
     return (uint64_t) ts->tv_sec * 1000000000ull + (uint64_t) ts->tv_nsec;
@@ -46,7 +63,9 @@ int tc_sm_write_iov(tc_sockmodel_conn_t *c, struct iovec *iov, int iovcnt);
 /* one command (and its payload) with the consumetime since the last one */
 int tc_sm_command(tc_sockmodel_conn_t *c, uint32_t request, uint32_t p0, uint32_t p1, uint32_t p2,
                   const struct iovec *payload, int payload_cnt);
-/* a request without payload and its reply */
+/* a request without payload and its reply, then the mark set; -EBUSY,
+ * nothing sent, while the reply to a pending PROBE or WAITING_START is
+ * unread */
 int tc_sm_call(tc_sockmodel_conn_t *c, uint32_t request, uint32_t p0, uint32_t p1,
                tc_sockmodel_reply_t *r);
 /* -EBUSY while the reply to a pending PROBE or WAITING_START is unread */

@@ -43,6 +43,7 @@ int tc_sm_read_all(tc_sockmodel_conn_t *c, void *buf, size_t len)
 {
     char *p = buf;
     ssize_t n;
+    int rc;
 
     while (len > 0) {
         n = recv(c->fd, p, len, MSG_DONTWAIT);
@@ -60,14 +61,10 @@ int tc_sm_read_all(tc_sockmodel_conn_t *c, void *buf, size_t len)
         if (0 == n) {
             return tc_sm_fail(c, ECONNRESET, "the simulator closed the connection");
         }
-        if (EINTR == errno) {
-            continue;
+        rc = tc_sm_io_error(c, "read from", "no reply from the simulator within");
+        if (rc < 0) {
+            return rc;
         }
-        if (EAGAIN == errno || EWOULDBLOCK == errno) {
-            return tc_sm_fail(c, ETIMEDOUT, "no reply from the simulator within %d ms",
-                              c->io_timeout_ms);
-        }
-        return tc_sm_fail(c, errno, "read from the simulator failed: %s", strerror(errno));
     }
     return 0;
 }

@@ -62,14 +62,12 @@ int tc_sm_write_iov(tc_sockmodel_conn_t *c, struct iovec *iov, int iovcnt)
         /* MSG_NOSIGNAL: a dead simulator is an error, not a SIGPIPE */
         n = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
         if (n < 0) {
-            if (EINTR == errno) {
-                continue;
+            int rc = tc_sm_io_error(c, "write to", "the simulator did not read for");
+
+            if (rc < 0) {
+                return rc;
             }
-            if (EAGAIN == errno || EWOULDBLOCK == errno) {
-                return tc_sm_fail(c, ETIMEDOUT, "the simulator did not read for %d ms",
-                                  c->io_timeout_ms);
-            }
-            return tc_sm_fail(c, errno, "write to the simulator failed: %s", strerror(errno));
+            continue;
         }
         while (iovcnt > 0 && (size_t) n >= iov->iov_len) {
             n -= (ssize_t) iov->iov_len;
@@ -136,8 +134,16 @@ int tc_sm_command(tc_sockmodel_conn_t *c, uint32_t request, uint32_t p0, uint32_
 int tc_sm_call(tc_sockmodel_conn_t *c, uint32_t request, uint32_t p0, uint32_t p1,
                tc_sockmodel_reply_t *r)
 {
-    int rc = tc_sm_command(c, request, p0, p1, 0, NULL, 0);
-    return 0 == rc ? tc_sm_reply(c, request, r) : rc;
+    int rc = tc_sm_busy(c, request);
+
+    if (0 == rc) {
+        rc = tc_sm_command(c, request, p0, p1, 0, NULL, 0);
+    }
+    if (0 == rc) {
+        rc = tc_sm_reply(c, request, r);
+    }
+    tc_sm_set_mark(c);
+    return rc;
 }
 
 /* A request with a reply of its own may not overtake a pending one. */
@@ -158,11 +164,7 @@ int tc_sockmodel_conn_size(tc_sockmodel_conn_t *c)
     tc_sockmodel_reply_t r;
     int rc;
 
-    if (0 != c->pending) {
-        return tc_sm_busy(c, SOCKMODEL_SIZE);
-    }
     rc = tc_sm_call(c, SOCKMODEL_SIZE, 0, 0, &r);
-    tc_sm_set_mark(c);
     if (rc < 0) {
         return rc;
     }

@@ -122,11 +122,7 @@ int tc_sockmodel_conn_probe(tc_sockmodel_conn_t *c, tc_sockmodel_msg_info_t *inf
     tc_sockmodel_reply_t r;
     int rc;
 
-    if (0 != c->pending) {
-        return tc_sm_busy(c, SOCKMODEL_PROBE);
-    }
     rc = tc_sm_call(c, SOCKMODEL_PROBE, 0, 0, &r);
-    tc_sm_set_mark(c);
     if (rc < 0) {
         return rc;
     }
@@ -139,12 +135,8 @@ int tc_sockmodel_conn_wait(tc_sockmodel_conn_t *c, uint32_t timeout_us,
     tc_sockmodel_reply_t r;
     int rc;
 
-    if (0 != c->pending) {
-        return tc_sm_busy(c, SOCKMODEL_WAITING_START);
-    }
+    /* waiting is not CPU time of the simulated node (the call sets the mark) */
     rc = tc_sm_wait_start(c, timeout_us, 0, &r);
-    /* waiting is not CPU time of the simulated node */
-    tc_sm_set_mark(c);
     if (rc < 0) {
         return rc;
     }
@@ -167,9 +159,6 @@ int tc_sockmodel_conn_wait_recv(tc_sockmodel_conn_t *c, uint32_t timeout_us, voi
     tc_sockmodel_reply_t r;
     int rc;
 
-    if (0 != c->pending) {
-        return tc_sm_busy(c, SOCKMODEL_WAITING_START);
-    }
     rc = tc_sm_wait_start(c, timeout_us, SOCKMODEL_WAIT_RECV, &r);
     if (0 == rc) {
         switch (r.status) {

@@ -16,51 +16,32 @@
 
 #include "osc_hybrid.h"
 
+/* The arrays this file frees, and those it only allocates: the agg_ ones
+ * are osc_hybrid_agg.c's to free (with the buffers agg_buf points to),
+ * ft_gone osc_hybrid_ft.c's (with the rest of the failure state). */
+#define OSC_HYBRID_PEERS_OWN(X)                                                                 \
+    X(ops_sent)                                                                                 \
+    X(lock_req) X(lock_ack) X(unlock_req) X(unlock_ack) X(flush_req) X(flush_ack) X(flushed_at) \
+        X(unacked) X(posts_recv) X(lock_type) X(lk_state) X(start_member) X(wsend_out)
+#define OSC_HYBRID_PEERS_LENT(X) X(agg_buf) X(agg_len) X(agg_cap) X(agg_dirty) X(ft_gone)
+
+/* one zeroed array of n elements of the field's type */
+#define OSC_HYBRID_PEERS_CALLOC(field)                \
+    m->field = calloc((size_t) n, sizeof(*m->field)); \
+    missing |= (NULL == m->field);
+#define OSC_HYBRID_PEERS_FREE(field) free(m->field);
+
 int mca_osc_hybrid_peers_alloc(mca_osc_hybrid_module_t *m, int n)
 {
-    m->ops_sent = calloc(n, sizeof(uint64_t));
-    m->lock_req = calloc(n, sizeof(uint64_t));
-    m->lock_ack = calloc(n, sizeof(uint64_t));
-    m->unlock_req = calloc(n, sizeof(uint64_t));
-    m->unlock_ack = calloc(n, sizeof(uint64_t));
-    m->flush_req = calloc(n, sizeof(uint64_t));
-    m->flush_ack = calloc(n, sizeof(uint64_t));
-    m->flushed_at = calloc(n, sizeof(uint64_t));
-    m->unacked = calloc(n, sizeof(uint64_t));
-    m->agg_buf = calloc(n, sizeof(char *));
-    m->agg_len = calloc(n, sizeof(uint32_t));
-    m->agg_cap = calloc(n, sizeof(uint32_t));
-    m->agg_dirty = calloc(n, sizeof(int));
-    m->posts_recv = calloc(n, sizeof(int));
-    m->lock_type = calloc(n, sizeof(int));
-    m->lk_state = calloc(n, sizeof(int));
-    m->start_member = calloc(n, sizeof(bool));
-    m->wsend_out = calloc(n, sizeof(int));
-    m->ft_gone = calloc(n, sizeof(bool));
-    if (!m->ops_sent || !m->lock_req || !m->lock_ack || !m->unlock_req || !m->unlock_ack ||
-        !m->flush_req || !m->flush_ack || !m->flushed_at || !m->posts_recv || !m->lock_type ||
-        !m->lk_state || !m->wsend_out || !m->start_member || !m->unacked || !m->agg_buf ||
-        !m->agg_len || !m->agg_cap || !m->agg_dirty || !m->ft_gone) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    return OMPI_SUCCESS;
+    bool missing = false;
+
+    OSC_HYBRID_PEERS_OWN(OSC_HYBRID_PEERS_CALLOC)
+    OSC_HYBRID_PEERS_LENT(OSC_HYBRID_PEERS_CALLOC)
+    return missing ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
 
 void mca_osc_hybrid_peers_free(mca_osc_hybrid_module_t *m)
 {
-    free(m->ops_sent);
-    free(m->lock_req);
-    free(m->lock_ack);
-    free(m->unlock_req);
-    free(m->unlock_ack);
-    free(m->flush_req);
-    free(m->flush_ack);
-    free(m->flushed_at);
-    free(m->unacked);
+    OSC_HYBRID_PEERS_OWN(OSC_HYBRID_PEERS_FREE)
     mca_osc_hybrid_agg_release(m);
-    free(m->posts_recv);
-    free(m->lock_type);
-    free(m->lk_state);
-    free(m->start_member);
-    free(m->wsend_out);
 }

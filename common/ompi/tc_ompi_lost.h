@@ -18,6 +18,8 @@
 #include "opal/mca/btl/btl.h"
 #include "opal/util/proc.h"
 
+#include "tc_atomic.h"
+
 BEGIN_C_DECLS
 
 /* Whether this process runs with MPI fault tolerance: the MCA variable
@@ -80,6 +82,32 @@ void tc_ompi_lost_fail_des(mca_btl_base_module_t *btl, struct mca_btl_base_endpo
  * a list of your own. Returns the number completed. */
 int tc_ompi_lost_fail_list(mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *ep,
                            opal_list_t *list, void (*release)(mca_btl_base_descriptor_t *des));
+
+/* An endpoint's loss as a field of the endpoint records it (an int32_t,
+ * atomic: 0 none, 1 lost and its report owed, 2 reported), so that the
+ * endpoint is failed where the loss is seen and reported from progress.
+ * tc_ompi_lost_mark: true for the one call that marks it lost; never for
+ * an endpoint that failed before without a loss (failed: a peer that
+ * left in order, a connection whose failure was reported). The caller then records why, fails the endpoint,
+ * and only then tells its progress that a report is owed.
+ * tc_ompi_lost_take, from progress: true once for an endpoint whose
+ * report is owed, which the caller then makes. */
+static inline bool tc_ompi_lost_mark(int32_t *lost, bool failed)
+{
+    int32_t none = 0;
+
+    if (failed && 0 == tc_atomic_load_acquire(lost)) {
+        return false;
+    }
+    return tc_atomic_cswap(lost, &none, 1);
+}
+
+static inline bool tc_ompi_lost_take(int32_t *lost)
+{
+    int32_t owed = 1;
+
+    return tc_atomic_cswap(lost, &owed, 2);
+}
 
 /* The runtime's word on a process of this job that died (Open MPI 5.0
  * under fault tolerance: the PMIx events ULFM itself acts on;

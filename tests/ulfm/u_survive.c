@@ -52,6 +52,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,6 +216,34 @@ static int u_failed(MPI_Comm comm, int rc, const char *where, int round, double 
     return 1;
 }
 
+/* An error in a round of traffic: the round that failed is recorded, the
+ * world revoked, and the traffic ends (true). */
+static bool u_round_failed(MPI_Comm comm, int rc, const char *where, int round, int *failed_round,
+                           double *t_detect)
+{
+    if (MPI_SUCCESS == rc) {
+        return false;
+    }
+    *failed_round = round;
+    u_failed(comm, rc, where, round, t_detect);
+    return true;
+}
+
+/* After a round that went through: the job armed (said once, for the
+ * runner), and the traffic given up (true) once it ran U_TRAFFIC_MAX_S
+ * without a failure. */
+static bool u_round_timed_out(int round, double t0)
+{
+    if (0 == tmpi_rank && 2 == round) {
+        u_say("ULFM armed %s %d ranks", u_name, tmpi_size);
+    }
+    if (u_now() - t0 > U_TRAFFIC_MAX_S) {
+        tmpi_error("no failure after %.0f s of traffic", U_TRAFFIC_MAX_S);
+        return true;
+    }
+    return false;
+}
+
 /* ---- the traffic before the failure ------------------------------------ */
 
 /* eager or rndv: len bytes to and from each of peers[0..npeers-1], depth
@@ -265,11 +294,7 @@ static int u_traffic_peers(MPI_Comm comm, size_t len, int depth, const int *peer
                            "message");
             }
         }
-        if (0 == tmpi_rank && 2 == round) {
-            u_say("ULFM armed %s %d ranks", u_name, tmpi_size);
-        }
-        if (u_now() - t0 > U_TRAFFIC_MAX_S) {
-            tmpi_error("no failure after %.0f s of traffic", U_TRAFFIC_MAX_S);
+        if (u_round_timed_out(round, t0)) {
             break;
         }
     }
@@ -364,22 +389,12 @@ static int u_traffic_rma(MPI_Comm comm, MPI_Win *win, void **winbuf, double *t_d
         } else {
             (void) MPI_Win_unlock(right, *win);
         }
-        if (MPI_SUCCESS != rc) {
-            failed_round = round;
-            u_failed(comm, rc, "window epoch", round, t_detect);
+        if (u_round_failed(comm, rc, "window epoch", round, &failed_round, t_detect)) {
             break;
         }
         rc = MPI_Barrier(comm);
-        if (MPI_SUCCESS != rc) {
-            failed_round = round;
-            u_failed(comm, rc, "barrier after the epoch", round, t_detect);
-            break;
-        }
-        if (0 == tmpi_rank && 2 == round) {
-            u_say("ULFM armed %s %d ranks", u_name, tmpi_size);
-        }
-        if (u_now() - t0 > U_TRAFFIC_MAX_S) {
-            tmpi_error("no failure after %.0f s of traffic", U_TRAFFIC_MAX_S);
+        if (u_round_failed(comm, rc, "barrier after the epoch", round, &failed_round, t_detect) ||
+            u_round_timed_out(round, t0)) {
             break;
         }
     }
@@ -545,9 +560,7 @@ static int u_traffic_coll(MPI_Comm comm, double *t_detect)
             in[i] = tmpi_rank + i + round;
         }
         rc = MPI_Allreduce(in, out, U_COLL, MPI_INT, MPI_SUM, comm);
-        if (MPI_SUCCESS != rc) {
-            failed_round = round;
-            u_failed(comm, rc, "Allreduce", round, t_detect);
+        if (u_round_failed(comm, rc, "Allreduce", round, &failed_round, t_detect)) {
             break;
         }
         for (int i = 0; i < U_COLL; i++) {
@@ -563,9 +576,7 @@ static int u_traffic_coll(MPI_Comm comm, double *t_detect)
             tmpi_fill(bc, U_BCAST, root, (uint32_t) round);
         }
         rc = MPI_Bcast(bc, U_BCAST, MPI_BYTE, root, comm);
-        if (MPI_SUCCESS != rc) {
-            failed_round = round;
-            u_failed(comm, rc, "Bcast", round, t_detect);
+        if (u_round_failed(comm, rc, "Bcast", round, &failed_round, t_detect)) {
             break;
         }
         tmpi_check(bc, U_BCAST, root, (uint32_t) round, "Bcast");
@@ -574,16 +585,8 @@ static int u_traffic_coll(MPI_Comm comm, double *t_detect)
             u_maybe_die(round, &req, 1);
             rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
         }
-        if (MPI_SUCCESS != rc) {
-            failed_round = round;
-            u_failed(comm, rc, "Iallreduce", round, t_detect);
-            break;
-        }
-        if (0 == tmpi_rank && 2 == round) {
-            u_say("ULFM armed %s %d ranks", u_name, tmpi_size);
-        }
-        if (u_now() - t0 > U_TRAFFIC_MAX_S) {
-            tmpi_error("no failure after %.0f s of traffic", U_TRAFFIC_MAX_S);
+        if (u_round_failed(comm, rc, "Iallreduce", round, &failed_round, t_detect) ||
+            u_round_timed_out(round, t0)) {
             break;
         }
     }

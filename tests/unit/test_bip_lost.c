@@ -27,28 +27,14 @@
 
 #include "test_ft.h"
 
-#include "bip_device.h"
-#include "btl_bip.h"
 #include "btl_bip_endpoint.h"
 #include "btl_bip_frag.h"
+#include "test_bip_state.h"
 
-static int reports;
-static int32_t report_flags;
-static struct opal_proc_t *report_proc;
 /* per peer k (0, 1): [0] the send in the FIFO, [1] the one awaiting its
  * ACK, [2] the get */
 static int done[2][3];
 static int status[2][3];
-
-static void bip_lost_error_cb(struct mca_btl_base_module_t *btl, int32_t flags,
-                              struct opal_proc_t *proc, char *info)
-{
-    (void) btl;
-    (void) info;
-    ++reports;
-    report_flags = flags;
-    report_proc = proc;
-}
 
 static void bip_lost_des_cb(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *ep,
                             struct mca_btl_base_descriptor_t *des, int rc)
@@ -93,16 +79,8 @@ static void run_lost(bool ft)
 {
     mca_btl_bip_component_t *c = &mca_btl_bip_component;
     char dir[] = "/tmp/test_bip_lost.XXXXXX";
-    bip_dev_params_t p = {.job_key = "l",
-                          .rank = 0,
-                          .expected_peers = 0,
-                          .nslots = 4,
-                          .slot_size = 64,
-                          .max_posted = 2,
-                          .frag_size = 4096};
     mca_btl_bip_endpoint_t *eps = calloc(3, sizeof(*eps));
     opal_proc_t procs[3];
-    mca_btl_base_descriptor_t *des;
     mca_btl_bip_frag_t frags[2][2], later;
     mca_btl_bip_rreq_t *rreqs[2];
     unsigned char data[2][2][32], buf[64];
@@ -110,27 +88,13 @@ static void run_lost(bool ft)
 
     assert_non_null(eps);
     test_ft_set(ft);
-    assert_non_null(mkdtemp(dir));
-    p.dir = dir;
-    assert_int_equal(0, bip_open(&p, &c->dev));
-    OBJ_CONSTRUCT(&c->posted, opal_list_t);
-    OBJ_CONSTRUCT(&c->recv_fifo, opal_list_t);
-    OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
-    tc_ompi_done_list_construct(&c->completed_frags);
-    c->threads = false;
-    c->unlinked = true;
-    c->poll_batch = 4;
-    c->check_interval = 1u << 30;
-    c->progress_calls = 1u << 30;
-    c->output = -1;
+    test_bip_state_init(dir, false);
     c->endpoints = eps;
     c->nprocs = 3;
     c->lost_pending = 0;
-    mca_btl_bip_module.error_cb = bip_lost_error_cb;
+    mca_btl_bip_module.error_cb = test_ft_error_cb;
     mca_btl_bip_module.short_limit = 16;
-    reports = 0;
-    report_flags = -1;
-    report_proc = NULL;
+    test_ft_reports_reset();
     memset(done, 0, sizeof(done));
     memset(procs, 0, sizeof(procs));
 
@@ -168,26 +132,18 @@ static void run_lost(bool ft)
         opal_list_append(&c->recv_fifo, &rreqs[k]->super);
     }
     (void) mca_btl_bip_component_progress();
-    assert_int_equal(0, reports);
+    assert_int_equal(0, test_ft_reports);
 
     /* peer 1 is lost: refused at once, completed and reported by progress */
     mca_btl_bip_endpoint_lost(&eps[1], "the peer process is gone (test)");
     frag_setup(&later, buf, 8, 0, 0);
-    assert_int_equal(OPAL_ERR_UNREACH,
-                     mca_btl_bip_send(&mca_btl_bip_module.super, &eps[1], &later.base, 1));
-    des = (mca_btl_base_descriptor_t *) &later; /* ob1 passes it uninitialised */
-    assert_int_equal(
-        OPAL_ERR_UNREACH,
-        mca_btl_bip_sendi(&mca_btl_bip_module.super, &eps[1], NULL, "x", 1, 0, 0, 0, 1, &des));
-    assert_null(des);
+    test_ft_assert_refused(&mca_btl_bip_module.super, &eps[1], &later.base);
     assert_int_equal(OPAL_ERR_UNREACH,
                      mca_btl_bip_get(&mca_btl_bip_module.super, &eps[1], buf, 0, NULL, NULL, 8, 0,
                                      0, bip_lost_get_cb, NULL, NULL));
-    assert_int_equal(0, reports); /* from progress, not from inside a call */
+    assert_int_equal(0, test_ft_reports); /* from progress, not from inside a call */
     (void) mca_btl_bip_component_progress();
-    assert_int_equal(1, reports);
-    assert_int_equal(ft ? MCA_BTL_ERROR_FLAGS_NONFATAL : MCA_BTL_ERROR_FLAGS_FATAL, report_flags);
-    assert_ptr_equal(&procs[1], report_proc);
+    test_ft_assert_reported(1, ft, &procs[1]);
     for (int op = 0; op < 3; ++op) {
         assert_int_equal(1, done[0][op]);
         assert_int_equal(OPAL_ERR_UNREACH, status[0][op]);
@@ -201,7 +157,7 @@ static void run_lost(bool ft)
     for (int i = 0; i < 10; ++i) {
         (void) mca_btl_bip_component_progress();
     }
-    assert_int_equal(1, reports);
+    assert_int_equal(1, test_ft_reports);
     for (int op = 0; op < 3; ++op) {
         assert_int_equal(1, done[0][op]);
         assert_int_equal(0, done[1][op]);
@@ -218,41 +174,10 @@ static void run_lost(bool ft)
     c->endpoints = NULL;
     c->nprocs = 0;
     free(eps);
-    bip_close(c->dev);
-    c->dev = NULL;
-    rmdir(dir);
-}
-
-static void test_bip_lost_under_ft(void **state)
-{
-    (void) state;
-    run_lost(true);
-}
-
-static void test_bip_lost_without_ft(void **state)
-{
-    (void) state;
-    run_lost(false);
-}
-
-static int bip_lost_setup(void **state)
-{
-    (void) state;
-    return test_ft_setup("test_bip_lost", MCA_BTL_BIP_SRCDIR);
-}
-
-static int bip_lost_teardown(void **state)
-{
-    (void) state;
-    return test_ft_teardown();
+    test_bip_state_fini(dir);
 }
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bip_lost_under_ft),
-        cmocka_unit_test(test_bip_lost_without_ft),
-    };
-
-    return cmocka_run_group_tests(tests, bip_lost_setup, bip_lost_teardown);
+    return test_ft_lost_main("test_bip_lost", MCA_BTL_BIP_SRCDIR, run_lost);
 }

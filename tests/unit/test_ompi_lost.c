@@ -65,40 +65,37 @@ static tc_ompi_lost_t lost_who(void)
 
 /* ---- reports ------------------------------------------------------------- */
 
-static void test_lost_without_ft_is_fatal(void **state)
+/* a loss without fault tolerance: fatal, the callback told so with the peer */
+static void lost_expect_fatal(int id, const char *why)
 {
     tc_ompi_lost_t who = lost_who();
     opal_proc_t proc;
 
-    (void) state;
-    test_ft_unset();
     OBJ_CONSTRUCT(&proc, opal_proc_t);
     assert_false(tc_ompi_ft_enabled());
     cb_reset();
-    assert_int_equal(tc_ompi_peer_lost(&who, &proc, "rank", 3, "died"), MCA_BTL_ERROR_FLAGS_FATAL);
+    assert_int_equal(tc_ompi_peer_lost(&who, &proc, "rank", id, why), MCA_BTL_ERROR_FLAGS_FATAL);
     assert_int_equal(cb_calls, 1);
     assert_int_equal(cb_flags, MCA_BTL_ERROR_FLAGS_FATAL);
     assert_ptr_equal(cb_proc, &proc);
     assert_ptr_equal(cb_btl, &lost_module);
-    assert_string_equal(cb_info, "died");
+    assert_string_equal(cb_info, why);
     OBJ_DESTRUCT(&proc);
+}
+
+static void test_lost_without_ft_is_fatal(void **state)
+{
+    (void) state;
+    test_ft_unset();
+    lost_expect_fatal(3, "died");
 }
 
 static void test_lost_ft_off_is_fatal(void **state)
 {
-    tc_ompi_lost_t who = lost_who();
-    opal_proc_t proc;
-
     (void) state;
     /* registered but false: mpirun without --with-ft */
     test_ft_set(false);
-    OBJ_CONSTRUCT(&proc, opal_proc_t);
-    assert_false(tc_ompi_ft_enabled());
-    cb_reset();
-    assert_int_equal(tc_ompi_peer_lost(&who, &proc, "rank", 1, "reset"), MCA_BTL_ERROR_FLAGS_FATAL);
-    assert_int_equal(cb_calls, 1);
-    assert_int_equal(cb_flags, MCA_BTL_ERROR_FLAGS_FATAL);
-    OBJ_DESTRUCT(&proc);
+    lost_expect_fatal(1, "reset");
     test_ft_unset();
 }
 
@@ -246,19 +243,6 @@ static void test_fail_list(void **state)
     assert_int_equal(TC_OMPI_LOST_STATUS, OPAL_ERR_UNREACH);
 }
 
-static int test_setup(void **state)
-{
-    (void) state;
-    /* the text of tc_ompi_fatal_peer's help topic */
-    return test_ft_setup("test_ompi_lost", LOST_HELP_DIR);
-}
-
-static int test_teardown(void **state)
-{
-    (void) state;
-    return test_ft_teardown();
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -268,5 +252,7 @@ int main(void)
         cmocka_unit_test(test_fail_des),
         cmocka_unit_test(test_fail_list),
     };
-    return cmocka_run_group_tests(tests, test_setup, test_teardown);
+    /* the text of tc_ompi_fatal_peer's help topic is in LOST_HELP_DIR */
+    return test_ft_run_group("test_ompi_lost", LOST_HELP_DIR, tests,
+                             sizeof(tests) / sizeof(tests[0]));
 }

@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "tc_unit.h"
+
 #include "opal/constants.h"
 #include "opal/datatype/opal_convertor.h"
 #include "opal/datatype/opal_datatype.h"
@@ -171,22 +173,6 @@ static void test_frag_list(void **state)
     assert_null(tc_ompi_frag_list(&btl, 1001, &eager, &max));
 }
 
-static int test_setup(void **state)
-{
-    int argc = 1;
-    char *args[] = {"test_ompi_pack", NULL}, **argv = args;
-
-    (void) state;
-    return OPAL_SUCCESS == tc_ompi_init_util(&argc, &argv) ? 0 : -1;
-}
-
-static int test_teardown(void **state)
-{
-    (void) state;
-    opal_finalize_util();
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -195,5 +181,5 @@ int main(void)
         cmocka_unit_test(test_prepare_inplace),
         cmocka_unit_test(test_frag_list),
     };
-    return cmocka_run_group_tests(tests, test_setup, test_teardown);
+    return tc_unit_run_opal_group("test_ompi_pack", NULL, tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "tc_unit.h"
+
 #include "opal/class/opal_bitmap.h"
 #include "opal/constants.h"
 #include "opal/mca/base/mca_base_var.h"
@@ -312,22 +314,6 @@ static void test_add_procs(void **state)
     OBJ_DESTRUCT(&bits);
 }
 
-static int test_setup(void **state)
-{
-    int argc = 1;
-    char *args[] = {"test_ompi_reach", NULL}, **argv = args;
-
-    (void) state;
-    return OPAL_SUCCESS == tc_ompi_init_util(&argc, &argv) ? 0 : -1;
-}
-
-static int test_teardown(void **state)
-{
-    (void) state;
-    opal_finalize_util();
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -336,5 +322,5 @@ int main(void)
         cmocka_unit_test(test_module_init),
         cmocka_unit_test(test_add_procs),
     };
-    return cmocka_run_group_tests(tests, test_setup, test_teardown);
+    return tc_unit_run_opal_group("test_ompi_reach", NULL, tests, sizeof(tests) / sizeof(tests[0]));
 }

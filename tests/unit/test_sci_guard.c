@@ -12,7 +12,6 @@
  * the sanitizer reports.
  */
 
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,69 +21,28 @@
 
 #include <cmocka.h>
 
-#include "btl_sci.h"
-#include "btl_sci_endpoint.h"
+#include "tc_unit.h"
+#include "test_sci_state.h"
 
 #define SCI_GUARD_CALLS 100000
-
-static void *sci_guard_thread(void *arg)
-{
-    (void) arg;
-    for (int i = 0; i < SCI_GUARD_CALLS; ++i) {
-        (void) mca_btl_sci_component_progress();
-    }
-    return NULL;
-}
 
 static void test_sci_guard_two_threads(void **state)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
-    uint64_t bell = 0; /* our doorbell: nobody rings */
-    mca_btl_sci_endpoint_t *eps = calloc(2, sizeof(*eps));
-    mca_btl_sci_endpoint_t *conn[2] = {NULL, NULL}, *sweep[2] = {NULL, NULL};
-    pthread_t t[2];
+    test_sci_state_t s;
 
     (void) state;
-    assert_non_null(eps);
-    OBJ_CONSTRUCT(&c->pending_endpoints, opal_list_t);
-    tc_ompi_done_list_construct(&c->completed_frags);
-    OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
-    c->doorbell = (uint8_t *) &bell;
-    c->running = true;
-    c->local_rank = 0;
-    c->num_local = 2;
-    c->endpoints = eps;
-    c->connected = conn;
-    c->sweep = sweep;
-    c->num_connected = c->num_active = c->num_unconnected = 0;
-    c->sweep_interval = 16;
-    c->progress_calls = 0;
-    c->output = -1;
-    for (int i = 0; i < 2; ++i) {
-        OBJ_CONSTRUCT(&eps[i], mca_btl_sci_endpoint_t);
-        eps[i].peer_rank = i;
-        eps[i].module = &mca_btl_sci_module;
-    }
-    eps[1].state = MCA_BTL_SCI_EP_CONNECTING;
+    test_sci_state_init(&s, 2, 16);
+    s.eps[1].state = MCA_BTL_SCI_EP_CONNECTING;
 
     opal_set_using_threads(true);
-    for (int i = 0; i < 2; ++i) {
-        assert_int_equal(0, pthread_create(&t[i], NULL, sci_guard_thread, NULL));
-    }
-    for (int i = 0; i < 2; ++i) {
-        assert_int_equal(0, pthread_join(t[i], NULL));
-    }
+    tc_unit_progress_threads(mca_btl_sci_component_progress, SCI_GUARD_CALLS);
     opal_set_using_threads(false);
     /* every call that held the guard counted once, none twice */
     assert_true(c->progress_calls > 0);
     assert_true(c->progress_calls <= 2u * SCI_GUARD_CALLS);
 
-    OBJ_DESTRUCT(&c->pending_endpoints);
-    c->doorbell = NULL;
-    c->running = false;
-    c->endpoints = NULL;
-    c->connected = c->sweep = NULL;
-    free(eps);
+    test_sci_state_fini(&s);
 }
 
 int main(void)

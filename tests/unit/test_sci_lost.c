@@ -23,25 +23,11 @@
 
 #include "test_ft.h"
 
-#include "btl_sci.h"
-#include "btl_sci_endpoint.h"
 #include "btl_sci_frag.h"
+#include "test_sci_state.h"
 
-static int reports;
-static int32_t report_flags;
-static struct opal_proc_t *report_proc;
 static int completions[2];
 static int completion_status[2];
-
-static void sci_lost_error_cb(struct mca_btl_base_module_t *btl, int32_t flags,
-                              struct opal_proc_t *proc, char *info)
-{
-    (void) btl;
-    (void) info;
-    ++reports;
-    report_flags = flags;
-    report_proc = proc;
-}
 
 static void sci_lost_des_cb(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *ep,
                             struct mca_btl_base_descriptor_t *des, int status)
@@ -56,45 +42,17 @@ static void sci_lost_des_cb(struct mca_btl_base_module_t *btl, struct mca_btl_ba
 
 static void run_lost(bool ft)
 {
-    mca_btl_sci_component_t *c = &mca_btl_sci_component;
-    uint64_t bell = 0;
-    mca_btl_sci_endpoint_t *eps = calloc(3, sizeof(*eps));
-    mca_btl_sci_endpoint_t *conn[3] = {NULL, NULL, NULL}, *sweep[3] = {NULL, NULL, NULL};
-    opal_proc_t procs[3];
-    mca_btl_base_descriptor_t *des;
+    test_sci_state_t s;
+    mca_btl_sci_endpoint_t *eps;
     mca_btl_sci_frag_t frags[2], later;
 
-    assert_non_null(eps);
     test_ft_set(ft);
-    memset(procs, 0, sizeof(procs));
-    OBJ_CONSTRUCT(&c->pending_endpoints, opal_list_t);
-    tc_ompi_done_list_construct(&c->completed_frags);
-    OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
-    c->doorbell = (uint8_t *) &bell;
-    c->running = true;
-    c->local_rank = 0;
-    c->num_local = 3;
-    c->endpoints = eps;
-    c->connected = conn;
-    c->sweep = sweep;
-    c->num_connected = c->num_active = c->num_unconnected = 0;
-    c->sweep_interval = 1024;
-    c->progress_calls = 0;
-    c->lost_pending = 0;
-    c->output = -1;
-    mca_btl_sci_module.error_cb = sci_lost_error_cb;
-    reports = 0;
-    report_flags = -1;
-    report_proc = NULL;
+    test_sci_state_init(&s, 3, 1024);
+    eps = s.eps;
+    mca_btl_sci_module.error_cb = test_ft_error_cb;
+    test_ft_reports_reset();
     memset(completions, 0, sizeof(completions));
 
-    for (int i = 0; i < 3; ++i) {
-        OBJ_CONSTRUCT(&eps[i], mca_btl_sci_endpoint_t);
-        eps[i].peer_rank = i;
-        eps[i].module = &mca_btl_sci_module;
-        eps[i].proc = &procs[i];
-        procs[i].proc_name.vpid = (uint32_t) i;
-    }
     /* two peers that cannot take a message yet: a send waits on each */
     for (int k = 0; k < 2; ++k) {
         mca_btl_sci_endpoint_t *ep = &eps[k + 1];
@@ -112,28 +70,20 @@ static void run_lost(bool ft)
         assert_true(ep->waiting);
     }
     (void) mca_btl_sci_component_progress();
-    assert_int_equal(0, reports);
+    assert_int_equal(0, test_ft_reports);
     assert_int_equal(0, completions[0] + completions[1]);
 
     /* peer 1 is lost: refused at once, completed and reported by progress */
     mca_btl_sci_endpoint_lost(&eps[1], "the peer process is gone (test)");
     OBJ_CONSTRUCT(&later, mca_btl_sci_frag_t);
     later.module = &mca_btl_sci_module;
+    test_ft_assert_refused(&mca_btl_sci_module.super, &eps[1], &later.base);
     assert_int_equal(OPAL_ERR_UNREACH,
-                     mca_btl_sci_send(&mca_btl_sci_module.super, &eps[1], &later.base, 1));
-    des = (mca_btl_base_descriptor_t *) &later; /* ob1 passes it uninitialised */
-    assert_int_equal(
-        OPAL_ERR_UNREACH,
-        mca_btl_sci_sendi(&mca_btl_sci_module.super, &eps[1], NULL, "x", 1, 0, 0, 0, 1, &des));
-    assert_null(des);
-    assert_int_equal(OPAL_ERR_UNREACH,
-                     mca_btl_sci_put(&mca_btl_sci_module.super, &eps[1], &bell, 0, NULL, NULL, 8, 0,
-                                     0, NULL, NULL, NULL));
-    assert_int_equal(0, reports); /* from progress, not from inside a call */
+                     mca_btl_sci_put(&mca_btl_sci_module.super, &eps[1], &s.bell, 0, NULL, NULL, 8,
+                                     0, 0, NULL, NULL, NULL));
+    assert_int_equal(0, test_ft_reports); /* from progress, not from inside a call */
     (void) mca_btl_sci_component_progress();
-    assert_int_equal(1, reports);
-    assert_int_equal(ft ? MCA_BTL_ERROR_FLAGS_NONFATAL : MCA_BTL_ERROR_FLAGS_FATAL, report_flags);
-    assert_ptr_equal(&procs[1], report_proc);
+    test_ft_assert_reported(1, ft, &s.procs[1]);
     assert_int_equal(1, completions[0]);
     assert_int_equal(OPAL_ERR_UNREACH, completion_status[0]);
     assert_int_equal(0, (int) opal_list_get_size(&eps[1].pending));
@@ -144,7 +94,7 @@ static void run_lost(bool ft)
     for (int i = 0; i < 10; ++i) {
         (void) mca_btl_sci_component_progress();
     }
-    assert_int_equal(1, reports);
+    assert_int_equal(1, test_ft_reports);
     assert_int_equal(1, completions[0]);
     assert_int_equal(0, completions[1]);
     assert_int_equal(MCA_BTL_SCI_EP_CONNECTING, eps[2].state);
@@ -156,46 +106,12 @@ static void run_lost(bool ft)
     (void) opal_list_remove_first(&eps[2].pending);
     mca_btl_sci_endpoint_lost(&eps[2], "after its finalize");
     (void) mca_btl_sci_component_progress();
-    assert_int_equal(1, reports);
+    assert_int_equal(1, test_ft_reports);
 
-    OBJ_DESTRUCT(&c->pending_endpoints);
-    c->doorbell = NULL;
-    c->running = false;
-    c->endpoints = NULL;
-    c->connected = c->sweep = NULL;
-    free(eps);
-}
-
-static void test_sci_lost_under_ft(void **state)
-{
-    (void) state;
-    run_lost(true);
-}
-
-static void test_sci_lost_without_ft(void **state)
-{
-    (void) state;
-    run_lost(false);
-}
-
-static int sci_lost_setup(void **state)
-{
-    (void) state;
-    return test_ft_setup("test_sci_lost", MCA_BTL_SCI_SRCDIR);
-}
-
-static int sci_lost_teardown(void **state)
-{
-    (void) state;
-    return test_ft_teardown();
+    test_sci_state_fini(&s);
 }
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sci_lost_under_ft),
-        cmocka_unit_test(test_sci_lost_without_ft),
-    };
-
-    return cmocka_run_group_tests(tests, sci_lost_setup, sci_lost_teardown);
+    return test_ft_lost_main("test_sci_lost", MCA_BTL_SCI_SRCDIR, run_lost);
 }

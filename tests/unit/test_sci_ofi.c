@@ -110,6 +110,22 @@ static void import(sci_desc_t *from, uint32_t from_id, sci_desc_t *to)
     free(buf);
 }
 
+/* b's segment id of size bytes, available, imported by a and mapped
+ * there: a's mapping */
+static void *share(fixture_t *f, uint32_t id, size_t size, sci_local_segment_t **seg,
+                   sci_remote_segment_t **rseg)
+{
+    void *map;
+
+    assert_int_equal(SCI_ERR_OK, sci_create_segment(f->b, id, size, seg));
+    assert_int_equal(SCI_ERR_OK, sci_set_segment_available(*seg, 1));
+    import(f->b, 2, f->a);
+    assert_int_equal(SCI_ERR_OK, sci_connect_segment(f->a, 2, id, rseg));
+    map = sci_map_remote_segment(*rseg, 0, size);
+    assert_non_null(map);
+    return map;
+}
+
 static void progress_both(fixture_t *f)
 {
     (void) sci_progress(f->a);
@@ -195,12 +211,7 @@ static void test_many_small_flushes_in_order(void **state)
     volatile uint64_t *local;
     uint64_t *map;
 
-    assert_int_equal(SCI_ERR_OK, sci_create_segment(f->b, 0x20001, 4096, &seg));
-    assert_int_equal(SCI_ERR_OK, sci_set_segment_available(seg, 1));
-    import(f->b, 2, f->a);
-    assert_int_equal(SCI_ERR_OK, sci_connect_segment(f->a, 2, 0x20001, &rseg));
-    map = sci_map_remote_segment(rseg, 0, 4096);
-    assert_non_null(map);
+    map = share(f, 0x20001, 4096, &seg, &rseg);
     local = sci_local_segment_address(seg);
     /* a counter written 2000 times: the owner never sees it go back */
     {
@@ -233,12 +244,7 @@ static void test_publish(void **state)
 
     /* a second segment: its index is not 0 */
     assert_int_equal(SCI_ERR_OK, sci_create_segment(f->b, 0x20010, 4096, &seg0));
-    assert_int_equal(SCI_ERR_OK, sci_create_segment(f->b, 0x20011, slot * nslots, &seg));
-    assert_int_equal(SCI_ERR_OK, sci_set_segment_available(seg, 1));
-    import(f->b, 2, f->a);
-    assert_int_equal(SCI_ERR_OK, sci_connect_segment(f->a, 2, 0x20011, &rseg));
-    map = sci_map_remote_segment(rseg, 0, slot * nslots);
-    assert_non_null(map);
+    map = share(f, 0x20011, slot * nslots, &seg, &rseg);
     local = sci_local_segment_address(seg);
     /* the owner's words as after earlier laps */
     for (size_t s = 0; s < nslots; ++s) {
@@ -304,12 +310,7 @@ static void test_publish_from(void **state)
     int *seen = calloc(NSLOTS * ROUNDS + 1, sizeof(int));
 
     assert_non_null(seen);
-    assert_int_equal(SCI_ERR_OK, sci_create_segment(f->b, 0x20020, slot * NSLOTS, &seg));
-    assert_int_equal(SCI_ERR_OK, sci_set_segment_available(seg, 1));
-    import(f->b, 2, f->a);
-    assert_int_equal(SCI_ERR_OK, sci_connect_segment(f->a, 2, 0x20020, &rseg));
-    map = sci_map_remote_segment(rseg, 0, slot * NSLOTS);
-    assert_non_null(map);
+    map = share(f, 0x20020, slot * NSLOTS, &seg, &rseg);
     local = sci_local_segment_address(seg);
     memset(map, 0x5a, slot * NSLOTS);
     for (int round = 0; round < ROUNDS; ++round) {

@@ -22,9 +22,8 @@
 
 #include <cmocka.h>
 
-#include "btl_sci.h"
-#include "btl_sci_endpoint.h"
 #include "btl_sci_frag.h"
+#include "test_sci_state.h"
 
 static int sci_pending_errors;
 
@@ -41,38 +40,16 @@ static void sci_pending_error_cb(struct mca_btl_base_module_t *btl, int32_t flag
 static void test_sci_pending_connecting_not_dead(void **state)
 {
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
-    uint64_t bell = 0; /* our doorbell: 8 bytes, nobody rings */
-    mca_btl_sci_endpoint_t *eps = calloc(2, sizeof(*eps));
-    mca_btl_sci_endpoint_t *conn[2] = {NULL, NULL}, *sweep[2] = {NULL, NULL};
+    test_sci_state_t s;
     mca_btl_sci_frag_t frag;
     mca_btl_sci_endpoint_t *ep;
 
     (void) state;
-    assert_non_null(eps);
-    OBJ_CONSTRUCT(&c->pending_endpoints, opal_list_t);
-    tc_ompi_done_list_construct(&c->completed_frags);
-    OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
-    c->doorbell = (uint8_t *) &bell;
-    c->running = true;
-    c->local_rank = 0;
-    c->num_local = 2;
-    c->endpoints = eps;
-    c->connected = conn;
-    c->sweep = sweep;
-    c->num_connected = 0;
-    c->num_active = 0;
-    c->num_unconnected = 0;
-    c->sweep_interval = 1024;
-    c->progress_calls = 0;
+    test_sci_state_init(&s, 2, 1024);
     mca_btl_sci_module.error_cb = sci_pending_error_cb;
     sci_pending_errors = 0;
 
-    for (int i = 0; i < 2; ++i) {
-        OBJ_CONSTRUCT(&eps[i], mca_btl_sci_endpoint_t);
-        eps[i].peer_rank = i;
-        eps[i].module = &mca_btl_sci_module;
-    }
-    ep = &eps[1];
+    ep = &s.eps[1];
     ep->state = MCA_BTL_SCI_EP_CONNECTING;
     assert_null(ep->seq);
 
@@ -102,11 +79,7 @@ static void test_sci_pending_connecting_not_dead(void **state)
     assert_int_equal(0, (int) opal_list_get_size(&c->pending_endpoints));
 
     (void) opal_list_remove_first(&ep->pending);
-    c->doorbell = NULL;
-    c->running = false;
-    c->endpoints = NULL;
-    c->connected = c->sweep = NULL;
-    free(eps);
+    test_sci_state_fini(&s);
 }
 
 int main(void)

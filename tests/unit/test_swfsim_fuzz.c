@@ -43,6 +43,17 @@ static void fuzz_drain(int *fd)
     }
 }
 
+/* every client still connected goes; the simulator's exit code */
+static int fuzz_end(sim_run_t *s, int *fd)
+{
+    for (int i = 0; i < FUZZ_NODES; i++) {
+        if (fd[i] >= 0) {
+            close(fd[i]);
+        }
+    }
+    return sim_wait(s);
+}
+
 static void fuzz_run(uint64_t seed, const char *model)
 {
     static const uint32_t picks[] = {0, 1, 2, 3, 4, 99999, 0xffffffffu};
@@ -93,12 +104,7 @@ static void fuzz_run(uint64_t seed, const char *model)
         }
         fuzz_drain(fd);
     }
-    for (int i = 0; i < FUZZ_NODES; i++) {
-        if (fd[i] >= 0) {
-            close(fd[i]);
-        }
-    }
-    rc = sim_wait(&s);
+    rc = fuzz_end(&s, fd);
     if (0 != rc && 2 != rc && 3 != rc && 4 != rc) {
         fprintf(stderr, "fuzz seed %llu model %s: simulator exit %d\n", (unsigned long long) seed,
                 model, rc);
@@ -263,8 +269,7 @@ static void watch_fuzz_run(uint64_t seed, const char *model)
         } else if (x < 12) {
             tc_sockmodel_cmd_make(&c, SOCKMODEL_PROBE, 0, 0, 0, 0, 0);
         } else if (x < 14) {
-            tc_sockmodel_cmd_make(&c, SOCKMODEL_WAITING_START, fuzz_rand(&seed) % 2000, 0, 0, 0,
-                                  0);
+            tc_sockmodel_cmd_make(&c, SOCKMODEL_WAITING_START, fuzz_rand(&seed) % 2000, 0, 0, 0, 0);
         } else {
             tc_sockmodel_cmd_make(&c, SOCKMODEL_RECVFROM, fuzz_rand(&seed) % FUZZ_NODES, 0, 0, 0,
                                   0);
@@ -277,12 +282,7 @@ static void watch_fuzz_run(uint64_t seed, const char *model)
         }
         fuzz_drain(fd);
     }
-    for (int i = 0; i < FUZZ_NODES; i++) {
-        if (fd[i] >= 0) {
-            close(fd[i]);
-        }
-    }
-    rc = sim_wait(&s);
+    rc = fuzz_end(&s, fd);
     if (0 != rc && 2 != rc && 3 != rc) {
         fprintf(stderr, "watch fuzz seed %llu model %s: simulator exit %d\n",
                 (unsigned long long) seed, model, rc);

@@ -34,6 +34,13 @@ typedef struct sim_run {
     char hostport[300];
 } sim_run_t;
 
+/* a case run under one of the simulator's models, which it finds in
+ * *state (const char *), named after both: SIM_MODEL_TEST(test_x, "torus") */
+/* clang-format off */
+#define SIM_MODEL_TEST(f, model) \
+    {.name = #f " (" model ")", .test_func = (f), .initial_state = (void *) (model)}
+/* clang-format on */
+
 /* start "swfsim --nodes N ARGS..." (NULL-terminated extra arguments) */
 static inline void sim_start(sim_run_t *s, unsigned nodes, ...)
 {
@@ -210,6 +217,26 @@ static inline void expect_eof(int fd)
         assert_true(ECONNRESET == errno);
     }
     close(fd);
+}
+
+/* n clients connected as nodes 0..n-1, each told its rank */
+static inline void connect_all(sim_run_t *s, int *fd, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        fd[i] = raw_connect(s);
+        raw_word(fd[i], i);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        assert_int_equal(raw_read_word(fd[i]), i);
+    }
+}
+
+/* a node that finishes in order: FINISH answered, then the end */
+static inline void finish(int fd)
+{
+    raw_cmd(fd, SOCKMODEL_FINISH, 0, 0, 0, 0);
+    expect_reply(fd, SOCKMODEL_FINISH, SOCKMODEL_ST_OK, NULL, NULL, 0);
+    expect_eof(fd);
 }
 
 static inline void fill_pattern(unsigned char *p, size_t n, unsigned seed)

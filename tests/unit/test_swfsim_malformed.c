@@ -128,8 +128,9 @@ static void test_before_start(void **state)
 
 enum { BAD_FIRST = 2, NBAD = 9 };
 
-static void run_after_start(const char *model)
+static void test_after_start(void **state)
 {
+    const char *model = *state;
     sim_run_t s;
     int fd[BAD_FIRST + NBAD];
     uint32_t n = BAD_FIRST + NBAD;
@@ -192,18 +193,6 @@ static void run_after_start(const char *model)
     assert_non_null(strstr(rep, "larger than the message limit"));
     free(rep);
     sim_cleanup(&s);
-}
-
-static void test_after_start_simpel(void **state)
-{
-    (void) state;
-    run_after_start("simpel");
-}
-
-static void test_after_start_torus(void **state)
-{
-    (void) state;
-    run_after_start("torus");
 }
 
 /* a client that disconnects while blocked in RECV is dropped and the
@@ -337,8 +326,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_token),
         cmocka_unit_test(test_before_start),
-        cmocka_unit_test(test_after_start_simpel),
-        cmocka_unit_test(test_after_start_torus),
+        SIM_MODEL_TEST(test_after_start, "simpel"),
+        SIM_MODEL_TEST(test_after_start, "torus"),
         cmocka_unit_test(test_disconnect_while_blocked),
         cmocka_unit_test(test_memory_limit),
     };

@@ -17,24 +17,6 @@
 
 #include "test_swfsim_harness.h"
 
-static void connect_all(sim_run_t *s, int *fd, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        fd[i] = raw_connect(s);
-        raw_word(fd[i], i);
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        assert_int_equal(raw_read_word(fd[i]), i);
-    }
-}
-
-static void finish(int fd)
-{
-    raw_cmd(fd, SOCKMODEL_FINISH, 0, 0, 0, 0);
-    expect_reply(fd, SOCKMODEL_FINISH, SOCKMODEL_ST_OK, NULL, NULL, 0);
-    expect_eof(fd);
-}
-
 static void test_matching(void **state)
 {
     sim_run_t s;
@@ -125,8 +107,9 @@ static void end_with_bye(sim_run_t *s, int fd[2])
     sim_cleanup(s);
 }
 
-static void run_waiting(const char *model)
+static void test_waiting(void **state)
 {
+    const char *model = *state;
     sim_run_t s;
     int fd[2];
     tc_sockmodel_reply_t r;
@@ -166,8 +149,9 @@ static void run_waiting(const char *model)
 }
 
 /* WAITING_START with SOCKMODEL_WAIT_RECV hands the message over like RECV */
-static void run_wait_recv(const char *model)
+static void test_wait_recv(void **state)
 {
+    const char *model = *state;
     sim_run_t s;
     int fd[2];
     tc_sockmodel_reply_t r;
@@ -206,30 +190,6 @@ static void run_wait_recv(const char *model)
     assert_int_equal(r.arg[1], 8);
     assert_int_equal(r.arg[2], 0);
     end_with_bye(&s, fd);
-}
-
-static void test_wait_recv_simpel(void **state)
-{
-    (void) state;
-    run_wait_recv("simpel");
-}
-
-static void test_wait_recv_torus(void **state)
-{
-    (void) state;
-    run_wait_recv("torus");
-}
-
-static void test_waiting_simpel(void **state)
-{
-    (void) state;
-    run_waiting("simpel");
-}
-
-static void test_waiting_torus(void **state)
-{
-    (void) state;
-    run_waiting("torus");
 }
 
 static void test_barrier(void **state)
@@ -399,10 +359,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matching),
-        cmocka_unit_test(test_waiting_simpel),
-        cmocka_unit_test(test_waiting_torus),
-        cmocka_unit_test(test_wait_recv_simpel),
-        cmocka_unit_test(test_wait_recv_torus),
+        SIM_MODEL_TEST(test_waiting, "simpel"),
+        SIM_MODEL_TEST(test_waiting, "torus"),
+        SIM_MODEL_TEST(test_wait_recv, "simpel"),
+        SIM_MODEL_TEST(test_wait_recv, "torus"),
         cmocka_unit_test(test_barrier),
         cmocka_unit_test(test_torus_clocks),
         cmocka_unit_test(test_deadlock),

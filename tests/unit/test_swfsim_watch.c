@@ -23,43 +23,31 @@
 #define WATCH_TAG0 0xDEADu
 #define WATCH_TAG1 77u
 
-static void connect_all(sim_run_t *s, int *fd, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        fd[i] = raw_connect(s);
-        raw_word(fd[i], i);
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        assert_int_equal(raw_read_word(fd[i]), i);
-    }
-}
-
-static void finish(int fd)
-{
-    raw_cmd(fd, SOCKMODEL_FINISH, 0, 0, 0, 0);
-    expect_reply(fd, SOCKMODEL_FINISH, SOCKMODEL_ST_OK, NULL, NULL, 0);
-    expect_eof(fd);
-}
-
 static void watch(int fd, uint32_t tag)
 {
     raw_cmd(fd, SOCKMODEL_WATCH, tag, 0, 0, 0);
     expect_reply(fd, SOCKMODEL_WATCH, SOCKMODEL_ST_OK, NULL, NULL, 0);
 }
 
-/* RECV and check source, tag and payload */
-static void recv_expect(int fd, uint32_t src, uint32_t tag, const char *payload)
+/* the reply to request (RECV, RECVFROM): a message of src with tag and payload */
+static void expect_msg(int fd, uint32_t request, uint32_t src, uint32_t tag, const char *payload)
 {
     tc_sockmodel_reply_t r;
     char buf[64];
     size_t len = strlen(payload);
 
-    raw_cmd(fd, SOCKMODEL_RECV, 0, 0, 0, 0);
-    expect_reply(fd, SOCKMODEL_RECV, SOCKMODEL_ST_OK, &r, buf, sizeof(buf));
+    expect_reply(fd, request, SOCKMODEL_ST_OK, &r, buf, sizeof(buf));
     assert_int_equal(r.arg[SOCKMODEL_ARG_SRC], src);
     assert_int_equal(r.arg[SOCKMODEL_ARG_TAG], tag);
     assert_int_equal(r.arg[SOCKMODEL_ARG_LEN], len);
     assert_memory_equal(buf, payload, len);
+}
+
+/* RECV and check source, tag and payload */
+static void recv_expect(int fd, uint32_t src, uint32_t tag, const char *payload)
+{
+    raw_cmd(fd, SOCKMODEL_RECV, 0, 0, 0, 0);
+    expect_msg(fd, SOCKMODEL_RECV, src, tag, payload);
 }
 
 static void probe_none(int fd)
@@ -77,11 +65,23 @@ static void wait_none(int fd)
     expect_reply(fd, SOCKMODEL_WAITING_START, SOCKMODEL_ST_EXPIRED, NULL, NULL, 0);
 }
 
+/* first finishes while second waits (in torus mode time must pass for
+ * first's FINISH to be answered), then second finishes */
+static void finish_both(int first, int second)
+{
+    raw_cmd(first, SOCKMODEL_FINISH, 0, 0, 0, 0);
+    wait_none(second);
+    expect_reply(first, SOCKMODEL_FINISH, SOCKMODEL_ST_OK, NULL, NULL, 0);
+    expect_eof(first);
+    finish(second);
+}
+
 /* node 2 sends two messages to node 0 and dies; nodes 0 and 1 watch,
  * node 3 does not (and finishes first: in torus mode a silent running
  * node would hold back time) */
-static void run_notice(const char *model)
+static void test_notice(void **state)
 {
+    const char *model = *state;
     sim_run_t s;
     int fd[4];
     tc_sockmodel_reply_t r;
@@ -106,42 +106,23 @@ static void run_notice(const char *model)
     /* node 0 waits (once only: nothing more comes), so that time passes
      * for node 1's notice */
     raw_cmd(fd[0], SOCKMODEL_WAITING_START, 200000, 0, 0, 0);
-    expect_reply(fd[1], SOCKMODEL_RECV, SOCKMODEL_ST_OK, &r, NULL, 0);
-    assert_int_equal(r.arg[SOCKMODEL_ARG_SRC], 2);
-    assert_int_equal(r.arg[SOCKMODEL_ARG_TAG], WATCH_TAG1);
-    assert_int_equal(r.arg[SOCKMODEL_ARG_LEN], 0);
+    expect_msg(fd[1], SOCKMODEL_RECV, 2, WATCH_TAG1, "");
     expect_reply(fd[0], SOCKMODEL_WAITING_START, SOCKMODEL_ST_EXPIRED, NULL, NULL, 0);
     wait_none(fd[1]);
     /* a finished node is no dead one */
-    raw_cmd(fd[1], SOCKMODEL_FINISH, 0, 0, 0, 0);
-    wait_none(fd[0]);
-    expect_reply(fd[1], SOCKMODEL_FINISH, SOCKMODEL_ST_OK, NULL, NULL, 0);
-    expect_eof(fd[1]);
-    finish(fd[0]);
+    finish_both(fd[1], fd[0]);
     assert_int_equal(sim_wait(&s), 3); /* a node was dropped */
     sim_cleanup(&s);
-}
-
-static void test_notice_simpel(void **state)
-{
-    (void) state;
-    run_notice("simpel");
-}
-
-static void test_notice_torus(void **state)
-{
-    (void) state;
-    run_notice("torus");
 }
 
 /* a notice wakes a RECVFROM of the dead node; a node that watches only
  * after the death is told at once. Whoever is not answered meanwhile
  * waits (WAITING_START), so that simulated time goes on in torus mode. */
-static void run_late(const char *model)
+static void test_late(void **state)
 {
+    const char *model = *state;
     sim_run_t s;
     int fd[3];
-    tc_sockmodel_reply_t r;
 
     sim_start(&s, 3, "--model", model, (char *) NULL);
     connect_all(&s, fd, 3);
@@ -149,35 +130,16 @@ static void run_late(const char *model)
     raw_cmd(fd[1], SOCKMODEL_WAITING_START, 500000, 0, 0, 0);
     raw_cmd(fd[0], SOCKMODEL_RECVFROM, 2, 0, 0, 0);
     close(fd[2]);
-    expect_reply(fd[0], SOCKMODEL_RECVFROM, SOCKMODEL_ST_OK, &r, NULL, 0);
-    assert_int_equal(r.arg[SOCKMODEL_ARG_SRC], 2);
-    assert_int_equal(r.arg[SOCKMODEL_ARG_TAG], WATCH_TAG0);
-    assert_int_equal(r.arg[SOCKMODEL_ARG_LEN], 0);
+    expect_msg(fd[0], SOCKMODEL_RECVFROM, 2, WATCH_TAG0, "");
     expect_reply(fd[1], SOCKMODEL_WAITING_START, SOCKMODEL_ST_EXPIRED, NULL, NULL, 0);
     /* node 0 has seen the death: node 1 watches now and is told */
     watch(fd[1], WATCH_TAG1);
     raw_cmd(fd[0], SOCKMODEL_WAITING_START, 500000, 0, 0, 0);
     recv_expect(fd[1], 2, WATCH_TAG1, "");
     expect_reply(fd[0], SOCKMODEL_WAITING_START, SOCKMODEL_ST_EXPIRED, NULL, NULL, 0);
-    raw_cmd(fd[0], SOCKMODEL_FINISH, 0, 0, 0, 0);
-    wait_none(fd[1]);
-    expect_reply(fd[0], SOCKMODEL_FINISH, SOCKMODEL_ST_OK, NULL, NULL, 0);
-    expect_eof(fd[0]);
-    finish(fd[1]);
+    finish_both(fd[0], fd[1]);
     assert_int_equal(sim_wait(&s), 3);
     sim_cleanup(&s);
-}
-
-static void test_late_simpel(void **state)
-{
-    (void) state;
-    run_late("simpel");
-}
-
-static void test_late_torus(void **state)
-{
-    (void) state;
-    run_late("torus");
 }
 
 /* WATCH twice, or with flags, is a broken client: dropped, and its
@@ -217,6 +179,23 @@ static void test_watch_misuse(void **state)
     sim_cleanup(&s);
 }
 
+/* a simulator of two nodes: node 0 the client library's connection c,
+ * node 1 a raw client (returned) */
+static int conn_start(sim_run_t *s, tc_sockmodel_conn_t *c)
+{
+    char host[300];
+    int port, other;
+
+    sim_start(s, 2, (char *) NULL);
+    assert_int_equal(tc_sockmodel_address_parse(s->hostport, host, sizeof(host), &port), 0);
+    other = raw_connect(s);
+    raw_word(other, 1);
+    tc_sockmodel_conn_init(c, 4.0, 0.0, 60000);
+    assert_int_equal(tc_sockmodel_conn_connect(c, host, port, 0, 30000), 0);
+    assert_int_equal(raw_read_word(other), 1);
+    return other;
+}
+
 /* the client library: WATCH through tc_sockmodel_conn_watch, the notice
  * through the ordinary receive */
 static void test_conn_watch(void **state)
@@ -225,18 +204,10 @@ static void test_conn_watch(void **state)
     tc_sockmodel_conn_t c;
     tc_sockmodel_msg_info_t info;
     int other;
-    char host[300];
-    int port;
     char buf[16];
 
     (void) state;
-    sim_start(&s, 2, (char *) NULL);
-    assert_int_equal(tc_sockmodel_address_parse(s.hostport, host, sizeof(host), &port), 0);
-    other = raw_connect(&s);
-    raw_word(other, 1);
-    tc_sockmodel_conn_init(&c, 4.0, 0.0, 60000);
-    assert_int_equal(tc_sockmodel_conn_connect(&c, host, port, 0, 30000), 0);
-    assert_int_equal(raw_read_word(other), 1);
+    other = conn_start(&s, &c);
     /* before SIZE the features are unknown: refused without a word sent */
     assert_int_equal(tc_sockmodel_conn_watch(&c, WATCH_TAG0), -ENOTSUP);
     close(other);
@@ -244,13 +215,7 @@ static void test_conn_watch(void **state)
     assert_int_equal(sim_wait(&s), 3);
     sim_cleanup(&s);
 
-    sim_start(&s, 2, (char *) NULL);
-    assert_int_equal(tc_sockmodel_address_parse(s.hostport, host, sizeof(host), &port), 0);
-    other = raw_connect(&s);
-    raw_word(other, 1);
-    tc_sockmodel_conn_init(&c, 4.0, 0.0, 60000);
-    assert_int_equal(tc_sockmodel_conn_connect(&c, host, port, 0, 30000), 0);
-    assert_int_equal(raw_read_word(other), 1);
+    other = conn_start(&s, &c);
     assert_int_equal(tc_sockmodel_conn_size(&c), 0);
     assert_int_equal(tc_sockmodel_conn_watch(&c, WATCH_TAG0), 0);
     close(other);
@@ -266,9 +231,9 @@ static void test_conn_watch(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_notice_simpel), cmocka_unit_test(test_notice_torus),
-        cmocka_unit_test(test_late_simpel),   cmocka_unit_test(test_late_torus),
-        cmocka_unit_test(test_watch_misuse),  cmocka_unit_test(test_conn_watch),
+        SIM_MODEL_TEST(test_notice, "simpel"), SIM_MODEL_TEST(test_notice, "torus"),
+        SIM_MODEL_TEST(test_late, "simpel"),   SIM_MODEL_TEST(test_late, "torus"),
+        cmocka_unit_test(test_watch_misuse),   cmocka_unit_test(test_conn_watch),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests(tests, NULL, NULL);

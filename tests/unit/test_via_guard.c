@@ -13,7 +13,6 @@
  * store races with the other thread's swap), which the sanitizer reports.
  */
 
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,17 +24,9 @@
 #include <cmocka.h>
 
 #include "btl_via.h"
+#include "tc_unit.h"
 
 #define VIA_GUARD_CALLS 100000
-
-static void *via_guard_thread(void *arg)
-{
-    (void) arg;
-    for (int i = 0; i < VIA_GUARD_CALLS; ++i) {
-        (void) mca_btl_via_component_progress();
-    }
-    return NULL;
-}
 
 static void test_via_guard_two_threads(void **state)
 {
@@ -45,7 +36,6 @@ static void test_via_guard_two_threads(void **state)
     vipl_open_params_t p;
     struct vipl_vi orphan; /* a VI that names no endpoint */
     vipl_desc_t d;
-    pthread_t t[2];
 
     (void) state;
     assert_non_null(mkdtemp(dir));
@@ -78,12 +68,7 @@ static void test_via_guard_two_threads(void **state)
     c->live = true;
     opal_set_using_threads(true);
 
-    for (int i = 0; i < 2; ++i) {
-        assert_int_equal(0, pthread_create(&t[i], NULL, via_guard_thread, NULL));
-    }
-    for (int i = 0; i < 2; ++i) {
-        assert_int_equal(0, pthread_join(t[i], NULL));
-    }
+    tc_unit_progress_threads(mca_btl_via_component_progress, VIA_GUARD_CALLS);
     /* every call that held the guard took one */
     assert_true(c->held_count < c->held_cap);
     assert_int_equal(c->held_cap, c->held_count + c->held_head);

@@ -55,6 +55,16 @@ static unsigned char *via_mx_record(size_t *len)
 static const mca_btl_via_modex_slot_t via_mx_mine[2] = {{1, 32, 4096, 4194304},
                                                         {3, 32, 65536, 65536}};
 
+/* rec parsed as vpid 0's in a job of VIA_MX_NPROCS, for our slot (our
+ * slot 0's figures when slot is out of range) */
+static int via_mx_parse(const void *rec, size_t len, int slot, mca_btl_via_modex_slot_t *theirs,
+                        vipl_vi_address_t *addr)
+{
+    const mca_btl_via_modex_slot_t *mine = &via_mx_mine[1 == slot ? 1 : 0];
+
+    return mca_btl_via_modex_parse(rec, len, VIA_MX_NPROCS, 0, slot, mine, theirs, addr);
+}
+
 static void test_via_modex_size(void **state)
 {
     (void) state;
@@ -99,71 +109,44 @@ static void test_via_modex_malformed(void **state)
 
     (void) state;
     /* lengths: short, long, empty, a header alone */
-    assert_int_equal(-EPROTO,
-                     mca_btl_via_modex_parse(rec, len - 1, VIA_MX_NPROCS, 0, 0, &via_mx_mine[0],
-                                             &theirs, &addr));
-    assert_int_equal(-EPROTO,
-                     mca_btl_via_modex_parse(rec, len + 1, VIA_MX_NPROCS, 0, 0, &via_mx_mine[0],
-                                             &theirs, &addr));
-    assert_int_equal(
-        -EPROTO,
-        mca_btl_via_modex_parse(rec, 0, VIA_MX_NPROCS, 0, 0, &via_mx_mine[0], &theirs, &addr));
-    assert_int_equal(-EPROTO,
-                     mca_btl_via_modex_parse(rec, sizeof(*hdr), VIA_MX_NPROCS, 0, 0,
-                                             &via_mx_mine[0], &theirs, &addr));
-    assert_int_equal(
-        -EPROTO,
-        mca_btl_via_modex_parse(NULL, len, VIA_MX_NPROCS, 0, 0, &via_mx_mine[0], &theirs, &addr));
+    assert_int_equal(-EPROTO, via_mx_parse(rec, len - 1, 0, &theirs, &addr));
+    assert_int_equal(-EPROTO, via_mx_parse(rec, len + 1, 0, &theirs, &addr));
+    assert_int_equal(-EPROTO, via_mx_parse(rec, 0, 0, &theirs, &addr));
+    assert_int_equal(-EPROTO, via_mx_parse(rec, sizeof(*hdr), 0, &theirs, &addr));
+    assert_int_equal(-EPROTO, via_mx_parse(NULL, len, 0, &theirs, &addr));
     /* slot and vpid out of range */
-    assert_int_equal(
-        -EPROTO,
-        mca_btl_via_modex_parse(rec, len, VIA_MX_NPROCS, 0, 2, &via_mx_mine[0], &theirs, &addr));
-    assert_int_equal(
-        -EPROTO,
-        mca_btl_via_modex_parse(rec, len, VIA_MX_NPROCS, 0, -1, &via_mx_mine[0], &theirs, &addr));
+    assert_int_equal(-EPROTO, via_mx_parse(rec, len, 2, &theirs, &addr));
+    assert_int_equal(-EPROTO, via_mx_parse(rec, len, -1, &theirs, &addr));
     assert_int_equal(-EPROTO,
                      mca_btl_via_modex_parse(rec, len, VIA_MX_NPROCS, VIA_MX_NPROCS, 0,
                                              &via_mx_mine[0], &theirs, &addr));
     /* a job of another size: the record's own count, and ours */
     hdr->nprocs = VIA_MX_NPROCS + 1;
-    assert_int_equal(
-        -EPROTO,
-        mca_btl_via_modex_parse(rec, len, VIA_MX_NPROCS, 0, 0, &via_mx_mine[0], &theirs, &addr));
+    assert_int_equal(-EPROTO, via_mx_parse(rec, len, 0, &theirs, &addr));
     hdr->nprocs = VIA_MX_NPROCS;
     assert_int_equal(-EPROTO,
                      mca_btl_via_modex_parse(rec, len, VIA_MX_NPROCS - 1, 0, 0, &via_mx_mine[0],
                                              &theirs, &addr));
     /* magic */
     hdr->magic ^= 1u;
-    assert_int_equal(
-        -EPROTO,
-        mca_btl_via_modex_parse(rec, len, VIA_MX_NPROCS, 0, 0, &via_mx_mine[0], &theirs, &addr));
+    assert_int_equal(-EPROTO, via_mx_parse(rec, len, 0, &theirs, &addr));
     hdr->magic ^= 1u;
     /* the slot not open at the peer, or another provider there */
     hdr->slot[1].provider = 0;
-    assert_int_equal(
-        -ENOENT,
-        mca_btl_via_modex_parse(rec, len, VIA_MX_NPROCS, 0, 1, &via_mx_mine[1], &theirs, &addr));
+    assert_int_equal(-ENOENT, via_mx_parse(rec, len, 1, &theirs, &addr));
     hdr->slot[1].provider = 2;
-    assert_int_equal(
-        -ENOENT,
-        mca_btl_via_modex_parse(rec, len, VIA_MX_NPROCS, 0, 1, &via_mx_mine[1], &theirs, &addr));
+    assert_int_equal(-ENOENT, via_mx_parse(rec, len, 1, &theirs, &addr));
     hdr->slot[1].provider = 3;
     /* geometry: credits or buffer size differ, reported with the peer's */
     hdr->slot[1].recv_size = 16384;
-    assert_int_equal(
-        -ERANGE,
-        mca_btl_via_modex_parse(rec, len, VIA_MX_NPROCS, 0, 1, &via_mx_mine[1], &theirs, &addr));
+    assert_int_equal(-ERANGE, via_mx_parse(rec, len, 1, &theirs, &addr));
     assert_int_equal(16384, theirs.recv_size);
     hdr->slot[1].recv_size = 65536;
     hdr->slot[0].recv_descriptors = 4;
-    assert_int_equal(
-        -ERANGE,
-        mca_btl_via_modex_parse(rec, len, VIA_MX_NPROCS, 0, 0, &via_mx_mine[0], &theirs, &addr));
+    assert_int_equal(-ERANGE, via_mx_parse(rec, len, 0, &theirs, &addr));
     assert_int_equal(4, theirs.recv_descriptors);
     /* the other slot is still fine */
-    assert_int_equal(
-        0, mca_btl_via_modex_parse(rec, len, VIA_MX_NPROCS, 0, 1, &via_mx_mine[1], &theirs, &addr));
+    assert_int_equal(0, via_mx_parse(rec, len, 1, &theirs, &addr));
     free(rec);
 }
 
