@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/un.h>
@@ -155,19 +154,11 @@ static int mca_btl_swf_token_create(const char *path)
 {
     unsigned char token[SOCKMODEL_TOKEN_BYTES];
     char line[2 * SOCKMODEL_TOKEN_BYTES + 2];
-    size_t got = 0;
     ssize_t n;
     int fd;
 
-    while (got < sizeof(token)) {
-        n = getrandom(token + got, sizeof(token) - got, 0);
-        if (n < 0) {
-            if (EINTR == errno) {
-                continue;
-            }
-            return OPAL_ERROR;
-        }
-        got += (size_t) n;
+    if (0 != tc_sockmodel_token_random(token)) {
+        return OPAL_ERROR;
     }
     tc_sockmodel_token_format(token, line);
     (void) unlink(path);

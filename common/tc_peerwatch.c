@@ -2,7 +2,9 @@
 /*
  * tc_peerwatch.c: a peer's death from the end of a TCP connection to it
  * (tc_peerwatch.h). One listening socket, one thread; the thread owns
- * every connection, the caller only starts and closes it.
+ * every connection, the caller only starts and closes it. Nothing the
+ * thread does blocks: two watchers that open connections to each other
+ * must each answer the other's hello while waiting for their own answer.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -18,22 +20,46 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tc_atomic.h"
 #include "tc_peerwatch.h"
 
-typedef struct tc_peerwatch_conn {
-    int fd;
+/* a connection this process opens, by its state */
+enum {
+    TC_PW_OUT_WAIT = 0, /* no connection: (re)try at deadline */
+    TC_PW_OUT_CONNECTING,
+    TC_PW_OUT_HELLO,   /* hello sent, waiting for the ACK */
+    TC_PW_OUT_WATCHED, /* ACKed: its end is the peer's death */
+    TC_PW_OUT_GONE     /* no more to do for this peer */
+};
+
+typedef struct tc_peerwatch_out {
+    int fd; /* -1 unless CONNECTING, HELLO or WATCHED */
+    int state;
+    int ip;    /* the address tried (index in addr.ips) */
+    int tries; /* refusals before the ACK so far */
     uint32_t id;
-} tc_peerwatch_conn_t;
+    uint64_t deadline; /* ms: of the connect, of the ACK, or of the next try */
+    tc_peerwatch_addr_t addr;
+} tc_peerwatch_out_t;
+
+/* a connection accepted, not yet shown a whole hello */
+typedef struct tc_peerwatch_pend {
+    int fd;
+    size_t got;
+    uint64_t deadline; /* ms */
+    unsigned char hello[TC_PEERWATCH_HELLO_BYTES];
+} tc_peerwatch_pend_t;
 
 struct tc_peerwatch {
     int lfd;
     int wake[2]; /* a byte on wake[1]: the thread returns */
     int started;
-    int32_t watched; /* opened connections still watched (atomic) */
+    int32_t watched; /* opened connections ACKed and still watched (atomic) */
     pthread_t thread;
+    unsigned char token[TC_PEERWATCH_TOKEN_BYTES]; /* this listener's secret */
     /* given at start; the thread's alone afterwards */
     uint32_t *ids;
     size_t nids;
@@ -41,11 +67,41 @@ struct tc_peerwatch {
     tc_peerwatch_fn_t fn;
     void *arg;
     int connect_ms;
-    tc_peerwatch_conn_t *out; /* opened, nids at most */
-    size_t nout;
-    int *in; /* accepted */
+    tc_peerwatch_out_t *out; /* one per id */
+    int *in;                 /* accepted and shown the hello */
     size_t nin, max_in;
+    tc_peerwatch_pend_t *pend; /* accepted, no hello yet */
+    size_t npend;
 };
+
+static uint64_t tc_peerwatch_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000u + (uint64_t) ts.tv_nsec / 1000000u;
+}
+
+int tc_peerwatch_hello_check(const unsigned char *buf, size_t got, const unsigned char *token)
+{
+    const size_t mlen = sizeof(((tc_peerwatch_hello_t *) 0)->magic);
+    const tc_peerwatch_hello_t *h = (const tc_peerwatch_hello_t *) buf;
+
+    if (got > TC_PEERWATCH_HELLO_BYTES || (got > 0 && NULL == buf) || NULL == token) {
+        return TC_PEERWATCH_HELLO_BAD;
+    }
+    if (0 == got) {
+        return TC_PEERWATCH_HELLO_MORE;
+    }
+    if (0 != memcmp(buf, TC_PEERWATCH_MAGIC, got < mlen ? got : mlen)) {
+        return TC_PEERWATCH_HELLO_BAD;
+    }
+    if (got < TC_PEERWATCH_HELLO_BYTES) {
+        return TC_PEERWATCH_HELLO_MORE;
+    }
+    return tc_sockmodel_token_equal(h->token, token) ? TC_PEERWATCH_HELLO_OK
+                                                     : TC_PEERWATCH_HELLO_BAD;
+}
 
 int tc_peerwatch_classify(long n, int err, unsigned char byte)
 {
@@ -119,8 +175,13 @@ int tc_peerwatch_parse(const char *text, size_t len, tc_peerwatch_addr_t *out)
         }
         out->nips++;
         p += q;
-        if ('\0' == *p) {
-            return 0;
+        if ('/' == *p) {
+            ++p;
+            /* exactly the digits, nothing after them */
+            return strlen(p) == 2u * TC_PEERWATCH_TOKEN_BYTES &&
+                    0 == tc_sockmodel_token_parse(p, out->token)
+                ? 0
+                : -EINVAL;
         }
         if (',' != *p) {
             return -EINVAL;
@@ -129,14 +190,21 @@ int tc_peerwatch_parse(const char *text, size_t len, tc_peerwatch_addr_t *out)
     }
 }
 
-/* the host's up, non-loopback IPv4 addresses after "PORT:" */
-static int tc_peerwatch_text(uint16_t port, char *addr, size_t size)
+/* "PORT:" the host's up, non-loopback IPv4 addresses, "/TOKEN" */
+static int tc_peerwatch_text(uint16_t port, const unsigned char *token, char *addr, size_t size)
 {
+    char hex[2 * TC_PEERWATCH_TOKEN_BYTES + 2];
     struct ifaddrs *ifs = NULL;
+    size_t room;
     int len, nips = 0;
 
-    len = snprintf(addr, size, "%u:", (unsigned) port);
-    if (len < 0 || (size_t) len >= size) {
+    /* the token always fits: the addresses take what is left */
+    if (size < sizeof(hex) + 16) {
+        return -ENOSPC;
+    }
+    room = size - sizeof(hex);
+    len = snprintf(addr, room, "%u:", (unsigned) port);
+    if (len < 0 || (size_t) len >= room) {
         return -ENOSPC;
     }
     if (0 == getifaddrs(&ifs)) {
@@ -151,8 +219,8 @@ static int tc_peerwatch_text(uint16_t port, char *addr, size_t size)
                               sizeof(ip))) {
                 continue;
             }
-            w = snprintf(addr + len, size - (size_t) len, "%s%s", 0 == nips ? "" : ",", ip);
-            if (w < 0 || (size_t) w >= size - (size_t) len) {
+            w = snprintf(addr + len, room - (size_t) len, "%s%s", 0 == nips ? "" : ",", ip);
+            if (w < 0 || (size_t) w >= room - (size_t) len) {
                 break; /* the text is full: the addresses so far */
             }
             len += w;
@@ -161,8 +229,11 @@ static int tc_peerwatch_text(uint16_t port, char *addr, size_t size)
         freeifaddrs(ifs);
     }
     if (0 == nips) {
-        len += snprintf(addr + len, size - (size_t) len, "127.0.0.1");
+        len += snprintf(addr + len, room - (size_t) len, "127.0.0.1");
     }
+    tc_sockmodel_token_format(token, hex);
+    hex[2 * TC_PEERWATCH_TOKEN_BYTES] = '\0'; /* no newline */
+    len += snprintf(addr + len, size - (size_t) len, "/%s", hex);
     return (size_t) len < size ? 0 : -ENOSPC;
 }
 
@@ -179,6 +250,11 @@ int tc_peerwatch_open(tc_peerwatch_t **pwp, char *addr, size_t size)
         return -ENOMEM;
     }
     pw->wake[0] = pw->wake[1] = -1;
+    if (0 != tc_sockmodel_token_random(pw->token)) {
+        pw->lfd = -1;
+        rc = -EIO;
+        goto fail;
+    }
     pw->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (pw->lfd < 0 || 0 != pipe2(pw->wake, O_CLOEXEC | O_NONBLOCK)) {
         rc = -errno;
@@ -193,7 +269,7 @@ int tc_peerwatch_open(tc_peerwatch_t **pwp, char *addr, size_t size)
         rc = -errno;
         goto fail;
     }
-    rc = tc_peerwatch_text(ntohs(sin.sin_port), addr, size);
+    rc = tc_peerwatch_text(ntohs(sin.sin_port), pw->token, addr, size);
     if (0 != rc) {
         goto fail;
     }
@@ -204,48 +280,154 @@ fail:
     return rc;
 }
 
-/* one connection to ip:port within ms; -1 on failure or when woken */
-static int tc_peerwatch_connect_one(tc_peerwatch_t *pw, uint32_t ip, uint16_t port, int ms)
+/* ---- connections this process opens ---------------------------------- */
+
+static void tc_peerwatch_out_drop(tc_peerwatch_out_t *o)
 {
-    struct sockaddr_in sin;
-    struct pollfd pf[2];
-    int fd, err = 0;
-    socklen_t elen = sizeof(err);
-
-    fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-        return -1;
-    }
-    memset(&sin, 0, sizeof(sin));
-    sin.sin_family = AF_INET;
-    sin.sin_port = htons(port);
-    sin.sin_addr.s_addr = ip;
-    if (0 == connect(fd, (struct sockaddr *) &sin, sizeof(sin))) {
-        return fd;
-    }
-    if (EINPROGRESS != errno) {
-        close(fd);
-        return -1;
-    }
-    pf[0] = (struct pollfd){.fd = fd, .events = POLLOUT};
-    pf[1] = (struct pollfd){.fd = pw->wake[0], .events = POLLIN};
-    while (1) {
-        int n = poll(pf, 2, ms);
-
-        if (n < 0 && EINTR == errno) {
-            continue;
-        }
-        if (n <= 0 || 0 != pf[1].revents ||
-            0 != getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) || 0 != err) {
-            close(fd);
-            return -1;
-        }
-        return fd;
+    if (o->fd >= 0) {
+        close(o->fd);
+        o->fd = -1;
     }
 }
 
-/* take every connection waiting on the listener; beyond max_in, refuse */
-static void tc_peerwatch_accept(tc_peerwatch_t *pw)
+/* a connection to the first of o's addresses from index ip that takes
+ * one (connecting); none: this peer is gone (nobody listens there) */
+static void tc_peerwatch_out_connect(tc_peerwatch_t *pw, tc_peerwatch_out_t *o, int ip,
+                                     uint64_t now)
+{
+    tc_peerwatch_out_drop(o);
+    for (; ip < o->addr.nips; ++ip) {
+        struct sockaddr_in sin;
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+        if (fd < 0) {
+            break;
+        }
+        memset(&sin, 0, sizeof(sin));
+        sin.sin_family = AF_INET;
+        sin.sin_port = htons(o->addr.port);
+        sin.sin_addr.s_addr = o->addr.ips[ip];
+        if (0 == connect(fd, (struct sockaddr *) &sin, sizeof(sin)) || EINPROGRESS == errno) {
+            o->fd = fd;
+            o->ip = ip;
+            o->state = TC_PW_OUT_CONNECTING;
+            o->deadline = now + (uint64_t) pw->connect_ms;
+            return;
+        }
+        close(fd);
+    }
+    o->state = TC_PW_OUT_GONE;
+}
+
+/* closed before the ACK (refused, busy, too slow): not a death; later */
+static void tc_peerwatch_out_retry(tc_peerwatch_out_t *o, uint64_t now)
+{
+    tc_peerwatch_out_drop(o);
+    if (++o->tries >= TC_PEERWATCH_TRIES) {
+        o->state = TC_PW_OUT_GONE;
+        return;
+    }
+    o->state = TC_PW_OUT_WAIT;
+    o->deadline = now + (50u << (o->tries < 6 ? o->tries : 6)); /* 0.1 .. 3.2 s */
+}
+
+/* the connect ended: send the hello with the listener's token */
+static void tc_peerwatch_out_connected(tc_peerwatch_t *pw, tc_peerwatch_out_t *o, uint64_t now)
+{
+    tc_peerwatch_hello_t h;
+    socklen_t elen = sizeof(int);
+    int err = 0;
+
+    if (0 != getsockopt(o->fd, SOL_SOCKET, SO_ERROR, &err, &elen) || 0 != err) {
+        tc_peerwatch_out_connect(pw, o, o->ip + 1, now);
+        return;
+    }
+    memcpy(h.magic, TC_PEERWATCH_MAGIC, sizeof(h.magic));
+    memcpy(h.token, o->addr.token, sizeof(h.token));
+    /* a new connection's send buffer takes 40 bytes at once */
+    if ((ssize_t) sizeof(h) != send(o->fd, &h, sizeof(h), MSG_NOSIGNAL | MSG_DONTWAIT)) {
+        tc_peerwatch_out_retry(o, now);
+        return;
+    }
+    o->state = TC_PW_OUT_HELLO;
+    o->deadline = now + (uint64_t) pw->connect_ms;
+}
+
+/* an opened connection has something to read: the ACK (before it), or
+ * the peer's end, its goodbye, or noise (after it) */
+static void tc_peerwatch_out_read(tc_peerwatch_t *pw, tc_peerwatch_out_t *o, uint64_t now)
+{
+    unsigned char byte = 0;
+    long n = (long) recv(o->fd, &byte, 1, MSG_DONTWAIT);
+    int err = n < 0 ? errno : 0;
+    int what = tc_peerwatch_classify(n, err, byte);
+
+    if (TC_PEERWATCH_QUIET == what) {
+        return;
+    }
+    if (TC_PW_OUT_HELLO == o->state) {
+        if (1 == n && TC_PEERWATCH_ACK == byte) {
+            o->state = TC_PW_OUT_WATCHED;
+            tc_atomic_fetch_add_relaxed(&pw->watched, 1);
+        } else {
+            tc_peerwatch_out_retry(o, now);
+        }
+        return;
+    }
+    if (TC_PEERWATCH_DEAD == what) {
+        pw->fn(o->id, pw->arg);
+    }
+    tc_peerwatch_out_drop(o);
+    o->state = TC_PW_OUT_GONE;
+    tc_atomic_fetch_add_relaxed(&pw->watched, -1);
+}
+
+/* the time has come for a connection without an answer, or for a try */
+static void tc_peerwatch_out_timer(tc_peerwatch_t *pw, tc_peerwatch_out_t *o, uint64_t now)
+{
+    if (now < o->deadline) {
+        return;
+    }
+    if (TC_PW_OUT_WAIT == o->state) {
+        tc_peerwatch_out_connect(pw, o, 0, now);
+    } else if (TC_PW_OUT_CONNECTING == o->state) {
+        tc_peerwatch_out_connect(pw, o, o->ip + 1, now);
+    } else if (TC_PW_OUT_HELLO == o->state) {
+        tc_peerwatch_out_retry(o, now);
+    }
+}
+
+/* look up every peer (a bounded wait each in the caller's lookup) */
+static void tc_peerwatch_lookup_all(tc_peerwatch_t *pw, uint64_t now)
+{
+    for (size_t i = 0; i < pw->nids; ++i) {
+        tc_peerwatch_out_t *o = &pw->out[i];
+        char *text = NULL;
+
+        o->fd = -1;
+        o->id = pw->ids[i];
+        o->state = TC_PW_OUT_GONE;
+        if (0 == pw->lookup(o->id, &text, pw->arg) && NULL != text &&
+            0 == tc_peerwatch_parse(text, TC_PEERWATCH_ADDR_MAX, &o->addr)) {
+            o->state = TC_PW_OUT_WAIT;
+            o->deadline = now;
+        }
+        free(text);
+    }
+}
+
+/* ---- connections this process accepts -------------------------------- */
+
+static void tc_peerwatch_pend_drop(tc_peerwatch_t *pw, size_t i)
+{
+    close(pw->pend[i].fd);
+    pw->pend[i] = pw->pend[--pw->npend];
+}
+
+/* take every connection waiting on the listener: each must show a hello
+ * in time; beyond TC_PEERWATCH_PENDING waiting, refuse (the opener of
+ * ours tries again) */
+static void tc_peerwatch_accept(tc_peerwatch_t *pw, uint64_t now)
 {
     for (;;) {
         int fd = accept4(pw->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -256,126 +438,156 @@ static void tc_peerwatch_accept(tc_peerwatch_t *pw)
             }
             return;
         }
-        if (pw->nin == pw->max_in) {
+        if (pw->npend == TC_PEERWATCH_PENDING) {
             close(fd);
             continue;
         }
-        pw->in[pw->nin++] = fd;
+        pw->pend[pw->npend++] =
+            (tc_peerwatch_pend_t){.fd = fd, .got = 0, .deadline = now + TC_PEERWATCH_HELLO_MS};
     }
 }
 
-static int tc_peerwatch_stopping(tc_peerwatch_t *pw)
+/* a waiting connection has bytes (or its end): read at most the rest of
+ * a hello; a right one takes a slot and gets the ACK */
+static void tc_peerwatch_pend_read(tc_peerwatch_t *pw, size_t i)
 {
-    struct pollfd pf = {.fd = pw->wake[0], .events = POLLIN};
+    tc_peerwatch_pend_t *p = &pw->pend[i];
+    long n = (long) recv(p->fd, p->hello + p->got, TC_PEERWATCH_HELLO_BYTES - p->got, MSG_DONTWAIT);
+    unsigned char ack = TC_PEERWATCH_ACK;
+    int what;
 
-    return poll(&pf, 1, 0) > 0;
-}
-
-/* look up and connect to every peer, keeping the listener drained */
-static void tc_peerwatch_connect_all(tc_peerwatch_t *pw)
-{
-    for (size_t i = 0; i < pw->nids && !tc_peerwatch_stopping(pw); ++i) {
-        tc_peerwatch_addr_t a;
-        char *text = NULL;
-        int fd = -1;
-        int rc;
-
-        tc_peerwatch_accept(pw);
-        if (0 != pw->lookup(pw->ids[i], &text, pw->arg) || NULL == text) {
-            free(text);
-            continue;
-        }
-        rc = tc_peerwatch_parse(text, TC_PEERWATCH_ADDR_MAX, &a);
-        free(text);
-        for (int k = 0; 0 == rc && fd < 0 && k < a.nips && !tc_peerwatch_stopping(pw); ++k) {
-            fd = tc_peerwatch_connect_one(pw, a.ips[k], a.port, pw->connect_ms);
-        }
-        if (fd >= 0) {
-            pw->out[pw->nout++] = (tc_peerwatch_conn_t){fd, pw->ids[i]};
-            tc_atomic_fetch_add_relaxed(&pw->watched, 1);
-        }
+    if (n < 0 && (EAGAIN == errno || EWOULDBLOCK == errno || EINTR == errno)) {
+        return;
     }
-}
-
-/* an opened connection has something: the peer's end, goodbye, or noise */
-static int tc_peerwatch_read_out(tc_peerwatch_t *pw, size_t i)
-{
-    unsigned char byte = 0;
-    long n = (long) recv(pw->out[i].fd, &byte, 1, MSG_DONTWAIT);
-    int what = tc_peerwatch_classify(n, n < 0 ? errno : 0, byte);
-
-    if (TC_PEERWATCH_QUIET == what) {
-        return 0;
+    if (n <= 0) {
+        tc_peerwatch_pend_drop(pw, i);
+        return;
     }
-    if (TC_PEERWATCH_DEAD == what) {
-        pw->fn(pw->out[i].id, pw->arg);
+    p->got += (size_t) n;
+    what = tc_peerwatch_hello_check(p->hello, p->got, pw->token);
+    if (TC_PEERWATCH_HELLO_MORE == what) {
+        return;
     }
-    close(pw->out[i].fd);
-    pw->out[i] = pw->out[--pw->nout];
-    tc_atomic_fetch_add_relaxed(&pw->watched, -1);
-    return 1;
+    if (TC_PEERWATCH_HELLO_OK != what || pw->nin == pw->max_in ||
+        1 != send(p->fd, &ack, 1, MSG_NOSIGNAL | MSG_DONTWAIT)) {
+        tc_peerwatch_pend_drop(pw, i);
+        return;
+    }
+    pw->in[pw->nin++] = p->fd;
+    *p = pw->pend[--pw->npend];
 }
 
 /* an accepted connection has something: its end (or bytes nobody of ours
  * sends): close it */
-static int tc_peerwatch_read_in(tc_peerwatch_t *pw, size_t i)
+static void tc_peerwatch_in_read(tc_peerwatch_t *pw, size_t i)
 {
     unsigned char byte;
     long n = (long) recv(pw->in[i], &byte, 1, MSG_DONTWAIT);
 
     if (n < 0 && (EAGAIN == errno || EWOULDBLOCK == errno || EINTR == errno)) {
-        return 0;
+        return;
     }
     close(pw->in[i]);
     pw->in[i] = pw->in[--pw->nin];
-    return 1;
+}
+
+/* ---- the thread ------------------------------------------------------- */
+
+/* the poll set: wake, listener, every out (fd -1: ignored), in, pend; the
+ * time to the nearest deadline (-1: none) */
+static int tc_peerwatch_pollset(tc_peerwatch_t *pw, struct pollfd *pf, size_t *k, uint64_t now)
+{
+    uint64_t next = UINT64_MAX;
+
+    *k = 0;
+    pf[(*k)++] = (struct pollfd){.fd = pw->wake[0], .events = POLLIN};
+    pf[(*k)++] = (struct pollfd){.fd = pw->lfd, .events = POLLIN};
+    for (size_t i = 0; i < pw->nids; ++i) {
+        tc_peerwatch_out_t *o = &pw->out[i];
+        short ev = TC_PW_OUT_CONNECTING == o->state ? POLLOUT : POLLIN | POLLRDHUP;
+
+        pf[(*k)++] = (struct pollfd){.fd = o->fd, .events = ev};
+        if (TC_PW_OUT_WAIT == o->state || TC_PW_OUT_CONNECTING == o->state ||
+            TC_PW_OUT_HELLO == o->state) {
+            next = o->deadline < next ? o->deadline : next;
+        }
+    }
+    for (size_t i = 0; i < pw->nin; ++i) {
+        pf[(*k)++] = (struct pollfd){.fd = pw->in[i], .events = POLLIN | POLLRDHUP};
+    }
+    for (size_t i = 0; i < pw->npend; ++i) {
+        pf[(*k)++] = (struct pollfd){.fd = pw->pend[i].fd, .events = POLLIN | POLLRDHUP};
+        next = pw->pend[i].deadline < next ? pw->pend[i].deadline : next;
+    }
+    if (UINT64_MAX == next) {
+        return -1;
+    }
+    return next <= now ? 0 : (int) (next - now < 60000 ? next - now : 60000);
 }
 
 static void *tc_peerwatch_main(void *arg)
 {
     tc_peerwatch_t *pw = arg;
-    size_t cap = 2 + pw->nids + pw->max_in;
+    size_t cap = 2 + pw->nids + pw->max_in + TC_PEERWATCH_PENDING;
     struct pollfd *pf = calloc(cap, sizeof(*pf));
 
     if (NULL == pf) {
         return NULL;
     }
-    tc_peerwatch_connect_all(pw);
+    tc_peerwatch_lookup_all(pw, tc_peerwatch_now());
     for (;;) {
-        size_t nout = pw->nout, nin = pw->nin, k = 2;
-        int n;
+        uint64_t now = tc_peerwatch_now();
+        size_t nin = pw->nin, npend = pw->npend, k;
+        int timeout = tc_peerwatch_pollset(pw, pf, &k, now);
+        int n = poll(pf, k, timeout);
 
-        pf[0] = (struct pollfd){.fd = pw->wake[0], .events = POLLIN};
-        pf[1] = (struct pollfd){.fd = pw->lfd, .events = POLLIN};
-        for (size_t i = 0; i < nout; ++i) {
-            pf[k++] = (struct pollfd){.fd = pw->out[i].fd, .events = POLLIN | POLLRDHUP};
-        }
-        for (size_t i = 0; i < nin; ++i) {
-            pf[k++] = (struct pollfd){.fd = pw->in[i], .events = POLLIN | POLLRDHUP};
-        }
-        n = poll(pf, k, -1);
         if (n < 0 && EINTR != errno) {
             break;
         }
-        if (n <= 0) {
-            continue;
-        }
-        if (0 != pf[0].revents) {
+        if (n > 0 && 0 != pf[0].revents) {
             break;
         }
-        /* from the end of each array: a closed one is replaced by the last */
-        for (size_t i = nin; i-- > 0;) {
-            if (0 != pf[2 + nout + i].revents) {
-                (void) tc_peerwatch_read_in(pw, i);
+        now = tc_peerwatch_now();
+        if (n > 0) {
+            const struct pollfd *pin = pf + 2 + pw->nids, *ppend = pin + nin;
+
+            /* from the end of each array: a closed one is replaced by the
+             * last; a hello that is right moves to the end of in */
+            for (size_t i = nin; i-- > 0;) {
+                if (0 != pin[i].revents) {
+                    tc_peerwatch_in_read(pw, i);
+                }
+            }
+            for (size_t i = npend; i-- > 0;) {
+                if (0 != ppend[i].revents) {
+                    tc_peerwatch_pend_read(pw, i);
+                }
+            }
+            for (size_t i = 0; i < pw->nids; ++i) {
+                tc_peerwatch_out_t *o = &pw->out[i];
+                short rev = pf[2 + i].revents;
+
+                if (0 == rev || o->fd < 0) {
+                    continue;
+                }
+                if (TC_PW_OUT_CONNECTING == o->state) {
+                    tc_peerwatch_out_connected(pw, o, now);
+                } else {
+                    tc_peerwatch_out_read(pw, o, now);
+                }
+            }
+            if (0 != pf[1].revents) {
+                tc_peerwatch_accept(pw, now);
             }
         }
-        for (size_t i = nout; i-- > 0;) {
-            if (0 != pf[2 + i].revents) {
-                (void) tc_peerwatch_read_out(pw, i);
+        /* hellos too slow, answers too slow, tries due */
+        for (size_t i = pw->npend; i-- > 0;) {
+            if (now >= pw->pend[i].deadline) {
+                tc_peerwatch_pend_drop(pw, i);
             }
         }
-        if (0 != pf[1].revents) {
-            tc_peerwatch_accept(pw);
+        for (size_t i = 0; i < pw->nids; ++i) {
+            tc_peerwatch_out_timer(pw, &pw->out[i], now);
         }
     }
     free(pf);
@@ -390,7 +602,7 @@ int tc_peerwatch_start(tc_peerwatch_t *pw, const uint32_t *ids, size_t n,
     int rc;
 
     if (NULL == pw || pw->started || NULL == lookup || NULL == fn || (n > 0 && NULL == ids) ||
-        n > (SIZE_MAX / 4 - 64) / sizeof(tc_peerwatch_conn_t)) {
+        n > (SIZE_MAX / 4 - 64) / sizeof(tc_peerwatch_out_t)) {
         return -EINVAL;
     }
     pw->nids = n;
@@ -398,11 +610,15 @@ int tc_peerwatch_start(tc_peerwatch_t *pw, const uint32_t *ids, size_t n,
     pw->ids = malloc((n > 0 ? n : 1) * sizeof(*pw->ids));
     pw->out = calloc(n > 0 ? n : 1, sizeof(*pw->out));
     pw->in = calloc(pw->max_in, sizeof(*pw->in));
-    if (NULL == pw->ids || NULL == pw->out || NULL == pw->in) {
-        return -ENOMEM; /* freed by tc_peerwatch_close */
+    pw->pend = calloc(TC_PEERWATCH_PENDING, sizeof(*pw->pend));
+    if (NULL == pw->ids || NULL == pw->out || NULL == pw->in || NULL == pw->pend) {
+        pw->nids = 0; /* nothing to close in out; freed by tc_peerwatch_close */
+        return -ENOMEM;
     }
-    if (n > 0) {
-        memcpy(pw->ids, ids, n * sizeof(*ids));
+    for (size_t i = 0; i < n; ++i) {
+        pw->ids[i] = ids[i];
+        pw->out[i].fd = -1;
+        pw->out[i].state = TC_PW_OUT_GONE;
     }
     pw->lookup = lookup;
     pw->fn = fn;
@@ -440,16 +656,17 @@ void tc_peerwatch_close(tc_peerwatch_t *pw)
         } while (w < 0 && EINTR == errno);
         pthread_join(pw->thread, NULL);
     }
-    if (pw->lfd >= 0 && NULL != pw->in) {
-        /* those still waiting to be accepted are peers too */
-        tc_peerwatch_accept(pw);
-    }
+    /* the goodbye to those that showed the hello; the others (and those
+     * not accepted yet) see the end before any ACK: no death to them */
     for (size_t i = 0; i < pw->nin; ++i) {
         (void) send(pw->in[i], &bye, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
         close(pw->in[i]);
     }
-    for (size_t i = 0; i < pw->nout; ++i) {
-        close(pw->out[i].fd);
+    for (size_t i = 0; i < pw->npend; ++i) {
+        close(pw->pend[i].fd);
+    }
+    for (size_t i = 0; NULL != pw->out && i < pw->nids; ++i) {
+        tc_peerwatch_out_drop(&pw->out[i]);
     }
     if (pw->lfd >= 0) {
         close(pw->lfd);
@@ -462,5 +679,6 @@ void tc_peerwatch_close(tc_peerwatch_t *pw)
     free(pw->ids);
     free(pw->out);
     free(pw->in);
+    free(pw->pend);
     free(pw);
 }

@@ -30,6 +30,9 @@
 #include <stddef.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <errno.h>
+#include <sys/random.h>
+#include <sys/types.h>
 
 /* Protocol revision of this header (not sent on the wire). */
 #define SOCKMODEL_PROTOCOL_VERSION 2
@@ -209,6 +212,25 @@ static inline void tc_sockmodel_token_format(const unsigned char *token,
     }
     line[2u * SOCKMODEL_TOKEN_BYTES] = '\n';
     line[2u * SOCKMODEL_TOKEN_BYTES + 1u] = '\0';
+}
+
+/* A fresh random token (the kernel's generator): 0, or -1. */
+static inline int tc_sockmodel_token_random(unsigned char *token)
+{
+    size_t got = 0;
+
+    while (got < SOCKMODEL_TOKEN_BYTES) {
+        ssize_t n = getrandom(token + got, SOCKMODEL_TOKEN_BYTES - got, 0);
+
+        if (n < 0) {
+            if (EINTR == errno) {
+                continue;
+            }
+            return -1;
+        }
+        got += (size_t) n;
+    }
+    return 0;
 }
 
 /* Equal tokens, in time independent of where they differ. */

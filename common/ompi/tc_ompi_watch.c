@@ -15,7 +15,9 @@
  * peer's death would learn nothing in time, so each process also keeps a
  * TCP connection to every process on another host (tc_peerwatch): its end
  * without a goodbye is that process's death, handed to the same function
- * from the watcher's thread. Off with <component>_ft_peerwatch false.
+ * from the watcher's thread. The text published with each process's
+ * address carries its listener's secret: only the job's processes can
+ * read it, and a connection counts only once it has shown it. Off with <component>_ft_peerwatch false.
  * Nothing without fault tolerance or on Open MPI 4.1.
  */
 
@@ -32,8 +34,9 @@ int tc_ompi_watch_register(const mca_base_component_t *comp)
         comp, "ft_peerwatch",
         "Under MPI fault tolerance (mpirun --with-ft ulfm, Open MPI 5.0): learn that a process "
         "on another host died from the end of a TCP connection to it (each process listens on "
-        "one TCP port and keeps one thread and two descriptors per process on another host; "
-        "nothing on the data path). Needed when a whole host dies: the runtime then ends the "
+        "one TCP port, counting only connections that show its secret from the job's modex, "
+        "and keeps one thread and two descriptors per process on another host; nothing on "
+        "the data path). Needed when a whole host dies: the runtime then ends the "
         "job without telling the survivors first. false: the runtime's word alone. No effect "
         "without fault tolerance",
         OPAL_INFO_LVL_6, &tc_ompi_peerwatch_on, true);
