@@ -228,6 +228,28 @@ static struct mca_btl_base_endpoint_t *fake_reach(struct opal_proc_t *proc, void
     return rc->eps[vpid];
 }
 
+/* the claim of a test component over ctx; endpoints at base + 16 * vpid */
+static tc_ompi_reach_claim_t reach_setup(reach_ctx_t *rc, mca_btl_base_module_t *a,
+                                         mca_btl_base_module_t *b, uintptr_t base, bool *warned)
+{
+    tc_ompi_reach_claim_t claim = {.reach = fake_reach,
+                                   .ctx = rc,
+                                   .help_file = "help-mpi-btl-rtst.txt",
+                                   .providers = "shm, net",
+                                   .only_requested = false,
+                                   .warned = warned};
+
+    memset(rc, 0, sizeof(*rc));
+    memset(a, 0, sizeof(*a));
+    memset(b, 0, sizeof(*b));
+    rc->a = a;
+    rc->b = b;
+    for (int i = 0; i < 8; ++i) {
+        rc->eps[i] = (struct mca_btl_base_endpoint_t *) (base + 16 * (uintptr_t) i);
+    }
+    return claim;
+}
+
 static void test_add_procs(void **state)
 {
     opal_proc_t *me = opal_proc_local_get();
@@ -238,22 +260,9 @@ static void test_add_procs(void **state)
     reach_ctx_t rc;
     opal_bitmap_t bits;
     bool warned = false;
-    tc_ompi_reach_claim_t claim = {.reach = fake_reach,
-                                   .ctx = &rc,
-                                   .help_file = "help-mpi-btl-rtst.txt",
-                                   .providers = "shm, net",
-                                   .only_requested = false,
-                                   .warned = &warned};
+    tc_ompi_reach_claim_t claim = reach_setup(&rc, &a, &b, 0x1000, &warned);
 
     (void) state;
-    memset(&rc, 0, sizeof(rc));
-    memset(&a, 0, sizeof(a));
-    memset(&b, 0, sizeof(b));
-    rc.a = &a;
-    rc.b = &b;
-    for (int i = 0; i < 8; ++i) {
-        rc.eps[i] = (struct mca_btl_base_endpoint_t *) (uintptr_t) (0x1000 + 16 * i);
-    }
     /* me (vpid 0), vpids 1 2 3 5 6 of the job, and vpid 4 of another job */
     me->proc_name.jobid = 5;
     me->proc_name.vpid = 0;
@@ -344,26 +353,16 @@ static void test_other_job(void **state)
     opal_proc_t others[3];
     opal_proc_t *procs[4];
     struct mca_btl_base_endpoint_t *peers[4];
-    mca_btl_base_module_t a;
+    mca_btl_base_module_t a, b;
     reach_ctx_t rc;
     opal_bitmap_t bits;
     bool warned = false;
-    tc_ompi_reach_claim_t claim = {.reach = fake_reach,
-                                   .ctx = &rc,
-                                   .help_file = "help-mpi-btl-rtst.txt",
-                                   .providers = "shm",
-                                   .only_requested = true,
-                                   .warned = &warned};
+    tc_ompi_reach_claim_t claim = reach_setup(&rc, &a, &b, 0x2000, &warned);
 
     (void) state;
-    memset(&rc, 0, sizeof(rc));
-    memset(&a, 0, sizeof(a));
+    claim.only_requested = true;
+    rc.b = &a; /* one module claims every peer */
     memset(others, 0, sizeof(others));
-    rc.a = &a;
-    rc.b = &a;
-    for (int i = 0; i < 8; ++i) {
-        rc.eps[i] = (struct mca_btl_base_endpoint_t *) (uintptr_t) (0x2000 + 16 * i);
-    }
     me->proc_name.jobid = 7;
     me->proc_name.vpid = 0;
     /* vpids 0 and 1 of job 8 (the same vpids as ours and a peer's), and
