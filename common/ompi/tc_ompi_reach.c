@@ -202,8 +202,8 @@ int tc_ompi_reach_add_procs(mca_btl_base_module_t *module, const tc_ompi_reach_c
         }
         if (unreachable > other_job) {
             opal_show_help(claim->help_file, "peer unreachable", true, opal_process_info.nodename,
-                           unreachable - other_job, NULL != claim->providers ? claim->providers : "",
-                           who, btls);
+                           unreachable - other_job,
+                           NULL != claim->providers ? claim->providers : "", who, btls);
         }
     }
     free(any);
