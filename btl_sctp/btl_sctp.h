@@ -77,9 +77,10 @@ typedef struct mca_btl_sctp_component_t {
     opal_list_t endpoints;
     opal_list_t pending_eps; /* endpoints with queued fragments */
     int finalizing;
-    int explicit_request; /* sctp named in the btl list */
-    int job_added;        /* every process of the job has its endpoint */
-    int own_progress;     /* progress registered by the component itself */
+    int explicit_request;  /* sctp named in the btl list */
+    int job_added;         /* every process of the job has its endpoint */
+    bool warned_other_job; /* the "other job" line was shown */
+    int own_progress;      /* progress registered by the component itself */
 
     /* MPI_THREAD_MULTIPLE: one lock over the socket layer (usrsctp's glue
      * is single-threaded), the endpoint lists and their queues. Recursive:

@@ -170,6 +170,8 @@ static int mca_btl_sctp_add_procs_locked(struct mca_btl_base_module_t *btl, size
     opal_proc_t *me = opal_proc_local_get();
     (void) btl;
 
+    int other_job = 0;
+
     if (!c->job_added) {
         mca_btl_sctp_add_job_locked();
     }
@@ -177,6 +179,15 @@ static int mca_btl_sctp_add_procs_locked(struct mca_btl_base_module_t *btl, size
         if (procs[i] == me || NULL != peers[i]) {
             continue;
         }
+#if TC_OMPI_SERIES >= 50
+        /* on Open MPI 5.0 the association to a process of another job is
+         * aborted before it carries anything (docs/fault-tolerance.md,
+         * "Processes of another job"): left to another BTL */
+        if (procs[i]->proc_name.jobid != me->proc_name.jobid) {
+            ++other_job;
+            continue;
+        }
+#endif
         peers[i] = mca_btl_sctp_endpoint_of(&procs[i]->proc_name);
         if (NULL == peers[i]) {
             peers[i] = mca_btl_sctp_endpoint_create(procs[i]);
@@ -187,6 +198,11 @@ static int mca_btl_sctp_add_procs_locked(struct mca_btl_base_module_t *btl, size
         if (NULL != peers[i] && NULL != reachable) {
             opal_bitmap_set_bit(reachable, (int) i);
         }
+    }
+    if (other_job > 0 && !c->warned_other_job && tc_ompi_btl_selection("sctp").only) {
+        c->warned_other_job = true;
+        opal_show_help("help-mpi-btl-sctp.txt", "other job", true, opal_process_info.nodename,
+                       other_job);
     }
     return OPAL_SUCCESS;
 }

@@ -114,6 +114,7 @@ typedef struct mca_btl_swf_component_t {
     char *port_file;
     char *sock_file; /* its Unix socket (the simulator removes it) */
     bool port_file_owner;
+    bool warned_other_job; /* the "other job" line was shown */
 } mca_btl_swf_component_t;
 
 TC_OMPI_MODULE_DECLSPEC extern mca_btl_swf_component_t mca_btl_swf_component;

@@ -16,6 +16,7 @@
 #include "tc_ompi_compat.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
+#include "opal/util/show_help.h"
 
 #include "tc_ompi.h"
 
@@ -82,6 +83,7 @@ int mca_btl_swf_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
     mca_btl_swf_module_t *m = (mca_btl_swf_module_t *) btl;
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     size_t i;
+    int other_job = 0;
 
     if (m->failed) {
         return OPAL_ERROR;
@@ -93,6 +95,7 @@ int mca_btl_swf_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
 
         /* only our own job's processes have nodes in our simulation */
         if (proc->proc_name.jobid != OPAL_PROC_MY_NAME.jobid) {
+            ++other_job;
             continue;
         }
         if (OPAL_SUCCESS != swf_proc_node(proc, &node)) {
@@ -122,6 +125,13 @@ int mca_btl_swf_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
         }
         opal_output_verbose(10, c->output, "btl:swf: %s is node %u",
                             OPAL_NAME_PRINT(proc->proc_name), node);
+    }
+    /* fatal only when swf was asked to carry everything; else ob1 takes
+     * another BTL for them */
+    if (other_job > 0 && !c->warned_other_job && tc_ompi_btl_selection("swf").only) {
+        c->warned_other_job = true;
+        opal_show_help("help-mpi-btl-swf.txt", "other job", true, opal_process_info.nodename,
+                       other_job);
     }
     return OPAL_SUCCESS;
 }

@@ -133,6 +133,11 @@ void tc_ompi_reach_module_init(mca_btl_base_module_t *module, const mca_btl_base
     (void) mca_btl_base_param_verify(module);
 }
 
+/* a stand-in endpoint: a process of another job, left out of the list of
+ * same-job peers no module reaches */
+#define TC_OMPI_REACH_OTHER_JOB ((struct mca_btl_base_endpoint_t *) &tc_ompi_reach_other_mark)
+static char tc_ompi_reach_other_mark;
+
 int tc_ompi_reach_add_procs(mca_btl_base_module_t *module, const tc_ompi_reach_claim_t *claim,
                             size_t nprocs, struct opal_proc_t **procs,
                             struct mca_btl_base_endpoint_t **peers, struct opal_bitmap_t *reachable)
@@ -144,7 +149,7 @@ int tc_ompi_reach_add_procs(mca_btl_base_module_t *module, const tc_ompi_reach_c
      * the peer (tc_ompi_unreachable_text lists the NULL ones) */
     struct mca_btl_base_endpoint_t **any =
         report ? calloc(nprocs ? nprocs : 1, sizeof(*any)) : NULL;
-    int unreachable = 0;
+    int unreachable = 0, other_job = 0;
 
     for (size_t i = 0; i < nprocs; ++i) {
         mca_btl_base_module_t *owner = NULL;
@@ -154,9 +159,18 @@ int tc_ompi_reach_add_procs(mca_btl_base_module_t *module, const tc_ompi_reach_c
         if (procs[i] == me) {
             continue;
         }
-        if (procs[i]->proc_name.jobid == me->proc_name.jobid) {
-            ep = claim->reach(procs[i], claim->ctx, &owner);
+        if (procs[i]->proc_name.jobid != me->proc_name.jobid) {
+            /* endpoint tables, modex records and segment names of these
+             * components are the caller's job's (docs/fault-tolerance.md,
+             * "Processes of another job") */
+            ++unreachable;
+            ++other_job;
+            if (NULL != any) {
+                any[i] = TC_OMPI_REACH_OTHER_JOB;
+            }
+            continue;
         }
+        ep = claim->reach(procs[i], claim->ctx, &owner);
         if (NULL == ep) {
             ++unreachable;
             continue;
@@ -181,8 +195,16 @@ int tc_ompi_reach_add_procs(mca_btl_base_module_t *module, const tc_ompi_reach_c
             *claim->warned = true;
         }
         tc_ompi_unreachable_text(nprocs, procs, any, who, sizeof(who), btls, sizeof(btls));
-        opal_show_help(claim->help_file, "peer unreachable", true, opal_process_info.nodename,
-                       unreachable, NULL != claim->providers ? claim->providers : "", who, btls);
+        if (other_job > 0) {
+            /* one line: ob1 takes another BTL for them when there is one */
+            opal_show_help(claim->help_file, "other job", true, opal_process_info.nodename,
+                           other_job, btls);
+        }
+        if (unreachable > other_job) {
+            opal_show_help(claim->help_file, "peer unreachable", true, opal_process_info.nodename,
+                           unreachable - other_job,
+                           NULL != claim->providers ? claim->providers : "", who, btls);
+        }
     }
     free(any);
     return unreachable;

@@ -179,6 +179,7 @@ tr_load_btl() {
     BTL_MCA_ARGS=()
     BTL_NP_MAX=""
     BTL_SKIP_TESTS=()
+    BTL_OTHER_JOB=""
     BTL_TMPDIR="$TR_TMPDIR/btl-$name"
     mkdir -p "$BTL_TMPDIR"
     btl_setup() { :; }
@@ -194,16 +195,17 @@ tr_load_btl() {
     esac
 }
 
-# tr_mpirun_args NP: fills the array TR_MPIRUN with mpirun and its options
-# for NP ranks over the loaded transport (run tr_load_btl first).
+# tr_mpirun_args NP [EXTRA]: fills the array TR_MPIRUN with mpirun and its
+# options for NP ranks over the loaded transport (run tr_load_btl first);
+# EXTRA: processes the program spawns (counted for oversubscription).
 tr_mpirun_args() {
-    local np="$1"
+    local np="$1" all=$(($1 + ${2:-0}))
 
     if [ -n "$TR_CLUSTER" ]; then
         # across the fake hosts, consecutive ranks on different hosts;
         # cluster.sh allows root and sets the hosts' interfaces
         TR_MPIRUN=(bash "$TR_CLUSTER_SH" run -np "$np" --map-by node)
-        if [ "$np" -gt $((TR_NCORES * TR_CLUSTER)) ]; then
+        if [ "$all" -gt $((TR_NCORES * TR_CLUSTER)) ]; then
             TR_MPIRUN+=(--oversubscribe)
         fi
     else
@@ -211,7 +213,7 @@ tr_mpirun_args() {
         if [ "$(id -u)" -eq 0 ]; then
             TR_MPIRUN+=(--allow-run-as-root)
         fi
-        if [ "$np" -gt "$TR_NCORES" ]; then
+        if [ "$all" -gt "$TR_NCORES" ]; then
             TR_MPIRUN+=(--oversubscribe)
         fi
     fi

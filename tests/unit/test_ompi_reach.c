@@ -24,6 +24,7 @@
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/runtime/opal.h"
 #include "opal/util/proc.h"
+#include "opal/util/show_help.h"
 
 #include "tc_ompi.h"
 
@@ -229,6 +230,28 @@ static struct mca_btl_base_endpoint_t *fake_reach(struct opal_proc_t *proc, void
     return rc->eps[vpid];
 }
 
+/* the claim of a test component over ctx; endpoints at base + 16 * vpid */
+static tc_ompi_reach_claim_t reach_setup(reach_ctx_t *rc, mca_btl_base_module_t *a,
+                                         mca_btl_base_module_t *b, uintptr_t base, bool *warned)
+{
+    tc_ompi_reach_claim_t claim = {.reach = fake_reach,
+                                   .ctx = rc,
+                                   .help_file = "help-mpi-btl-rtst.txt",
+                                   .providers = "shm, net",
+                                   .only_requested = false,
+                                   .warned = warned};
+
+    memset(rc, 0, sizeof(*rc));
+    memset(a, 0, sizeof(*a));
+    memset(b, 0, sizeof(*b));
+    rc->a = a;
+    rc->b = b;
+    for (int i = 0; i < 8; ++i) {
+        rc->eps[i] = (struct mca_btl_base_endpoint_t *) (base + 16 * (uintptr_t) i);
+    }
+    return claim;
+}
+
 static void test_add_procs(void **state)
 {
     opal_proc_t *me = opal_proc_local_get();
@@ -239,22 +262,9 @@ static void test_add_procs(void **state)
     reach_ctx_t rc;
     opal_bitmap_t bits;
     bool warned = false;
-    tc_ompi_reach_claim_t claim = {.reach = fake_reach,
-                                   .ctx = &rc,
-                                   .help_file = "help-mpi-btl-rtst.txt",
-                                   .providers = "shm, net",
-                                   .only_requested = false,
-                                   .warned = &warned};
+    tc_ompi_reach_claim_t claim = reach_setup(&rc, &a, &b, 0x1000, &warned);
 
     (void) state;
-    memset(&rc, 0, sizeof(rc));
-    memset(&a, 0, sizeof(a));
-    memset(&b, 0, sizeof(b));
-    rc.a = &a;
-    rc.b = &b;
-    for (int i = 0; i < 8; ++i) {
-        rc.eps[i] = (struct mca_btl_base_endpoint_t *) (uintptr_t) (0x1000 + 16 * i);
-    }
     /* me (vpid 0), vpids 1 2 3 5 6 of the job, and vpid 4 of another job */
     me->proc_name.jobid = 5;
     me->proc_name.vpid = 0;
@@ -314,6 +324,89 @@ static void test_add_procs(void **state)
     OBJ_DESTRUCT(&bits);
 }
 
+/* the topics opal_show_help was asked for, and the count argument */
+static int help_calls, help_other_job, help_count;
+
+static int fake_show_help(const char *file, const char *topic, int want_error_header, ...)
+{
+    va_list ap;
+
+    (void) file;
+    (void) want_error_header;
+    ++help_calls;
+    va_start(ap, want_error_header);
+    (void) va_arg(ap, const char *); /* host */
+    help_count = va_arg(ap, int);
+    va_end(ap);
+    if (0 == strcmp(topic, "other job")) {
+        ++help_other_job;
+    }
+    return OPAL_SUCCESS;
+}
+
+/* processes of another job (MPI_Comm_spawn): never claimed, never asked
+ * about, one "other job" line that counts them alone; same-job peers no
+ * module reaches keep their own message (not run here: it asks the
+ * runtime for their host) */
+static void test_other_job(void **state)
+{
+    opal_show_help_fn_t saved = opal_show_help;
+    opal_proc_t *me = opal_proc_local_get();
+    opal_proc_t others[3];
+    opal_proc_t *procs[4];
+    struct mca_btl_base_endpoint_t *peers[4];
+    mca_btl_base_module_t a, b;
+    reach_ctx_t rc;
+    opal_bitmap_t bits;
+    bool warned = false;
+    tc_ompi_reach_claim_t claim = reach_setup(&rc, &a, &b, 0x2000, &warned);
+
+    (void) state;
+    claim.only_requested = true;
+    rc.b = &a; /* one module claims every peer */
+    memset(others, 0, sizeof(others));
+    me->proc_name.jobid = 7;
+    me->proc_name.vpid = 0;
+    /* vpids 0 and 1 of job 8 (the same vpids as ours and a peer's), and
+     * vpid 2 of our job */
+    others[0].proc_name.jobid = 8;
+    others[0].proc_name.vpid = 0;
+    others[1].proc_name.jobid = 8;
+    others[1].proc_name.vpid = 1;
+    others[2].proc_name.jobid = 7;
+    others[2].proc_name.vpid = 2;
+    procs[0] = me;
+    for (int i = 0; i < 3; ++i) {
+        procs[i + 1] = others + i;
+    }
+    OBJ_CONSTRUCT(&bits, opal_bitmap_t);
+    assert_int_equal(opal_bitmap_init(&bits, 8), OPAL_SUCCESS);
+
+    opal_show_help = fake_show_help;
+    help_calls = help_other_job = help_count = 0;
+    assert_int_equal(tc_ompi_reach_add_procs(&a, &claim, 4, procs, peers, &bits), 2);
+    assert_null(peers[0]);
+    assert_null(peers[1]);
+    assert_null(peers[2]);
+    assert_ptr_equal(peers[3], rc.eps[2]);
+    assert_int_equal(rc.calls, 1);
+    assert_int_equal(help_calls, 1);
+    assert_int_equal(help_other_job, 1);
+    assert_int_equal(help_count, 2);
+    assert_true(warned);
+
+    /* not the only BTL asked for: ob1 takes another one, no message */
+    warned = false;
+    claim.only_requested = false;
+    help_calls = 0;
+    assert_int_equal(tc_ompi_reach_add_procs(&a, &claim, 4, procs, peers, &bits), 2);
+    assert_ptr_equal(peers[3], rc.eps[2]);
+    assert_int_equal(help_calls, 0);
+    assert_false(warned);
+    opal_show_help = saved;
+    OBJ_DESTRUCT(&bits);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -321,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_register_long_name),
         cmocka_unit_test(test_module_init),
         cmocka_unit_test(test_add_procs),
+        cmocka_unit_test(test_other_job),
     };
     return tc_unit_run_opal_group("test_ompi_reach", NULL, tests, sizeof(tests) / sizeof(tests[0]));
 }
