@@ -496,7 +496,7 @@ static void test_mpring_sole_sender_mode(void **state)
     uint8_t buf[64];
     uint32_t len, tag;
     uint64_t sent = 0, recvd = 0;
-    void *payload;
+    void *payload = NULL;
     (void) state;
 
     mpring_pair(mem, sz, nslots, slot, &prod, &cons);

@@ -40,6 +40,7 @@
 #include "ompi/runtime/params.h"
 
 #include "osc_hybrid.h"
+#include "test_pattern.h"
 
 /* the component's object: the test links the target side without
  * osc_hybrid_component.c */
@@ -1263,16 +1264,6 @@ static void test_bad_reply_tags(void **state)
 
 /* ---- random records ---- */
 
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
 /* valid records of every type, then random bytes, fields and lengths
  * changed; each must be applied, refused or stop the message */
 static void test_random(void **state)
@@ -1285,7 +1276,7 @@ static void test_random(void **state)
     for (int it = 0; it < rounds; ++it) {
         rec_t r;
         size_t n, used;
-        int kind = (int) (rnd() % 6);
+        int kind = (int) (test_rnd() % 6);
 
         teardown(NULL);
         setup(NULL);
@@ -1297,16 +1288,16 @@ static void test_random(void **state)
         }
         if (MCA_OSC_HYBRID_HDR_ACC == r.h.type || MCA_OSC_HYBRID_HDR_GACC == r.h.type ||
             MCA_OSC_HYBRID_HDR_CAS == r.h.type) {
-            r.h.dt = dt_code(0 == rnd() % 2 ? MPI_INT : MPI_DOUBLE_INT);
+            r.h.dt = dt_code(0 == test_rnd() % 2 ? MPI_INT : MPI_DOUBLE_INT);
         }
         if (MCA_OSC_HYBRID_HDR_ACC == r.h.type || MCA_OSC_HYBRID_HDR_GACC == r.h.type) {
-            r.h.op = op_code(0 == rnd() % 2 ? MPI_SUM : MPI_NO_OP);
+            r.h.op = op_code(0 == test_rnd() % 2 ? MPI_SUM : MPI_NO_OP);
         }
-        for (uint32_t s = 0, ns = 1 + rnd() % 4; s < ns && kind < 5; ++s) {
-            rec_seg(&r, (int64_t) (rnd() % WIN), 1 + rnd() % 64);
+        for (uint32_t s = 0, ns = 1 + test_rnd() % 4; s < ns && kind < 5; ++s) {
+            rec_seg(&r, (int64_t) (test_rnd() % WIN), 1 + test_rnd() % 64);
         }
         if (MCA_OSC_HYBRID_HDR_PUT == r.h.type || MCA_OSC_HYBRID_HDR_ACC == r.h.type ||
-            (MCA_OSC_HYBRID_HDR_GACC == r.h.type && 0 == rnd() % 2)) {
+            (MCA_OSC_HYBRID_HDR_GACC == r.h.type && 0 == test_rnd() % 2)) {
             rec_payload_pattern(&r, r.h.stream_len > 256 ? 256 : r.h.stream_len);
         }
         if (5 == kind) {
@@ -1314,23 +1305,23 @@ static void test_random(void **state)
         }
         n = rec_bytes(&r, buf);
         /* mutate, or not */
-        switch (rnd() % 6) {
+        switch (test_rnd() % 6) {
         case 0:
-            for (int k = 0, nk = 1 + rnd() % 4; k < nk; ++k) {
-                buf[rnd() % n] = (unsigned char) rnd();
+            for (int k = 0, nk = 1 + test_rnd() % 4; k < nk; ++k) {
+                buf[test_rnd() % n] = (unsigned char) test_rnd();
             }
             break;
         case 1:
-            ((hdr_t *) buf)->nseg = (uint32_t) rnd() % 8;
+            ((hdr_t *) buf)->nseg = (uint32_t) test_rnd() % 8;
             break;
         case 2:
-            ((hdr_t *) buf)->payload_len = rnd() % 2 ? rnd() % 512 : rnd();
+            ((hdr_t *) buf)->payload_len = test_rnd() % 2 ? test_rnd() % 512 : test_rnd();
             break;
         case 3:
-            ((hdr_t *) buf)->stream_len = rnd() % 2 ? rnd() % 512 : rnd();
+            ((hdr_t *) buf)->stream_len = test_rnd() % 2 ? test_rnd() % 512 : test_rnd();
             break;
         case 4:
-            n = 1 + rnd() % n;
+            n = 1 + test_rnd() % n;
             break;
         default:
             break;

@@ -21,22 +21,14 @@
 #include <mpi.h>
 
 #include "osc_hybrid_wire.h"
+#define TEST_RANDOM_SEED 0x2545f4914f6cdd1dULL
+#include "test_pattern.h"
 
 typedef mca_osc_hybrid_hdr_t hdr_t;
 typedef mca_osc_hybrid_seg_t seg_t;
 typedef unsigned __int128 u128;
 
 enum { VERDICT_OK, VERDICT_ANSWERED, VERDICT_FATAL };
-
-static uint64_t rng = 0x2545f4914f6cdd1dULL;
-
-static uint64_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 /* ---- a model of the rules (docs/osc_hybrid.md, "Wire format") ---- */
 
@@ -220,29 +212,29 @@ static void msg_pad(msg_t *m)
 /* One valid record of a random type. */
 static void msg_random_valid(msg_t *m)
 {
-    int type = MCA_OSC_HYBRID_HDR_PUT + (int) (rnd() % (MCA_OSC_HYBRID_HDR_TYPE_MAX - 1));
-    uint32_t ns = 1 + (uint32_t) (rnd() % 6);
+    int type = MCA_OSC_HYBRID_HDR_PUT + (int) (test_rnd() % (MCA_OSC_HYBRID_HDR_TYPE_MAX - 1));
+    uint32_t ns = 1 + (uint32_t) (test_rnd() % 6);
 
     msg_start(m, type);
     switch (type) {
     case MCA_OSC_HYBRID_HDR_PUT:
-        if (rnd() % 2) {
+        if (test_rnd() % 2) {
             msg_hdr(m)->flags = MCA_OSC_HYBRID_FLAG_DATA_FOLLOWS;
-            msg_hdr(m)->reply_tag = MCA_OSC_HYBRID_TAG_DATA + (int32_t) (rnd() % 1000);
+            msg_hdr(m)->reply_tag = MCA_OSC_HYBRID_TAG_DATA + (int32_t) (test_rnd() % 1000);
             for (uint32_t i = 0; i < ns; ++i) {
-                msg_seg(m, (int64_t) (rnd() % 4096), 1 + rnd() % 100000);
+                msg_seg(m, (int64_t) (test_rnd() % 4096), 1 + test_rnd() % 100000);
             }
         } else {
             for (uint32_t i = 0; i < ns; ++i) {
-                msg_seg(m, (int64_t) (rnd() % 4096), 1 + rnd() % 100);
+                msg_seg(m, (int64_t) (test_rnd() % 4096), 1 + test_rnd() % 100);
             }
             msg_payload(m, msg_hdr(m)->stream_len);
         }
         break;
     case MCA_OSC_HYBRID_HDR_GET:
-        msg_hdr(m)->reply_tag = MCA_OSC_HYBRID_TAG_REPLY + (int32_t) (rnd() % 1000);
+        msg_hdr(m)->reply_tag = MCA_OSC_HYBRID_TAG_REPLY + (int32_t) (test_rnd() % 1000);
         for (uint32_t i = 0; i < ns; ++i) {
-            msg_seg(m, (int64_t) (rnd() % 4096) - 2048, 1 + rnd() % 100000);
+            msg_seg(m, (int64_t) (test_rnd() % 4096) - 2048, 1 + test_rnd() % 100000);
         }
         break;
     case MCA_OSC_HYBRID_HDR_ACC:
@@ -253,9 +245,9 @@ static void msg_random_valid(msg_t *m)
             msg_hdr(m)->reply_tag = MCA_OSC_HYBRID_TAG_REPLY + MCA_OSC_HYBRID_TAG_SPAN - 1;
         }
         for (uint32_t i = 0; i < ns; ++i) {
-            msg_seg(m, 8 * (int64_t) (rnd() % 512), 8 * (1 + rnd() % 12));
+            msg_seg(m, 8 * (int64_t) (test_rnd() % 512), 8 * (1 + test_rnd() % 12));
         }
-        if (MCA_OSC_HYBRID_HDR_ACC == type || rnd() % 2) {
+        if (MCA_OSC_HYBRID_HDR_ACC == type || test_rnd() % 2) {
             msg_payload(m, msg_hdr(m)->stream_len);
         }
         break;
@@ -266,10 +258,10 @@ static void msg_random_valid(msg_t *m)
         msg_payload(m, 16);
         break;
     case MCA_OSC_HYBRID_HDR_LOCK:
-        msg_hdr(m)->arg = rnd() % 2 ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE;
+        msg_hdr(m)->arg = test_rnd() % 2 ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE;
         break;
     case MCA_OSC_HYBRID_HDR_ERROR:
-        msg_hdr(m)->arg = -(int32_t) (rnd() % 100);
+        msg_hdr(m)->arg = -(int32_t) (test_rnd() % 100);
         break;
     default:
         break;
@@ -336,43 +328,43 @@ static void test_mutations(void **state)
         hdr_t *h;
         msg_random_valid(&m);
         h = msg_hdr(&m);
-        for (int k = 0, nk = 1 + (int) (rnd() % 3); k < nk; ++k) {
-            switch (rnd() % 11) {
+        for (int k = 0, nk = 1 + (int) (test_rnd() % 3); k < nk; ++k) {
+            switch (test_rnd() % 11) {
             case 0:
-                m.b[rnd() % (m.n + 1)] ^= (unsigned char) (1u << (rnd() % 8));
+                m.b[test_rnd() % (m.n + 1)] ^= (unsigned char) (1u << (test_rnd() % 8));
                 break;
             case 1:
-                m.b[rnd() % (m.n + 1)] = (unsigned char) rnd();
+                m.b[test_rnd() % (m.n + 1)] = (unsigned char) test_rnd();
                 break;
             case 2:
-                h->nseg = (uint32_t) (rnd() % 3 ? rnd() % 8 : big[rnd() % nbig]);
+                h->nseg = (uint32_t) (test_rnd() % 3 ? test_rnd() % 8 : big[test_rnd() % nbig]);
                 break;
             case 3:
-                h->payload_len = rnd() % 3 ? rnd() % 256 : big[rnd() % nbig];
+                h->payload_len = test_rnd() % 3 ? test_rnd() % 256 : big[test_rnd() % nbig];
                 break;
             case 4:
-                h->stream_len = rnd() % 3 ? rnd() % 256 : big[rnd() % nbig];
+                h->stream_len = test_rnd() % 3 ? test_rnd() % 256 : big[test_rnd() % nbig];
                 break;
             case 5:
-                h->type = (uint8_t) rnd();
+                h->type = (uint8_t) test_rnd();
                 break;
             case 6:
-                h->flags = (uint8_t) (1u << (rnd() % 8));
+                h->flags = (uint8_t) (1u << (test_rnd() % 8));
                 break;
             case 7:
-                h->reply_tag = (int32_t) (rnd() % 2 ? big[rnd() % nbig] : rnd());
+                h->reply_tag = (int32_t) (test_rnd() % 2 ? big[test_rnd() % nbig] : test_rnd());
                 break;
             case 8:
                 if (h->nseg > 0 && sizeof(hdr_t) + h->nseg * sizeof(seg_t) <= m.n) {
-                    seg_t *s = (seg_t *) (m.b + sizeof(hdr_t)) + rnd() % h->nseg;
-                    s->len = rnd() % 2 ? rnd() % 64 : big[rnd() % nbig];
+                    seg_t *s = (seg_t *) (m.b + sizeof(hdr_t)) + test_rnd() % h->nseg;
+                    s->len = test_rnd() % 2 ? test_rnd() % 64 : big[test_rnd() % nbig];
                 }
                 break;
             case 9:
-                m.n = rnd() % (m.n + 1);
+                m.n = test_rnd() % (m.n + 1);
                 break;
             default:
-                h->arg = (int32_t) rnd() % 4;
+                h->arg = (int32_t) test_rnd() % 4;
                 break;
             }
         }
@@ -461,24 +453,24 @@ static void test_range_window(void **state)
     for (int it = 0; it < 200000; ++it) {
         mca_osc_hybrid_wire_win_t w = {.dynamic = false,
                                        .base = (uintptr_t) 0x10000000,
-                                       .size = rnd() % 1024,
-                                       .disp_unit = 1 + (int64_t) (rnd() % 16)};
+                                       .size = test_rnd() % 1024,
+                                       .disp_unit = 1 + (int64_t) (test_rnd() % 16)};
         seg_t segs[3];
-        uint32_t n = 1 + (uint32_t) (rnd() % 3);
-        int64_t disp = rnd() % 4 ? (int64_t) (rnd() % 200) - 50 : edge[rnd() % nedge];
+        uint32_t n = 1 + (uint32_t) (test_rnd() % 3);
+        int64_t disp = test_rnd() % 4 ? (int64_t) (test_rnd() % 200) - 50 : edge[test_rnd() % nedge];
         bool ok = true;
         uintptr_t origin = 0;
         int err;
         __int128 start = (__int128) disp * w.disp_unit;
 
-        if (rnd() % 8 == 0) {
-            w.disp_unit = INT64_MAX / (1 + (int64_t) (rnd() % 4));
+        if (test_rnd() % 8 == 0) {
+            w.disp_unit = INT64_MAX / (1 + (int64_t) (test_rnd() % 4));
         }
         start = (__int128) disp * w.disp_unit;
         for (uint32_t i = 0; i < n; ++i) {
             __int128 lo;
-            segs[i].off = rnd() % 4 ? (int64_t) (rnd() % 1200) - 100 : edge[rnd() % nedge];
-            segs[i].len = rnd() % 4 ? rnd() % 600 : (uint64_t) edge[rnd() % nedge];
+            segs[i].off = test_rnd() % 4 ? (int64_t) (test_rnd() % 1200) - 100 : edge[test_rnd() % nedge];
+            segs[i].len = test_rnd() % 4 ? test_rnd() % 600 : (uint64_t) edge[test_rnd() % nedge];
             lo = start + segs[i].off;
             /* the model: every byte in [0, size), and the intermediate
              * values representable in 64 bits */
@@ -515,15 +507,15 @@ static void test_range_dynamic(void **state)
         bool covered[SPACE] = {false};
         mca_osc_hybrid_wire_win_t w = {.dynamic = true, .regions = reg};
         seg_t segs[2];
-        uint32_t n = 1 + (uint32_t) (rnd() % 2);
-        int64_t disp = (int64_t) base + (int64_t) (rnd() % SPACE) - 64;
+        uint32_t n = 1 + (uint32_t) (test_rnd() % 2);
+        int64_t disp = (int64_t) base + (int64_t) (test_rnd() % SPACE) - 64;
         bool ok = true;
         uintptr_t origin = 0;
         int err;
 
-        w.nregions = (int) (rnd() % 5);
+        w.nregions = (int) (test_rnd() % 5);
         for (int r = 0; r < w.nregions; ++r) {
-            size_t at = rnd() % SPACE, len = rnd() % 160;
+            size_t at = test_rnd() % SPACE, len = test_rnd() % 160;
             if (at + len > SPACE) {
                 len = SPACE - at;
             }
@@ -533,13 +525,13 @@ static void test_range_dynamic(void **state)
                 covered[b] = true;
             }
         }
-        if (0 == rnd() % 16) {
-            disp = rnd() % 2 ? INT64_MAX - (int64_t) (rnd() % 100) : -(int64_t) (rnd() % 100);
+        if (0 == test_rnd() % 16) {
+            disp = test_rnd() % 2 ? INT64_MAX - (int64_t) (test_rnd() % 100) : -(int64_t) (test_rnd() % 100);
         }
         for (uint32_t i = 0; i < n; ++i) {
             __int128 lo;
-            segs[i].off = (int64_t) (rnd() % 200) - 100;
-            segs[i].len = rnd() % 16 ? rnd() % 200 : UINT64_MAX - rnd() % 4;
+            segs[i].off = (int64_t) (test_rnd() % 200) - 100;
+            segs[i].len = test_rnd() % 16 ? test_rnd() % 200 : UINT64_MAX - test_rnd() % 4;
             lo = (__int128) disp + segs[i].off;
             /* the model: 64-bit addresses, every byte (none for a length
              * of 0) attached */

@@ -2,12 +2,14 @@
 /*
  * test_pattern.h: the byte pattern the unit tests fill buffers with and
  * verify: it depends on the position and a seed and is not periodic in
- * small powers of two, so a shifted, truncated or mixed-up block shows.
+ * small powers of two, so a shifted, truncated or mixed-up block shows;
+ * and the pseudo-random numbers of the randomised and fuzz tests.
  */
 #ifndef TEST_PATTERN_H
 #define TEST_PATTERN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 static inline unsigned char test_pattern_byte(size_t i, unsigned seed)
 {
@@ -30,6 +32,22 @@ static inline int test_pattern_check(const unsigned char *buf, size_t len, unsig
         }
     }
     return 1;
+}
+
+/* The randomised and fuzz tests' numbers: xorshift64 from a fixed seed,
+ * so that a failing case repeats exactly from run to run. Define
+ * TEST_RANDOM_SEED before the include for another sequence. */
+#ifndef TEST_RANDOM_SEED
+#define TEST_RANDOM_SEED 0x9e3779b97f4a7c15ULL
+#endif
+static uint64_t test_random_state = TEST_RANDOM_SEED;
+
+static inline uint64_t test_rnd(void)
+{
+    test_random_state ^= test_random_state << 13;
+    test_random_state ^= test_random_state >> 7;
+    test_random_state ^= test_random_state << 17;
+    return test_random_state;
 }
 
 #endif /* TEST_PATTERN_H */

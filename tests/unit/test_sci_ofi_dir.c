@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "sci_ofi_dir.h"
+#include "test_pattern.h"
 
 static size_t build(uint8_t *buf, size_t addrlen, uint32_t nsegs)
 {
@@ -134,16 +135,6 @@ static void test_bye(void **state)
     assert_int_equal(-1, sci_ofi_bye_parse(&bye, sizeof(bye), &id));
 }
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint32_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t) rng_state;
-}
-
 /* remote words: the 64 bits name index, offset and the low 24 bits of the
  * value; the owner rebuilds the value from its current one, and a word
  * from before the current one changes nothing */
@@ -173,8 +164,8 @@ static void test_word(void **state)
     /* no wrap at the top */
     assert_int_equal(UINT64_MAX - 1, sci_ofi_word_advance(UINT64_MAX - 1, 0x000005));
     for (int i = 0; i < 200000; ++i) {
-        uint64_t cur = (uint64_t) rnd() << 32 | rnd();
-        uint64_t step = rnd() & 0x7fffff;
+        uint64_t cur = (uint64_t) test_rnd() << 32 | test_rnd();
+        uint64_t step = test_rnd() & 0x7fffff;
         uint64_t v;
 
         if (cur > UINT64_MAX - step) {
@@ -182,13 +173,13 @@ static void test_word(void **state)
         }
         v = cur + step;
         assert_int_equal(
-            0, sci_ofi_word_encode(rnd() & 0xffff, (uint64_t) (rnd() & 0xffffff) * 8, v, &data));
+            0, sci_ofi_word_encode(test_rnd() & 0xffff, (uint64_t) (test_rnd() & 0xffffff) * 8, v, &data));
         sci_ofi_word_decode(data, &index, &off, &low);
         assert_true(index <= SCI_OFI_WORD_INDEX_MAX && off <= SCI_OFI_WORD_OFF_MAX &&
                     0 == (off & 7));
         assert_int_equal(v, sci_ofi_word_advance(cur, low));
         /* any 64 bits decode to something in range */
-        sci_ofi_word_decode((uint64_t) rnd() << 32 | rnd(), &index, &off, &low);
+        sci_ofi_word_decode((uint64_t) test_rnd() << 32 | test_rnd(), &index, &off, &low);
         assert_true(index <= SCI_OFI_WORD_INDEX_MAX && off <= SCI_OFI_WORD_OFF_MAX &&
                     low <= SCI_OFI_WORD_LOW_MASK);
     }
@@ -199,21 +190,21 @@ static void test_fuzz(void **state)
     (void) state;
     for (int iter = 0; iter < 200000; ++iter) {
         uint8_t tmp[600];
-        size_t len = build(tmp, 1 + rnd() % 64, rnd() % 8);
+        size_t len = build(tmp, 1 + test_rnd() % 64, test_rnd() % 8);
         uint8_t *buf;
         sci_ofi_dir_view_t v;
 
         /* mutate a few bytes, maybe cut or extend */
-        for (int k = (int) (rnd() % 4); k > 0; --k) {
-            tmp[rnd() % len] = (uint8_t) rnd();
+        for (int k = (int) (test_rnd() % 4); k > 0; --k) {
+            tmp[test_rnd() % len] = (uint8_t) test_rnd();
         }
-        if (0 == rnd() % 4) {
-            len = rnd() % (len + 1);
-        } else if (0 == rnd() % 8) {
+        if (0 == test_rnd() % 4) {
+            len = test_rnd() % (len + 1);
+        } else if (0 == test_rnd() % 8) {
             for (size_t i = len; i < sizeof(tmp); ++i) {
-                tmp[i] = (uint8_t) rnd();
+                tmp[i] = (uint8_t) test_rnd();
             }
-            len = len + rnd() % (sizeof(tmp) - len);
+            len = len + test_rnd() % (sizeof(tmp) - len);
         }
         /* an exact-size heap copy: a read past it is caught by ASan/valgrind */
         buf = malloc(len ? len : 1);

@@ -23,6 +23,7 @@
 
 #if TC_HAVE_USRSCTP
 #include "btl_sctp_sock_user.h"
+#include "test_pattern.h"
 
 #ifndef SOL_UDP
 #define SOL_UDP 17
@@ -32,16 +33,6 @@
 #endif
 
 #define MAXSEG USER_GRO_MAX_SEGS
-
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 /* The model: which datagram each byte of the buffer belongs to, or -1
  * when the buffer is refused. */
@@ -120,23 +111,23 @@ static void test_split_fuzz(void **state)
 {
     (void) state;
     for (int k = 0; k < 200000; ++k) {
-        size_t len = (size_t) (rnd() % 70000);
+        size_t len = (size_t) (test_rnd() % 70000);
         long seg;
-        switch (rnd() % 4) {
+        switch (test_rnd() % 4) {
         case 0:
-            seg = (long) (rnd() % 70000) - 1000;
+            seg = (long) (test_rnd() % 70000) - 1000;
             break;
         case 1:
-            seg = (long) (rnd() % 2000);
+            seg = (long) (test_rnd() % 2000);
             break;
         case 2:
-            seg = len > 0 ? (long) (len / (1 + rnd() % 80)) : 0;
+            seg = len > 0 ? (long) (len / (1 + test_rnd() % 80)) : 0;
             break;
         default:
-            seg = (long) (int64_t) rnd();
+            seg = (long) (int64_t) test_rnd();
             break;
         }
-        check_split(len, seg, (size_t) (rnd() % (MAXSEG + 1)));
+        check_split(len, seg, (size_t) (test_rnd() % (MAXSEG + 1)));
     }
 }
 
@@ -211,18 +202,18 @@ static void test_gro_size_fuzz(void **state)
     unsigned char buf[4 * CMSG_SPACE(sizeof(int))];
     (void) state;
     for (int k = 0; k < 200000; ++k) {
-        size_t len = (size_t) (rnd() % (sizeof(buf) + 1));
+        size_t len = (size_t) (test_rnd() % (sizeof(buf) + 1));
         long v;
         for (size_t i = 0; i < sizeof(buf); ++i) {
-            buf[i] = (unsigned char) rnd();
+            buf[i] = (unsigned char) test_rnd();
         }
-        if (rnd() % 2) {
+        if (test_rnd() % 2) {
             /* mostly plausible headers, so that the walk goes deep */
             size_t at = 0;
             while (at + CMSG_SPACE(sizeof(int)) <= sizeof(buf)) {
-                at = put_cmsg(buf, at, rnd() % 2 ? SOL_UDP : (int) rnd(),
-                              rnd() % 2 ? UDP_GRO : (int) rnd(), (int) rnd(),
-                              rnd() % 4 ? CMSG_LEN(sizeof(int)) : (size_t) (rnd() % 64));
+                at = put_cmsg(buf, at, test_rnd() % 2 ? SOL_UDP : (int) test_rnd(),
+                              test_rnd() % 2 ? UDP_GRO : (int) test_rnd(), (int) test_rnd(),
+                              test_rnd() % 4 ? CMSG_LEN(sizeof(int)) : (size_t) (test_rnd() % 64));
             }
         }
         v = gro_size_of(buf, len);

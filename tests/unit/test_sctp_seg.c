@@ -24,18 +24,10 @@
 #if TC_HAVE_USRSCTP
 #include "btl_sctp_hdr.h"
 #include "btl_sctp_sock_user.h"
+#define TEST_RANDOM_SEED 0x2545f4914f6cdd1dULL
+#include "test_pattern.h"
 
 #define HDR MCA_BTL_SCTP_SEG_HDR_SIZE
-
-static uint64_t rng = 0x2545f4914f6cdd1dULL;
-
-static uint64_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 static void fill(unsigned char *p, size_t n, unsigned seed)
 {
@@ -144,17 +136,17 @@ static void test_parse_fuzz(void **state)
     (void) state;
 
     for (int r = 0; r < 200000; ++r) {
-        size_t n = rnd() % sizeof(d);
+        size_t n = test_rnd() % sizeof(d);
         for (size_t i = 0; i < n; ++i) {
-            d[i] = (unsigned char) rnd();
+            d[i] = (unsigned char) test_rnd();
         }
-        if (n > HDR && rnd() % 2) {
+        if (n > HDR && test_rnd() % 2) {
             /* plausible: a segment header with random fields */
-            unsigned count = (unsigned) (rnd() % 70);
-            put_hdr(d, (unsigned) (rnd() % (count + 2)), count,
-                    rnd() % 4 ? (unsigned) (n - HDR) + (unsigned) (rnd() % 3) - 1
-                              : (unsigned) rnd() % 65536,
-                    (uint32_t) rnd());
+            unsigned count = (unsigned) (test_rnd() % 70);
+            put_hdr(d, (unsigned) (test_rnd() % (count + 2)), count,
+                    test_rnd() % 4 ? (unsigned) (n - HDR) + (unsigned) (test_rnd() % 3) - 1
+                              : (unsigned) test_rnd() % 65536,
+                    (uint32_t) test_rnd());
         }
         check_parse(d, n);
     }
@@ -192,9 +184,9 @@ static void test_whole_roundtrip(void **state)
     (void) state;
 
     for (int r = 0; r < 3000; ++r) {
-        size_t dgram = r % 7 == 0 ? 1472 : 13 + rnd() % 9000, len = 1 + rnd() % 65000;
+        size_t dgram = r % 7 == 0 ? 1472 : 13 + test_rnd() % 9000, len = 1 + test_rnd() % 65000;
         unsigned count = btl_sctp_seg_count(len, dgram);
-        size_t pre = rnd() % 200 + 1, at, total;
+        size_t pre = test_rnd() % 200 + 1, at, total;
         unsigned char *got;
         size_t gotlen;
         int n;
@@ -283,7 +275,7 @@ static void test_gather(void **state)
     assert_non_null(ra);
     ra->busy = 0;
     for (int r = 0; r < 2000; ++r) {
-        size_t dgram = 100 + rnd() % 9000, len = 2 + rnd() % 64000, got = 0;
+        size_t dgram = 100 + test_rnd() % 9000, len = 2 + test_rnd() % 64000, got = 0;
         int order[MCA_BTL_SCTP_SEG_MAX], n, drop;
         fill(pkt, len, (unsigned) r + 1000);
         n = cut(buf, sizeof(buf), pkt, len, dgram, (uint32_t) r, off, dl);
@@ -294,11 +286,11 @@ static void test_gather(void **state)
             order[k] = k;
         }
         for (int k = n - 1; k > 0; --k) {
-            int j = (int) (rnd() % (uint64_t) (k + 1)), t = order[k];
+            int j = (int) (test_rnd() % (uint64_t) (k + 1)), t = order[k];
             order[k] = order[j];
             order[j] = t;
         }
-        drop = rnd() % 5 == 0 ? (int) (rnd() % (uint64_t) n) : -1;
+        drop = test_rnd() % 5 == 0 ? (int) (test_rnd() % (uint64_t) n) : -1;
         for (int k = 0; k < n; ++k) {
             btl_sctp_seg_info_t s;
             size_t res;
@@ -309,7 +301,7 @@ static void test_gather(void **state)
             assert_int_equal(0, btl_sctp_seg_parse(d, dl[order[k]], &s));
             if (order[k] != drop) {
                 res = btl_sctp_seg_add(ra, &s);
-                if (rnd() % 4 == 0) {
+                if (test_rnd() % 4 == 0) {
                     assert_int_equal(0, btl_sctp_seg_add(ra, &s)); /* a duplicate */
                 }
                 if (res > 0) {
