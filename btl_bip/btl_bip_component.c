@@ -267,6 +267,7 @@ static int mca_btl_bip_ofi_module_init(void)
     tc_ompi_reach_module_init(m, &mca_btl_bip_module.super, &c->ofi_figures);
     ofi->reach = "ofi";
     ofi->short_limit = c->ofi_short_limit;
+    ofi->early_return = true;
     ofi->initialized = false;
     if (m->btl_max_send_size < c->ofi_short_limit || m->btl_max_send_size > (64u << 20)) {
         mca_btl_bip_bad_param("btl_bip_ofi_max_send_size", m->btl_max_send_size,
