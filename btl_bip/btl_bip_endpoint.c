@@ -188,7 +188,7 @@ static void mca_btl_bip_endpoint_protocol_error(mca_btl_bip_endpoint_t *ep, int 
 static inline bool mca_btl_bip_endpoint_owes_credits(const mca_btl_bip_endpoint_t *ep)
 {
     return tc_credits_need_credit_only(&ep->cr) ||
-           (ep->module->early_return && tc_credits_want_return(&ep->cr));
+        (ep->module->early_return && tc_credits_want_return(&ep->cr));
 }
 
 /* queued sends that have credit now, then a forced credit-only message

@@ -560,8 +560,8 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
         return NULL;
     }
     if (c->ofi_recv_descriptors < 2 || c->ofi_recv_descriptors > 65536) {
-        opal_show_help("help-mpi-btl-via.txt", "bad recv descriptors", true,
-                       "ofi_recv_descriptors", c->ofi_recv_descriptors);
+        opal_show_help("help-mpi-btl-via.txt", "bad recv descriptors", true, "ofi_recv_descriptors",
+                       c->ofi_recv_descriptors);
         return NULL;
     }
     if (c->send_descriptors < 4) {
@@ -616,9 +616,9 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
     c->endpoints = calloc(c->nprocs, sizeof(*c->endpoints));
     c->active = calloc(c->nprocs, sizeof(*c->active));
     /* a VI is on one device only: its receives fit once */
-    c->held_cap = c->nprocs * (c->recv_descriptors > c->ofi_recv_descriptors
-                                   ? c->recv_descriptors
-                                   : c->ofi_recv_descriptors);
+    c->held_cap = c->nprocs *
+        (c->recv_descriptors > c->ofi_recv_descriptors ? c->recv_descriptors
+                                                       : c->ofi_recv_descriptors);
     c->held = calloc(c->held_cap, sizeof(*c->held));
     c->repost = calloc(c->held_cap, sizeof(*c->repost));
     if (NULL == c->endpoints || NULL == c->active || NULL == c->held || NULL == c->repost) {

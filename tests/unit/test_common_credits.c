@@ -497,15 +497,22 @@ static void run_sim(uint32_t n, unsigned seed)
     free(b);
 }
 
+/* every N from 2 to nmax, 5 seeds each */
+static void run_sims(bool early, uint32_t nmax, unsigned mult)
+{
+    sim_early = early;
+    for (uint32_t n = 2; n <= nmax; n++) {
+        for (unsigned seed = 1; seed <= 5; seed++) {
+            run_sim(n, seed * mult + n);
+        }
+    }
+    sim_early = false;
+}
+
 static void test_two_peer_simulation(void **state)
 {
     (void) state;
-    sim_early = false;
-    for (uint32_t n = 2; n <= 8; n++) {
-        for (unsigned seed = 1; seed <= 5; seed++) {
-            run_sim(n, seed * 7919u + n);
-        }
-    }
+    run_sims(false, 8, 7919u);
 }
 
 /* The early return keeps every invariant (at most one credit-only message
@@ -513,13 +520,7 @@ static void test_two_peer_simulation(void **state)
 static void test_two_peer_simulation_early(void **state)
 {
     (void) state;
-    sim_early = true;
-    for (uint32_t n = 2; n <= 16; n++) {
-        for (unsigned seed = 1; seed <= 5; seed++) {
-            run_sim(n, seed * 104729u + n);
-        }
-    }
-    sim_early = false;
+    run_sims(true, 16, 104729u);
 }
 
 /* the threshold: N/2 owed, never below N = 4, never with nothing owed */
