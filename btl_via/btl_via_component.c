@@ -103,8 +103,9 @@ static int mca_btl_via_component_register(void)
         OPAL_INFO_LVL_9, &c->emu_strict, false);
     c->recv_descriptors = 32;
     mca_btl_via_reg_uint("recv_descriptors",
-                         "Receive descriptors pre-posted per VI: the credits a "
-                         "peer holds (MPI-BIP flow control; sends wait when none is left; >= 2).",
+                         "Receive descriptors pre-posted per VI to a peer on this host: the "
+                         "credits a peer holds (MPI-BIP flow control; sends wait when none is "
+                         "left; >= 2).",
                          OPAL_INFO_LVL_4, &c->recv_descriptors);
     /* a windowed stream to another host waits a network round trip for
      * credits; 128 keep a window of 64 (OSU's) flowing (docs/btl_via.md) */
