@@ -119,6 +119,9 @@ typedef struct mca_btl_bip_module {
     mca_btl_base_module_t super;
     const char *reach;        /* "shm" or "ofi" */
     unsigned int short_limit; /* largest SHORT fragment: one queue slot */
+    /* credit-only message once half the credits are owed (ofi: a peer a
+     * network round trip away, messages delivered in order) */
+    bool early_return;
     bool initialized;
     mca_btl_base_module_error_cb_fn_t error_cb;
 } mca_btl_bip_module_t;

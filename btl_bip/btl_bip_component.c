@@ -272,6 +272,7 @@ static int mca_btl_bip_ofi_module_init(void)
     tc_ompi_reach_module_init(m, &mca_btl_bip_module.super, &c->ofi_figures);
     ofi->reach = "ofi";
     ofi->short_limit = c->ofi_short_limit;
+    ofi->early_return = true;
     ofi->initialized = false;
     if (OPAL_SUCCESS !=
         mca_btl_bip_check_sizes(m, c->ofi_short_limit, "btl_bip_ofi_max_send_size",

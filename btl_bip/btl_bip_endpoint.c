@@ -182,6 +182,15 @@ static void mca_btl_bip_endpoint_protocol_error(mca_btl_bip_endpoint_t *ep, int 
     mca_btl_bip_endpoint_lost(ep, "static receive queue overflow (protocol error)");
 }
 
+/* a credit-only message is due: B = N-1, or, to a peer on another host,
+ * B >= N/2 (tc_credits.h: a stream then never waits a round trip for the
+ * credit-only message of the last credit) */
+static inline bool mca_btl_bip_endpoint_owes_credits(const mca_btl_bip_endpoint_t *ep)
+{
+    return tc_credits_need_credit_only(&ep->cr) ||
+        (ep->module->early_return && tc_credits_want_return(&ep->cr));
+}
+
 /* queued sends that have credit now, then a forced credit-only message
  * (caller holds ep->lock) */
 static void mca_btl_bip_endpoint_flush_locked(mca_btl_bip_endpoint_t *ep)
@@ -200,7 +209,7 @@ static void mca_btl_bip_endpoint_flush_locked(mca_btl_bip_endpoint_t *ep)
             return;
         }
     }
-    if (tc_credits_need_credit_only(&ep->cr) && 0 == tc_credits_take_credit_only(&ep->cr, &pb)) {
+    if (mca_btl_bip_endpoint_owes_credits(ep) && 0 == tc_credits_take_credit_only(&ep->cr, &pb)) {
         mca_btl_bip_frag_t credit;
 
         credit.ctl = MCA_BTL_BIP_CREDIT;
@@ -268,7 +277,7 @@ void mca_btl_bip_endpoint_credits_in(mca_btl_bip_endpoint_t *ep, uint32_t credit
         return;
     }
     /* most messages leave nothing to do here: no call then */
-    if (OPAL_UNLIKELY(tc_credits_queued(&ep->cr) > 0 || tc_credits_need_credit_only(&ep->cr))) {
+    if (OPAL_UNLIKELY(tc_credits_queued(&ep->cr) > 0 || mca_btl_bip_endpoint_owes_credits(ep))) {
         mca_btl_bip_endpoint_flush_locked(ep);
     }
     OPAL_THREAD_UNLOCK(&ep->lock);

@@ -62,7 +62,8 @@ typedef struct mca_btl_via_dev {
     vipl_cq_t *recv_cq;
     vipl_vi_t **vis; /* by peer vpid (NULL: none) */
     struct mca_btl_via_module *module;
-    uint32_t recv_size; /* bytes per receive and send buffer */
+    uint32_t recv_size;        /* bytes per receive and send buffer */
+    uint32_t recv_descriptors; /* receive descriptors per VI: the credits */
     /* send buffers: the free list grows by chunks of the pool */
     opal_free_list_t frags;
     bool frags_made;
@@ -106,6 +107,7 @@ typedef struct mca_btl_via_component {
     char *ofi_provider;            /* libfabric provider of "ofi" */
     char *ofi_domain;              /* libfabric domain (tcp: interface) */
     unsigned int recv_descriptors; /* receive descriptors per VI: the credits */
+    unsigned int ofi_recv_descriptors; /* the same for VIs to other hosts */
     unsigned int send_descriptors; /* send work queue depth per VI */
     unsigned int max_transfer;     /* bytes per RDMA descriptor */
     unsigned int poll_batch;       /* completions taken per progress call */

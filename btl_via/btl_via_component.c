@@ -96,9 +96,18 @@ static int mca_btl_via_component_register(void)
         OPAL_INFO_LVL_9, &c->emu_strict, false);
     (void) tc_ompi_param_uint(
         &c->super.btl_version, "recv_descriptors",
-        "Receive descriptors pre-posted per VI: the credits a "
-        "peer holds (MPI-BIP flow control; sends wait when none is left; >= 2).",
+        "Receive descriptors pre-posted per VI to a peer on this host: the "
+        "credits a peer holds (MPI-BIP flow control; sends wait when none is "
+        "left; >= 2).",
         OPAL_INFO_LVL_4, &c->recv_descriptors, 32);
+    /* a windowed stream to another host waits a network round trip for
+     * credits; 128 keep a window of 64 (OSU's) flowing (docs/btl_via.md) */
+    (void) tc_ompi_param_uint(
+        &c->super.btl_version, "ofi_recv_descriptors",
+        "Receive descriptors pre-posted per VI to a peer on another host "
+        "(verbs or ofi): the credits that peer holds (>= 2); each is a buffer "
+        "of btl_via_ofi_max_send_size bytes.",
+        OPAL_INFO_LVL_4, &c->ofi_recv_descriptors, 128);
     (void) tc_ompi_param_uint(
         &c->super.btl_version, "send_descriptors",
         "Depth of each VI's send work queue (descriptors "
@@ -417,7 +426,7 @@ void mca_btl_via_modex_slot_of(int slot, mca_btl_via_modex_slot_t *out)
         return;
     }
     out->provider = dev->provider_id;
-    out->recv_descriptors = c->recv_descriptors;
+    out->recv_descriptors = dev->recv_descriptors;
     out->recv_size = dev->recv_size;
     out->max_transfer = c->max_transfer;
 }
@@ -496,6 +505,8 @@ static void mca_btl_via_modules_make(void)
         mod->initialized = false;
         dev->module = mod;
         dev->recv_size = (uint32_t) mca_btl_via_buffer_size(m);
+        dev->recv_descriptors =
+            MCA_BTL_VIA_DEV_LOCAL == k ? c->recv_descriptors : c->ofi_recv_descriptors;
         if (!vipl_query_nic(dev->nic)->rdma_read) {
             m->btl_get = NULL;
             m->btl_flags &= ~MCA_BTL_FLAGS_GET;
@@ -533,7 +544,13 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
         return NULL;
     }
     if (c->recv_descriptors < 2 || c->recv_descriptors > 65536) {
-        opal_show_help("help-mpi-btl-via.txt", "bad recv descriptors", true, c->recv_descriptors);
+        opal_show_help("help-mpi-btl-via.txt", "bad recv descriptors", true, "recv_descriptors",
+                       c->recv_descriptors);
+        return NULL;
+    }
+    if (c->ofi_recv_descriptors < 2 || c->ofi_recv_descriptors > 65536) {
+        opal_show_help("help-mpi-btl-via.txt", "bad recv descriptors", true, "ofi_recv_descriptors",
+                       c->ofi_recv_descriptors);
         return NULL;
     }
     if (c->send_descriptors < 4) {
@@ -588,7 +605,9 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
     c->endpoints = calloc(c->nprocs, sizeof(*c->endpoints));
     c->active = calloc(c->nprocs, sizeof(*c->active));
     /* a VI is on one device only: its receives fit once */
-    c->held_cap = c->nprocs * c->recv_descriptors;
+    c->held_cap = c->nprocs *
+        (c->recv_descriptors > c->ofi_recv_descriptors ? c->recv_descriptors
+                                                       : c->ofi_recv_descriptors);
     c->held = calloc(c->held_cap, sizeof(*c->held));
     c->repost = calloc(c->held_cap, sizeof(*c->repost));
     if (NULL == c->endpoints || NULL == c->active || NULL == c->held || NULL == c->repost) {
@@ -602,7 +621,7 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
         }
         if (VIPL_SUCCESS != vipl_create_ptag(dev->nic, &dev->ptag) ||
             VIPL_SUCCESS !=
-                vipl_create_cq(dev->nic, c->nprocs * c->recv_descriptors, &dev->recv_cq)) {
+                vipl_create_cq(dev->nic, c->nprocs * dev->recv_descriptors, &dev->recv_cq)) {
             goto fail;
         }
         c->cq_recv[c->num_cqs] = vipl_cq_recv_fn(dev->recv_cq);
@@ -616,7 +635,7 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
         va.ptag = dev->ptag;
         va.max_transfer_size = c->max_transfer;
         va.send_depth = c->send_descriptors;
-        va.recv_depth = c->recv_descriptors;
+        va.recv_depth = dev->recv_descriptors;
         va.enable_rdma_write = true;
         va.enable_rdma_read = vipl_query_nic(dev->nic)->rdma_read;
         dev->vi_attrs = va;
@@ -671,7 +690,7 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
                             "of %u B per VI, RDMA descriptors of %u B",
                             MCA_BTL_VIA_DEV_LOCAL == k ? "this host" : "other hosts",
                             vipl_query_nic(dev->nic)->provider, dev->module->super.btl_eager_limit,
-                            c->recv_descriptors, dev->recv_size, c->max_transfer);
+                            dev->recv_descriptors, dev->recv_size, c->max_transfer);
     }
     c->live_modules = *num_btls;
     c->live = true;

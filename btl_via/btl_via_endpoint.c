@@ -47,7 +47,7 @@ mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, ui
     ep->dev_index = dev_index;
     ep->remote = *remote;
     ep->state = MCA_BTL_VIA_EP_IDLE;
-    if (0 != tc_credits_init(&ep->credits, c->recv_descriptors)) {
+    if (0 != tc_credits_init(&ep->credits, ep->dev->recv_descriptors)) {
         OBJ_DESTRUCT(&ep->lock);
         free(ep);
         return NULL;
@@ -91,7 +91,7 @@ int mca_btl_via_endpoint_bring_up_locked(mca_btl_via_endpoint_t *ep)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
     mca_btl_via_dev_t *dev = ep->dev;
-    size_t bytes = (size_t) c->recv_descriptors * dev->recv_size;
+    size_t bytes = (size_t) dev->recv_descriptors * dev->recv_size;
     vipl_mem_attrs_t ma = {.ptag = dev->ptag};
     uint32_t posted = 0;
     vipl_return_t rc;
@@ -117,7 +117,7 @@ int mca_btl_via_endpoint_bring_up_locked(mca_btl_via_endpoint_t *ep)
         mca_btl_via_count(&c->vis_created[ep->dev_index], 1);
     }
     ep->vi = dev->vis[ep->vpid];
-    ep->rdescs = calloc(c->recv_descriptors, sizeof(*ep->rdescs));
+    ep->rdescs = calloc(dev->recv_descriptors, sizeof(*ep->rdescs));
     ep->rbufs = vipl_mem_alloc(dev->nic, bytes);
     if (NULL == ep->rdescs || NULL == ep->rbufs ||
         NULL == (ep->credit_frag = mca_btl_via_credit_frag_new(dev, ep)) ||
@@ -127,7 +127,7 @@ int mca_btl_via_endpoint_bring_up_locked(mca_btl_via_endpoint_t *ep)
     ep->vi->user = ep;
     /* VIA: receives are posted before the connection, so that nothing
      * the peer sends can find the queue empty */
-    for (uint32_t i = 0; i < c->recv_descriptors; ++i) {
+    for (uint32_t i = 0; i < dev->recv_descriptors; ++i) {
         if (OPAL_SUCCESS != mca_btl_via_endpoint_post_recv(ep, i)) {
             goto fail;
         }

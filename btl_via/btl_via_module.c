@@ -271,6 +271,39 @@ int mca_btl_via_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
     return OPAL_SUCCESS;
 }
 
+/* what the credits cost, per reach (slot 0: this host, 1: other hosts):
+ * ordinary messages, credit-only messages, sends that waited for credit */
+static void mca_btl_via_print_credit_stats(void)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    tc_credits_stats_t sum[2];
+
+    memset(sum, 0, sizeof(sum));
+    for (uint32_t i = 0; i < c->nprocs; ++i) {
+        const mca_btl_via_endpoint_t *ep = c->endpoints[i];
+
+        if (NULL == ep || ep->dev_index < 0 || ep->dev_index > 1) {
+            continue;
+        }
+        sum[ep->dev_index].sent += ep->credits.stats.sent;
+        sum[ep->dev_index].credit_only_sent += ep->credits.stats.credit_only_sent;
+        sum[ep->dev_index].received += ep->credits.stats.received;
+        sum[ep->dev_index].deferred += ep->credits.stats.deferred;
+    }
+    for (int k = 0; k < 2; ++k) {
+        if (0 == sum[k].sent + sum[k].received) {
+            continue;
+        }
+        opal_output(0,
+                    "btl:via: vpid %u credits (%s): %llu messages sent, %llu received, %llu "
+                    "credit-only sent, %llu sends waited for credit",
+                    c->my_vpid, 0 == k ? "this host" : "other hosts",
+                    (unsigned long long) sum[k].sent, (unsigned long long) sum[k].received,
+                    (unsigned long long) sum[k].credit_only_sent,
+                    (unsigned long long) sum[k].deferred);
+    }
+}
+
 static void mca_btl_via_print_stats(void)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
@@ -283,6 +316,7 @@ static void mca_btl_via_print_stats(void)
     opal_output(0, "btl:via: vpid %u made %llu VIs (this host %llu, other hosts %llu)", c->my_vpid,
                 (unsigned long long) (c->vis_created[0] + c->vis_created[1]),
                 (unsigned long long) c->vis_created[0], (unsigned long long) c->vis_created[1]);
+    mca_btl_via_print_credit_stats();
     if (NULL == c->rcache) {
         return;
     }

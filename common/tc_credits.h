@@ -29,6 +29,15 @@
  * the credit-only message. The receiver must free the queue slot of a
  * message before it applies the message's credits.
  *
+ * Early return (tc_credits_want_return): a credit-only message may also
+ * go as soon as B >= N/2 (N >= 4), so that a one-way stream to a peer a
+ * network round trip away does not stop for that round trip every N-1
+ * messages. The reserved slot still suffices over a channel that
+ * delivers in order: when it goes with B = b >= N/2, the peer can send
+ * at most N-b-1 < N/2 more ordinary messages before it has read it (the
+ * credits it reads first were sent before it), so B cannot reach N/2
+ * again while it is unread.
+ *
  * Typical BTL use:
  *   send:    if (0 == tc_credits_try_send(cr, &hdr->credits)) post(frag);
  *            else tc_credits_defer(cr, &frag->link);
@@ -170,6 +179,13 @@ static inline int tc_credits_returned(tc_credits_t *cr, uint32_t credits)
 static inline bool tc_credits_need_credit_only(const tc_credits_t *cr)
 {
     return cr->b >= 1 && cr->b >= cr->n - 1;
+}
+
+/* True when a credit-only message may go early: B >= N/2 with N >= 4
+ * (see the top of the file; only over a channel that delivers in order). */
+static inline bool tc_credits_want_return(const tc_credits_t *cr)
+{
+    return cr->n >= 4 && cr->b >= 1 && 2 * cr->b >= cr->n;
 }
 
 static inline uint32_t tc_credits_available(const tc_credits_t *cr)

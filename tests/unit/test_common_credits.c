@@ -4,7 +4,8 @@
  * algorithm: exhaustion and the forced credit-only message, the reserved
  * last credit, FIFO order under exhaustion, bad credit values, no endless
  * exchange of credit-only messages at any N >= 2, and a two-peer
- * simulation that checks the slot invariant and delivery order.
+ * simulation that checks the slot invariant and delivery order, with the
+ * credit-only message at N-1 and with the early return at N/2.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -360,6 +361,9 @@ static void test_worked_example(void **state)
 #define SIM_MSGS 400
 #define SIM_QMAX 64
 
+/* credit-only messages also at B >= N/2 (tc_credits_want_return) */
+static bool sim_early;
+
 typedef struct sim_msg {
     int app_id; /* -1: credit-only */
     uint32_t credits;
@@ -413,7 +417,7 @@ static void sim_progress_sends(sim_peer_t *p)
     while (NULL != (it = tc_credits_next_ready(&p->cr, &pb))) {
         sim_post(p, TC_CONTAINER_OF(it, req_t, link)->id, pb);
     }
-    if (tc_credits_need_credit_only(&p->cr)) {
+    if (tc_credits_need_credit_only(&p->cr) || (sim_early && tc_credits_want_return(&p->cr))) {
         assert_int_equal(tc_credits_take_credit_only(&p->cr, &pb), 0);
         sim_post(p, -1, pb);
     }
@@ -493,14 +497,53 @@ static void run_sim(uint32_t n, unsigned seed)
     free(b);
 }
 
+/* every N from 2 to nmax, 5 seeds each */
+static void run_sims(bool early, uint32_t nmax, unsigned mult)
+{
+    sim_early = early;
+    for (uint32_t n = 2; n <= nmax; n++) {
+        for (unsigned seed = 1; seed <= 5; seed++) {
+            run_sim(n, seed * mult + n);
+        }
+    }
+    sim_early = false;
+}
+
 static void test_two_peer_simulation(void **state)
 {
     (void) state;
-    for (uint32_t n = 2; n <= 8; n++) {
-        for (unsigned seed = 1; seed <= 5; seed++) {
-            run_sim(n, seed * 7919u + n);
-        }
+    run_sims(false, 8, 7919u);
+}
+
+/* The early return keeps every invariant (at most one credit-only message
+ * in flight, at most N-1 ordinary ones) and order, at every N */
+static void test_two_peer_simulation_early(void **state)
+{
+    (void) state;
+    run_sims(true, 16, 104729u);
+}
+
+/* the threshold: N/2 owed, never below N = 4, never with nothing owed */
+static void test_want_return(void **state)
+{
+    tc_credits_t cr;
+    (void) state;
+
+    tc_credits_init(&cr, 2);
+    assert_int_equal(tc_credits_received(&cr, 0), 0);
+    assert_false(tc_credits_want_return(&cr));
+    tc_credits_init(&cr, 3);
+    assert_int_equal(tc_credits_received(&cr, 0), 0);
+    assert_false(tc_credits_want_return(&cr));
+    tc_credits_init(&cr, 8);
+    assert_false(tc_credits_want_return(&cr));
+    for (uint32_t k = 1; k < 4; ++k) {
+        assert_int_equal(tc_credits_received(&cr, 0), 0);
+        assert_false(tc_credits_want_return(&cr));
     }
+    assert_int_equal(tc_credits_received(&cr, 0), 0);
+    assert_true(tc_credits_want_return(&cr));
+    assert_false(tc_credits_need_credit_only(&cr));
 }
 
 int main(void)
@@ -515,6 +558,8 @@ int main(void)
         cmocka_unit_test(test_worked_example),
         cmocka_unit_test(test_no_credit_only_pingpong),
         cmocka_unit_test(test_two_peer_simulation),
+        cmocka_unit_test(test_two_peer_simulation_early),
+        cmocka_unit_test(test_want_return),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

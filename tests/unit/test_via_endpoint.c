@@ -68,6 +68,7 @@ static void test_via_endpoint_create_fails_after_posting(void **state)
     c->nprocs = 2;
     c->my_vpid = 0;
     c->recv_descriptors = 8;
+    dev->recv_descriptors = 8;
     dev->recv_size = 256;
     c->output = -1;
     OBJ_CONSTRUCT(&dev->frags, opal_free_list_t);
