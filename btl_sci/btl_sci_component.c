@@ -57,9 +57,11 @@ static int mca_btl_sci_component_register(void)
     (void) tc_ompi_param_uint(
         &c->super.btl_version, "ofi_ring_slots",
         "Slots of the message ring each peer reached through the ofi provider "
-        "owns in our memory (power of two >= 4); each slot holds "
-        "btl_sci_ofi_eager_limit bytes, and the sender keeps a copy of the ring",
-        OPAL_INFO_LVL_4, &c->ofi_ring_slots, 32);
+        "owns in our memory (power of two >= 4; 128 keeps a window of 64 "
+        "eager sends from waiting for slots); each slot holds "
+        "btl_sci_ofi_eager_limit bytes, and the sender keeps a copy of the ring. "
+        "A slot's memory is used once a message fills it",
+        OPAL_INFO_LVL_4, &c->ofi_ring_slots, 128);
     (void) tc_ompi_param_uint(&c->super.btl_version, "ofi_send_inplace",
                               "Eager messages to a peer through the ofi provider whose data is "
                               "contiguous and at least this many bytes go out from the sender's "
@@ -443,9 +445,11 @@ static int mca_btl_sci_create_ofi_segments(void)
             break;
         }
         base = sci_local_segment_address(c->olsegs[peer]);
+        /* a new segment is zero: only the ring header is written, so the
+         * slots cost no memory until this peer sends */
         if (0 !=
-            tc_ring_format(base + MCA_BTL_SCI_SEG_RING_OFF, bytes - MCA_BTL_SCI_SEG_RING_OFF,
-                           mod->ring_slots, mod->slot_size)) {
+            tc_ring_format_zeroed(base + MCA_BTL_SCI_SEG_RING_OFF, bytes - MCA_BTL_SCI_SEG_RING_OFF,
+                                  mod->ring_slots, mod->slot_size)) {
             err = SCI_ERR_ILLEGAL_PARAMETER;
             break;
         }

@@ -155,10 +155,12 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
 
     if (sci_remote_write_through(rseg) &&
         0 !=
-            tc_ring_format(rbase + MCA_BTL_SCI_SEG_RING_OFF, rsize - MCA_BTL_SCI_SEG_RING_OFF,
-                           ep->module->ring_slots, ep->module->slot_size)) {
+            tc_ring_format_zeroed(rbase + MCA_BTL_SCI_SEG_RING_OFF,
+                                  rsize - MCA_BTL_SCI_SEG_RING_OFF, ep->module->ring_slots,
+                                  ep->module->slot_size)) {
         /* a shadow (ofi) holds no copy of the owner's ring header: the
-         * geometry agreed in the modex is written into it */
+         * geometry agreed in the modex is written into it (the new shadow
+         * is zero: its slots' pages stay untouched until we send) */
         err = SCI_ERR_ILLEGAL_PARAMETER;
         goto fail;
     }

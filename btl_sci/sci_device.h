@@ -116,9 +116,9 @@ sci_error_t sci_export_directory(sci_desc_t *sd, void *buf, size_t buflen, size_
 sci_error_t sci_import_node(sci_desc_t *sd, uint32_t node_id, const void *buf, size_t len);
 
 /* --- local segments ----------------------------------------------------- */
-/* Create a segment of size bytes (page rounded); mapped at once (SCI
- * segments are mapped with SCIMapLocalSegment: here create returns the
- * local mapping through sci_local_segment_address). */
+/* Create a segment of size bytes (page rounded, all zero); mapped at once
+ * (SCI segments are mapped with SCIMapLocalSegment: here create returns
+ * the local mapping through sci_local_segment_address). */
 sci_error_t sci_create_segment(sci_desc_t *sd, uint32_t segment_id, size_t size,
                                sci_local_segment_t **seg);
 /* Make the segment accessible by the adapter (SCIPrepareSegment). */
@@ -138,7 +138,8 @@ void sci_remove_segment(sci_local_segment_t *seg);
  * (yet) available: the caller may retry later. */
 sci_error_t sci_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segment_id,
                                 sci_remote_segment_t **rseg);
-/* Map offset..offset+size of the remote segment (SCIMapRemoteSegment). */
+/* Map offset..offset+size of the remote segment (SCIMapRemoteSegment).
+ * A write-through mapping (ofi's shadow) reads zero until stored into. */
 void *sci_map_remote_segment(sci_remote_segment_t *rseg, size_t offset, size_t size);
 size_t sci_remote_segment_size(const sci_remote_segment_t *rseg);
 /* Unmap and disconnect (SCIUnmapSegment + SCIDisconnectSegment). */

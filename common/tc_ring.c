@@ -18,7 +18,8 @@ size_t tc_ring_size(uint32_t nslots, uint32_t slot_size)
     return sizeof(tc_ring_hdr_t) + (size_t) nslots * TC_RING_STRIDE(slot_size);
 }
 
-int tc_ring_format(void *mem, size_t memlen, uint32_t nslots, uint32_t slot_size)
+static int tc_ring_format_common(void *mem, size_t memlen, uint32_t nslots, uint32_t slot_size,
+                                 bool zeroed)
 {
     size_t need = tc_ring_size(nslots, slot_size);
     tc_ring_hdr_t *hdr = mem;
@@ -30,7 +31,7 @@ int tc_ring_format(void *mem, size_t memlen, uint32_t nslots, uint32_t slot_size
     }
     stride = TC_RING_STRIDE(slot_size);
     slots = (uint8_t *) mem + sizeof(tc_ring_hdr_t);
-    for (uint32_t i = 0; i < nslots; i++) {
+    for (uint32_t i = 0; i < nslots && !zeroed; i++) {
         tc_ring_slot_hdr_t *s = tc_ring_impl_slot(slots, stride, nslots, i);
         tc_atomic_store_relaxed(&s->seq, 0);
         s->len = 0;
@@ -42,6 +43,16 @@ int tc_ring_format(void *mem, size_t memlen, uint32_t nslots, uint32_t slot_size
     /* Magic last: an attacher that sees it sees a formatted ring. */
     tc_atomic_store_release(&hdr->magic, TC_RING_MAGIC);
     return 0;
+}
+
+int tc_ring_format(void *mem, size_t memlen, uint32_t nslots, uint32_t slot_size)
+{
+    return tc_ring_format_common(mem, memlen, nslots, slot_size, false);
+}
+
+int tc_ring_format_zeroed(void *mem, size_t memlen, uint32_t nslots, uint32_t slot_size)
+{
+    return tc_ring_format_common(mem, memlen, nslots, slot_size, true);
 }
 
 /* Check a formatted ring against the geometry this side expects. */

@@ -75,6 +75,12 @@ size_t tc_ring_size(uint32_t nslots, uint32_t slot_size);
  * Returns 0 or -EINVAL (bad geometry, memory too small or misaligned). */
 int tc_ring_format(void *mem, size_t memlen, uint32_t nslots, uint32_t slot_size);
 
+/* The same for memory known to be all zero (a new anonymous mapping or a
+ * new file): a zero slot header is a formatted one, so only the ring
+ * header is written and the pages of the slots stay untouched (no memory
+ * behind them) until messages fill them. */
+int tc_ring_format_zeroed(void *mem, size_t memlen, uint32_t nslots, uint32_t slot_size);
+
 typedef struct tc_ring_producer {
     uint8_t *slots;
     uint32_t nslots;

@@ -2,7 +2,8 @@
 /*
  * test_common_ring.c: unit tests of the rings. SPSC (tc_ring): geometry
  * checks, wrap-around with patterned payloads, full ring, batched return
- * of the consumer position, corrupt slots, and a producer in a forked
+ * of the consumer position, a ring formatted in zero memory that touches
+ * only its header page, corrupt slots, and a producer in a forked
  * process writing through a shm segment while the consumer position lives
  * in a second segment (the sender's, as in btl_sci). MPSC (tc_mpring):
  * full queue and wrap-around, corrupt slots, two producer threads, and two
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -110,6 +112,71 @@ static void make_ring(uint8_t **mem, size_t *sz, uint32_t nslots, uint32_t slot_
     assert_int_equal(tc_ring_format(*mem, *sz, nslots, slot_size), 0);
     assert_int_equal(tc_ring_consumer_init(c, *mem, *sz, nslots, slot_size, counter, batch), 0);
     assert_int_equal(tc_ring_producer_init(p, *mem, *sz, nslots, slot_size, counter), 0);
+}
+
+/* pages of [mem, mem + len) that have memory behind them (mincore) */
+static size_t resident_pages(void *mem, size_t len)
+{
+    size_t page = (size_t) sysconf(_SC_PAGESIZE), n = (len + page - 1) / page, count = 0;
+    unsigned char *vec = calloc(n, 1);
+
+    assert_non_null(vec);
+    assert_int_equal(mincore(mem, len, vec), 0);
+    for (size_t i = 0; i < n; i++) {
+        count += vec[i] & 1;
+    }
+    free(vec);
+    return count;
+}
+
+/* A ring formatted in a new anonymous mapping: tc_ring_format_zeroed
+ * writes its header page only (tc_ring_format one page per slot), and the
+ * ring works through two laps of every slot. */
+static void test_ring_format_zeroed(void **state)
+{
+    const uint32_t nslots = 64, slot = 32832;
+    size_t sz = tc_ring_size(nslots, slot);
+    uint64_t counter = 0;
+    tc_ring_producer_t p;
+    tc_ring_consumer_t c;
+    uint8_t *mem, *full;
+    (void) state;
+
+    mem = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    full = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(MAP_FAILED != mem && MAP_FAILED != full);
+    assert_int_equal(tc_ring_format_zeroed(mem, sz - 1, nslots, slot), -EINVAL);
+    assert_int_equal(tc_ring_format_zeroed(mem, sz, nslots, slot), 0);
+    assert_int_equal(resident_pages(mem, sz), 1);
+    assert_int_equal(tc_ring_format(full, sz, nslots, slot), 0);
+    assert_true(resident_pages(full, sz) >= nslots);
+
+    assert_int_equal(tc_ring_consumer_init(&c, mem, sz, nslots, slot, &counter, 1), 0);
+    assert_int_equal(tc_ring_producer_init(&p, mem, sz, nslots, slot, &counter), 0);
+    {
+        const void *src;
+        uint32_t len, tag;
+
+        /* zero slots read as an empty ring, not as corrupt ones */
+        assert_int_equal(tc_ring_peek(&c, &src, &len, &tag), -EAGAIN);
+    }
+    for (uint32_t i = 0; i < 2 * nslots; i++) {
+        uint32_t word = 0xa5000000u | i, got = 0, len = 0, tag = 0;
+        const void *src;
+        void *dst;
+
+        assert_int_equal(tc_ring_reserve(&p, &dst), 0);
+        memcpy(dst, &word, sizeof(word));
+        assert_int_equal(tc_ring_publish(&p, sizeof(word), i), 0);
+        assert_int_equal(tc_ring_peek(&c, &src, &len, &tag), 0);
+        assert_int_equal(len, sizeof(word));
+        assert_int_equal(tag, i);
+        memcpy(&got, src, sizeof(got));
+        assert_int_equal(got, word);
+        tc_ring_release(&c);
+    }
+    munmap(mem, sz);
+    munmap(full, sz);
 }
 
 /* Many laps around a small ring, every length from 0 to slot_size. */
@@ -672,6 +739,7 @@ int main(void)
         cmocka_unit_test(test_ring_geometry),
         cmocka_unit_test(test_ring_wraparound),
         cmocka_unit_test(test_ring_full),
+        cmocka_unit_test(test_ring_format_zeroed),
         cmocka_unit_test(test_ring_batched_return),
         cmocka_unit_test(test_ring_corrupt),
         cmocka_unit_test(test_ring_across_fork),
