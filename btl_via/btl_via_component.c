@@ -329,6 +329,22 @@ static int mca_btl_via_refuse(const char *topic, const char *name, vipl_return_t
     return OPAL_ERR_NOT_AVAILABLE;
 }
 
+/* what a device's descriptors must carry: an RDMA descriptor of
+ * max_transfer bytes, and a send of either module's whole buffer (the
+ * other hosts' figures as registered: that module is made later) */
+static uint32_t mca_btl_via_descriptor_max(void)
+{
+    const mca_btl_via_component_t *c = &mca_btl_via_component;
+    const tc_ompi_reach_figures_t *f = &c->ofi_figures;
+    size_t n = mca_btl_via_buffer_size(&mca_btl_via_module.super);
+    size_t net = TC_ALIGN_UP(f->max_send_size > f->eager_limit ? f->max_send_size : f->eager_limit,
+                             (size_t) 64);
+
+    n = net > n ? net : n;
+    n = c->max_transfer > n ? c->max_transfer : n;
+    return n > UINT32_MAX ? UINT32_MAX : (uint32_t) n;
+}
+
 /* open the devices: auto: emu for this host's peers, and for peers on
  * other hosts verbs if it finds a device, else ofi; a named provider
  * alone for every peer */
@@ -358,7 +374,7 @@ static int mca_btl_via_open_nic(void)
             (mca_btl_via_buffer_size(&mca_btl_via_module.super) + 64) +
         4096 * (nlocal + 2);
     params.expected_peers = nlocal;
-    params.max_transfer_size = c->max_transfer;
+    params.max_transfer_size = mca_btl_via_descriptor_max();
     params.strict = c->emu_strict;
     params.fabric_provider = c->ofi_provider;
     snprintf(detail, sizeof(detail), " (libfabric provider \"%s\")", c->ofi_provider);
@@ -408,11 +424,33 @@ static int mca_btl_via_open_nic(void)
         }
         attrs = vipl_query_nic(c->devs[k].nic);
         c->poll_sends |= c->devs[k].poll_sends;
+        /* max_transfer splits puts and gets only; sends are bounded by
+         * the modules' buffer sizes (mca_btl_via_module_fit) */
         if (c->max_transfer > attrs->max_transfer_size) {
             c->max_transfer = attrs->max_transfer_size;
         }
     }
     return OPAL_SUCCESS;
+}
+
+/* a module whose buffer outgrows what its device's descriptors carry
+ * (the provider's maximum message) sends at most that: say so once */
+static void mca_btl_via_module_fit(mca_btl_via_dev_t *dev)
+{
+    mca_btl_base_module_t *m = &dev->module->super;
+    size_t max = vipl_query_nic(dev->nic)->max_transfer_size & ~(size_t) 63;
+
+    if (mca_btl_via_buffer_size(m) <= max) {
+        return;
+    }
+    opal_show_help("help-mpi-btl-via.txt", "send size clamped", true, opal_process_info.nodename,
+                   MCA_BTL_VIA_DEV_LOCAL == dev->module->slot ? "" : "ofi_",
+                   m->btl_max_send_size > m->btl_eager_limit ? m->btl_max_send_size
+                                                             : m->btl_eager_limit,
+                   vipl_query_nic(dev->nic)->provider, max);
+    m->btl_eager_limit = m->btl_eager_limit > max ? max : m->btl_eager_limit;
+    m->btl_max_send_size = m->btl_max_send_size > max ? max : m->btl_max_send_size;
+    m->btl_rndv_eager_limit = m->btl_rndv_eager_limit > max ? max : m->btl_rndv_eager_limit;
 }
 
 /* my slot's geometry as the modex publishes it and peers must match */
@@ -504,6 +542,7 @@ static void mca_btl_via_modules_make(void)
         mod->slot = k;
         mod->initialized = false;
         dev->module = mod;
+        mca_btl_via_module_fit(dev);
         dev->recv_size = (uint32_t) mca_btl_via_buffer_size(m);
         dev->recv_descriptors =
             MCA_BTL_VIA_DEV_LOCAL == k ? c->recv_descriptors : c->ofi_recv_descriptors;
@@ -633,7 +672,7 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
         memset(&va, 0, sizeof(va));
         va.reliability = VIPL_RELIABLE_DELIVERY;
         va.ptag = dev->ptag;
-        va.max_transfer_size = c->max_transfer;
+        va.max_transfer_size = vipl_query_nic(dev->nic)->max_transfer_size;
         va.send_depth = c->send_descriptors;
         va.recv_depth = dev->recv_descriptors;
         va.enable_rdma_write = true;

@@ -41,6 +41,7 @@ mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, ui
         return NULL;
     }
     OBJ_CONSTRUCT(&ep->lock, opal_mutex_t);
+    OBJ_CONSTRUCT(&ep->rdma_wait, opal_list_t);
     ep->proc = proc;
     ep->vpid = vpid;
     ep->dev = &c->devs[dev_index];
@@ -48,6 +49,7 @@ mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, ui
     ep->remote = *remote;
     ep->state = MCA_BTL_VIA_EP_IDLE;
     if (0 != tc_credits_init(&ep->credits, ep->dev->recv_descriptors)) {
+        OBJ_DESTRUCT(&ep->rdma_wait);
         OBJ_DESTRUCT(&ep->lock);
         free(ep);
         return NULL;
@@ -180,6 +182,7 @@ void mca_btl_via_endpoint_destroy(mca_btl_via_endpoint_t *ep)
         vipl_mem_free(ep->dev->nic, ep->rbufs);
     }
     free(ep->rdescs);
+    OBJ_DESTRUCT(&ep->rdma_wait);
     OBJ_DESTRUCT(&ep->lock);
     free(ep);
 }
@@ -417,6 +420,7 @@ void mca_btl_via_endpoint_reap_locked(mca_btl_via_endpoint_t *ep)
     vipl_desc_t *d;
     bool broken = false;
 
+again:
     while (ep->outstanding > 0 && VIPL_SUCCESS == vipl_send_done(ep->vi, &d)) {
         bool failed = 0 != (d->status & VIPL_STATUS_ERROR_MASK);
 
@@ -451,6 +455,12 @@ void mca_btl_via_endpoint_reap_locked(mca_btl_via_endpoint_t *ep)
     if (OPAL_UNLIKELY(broken) && MCA_BTL_VIA_EP_CONNECTED == ep->state) {
         ep->state = MCA_BTL_VIA_EP_FAILED;
     }
+    /* room made: waiting puts and gets go (emu moves them at the next
+     * poll of the send queue: now) */
+    if (OPAL_UNLIKELY(!opal_list_is_empty(&ep->rdma_wait)) && mca_btl_via_rdma_start_locked(ep) &&
+        !ep->dev->poll_sends) {
+        goto again;
+    }
 }
 
 void mca_btl_via_endpoint_fail_locked(mca_btl_via_endpoint_t *ep)
@@ -467,5 +477,8 @@ void mca_btl_via_endpoint_fail_locked(mca_btl_via_endpoint_t *ep)
         }
         frag->status = OPAL_ERR_UNREACH;
         tc_ompi_done_list_push(&c->completed_frags, &frag->base.super.super);
+    }
+    if (!opal_list_is_empty(&ep->rdma_wait) && MCA_BTL_VIA_EP_CONNECTED != ep->state) {
+        (void) mca_btl_via_rdma_start_locked(ep);
     }
 }

@@ -36,6 +36,9 @@ struct mca_btl_base_endpoint_t {
     char *rbufs;              /* their buffers: NIC memory */
     vipl_mem_handle_t rhandle;
     uint32_t outstanding; /* send-queue descriptors not reaped */
+    /* puts and gets that did not fit the send queue, in order: posted as
+     * completions make room (mca_btl_via_rdma_start_locked) */
+    opal_list_t rdma_wait;
     /* the credit-only message's own descriptor, outside the pool that
      * queued sends can drain (else both sides wait for credit forever) */
     struct mca_btl_via_frag_t *credit_frag;
@@ -74,6 +77,9 @@ void mca_btl_via_endpoint_return_locked(mca_btl_via_endpoint_t *ep);
 void mca_btl_via_endpoint_reap_locked(mca_btl_via_endpoint_t *ep);
 /* the VI broke: fail everything queued */
 void mca_btl_via_endpoint_fail_locked(mca_btl_via_endpoint_t *ep);
+/* post the waiting puts and gets that now fit the send queue (or fail
+ * them when the endpoint did); true when one was posted */
+bool mca_btl_via_rdma_start_locked(mca_btl_via_endpoint_t *ep);
 
 END_C_DECLS
 

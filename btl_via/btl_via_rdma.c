@@ -166,18 +166,6 @@ static int mca_btl_via_rdma(uint32_t op_code, struct mca_btl_base_endpoint_t *ep
     op->remaining = ndesc;
     op->ndesc = ndesc;
 
-    OPAL_THREAD_LOCK(&ep->lock);
-    if (ep->outstanding + ndesc > c->send_descriptors) {
-        mca_btl_via_endpoint_reap_locked(ep);
-    }
-    /* the notice consumes a receive descriptor at the target: a credit */
-    if (ep->outstanding + ndesc > c->send_descriptors ||
-        (notify && 0 != tc_credits_try_send(&ep->credits, &piggy))) {
-        OPAL_THREAD_UNLOCK(&ep->lock);
-        OBJ_DESTRUCT(&op->super);
-        free(op);
-        return OPAL_ERR_OUT_OF_RESOURCE;
-    }
     for (uint32_t i = 0; i < ndesc; ++i) {
         vipl_desc_t *d = op->descs + i;
         size_t off = (size_t) i * chunk;
@@ -192,36 +180,71 @@ static int mca_btl_via_rdma(uint32_t op_code, struct mca_btl_base_endpoint_t *ep
         d->remote_addr = remote_address + off;
         d->remote_handle = remote_handle->h[ep->dev_index];
         d->context = (void *) ((uintptr_t) op | MCA_BTL_VIA_CTX_RDMA);
-        if (notify && i + 1 == ndesc) {
-            d->control |= VIPL_CONTROL_IMMEDIATE;
-            d->imm_data = MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_PUT_DONE, 0, piggy);
-        }
-        if (VIPL_SUCCESS != vipl_post_send(ep->vi, d)) {
-            /* the VI broke under us: what was posted completes with an
-             * error, the rest never will */
-            op->status = OPAL_ERR_UNREACH;
-            op->remaining -= ndesc - i;
-            if (0 == op->remaining) {
-                OPAL_THREAD_UNLOCK(&ep->lock);
-                OBJ_DESTRUCT(&op->super);
-                free(op);
-                return OPAL_ERR_UNREACH;
-            }
-            break;
-        }
-        ++ep->outstanding;
+    }
+
+    OPAL_THREAD_LOCK(&ep->lock);
+    /* the notice consumes a receive descriptor at the target: a credit */
+    if (ndesc > c->send_descriptors || (notify && 0 != tc_credits_try_send(&ep->credits, &piggy))) {
+        OPAL_THREAD_UNLOCK(&ep->lock);
+        OBJ_DESTRUCT(&op->super);
+        free(op);
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    if (notify) {
+        op->descs[ndesc - 1].control |= VIPL_CONTROL_IMMEDIATE;
+        op->descs[ndesc - 1].imm_data = MCA_BTL_VIA_IMM(MCA_BTL_VIA_KIND_PUT_DONE, 0, piggy);
     }
     (void) OPAL_THREAD_ADD_FETCH32(&c->rdma_inflight, 1);
     /* ep->lock is per endpoint: threads on other endpoints count too */
     mca_btl_via_count(VIPL_CONTROL_OP_RDMAWRITE == op_code ? &c->puts : &c->gets, 1);
     mca_btl_via_count(&c->rdma_bytes, size);
-    /* the emu NIC moves the data here (one CMA call for the batch); a
-     * network provider's completions are read by progress */
-    if (!ep->dev->poll_sends) {
+    /* a full send queue: the op waits its turn here rather than going
+     * back to ob1, whose retries of refused gets stalled a transfer of
+     * many small descriptors over ofi */
+    opal_list_append(&ep->rdma_wait, &op->super);
+    if (!mca_btl_via_rdma_start_locked(ep) || !ep->dev->poll_sends) {
+        /* the emu NIC moves the data here (one CMA call for the batch);
+         * a network provider's completions are read by progress */
         mca_btl_via_endpoint_reap_locked(ep);
     }
     OPAL_THREAD_UNLOCK(&ep->lock);
     return OPAL_SUCCESS;
+}
+
+bool mca_btl_via_rdma_start_locked(mca_btl_via_endpoint_t *ep)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    bool posted = false;
+
+    while (!opal_list_is_empty(&ep->rdma_wait)) {
+        mca_btl_via_rdma_op_t *op = (mca_btl_via_rdma_op_t *) opal_list_get_first(&ep->rdma_wait);
+        uint32_t i = 0;
+
+        if (MCA_BTL_VIA_EP_CONNECTED == ep->state) {
+            if (ep->outstanding + op->ndesc > c->send_descriptors) {
+                break;
+            }
+            for (; i < op->ndesc; ++i) {
+                if (VIPL_SUCCESS != vipl_post_send(ep->vi, op->descs + i)) {
+                    break;
+                }
+                ++ep->outstanding;
+            }
+            posted |= 0 != i;
+        }
+        (void) opal_list_remove_first(&ep->rdma_wait);
+        if (i < op->ndesc) {
+            /* the VI broke under us (or before): what was posted completes
+             * with an error, the rest never will */
+            op->status = OPAL_ERR_UNREACH;
+            op->remaining -= op->ndesc - i;
+            if (0 == op->remaining) {
+                (void) OPAL_THREAD_ADD_FETCH32(&c->rdma_inflight, -1);
+                tc_ompi_done_list_push(&c->completed_rdma, &op->super);
+            }
+        }
+    }
+    return posted;
 }
 
 /* btl_flush: every put and get started so far has completed, which for
