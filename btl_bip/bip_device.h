@@ -141,8 +141,8 @@ int bip_ssend_publish(bip_peer_t *peer, uint32_t len);
  * publish); -EMSGSIZE (more than slot_size); -ESRCH (peer gone). Not
  * while a reservation to the peer is open. */
 #define BIP_GATHER_HEAD_MAX 64
-int bip_ssend_gather(bip_peer_t *peer, const void *head, uint32_t head_len,
-                     const struct iovec *iov, int iovcnt, void *cookie);
+int bip_ssend_gather(bip_peer_t *peer, const void *head, uint32_t head_len, const struct iovec *iov,
+                     int iovcnt, void *cookie);
 /* One finished gathered send: 1 with its cookie and *status (0, or
  * -ESRCH: the peer failed or did not take it within the timeout), 0 when
  * none finished. Reads the completion queue; thread safe. */

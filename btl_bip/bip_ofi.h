@@ -131,9 +131,9 @@ typedef struct bip_ofi_dev {
     bip_ofi_op_t *reads;  /* asynchronous reads not reaped yet */
     uint32_t reads_finished;
     uint32_t reap_calls;
-    size_t iov_limit;                /* the provider's tx iov_limit */
-    bip_ofi_gather_t *gathers;       /* in flight */
-    bip_ofi_gather_t *gathers_done;  /* completed, not reaped (FIFO) */
+    size_t iov_limit;               /* the provider's tx iov_limit */
+    bip_ofi_gather_t *gathers;      /* in flight */
+    bip_ofi_gather_t *gathers_done; /* completed, not reaped (FIFO) */
     bip_ofi_gather_t *gathers_tail;
     bip_ofi_gather_t *gather_free;
     bip_ofi_gather_t *gather_all;

@@ -669,8 +669,8 @@ int bip_read_start(bip_peer_t *peer, void *dst, uint64_t src, const bip_rkey_t *
     return peer->ops->read_start(peer->sub, dst, src, key, len, cookie);
 }
 
-int bip_ssend_gather(bip_peer_t *peer, const void *head, uint32_t head_len,
-                     const struct iovec *iov, int iovcnt, void *cookie)
+int bip_ssend_gather(bip_peer_t *peer, const void *head, uint32_t head_len, const struct iovec *iov,
+                     int iovcnt, void *cookie)
 {
     if (NULL == peer->ops->ssend_gather) {
         return -ENOTSUP;
