@@ -9,6 +9,7 @@
 
 #include "opal_config.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "opal/util/show_help.h"
@@ -147,8 +148,8 @@ static int mca_btl_bip_endpoint_post_gather(mca_btl_bip_endpoint_t *ep, mca_btl_
     if (1 != rc) {
         (void) tc_atomic_add_fetch(&c->sends_in_flight, -1);
     }
-    if (-ENOTSUP == rc) {
-        return rc;
+    if (-ENOTSUP == rc || -ENOMEM == rc || -EMSGSIZE == rc) {
+        return -ENOTSUP; /* the copying way decides */
     }
     mca_btl_bip_count(&c->cnt.short_sent, 1);
     if (OPAL_UNLIKELY(rc < 0)) {
