@@ -132,6 +132,21 @@ void bip_peer_lost(bip_peer_t *peer);
  * per peer handle. */
 int bip_ssend_reserve(bip_peer_t *peer, void **buf);
 int bip_ssend_publish(bip_peer_t *peer, uint32_t len);
+/* A message to the peer's queue sent from the caller's memory: head_len
+ * bytes at head (at most BIP_GATHER_HEAD_MAX, copied) then the iov
+ * pieces (at most 2), sent in place; the receiver sees the same message
+ * as reserve + publish would give it. 0: sent (the memory is free at
+ * once); 1: in flight, the iov memory must stay until bip_ssend_reap
+ * reports cookie; -ENOTSUP: the peer's provider cannot (use reserve +
+ * publish); -EMSGSIZE (more than slot_size); -ESRCH (peer gone). Not
+ * while a reservation to the peer is open. */
+#define BIP_GATHER_HEAD_MAX 64
+int bip_ssend_gather(bip_peer_t *peer, const void *head, uint32_t head_len, const struct iovec *iov,
+                     int iovcnt, void *cookie);
+/* One finished gathered send: 1 with its cookie and *status (0, or
+ * -ESRCH: the peer failed or did not take it within the timeout), 0 when
+ * none finished. Reads the completion queue; thread safe. */
+int bip_ssend_reap(bip_dev_t *dev, void **cookie, int *status);
 /* Sole-sender mode (docs/common.md, tc_mpring). Promise that this handle
  * is the only sender into the peer's queue for the rest of its life (two processes on the node; threads serialized by
  * the caller), and that the caller's credits never let it write a slot

@@ -103,6 +103,9 @@ static void bip_ofi_complete(bip_ofi_dev_t *dev, const struct fi_cq_data_entry *
     case BIP_OFI_CTX_OP:
         bip_ofi_op_put(dev, (bip_ofi_op_t *) ctx);
         break;
+    case BIP_OFI_CTX_GATHER:
+        bip_ofi_gather_done(dev, (bip_ofi_gather_t *) ctx, 0);
+        break;
     default:
         break;
     }
@@ -141,6 +144,13 @@ static void bip_ofi_complete_err(bip_ofi_dev_t *dev, const struct fi_cq_err_entr
         }
         bip_ofi_peer_fail(op->peer);
         bip_ofi_op_put(dev, op);
+        break;
+    }
+    case BIP_OFI_CTX_GATHER: {
+        bip_ofi_gather_t *g = (bip_ofi_gather_t *) ctx;
+
+        bip_ofi_peer_fail(g->peer);
+        bip_ofi_gather_done(dev, g, 0 != e->err ? e->err : FI_EIO);
         break;
     }
     default:
@@ -472,6 +482,8 @@ const bip_ops_t bip_ofi_ops = {
     .set_queue_sole_sender = bip_ofi_queue_sole,
     .ssend_reserve = bip_ofi_reserve,
     .ssend_publish = bip_ofi_publish,
+    .ssend_gather = bip_ofi_ssend_gather,
+    .ssend_reap = bip_ofi_ssend_reap,
     .srecv_peek = bip_ofi_peek,
     .srecv_release = bip_ofi_release,
     .post_recv = bip_ofi_post_recv,

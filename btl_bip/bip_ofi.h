@@ -40,7 +40,7 @@
 #define BIP_OFI_NRX 2
 #define BIP_OFI_REG_KEY (1ull << 63) /* keys of bip_mem_register; handles below */
 
-enum { BIP_OFI_CTX_RX = 1, BIP_OFI_CTX_TX = 2, BIP_OFI_CTX_OP = 3 };
+enum { BIP_OFI_CTX_RX = 1, BIP_OFI_CTX_TX = 2, BIP_OFI_CTX_OP = 3, BIP_OFI_CTX_GATHER = 4 };
 typedef struct bip_ofi_peer bip_ofi_peer_t;
 
 /* what every operation's context starts with */
@@ -79,6 +79,23 @@ typedef struct bip_ofi_op {
     struct bip_ofi_op *next, *prev;
 } bip_ofi_op_t;
 
+/* a message sent from the caller's memory (bip_ofi_gather.c): the
+ * device header and the caller's head are copied here, the rest is sent
+ * in place; on dev->gathers while in flight, then on dev->gathers_done
+ * until reaped */
+typedef struct bip_ofi_gather {
+    bip_ofi_ctx_t ctx;
+    struct bip_ofi_gather *next, *prev;
+    struct bip_ofi_gather *all_next; /* every one, freed at close */
+    bip_ofi_peer_t *peer;
+    void *cookie;
+    double deadline;
+    int err;        /* positive libfabric errno of an error completion */
+    bool in_flight; /* on dev->gathers */
+    bool abandoned; /* reported gone: its completion only frees it */
+    uint64_t head[(sizeof(bip_ofi_msg_hdr_t) + BIP_GATHER_HEAD_MAX + 7) / 8];
+} bip_ofi_gather_t;
+
 typedef struct bip_ofi_post {
     uint32_t handle; /* 0: free */
     size_t len;
@@ -114,6 +131,13 @@ typedef struct bip_ofi_dev {
     bip_ofi_op_t *reads;  /* asynchronous reads not reaped yet */
     uint32_t reads_finished;
     uint32_t reap_calls;
+    size_t iov_limit;               /* the provider's tx iov_limit */
+    bip_ofi_gather_t *gathers;      /* in flight */
+    bip_ofi_gather_t *gathers_done; /* completed, not reaped (FIFO) */
+    bip_ofi_gather_t *gathers_tail;
+    bip_ofi_gather_t *gather_free;
+    bip_ofi_gather_t *gather_all;
+    uint32_t gather_calls;
     char addr[BIP_ADDR_MAX];
     size_t addrlen;
     char fabric[96]; /* "provider/domain", for diagnostics */
@@ -165,6 +189,14 @@ int bip_ofi_read_large(void *p, void *dst, uint64_t src, const bip_rkey_t *key, 
 int bip_ofi_read_start(void *p, void *dst, uint64_t src, const bip_rkey_t *key, size_t len,
                        void *cookie);
 int bip_ofi_read_reap(void *d, void **cookie, int *status);
+/* messages sent in place (bip_ofi_gather.c) */
+int bip_ofi_ssend_gather(void *p, const void *head, uint32_t head_len, const struct iovec *iov,
+                         int iovcnt, void *cookie);
+int bip_ofi_ssend_reap(void *d, void **cookie, int *status);
+/* a gathered send's completion (err: 0 or a positive libfabric errno);
+ * caller holds dev->lock */
+void bip_ofi_gather_done(bip_ofi_dev_t *dev, bip_ofi_gather_t *g, int err);
+void bip_ofi_gather_free_all(bip_ofi_dev_t *dev);
 int bip_ofi_register(void *d, void *addr, size_t len, bip_rkey_t *key, void **reg);
 void bip_ofi_deregister(void *d, void *reg);
 

@@ -228,6 +228,7 @@ int bip_ofi_open(const bip_dev_params_t *p, void **out)
         goto fail;
     }
     dev->inject_size = dev->f.info->tx_attr->inject_size;
+    dev->iov_limit = dev->f.info->tx_attr->iov_limit;
     (void) snprintf(dev->fabric, sizeof(dev->fabric), "%s/%s", dev->f.info->fabric_attr->prov_name,
                     dev->f.info->domain_attr->name);
     rc = tc_ofi_rdm_open(&dev->f, 0, 0, bip_ofi_setopt, dev);
@@ -282,6 +283,7 @@ void bip_ofi_close(void *d)
         dev->reads = op->next;
         free(op);
     }
+    bip_ofi_gather_free_all(dev);
     while (NULL != dev->gone) {
         bip_ofi_peer_t *peer = dev->gone;
 

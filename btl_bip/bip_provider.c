@@ -669,6 +669,26 @@ int bip_read_start(bip_peer_t *peer, void *dst, uint64_t src, const bip_rkey_t *
     return peer->ops->read_start(peer->sub, dst, src, key, len, cookie);
 }
 
+int bip_ssend_gather(bip_peer_t *peer, const void *head, uint32_t head_len, const struct iovec *iov,
+                     int iovcnt, void *cookie)
+{
+    if (NULL == peer->ops->ssend_gather) {
+        return -ENOTSUP;
+    }
+    return peer->ops->ssend_gather(peer->sub, head, head_len, iov, iovcnt, cookie);
+}
+
+int bip_ssend_reap(bip_dev_t *dev, void **cookie, int *status)
+{
+    for (int i = 0; i < BIP_PROV_NUM; ++i) {
+        if (NULL != dev->sub[i] && NULL != dev->ops[i]->ssend_reap &&
+            1 == dev->ops[i]->ssend_reap(dev->sub[i], cookie, status)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int bip_read_reap(bip_dev_t *dev, void **cookie, int *status)
 {
     for (int i = 0; i < BIP_PROV_NUM; ++i) {

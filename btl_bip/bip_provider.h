@@ -28,6 +28,11 @@ typedef struct bip_ops {
     void (*set_queue_sole_sender)(void *dev);
     int (*ssend_reserve)(void *peer, void **buf);
     int (*ssend_publish)(void *peer, uint32_t len);
+    /* optional (NULL: -ENOTSUP): a message sent in place, and the
+     * reaping of finished ones on the provider's device */
+    int (*ssend_gather)(void *peer, const void *head, uint32_t head_len, const struct iovec *iov,
+                        int iovcnt, void *cookie);
+    int (*ssend_reap)(void *dev, void **cookie, int *status);
     int (*srecv_peek)(void *dev, const void **msg, uint32_t *len, uint32_t *src);
     void (*srecv_release)(void *dev);
     int (*post_recv)(void *dev, void *buf, size_t len, uint32_t *handle);

@@ -64,6 +64,7 @@ typedef struct mca_btl_bip_component {
     unsigned int check_interval;  /* progress calls between liveness checks */
     unsigned int free_list_max;
     bool large_read;    /* large regime: the receiver reads (else BIP's push) */
+    bool ofi_inplace;   /* ofi reach: SHORTs sent from ob1's memory */
     char *provider;     /* auto, shm or ofi */
     char *ofi_provider; /* libfabric provider of the ofi provider */
     char *ofi_domain;   /* its domain (tcp: an interface), empty: the first */
@@ -102,6 +103,7 @@ typedef struct mca_btl_bip_component {
     bool warned_unreachable;
     struct tc_rcache *rcache; /* regions for reads over ofi (ofi open only) */
     int32_t reads_in_flight;  /* atomic: asynchronous btl_get reads not reaped */
+    int32_t sends_in_flight;  /* atomic: SHORTs sent in place, not reaped */
     int32_t lost_pending;     /* atomic: an endpoint lost, its report owed */
 
     /* the ofi reach's figures (btl_bip_ofi_*: docs/common.md, "One BTL
@@ -122,6 +124,9 @@ typedef struct mca_btl_bip_module {
     /* credit-only message once half the credits are owed (ofi: a peer a
      * network round trip away, messages delivered in order) */
     bool early_return;
+    /* SHORTs leave from the fragment's memory (bip_ssend_gather), ob1's
+     * data in place: no copy at the sender */
+    bool gather;
     bool initialized;
     mca_btl_base_module_error_cb_fn_t error_cb;
 } mca_btl_bip_module_t;
@@ -200,6 +205,7 @@ int mca_btl_bip_component_progress(void);
 void mca_btl_bip_post_or_defer(mca_btl_bip_rreq_t *rreq);
 int mca_btl_bip_poll_posted(void);
 int mca_btl_bip_reap_reads(void);
+int mca_btl_bip_reap_sends(void);
 /* a peer lost for good (btl_bip_lost.c): the endpoint fails at once
  * (sends and reads to it return OPAL_ERR_UNREACH); what was pending to it
  * completes and the PML hears of it from the next progress call. Safe

@@ -100,6 +100,14 @@ static int mca_btl_bip_component_register(void)
     (void) tc_ompi_param_uint(&c->super.btl_version, "free_list_max",
                               "Most send fragments allocated", OPAL_INFO_LVL_6, &c->free_list_max,
                               8192);
+    /* measured (docs/btl_bip.md 6.): the copy into the message cost the
+     * sender as much as the kernel's copy into the socket */
+    (void) tc_ompi_param_bool(&c->super.btl_version, "ofi_inplace",
+                              "Peers on other hosts: an eager fragment leaves from the "
+                              "user's buffer (ob1's data in place, one gathered send, the "
+                              "send completes when the provider is done with it); false: "
+                              "copied into the message by sendi",
+                              OPAL_INFO_LVL_5, &c->ofi_inplace, true);
     /* measured (docs/btl_bip.md 6.): one step instead of three, no turn
      * of the sender's progress; BIP's push stays selectable */
     (void) tc_ompi_param_bool(&c->super.btl_version, "large_read",
@@ -279,9 +287,14 @@ static int mca_btl_bip_ofi_module_init(void)
                                 "at least btl_bip_ofi_short_limit, at most 64 MiB")) {
         return OPAL_ERR_BAD_PARAM;
     }
-    /* an eager fragment goes by sendi, copied once into the message;
-     * prepare_src would copy it into a fragment first */
-    m->btl_flags &= ~MCA_BTL_FLAGS_SEND_INPLACE;
+    /* in place: ob1 calls prepare_src (the data stays in the user's
+     * buffer) and send, which gathers it into one message; otherwise an
+     * eager fragment goes by sendi, copied once into the message
+     * (prepare_src would copy it into a fragment first) */
+    ofi->gather = c->ofi_inplace;
+    if (!ofi->gather) {
+        m->btl_flags &= ~MCA_BTL_FLAGS_SEND_INPLACE;
+    }
     c->ofi_slot_size = TC_ALIGN_UP(c->ofi_short_limit + (unsigned int) MCA_BTL_BIP_CTL_MAX, 64u);
     return OPAL_SUCCESS;
 }

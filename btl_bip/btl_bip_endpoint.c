@@ -9,6 +9,7 @@
 
 #include "opal_config.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "opal/util/show_help.h"
@@ -109,6 +110,58 @@ void mca_btl_bip_endpoint_disconnect(mca_btl_bip_endpoint_t *ep)
     ep->state = MCA_BTL_BIP_EP_UNUSED;
 }
 
+/* a SHORT sent from the fragment's memory: our header and ob1's copied
+ * into the message's head, the data in place. 0 (sent or in flight: the
+ * fragment completes from progress) or -ENOTSUP (copy it instead) */
+static int mca_btl_bip_endpoint_post_gather(mca_btl_bip_endpoint_t *ep, mca_btl_bip_frag_t *frag,
+                                            uint32_t credits)
+{
+    mca_btl_bip_component_t *c = &mca_btl_bip_component;
+    uint64_t head[BIP_GATHER_HEAD_MAX / 8];
+    mca_btl_bip_hdr_t hdr = {.type = MCA_BTL_BIP_SHORT,
+                             .tag = frag->tag,
+                             .credits = (uint16_t) credits,
+                             .len = (uint32_t) frag->size};
+    uint32_t head_len = sizeof(hdr);
+    const mca_btl_base_segment_t *seg = frag->segments;
+    struct iovec iov;
+    int rc;
+
+    _Static_assert(BIP_GATHER_HEAD_MAX % 8 == 0, "gather head in whole words");
+    memcpy(head, &hdr, sizeof(hdr));
+    if (2 == frag->base.des_segment_count) {
+        /* prepare_src in place: ob1's header, then the user's data */
+        if (seg[0].seg_len > BIP_GATHER_HEAD_MAX - sizeof(hdr)) {
+            return -ENOTSUP;
+        }
+        memcpy((char *) head + sizeof(hdr), seg[0].seg_addr.pval, seg[0].seg_len);
+        head_len += (uint32_t) seg[0].seg_len;
+        ++seg;
+    } else if (1 != frag->base.des_segment_count) {
+        return -ENOTSUP;
+    }
+    iov.iov_base = seg->seg_addr.pval;
+    iov.iov_len = seg->seg_len;
+    /* counted before the send: a reap in another thread may see it */
+    (void) tc_atomic_add_fetch(&c->sends_in_flight, 1);
+    rc = bip_ssend_gather(ep->peer, head, head_len, &iov, 1, frag);
+    if (1 != rc) {
+        (void) tc_atomic_add_fetch(&c->sends_in_flight, -1);
+    }
+    if (-ENOTSUP == rc || -ENOMEM == rc || -EMSGSIZE == rc) {
+        return -ENOTSUP; /* the copying way decides */
+    }
+    mca_btl_bip_count(&c->cnt.short_sent, 1);
+    if (OPAL_UNLIKELY(rc < 0)) {
+        /* as a failed publish: the peer is reported, ob1 hears of it */
+        mca_btl_bip_endpoint_lost(ep, "the peer process is gone");
+    }
+    if (1 != rc) {
+        mca_btl_bip_frag_done_later(frag);
+    }
+    return 0;
+}
+
 /* a message for the peer's queue: header, then the body */
 int mca_btl_bip_endpoint_post(mca_btl_bip_endpoint_t *ep, mca_btl_bip_frag_t *frag,
                               uint32_t credits)
@@ -118,6 +171,10 @@ int mca_btl_bip_endpoint_post(mca_btl_bip_endpoint_t *ep, mca_btl_bip_frag_t *fr
     uint32_t len = sizeof(*hdr);
     int rc;
 
+    if (MCA_BTL_BIP_SHORT == frag->ctl && ep->module->gather &&
+        -ENOTSUP != mca_btl_bip_endpoint_post_gather(ep, frag, credits)) {
+        return 0;
+    }
     rc = bip_ssend_reserve(ep->peer, (void **) &dst);
     if (OPAL_UNLIKELY(0 != rc)) {
         /* the credits say there is room: a full queue is a protocol error */

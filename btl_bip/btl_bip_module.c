@@ -352,9 +352,10 @@ mca_btl_base_descriptor_t *mca_btl_bip_prepare_src(struct mca_btl_base_module_t 
         return NULL;
     }
     max_data = tc_ompi_payload(reserve, *size, max);
-    if (reserve + max_data > short_limit && !opal_convertor_need_buffers(convertor)) {
-        /* medium and contiguous: header here, data in place; the large
-         * send gathers both */
+    if ((reserve + max_data > short_limit || ((mca_btl_bip_module_t *) btl)->gather) &&
+        0 != max_data && !opal_convertor_need_buffers(convertor)) {
+        /* medium (or a SHORT to a reach that gathers) and contiguous:
+         * header here, data in place; the send gathers both */
         return tc_ompi_frag_prepare_inplace(&mca_btl_bip_frag_ops, max, endpoint, convertor, order,
                                             reserve, size, flags);
     } else {

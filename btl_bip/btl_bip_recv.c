@@ -425,6 +425,28 @@ int mca_btl_bip_reap_reads(void)
     return count;
 }
 
+/* SHORTs sent in place (bip_ssend_gather) that the provider is done
+ * with: their callbacks, from progress only */
+int mca_btl_bip_reap_sends(void)
+{
+    mca_btl_bip_component_t *c = &mca_btl_bip_component;
+    int count = 0;
+    void *cookie;
+    int status;
+
+    while (1 == bip_ssend_reap(c->dev, &cookie, &status)) {
+        mca_btl_bip_frag_t *frag = cookie;
+
+        (void) tc_atomic_add_fetch(&c->sends_in_flight, -1);
+        if (OPAL_UNLIKELY(0 != status)) {
+            mca_btl_bip_endpoint_lost(frag->endpoint, "the peer process is gone");
+        }
+        mca_btl_bip_frag_complete(frag, 0 == status ? OPAL_SUCCESS : OPAL_ERR_UNREACH);
+        ++count;
+    }
+    return count;
+}
+
 /* a send the done list held: its callback now */
 static void mca_btl_bip_complete_done(opal_list_item_t *item)
 {
@@ -467,6 +489,10 @@ int mca_btl_bip_component_progress(void)
 
     if (0 != tc_atomic_load_acquire(&c->reads_in_flight)) {
         count += mca_btl_bip_reap_reads();
+    }
+
+    if (0 != tc_atomic_load_acquire(&c->sends_in_flight)) {
+        count += mca_btl_bip_reap_sends();
     }
 
     if (!tc_ompi_done_list_empty(&c->completed_frags)) {
