@@ -362,7 +362,7 @@ void mca_btl_via_endpoint_return_locked(mca_btl_via_endpoint_t *ep)
     tc_credits_cancel(&ep->credits, NULL, piggy);
 }
 
-int mca_btl_via_endpoint_send_locked(mca_btl_via_endpoint_t *ep, mca_btl_via_frag_t *frag)
+int mca_btl_via_endpoint_try_send_locked(mca_btl_via_endpoint_t *ep, mca_btl_via_frag_t *frag)
 {
     uint32_t piggy;
 
@@ -381,6 +381,16 @@ int mca_btl_via_endpoint_send_locked(mca_btl_via_endpoint_t *ep, mca_btl_via_fra
             mca_btl_via_endpoint_fail_locked(ep);
             return rc;
         }
+    }
+    return OPAL_ERR_OUT_OF_RESOURCE;
+}
+
+int mca_btl_via_endpoint_send_locked(mca_btl_via_endpoint_t *ep, mca_btl_via_frag_t *frag)
+{
+    int rc = mca_btl_via_endpoint_try_send_locked(ep, frag);
+
+    if (OPAL_LIKELY(OPAL_ERR_OUT_OF_RESOURCE != rc)) {
+        return rc;
     }
     /* no credit (no receive descriptor free at the peer), or not
      * connected yet: wait in order (MPI-BIP's software FIFO) */

@@ -67,6 +67,9 @@ void mca_btl_via_endpoint_try_connect(mca_btl_via_endpoint_t *ep);
 /* under ep->lock: */
 /* send a fragment now, or queue it behind the others until credit comes */
 int mca_btl_via_endpoint_send_locked(mca_btl_via_endpoint_t *ep, mca_btl_via_frag_t *frag);
+/* send a fragment now, or OPAL_ERR_OUT_OF_RESOURCE with nothing queued
+ * (no credit, sends waiting, not connected, or the provider is full) */
+int mca_btl_via_endpoint_try_send_locked(mca_btl_via_endpoint_t *ep, mca_btl_via_frag_t *frag);
 /* post the queued sends the credits allow, and a credit-only message if
  * the peer needs its credits back */
 void mca_btl_via_endpoint_flush_locked(mca_btl_via_endpoint_t *ep);

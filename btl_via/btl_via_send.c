@@ -6,8 +6,9 @@
  * the peer pre-posted; its immediate data carries the tag and the
  * credits we return (btl_via_hdr.h), so the payload is ob1's bytes alone.
  * A send without credit waits in the endpoint's FIFO; send always
- * completes through the callback from progress.  When sendi cannot
- * send, it may hand back a descriptor for btl_send (see there why).
+ * completes through the callback from progress.  sendi sends now or not
+ * at all; when it cannot, it may hand back a descriptor for btl_send
+ * (see there why).
  */
 
 #include "opal_config.h"
@@ -116,7 +117,6 @@ int mca_btl_via_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
 {
     const size_t length = header_size + payload_size;
     mca_btl_via_frag_t *frag;
-    bool waiting;
     int rc;
 
     if (OPAL_UNLIKELY(MCA_BTL_VIA_EP_FAILED == endpoint->state)) {
@@ -132,7 +132,7 @@ int mca_btl_via_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     }
     mca_btl_via_send_ready(endpoint);
     if (OPAL_UNLIKELY(MCA_BTL_VIA_EP_CONNECTED != endpoint->state ||
-                      0 == tc_credits_available(&endpoint->credits) ||
+                      tc_credits_available(&endpoint->credits) < 2 ||
                       tc_credits_queued(&endpoint->credits) > 0)) {
         goto no_resource;
     }
@@ -152,21 +152,26 @@ int mca_btl_via_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
     tc_ompi_sendi_copy(frag->data, header, header_size, convertor, payload_size);
     frag->segments[0].seg_len = length;
 
+    /* sendi succeeds only for a message on the wire: ob1 completes the
+     * request at once, so a message left waiting for credit would need a
+     * progress call nobody may make (a process blocked in the runtime, as
+     * in MPI_Comm_connect, holds the credits unread that would free it) */
     OPAL_THREAD_LOCK(&endpoint->lock);
-    rc = mca_btl_via_endpoint_send_locked(endpoint, frag);
+    rc = mca_btl_via_endpoint_try_send_locked(endpoint, frag);
     if (OPAL_LIKELY(OPAL_SUCCESS == rc) && !endpoint->dev->poll_sends) {
         mca_btl_via_endpoint_reap_locked(endpoint);
     }
-    waiting = tc_credits_queued(&endpoint->credits) > 0;
     OPAL_THREAD_UNLOCK(&endpoint->lock);
     if (OPAL_UNLIKELY(OPAL_SUCCESS != rc)) {
         mca_btl_via_frag_return(frag);
+        if (OPAL_ERR_UNREACH == rc) {
+            if (NULL != descriptor) {
+                *descriptor = NULL;
+            }
+            return rc;
+        }
         goto no_resource;
     }
-    if (OPAL_UNLIKELY(waiting)) {
-        mca_btl_via_harvest_credits();
-    }
-    /* queued behind a credit wait is still sent, in order: done for ob1 */
     return OPAL_SUCCESS;
 
 no_resource:
