@@ -7,7 +7,8 @@
  * the buffers it frees and no VI pointing at the endpoint: here the
  * connection request fails (the peer's address is not one the NIC
  * accepts) after every receive was posted.  A VI the bring-up made itself
- * (made on first use) goes again.
+ * (made on first use) goes again.  And the two ways to send on an
+ * endpoint without credit: sendi's refuses, btl_send's queues.
  *
  * The component's sources run against libopen-pal on a hand-made
  * component state: an emu NIC, its CQ and one VI for vpid 1, and a
@@ -137,6 +138,32 @@ static void test_via_endpoint_create_fails_after_posting(void **state)
     for (int i = 0; i < VIA_EP_NFRAGS; ++i) {
         assert_non_null(opal_free_list_get(&dev->frags));
     }
+    for (int i = 0; i < VIA_EP_NFRAGS; ++i) {
+        opal_free_list_return(&dev->frags, &frags[i].base.super);
+    }
+
+    /* one credit left (a send needs two): try_send (sendi's) refuses and
+     * queues nothing, since ob1 completes a sendi at once; send_locked
+     * (btl_send's, completed by callback) queues in order */
+    ep = mca_btl_via_endpoint_create(NULL, 1, MCA_BTL_VIA_DEV_LOCAL, &bogus);
+    assert_non_null(ep);
+    ep->state = MCA_BTL_VIA_EP_CONNECTED;
+    ep->credits.c = 1;
+    assert_int_equal(OPAL_ERR_OUT_OF_RESOURCE,
+                     mca_btl_via_endpoint_try_send_locked(ep, &frags[0]));
+    assert_int_equal(0, tc_credits_queued(&ep->credits));
+    assert_int_equal(1, tc_credits_available(&ep->credits));
+    assert_int_equal(OPAL_SUCCESS, mca_btl_via_endpoint_send_locked(ep, &frags[0]));
+    assert_int_equal(1, tc_credits_queued(&ep->credits));
+    /* behind a queued send, even a credited one waits: MPI order */
+    ep->credits.c = 4;
+    assert_int_equal(OPAL_ERR_OUT_OF_RESOURCE,
+                     mca_btl_via_endpoint_try_send_locked(ep, &frags[1]));
+    assert_int_equal(1, tc_credits_queued(&ep->credits));
+    assert_ptr_equal(&frags[0].link, tc_credits_drain(&ep->credits));
+    ep->state = MCA_BTL_VIA_EP_IDLE;
+    mca_btl_via_endpoint_destroy(ep);
+
     vipl_destroy_cq(dev->recv_cq);
     vipl_destroy_ptag(dev->ptag);
     vipl_close_nic(dev->nic);
