@@ -57,7 +57,8 @@ int mca_btl_sctp_others_learn(void)
     uint64_t now;
     int added = 0;
 
-    if (NULL == c->sock || c->sock->strangers == c->strangers_seen || NULL == ompi_proc_all) {
+    if (NULL == c->sock || c->finalizing || c->sock->strangers == c->strangers_seen ||
+        NULL == ompi_proc_all) {
         return 0;
     }
     now = mca_btl_sctp_others_now_ms();
