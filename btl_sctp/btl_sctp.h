@@ -77,10 +77,13 @@ typedef struct mca_btl_sctp_component_t {
     opal_list_t endpoints;
     opal_list_t pending_eps; /* endpoints with queued fragments */
     int finalizing;
-    int explicit_request;  /* sctp named in the btl list */
-    int job_added;         /* every process of the job has its endpoint */
-    bool warned_other_job; /* the "other job" line was shown */
-    int own_progress;      /* progress registered by the component itself */
+    int explicit_request; /* sctp named in the btl list */
+    int job_added;        /* every process of the job has its endpoint */
+    int own_progress;     /* progress registered by the component itself */
+    /* processes of other jobs (btl_sctp_others.c): the socket's stranger
+     * count last looked at, and when */
+    unsigned int strangers_seen;
+    uint64_t others_ms;
 
     /* MPI_THREAD_MULTIPLE: one lock over the socket layer (usrsctp's glue
      * is single-threaded), the endpoint lists and their queues. Recursive:
@@ -160,6 +163,9 @@ void mca_btl_sctp_dump(struct mca_btl_base_module_t *btl, struct mca_btl_base_en
 
 /* receive path, called from progress */
 void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg);
+struct mca_btl_base_endpoint_t *mca_btl_sctp_endpoint_create(opal_proc_t *proc);
+struct mca_btl_base_endpoint_t *mca_btl_sctp_endpoint_of(const opal_process_name_t *name);
+int mca_btl_sctp_others_learn(void);
 
 END_C_DECLS
 

@@ -629,6 +629,7 @@ int mca_btl_sctp_component_progress(void)
         goto out; /* finalized by another thread meanwhile */
     }
     count += mca_btl_sctp_lost_progress();
+    count += mca_btl_sctp_others_learn();
     /* packets in, then their messages out, a few rounds while packets
      * remain: the stack's receive buffer stays nearly empty and its
      * window open */

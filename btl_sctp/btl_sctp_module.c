@@ -43,7 +43,7 @@ mca_btl_sctp_module_t mca_btl_sctp_module = {
 };
 
 /* Build an endpoint from the peer's modex entry; NULL when unreachable. */
-static mca_btl_sctp_endpoint_t *mca_btl_sctp_endpoint_create(opal_proc_t *proc)
+mca_btl_sctp_endpoint_t *mca_btl_sctp_endpoint_create(opal_proc_t *proc)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
     mca_btl_sctp_modex_t *m = NULL;
@@ -110,7 +110,7 @@ static mca_btl_sctp_endpoint_t *mca_btl_sctp_endpoint_create(opal_proc_t *proc)
 }
 
 /* The endpoint of a process, by name; NULL when it has none. */
-static mca_btl_sctp_endpoint_t *mca_btl_sctp_endpoint_of(const opal_process_name_t *name)
+mca_btl_sctp_endpoint_t *mca_btl_sctp_endpoint_of(const opal_process_name_t *name)
 {
     mca_btl_sctp_component_t *c = &mca_btl_sctp_component;
     mca_btl_sctp_endpoint_t *ep;
@@ -155,7 +155,11 @@ static void mca_btl_sctp_add_job_locked(void)
             (void) mca_btl_sctp_endpoint_create(proc);
         }
     }
-    if (!opal_list_is_empty(&c->endpoints) && !c->own_progress &&
+    /* the user stack also listens for processes of other jobs that may
+     * start an association before any add_procs names them
+     * (btl_sctp_others.c), even with no peer in the job */
+    if ((!opal_list_is_empty(&c->endpoints) || BTL_SCTP_STACK_USER == c->stack) &&
+        !c->own_progress &&
         OPAL_SUCCESS == opal_progress_register(mca_btl_sctp_component_progress)) {
         c->own_progress = 1;
     }
@@ -170,8 +174,6 @@ static int mca_btl_sctp_add_procs_locked(struct mca_btl_base_module_t *btl, size
     opal_proc_t *me = opal_proc_local_get();
     (void) btl;
 
-    int other_job = 0;
-
     if (!c->job_added) {
         mca_btl_sctp_add_job_locked();
     }
@@ -179,15 +181,6 @@ static int mca_btl_sctp_add_procs_locked(struct mca_btl_base_module_t *btl, size
         if (procs[i] == me || NULL != peers[i]) {
             continue;
         }
-#if TC_OMPI_SERIES >= 50
-        /* on Open MPI 5.0 the association to a process of another job is
-         * aborted before it carries anything (docs/fault-tolerance.md,
-         * "Processes of another job"): left to another BTL */
-        if (procs[i]->proc_name.jobid != me->proc_name.jobid) {
-            ++other_job;
-            continue;
-        }
-#endif
         peers[i] = mca_btl_sctp_endpoint_of(&procs[i]->proc_name);
         if (NULL == peers[i]) {
             peers[i] = mca_btl_sctp_endpoint_create(procs[i]);
@@ -198,11 +191,6 @@ static int mca_btl_sctp_add_procs_locked(struct mca_btl_base_module_t *btl, size
         if (NULL != peers[i] && NULL != reachable) {
             opal_bitmap_set_bit(reachable, (int) i);
         }
-    }
-    if (other_job > 0 && !c->warned_other_job && tc_ompi_btl_selection("sctp").only) {
-        c->warned_other_job = true;
-        opal_show_help("help-mpi-btl-sctp.txt", "other job", true, opal_process_info.nodename,
-                       other_job);
     }
     return OPAL_SUCCESS;
 }

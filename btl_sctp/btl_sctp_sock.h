@@ -178,6 +178,8 @@ struct btl_sctp_sock {
     int stack;
     int more; /* set by progress: it stopped before its sockets
                          * were empty, another round may find packets */
+    /* user: datagrams dropped for an unknown sender (counts up, wraps) */
+    unsigned int strangers;
     int nlocal;
     btl_sctp_sock_addr_t local[BTL_SCTP_SOCK_MAX_ADDRS];
 };

@@ -376,7 +376,12 @@ static void btl_sctp_udp_datagram(user_sock_t *us, int l, unsigned char *pkt, si
     btl_sctp_peer_t *p = btl_sctp_udp_peer_from(us, from);
 
     if (NULL == p) {
-        return; /* not from a peer we know: drop */
+        /* not from a peer we know: drop (its sender may be a process of
+         * another job the component has no endpoint for yet: counted so
+         * that the component looks for one, and the packet's resend is
+         * taken in) */
+        ++us->base.strangers;
+        return;
     }
     if (n >= 2 && 0 == pkt[0] && 0 == pkt[1]) {
         if (n > 2 && MCA_BTL_SCTP_SEGMENT == pkt[2]) {

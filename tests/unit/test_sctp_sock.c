@@ -7,7 +7,8 @@
  * alternately: lazy association setup, patterned messages both ways,
  * streams, and head-of-line blocking (a small message on stream 0 passes
  * megabytes of bulk data queued on another stream), and a send to an
- * association that ended before its event was read. The kernel stack's
+ * association that ended before its event was read, and an association
+ * started by a process the receiver has not met yet. The kernel stack's
  * tests skip with a message when the kernel has no SCTP.
  */
 #include "tc_config.h"
@@ -39,6 +40,8 @@ typedef struct pair {
 
 /* Settings of the user stack's UDP batching for open_pair (-1: default). */
 static int pair_mtu = -1, pair_batch = -1, pair_gro = -1, pair_dgram = -1, pair_segment = -1;
+/* 0: open_pair leaves b without a peer for a (a process b has not met) */
+static int pair_b_knows_a = 1;
 
 static int open_pair(pair_t *pr, int stack, int prio, int port_base)
 {
@@ -86,8 +89,10 @@ static int open_pair(pair_t *pr, int stack, int prio, int port_base)
     assert_int_not_equal(addr_a[0].port, 0);
     assert_int_equal(
         0, btl_sctp_sock_peer_add(pr->a, addr_b, nb, port_base + 1, &pr->cookie_b, &pr->a_to_b));
-    assert_int_equal(
-        0, btl_sctp_sock_peer_add(pr->b, addr_a, na, port_base, &pr->cookie_a, &pr->b_to_a));
+    if (pair_b_knows_a) {
+        assert_int_equal(
+            0, btl_sctp_sock_peer_add(pr->b, addr_a, na, port_base, &pr->cookie_a, &pr->b_to_a));
+    }
     return 0;
 }
 
@@ -485,6 +490,47 @@ static void test_user_segments(void **state)
     free(bulk);
 }
 
+/* A process that starts an association before the receiver has met it
+ * (a process of another job on Open MPI 5.0): its packets are dropped and
+ * counted as strangers; once the receiver adds it as a peer, the resent
+ * INIT is taken in and the message arrives, from that peer. */
+static void test_user_stranger(void **state)
+{
+    pair_t pr;
+    unsigned char buf[SMALL_LEN];
+    btl_sctp_sock_msg_t msg;
+    btl_sctp_sock_addr_t addr_a[BTL_SCTP_SOCK_MAX_ADDRS];
+    int na;
+    (void) state;
+
+    pair_b_knows_a = 0;
+    assert_int_equal(0, open_pair(&pr, BTL_SCTP_STACK_USER, 1, 6011));
+    pair_b_knows_a = 1;
+    test_pattern_fill(buf, sizeof(buf), 35);
+    assert_int_equal(0, btl_sctp_sock_send(pr.a, pr.a_to_b, 0, buf, sizeof(buf)));
+    for (long i = 0; i < 20000000 && 0 == pr.b->strangers; ++i) {
+        btl_sctp_sock_progress(pr.a);
+        btl_sctp_sock_progress(pr.b);
+    }
+    assert_true(pr.b->strangers > 0);
+    assert_int_equal(0, pr.a->strangers);
+    assert_int_equal(0, btl_sctp_sock_recv(pr.b, &msg)); /* nothing taken in */
+
+    na = btl_sctp_sock_local_addrs(pr.a, addr_a, BTL_SCTP_SOCK_MAX_ADDRS);
+    assert_int_equal(0, btl_sctp_sock_peer_add(pr.b, addr_a, na, 6011, &pr.cookie_a, &pr.b_to_a));
+    assert_int_equal(1, pump_recv(&pr, pr.b, &msg));
+    assert_ptr_equal(msg.cookie, &pr.cookie_a);
+    assert_int_equal(msg.len, sizeof(buf));
+    assert_true(test_pattern_check(msg.data, sizeof(buf), 35));
+    /* and back */
+    test_pattern_fill(buf, sizeof(buf), 36);
+    assert_int_equal(0, btl_sctp_sock_send(pr.b, pr.b_to_a, 0, buf, sizeof(buf)));
+    assert_int_equal(1, pump_recv(&pr, pr.a, &msg));
+    assert_ptr_equal(msg.cookie, &pr.cookie_b);
+    assert_true(test_pattern_check(msg.data, sizeof(buf), 36));
+    close_pair(&pr);
+}
+
 static void test_kernel_stack(void **state)
 {
     char why[256] = "";
@@ -539,6 +585,7 @@ int main(void)
         cmocka_unit_test(test_user_batching),
         cmocka_unit_test(test_user_segments),
         cmocka_unit_test(test_user_send_after_abort),
+        cmocka_unit_test(test_user_stranger),
         cmocka_unit_test(test_kernel_stack),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
