@@ -109,7 +109,7 @@ static int mca_btl_sci_component_register(void)
                                 "libfabric provider of the ofi SCI provider (a reliable "
                                 "datagram endpoint with RMA and ordered writes); default: tcp "
                                 "with libfabric 2 or later (tcp;ofi_rxm crashed there after a "
-                                "peer's death), net with 1.16 and 1.17 (no wake-up pipe per "
+                                "peer's death), net with 1.17 (no wake-up pipe per "
                                 "completion), tcp;ofi_rxm before",
                                 OPAL_INFO_LVL_4, &c->ofi_fabric, sci_ofi_default_fabric());
     (void) tc_ompi_param_string(&c->super.btl_version, "ofi_device",

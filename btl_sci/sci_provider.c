@@ -35,12 +35,11 @@ const char *sci_ofi_default_fabric(void)
     if (FI_MAJOR(v) >= 2) {
         return "tcp";
     }
-    /* 1.16 and 1.17: the older tcp provider (alone or under ofi_rxm)
-     * writes and reads a wake-up pipe for every completion it reports,
-     * two system calls on every message received; the newer socket
-     * endpoint, named net in these versions, does not (docs/btl_sci.md
-     * section 8) */
-    if (FI_VERSION(1, 16) <= v && v < FI_VERSION(1, 18)) {
+    /* 1.17: the older tcp provider (alone or under ofi_rxm) writes and
+     * reads a wake-up pipe for every completion it reports, two system
+     * calls on every message received; the newer socket endpoint, named
+     * net there, does not (docs/btl_sci.md section 8) */
+    if (FI_VERSION(1, 17) <= v && v < FI_VERSION(1, 18)) {
         return "net";
     }
 #endif
