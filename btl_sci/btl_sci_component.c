@@ -109,7 +109,8 @@ static int mca_btl_sci_component_register(void)
                                 "libfabric provider of the ofi SCI provider (a reliable "
                                 "datagram endpoint with RMA and ordered writes); default: tcp "
                                 "with libfabric 2 or later (tcp;ofi_rxm crashed there after a "
-                                "peer's death), tcp;ofi_rxm before (the faster there)",
+                                "peer's death), net with 1.17 (no wake-up pipe per "
+                                "completion), tcp;ofi_rxm before",
                                 OPAL_INFO_LVL_4, &c->ofi_fabric, sci_ofi_default_fabric());
     (void) tc_ompi_param_string(&c->super.btl_version, "ofi_device",
                                 "libfabric domain of the ofi SCI provider (tcp: the network "
@@ -499,6 +500,12 @@ static bool mca_btl_sci_open_providers(void)
         params.fabric = c->ofi_fabric;
         params.device = NULL != c->ofi_device && '\0' != c->ofi_device[0] ? c->ofi_device : NULL;
         err = sci_provider_available("ofi") ? sci_open(&params, &c->osd) : SCI_ERR_NOT_SUPPORTED;
+        if (SCI_ERR_NOT_SUPPORTED == err && 0 == strcmp(c->ofi_fabric, "net") &&
+            0 == strcmp(c->ofi_fabric, sci_ofi_default_fabric())) {
+            /* the default, but this libfabric was built without it */
+            params.fabric = "tcp;ofi_rxm";
+            err = sci_open(&params, &c->osd);
+        }
         if (SCI_ERR_OK != err) {
             c->osd = NULL;
             opal_output_verbose(force_ofi ? 1 : 10, c->output,

@@ -91,7 +91,7 @@ const char *sci_provider_name(void);
 /* is the named provider built in? */
 int sci_provider_available(const char *name);
 /* the ofi provider's libfabric provider by default: "tcp" with libfabric
- * 2 or later, "tcp;ofi_rxm" before */
+ * 2 or later, "net" with 1.17, "tcp;ofi_rxm" before */
 const char *sci_ofi_default_fabric(void);
 /* the provider behind a descriptor ("shm", "ofi") */
 const char *sci_desc_provider(const sci_desc_t *sd);

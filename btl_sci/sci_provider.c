@@ -27,12 +27,20 @@ const sci_provider_ops_t *sci_ofi_provider(void)
 const char *sci_ofi_default_fabric(void)
 {
 #ifdef TC_HAVE_SCI_OFI
+    uint32_t v = fi_version();
+
     /* libfabric 2.x: tcp;ofi_rxm crashed survivors in fi_cq_read after a
      * peer died (fault tolerance); the tcp provider's own endpoint did
-     * not and is as fast there. 1.x: tcp;ofi_rxm is the faster (up to 2x
-     * the bandwidth). docs/fault-tolerance.md section 4 */
-    if (FI_MAJOR(fi_version()) >= 2) {
+     * not and is as fast there. docs/fault-tolerance.md section 4 */
+    if (FI_MAJOR(v) >= 2) {
         return "tcp";
+    }
+    /* 1.17: the older tcp provider (alone or under ofi_rxm) writes and
+     * reads a wake-up pipe for every completion it reports, two system
+     * calls on every message received; the newer socket endpoint, named
+     * net there, does not (docs/btl_sci.md section 8) */
+    if (FI_VERSION(1, 17) <= v && v < FI_VERSION(1, 18)) {
+        return "net";
     }
 #endif
     return "tcp;ofi_rxm";
