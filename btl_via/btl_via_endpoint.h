@@ -29,7 +29,7 @@ enum {
  * user's address lies a few bytes above the source's modulo 4096 (a
  * malloc'd buffer of 128 KiB or more sits at page offset 16, the
  * payload after ob1's 14-byte match header at 14), every load aliases
- * the store just before it and the copy ran at a tenth of its speed
+ * the store just before it and the copy runs at a tenth of its speed
  * (16 KiB in 4.8 us instead of 0.4). With the skew one buffer in 64 has
  * that distance for a given user buffer, not all of them. */
 #define MCA_BTL_VIA_RX_SKEW 64
