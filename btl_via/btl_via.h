@@ -63,6 +63,7 @@ typedef struct mca_btl_via_dev {
     vipl_vi_t **vis; /* by peer vpid (NULL: none) */
     struct mca_btl_via_module *module;
     uint32_t recv_size;        /* bytes per receive and send buffer */
+    uint32_t rx_skew;          /* receive buffers' spacing beyond recv_size */
     uint32_t recv_descriptors; /* receive descriptors per VI: the credits */
     /* send buffers: the free list grows by chunks of the pool */
     opal_free_list_t frags;

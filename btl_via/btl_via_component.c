@@ -544,6 +544,7 @@ static void mca_btl_via_modules_make(void)
         dev->module = mod;
         mca_btl_via_module_fit(dev);
         dev->recv_size = (uint32_t) mca_btl_via_buffer_size(m);
+        dev->rx_skew = MCA_BTL_VIA_DEV_NET == k ? MCA_BTL_VIA_RX_SKEW : 0;
         dev->recv_descriptors =
             MCA_BTL_VIA_DEV_LOCAL == k ? c->recv_descriptors : c->ofi_recv_descriptors;
         if (!vipl_query_nic(dev->nic)->rdma_read) {

@@ -24,7 +24,7 @@ static int mca_btl_via_endpoint_post_recv(mca_btl_via_endpoint_t *ep, uint32_t i
 
     d->control = VIPL_CONTROL_OP_SEND;
     d->seg_count = 1;
-    d->ds[0].addr = ep->rbufs + (size_t) i * ep->dev->recv_size;
+    d->ds[0].addr = ep->rbufs + (size_t) i * MCA_BTL_VIA_RX_STRIDE(ep->dev);
     d->ds[0].handle = ep->rhandle;
     d->ds[0].length = ep->dev->recv_size;
     d->context = ep;
@@ -93,7 +93,7 @@ int mca_btl_via_endpoint_bring_up_locked(mca_btl_via_endpoint_t *ep)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
     mca_btl_via_dev_t *dev = ep->dev;
-    size_t bytes = (size_t) dev->recv_descriptors * dev->recv_size;
+    size_t bytes = (size_t) dev->recv_descriptors * MCA_BTL_VIA_RX_STRIDE(dev);
     vipl_mem_attrs_t ma = {.ptag = dev->ptag};
     uint32_t posted = 0;
     vipl_return_t rc;

@@ -23,6 +23,23 @@ enum {
     MCA_BTL_VIA_EP_FAILED = 3 /* VI in error: the peer went away */
 };
 
+/* The network device's receive buffers lie MCA_BTL_VIA_RX_SKEW bytes
+ * apart beyond their size (dev->rx_skew), so that their offsets within
+ * a page differ from one buffer to the next. ob1 copies a message out of
+ * the buffer into the user's; when the user's address lies a few bytes
+ * above the source's modulo 4096 (a malloc'd buffer of 128 KiB or more
+ * sits at page offset 16, the payload after ob1's 14-byte match header
+ * at 14), every load aliases the store just before it and the copy runs
+ * at a tenth of its speed (16 KiB in 4.8 us instead of 0.4). With the
+ * skew one buffer in 64 has that distance for a given user buffer, not
+ * all of them. This host's buffers (4 KiB, copies of up to 4 KiB) stay
+ * page-aligned: skewed, each would span two pages, and 1-2 KiB
+ * messages were slower. */
+#define MCA_BTL_VIA_RX_SKEW 64
+
+/* bytes from one receive buffer of dev to the next */
+#define MCA_BTL_VIA_RX_STRIDE(dev) ((size_t) (dev)->recv_size + (dev)->rx_skew)
+
 struct mca_btl_base_endpoint_t {
     struct opal_proc_t *proc;
     uint32_t vpid;
