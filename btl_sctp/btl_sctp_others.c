@@ -20,7 +20,7 @@
 #include "opal_config.h"
 
 #include <stdlib.h>
-#include <sys/time.h>
+#include <time.h>
 
 #include "opal/class/opal_object.h"
 #include "opal/util/output.h"
@@ -40,11 +40,12 @@ extern opal_proc_t **ompi_proc_all(size_t *size) __attribute__((weak));
  * that ended) looks at the process list at most this often */
 #define MCA_BTL_SCTP_OTHERS_EVERY_MS 50
 
+/* monotonic: a step of the wall clock must not stop or rush the look */
 static uint64_t mca_btl_sctp_others_now_ms(void)
 {
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (uint64_t) tv.tv_sec * 1000u + (uint64_t) tv.tv_usec / 1000u;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000u + (uint64_t) ts.tv_nsec / 1000000u;
 }
 
 /* Under the component's lock, from progress. */
