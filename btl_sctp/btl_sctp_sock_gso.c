@@ -161,14 +161,20 @@ void btl_sctp_udp_batch_close(user_sock_t *us)
 
 /* A GSO message the kernel refused (a segment larger than the route's
  * MTU allows, after a failover to a smaller path): its packets one by one. */
-static void btl_sctp_udp_send_each(user_sock_t *us, int l, const user_tx_group_t *g,
+static void btl_sctp_udp_send_each(user_sock_t *us, const user_tx_group_t *g,
                                    const unsigned char *slot)
 {
     size_t off = 0;
     for (unsigned i = 0; i < g->nseg && off < g->bytes; ++i) {
         size_t len = g->bytes - off < g->seg ? g->bytes - off : g->seg;
-        (void) sendto(us->udp_fd[l], slot + off, len, MSG_DONTWAIT,
-                      (const struct sockaddr *) &g->to, sizeof(g->to));
+        struct iovec iov = {.iov_base = (void *) (slot + off), .iov_len = len};
+        struct msghdr mh;
+        memset(&mh, 0, sizeof(mh));
+        mh.msg_name = btl_sctp_udp_name(us, g->sock, &g->to);
+        mh.msg_namelen = NULL == mh.msg_name ? 0 : sizeof(g->to);
+        mh.msg_iov = &iov;
+        mh.msg_iovlen = 1;
+        (void) btl_sctp_udp_sendmsg(us, g->sock, &mh);
         off += len;
     }
     tc_atomic_fetch_add_relaxed(&gso_n_fallback, 1);
@@ -194,8 +200,8 @@ static void btl_sctp_udp_flush_socket(user_sock_t *us, int l)
         user_tx_group_t *g = &t->g[i];
         iov[i].iov_base = t->buf + (size_t) i * USER_TX_SLOT;
         iov[i].iov_len = g->bytes;
-        mm[i].msg_hdr.msg_name = &g->to;
-        mm[i].msg_hdr.msg_namelen = sizeof(g->to);
+        mm[i].msg_hdr.msg_name = btl_sctp_udp_name(us, g->sock, &g->to);
+        mm[i].msg_hdr.msg_namelen = NULL == mm[i].msg_hdr.msg_name ? 0 : sizeof(g->to);
         mm[i].msg_hdr.msg_iov = &iov[i];
         mm[i].msg_hdr.msg_iovlen = 1;
         if (g->nseg > 1) {
@@ -213,7 +219,12 @@ static void btl_sctp_udp_flush_socket(user_sock_t *us, int l)
         dgrams += g->nseg;
     }
     while (start < n) {
-        int r = sendmmsg(us->udp_fd[l], mm + start, (unsigned) (n - start), MSG_DONTWAIT);
+        /* a run of messages that leave on one socket: one call */
+        int end = start + 1, r;
+        while (end < n && t->g[end].sock == t->g[start].sock) {
+            ++end;
+        }
+        r = btl_sctp_udp_sendmmsg(us, t->g[start].sock, mm + start, (unsigned) (end - start));
         ++calls;
         if (r > 0) {
             start += r;
@@ -223,7 +234,7 @@ static void btl_sctp_udp_flush_socket(user_sock_t *us, int l)
          * goes as single datagrams, anything else is a loss that SCTP
          * repairs (a full buffer, no route) */
         if (t->g[start].nseg > 1 && (EINVAL == errno || EIO == errno || EMSGSIZE == errno)) {
-            btl_sctp_udp_send_each(us, l, &t->g[start], t->buf + (size_t) start * USER_TX_SLOT);
+            btl_sctp_udp_send_each(us, &t->g[start], t->buf + (size_t) start * USER_TX_SLOT);
         }
         ++start;
     }
@@ -248,9 +259,13 @@ void btl_sctp_udp_flush(user_sock_t *us)
  * gathered from the packet and a header per segment (no copy), as one
  * UDP_SEGMENT message, or as one datagram each with one sendmmsg. What is
  * queued before it leaves first. */
-static void btl_sctp_udp_send_segments(user_sock_t *us, int l, const struct sockaddr_in *to,
-                                       const void *buf, size_t len, size_t dgram)
+static void btl_sctp_udp_send_segments(user_sock_t *us, const user_path_t *path, const void *buf,
+                                       size_t len)
 {
+    int l = path->lidx, s = path->sock;
+    size_t dgram = path->dgram;
+    void *to = btl_sctp_udp_name(us, s, &path->to);
+    socklen_t tolen = NULL == to ? 0 : sizeof(path->to);
     mca_btl_sctp_seg_t hdr[MCA_BTL_SCTP_SEG_MAX];
     struct iovec iov[2 * MCA_BTL_SCTP_SEG_MAX];
     struct mmsghdr mm[MCA_BTL_SCTP_SEG_MAX];
@@ -289,8 +304,8 @@ static void btl_sctp_udp_send_segments(user_sock_t *us, int l, const struct sock
         uint16_t seg = (uint16_t) dgram;
         memset(&mh, 0, sizeof(mh));
         memset(&ctrl, 0, sizeof(ctrl));
-        mh.msg_name = (void *) to;
-        mh.msg_namelen = sizeof(*to);
+        mh.msg_name = to;
+        mh.msg_namelen = tolen;
         mh.msg_iov = iov;
         mh.msg_iovlen = 2 * count;
         mh.msg_control = ctrl.buf;
@@ -300,7 +315,7 @@ static void btl_sctp_udp_send_segments(user_sock_t *us, int l, const struct sock
         c->cmsg_type = UDP_SEGMENT;
         c->cmsg_len = CMSG_LEN(sizeof(seg));
         memcpy(CMSG_DATA(c), &seg, sizeof(seg));
-        sent = sendmsg(us->udp_fd[l], &mh, MSG_DONTWAIT) >= 0 ||
+        sent = btl_sctp_udp_sendmsg(us, s, &mh) >= 0 ||
             !(EINVAL == errno || EIO == errno || EMSGSIZE == errno);
         if (!sent) {
             tc_atomic_fetch_add_relaxed(&gso_n_fallback, 1);
@@ -312,17 +327,17 @@ static void btl_sctp_udp_send_segments(user_sock_t *us, int l, const struct sock
          * with one sendmmsg, or one sendmsg each when batching is off */
         memset(mm, 0, (size_t) count * sizeof(mm[0]));
         for (unsigned i = 0; i < count; ++i) {
-            mm[i].msg_hdr.msg_name = (void *) to;
-            mm[i].msg_hdr.msg_namelen = sizeof(*to);
+            mm[i].msg_hdr.msg_name = to;
+            mm[i].msg_hdr.msg_namelen = tolen;
             mm[i].msg_hdr.msg_iov = &iov[2 * i];
             mm[i].msg_hdr.msg_iovlen = 2;
         }
         for (unsigned i = 0; i < count && NULL == us->tx; ++i) {
-            (void) sendmsg(us->udp_fd[l], &mm[i].msg_hdr, MSG_DONTWAIT);
+            (void) btl_sctp_udp_sendmsg(us, s, &mm[i].msg_hdr);
             tc_atomic_fetch_add_relaxed(&gso_n_calls, 1);
         }
         for (unsigned start = 0; start < count && NULL != us->tx;) {
-            int r = sendmmsg(us->udp_fd[l], mm + start, count - start, MSG_DONTWAIT);
+            int r = btl_sctp_udp_sendmmsg(us, s, mm + start, count - start);
             tc_atomic_fetch_add_relaxed(&gso_n_calls, 1);
             if (r <= 0) {
                 break;
@@ -335,14 +350,15 @@ static void btl_sctp_udp_send_segments(user_sock_t *us, int l, const struct sock
     tc_atomic_fetch_add_relaxed(&seg_n_packets, 1);
 }
 
-void btl_sctp_udp_queue(user_sock_t *us, int l, const struct sockaddr_in *to, const void *buf,
-                        size_t len, size_t dgram)
+void btl_sctp_udp_queue(user_sock_t *us, const user_path_t *path, const void *buf, size_t len)
 {
+    const struct sockaddr_in *to = &path->to;
+    int l = path->lidx, s = path->sock;
     user_tx_t *t;
     user_tx_group_t *g;
 
-    if (len > dgram) {
-        btl_sctp_udp_send_segments(us, l, to, buf, len, dgram);
+    if (len > path->dgram) {
+        btl_sctp_udp_send_segments(us, path, buf, len);
         return;
     }
     if (NULL == us->tx || len > USER_TX_GSO_BYTES / 2) {
@@ -354,8 +370,14 @@ void btl_sctp_udp_queue(user_sock_t *us, int l, const struct sockaddr_in *to, co
         if (NULL != us->tx && us->tx[l].ngroups > 0) {
             btl_sctp_udp_flush_socket(us, l);
         }
-        (void) sendto(us->udp_fd[l], buf, len, MSG_DONTWAIT, (const struct sockaddr *) to,
-                      sizeof(*to));
+        struct iovec iov = {.iov_base = (void *) buf, .iov_len = len};
+        struct msghdr mh;
+        memset(&mh, 0, sizeof(mh));
+        mh.msg_name = btl_sctp_udp_name(us, s, to);
+        mh.msg_namelen = NULL == mh.msg_name ? 0 : sizeof(*to);
+        mh.msg_iov = &iov;
+        mh.msg_iovlen = 1;
+        (void) btl_sctp_udp_sendmsg(us, s, &mh);
         tc_atomic_fetch_add_relaxed(&gso_n_dgrams, 1);
         tc_atomic_fetch_add_relaxed(&gso_n_calls, 1);
         return;
@@ -363,8 +385,8 @@ void btl_sctp_udp_queue(user_sock_t *us, int l, const struct sockaddr_in *to, co
     t = &us->tx[l];
     g = t->ngroups > 0 ? &t->g[t->ngroups - 1] : NULL;
     if (NULL != g && us->gso && !g->closed && len <= g->seg && g->nseg < us->tx_max_segs &&
-        g->bytes + len <= USER_TX_GSO_BYTES && g->to.sin_addr.s_addr == to->sin_addr.s_addr &&
-        g->to.sin_port == to->sin_port) {
+        g->bytes + len <= USER_TX_GSO_BYTES && g->sock == s &&
+        g->to.sin_addr.s_addr == to->sin_addr.s_addr && g->to.sin_port == to->sin_port) {
         /* the next segment of the same message; a shorter one is its last */
         memcpy(t->buf + (size_t) (t->ngroups - 1) * USER_TX_SLOT + g->bytes, buf, len);
         g->bytes += len;
@@ -385,6 +407,7 @@ void btl_sctp_udp_queue(user_sock_t *us, int l, const struct sockaddr_in *to, co
     memcpy(t->buf + (size_t) t->ngroups * USER_TX_SLOT, buf, len);
     t->ngroups++;
     g->to = *to;
+    g->sock = s;
     g->bytes = len;
     g->seg = len;
     g->nseg = 1;

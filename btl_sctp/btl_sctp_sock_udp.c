@@ -83,13 +83,7 @@ static void btl_sctp_udp_choose_path(btl_sctp_peer_t *p, uint64_t now)
     }
 }
 
-static void btl_sctp_udp_path_send(user_sock_t *us, const user_path_t *path, const void *buf,
-                                   size_t len)
-{
-    btl_sctp_udp_queue(us, path->lidx, &path->to, buf, len, path->dgram);
-}
-
-static void btl_sctp_udp_set_buf(int fd, int opt_force, int opt, int size)
+void btl_sctp_udp_set_buf(int fd, int opt_force, int opt, int size)
 {
     /* Root may exceed net.core.[rw]mem_max; others get what is allowed. */
     if (setsockopt(fd, SOL_SOCKET, opt_force, &size, sizeof(size)) < 0) {
@@ -103,6 +97,7 @@ int btl_sctp_udp_open(user_sock_t *us, const btl_sctp_sock_addr_t *local, int nl
     for (int i = 0; i < nlocal; ++i) {
         struct sockaddr_in sin;
         socklen_t slen = sizeof(sin);
+        int one = 1;
         int fd = socket(AF_INET, SOCK_DGRAM, 0);
         if (fd < 0) {
             int rc = -errno;
@@ -123,6 +118,11 @@ int btl_sctp_udp_open(user_sock_t *us, const btl_sctp_sock_addr_t *local, int nl
             return rc;
         }
         us->udp_fd[us->base.nlocal] = fd;
+        us->sock_lidx[us->base.nlocal] = us->base.nlocal;
+        us->nsock = us->base.nlocal + 1;
+        /* after the bind (btl_sctp_sock_conn.c): a path's connected socket
+         * may then share the port */
+        (void) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
         btl_sctp_udp_set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, us->cfg.rcvbuf);
         btl_sctp_udp_set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, us->cfg.sndbuf);
         us->base.local[us->base.nlocal] = local[i];
@@ -131,7 +131,7 @@ int btl_sctp_udp_open(user_sock_t *us, const btl_sctp_sock_addr_t *local, int nl
     }
     if (us->cfg.cmt && us->base.nlocal > 1) {
         /* CMT's receive pass: a batch from every socket, each buffer split */
-        us->rx_max = (size_t) USER_RX_BATCH * (size_t) us->base.nlocal * USER_GRO_MAX_SEGS;
+        us->rx_max = (size_t) USER_RX_BATCH * USER_NSOCK_MAX * USER_GRO_MAX_SEGS;
         us->rx = malloc(us->rx_max * sizeof(*us->rx));
         us->rx_order = malloc(us->rx_max * sizeof(*us->rx_order));
         if (NULL == us->rx || NULL == us->rx_order) {
@@ -144,9 +144,12 @@ int btl_sctp_udp_open(user_sock_t *us, const btl_sctp_sock_addr_t *local, int nl
 
 void btl_sctp_udp_close(user_sock_t *us)
 {
-    for (int i = 0; i < us->base.nlocal; ++i) {
-        close(us->udp_fd[i]);
+    for (int i = 0; i < us->nsock; ++i) {
+        if (us->udp_fd[i] >= 0) {
+            close(us->udp_fd[i]);
+        }
     }
+    us->nsock = 0;
     free(us->rx);
     free(us->rx_order);
     us->rx = NULL;
@@ -207,10 +210,11 @@ void btl_sctp_udp_peer_paths(user_sock_t *us, btl_sctp_peer_t *p, const btl_sctp
         }
         /* SCTP packets of the datagram's size, or as large as its
          * segments allow */
-        path->mtu = us->segment ? (uint32_t) btl_sctp_seg_packet_size(path->dgram)
-                    : path->dgram >= USER_LOOPBACK_MTU ? USER_LOOPBACK_MTU
-                                                       : path->dgram - USER_UDP_SLACK;
+        path->mtu = us->segment                ? (uint32_t) btl_sctp_seg_packet_size(path->dgram)
+            : path->dgram >= USER_LOOPBACK_MTU ? USER_LOOPBACK_MTU
+                                               : path->dgram - USER_UDP_SLACK;
         path->ra = NULL;
+        btl_sctp_udp_conn_open(us, path);
     }
 }
 
@@ -220,13 +224,12 @@ void btl_sctp_udp_output(btl_sctp_peer_t *p, const void *buf, size_t len)
         /* CMT: one packet per live path in turn. Equal paths deliver them
          * nearly in order, so SCTP sees little reordering (a TSN is only
          * fast-retransmitted after three SACKs report it missing). */
-        btl_sctp_udp_path_send(p->sock, &p->paths[p->live[p->rr++ % (unsigned) p->nlive]], buf,
-                               len);
+        btl_sctp_udp_queue(p->sock, &p->paths[p->live[p->rr++ % (unsigned) p->nlive]], buf, len);
     } else if (p->active >= 0) {
-        btl_sctp_udp_path_send(p->sock, &p->paths[p->active], buf, len);
+        btl_sctp_udp_queue(p->sock, &p->paths[p->active], buf, len);
     } else {
         for (int i = 0; i < p->npaths; ++i) {
-            btl_sctp_udp_path_send(p->sock, &p->paths[i], buf, len);
+            btl_sctp_udp_queue(p->sock, &p->paths[i], buf, len);
         }
     }
 }
@@ -240,7 +243,7 @@ static void btl_sctp_udp_probe_send(user_sock_t *us, btl_sctp_peer_t *p, int i, 
     probe.kind = kind;
     probe.seq = htonl(seq);
     probe.path = htonl((uint32_t) i);
-    btl_sctp_udp_path_send(us, &p->paths[i], &probe, sizeof(probe));
+    btl_sctp_udp_queue(us, &p->paths[i], &probe, sizeof(probe));
 }
 
 void btl_sctp_udp_probe_paths(user_sock_t *us, uint64_t now)
@@ -260,14 +263,15 @@ void btl_sctp_udp_probe_paths(user_sock_t *us, uint64_t now)
     }
 }
 
-/* An SCTP packet from p came in on socket l: the path it took works (a
+/* An SCTP packet from p came in on UDP socket s: the path it took works (a
  * cut network carries nothing either way). Without this a path that
  * carries a stream would depend on its probes alone, and they wait in
  * the same queues as the data: behind a rate-limited link's backlog an
  * answer can take longer than path_timeout_ms. */
-static void btl_sctp_udp_heard(btl_sctp_peer_t *p, int l, const struct sockaddr_in *from,
+static void btl_sctp_udp_heard(btl_sctp_peer_t *p, int s, const struct sockaddr_in *from,
                                uint64_t now)
 {
+    int l = p->sock->sock_lidx[s];
     for (int i = 0; i < p->npaths; ++i) {
         user_path_t *path = &p->paths[i];
         if (path->lidx == l && path->to.sin_addr.s_addr == from->sin_addr.s_addr &&
@@ -282,8 +286,8 @@ static void btl_sctp_udp_heard(btl_sctp_peer_t *p, int l, const struct sockaddr_
     }
 }
 
-/* A probe or ack that came in on UDP socket l from p. */
-static void btl_sctp_udp_probe_input(user_sock_t *us, int l, btl_sctp_peer_t *p, unsigned char *pkt,
+/* A probe or ack that came in on UDP socket s from p. */
+static void btl_sctp_udp_probe_input(user_sock_t *us, int s, btl_sctp_peer_t *p, unsigned char *pkt,
                                      size_t n, const struct sockaddr_in *from, uint64_t now)
 {
     mca_btl_sctp_probe_t probe;
@@ -296,7 +300,7 @@ static void btl_sctp_udp_probe_input(user_sock_t *us, int l, btl_sctp_peer_t *p,
     if (MCA_BTL_SCTP_PROBE == probe.kind) {
         /* answer on the path it came in on: same socket, same address */
         probe.kind = MCA_BTL_SCTP_PROBE_ACK;
-        (void) sendto(us->udp_fd[l], &probe, sizeof(probe), MSG_DONTWAIT,
+        (void) sendto(us->udp_fd[s], &probe, sizeof(probe), MSG_DONTWAIT,
                       (const struct sockaddr *) from, sizeof(*from));
     } else if (MCA_BTL_SCTP_PROBE_ACK == probe.kind) {
         idx = ntohl(probe.path);
@@ -323,24 +327,25 @@ static btl_sctp_peer_t *btl_sctp_udp_peer_from(user_sock_t *us, const struct soc
     return (btl_sctp_peer_t *) v;
 }
 
-/* A whole SCTP packet from p came in on UDP socket l: for usrsctp. */
-static void btl_sctp_udp_packet(user_sock_t *us, int l, btl_sctp_peer_t *p, unsigned char *pkt,
+/* A whole SCTP packet from p came in on UDP socket s: for usrsctp. */
+static void btl_sctp_udp_packet(user_sock_t *us, int s, btl_sctp_peer_t *p, unsigned char *pkt,
                                 size_t n, const struct sockaddr_in *from, uint64_t now)
 {
-    btl_sctp_udp_heard(p, l, from, now);
+    btl_sctp_udp_heard(p, s, from, now);
     p->probing = 1;
-    us->hot_ms[l] = now;
+    us->hot_ms[s] = now;
     btl_sctp_user_input(p, pkt, n);
 }
 
 /* A segment that came apart from the rest of its packet: gathered in the
  * reassembly buffer of the path it came in on. */
-static void btl_sctp_udp_segment(user_sock_t *us, int l, btl_sctp_peer_t *p,
+static void btl_sctp_udp_segment(user_sock_t *us, int sock, btl_sctp_peer_t *p,
                                  const unsigned char *d, size_t n, const struct sockaddr_in *from,
                                  uint64_t now)
 {
     btl_sctp_seg_info_t s;
     user_path_t *path = NULL;
+    int l = us->sock_lidx[sock];
     size_t len;
 
     for (int i = 0; i < p->npaths && NULL == path; ++i) {
@@ -364,7 +369,7 @@ static void btl_sctp_udp_segment(user_sock_t *us, int l, btl_sctp_peer_t *p,
     len = btl_sctp_seg_add(path->ra, &s);
     if (len > 0) {
         btl_sctp_udp_note_seg(0, 1, 0);
-        btl_sctp_udp_packet(us, l, p, path->ra->buf, len, from, now);
+        btl_sctp_udp_packet(us, sock, p, path->ra->buf, len, from, now);
     }
 }
 
@@ -472,6 +477,7 @@ void btl_sctp_udp_peer_fini(btl_sctp_peer_t *p)
     for (int i = 0; i < p->npaths; ++i) {
         free(p->paths[i].ra);
         p->paths[i].ra = NULL;
+        btl_sctp_udp_conn_close(p->sock, &p->paths[i]);
     }
     free(p->held);
     free(p->hold_mem);
@@ -615,7 +621,7 @@ static int btl_sctp_udp_recv_batch(user_sock_t *us, int l, size_t base, struct m
             mm[i].msg_hdr.msg_controllen = sizeof(ctrl[i].buf);
         }
     }
-    return recvmmsg(us->udp_fd[l], mm, USER_RX_BATCH, MSG_DONTWAIT, NULL);
+    return btl_sctp_udp_recvmmsg(us, l, mm, USER_RX_BATCH);
 }
 
 /* The datagrams of received message i: 0 when it is to be dropped (no
@@ -644,7 +650,7 @@ static int btl_sctp_udp_split(user_sock_t *us, const struct mmsghdr *m, size_t *
  * once and the sender fast-retransmit data that was never lost. */
 static int btl_sctp_udp_poll_cmt(user_sock_t *us, uint64_t now, int *drained)
 {
-    enum { MAXB = USER_RX_BATCH * BTL_SCTP_SOCK_MAX_ADDRS };
+    enum { MAXB = USER_RX_BATCH * USER_NSOCK_MAX };
     struct mmsghdr mm[USER_RX_BATCH];
     struct iovec iov[USER_RX_BATCH];
     user_rx_ctrl_t ctrl[USER_RX_BATCH];
@@ -657,10 +663,10 @@ static int btl_sctp_udp_poll_cmt(user_sock_t *us, uint64_t now, int *drained)
     for (;;) {
         int nb = 0, full = 0;
         size_t np = 0, nd = 0;
-        for (int l = 0; l < us->base.nlocal; ++l) {
+        for (int l = 0; l < us->nsock; ++l) {
             int n;
             /* an idle socket (loopback in a job across hosts): once per ms */
-            if (now - us->hot_ms[l] > 1000 && now == us->last_ms) {
+            if (us->udp_fd[l] < 0 || (now - us->hot_ms[l] > 1000 && now == us->last_ms)) {
                 continue;
             }
             n = btl_sctp_udp_recv_batch(us, l, (size_t) nb, mm, iov, from + nb, ctrl);
@@ -745,11 +751,12 @@ int btl_sctp_udp_poll(user_sock_t *us, uint64_t now, int *drained)
         return btl_sctp_udp_poll_cmt(us, now, drained);
     }
 
-    for (int l = 0; l < us->base.nlocal; ++l) {
+    for (int l = 0; l < us->nsock; ++l) {
         /* A socket that carried no SCTP packet lately (a standby path,
-         * probes only) is read once per millisecond, not on every call:
+         * probes only, or the shared socket once every peer sends to a
+         * connected one) is read once per millisecond, not on every call:
          * polling an empty socket is a system call. */
-        if (now - us->hot_ms[l] > 1000 && now == us->last_ms) {
+        if (us->udp_fd[l] < 0 || (now - us->hot_ms[l] > 1000 && now == us->last_ms)) {
             continue;
         }
         for (int taken = 0;;) {

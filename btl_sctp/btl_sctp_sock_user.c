@@ -307,6 +307,7 @@ static int btl_sctp_sock_user_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_a
         int nmax = us->maxpeers ? 2 * us->maxpeers : 16;
         btl_sctp_peer_t **np = realloc(us->peers, (size_t) nmax * sizeof(*np));
         if (NULL == np) {
+            btl_sctp_udp_peer_fini(p);
             free(p);
             return -ENOMEM;
         }
@@ -325,6 +326,7 @@ static int btl_sctp_sock_user_peer_add(btl_sctp_sock_t *s, const btl_sctp_sock_a
                     btl_sctp_sock_addr_key(p->paths[j].to.sin_addr.s_addr, p->paths[j].to.sin_port),
                     NULL);
             }
+            btl_sctp_udp_peer_fini(p);
             free(p);
             return -ENOMEM;
         }

@@ -65,8 +65,20 @@
  * most 64 segments; one segment of 1 byte per byte is refused anyway). */
 #define USER_GRO_MAX_SEGS 64
 
+/* Connected UDP sockets (btl_sctp_sock_conn.c): a path to another host
+ * sends on a socket of its own, bound to its local socket's address and
+ * port (SO_REUSEPORT) and connected to the peer's address, so the kernel
+ * skips the route and address lookup of every datagram, and hands the
+ * peer's datagrams to that socket. Each one is one more socket to poll:
+ * at most USER_CONN_MAX per process; further paths share their local
+ * socket as before. */
+#define USER_CONN_MAX 4
+/* UDP sockets of a process: one per local address, then connected ones. */
+#define USER_NSOCK_MAX (BTL_SCTP_SOCK_MAX_ADDRS + USER_CONN_MAX)
+
 typedef struct user_tx_group {
     struct sockaddr_in to;
+    int sock;      /* the UDP socket it leaves on (a connected one: no address) */
     size_t bytes;  /* in the group's slot */
     unsigned seg;  /* segment size: the first packet's length */
     unsigned nseg; /* packets */
@@ -109,13 +121,14 @@ typedef struct btl_sctp_seg_info {
 } btl_sctp_seg_info_t;
 
 typedef struct user_path {
-    int lidx;              /* index of our UDP socket */
+    int lidx;              /* index of our local address and its shared UDP socket */
+    int sock;              /* the UDP socket it sends on: its connected one, or lidx */
     struct sockaddr_in to; /* the peer's UDP address on this path */
     uint64_t last_ack_ms;  /* last probe ack (0: never) */
     uint64_t last_probe_ms;
-    uint32_t mtu;      /* SCTP packet size over this path */
-    uint32_t dgram;    /* largest datagram payload (link MTU less IPv4 and UDP) */
-    user_reasm_t *ra;  /* segments of a packet that arrived apart (NULL: none yet) */
+    uint32_t mtu;     /* SCTP packet size over this path */
+    uint32_t dgram;   /* largest datagram payload (link MTU less IPv4 and UDP) */
+    user_reasm_t *ra; /* segments of a packet that arrived apart (NULL: none yet) */
 } user_path_t;
 
 typedef struct user_sock user_sock_t;
@@ -167,10 +180,13 @@ struct user_sock {
     btl_sctp_sock_t base;
     btl_sctp_sock_config_t cfg;
     struct socket *so;
-    int udp_fd[BTL_SCTP_SOCK_MAX_ADDRS]; /* one per base.local address */
-    tc_hash_t by_addr;                   /* UDP ip:port -> peer */
-    tc_hash_t by_assoc;                  /* association id -> peer */
-    btl_sctp_peer_t **peers;             /* for probing */
+    int udp_fd[USER_NSOCK_MAX];    /* one per base.local address, then the
+                                    * connected ones (-1: closed) */
+    int sock_lidx[USER_NSOCK_MAX]; /* the local address of each */
+    int nsock;
+    tc_hash_t by_addr;       /* UDP ip:port -> peer */
+    tc_hash_t by_assoc;      /* association id -> peer */
+    btl_sctp_peer_t **peers; /* for probing */
     int npeers, maxpeers;
     uint64_t last_ms;
     unsigned char *pkt;   /* USER_RX_BATCH UDP datagrams */
@@ -179,25 +195,25 @@ struct user_sock {
     size_t stage_size;
     size_t msg_size;
     size_t pkt_size;
-    int per_peer_mtu;                         /* MTU from each peer's paths */
-    uint64_t hot_ms[BTL_SCTP_SOCK_MAX_ADDRS]; /* last SCTP packet per UDP socket */
-    int pending_recv;                         /* the last receive returned a message */
-    int holding;                              /* CMT: peers with held packets */
-    int kick;                                 /* a path in use died: run the timers ahead */
-    uint64_t cmt_held, cmt_flushed;           /* CMT: packets held, released by timeout */
-    int discarding;                           /* the rest of an oversize record is still
-                                               * to be dropped (its pieces may come later) */
-    user_tx_t *tx;                            /* per UDP socket: datagrams to send (NULL:
-                                               * one sendto each) */
-    int tx_pending;                           /* some tx holds datagrams */
-    int gso;                                  /* UDP_SEGMENT messages are sent */
-    unsigned tx_max_segs;                     /* packets per GSO message, at most */
-    int gro;                                  /* UDP_GRO is on: received buffers are split */
-    int segment;                              /* SCTP packets of up to 64 KB, cut into
-                                               * datagrams of the path (btl_sctp_sock_seg.c) */
-    uint32_t seg_id;                          /* number of the next segmented packet */
-    user_rx_pkt_t *rx;                        /* CMT: the packets of a receive pass */
-    int *rx_order;                            /* CMT: their order of delivery */
+    int per_peer_mtu;                /* MTU from each peer's paths */
+    uint64_t hot_ms[USER_NSOCK_MAX]; /* last SCTP packet per UDP socket */
+    int pending_recv;                /* the last receive returned a message */
+    int holding;                     /* CMT: peers with held packets */
+    int kick;                        /* a path in use died: run the timers ahead */
+    uint64_t cmt_held, cmt_flushed;  /* CMT: packets held, released by timeout */
+    int discarding;                  /* the rest of an oversize record is still
+                                      * to be dropped (its pieces may come later) */
+    user_tx_t *tx;                   /* per local address: datagrams to send (NULL:
+                                      * one sendto each) */
+    int tx_pending;                  /* some tx holds datagrams */
+    int gso;                         /* UDP_SEGMENT messages are sent */
+    unsigned tx_max_segs;            /* packets per GSO message, at most */
+    int gro;                         /* UDP_GRO is on: received buffers are split */
+    int segment;                     /* SCTP packets of up to 64 KB, cut into
+                                      * datagrams of the path (btl_sctp_sock_seg.c) */
+    uint32_t seg_id;                 /* number of the next segmented packet */
+    user_rx_pkt_t *rx;               /* CMT: the packets of a receive pass */
+    int *rx_order;                   /* CMT: their order of delivery */
     size_t rx_max;
 };
 
@@ -215,6 +231,9 @@ static inline uint64_t now_ms(void)
 int btl_sctp_udp_open(user_sock_t *us, const btl_sctp_sock_addr_t *local, int nlocal, char *why,
                       size_t whylen);
 void btl_sctp_udp_close(user_sock_t *us);
+/* A socket buffer size: opt_force (root may exceed net.core.[rw]mem_max),
+ * else opt. */
+void btl_sctp_udp_set_buf(int fd, int opt_force, int opt, int size);
 /* Free a peer's CMT hold area. */
 void btl_sctp_udp_peer_fini(btl_sctp_peer_t *p);
 /* The paths to a new peer, one per address some local socket can reach;
@@ -237,16 +256,37 @@ void btl_sctp_udp_probe_paths(user_sock_t *us, uint64_t now);
 int btl_sctp_udp_paths(btl_sctp_sock_t *s, btl_sctp_peer_t *p, int *alive);
 int btl_sctp_udp_active_path(btl_sctp_sock_t *s, btl_sctp_peer_t *p);
 
+/* ---- connected sockets per path (btl_sctp_sock_conn.c) ---- */
+
+/* A connected socket for a new path (path->sock), or path->lidx when the
+ * process has USER_CONN_MAX of them or one cannot be set up. */
+void btl_sctp_udp_conn_open(user_sock_t *us, user_path_t *path);
+/* Close a path's connected socket (the shared one stays). */
+void btl_sctp_udp_conn_close(user_sock_t *us, user_path_t *path);
+struct msghdr;
+struct mmsghdr;
+/* sendmsg/sendmmsg on UDP socket s: on a connected socket, an error left
+ * by an ICMP message about an earlier datagram fails one call without
+ * sending; that call is made once more. */
+int btl_sctp_udp_sendmsg(user_sock_t *us, int s, struct msghdr *mh);
+int btl_sctp_udp_sendmmsg(user_sock_t *us, int s, struct mmsghdr *mm, unsigned n);
+/* recvmmsg on UDP socket s, MSG_DONTWAIT, the same way for receive. */
+int btl_sctp_udp_recvmmsg(user_sock_t *us, int s, struct mmsghdr *mm, unsigned n);
+/* The address for msg_name on socket s: NULL on a connected one. */
+static inline void *btl_sctp_udp_name(const user_sock_t *us, int s, const struct sockaddr_in *to)
+{
+    return s >= us->base.nlocal ? NULL : (void *) to;
+}
+
 /* ---- datagram batching (btl_sctp_sock_gso.c) ---- */
 
 /* Send buffers and socket options of us->cfg.send_batch and us->cfg.gro;
  * after btl_sctp_udp_open. 0 or -ENOMEM. */
 int btl_sctp_udp_batch_open(user_sock_t *us);
 void btl_sctp_udp_batch_close(user_sock_t *us);
-/* Queue one packet to `to` on UDP socket l (or send it at once when
- * batching is off); a packet larger than dgram leaves at once as segments. */
-void btl_sctp_udp_queue(user_sock_t *us, int l, const struct sockaddr_in *to, const void *buf,
-                        size_t len, size_t dgram);
+/* Queue one packet on a path (or send it at once when batching is off);
+ * a packet larger than the path's datagram leaves at once as segments. */
+void btl_sctp_udp_queue(user_sock_t *us, const user_path_t *path, const void *buf, size_t len);
 /* Send every queued datagram; called when a call into the stack returns. */
 void btl_sctp_udp_flush(user_sock_t *us);
 /* The datagrams of a received buffer of len bytes whose GRO segment size
@@ -280,8 +320,8 @@ unsigned btl_sctp_seg_count(size_t len, size_t dgram);
  * into out, one after the other: each datagram but the last exactly dgram
  * bytes. Returns the bytes written, or 0 when they do not fit in cap or
  * the packet needs 1 or more than MCA_BTL_SCTP_SEG_MAX segments. */
-size_t btl_sctp_seg_write(unsigned char *out, size_t cap, const void *buf, size_t len,
-                          size_t dgram, uint32_t id);
+size_t btl_sctp_seg_write(unsigned char *out, size_t cap, const void *buf, size_t len, size_t dgram,
+                          uint32_t id);
 /* Add a parsed segment to a reassembly buffer (a segment of another
  * packet drops the one gathered so far). Returns the packet's length when
  * this segment completed it (in ra->buf), else 0. */
