@@ -669,6 +669,11 @@ static int btl_sctp_udp_poll_cmt(user_sock_t *us, uint64_t now, int *drained)
             if (us->udp_fd[l] < 0 || (now - us->hot_ms[l] > 1000 && now == us->last_ms)) {
                 continue;
             }
+            if ((size_t) nb + USER_RX_BATCH > us->pkt_bufs) {
+                full = 1; /* no buffer left in this pass (never with the
+                           * sockets btl_sctp_sock_user_open sized it for) */
+                break;
+            }
             n = btl_sctp_udp_recv_batch(us, l, (size_t) nb, mm, iov, from + nb, ctrl);
             if (n <= 0) {
                 continue;

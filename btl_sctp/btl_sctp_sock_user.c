@@ -183,9 +183,11 @@ static int btl_sctp_sock_user_open(btl_sctp_sock_t **out, const btl_sctp_sock_co
     }
     us->pkt_size = 65536;
     us->msg_size = cfg->max_msg + 4096;
-    /* with CMT a batch is taken from every UDP socket before any is handed on */
-    us->pkt = malloc(us->pkt_size * USER_RX_BATCH *
-                     (size_t) (cfg->cmt && us->base.nlocal > 1 ? us->base.nlocal : 1));
+    /* with CMT a batch is taken from every UDP socket, the connected ones
+     * included, before any is handed on */
+    us->pkt_bufs = USER_RX_BATCH *
+        (size_t) (cfg->cmt && us->base.nlocal > 1 ? us->base.nlocal + USER_CONN_MAX : 1);
+    us->pkt = malloc(us->pkt_size * us->pkt_bufs);
     us->msg = malloc(us->msg_size);
     us->stage_size = 65536;
     us->stage = malloc(us->stage_size);

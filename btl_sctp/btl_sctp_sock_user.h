@@ -189,7 +189,8 @@ struct user_sock {
     btl_sctp_peer_t **peers; /* for probing */
     int npeers, maxpeers;
     uint64_t last_ms;
-    unsigned char *pkt;   /* USER_RX_BATCH UDP datagrams */
+    unsigned char *pkt; /* pkt_bufs UDP datagrams of pkt_size bytes */
+    size_t pkt_bufs;
     unsigned char *msg;   /* one received message */
     unsigned char *stage; /* head of a message sent in pieces */
     size_t stage_size;
