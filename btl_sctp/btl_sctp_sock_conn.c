@@ -41,13 +41,6 @@
 
 #include "btl_sctp_sock_user.h"
 
-#ifndef SOL_UDP
-#define SOL_UDP 17
-#endif
-#ifndef UDP_GRO
-#define UDP_GRO 104
-#endif
-
 void btl_sctp_udp_conn_open(user_sock_t *us, user_path_t *path)
 {
     struct sockaddr_in sin;
@@ -81,10 +74,7 @@ void btl_sctp_udp_conn_open(user_sock_t *us, user_path_t *path)
     }
     btl_sctp_udp_set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, us->cfg.rcvbuf);
     btl_sctp_udp_set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, us->cfg.sndbuf);
-    if (us->gro) {
-        /* without it the socket hands whole datagrams: still correct */
-        (void) setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one));
-    }
+    btl_sctp_udp_gro_add(us, fd);
     us->udp_fd[s] = fd;
     us->sock_lidx[s] = path->lidx;
     us->hot_ms[s] = now_ms(); /* polled at once: the association starts on it */

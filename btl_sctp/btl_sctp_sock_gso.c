@@ -148,6 +148,15 @@ int btl_sctp_udp_batch_open(user_sock_t *us)
     return 0;
 }
 
+void btl_sctp_udp_gro_add(user_sock_t *us, int fd)
+{
+    int one = 1;
+    if (us->gro) {
+        /* without it the socket hands whole datagrams: still correct */
+        (void) setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one));
+    }
+}
+
 void btl_sctp_udp_batch_close(user_sock_t *us)
 {
     if (NULL != us->tx) {

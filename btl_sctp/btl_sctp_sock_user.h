@@ -285,6 +285,8 @@ static inline void *btl_sctp_udp_name(const user_sock_t *us, int s, const struct
  * after btl_sctp_udp_open. 0 or -ENOMEM. */
 int btl_sctp_udp_batch_open(user_sock_t *us);
 void btl_sctp_udp_batch_close(user_sock_t *us);
+/* UDP_GRO on a socket opened later (a connected one), when it is in use. */
+void btl_sctp_udp_gro_add(user_sock_t *us, int fd);
 /* Queue one packet on a path (or send it at once when batching is off);
  * a packet larger than the path's datagram leaves at once as segments. */
 void btl_sctp_udp_queue(user_sock_t *us, const user_path_t *path, const void *buf, size_t len);
