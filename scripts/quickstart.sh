@@ -87,7 +87,9 @@ run_tests() {
     rm -f tests/unit/*.log tests/unit/*.trs tests/mpi/run.log \
         tests/*/*.trs check-valgrind.log check-asan.log
     log "unit tests and MPI tests (make check)"
-    make -k check || rc=1
+    # -j: the unit tests run side by side, one per core; the MPI runner and
+    # each component's suite are one test each and run alone
+    make -k -j"$(nproc)" check || rc=1
     if [ -f tests/mpi/run.log ]; then
         log "MPI suite, every run (tests/mpi/run.log)"
         cat tests/mpi/run.log
