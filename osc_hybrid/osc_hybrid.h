@@ -252,6 +252,8 @@ size_t mca_osc_hybrid_handle_am(mca_osc_hybrid_module_t *m, int src, char *msg, 
 void mca_osc_hybrid_wire_abort(mca_osc_hybrid_module_t *m, int src, const char *why, size_t off,
                                size_t len);
 void mca_osc_hybrid_complete_pend(mca_osc_hybrid_module_t *m, mca_osc_hybrid_pend_t *p);
+/* completes every finished pending request of one kind (-1: of any kind) */
+void mca_osc_hybrid_complete_finished(mca_osc_hybrid_module_t *m, int kind);
 int mca_osc_hybrid_send_ctl(mca_osc_hybrid_module_t *m, int dst, int type, int arg);
 int mca_osc_hybrid_track(mca_osc_hybrid_module_t *m, ompi_request_t *req, void *freebuf,
                          mca_osc_hybrid_op_t *op, int kind);

@@ -362,23 +362,12 @@ static bool mca_osc_hybrid_must_wait(const mca_osc_hybrid_module_t *m, const cha
  * applies arrived messages in the order their receives were posted. */
 void mca_osc_hybrid_progress_module(mca_osc_hybrid_module_t *m)
 {
-    mca_osc_hybrid_pend_t **pp;
-
     if (m->in_progress) {
         return;
     }
     m->in_progress = 1;
     mca_osc_hybrid_ft_sweep(m);
-    pp = &m->pend;
-    while (NULL != *pp) {
-        mca_osc_hybrid_pend_t *p = *pp;
-        if (REQUEST_COMPLETE(p->req)) {
-            *pp = p->next;
-            mca_osc_hybrid_complete_pend(m, p);
-        } else {
-            pp = &p->next;
-        }
-    }
+    mca_osc_hybrid_complete_finished(m, -1);
     if (NULL != m->held_head) {
         mca_osc_hybrid_release_held(m);
     }

@@ -127,6 +127,21 @@ void mca_osc_hybrid_complete_pend(mca_osc_hybrid_module_t *m, mca_osc_hybrid_pen
     free(p);
 }
 
+void mca_osc_hybrid_complete_finished(mca_osc_hybrid_module_t *m, int kind)
+{
+    mca_osc_hybrid_pend_t **pp = &m->pend;
+
+    while (NULL != *pp) {
+        mca_osc_hybrid_pend_t *p = *pp;
+        if ((kind < 0 || p->kind == kind) && REQUEST_COMPLETE(p->req)) {
+            *pp = p->next;
+            mca_osc_hybrid_complete_pend(m, p);
+        } else {
+            pp = &p->next;
+        }
+    }
+}
+
 static int mca_osc_hybrid_isend(mca_osc_hybrid_module_t *m, const void *buf, size_t len, int dst,
                                 int tag, void *freebuf)
 {
@@ -445,17 +460,8 @@ static void mca_osc_hybrid_notice(mca_osc_hybrid_module_t *m, int src, int type)
     if (NULL == hd) {
         /* no memory to hold it: wait for the replies here instead */
         while (!mca_osc_hybrid_replies_done(m, src, m->wsend_seq)) {
-            mca_osc_hybrid_pend_t **pp = &m->pend;
             opal_progress();
-            while (NULL != *pp) {
-                mca_osc_hybrid_pend_t *p = *pp;
-                if (MCA_OSC_HYBRID_PEND_WSEND == p->kind && REQUEST_COMPLETE(p->req)) {
-                    *pp = p->next;
-                    mca_osc_hybrid_complete_pend(m, p);
-                } else {
-                    pp = &p->next;
-                }
-            }
+            mca_osc_hybrid_complete_finished(m, MCA_OSC_HYBRID_PEND_WSEND);
         }
         mca_osc_hybrid_release_held(m);
         mca_osc_hybrid_notice_apply(m, src, type);

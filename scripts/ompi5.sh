@@ -332,7 +332,7 @@ test_root() {
         [ "$n" -gt 0 ] || rc=1
     done
     log "make check (unit tests, the MPI runner, the component suites)"
-    in_root sh -c "cd $WORK && make -k check > check.log 2>&1" || rc=1
+    in_root sh -c "cd $WORK && make -k -j\$(nproc) check > check.log 2>&1" || rc=1
     in_root sh -c "cd $WORK && grep -h -E '^(PASS|FAIL|XFAIL|ERROR|SKIP):' check.log | sort | uniq -c | sort -rn | head -n 60"
     in_root sh -c "cd $WORK && grep -h -E '^# (TOTAL|PASS|FAIL|ERROR):' check.log" || true
     if [ -f "$root$WORK/tests/mpi/run.log" ]; then

@@ -87,15 +87,23 @@ run_tests() {
     rm -f tests/unit/*.log tests/unit/*.trs tests/mpi/run.log \
         tests/*/*.trs check-valgrind.log check-asan.log
     log "unit tests and MPI tests (make check)"
-    make -k check || rc=1
+    # -j: the unit tests run side by side, one per core; the MPI runner and
+    # each component's suite are one test each and run alone
+    local t0=$SECONDS
+    make -k -j"$(nproc)" check || rc=1
+    log "make check: $((SECONDS - t0)) s"
     if [ -f tests/mpi/run.log ]; then
         log "MPI suite, every run (tests/mpi/run.log)"
         cat tests/mpi/run.log
     fi
     log "unit tests under valgrind (make check-valgrind)"
+    t0=$SECONDS
     make check-valgrind 2>&1 | tee check-valgrind.log || rc=1
+    log "valgrind: $((SECONDS - t0)) s"
     log "the wire parsers' fuzz tests under ASan and UBSan (make check-asan)"
+    t0=$SECONDS
     make check-asan 2>&1 | tee check-asan.log || rc=1
+    log "asan: $((SECONDS - t0)) s"
 
     # One automake result (.trs) and log per unit test program; cmocka
     # prints "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)...". A

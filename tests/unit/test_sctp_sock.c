@@ -345,19 +345,43 @@ static void test_user_oversize_record(void **state)
     free(big);
 }
 
-/* The user stack's UDP counters: datagrams out, send calls, datagrams in,
- * buffers in, coalesced buffers. */
-static void udp_counts(unsigned long long c[5])
+/* Five counters of the user stack's statistics line, read with `fmt` from
+ * where the text `from` starts. */
+static void stats_counts(unsigned long long c[5], const char *from, const char *fmt)
 {
     char line[1024];
+    const char *at;
     memset(c, 0, 5 * sizeof(c[0]));
     assert_int_equal(0, btl_sctp_sock_user_stats(line, sizeof(line)));
-    assert_int_equal(5,
-                     sscanf(line,
-                            "UDP: datagrams out %llu in %llu send calls (%*u messages, %*u "
-                            "GSO messages resent singly), datagrams in %llu from %llu buffers "
-                            "(%llu coalesced)",
-                            &c[0], &c[1], &c[2], &c[3], &c[4]));
+    at = strstr(line, from);
+    assert_non_null(at);
+    assert_int_equal(5, sscanf(at, fmt, &c[0], &c[1], &c[2], &c[3], &c[4]));
+}
+
+/* The UDP counters: datagrams out, send calls, datagrams in, buffers in,
+ * coalesced buffers. */
+static void udp_counts(unsigned long long c[5])
+{
+    stats_counts(c, "UDP: datagrams out",
+                 "UDP: datagrams out %llu in %llu send calls (%*u messages, %*u "
+                 "GSO messages resent singly), datagrams in %llu from %llu buffers "
+                 "(%llu coalesced)");
+}
+
+/* 16 bulk messages of decreasing length from a to b, spread over the
+ * first `streams` streams, each received intact (patterns from `seed`) */
+static void send_bulk_series(pair_t *pr, unsigned char *bulk, unsigned seed, unsigned streams)
+{
+    btl_sctp_sock_msg_t msg;
+
+    for (unsigned m = 0; m < 16; ++m) {
+        size_t len = BULK_LEN - m * 1031;
+        test_pattern_fill(bulk, len, seed + m);
+        assert_int_equal(0, btl_sctp_sock_send(pr->a, pr->a_to_b, 1 + m % streams, bulk, len));
+        assert_int_equal(1, pump_recv(pr, pr->b, &msg));
+        assert_int_equal(msg.len, len);
+        assert_true(test_pattern_check(msg.data, len, seed + m));
+    }
 }
 
 /* Packets of 1400 bytes over loopback, so that a bulk message is many
@@ -374,7 +398,6 @@ static void test_user_batching(void **state)
     for (int batch = BTL_SCTP_SEND_SINGLE; batch <= BTL_SCTP_SEND_GSO; ++batch) {
         for (int gro = 0; gro <= 1; ++gro) {
             pair_t pr;
-            btl_sctp_sock_msg_t msg;
             unsigned long long c0[5], c1[5];
             int port = 5941 + 2 * (batch * 2 + gro);
 
@@ -382,14 +405,7 @@ static void test_user_batching(void **state)
             pair_gro = gro;
             assert_int_equal(0, open_pair(&pr, BTL_SCTP_STACK_USER, 1, port));
             udp_counts(c0);
-            for (unsigned m = 0; m < 16; ++m) {
-                size_t len = BULK_LEN - m * 1031;
-                test_pattern_fill(bulk, len, 300 + m);
-                assert_int_equal(0, btl_sctp_sock_send(pr.a, pr.a_to_b, 1, bulk, len));
-                assert_int_equal(1, pump_recv(&pr, pr.b, &msg));
-                assert_int_equal(msg.len, len);
-                assert_true(test_pattern_check(msg.data, len, 300 + m));
-            }
+            send_bulk_series(&pr, bulk, 300, 1);
             udp_counts(c1);
             print_message("send %s, gro %d: %llu datagrams out in %llu calls, %llu in from %llu "
                           "buffers (%llu coalesced)\n",
@@ -419,16 +435,9 @@ static void test_user_batching(void **state)
  * segments, too large to cut, put together in place, gathered, dropped. */
 static void seg_counts(unsigned long long c[5])
 {
-    char line[1024];
-    const char *at;
-    memset(c, 0, 5 * sizeof(c[0]));
-    assert_int_equal(0, btl_sctp_sock_user_stats(line, sizeof(line)));
-    at = strstr(line, "segmented packets out");
-    assert_non_null(at);
-    assert_int_equal(5, sscanf(at,
-                               "segmented packets out %llu (%llu too large), in %llu whole and "
-                               "%llu gathered, %llu segments dropped",
-                               &c[0], &c[1], &c[2], &c[3], &c[4]));
+    stats_counts(c, "segmented packets out",
+                 "segmented packets out %llu (%llu too large), in %llu whole and "
+                 "%llu gathered, %llu segments dropped");
 }
 
 /* Datagrams of 1400 bytes over loopback and SCTP packets of up to 64 KB:
@@ -448,7 +457,6 @@ static void test_user_segments(void **state)
         for (int batch = BTL_SCTP_SEND_SINGLE; batch <= BTL_SCTP_SEND_GSO; ++batch) {
             for (int gro = 0; gro <= 1; ++gro) {
                 pair_t pr;
-                btl_sctp_sock_msg_t msg;
                 unsigned long long c0[5], c1[5];
                 int port = 5961 + 2 * (seg * 6 + batch * 2 + gro);
 
@@ -457,14 +465,7 @@ static void test_user_segments(void **state)
                 pair_gro = gro;
                 assert_int_equal(0, open_pair(&pr, BTL_SCTP_STACK_USER, 1, port));
                 seg_counts(c0);
-                for (unsigned m = 0; m < 16; ++m) {
-                    size_t len = BULK_LEN - m * 1031;
-                    test_pattern_fill(bulk, len, 500 + m);
-                    assert_int_equal(0, btl_sctp_sock_send(pr.a, pr.a_to_b, 1 + m % 3, bulk, len));
-                    assert_int_equal(1, pump_recv(&pr, pr.b, &msg));
-                    assert_int_equal(msg.len, len);
-                    assert_true(test_pattern_check(msg.data, len, 500 + m));
-                }
+                send_bulk_series(&pr, bulk, 500, 3);
                 seg_counts(c1);
                 print_message("segment %d, send %d, gro %d: %llu packets cut, %llu whole, %llu "
                               "gathered, %llu dropped\n",
