@@ -68,11 +68,11 @@ TRANSPORTS_KILLPEER_EXTERNAL=1 timeout -k 10 300 "${TR_MPIRUN[@]}" -x TRANSPORTS
     </dev/null >"$out" 2>&1 &
 job=$!
 for _ in $(seq 1 1200); do
-    grep -q '^KILLTEST armed' "$out" && break
+    grep -q 'KILLTEST armed' "$out" && break
     kill -0 "$job" 2>/dev/null || break
     sleep 0.1
 done
-if ! grep -q '^KILLTEST armed' "$out"; then
+if ! grep -q 'KILLTEST armed' "$out"; then
     wait "$job"
     job=""
     cat "$out"
