@@ -168,6 +168,21 @@ void btl_sctp_udp_batch_close(user_sock_t *us)
     }
 }
 
+/* One datagram on UDP socket s (no address on a connected socket). */
+static void btl_sctp_udp_send_one(user_sock_t *us, int s, const struct sockaddr_in *to,
+                                  const void *buf, size_t len)
+{
+    struct iovec iov = {.iov_base = (void *) buf, .iov_len = len};
+    struct msghdr mh;
+
+    memset(&mh, 0, sizeof(mh));
+    mh.msg_name = btl_sctp_udp_name(us, s, to);
+    mh.msg_namelen = NULL == mh.msg_name ? 0 : sizeof(*to);
+    mh.msg_iov = &iov;
+    mh.msg_iovlen = 1;
+    (void) btl_sctp_udp_sendmsg(us, s, &mh);
+}
+
 /* A GSO message the kernel refused (a segment larger than the route's
  * MTU allows, after a failover to a smaller path): its packets one by one. */
 static void btl_sctp_udp_send_each(user_sock_t *us, const user_tx_group_t *g,
@@ -176,14 +191,7 @@ static void btl_sctp_udp_send_each(user_sock_t *us, const user_tx_group_t *g,
     size_t off = 0;
     for (unsigned i = 0; i < g->nseg && off < g->bytes; ++i) {
         size_t len = g->bytes - off < g->seg ? g->bytes - off : g->seg;
-        struct iovec iov = {.iov_base = (void *) (slot + off), .iov_len = len};
-        struct msghdr mh;
-        memset(&mh, 0, sizeof(mh));
-        mh.msg_name = btl_sctp_udp_name(us, g->sock, &g->to);
-        mh.msg_namelen = NULL == mh.msg_name ? 0 : sizeof(g->to);
-        mh.msg_iov = &iov;
-        mh.msg_iovlen = 1;
-        (void) btl_sctp_udp_sendmsg(us, g->sock, &mh);
+        btl_sctp_udp_send_one(us, g->sock, &g->to, slot + off, len);
         off += len;
     }
     tc_atomic_fetch_add_relaxed(&gso_n_fallback, 1);
@@ -379,14 +387,7 @@ void btl_sctp_udp_queue(user_sock_t *us, const user_path_t *path, const void *bu
         if (NULL != us->tx && us->tx[l].ngroups > 0) {
             btl_sctp_udp_flush_socket(us, l);
         }
-        struct iovec iov = {.iov_base = (void *) buf, .iov_len = len};
-        struct msghdr mh;
-        memset(&mh, 0, sizeof(mh));
-        mh.msg_name = btl_sctp_udp_name(us, s, to);
-        mh.msg_namelen = NULL == mh.msg_name ? 0 : sizeof(*to);
-        mh.msg_iov = &iov;
-        mh.msg_iovlen = 1;
-        (void) btl_sctp_udp_sendmsg(us, s, &mh);
+        btl_sctp_udp_send_one(us, s, to, buf, len);
         tc_atomic_fetch_add_relaxed(&gso_n_dgrams, 1);
         tc_atomic_fetch_add_relaxed(&gso_n_calls, 1);
         return;
