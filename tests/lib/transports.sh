@@ -166,7 +166,7 @@ tr_default_btls() {
 }
 
 # tr_load_btl NAME: sets BTL_NAME, BTL_SELECT, BTL_KIND, BTL_MCA_ARGS,
-# BTL_NP_MAX, BTL_SKIP_TESTS and the functions btl_setup/btl_teardown from
+# BTL_NP_MAX, BTL_NP, BTL_SKIP_TESTS and the functions btl_setup/btl_teardown from
 # tests/btl.d/NAME.conf, or defaults when there is no such file. The
 # fragment runs in this shell with BTL_NAME, TR_SRCDIR, TR_BUILDDIR,
 # TR_COMPDIR and BTL_TMPDIR (a private scratch dir for this transport) set.
@@ -178,6 +178,7 @@ tr_load_btl() {
     BTL_KIND="host"
     BTL_MCA_ARGS=()
     BTL_NP_MAX=""
+    BTL_NP=""
     BTL_SKIP_TESTS=()
     BTL_OTHER_JOB=""
     BTL_TMPDIR="$TR_TMPDIR/btl-$name"
