@@ -45,7 +45,7 @@ typedef struct swfsim_config {
     int all_cpus;              /* --all-cpus: drop an inherited CPU binding */
     int have_token;            /* --token-file: every hello must carry it */
     unsigned char token[SOCKMODEL_TOKEN_BYTES];
-    /* virtual nodes, traces, the HTML report (docs/swfsim.md) */
+    /* virtual nodes, traces, the HTML report (docs/swfsim_workloads.md, docs/swfsim.md) */
     char workload[256];     /* --workload SPEC: run built-in virtual nodes */
     char replay_file[1024]; /* --replay FILE: run a recorded trace */
     char record_file[1024]; /* --record FILE: write a trace of a live run */
