@@ -189,7 +189,7 @@ static int mca_btl_via_progress_slow(void)
     int count = 0;
 
     if (OPAL_UNLIKELY(c->num_connecting > 0)) {
-        for (uint32_t i = 0; i < c->nprocs; ++i) {
+        for (uint32_t i = 0; i < c->max_eps; ++i) {
             if (NULL != c->endpoints[i] && MCA_BTL_VIA_EP_CONNECTING == c->endpoints[i]->state) {
                 mca_btl_via_endpoint_try_connect(c->endpoints[i]);
             }

@@ -55,6 +55,9 @@ typedef struct vipl_ofi_conn {
     uint32_t source_vi; /* the connector's VI */
     uint32_t sa_len;
     uint8_t sa[VIPL_OFI_SA_BYTES]; /* the connector's listening address */
+    /* the connector's full name (vipl_ops set_names): the acceptor's
+     * resolver maps it to target_vi when that is VIPL_DISC_ANY */
+    uint64_t name;
 } vipl_ofi_conn_t;
 
 typedef struct vipl_ofi_mr {
@@ -96,6 +99,9 @@ typedef struct vipl_ofi_nic {
     vipl_ofi_waiting_t *waiting;
     uint32_t num_waiting, cap_waiting;
     uint32_t wait_polls;
+    uint64_t my_name;          /* what connection data names us by */
+    vipl_resolve_fn_t resolve; /* NULL: VIPL_DISC_ANY refused */
+    void *resolve_ctx;
     pthread_mutex_t lock; /* registrations, VI table, event queue */
 } vipl_ofi_nic_t;
 
