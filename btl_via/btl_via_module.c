@@ -210,7 +210,7 @@ int mca_btl_via_accept_requests(void)
             if (NULL == ep || ep->dev_index != k) {
                 continue;
             }
-            opal_output_verbose(20, c->output, "btl:via: vpid %u asks for a VI", v);
+            opal_output_verbose(20, c->output, "btl:via: peer %u asks for a VI", v);
             mca_btl_via_endpoint_use(ep);
             ++count;
         }
