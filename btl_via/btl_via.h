@@ -158,6 +158,7 @@ typedef struct mca_btl_via_component {
     /* the open devices' receive CQs, read in turn by progress */
     vipl_cq_t *cqs[MCA_BTL_VIA_NUM_DEVS];
     vipl_cq_recv_fn_t cq_recv[MCA_BTL_VIA_NUM_DEVS]; /* vipl_cq_recv_fn of each */
+    int cq_dev[MCA_BTL_VIA_NUM_DEVS];                /* the device slot of each */
     int num_cqs;
     int next_cq; /* the CQ read first next time */
 

@@ -718,6 +718,7 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
                 vipl_create_cq(dev->nic, c->max_eps * dev->recv_descriptors, &dev->recv_cq)) {
             goto fail;
         }
+        c->cq_dev[c->num_cqs] = k;
         c->cq_recv[c->num_cqs] = vipl_cq_recv_fn(dev->recv_cq);
         c->cqs[c->num_cqs++] = dev->recv_cq;
         dev->vis = calloc(c->max_eps, sizeof(*dev->vis));

@@ -30,7 +30,7 @@
 #define VIPL_OFI_EQ_EVERY 1024u /* CQ group polls between EQ reads once connected */
 #define VIPL_OFI_MAX_VIS 0xfffffu
 #define VIPL_OFI_BELL_CTX ((uintptr_t) 1 << 30) /* endpoint context: a doorbell */
-#define VIPL_OFI_WAIT_EVERY 256u                /* connect_wait calls between EQ reads when idle */
+#define VIPL_OFI_WAIT_EVERY 16u                 /* connect_wait calls between EQ reads when idle */
 #define VIPL_OFI_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define VIPL_OFI_MAX(a, b) ((a) > (b) ? (a) : (b))
 
