@@ -140,11 +140,10 @@ static mca_btl_via_endpoint_t *mca_btl_via_endpoint_of(struct opal_proc_t *proc)
     mca_btl_via_endpoint_t *ep;
 
     if (other) {
+        const uint64_t name = tc_peers_name(proc->proc_name.jobid, proc->proc_name.vpid);
+
         /* other jobs: over the network device, at an index of the table */
-        if (!c->other_jobs_on ||
-            0 != tc_peers_index(&c->peers,
-                                tc_peers_name(proc->proc_name.jobid, proc->proc_name.vpid), true,
-                                &idx)) {
+        if (!c->other_jobs_on || 0 != tc_peers_index(&c->peers, name, true, &idx)) {
             return NULL;
         }
         slot = MCA_BTL_VIA_DEV_NET;

@@ -792,11 +792,16 @@ static void test_other_job_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_send),           cmocka_unit_test(test_inject_order),
-        cmocka_unit_test(test_post_inline),    cmocka_unit_test(test_rdma),
-        cmocka_unit_test(test_bad_local),      cmocka_unit_test(test_lazy_connect),
-        cmocka_unit_test(test_lazy_both),      cmocka_unit_test(test_bye_or_gone),
-        cmocka_unit_test(test_bye_unanswered), cmocka_unit_test(test_other_job),
+        cmocka_unit_test(test_send),
+        cmocka_unit_test(test_inject_order),
+        cmocka_unit_test(test_post_inline),
+        cmocka_unit_test(test_rdma),
+        cmocka_unit_test(test_bad_local),
+        cmocka_unit_test(test_lazy_connect),
+        cmocka_unit_test(test_lazy_both),
+        cmocka_unit_test(test_bye_or_gone),
+        cmocka_unit_test(test_bye_unanswered),
+        cmocka_unit_test(test_other_job),
         cmocka_unit_test(test_other_job_refused),
     };
     vipl_open_params_t p = {0};

@@ -105,12 +105,15 @@ static void test_via_modex_good(void **state)
     assert_int_equal(1 * 16 + 0 + 1, addr.bytes[0]);
     assert_int_equal(-EPROTO,
                      mca_btl_via_modex_parse_nic(rec, len - 1, 1, &via_mx_mine[1], &theirs, &addr));
-    assert_int_equal(-EPROTO, mca_btl_via_modex_parse_nic(rec, sizeof(mca_btl_via_modex_hdr_t) - 1,
-                                                          1, &via_mx_mine[1], &theirs, &addr));
+    assert_int_equal(-EPROTO,
+                     mca_btl_via_modex_parse_nic(rec, sizeof(mca_btl_via_modex_hdr_t) - 1, 1,
+                                                 &via_mx_mine[1], &theirs, &addr));
     ((mca_btl_via_modex_hdr_t *) rec)->nprocs = VIA_MX_NPROCS + 1;
-    assert_int_equal(-EPROTO, mca_btl_via_modex_parse_nic(rec, len, 1, &via_mx_mine[1], &theirs, &addr));
+    assert_int_equal(-EPROTO,
+                     mca_btl_via_modex_parse_nic(rec, len, 1, &via_mx_mine[1], &theirs, &addr));
     ((mca_btl_via_modex_hdr_t *) rec)->nprocs = 0;
-    assert_int_equal(-EPROTO, mca_btl_via_modex_parse_nic(rec, len, 1, &via_mx_mine[1], &theirs, &addr));
+    assert_int_equal(-EPROTO,
+                     mca_btl_via_modex_parse_nic(rec, len, 1, &via_mx_mine[1], &theirs, &addr));
     free(rec);
 }
 
