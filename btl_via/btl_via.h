@@ -22,6 +22,7 @@
 #include "opal/util/output.h"
 
 #include "tc_atomic.h"
+#include "tc_peers.h"
 #include "tc_ompi.h"
 #include "tc_ompi_compat.h"
 #include "tc_rcache.h"
@@ -60,7 +61,7 @@ typedef struct mca_btl_via_dev {
     vipl_nic_t *nic; /* NULL: slot not in use */
     vipl_ptag_t *ptag;
     vipl_cq_t *recv_cq;
-    vipl_vi_t **vis; /* by peer vpid (NULL: none) */
+    vipl_vi_t **vis; /* by peer index (NULL: none) */
     struct mca_btl_via_module *module;
     uint32_t recv_size;        /* bytes per receive and send buffer */
     uint32_t rx_skew;          /* receive buffers' spacing beyond recv_size */
@@ -125,8 +126,15 @@ typedef struct mca_btl_via_component {
     bool poll_sends; /* some device completes sends later */
     uint32_t my_vpid;
     uint32_t nprocs;
+    /* processes of other jobs: btl_via_other_jobs, and whether the
+     * network device takes them (an ofi NIC with a resolver); the peer
+     * table gives each process its index (own job: the vpid) */
+    unsigned int other_jobs;
+    bool other_jobs_on;
+    tc_peers_t peers;
+    uint32_t max_eps; /* endpoints' and VIs' table size: nprocs (+ other_jobs) */
 
-    struct mca_btl_base_endpoint_t **endpoints; /* by vpid */
+    struct mca_btl_base_endpoint_t **endpoints; /* by peer index (tc_peers) */
     struct mca_btl_base_endpoint_t **active;    /* connected, polled for sends */
     int num_active;
     int32_t num_connecting; /* atomic: endpoints not matched yet */
@@ -150,6 +158,7 @@ typedef struct mca_btl_via_component {
     /* the open devices' receive CQs, read in turn by progress */
     vipl_cq_t *cqs[MCA_BTL_VIA_NUM_DEVS];
     vipl_cq_recv_fn_t cq_recv[MCA_BTL_VIA_NUM_DEVS]; /* vipl_cq_recv_fn of each */
+    int cq_dev[MCA_BTL_VIA_NUM_DEVS];                /* the device slot of each */
     int num_cqs;
     int next_cq; /* the CQ read first next time */
 

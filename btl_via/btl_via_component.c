@@ -87,6 +87,13 @@ static int mca_btl_via_component_register(void)
         "libfabric domain of the ofi VI provider (tcp: the network interface, e.g. "
         "eth0); empty: the first IPv4 interface other than lo.",
         OPAL_INFO_LVL_4, &c->ofi_domain, "");
+    (void) tc_ompi_param_uint(
+        &c->super.btl_version, "other_jobs",
+        "Processes of other jobs (MPI_Comm_spawn, MPI_Comm_connect/accept, ULFM's "
+        "respawn) one process can reach, over the ofi provider (also on this host; "
+        "with btl_via_provider auto it is then opened even when the job has no "
+        "other host); 0: processes of other jobs are left to another BTL.",
+        OPAL_INFO_LVL_4, &c->other_jobs, 64);
     (void) tc_ompi_param_bool(
         &c->super.btl_version, "emu_strict",
         "Run the emu provider as strict as verbs hardware: no inline sends, RDMA "
@@ -226,7 +233,7 @@ void mca_btl_via_release_device(void)
         mca_btl_via_dev_t *dev = &c->devs[k];
 
         if (NULL != dev->vis) {
-            for (uint32_t i = 0; i < c->nprocs; ++i) {
+            for (uint32_t i = 0; i < c->max_eps; ++i) {
                 if (NULL != dev->vis[i]) {
                     vipl_destroy_vi(dev->vis[i]);
                 }
@@ -267,6 +274,9 @@ void mca_btl_via_release_device(void)
     c->repost = NULL;
     c->held_cap = c->held_head = c->held_count = c->repost_count = 0;
     c->num_cqs = c->next_cq = 0;
+    tc_peers_fini(&c->peers);
+    c->other_jobs_on = false;
+    c->max_eps = 0;
 }
 
 static int mca_btl_via_component_close(void)
@@ -406,6 +416,12 @@ static int mca_btl_via_open_nic(void)
             params.device = domain;
             (void) mca_btl_via_dev_open(MCA_BTL_VIA_DEV_NET, "ofi", 3, &params);
         }
+        /* processes of other jobs go over ofi, on this host too: its
+         * listening address must be in the modex from MPI_Init on */
+        if (is_auto && c->other_jobs > 0 && NULL == c->devs[MCA_BTL_VIA_DEV_NET].nic) {
+            params.device = domain;
+            (void) mca_btl_via_dev_open(MCA_BTL_VIA_DEV_NET, "ofi", 3, &params);
+        }
         if (NULL == c->devs[MCA_BTL_VIA_DEV_LOCAL].nic &&
             NULL == c->devs[MCA_BTL_VIA_DEV_NET].nic) {
             return OPAL_ERR_NOT_AVAILABLE;
@@ -490,8 +506,9 @@ static int mca_btl_via_modex_send(void)
             continue;
         }
         for (uint32_t i = 0; i < c->nprocs; ++i) {
-            if (dev->lazy && i != c->my_vpid) {
-                /* the VI that a request from vpid i will make */
+            if (dev->lazy) {
+                /* the VI that a request from vpid i will make (our own
+                 * entry: the NIC's address, for other jobs) */
                 vipl_nic_vi_address(dev->nic, i, addrs + (size_t) k * c->nprocs + i);
             } else if (NULL != dev->vis[i]) {
                 vipl_vi_address(dev->vis[i], addrs + (size_t) k * c->nprocs + i);
@@ -567,6 +584,41 @@ static void mca_btl_via_modules_make(void)
     }
 }
 
+/* the NIC's resolver: the index of a process of another job that asks
+ * for a VI by its name (a new index when it is met first) */
+static int mca_btl_via_resolve(void *ctx, uint64_t name, uint32_t *disc)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+
+    (void) ctx;
+    if (0 != tc_peers_index(&c->peers, name, true, disc) || *disc == c->my_vpid) {
+        return -1;
+    }
+    return 0;
+}
+
+/* other jobs' processes: over the network device when it can take them
+ * (docs/btl_via.md, "Processes of other jobs") */
+static void mca_btl_via_other_jobs_init(void)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    mca_btl_via_dev_t *net = &c->devs[MCA_BTL_VIA_DEV_NET];
+
+    c->other_jobs_on = false;
+    c->max_eps = c->nprocs;
+    if (0 == c->other_jobs || NULL == net->nic || NULL == net->ops->set_names ||
+        NULL == net->ops->any_vi_address ||
+        0 != tc_peers_init(&c->peers, OPAL_PROC_MY_NAME.jobid, c->nprocs, c->other_jobs)) {
+        /* the table of the own job alone: indexes are vpids */
+        (void) tc_peers_init(&c->peers, OPAL_PROC_MY_NAME.jobid, c->nprocs, 0);
+        return;
+    }
+    net->ops->set_names(net->nic, tc_peers_name(OPAL_PROC_MY_NAME.jobid, c->my_vpid),
+                        mca_btl_via_resolve, NULL);
+    c->other_jobs_on = true;
+    c->max_eps = tc_peers_capacity(&c->peers);
+}
+
 static mca_btl_base_module_t **
 mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool enable_mpi_threads)
 {
@@ -620,7 +672,9 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
     if (OPAL_SUCCESS != mca_btl_via_open_nic()) {
         return NULL;
     }
-    if (c->nprocs < 2) {
+    mca_btl_via_other_jobs_init();
+    /* a job of one process still reaches other jobs' */
+    if (c->nprocs < 2 && !c->other_jobs_on) {
         mca_btl_via_release_device();
         return NULL;
     }
@@ -642,10 +696,10 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
     m->btl_get_limit = m->btl_put_limit;
     mca_btl_via_modules_make();
 
-    c->endpoints = calloc(c->nprocs, sizeof(*c->endpoints));
-    c->active = calloc(c->nprocs, sizeof(*c->active));
+    c->endpoints = calloc(c->max_eps, sizeof(*c->endpoints));
+    c->active = calloc(c->max_eps, sizeof(*c->active));
     /* a VI is on one device only: its receives fit once */
-    c->held_cap = c->nprocs *
+    c->held_cap = c->max_eps *
         (c->recv_descriptors > c->ofi_recv_descriptors ? c->recv_descriptors
                                                        : c->ofi_recv_descriptors);
     c->held = calloc(c->held_cap, sizeof(*c->held));
@@ -661,12 +715,13 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
         }
         if (VIPL_SUCCESS != vipl_create_ptag(dev->nic, &dev->ptag) ||
             VIPL_SUCCESS !=
-                vipl_create_cq(dev->nic, c->nprocs * dev->recv_descriptors, &dev->recv_cq)) {
+                vipl_create_cq(dev->nic, c->max_eps * dev->recv_descriptors, &dev->recv_cq)) {
             goto fail;
         }
+        c->cq_dev[c->num_cqs] = k;
         c->cq_recv[c->num_cqs] = vipl_cq_recv_fn(dev->recv_cq);
         c->cqs[c->num_cqs++] = dev->recv_cq;
-        dev->vis = calloc(c->nprocs, sizeof(*dev->vis));
+        dev->vis = calloc(c->max_eps, sizeof(*dev->vis));
         if (NULL == dev->vis) {
             goto fail;
         }

@@ -143,7 +143,7 @@ int mca_btl_via_endpoint_bring_up_locked(mca_btl_via_endpoint_t *ep)
     }
     ep->state = MCA_BTL_VIA_EP_CONNECTING;
     (void) OPAL_THREAD_ADD_FETCH32(&c->num_connecting, 1);
-    opal_output_verbose(20, c->output, "btl:via: VI to vpid %u made (%s), connecting", ep->vpid,
+    opal_output_verbose(20, c->output, "btl:via: VI to peer %u made (%s), connecting", ep->vpid,
                         vipl_query_nic(dev->nic)->provider);
     return OPAL_SUCCESS;
 
@@ -229,7 +229,7 @@ void mca_btl_via_endpoint_try_connect(mca_btl_via_endpoint_t *ep)
         return;
     }
     ep->state = MCA_BTL_VIA_EP_CONNECTED;
-    opal_output_verbose(20, c->output, "btl:via: VI to vpid %u connected", ep->vpid);
+    opal_output_verbose(20, c->output, "btl:via: VI to peer %u connected", ep->vpid);
     /* sends queued while connecting leave now, in order; a provider that
      * completes at once (emu) has their completions ready: take them, or
      * a peer that never sends to us leaves them unreaped (and ob1's send

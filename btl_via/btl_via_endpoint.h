@@ -42,7 +42,7 @@ enum {
 
 struct mca_btl_base_endpoint_t {
     struct opal_proc_t *proc;
-    uint32_t vpid;
+    uint32_t vpid; /* the peer's index (tc_peers): its vpid in our job, or one after */
     int state;
     mca_btl_via_dev_t *dev; /* the device that reaches the peer */
     int dev_index;          /* its slot (index of registration handles) */

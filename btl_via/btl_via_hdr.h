@@ -136,4 +136,12 @@ int mca_btl_via_modex_parse(const void *rec, size_t size, uint32_t nprocs, uint3
                             int slot, const mca_btl_via_modex_slot_t *mine,
                             mca_btl_via_modex_slot_t *theirs, vipl_vi_address_t *addr);
 
+/* The same for a process of another job (its record has its job's
+ * process count): the address of its NIC on slot `slot` (the entry of
+ * vpid 0, whose VI index the caller drops: the peer names the VI it makes
+ * for us when it asks).  Same returns. */
+int mca_btl_via_modex_parse_nic(const void *rec, size_t size, int slot,
+                                const mca_btl_via_modex_slot_t *mine,
+                                mca_btl_via_modex_slot_t *theirs, vipl_vi_address_t *addr);
+
 #endif /* MCA_BTL_VIA_HDR_H */

@@ -52,3 +52,17 @@ int mca_btl_via_modex_parse(const void *rec, size_t size, uint32_t nprocs, uint3
            sizeof(*addr));
     return 0;
 }
+
+int mca_btl_via_modex_parse_nic(const void *rec, size_t size, int slot,
+                                const mca_btl_via_modex_slot_t *mine,
+                                mca_btl_via_modex_slot_t *theirs, vipl_vi_address_t *addr)
+{
+    mca_btl_via_modex_hdr_t hdr;
+
+    if (NULL == rec || size < sizeof(hdr)) {
+        return -EPROTO;
+    }
+    memcpy(&hdr, rec, sizeof(hdr));
+    /* the first entry of the slot: every one names the same NIC */
+    return mca_btl_via_modex_parse(rec, size, hdr.nprocs, 0, slot, mine, theirs, addr);
+}

@@ -87,6 +87,37 @@ static int mca_btl_via_peer_address(struct opal_proc_t *proc, int slot, vipl_vi_
     return 0 == rc ? OPAL_SUCCESS : OPAL_ERR_UNREACH;
 }
 
+/* a process of another job: its NIC on the network device, from its
+ * own job's modex record; the VI it makes for us is named by its first
+ * request or doorbell (VIPL_DISC_ANY) */
+static int mca_btl_via_peer_any_address(struct opal_proc_t *proc, vipl_vi_address_t *addr)
+{
+    mca_btl_via_component_t *c = &mca_btl_via_component;
+    const mca_btl_via_dev_t *net = &c->devs[MCA_BTL_VIA_DEV_NET];
+    mca_btl_via_modex_slot_t mine, theirs;
+    vipl_vi_address_t nic;
+    void *rec = NULL;
+    size_t size = 0;
+    int rc;
+
+    TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, &rec, &size);
+    if (OPAL_SUCCESS != rc || NULL == rec) {
+        return OPAL_ERR_UNREACH;
+    }
+    mca_btl_via_modex_slot_of(MCA_BTL_VIA_DEV_NET, &mine);
+    rc = mca_btl_via_modex_parse_nic(rec, size, MCA_BTL_VIA_DEV_NET, &mine, &theirs, &nic);
+    free(rec);
+    if (-ERANGE == rc) {
+        opal_show_help("help-mpi-btl-via.txt", "geometry mismatch", true,
+                       opal_process_info.nodename, mine.recv_descriptors, mine.recv_size,
+                       (int) proc->proc_name.vpid, theirs.recv_descriptors, theirs.recv_size);
+    }
+    if (0 != rc || !net->ops->any_vi_address(&nic, addr)) {
+        return OPAL_ERR_UNREACH;
+    }
+    return OPAL_SUCCESS;
+}
+
 /* which device reaches a peer: emu on this host, else the network one */
 static int mca_btl_via_peer_slot(const struct opal_proc_t *proc)
 {
@@ -102,32 +133,53 @@ static int mca_btl_via_peer_slot(const struct opal_proc_t *proc)
 static mca_btl_via_endpoint_t *mca_btl_via_endpoint_of(struct opal_proc_t *proc)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
-    uint32_t vpid = proc->proc_name.vpid;
-    int slot = mca_btl_via_peer_slot(proc);
+    const bool other = proc->proc_name.jobid != OPAL_PROC_MY_NAME.jobid;
+    uint32_t idx = proc->proc_name.vpid;
+    int slot;
     vipl_vi_address_t addr;
     mca_btl_via_endpoint_t *ep;
 
-    if (slot < 0 || vpid >= c->nprocs) {
+    if (other) {
+        const uint64_t name = tc_peers_name(proc->proc_name.jobid, proc->proc_name.vpid);
+
+        /* other jobs: over the network device, at an index of the table */
+        if (!c->other_jobs_on || 0 != tc_peers_index(&c->peers, name, true, &idx)) {
+            return NULL;
+        }
+        slot = MCA_BTL_VIA_DEV_NET;
+    } else {
+        slot = mca_btl_via_peer_slot(proc);
+    }
+    if (slot < 0 || idx >= c->max_eps || (!other && idx >= c->nprocs)) {
         return NULL;
     }
     OPAL_THREAD_LOCK(&c->lock);
-    ep = c->endpoints[vpid];
-    if (NULL == ep && OPAL_SUCCESS == mca_btl_via_peer_address(proc, slot, &addr)) {
-        ep = mca_btl_via_endpoint_create(proc, vpid, slot, &addr);
-        c->endpoints[vpid] = ep;
+    ep = c->endpoints[idx];
+    if (NULL == ep &&
+        OPAL_SUCCESS ==
+            (other ? mca_btl_via_peer_any_address(proc, &addr)
+                   : mca_btl_via_peer_address(proc, slot, &addr))) {
+        ep = mca_btl_via_endpoint_create(proc, idx, slot, &addr);
+        c->endpoints[idx] = ep;
     }
     OPAL_THREAD_UNLOCK(&c->lock);
     return ep;
 }
 
-/* the endpoint of vpid v of our job (made if needed), NULL when no
- * device reaches it */
-static mca_btl_via_endpoint_t *mca_btl_via_endpoint_of_vpid(uint32_t v)
+/* the endpoint of index v of the peer table (made if needed), NULL when
+ * no device reaches it */
+static mca_btl_via_endpoint_t *mca_btl_via_endpoint_of_index(uint32_t v)
 {
+    mca_btl_via_component_t *c = &mca_btl_via_component;
     opal_process_name_t name = opal_proc_local_get()->proc_name;
     opal_proc_t *proc;
+    uint64_t full;
 
-    name.vpid = v;
+    if (0 != tc_peers_name_of(&c->peers, v, &full)) {
+        return NULL;
+    }
+    name.jobid = (uint32_t) (full >> 32);
+    name.vpid = (uint32_t) full;
     proc = opal_proc_for_name(name);
     return NULL != proc ? mca_btl_via_endpoint_of(proc) : NULL;
 }
@@ -147,16 +199,17 @@ int mca_btl_via_accept_requests(void)
         while (VIPL_SUCCESS == vipl_connect_wait(dev->nic, &v)) {
             mca_btl_via_endpoint_t *ep;
 
-            /* the discriminator is the asking process's vpid (it comes
-             * from another process: checked) */
-            if (v >= c->nprocs || v == c->my_vpid) {
+            /* the discriminator is the asking process's index: its vpid,
+             * or for another job's the one the resolver gave it (it
+             * comes from another process: checked) */
+            if (v >= c->max_eps || v == c->my_vpid) {
                 continue;
             }
-            ep = mca_btl_via_endpoint_of_vpid(v);
+            ep = mca_btl_via_endpoint_of_index(v);
             if (NULL == ep || ep->dev_index != k) {
                 continue;
             }
-            opal_output_verbose(20, c->output, "btl:via: vpid %u asks for a VI", v);
+            opal_output_verbose(20, c->output, "btl:via: peer %u asks for a VI", v);
             mca_btl_via_endpoint_use(ep);
             ++count;
         }
@@ -250,6 +303,7 @@ int mca_btl_via_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
         .providers = NULL != net->nic ? vipl_query_nic(net->nic)->provider : "emu",
         .only_requested = mca_btl_via_only_via_requested(),
         .warned = &c->warned_unreachable,
+        .other_jobs = c->other_jobs_on,
     };
 
     if (!c->all_peers_added) {
@@ -279,7 +333,7 @@ static void mca_btl_via_print_credit_stats(void)
     tc_credits_stats_t sum[2];
 
     memset(sum, 0, sizeof(sum));
-    for (uint32_t i = 0; i < c->nprocs; ++i) {
+    for (uint32_t i = 0; i < c->max_eps; ++i) {
         const mca_btl_via_endpoint_t *ep = c->endpoints[i];
 
         if (NULL == ep || ep->dev_index < 0 || ep->dev_index > 1) {
@@ -351,7 +405,7 @@ int mca_btl_via_finalize(struct mca_btl_base_module_t *btl)
     }
     mca_btl_via_print_stats();
     c->live = false;
-    for (uint32_t i = 0; i < c->nprocs; ++i) {
+    for (uint32_t i = 0; i < c->max_eps; ++i) {
         if (NULL != c->endpoints[i]) {
             mca_btl_via_endpoint_destroy(c->endpoints[i]);
             c->endpoints[i] = NULL;

@@ -189,7 +189,7 @@ static int mca_btl_via_progress_slow(void)
     int count = 0;
 
     if (OPAL_UNLIKELY(c->num_connecting > 0)) {
-        for (uint32_t i = 0; i < c->nprocs; ++i) {
+        for (uint32_t i = 0; i < c->max_eps; ++i) {
             if (NULL != c->endpoints[i] && MCA_BTL_VIA_EP_CONNECTING == c->endpoints[i]->state) {
                 mca_btl_via_endpoint_try_connect(c->endpoints[i]);
             }
@@ -235,6 +235,11 @@ static inline bool mca_btl_via_cq_next(vipl_vi_t **vi, vipl_desc_t **d)
     for (int i = 0; i < c->num_cqs; ++i) {
         int k = c->next_cq + i < c->num_cqs ? c->next_cq + i : c->next_cq + i - c->num_cqs;
 
+        /* a device without a VI yet has nothing to report (the ofi NIC
+         * opened for other jobs on a single host): not polled */
+        if (OPAL_UNLIKELY(0 == tc_atomic_load_relaxed(&c->vis_created[c->cq_dev[k]]))) {
+            continue;
+        }
         /* the CQ's function, kept at init: an empty poll (the receiver's
          * inner loop) reads no ops table */
         if (VIPL_SUCCESS == c->cq_recv[k](c->cqs[k], vi, d)) {

@@ -82,6 +82,16 @@ typedef struct vipl_cq vipl_cq_t;
 typedef struct vipl_ptag vipl_ptag_t;
 typedef struct vipl_ops vipl_ops_t;
 
+/* Processes of other jobs (no VIPL counterpart). A VI address whose
+ * discriminator is VIPL_DISC_ANY names the peer's NIC only: the VI the
+ * peer makes for us is unknown until the peer names it itself. Such a
+ * connection carries the full name of the process that asks (an opaque
+ * 64-bit word the NIC was given), and the NIC that receives it asks the
+ * owner's resolver which discriminator that process has there (0, or
+ * nonzero: refused). */
+#define VIPL_DISC_ANY 0xffffffffu
+typedef int (*vipl_resolve_fn_t)(void *ctx, uint64_t name, uint32_t *discriminator);
+
 /* where a VI can be reached: what travels in the modex (VIP_NET_ADDRESS
  * plus the connection discriminator, in one opaque blob) */
 typedef struct vipl_vi_address {
@@ -262,6 +272,11 @@ struct vipl_ops {
     /* NULL: vipl_post_inline2 gathers the two pieces for post_inline */
     vipl_return_t (*post_inline2)(vipl_vi_t *vi, const void *a, uint32_t alen, const void *b,
                                   uint32_t blen, uint32_t imm);
+    /* NULL unless the provider reaches processes of other jobs: the
+     * NIC's own name and resolver; a peer NIC's address with
+     * VIPL_DISC_ANY from any VI address of that NIC (false: malformed) */
+    void (*set_names)(vipl_nic_t *nic, uint64_t my_name, vipl_resolve_fn_t resolve, void *ctx);
+    bool (*any_vi_address)(const vipl_vi_address_t *of_nic, vipl_vi_address_t *out);
 };
 
 /* the public head of every provider object */

@@ -476,6 +476,34 @@ static void vipl_ofi_nic_vi_address(vipl_nic_t *base, uint32_t discriminator,
     memcpy(addr->bytes, &a, sizeof(a));
 }
 
+static void vipl_ofi_set_names(vipl_nic_t *base, uint64_t my_name, vipl_resolve_fn_t resolve,
+                               void *ctx)
+{
+    vipl_ofi_nic_t *nic = (vipl_ofi_nic_t *) base;
+
+    pthread_mutex_lock(&nic->lock);
+    nic->my_name = my_name;
+    nic->resolve = resolve;
+    nic->resolve_ctx = ctx;
+    pthread_mutex_unlock(&nic->lock);
+}
+
+/* a peer NIC's address without its VI (another job's process: the VI it
+ * makes for us is named by its first request or doorbell) */
+static bool vipl_ofi_any_vi_address(const vipl_vi_address_t *of_nic, vipl_vi_address_t *out)
+{
+    vipl_ofi_addr_t a;
+
+    memcpy(&a, of_nic->bytes, sizeof(a));
+    if (VIPL_OFI_ADDR_MAGIC != a.magic || 0 == a.sa_len || a.sa_len > VIPL_OFI_SA_BYTES) {
+        return false;
+    }
+    a.vi_index = VIPL_DISC_ANY;
+    memset(out, 0, sizeof(*out));
+    memcpy(out->bytes, &a, sizeof(a));
+    return true;
+}
+
 /* VipConnectWait, polled: a request or doorbell for a VI not made yet */
 static vipl_return_t vipl_ofi_connect_wait(vipl_nic_t *base, uint32_t *discriminator)
 {
@@ -530,6 +558,7 @@ static vipl_return_t vipl_ofi_ring(vipl_ofi_vi_t *vi, const vipl_ofi_addr_t *a, 
     conn.source_vi = vi->disc;
     conn.sa_len = nic->me.sa_len;
     memcpy(conn.sa, nic->me.sa, sizeof(conn.sa));
+    conn.name = nic->my_name;
     if (0 == fi_getinfo(VIPL_OFI_VERSION, NULL, NULL, 0, hints, &info) && NULL != info &&
         0 ==
             fi_endpoint(nic->domain, info, &vi->bell,
@@ -552,11 +581,16 @@ static vipl_return_t vipl_ofi_ring(vipl_ofi_vi_t *vi, const vipl_ofi_addr_t *a, 
     return rc;
 }
 
-/* the connector of a pair: the smaller (address, VI index) */
+/* the connector of a pair: the smaller (address, VI index); a peer of
+ * another job (VI not known: VIPL_DISC_ANY on both sides) listens on
+ * another address than ours, which decides alone */
 static bool vipl_ofi_is_connector(const vipl_ofi_addr_t *me, const vipl_ofi_addr_t *peer)
 {
     int c = memcmp(me->sa, peer->sa, VIPL_OFI_SA_BYTES);
 
+    if (VIPL_DISC_ANY == peer->vi_index) {
+        return c < 0;
+    }
     return c < 0 || (0 == c && me->vi_index < peer->vi_index);
 }
 
@@ -610,6 +644,7 @@ static vipl_return_t vipl_ofi_connect_peer_request(vipl_vi_t *base, const vipl_v
         conn.source_vi = vi->disc;
         conn.sa_len = me.sa_len;
         memcpy(conn.sa, me.sa, sizeof(conn.sa));
+        conn.name = nic->my_name;
         if (NULL == hints || NULL == hints->dest_addr ||
             0 != fi_getinfo(VIPL_OFI_VERSION, NULL, NULL, 0, hints, &info) || NULL == info ||
             VIPL_SUCCESS != vipl_ofi_ep_open(vi, info) ||
@@ -810,4 +845,6 @@ const vipl_ops_t vipl_ofi_ops = {
     .recv_done = vipl_ofi_recv_done,
     .cq_done = vipl_ofi_cq_done,
     .query_vi = vipl_ofi_query_vi,
+    .set_names = vipl_ofi_set_names,
+    .any_vi_address = vipl_ofi_any_vi_address,
 };

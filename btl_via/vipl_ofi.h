@@ -30,7 +30,7 @@
 #define VIPL_OFI_EQ_EVERY 1024u /* CQ group polls between EQ reads once connected */
 #define VIPL_OFI_MAX_VIS 0xfffffu
 #define VIPL_OFI_BELL_CTX ((uintptr_t) 1 << 30) /* endpoint context: a doorbell */
-#define VIPL_OFI_WAIT_EVERY 256u                /* connect_wait calls between EQ reads when idle */
+#define VIPL_OFI_WAIT_EVERY 16u                 /* connect_wait calls between EQ reads when idle */
 #define VIPL_OFI_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define VIPL_OFI_MAX(a, b) ((a) > (b) ? (a) : (b))
 
@@ -55,6 +55,9 @@ typedef struct vipl_ofi_conn {
     uint32_t source_vi; /* the connector's VI */
     uint32_t sa_len;
     uint8_t sa[VIPL_OFI_SA_BYTES]; /* the connector's listening address */
+    /* the connector's full name (vipl_ops set_names): the acceptor's
+     * resolver maps it to target_vi when that is VIPL_DISC_ANY */
+    uint64_t name;
 } vipl_ofi_conn_t;
 
 typedef struct vipl_ofi_mr {
@@ -96,6 +99,9 @@ typedef struct vipl_ofi_nic {
     vipl_ofi_waiting_t *waiting;
     uint32_t num_waiting, cap_waiting;
     uint32_t wait_polls;
+    uint64_t my_name;          /* what connection data names us by */
+    vipl_resolve_fn_t resolve; /* NULL: VIPL_DISC_ANY refused */
+    void *resolve_ctx;
     pthread_mutex_t lock; /* registrations, VI table, event queue */
 } vipl_ofi_nic_t;
 

@@ -63,6 +63,15 @@ vipl_ofi_vi_t *vipl_ofi_vi_named(vipl_ofi_nic_t *nic, uint32_t disc)
     return NULL;
 }
 
+/* is a request (or doorbell, goodbye) from the peer a VI asked for?  A
+ * peer of another job whose VI we do not know yet (VIPL_DISC_ANY) is
+ * known by its listening address alone */
+static bool vipl_ofi_from_peer(const vipl_ofi_addr_t *remote, const vipl_ofi_conn_t *conn)
+{
+    return (VIPL_DISC_ANY == remote->vi_index || conn->source_vi == remote->vi_index) &&
+        conn->sa_len == remote->sa_len && 0 == memcmp(conn->sa, remote->sa, conn->sa_len);
+}
+
 /* under the VI's lock: the endpoint, bound and enabled, with the
  * receives posted so far handed to it */
 vipl_return_t vipl_ofi_ep_open(vipl_ofi_vi_t *vi, struct fi_info *info)
@@ -107,11 +116,16 @@ void vipl_ofi_accept(vipl_ofi_vi_t *vi, struct fi_info *info, const vipl_ofi_con
 
     pthread_mutex_lock(&vi->lock);
     if (NULL != vi->ep || VIPL_STATE_PENDING_CONNECT != vi->state ||
-        conn->source_vi != vi->remote.vi_index || conn->sa_len != vi->remote.sa_len ||
-        0 != memcmp(conn->sa, vi->remote.sa, conn->sa_len)) {
+        !vipl_ofi_from_peer(&vi->remote, conn)) {
         /* not the peer this VI asked for */
         (void) fi_reject(nic->pep, info->handle, NULL, 0);
-    } else if (VIPL_SUCCESS != vipl_ofi_ep_open(vi, info)) {
+        pthread_mutex_unlock(&vi->lock);
+        fi_freeinfo(info);
+        return;
+    }
+    /* a peer of another job names its VI now */
+    vi->remote.vi_index = conn->source_vi;
+    if (VIPL_SUCCESS != vipl_ofi_ep_open(vi, info)) {
         (void) fi_reject(nic->pep, info->handle, NULL, 0);
         vipl_ofi_fail_locked(vi, VIPL_VIERR_PROTOCOL);
         --nic->connecting;
@@ -186,8 +200,7 @@ struct fi_info *vipl_ofi_wait_take(vipl_ofi_nic_t *nic, uint32_t disc, const vip
             continue;
         }
         if (NULL != w->info) {
-            if (NULL == found && NULL != peer && w->conn.source_vi == peer->vi_index &&
-                w->conn.sa_len == peer->sa_len && 0 == memcmp(w->conn.sa, peer->sa, peer->sa_len)) {
+            if (NULL == found && NULL != peer && vipl_ofi_from_peer(peer, &w->conn)) {
                 found = w->info;
                 *conn = w->conn;
             } else {
@@ -217,6 +230,17 @@ static void vipl_ofi_connreq(vipl_ofi_nic_t *nic, struct fi_info *info, const vo
         conn.sa_len > VIPL_OFI_SA_BYTES || 0 == conn.sa_len) {
         goto reject;
     }
+    if (VIPL_DISC_ANY == conn.target_vi) {
+        /* a process of another job that does not know our VI for it:
+         * the owner's resolver names it (refused without one) */
+        uint32_t disc = VIPL_DISC_ANY;
+
+        if (NULL == nic->resolve || 0 != nic->resolve(nic->resolve_ctx, conn.name, &disc) ||
+            VIPL_DISC_ANY == disc) {
+            goto reject;
+        }
+        conn.target_vi = disc;
+    }
     vi = vipl_ofi_vi_named(nic, conn.target_vi);
     if (VIPL_OFI_BYE_MAGIC == conn.magic) {
         /* the peer's orderly disconnect, before its fi_shutdown: the
@@ -224,9 +248,7 @@ static void vipl_ofi_connreq(vipl_ofi_nic_t *nic, struct fi_info *info, const vo
          * failure; the refusal tells the peer we noted it */
         if (NULL != vi) {
             pthread_mutex_lock(&vi->lock);
-            if (vi->have_remote && conn.source_vi == vi->remote.vi_index &&
-                conn.sa_len == vi->remote.sa_len &&
-                0 == memcmp(conn.sa, vi->remote.sa, conn.sa_len)) {
+            if (vi->have_remote && vipl_ofi_from_peer(&vi->remote, &conn)) {
                 vi->bye = true;
                 if (VIPL_STATE_ERROR == vi->state && VIPL_VIERR_PEER_GONE == vi->error) {
                     vi->error = VIPL_VIERR_DISCONNECTED;

@@ -365,6 +365,9 @@ typedef struct tc_ompi_reach_claim_t {
     const char *providers; /* as the message names them ("shm, ofi") */
     bool only_requested;   /* the btl list names this component and self only */
     bool *warned;
+    /* reach is asked about processes of other jobs too (a NULL answer
+     * is then reported as "other job"); false: they are refused unasked */
+    bool other_jobs;
 } tc_ompi_reach_claim_t;
 
 /* The add_procs of one module: peers[i] is the endpoint of procs[i] when

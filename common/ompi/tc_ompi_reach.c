@@ -160,17 +160,21 @@ int tc_ompi_reach_add_procs(mca_btl_base_module_t *module, const tc_ompi_reach_c
             continue;
         }
         if (procs[i]->proc_name.jobid != me->proc_name.jobid) {
-            /* endpoint tables, modex records and segment names of these
-             * components are the caller's job's (docs/fault-tolerance.md,
-             * "Processes of another job") */
-            ++unreachable;
-            ++other_job;
-            if (NULL != any) {
-                any[i] = TC_OMPI_REACH_OTHER_JOB;
+            /* a component whose endpoint tables, modex records and
+             * segment names are its own job's is not asked
+             * (docs/fault-tolerance.md, "Processes of another job") */
+            ep = claim->other_jobs ? claim->reach(procs[i], claim->ctx, &owner) : NULL;
+            if (NULL == ep) {
+                ++unreachable;
+                ++other_job;
+                if (NULL != any) {
+                    any[i] = TC_OMPI_REACH_OTHER_JOB;
+                }
+                continue;
             }
-            continue;
+        } else {
+            ep = claim->reach(procs[i], claim->ctx, &owner);
         }
-        ep = claim->reach(procs[i], claim->ctx, &owner);
         if (NULL == ep) {
             ++unreachable;
             continue;

@@ -403,6 +403,31 @@ static void test_other_job(void **state)
     assert_ptr_equal(peers[3], rc.eps[2]);
     assert_int_equal(help_calls, 0);
     assert_false(warned);
+
+    /* a component that takes other jobs is asked about them: claimed
+     * like its own job's peers, no message */
+    claim.only_requested = true;
+    claim.other_jobs = true;
+    rc.calls = help_calls = 0;
+    assert_int_equal(tc_ompi_reach_add_procs(&a, &claim, 4, procs, peers, &bits), 0);
+    assert_null(peers[0]);
+    assert_ptr_equal(peers[1], rc.eps[0]);
+    assert_ptr_equal(peers[2], rc.eps[1]);
+    assert_ptr_equal(peers[3], rc.eps[2]);
+    assert_true(opal_bitmap_is_set_bit(&bits, 1));
+    assert_int_equal(rc.calls, 3);
+    assert_int_equal(help_calls, 0);
+    assert_false(warned);
+    /* one it cannot reach (its table is full): the "other job" line
+     * counts it alone */
+    others[1].proc_name.vpid = 3;
+    help_calls = help_other_job = 0;
+    assert_int_equal(tc_ompi_reach_add_procs(&a, &claim, 4, procs, peers, &bits), 1);
+    assert_ptr_equal(peers[1], rc.eps[0]);
+    assert_null(peers[2]);
+    assert_int_equal(help_other_job, 1);
+    assert_int_equal(help_count, 1);
+    assert_true(warned);
     opal_show_help = saved;
     OBJ_DESTRUCT(&bits);
 }

@@ -653,14 +653,156 @@ static void test_bye_unanswered(void **state)
     lazy_close(&y);
 }
 
+/* ---- processes of other jobs: VIs named by the resolver ---------------- */
+
+/* a NIC's resolver: the name of the one peer it knows -> the index it
+ * gives that peer; anything else refused */
+typedef struct other_names {
+    uint64_t peer;
+    uint32_t disc;
+    int calls;
+} other_names_t;
+
+static int other_resolve(void *ctx, uint64_t name, uint32_t *disc)
+{
+    other_names_t *n = ctx;
+
+    ++n->calls;
+    if (name != n->peer) {
+        return -1;
+    }
+    *disc = n->disc;
+    return 0;
+}
+
+/* s's VI of discriminator disc for peer, whose VI for s is not known:
+ * the peer NIC's address with VIPL_DISC_ANY */
+static void other_vi(lazy_side_t *s, const lazy_side_t *peer, uint32_t disc)
+{
+    vipl_vi_attrs_t va = {0};
+    vipl_vi_address_t nic, to;
+
+    va.reliability = VIPL_RELIABLE_DELIVERY;
+    va.ptag = s->ptag;
+    va.send_depth = 16;
+    va.recv_depth = DEPTH;
+    va.has_discriminator = true;
+    va.discriminator = disc;
+    assert_int_equal(VIPL_SUCCESS, vipl_create_vi(s->nic, &va, NULL, s->cq, &s->vi));
+    for (int i = 0; i < DEPTH; ++i) {
+        memset(&s->r[i], 0, sizeof(s->r[i]));
+        s->r[i].seg_count = 1;
+        s->r[i].ds[0].addr = s->buf + i * 4096;
+        s->r[i].ds[0].handle = s->h;
+        s->r[i].ds[0].length = 4096;
+        assert_int_equal(VIPL_SUCCESS, vipl_post_recv(s->vi, &s->r[i]));
+    }
+    vipl_nic_vi_address(peer->nic, 0, &nic);
+    assert_true(ops->any_vi_address(&nic, &to));
+    assert_int_equal(VIPL_SUCCESS, vipl_connect_peer_request(s->vi, &to));
+}
+
+/* x (job 1, vpid 0) and y (job 2, vpid 0): x knows y as index 5, y knows
+ * x as 9; the initiator makes its VI, the other NIC's resolver names the
+ * VI to make from the full name in the request (or doorbell), the pair
+ * connects, messages cross, and the goodbye is orderly at the peer */
+static void other_pair(bool x_initiates)
+{
+    lazy_side_t x, y, *ini, *pas;
+    other_names_t xn = {.peer = (2ull << 32) | 0, .disc = 5},
+                  yn = {.peer = (1ull << 32) | 0, .disc = 9};
+    uint32_t disc = 0, want;
+    vipl_return_t ri = VIPL_NOT_DONE, rp = VIPL_NOT_DONE;
+    vipl_vi_error_t why = VIPL_VIERR_NONE;
+    vipl_vi_t *vi;
+    bool is_recv;
+
+    lazy_open(&x, 0);
+    lazy_open(&y, 0);
+    ops->set_names(x.nic, yn.peer, other_resolve, &xn);
+    ops->set_names(y.nic, xn.peer, other_resolve, &yn);
+    ini = x_initiates ? &x : &y;
+    pas = x_initiates ? &y : &x;
+    want = x_initiates ? yn.disc : xn.disc;
+    other_vi(ini, pas, x_initiates ? xn.disc : yn.disc);
+    while (VIPL_SUCCESS != vipl_connect_wait(pas->nic, &disc)) {
+        assert_int_equal(VIPL_NOT_DONE, vipl_connect_peer_done(ini->vi));
+        (void) vipl_cq_done(ini->cq, &vi, &is_recv);
+    }
+    assert_int_equal(want, disc);
+    assert_true((x_initiates ? yn.calls : xn.calls) > 0);
+    other_vi(pas, ini, disc);
+    while (VIPL_NOT_DONE == ri || VIPL_NOT_DONE == rp) {
+        ri = vipl_connect_peer_done(ini->vi);
+        rp = vipl_connect_peer_done(pas->vi);
+    }
+    assert_int_equal(VIPL_SUCCESS, ri);
+    assert_int_equal(VIPL_SUCCESS, rp);
+    lazy_send(ini, pas, 12);
+    lazy_send(pas, ini, 34);
+    /* both goodbyes name the VI right, learned or resolved */
+    {
+        pthread_t th;
+
+        assert_int_equal(0, pthread_create(&th, NULL, watch_vi, pas));
+        assert_int_equal(VIPL_SUCCESS, vipl_disconnect(ini->vi));
+        assert_int_equal(0, pthread_join(th, NULL));
+        assert_int_equal(VIPL_SUCCESS, vipl_query_vi(pas->vi, NULL, &why));
+        assert_int_equal(VIPL_VIERR_DISCONNECTED, why);
+    }
+    lazy_close(&x);
+    lazy_close(&y);
+}
+
+static void test_other_job(void **state)
+{
+    (void) state;
+    other_pair(true);
+    other_pair(false);
+}
+
+/* a request (or doorbell) whose name the resolver refuses makes no VI:
+ * once the resolver was asked, connect_wait reports nothing */
+static void test_other_job_refused(void **state)
+{
+    lazy_side_t x, y;
+    other_names_t xn = {.peer = (2ull << 32) | 0, .disc = 5}, yn = {.peer = 77, .disc = 3};
+    uint32_t disc;
+    vipl_vi_t *vi;
+    bool is_recv;
+
+    (void) state;
+    lazy_open(&x, 0);
+    lazy_open(&y, 0);
+    ops->set_names(x.nic, (1ull << 32) | 0, other_resolve, &xn);
+    ops->set_names(y.nic, (2ull << 32) | 0, other_resolve, &yn);
+    other_vi(&x, &y, 5);
+    while (0 == yn.calls) {
+        assert_int_equal(VIPL_NOT_DONE, vipl_connect_wait(y.nic, &disc));
+        (void) vipl_cq_done(x.cq, &vi, &is_recv);
+        (void) vipl_connect_peer_done(x.vi);
+    }
+    for (int i = 0; i < 1024; ++i) {
+        assert_int_equal(VIPL_NOT_DONE, vipl_connect_wait(y.nic, &disc));
+    }
+    lazy_close(&x);
+    lazy_close(&y);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_send),           cmocka_unit_test(test_inject_order),
-        cmocka_unit_test(test_post_inline),    cmocka_unit_test(test_rdma),
-        cmocka_unit_test(test_bad_local),      cmocka_unit_test(test_lazy_connect),
-        cmocka_unit_test(test_lazy_both),      cmocka_unit_test(test_bye_or_gone),
+        cmocka_unit_test(test_send),
+        cmocka_unit_test(test_inject_order),
+        cmocka_unit_test(test_post_inline),
+        cmocka_unit_test(test_rdma),
+        cmocka_unit_test(test_bad_local),
+        cmocka_unit_test(test_lazy_connect),
+        cmocka_unit_test(test_lazy_both),
+        cmocka_unit_test(test_bye_or_gone),
         cmocka_unit_test(test_bye_unanswered),
+        cmocka_unit_test(test_other_job),
+        cmocka_unit_test(test_other_job_refused),
     };
     vipl_open_params_t p = {0};
     vipl_nic_t *probe = NULL;

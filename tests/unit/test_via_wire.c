@@ -96,6 +96,24 @@ static void test_via_modex_good(void **state)
     }
     /* max_transfer may differ between the ends (each splits its own) */
     assert_int_equal(4194304, theirs.max_transfer);
+    /* a process of another job reads the record with the count it
+     * carries: the NIC address of slot 1 is vpid 0's entry; a record cut
+     * short, one with a count that does not fit its size, and a header
+     * alone are refused */
+    memset(&addr, 0, sizeof(addr));
+    assert_int_equal(0, mca_btl_via_modex_parse_nic(rec, len, 1, &via_mx_mine[1], &theirs, &addr));
+    assert_int_equal(1 * 16 + 0 + 1, addr.bytes[0]);
+    assert_int_equal(-EPROTO,
+                     mca_btl_via_modex_parse_nic(rec, len - 1, 1, &via_mx_mine[1], &theirs, &addr));
+    assert_int_equal(-EPROTO,
+                     mca_btl_via_modex_parse_nic(rec, sizeof(mca_btl_via_modex_hdr_t) - 1, 1,
+                                                 &via_mx_mine[1], &theirs, &addr));
+    ((mca_btl_via_modex_hdr_t *) rec)->nprocs = VIA_MX_NPROCS + 1;
+    assert_int_equal(-EPROTO,
+                     mca_btl_via_modex_parse_nic(rec, len, 1, &via_mx_mine[1], &theirs, &addr));
+    ((mca_btl_via_modex_hdr_t *) rec)->nprocs = 0;
+    assert_int_equal(-EPROTO,
+                     mca_btl_via_modex_parse_nic(rec, len, 1, &via_mx_mine[1], &theirs, &addr));
     free(rec);
 }
 
