@@ -306,7 +306,7 @@ void tc_ompi_alone_on_host(const char *help_file, const char *btl, const char *p
  * the module per peer and schedules by that module's figures. The
  * standard parameters btl_<component>_<figure> (mca_btl_base_param_register
  * on the template module) stay those of the same-host reach; another
- * reach has btl_<component>_<reach>_<figure>. docs/common.md, "One BTL
+ * reach has btl_<component>_<reach>_<figure>. docs/common_ompi.md, "One BTL
  * module per reach", has the whole contract. */
 
 /* The figures ob1 and the bml read per module. */

@@ -6,7 +6,7 @@
  * and figures that suit its path: the parameters of the second reach
  * (btl_<component>_<reach>_<figure>), the module made from the component's
  * template with those figures, and the add_procs loop in which each module
- * claims the peers of its own reach only (docs/common.md, "One BTL module
+ * claims the peers of its own reach only (docs/common_ompi.md, "One BTL module
  * per reach").
  */
 #include "opal_config.h"
