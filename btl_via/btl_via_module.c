@@ -62,27 +62,45 @@ static int mca_btl_via_register_error(struct mca_btl_base_module_t *btl,
     return OPAL_SUCCESS;
 }
 
+/* a peer's modex record (freed by the caller); OPAL_ERR_UNREACH without one */
+static int mca_btl_via_peer_record(struct opal_proc_t *proc, void **rec, size_t *size)
+{
+    int rc;
+
+    *rec = NULL;
+    *size = 0;
+    TC_OMPI_MODEX_RECV(rc, &mca_btl_via_component.super.btl_version, &proc->proc_name, rec, size);
+    return OPAL_SUCCESS == rc && NULL != *rec ? OPAL_SUCCESS : OPAL_ERR_UNREACH;
+}
+
+/* a parser's -ERANGE: the peer's receive geometry differs from ours */
+static void mca_btl_via_geometry_mismatch(const struct opal_proc_t *proc,
+                                          const mca_btl_via_modex_slot_t *mine,
+                                          const mca_btl_via_modex_slot_t *theirs)
+{
+    opal_show_help("help-mpi-btl-via.txt", "geometry mismatch", true, opal_process_info.nodename,
+                   mine->recv_descriptors, mine->recv_size, (int) proc->proc_name.vpid,
+                   theirs->recv_descriptors, theirs->recv_size);
+}
+
 /* the peer's VI for us on device slot `slot`, from its modex record
  * (checked: it comes from another process) */
 static int mca_btl_via_peer_address(struct opal_proc_t *proc, int slot, vipl_vi_address_t *addr)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
     mca_btl_via_modex_slot_t mine, theirs;
-    void *rec = NULL;
-    size_t size = 0;
+    void *rec;
+    size_t size;
     int rc;
 
-    TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, &rec, &size);
-    if (OPAL_SUCCESS != rc || NULL == rec) {
+    if (OPAL_SUCCESS != mca_btl_via_peer_record(proc, &rec, &size)) {
         return OPAL_ERR_UNREACH;
     }
     mca_btl_via_modex_slot_of(slot, &mine);
     rc = mca_btl_via_modex_parse(rec, size, c->nprocs, c->my_vpid, slot, &mine, &theirs, addr);
     free(rec);
     if (-ERANGE == rc) {
-        opal_show_help("help-mpi-btl-via.txt", "geometry mismatch", true,
-                       opal_process_info.nodename, mine.recv_descriptors, mine.recv_size,
-                       (int) proc->proc_name.vpid, theirs.recv_descriptors, theirs.recv_size);
+        mca_btl_via_geometry_mismatch(proc, &mine, &theirs);
     }
     return 0 == rc ? OPAL_SUCCESS : OPAL_ERR_UNREACH;
 }
@@ -92,25 +110,21 @@ static int mca_btl_via_peer_address(struct opal_proc_t *proc, int slot, vipl_vi_
  * request or doorbell (VIPL_DISC_ANY) */
 static int mca_btl_via_peer_any_address(struct opal_proc_t *proc, vipl_vi_address_t *addr)
 {
-    mca_btl_via_component_t *c = &mca_btl_via_component;
-    const mca_btl_via_dev_t *net = &c->devs[MCA_BTL_VIA_DEV_NET];
+    const mca_btl_via_dev_t *net = &mca_btl_via_component.devs[MCA_BTL_VIA_DEV_NET];
     mca_btl_via_modex_slot_t mine, theirs;
     vipl_vi_address_t nic;
-    void *rec = NULL;
-    size_t size = 0;
+    void *rec;
+    size_t size;
     int rc;
 
-    TC_OMPI_MODEX_RECV(rc, &c->super.btl_version, &proc->proc_name, &rec, &size);
-    if (OPAL_SUCCESS != rc || NULL == rec) {
+    if (OPAL_SUCCESS != mca_btl_via_peer_record(proc, &rec, &size)) {
         return OPAL_ERR_UNREACH;
     }
     mca_btl_via_modex_slot_of(MCA_BTL_VIA_DEV_NET, &mine);
     rc = mca_btl_via_modex_parse_nic(rec, size, MCA_BTL_VIA_DEV_NET, &mine, &theirs, &nic);
     free(rec);
     if (-ERANGE == rc) {
-        opal_show_help("help-mpi-btl-via.txt", "geometry mismatch", true,
-                       opal_process_info.nodename, mine.recv_descriptors, mine.recv_size,
-                       (int) proc->proc_name.vpid, theirs.recv_descriptors, theirs.recv_size);
+        mca_btl_via_geometry_mismatch(proc, &mine, &theirs);
     }
     if (0 != rc || !net->ops->any_vi_address(&nic, addr)) {
         return OPAL_ERR_UNREACH;
