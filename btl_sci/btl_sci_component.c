@@ -645,7 +645,9 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
         c->num_procs < c->num_local || c->num_procs > 0xfffe || c->my_vpid >= c->num_procs) {
         return NULL;
     }
-    if (c->num_procs < 2 || !mca_btl_sci_open_providers()) {
+    /* a job of one process still opens ofi for other jobs (a spawned
+     * child alone, a singleton that spawns) */
+    if (!mca_btl_sci_open_providers()) {
         /* no provider reaches any other process of the job */
         opal_output_verbose(10, c->output, "btl:sci: no peer reachable, disabled");
         /* the provider that was tried (ofi only when forced or when it
