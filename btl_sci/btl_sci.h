@@ -91,11 +91,11 @@ typedef struct mca_btl_sci_component {
     int my_vpid;
     int num_procs;
     struct mca_btl_base_endpoint_t *oeps; /* ofi endpoints by tc_peers index */
-    int num_oeps;        /* the own job's, then other jobs' (other_jobs_on) */
-    bool own_ofi;        /* the own job's processes use ofi (other hosts, forced) */
-    bool other_jobs_on;  /* processes of other jobs are reached (over ofi) */
+    int num_oeps;                         /* the own job's, then other jobs' (other_jobs_on) */
+    bool own_ofi;            /* the own job's processes use ofi (other hosts, forced) */
+    bool other_jobs_on;      /* processes of other jobs are reached (over ofi) */
     unsigned int other_jobs; /* btl_sci_other_jobs */
-    tc_peers_t peers;    /* full name -> index into oeps and olsegs */
+    tc_peers_t peers;        /* full name -> index into oeps and olsegs */
     int32_t need_activate;                /* an ofi peer connected: poll it */
     int32_t dma_posted;                   /* asynchronous put/get in flight */
     bool running;                         /* init done, not finalized */

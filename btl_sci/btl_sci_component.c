@@ -446,13 +446,16 @@ sci_error_t mca_btl_sci_ofi_segment_make(int idx)
     base = sci_local_segment_address(seg);
     /* a new segment is zero: only the ring header is written, so the
      * slots cost no memory until this peer sends */
-    if (0 != tc_ring_format_zeroed(base + MCA_BTL_SCI_SEG_RING_OFF, bytes - MCA_BTL_SCI_SEG_RING_OFF,
-                                   mod->ring_slots, mod->slot_size)) {
+    if (0 !=
+        tc_ring_format_zeroed(base + MCA_BTL_SCI_SEG_RING_OFF, bytes - MCA_BTL_SCI_SEG_RING_OFF,
+                              mod->ring_slots, mod->slot_size)) {
         err = SCI_ERR_ILLEGAL_PARAMETER;
     }
-    if (SCI_ERR_OK == err && (SCI_ERR_OK != (err = sci_prepare_segment(seg)) ||
-                              SCI_ERR_OK != (err = sci_set_segment_available(seg, 1)))) {
-        /* fall through */
+    if (SCI_ERR_OK == err) {
+        err = sci_prepare_segment(seg);
+    }
+    if (SCI_ERR_OK == err) {
+        err = sci_set_segment_available(seg, 1);
     }
     if (SCI_ERR_OK != err) {
         sci_remove_segment(seg);
@@ -692,9 +695,10 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
     /* the peer table: own job by vpid, other jobs' processes after it
      * (their segment ids keep 16 bits per index, below the doorbell's) */
     c->other_jobs_on = NULL != c->osd && c->other_jobs > 0 &&
-                       (uint32_t) c->num_procs + c->other_jobs < MCA_BTL_SCI_DOORBELL_ID &&
-                       0 == tc_peers_init(&c->peers, OPAL_PROC_MY_NAME.jobid,
-                                          (uint32_t) c->num_procs, c->other_jobs);
+        (uint32_t) c->num_procs + c->other_jobs < MCA_BTL_SCI_DOORBELL_ID &&
+        0 ==
+            tc_peers_init(&c->peers, OPAL_PROC_MY_NAME.jobid, (uint32_t) c->num_procs,
+                          c->other_jobs);
     if (!c->other_jobs_on) {
         (void) tc_peers_init(&c->peers, OPAL_PROC_MY_NAME.jobid, (uint32_t) c->num_procs, 0);
         if (NULL != c->osd && c->other_jobs > 0) {

@@ -98,11 +98,12 @@ static mca_btl_sci_endpoint_t *mca_btl_sci_endpoint_for(struct opal_proc_t *proc
     shm = !other && NULL != c->sd && OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags) &&
         rec.node_id == c->node_id && rec.local_rank < (uint32_t) c->num_local &&
         (int) rec.local_rank != c->local_rank;
-    if (!shm && (NULL == c->osd || (!other && !c->own_ofi) || idx >= (uint32_t) c->num_oeps ||
-                 (!other && (int) vpid == c->my_vpid) ||
-                 SCI_ERR_OK != sci_import_node_as(c->osd, idx, vpid,
-                                                  tc_peers_name(proc->proc_name.jobid, vpid),
-                                                  dir, dirlen))) {
+    if (!shm &&
+        (NULL == c->osd || (!other && !c->own_ofi) || idx >= (uint32_t) c->num_oeps ||
+         (!other && (int) vpid == c->my_vpid) ||
+         SCI_ERR_OK !=
+             sci_import_node_as(c->osd, idx, vpid, tc_peers_name(proc->proc_name.jobid, vpid), dir,
+                                dirlen))) {
         goto out;
     }
     mod = shm ? &mca_btl_sci_module : &mca_btl_sci_ofi_module;
@@ -153,8 +154,8 @@ static struct mca_btl_base_endpoint_t *mca_btl_sci_attach(struct opal_proc_t *pr
         OPAL_THREAD_LOCK(&ep->lock);
         if (NULL == c->olsegs[ep->peer_rank] &&
             (SCI_ERR_OK != mca_btl_sci_ofi_segment_make(ep->peer_rank) ||
-             SCI_ERR_OK != sci_offer_segment(c->osd, (uint32_t) ep->peer_rank,
-                                             c->olsegs[ep->peer_rank]))) {
+             SCI_ERR_OK !=
+                 sci_offer_segment(c->osd, (uint32_t) ep->peer_rank, c->olsegs[ep->peer_rank]))) {
             ep->state = MCA_BTL_SCI_EP_FAILED;
         }
         OPAL_THREAD_UNLOCK(&ep->lock);

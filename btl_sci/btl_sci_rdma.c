@@ -167,8 +167,7 @@ static int mca_btl_sci_dma_remote(struct mca_btl_base_endpoint_t *endpoint, uint
      * the provider knows it by its index here */
     if (OPAL_UNLIKELY(endpoint->sd == c->sd ? remote->owner != (uint64_t) endpoint->peer_pid
                                             : NULL == endpoint->proc ||
-                                                  remote->key_node !=
-                                                      endpoint->proc->proc_name.vpid)) {
+                              remote->key_node != endpoint->proc->proc_name.vpid)) {
         return OPAL_ERR_BAD_PARAM;
     }
     if (endpoint->sd != c->sd) {
