@@ -678,6 +678,13 @@ static void test_offer_other_job(void **state)
     import(f->b, 2, f->a);
     assert_int_equal(SCI_ERR_OK, sci_connect_segment(f->a, 2, 0x20001, &brseg));
     assert_int_equal(SCI_ERR_OK, sci_create_map_sequence(brseg, &bseq));
+    /* one write that lands: b has taken a's connection before teardown
+     * (libfabric leaks one it accepts while closing) */
+    map = sci_map_remote_segment(brseg, 0, 8);
+    assert_non_null(map);
+    *(uint64_t *) map = 0x5a5a0001;
+    assert_int_equal(SCI_ERR_OK, sci_flush(brseg, 0, 8));
+    wait_word(f, sci_local_segment_address(bseg), 0x5a5a0001);
 
     /* c imports a under its own index; a's directory names it 1 */
     export_dir(f->a, &dir, &len);
