@@ -4,8 +4,10 @@
  * sci_ofi_cm.c: the ofi provider's address exchange and connections:
  * the directory a node exports (its endpoint address and available
  * segments) and imports from others, remote segments looked up in it and
- * mapped as local shadows, and the sequences that report a node's state
- * (a bye, a failure, or a probe that went out).
+ * mapped as local shadows, the offers of a segment to a node whose
+ * directory lists none for us (a process of another job), and the
+ * sequences that report a node's state (a bye, a failure, or a probe
+ * that went out).
  */
 
 #define _GNU_SOURCE

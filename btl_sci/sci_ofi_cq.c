@@ -3,7 +3,7 @@
 /*
  * sci_ofi_cq.c: the ofi provider's completion handling: the one CQ read
  * by sci_progress and by every wait, the receives that bring a node's
- * "bye", the words a publish stores once its bytes landed (remote CQ
+ * "bye" or its offer of a segment, the words a publish stores once its bytes landed (remote CQ
  * data), the failures of a node that error completions report, and the
  * pieces of asynchronous transfers put on the done list.
  */

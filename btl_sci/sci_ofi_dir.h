@@ -2,8 +2,9 @@
 /* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sci_ofi_dir.h: what the ofi provider publishes about one node (its
- * "directory": SISCI's driver knows the same of every node) and the one
- * message it sends between nodes, as wire structs, with their parser.
+ * "directory": SISCI's driver knows the same of every node) and the two
+ * messages it sends between nodes (bye, offer), as wire structs, with
+ * their parsers.
  * Plain C without libfabric, so the fuzz test drives the parser alone.
  *
  *   directory = sci_ofi_dir_hdr_t | fabric address (addrlen bytes, padded

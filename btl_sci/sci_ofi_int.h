@@ -34,7 +34,7 @@
 
 enum {
     SCI_OFI_CTX_DMA = 1,   /* a DMA transfer (someone waits for done) */
-    SCI_OFI_CTX_RECV = 2,  /* a posted receive (bye messages) */
+    SCI_OFI_CTX_RECV = 2,  /* a posted receive (bye and offer messages) */
     SCI_OFI_CTX_NODE = 3,  /* a write without completion: errors only */
     SCI_OFI_CTX_PROBE = 4, /* a liveness probe of a node */
     SCI_OFI_CTX_BYE = 5,   /* our bye, sent at close */
