@@ -140,6 +140,7 @@ static struct mca_btl_base_endpoint_t *mca_btl_sci_attach(struct opal_proc_t *pr
 {
     mca_btl_sci_component_t *c = ctx;
     mca_btl_sci_endpoint_t *ep = mca_btl_sci_endpoint_for(proc);
+    bool fresh = false;
 
     if (NULL == ep) {
         return NULL;
@@ -147,27 +148,27 @@ static struct mca_btl_base_endpoint_t *mca_btl_sci_attach(struct opal_proc_t *pr
     if (NULL != module) {
         *module = &ep->module->super;
     }
-    if (MCA_BTL_SCI_EP_UNUSED == ep->state && ep->peer_rank >= c->num_procs) {
+    /* add_procs and progress (an offer) may meet a peer at once: one of
+     * them takes it out of UNUSED */
+    OPAL_THREAD_LOCK(&ep->lock);
+    if (MCA_BTL_SCI_EP_UNUSED == ep->state && ep->peer_rank >= c->num_procs &&
+        NULL == c->olsegs[ep->peer_rank] &&
+        (SCI_ERR_OK != mca_btl_sci_ofi_segment_make(ep->peer_rank) ||
+         SCI_ERR_OK !=
+             sci_offer_segment(c->osd, (uint32_t) ep->peer_rank, c->olsegs[ep->peer_rank]))) {
         /* another job's process: its ring is made on first contact and
-         * offered to it (our modex directory lists the own job's only);
-         * add_procs and progress may meet it at once */
-        OPAL_THREAD_LOCK(&ep->lock);
-        if (NULL == c->olsegs[ep->peer_rank] &&
-            (SCI_ERR_OK != mca_btl_sci_ofi_segment_make(ep->peer_rank) ||
-             SCI_ERR_OK !=
-                 sci_offer_segment(c->osd, (uint32_t) ep->peer_rank, c->olsegs[ep->peer_rank]))) {
-            ep->state = MCA_BTL_SCI_EP_FAILED;
-        }
-        OPAL_THREAD_UNLOCK(&ep->lock);
-        if (MCA_BTL_SCI_EP_FAILED == ep->state) {
-            return NULL;
-        }
+         * offered to it (our modex directory lists the own job's only) */
+        ep->state = MCA_BTL_SCI_EP_FAILED;
     }
     if (MCA_BTL_SCI_EP_UNUSED == ep->state) {
         ep->proc = proc;
         ep->lseg = ep->sd == c->sd ? c->lsegs[ep->peer_rank] : c->olsegs[ep->peer_rank];
         ep->state = MCA_BTL_SCI_EP_CONNECTING;
         (void) OPAL_THREAD_ADD_FETCH32(&c->num_unconnected, 1);
+        fresh = true;
+    }
+    OPAL_THREAD_UNLOCK(&ep->lock);
+    if (fresh) {
         /* eager connection; if the peer's segment is not available yet
          * progress (or the first send) retries */
         (void) mca_btl_sci_endpoint_connect(ep);
