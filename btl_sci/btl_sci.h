@@ -23,6 +23,7 @@
 #include "tc_ompi.h"
 #include "tc_ompi_compat.h"
 
+#include "tc_peers.h"
 #include "sci_device.h"
 #include "tc_rcache.h"
 #include "btl_sci_expose.h"
@@ -89,7 +90,12 @@ typedef struct mca_btl_sci_component {
     sci_local_segment_t **olsegs;
     int my_vpid;
     int num_procs;
-    struct mca_btl_base_endpoint_t *oeps; /* ofi endpoints by vpid */
+    struct mca_btl_base_endpoint_t *oeps; /* ofi endpoints by tc_peers index */
+    int num_oeps;                         /* the own job's, then other jobs' (other_jobs_on) */
+    bool own_ofi;            /* the own job's processes use ofi (other hosts, forced) */
+    bool other_jobs_on;      /* processes of other jobs are reached (over ofi) */
+    unsigned int other_jobs; /* btl_sci_other_jobs */
+    tc_peers_t peers;        /* full name -> index into oeps and olsegs */
     int32_t need_activate;                /* an ofi peer connected: poll it */
     int32_t dma_posted;                   /* asynchronous put/get in flight */
     bool running;                         /* init done, not finalized */
@@ -240,6 +246,10 @@ void mca_btl_sci_atomic_handle_rsp(struct mca_btl_base_endpoint_t *ep, const voi
 
 /* teardown shared by finalize and a failed init */
 void mca_btl_sci_free_endpoints(void);
+/* the ofi segment (ring) of peer index idx, made and made available */
+sci_error_t mca_btl_sci_ofi_segment_make(int idx);
+/* ofi: take the offers of processes of other jobs (progress) */
+void mca_btl_sci_take_offers(void);
 void mca_btl_sci_remove_local_segments(void);
 
 /* progress helpers */

@@ -50,6 +50,13 @@ static int mca_btl_sci_component_register(void)
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
     mca_btl_base_module_t *m = &mca_btl_sci_module.super;
 
+    (void) tc_ompi_param_uint(
+        &c->super.btl_version, "other_jobs",
+        "Processes of other jobs (MPI_Comm_spawn, MPI_Comm_connect/accept, ULFM's "
+        "respawn) one process can reach, over the ofi provider (also on this host; "
+        "with btl_sci_provider auto it is then opened even when the job has no "
+        "other host); 0: processes of other jobs are left to another BTL.",
+        OPAL_INFO_LVL_4, &c->other_jobs, 64);
     (void) tc_ompi_param_uint(&c->super.btl_version, "ring_slots",
                               "Slots of the message ring each peer owns in our memory "
                               "(credits: sends wait when all are in use; power of two >= 4)",
@@ -224,7 +231,7 @@ void mca_btl_sci_remove_local_segments(void)
         c->lsegs = NULL;
     }
     if (NULL != c->olsegs) {
-        for (int i = 0; i < c->num_procs; ++i) {
+        for (int i = 0; i < c->num_oeps; ++i) {
             if (NULL != c->olsegs[i]) {
                 (void) sci_set_segment_unavailable(c->olsegs[i]);
                 sci_remove_segment(c->olsegs[i]);
@@ -238,6 +245,8 @@ void mca_btl_sci_remove_local_segments(void)
         c->doorbell_seg = NULL;
         c->doorbell = NULL;
     }
+    tc_peers_fini(&c->peers);
+    c->other_jobs_on = false;
 }
 
 /* the endpoint tables: destruct every endpoint (which disconnects it) */
@@ -251,7 +260,7 @@ void mca_btl_sci_free_endpoints(void)
         }
     }
     if (NULL != c->oeps) {
-        for (int i = 0; i < c->num_procs; ++i) {
+        for (int i = 0; i < c->num_oeps; ++i) {
             OBJ_DESTRUCT(c->oeps + i);
         }
     }
@@ -420,6 +429,42 @@ fail:
     return OPAL_ERROR;
 }
 
+/* the ofi segment of peer index idx (its ring, formatted), made available */
+sci_error_t mca_btl_sci_ofi_segment_make(int idx)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    const mca_btl_sci_module_t *mod = &mca_btl_sci_ofi_module;
+    size_t bytes = mca_btl_sci_segment_bytes(mod);
+    sci_local_segment_t *seg = NULL;
+    sci_error_t err;
+    char *base;
+
+    err = sci_create_segment(c->osd, MCA_BTL_SCI_SEGMENT_ID(c->my_vpid, idx), bytes, &seg);
+    if (SCI_ERR_OK != err) {
+        return err;
+    }
+    base = sci_local_segment_address(seg);
+    /* a new segment is zero: only the ring header is written, so the
+     * slots cost no memory until this peer sends */
+    if (0 !=
+        tc_ring_format_zeroed(base + MCA_BTL_SCI_SEG_RING_OFF, bytes - MCA_BTL_SCI_SEG_RING_OFF,
+                              mod->ring_slots, mod->slot_size)) {
+        err = SCI_ERR_ILLEGAL_PARAMETER;
+    }
+    if (SCI_ERR_OK == err) {
+        err = sci_prepare_segment(seg);
+    }
+    if (SCI_ERR_OK == err) {
+        err = sci_set_segment_available(seg, 1);
+    }
+    if (SCI_ERR_OK != err) {
+        sci_remove_segment(seg);
+        return err;
+    }
+    c->olsegs[idx] = seg;
+    return SCI_ERR_OK;
+}
+
 /* ofi: one segment per process of the job (which of them are on this
  * host is not known before the modex), formatted and made available, so
  * that the directory in our modex lists them all */
@@ -430,32 +475,12 @@ static int mca_btl_sci_create_ofi_segments(void)
     size_t bytes = mca_btl_sci_segment_bytes(mod);
     sci_error_t err = SCI_ERR_OK;
 
-    c->olsegs = calloc((size_t) c->num_procs, sizeof(*c->olsegs));
+    c->olsegs = calloc((size_t) c->num_oeps, sizeof(*c->olsegs));
     if (NULL == c->olsegs) {
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
-    for (int peer = 0; peer < c->num_procs; ++peer) {
-        char *base;
-
-        if (peer == c->my_vpid) {
-            continue;
-        }
-        err = sci_create_segment(c->osd, MCA_BTL_SCI_SEGMENT_ID(c->my_vpid, peer), bytes,
-                                 c->olsegs + peer);
-        if (SCI_ERR_OK != err) {
-            break;
-        }
-        base = sci_local_segment_address(c->olsegs[peer]);
-        /* a new segment is zero: only the ring header is written, so the
-         * slots cost no memory until this peer sends */
-        if (0 !=
-            tc_ring_format_zeroed(base + MCA_BTL_SCI_SEG_RING_OFF, bytes - MCA_BTL_SCI_SEG_RING_OFF,
-                                  mod->ring_slots, mod->slot_size)) {
-            err = SCI_ERR_ILLEGAL_PARAMETER;
-            break;
-        }
-        if (SCI_ERR_OK != (err = sci_prepare_segment(c->olsegs[peer])) ||
-            SCI_ERR_OK != (err = sci_set_segment_available(c->olsegs[peer], 1))) {
+    for (int peer = 0; c->own_ofi && peer < c->num_procs; ++peer) {
+        if (peer != c->my_vpid && SCI_ERR_OK != (err = mca_btl_sci_ofi_segment_make(peer))) {
             break;
         }
     }
@@ -494,9 +519,13 @@ static bool mca_btl_sci_open_providers(void)
             c->node_id = sci_local_node_id(c->sd);
         }
     }
-    if (!force_shm && (force_ofi || c->num_procs > c->num_local)) {
+    c->own_ofi = !force_shm && (force_ofi || c->num_procs > c->num_local);
+    /* processes of other jobs go over ofi, on this host too: its address
+     * must be in the modex from MPI_Init on */
+    if (c->own_ofi || (!force_shm && c->other_jobs > 0)) {
         params.provider = "ofi";
         params.node_id = (uint32_t) c->my_vpid;
+        params.node_name = tc_peers_name(OPAL_PROC_MY_NAME.jobid, (uint32_t) c->my_vpid);
         params.fabric = c->ofi_fabric;
         params.device = NULL != c->ofi_device && '\0' != c->ofi_device[0] ? c->ofi_device : NULL;
         err = sci_provider_available("ofi") ? sci_open(&params, &c->osd) : SCI_ERR_NOT_SUPPORTED;
@@ -619,7 +648,9 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
         c->num_procs < c->num_local || c->num_procs > 0xfffe || c->my_vpid >= c->num_procs) {
         return NULL;
     }
-    if (c->num_procs < 2 || !mca_btl_sci_open_providers()) {
+    /* a job of one process still opens ofi for other jobs (a spawned
+     * child alone, a singleton that spawns) */
+    if (!mca_btl_sci_open_providers()) {
         /* no provider reaches any other process of the job */
         opal_output_verbose(10, c->output, "btl:sci: no peer reachable, disabled");
         /* the provider that was tried (ofi only when forced or when it
@@ -661,6 +692,23 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
         mca_btl_sci_strip_rdma(&mca_btl_sci_ofi_module.super);
     }
 
+    /* the peer table: own job by vpid, other jobs' processes after it
+     * (their segment ids keep 16 bits per index, below the doorbell's) */
+    c->other_jobs_on = NULL != c->osd && c->other_jobs > 0 &&
+        (uint32_t) c->num_procs + c->other_jobs < MCA_BTL_SCI_DOORBELL_ID &&
+        0 ==
+            tc_peers_init(&c->peers, OPAL_PROC_MY_NAME.jobid, (uint32_t) c->num_procs,
+                          c->other_jobs);
+    if (!c->other_jobs_on) {
+        (void) tc_peers_init(&c->peers, OPAL_PROC_MY_NAME.jobid, (uint32_t) c->num_procs, 0);
+        if (NULL != c->osd && c->other_jobs > 0) {
+            opal_output_verbose(1, c->output,
+                                "btl:sci: btl_sci_other_jobs=%u with %d processes: more than "
+                                "%u in all; processes of other jobs are left to another BTL",
+                                c->other_jobs, c->num_procs, MCA_BTL_SCI_DOORBELL_ID - 1);
+        }
+    }
+    c->num_oeps = (int) tc_peers_capacity(&c->peers);
     if (OPAL_SUCCESS != mca_btl_sci_create_segments()) {
         mca_btl_sci_release_segments();
         return NULL;
@@ -692,17 +740,17 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
         }
     }
     if (NULL != c->osd) {
-        c->oeps = calloc((size_t) c->num_procs, sizeof(*c->oeps));
+        c->oeps = calloc((size_t) c->num_oeps, sizeof(*c->oeps));
         if (NULL != c->oeps) {
-            for (int i = 0; i < c->num_procs; ++i) {
+            for (int i = 0; i < c->num_oeps; ++i) {
                 OBJ_CONSTRUCT(c->oeps + i, mca_btl_sci_endpoint_t);
                 c->oeps[i].peer_rank = i;
             }
         }
     }
-    c->active = calloc((size_t) (c->num_local + c->num_procs), sizeof(*c->active));
-    c->connected = calloc((size_t) (c->num_local + c->num_procs), sizeof(*c->connected));
-    c->sweep = calloc((size_t) (c->num_local + c->num_procs), sizeof(*c->sweep));
+    c->active = calloc((size_t) (c->num_local + c->num_oeps), sizeof(*c->active));
+    c->connected = calloc((size_t) (c->num_local + c->num_oeps), sizeof(*c->connected));
+    c->sweep = calloc((size_t) (c->num_local + c->num_oeps), sizeof(*c->sweep));
     if (NULL == c->endpoints || NULL == c->active || NULL == c->connected || NULL == c->sweep ||
         (NULL != c->osd && NULL == c->oeps)) {
         goto fail;

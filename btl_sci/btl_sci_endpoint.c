@@ -122,9 +122,14 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
     /* shm: this host's node id and local ranks; ofi: node ids are vpids,
      * and no doorbell (a peer on another host stays polled) */
     ofi = NULL != c->osd && ep->sd == c->osd;
+    /* another job's process: the ring it offered us (its directory lists
+     * its own job's rings only) */
     err = sci_connect_segment(
         ep->sd, ofi ? (uint32_t) ep->peer_rank : c->node_id,
-        MCA_BTL_SCI_SEGMENT_ID(ep->peer_rank, ofi ? c->my_vpid : c->local_rank), &rseg);
+        ofi && ep->peer_rank >= c->num_procs
+            ? SCI_OFFERED_SEGMENT
+            : MCA_BTL_SCI_SEGMENT_ID(ep->peer_rank, ofi ? c->my_vpid : c->local_rank),
+        &rseg);
     if (SCI_ERR_OK == err && !ofi) {
         err = sci_connect_segment(c->sd, c->node_id,
                                   MCA_BTL_SCI_SEGMENT_ID(ep->peer_rank, MCA_BTL_SCI_DOORBELL_ID),

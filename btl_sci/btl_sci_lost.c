@@ -84,7 +84,7 @@ int mca_btl_sci_lost_progress(void)
     }
     for (int pass = 0; pass < 2; ++pass) {
         mca_btl_sci_endpoint_t *eps = 0 == pass ? c->endpoints : c->oeps;
-        int n = 0 == pass ? c->num_local : c->num_procs;
+        int n = 0 == pass ? c->num_local : c->num_oeps;
 
         for (int i = 0; NULL != eps && i < n; ++i) {
             if (tc_ompi_lost_take(&eps[i].lost)) {

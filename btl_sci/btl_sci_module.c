@@ -74,11 +74,18 @@ static mca_btl_sci_endpoint_t *mca_btl_sci_endpoint_for(struct opal_proc_t *proc
     const void *dir = NULL;
     mca_btl_sci_endpoint_t *ep = NULL;
     mca_btl_sci_module_t *mod;
-    uint32_t vpid = proc->proc_name.vpid;
+    uint32_t vpid = proc->proc_name.vpid, idx = vpid;
+    bool other = proc->proc_name.jobid != OPAL_PROC_MY_NAME.jobid;
     size_t size = 0, dirlen = 0;
     bool shm;
     int rc;
 
+    if (other &&
+        (!c->other_jobs_on ||
+         0 != tc_peers_index(&c->peers, tc_peers_name(proc->proc_name.jobid, vpid), true, &idx))) {
+        /* no room left for another job's process (btl_sci_other_jobs) */
+        return NULL;
+    }
     if (NULL == c->osd && !OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags)) {
         /* shm alone reaches this host only (and published locally) */
         return NULL;
@@ -87,15 +94,20 @@ static mca_btl_sci_endpoint_t *mca_btl_sci_endpoint_for(struct opal_proc_t *proc
     if (OPAL_SUCCESS != rc || 0 != mca_btl_sci_modex_parse(data, size, &rec, &dir, &dirlen)) {
         goto out;
     }
-    shm = NULL != c->sd && OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags) && rec.node_id == c->node_id &&
-        rec.local_rank < (uint32_t) c->num_local && (int) rec.local_rank != c->local_rank;
+    /* shm's files are the job's: another job's process goes over ofi */
+    shm = !other && NULL != c->sd && OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags) &&
+        rec.node_id == c->node_id && rec.local_rank < (uint32_t) c->num_local &&
+        (int) rec.local_rank != c->local_rank;
     if (!shm &&
-        (NULL == c->osd || vpid >= (uint32_t) c->num_procs || (int) vpid == c->my_vpid ||
-         SCI_ERR_OK != sci_import_node(c->osd, vpid, dir, dirlen))) {
+        (NULL == c->osd || (!other && !c->own_ofi) || idx >= (uint32_t) c->num_oeps ||
+         (!other && (int) vpid == c->my_vpid) ||
+         SCI_ERR_OK !=
+             sci_import_node_as(c->osd, idx, vpid, tc_peers_name(proc->proc_name.jobid, vpid), dir,
+                                dirlen))) {
         goto out;
     }
     mod = shm ? &mca_btl_sci_module : &mca_btl_sci_ofi_module;
-    ep = shm ? c->endpoints + rec.local_rank : c->oeps + vpid;
+    ep = shm ? c->endpoints + rec.local_rank : c->oeps + idx;
     if (!mca_btl_sci_modex_geometry_ok(&rec, shm, mod->ring_slots, mod->slot_size)) {
         /* said once: each module's add_procs asks again */
         if (MCA_BTL_SCI_EP_UNUSED == ep->state) {
@@ -128,6 +140,7 @@ static struct mca_btl_base_endpoint_t *mca_btl_sci_attach(struct opal_proc_t *pr
 {
     mca_btl_sci_component_t *c = ctx;
     mca_btl_sci_endpoint_t *ep = mca_btl_sci_endpoint_for(proc);
+    bool fresh = false;
 
     if (NULL == ep) {
         return NULL;
@@ -135,11 +148,27 @@ static struct mca_btl_base_endpoint_t *mca_btl_sci_attach(struct opal_proc_t *pr
     if (NULL != module) {
         *module = &ep->module->super;
     }
+    /* add_procs and progress (an offer) may meet a peer at once: one of
+     * them takes it out of UNUSED */
+    OPAL_THREAD_LOCK(&ep->lock);
+    if (MCA_BTL_SCI_EP_UNUSED == ep->state && ep->peer_rank >= c->num_procs &&
+        NULL == c->olsegs[ep->peer_rank] &&
+        (SCI_ERR_OK != mca_btl_sci_ofi_segment_make(ep->peer_rank) ||
+         SCI_ERR_OK !=
+             sci_offer_segment(c->osd, (uint32_t) ep->peer_rank, c->olsegs[ep->peer_rank]))) {
+        /* another job's process: its ring is made on first contact and
+         * offered to it (our modex directory lists the own job's only) */
+        ep->state = MCA_BTL_SCI_EP_FAILED;
+    }
     if (MCA_BTL_SCI_EP_UNUSED == ep->state) {
         ep->proc = proc;
         ep->lseg = ep->sd == c->sd ? c->lsegs[ep->peer_rank] : c->olsegs[ep->peer_rank];
         ep->state = MCA_BTL_SCI_EP_CONNECTING;
         (void) OPAL_THREAD_ADD_FETCH32(&c->num_unconnected, 1);
+        fresh = true;
+    }
+    OPAL_THREAD_UNLOCK(&ep->lock);
+    if (fresh) {
         /* eager connection; if the peer's segment is not available yet
          * progress (or the first send) retries */
         (void) mca_btl_sci_endpoint_connect(ep);
@@ -170,6 +199,32 @@ static void mca_btl_sci_add_all_peers(void)
     }
 }
 
+/* progress: each process of another job that offered us a ring gets its
+ * endpoint (on 5.0 connect/accept adds no process to the BTLs: the side
+ * that has not sent yet meets the other here) */
+void mca_btl_sci_take_offers(void)
+{
+    mca_btl_sci_component_t *c = &mca_btl_sci_component;
+    uint64_t name;
+
+    while (sci_take_offer(c->osd, &name)) {
+        opal_process_name_t pn;
+        opal_proc_t *proc;
+
+        pn.jobid = (opal_jobid_t) (name >> 32);
+        pn.vpid = (opal_vpid_t) (name & 0xffffffffu);
+        if (pn.jobid == OPAL_PROC_MY_NAME.jobid) {
+            continue; /* the own job's rings are in the modex */
+        }
+        proc = opal_proc_for_name(pn);
+        if (NULL == proc || NULL == mca_btl_sci_attach(proc, c, NULL)) {
+            opal_output_verbose(10, c->output,
+                                "btl:sci: an offer of a process of another job (%s) not taken",
+                                NULL == proc ? "unknown to Open MPI" : "unreachable");
+        }
+    }
+}
+
 /* one add_procs for both modules: each claims the peers of its reach */
 int mca_btl_sci_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                           struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **peers,
@@ -182,6 +237,7 @@ int mca_btl_sci_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
         .help_file = "help-mpi-btl-sci.txt",
         .providers = NULL == c->osd ? "shm" : (NULL == c->sd ? "ofi" : "shm, ofi"),
         .only_requested = mca_btl_sci_only_sci_requested(),
+        .other_jobs = c->other_jobs_on,
         .warned = &c->warned_unreachable,
     };
 

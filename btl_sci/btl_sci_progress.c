@@ -120,13 +120,17 @@ static int mca_btl_sci_progress_slow(void)
     mca_btl_sci_component_t *c = &mca_btl_sci_component;
     int count = 0;
 
+    if (c->other_jobs_on) {
+        /* a process of another job may have made us a ring first */
+        mca_btl_sci_take_offers();
+    }
     if (OPAL_UNLIKELY(c->num_unconnected > 0)) {
         for (int i = 0; i < c->num_local; ++i) {
             if (MCA_BTL_SCI_EP_CONNECTING == c->endpoints[i].state) {
                 (void) mca_btl_sci_endpoint_connect(c->endpoints + i);
             }
         }
-        for (int i = 0; NULL != c->oeps && i < c->num_procs; ++i) {
+        for (int i = 0; NULL != c->oeps && i < c->num_oeps; ++i) {
             if (MCA_BTL_SCI_EP_CONNECTING == c->oeps[i].state) {
                 (void) mca_btl_sci_endpoint_connect(c->oeps + i);
             }
@@ -135,7 +139,7 @@ static int mca_btl_sci_progress_slow(void)
     if (OPAL_UNLIKELY(0 != tc_atomic_load_acquire(&c->need_activate))) {
         /* ofi peers that connected: polled from now on, no doorbell */
         tc_atomic_store_relaxed(&c->need_activate, 0);
-        for (int i = 0; NULL != c->oeps && i < c->num_procs; ++i) {
+        for (int i = 0; NULL != c->oeps && i < c->num_oeps; ++i) {
             if (MCA_BTL_SCI_EP_CONNECTED == c->oeps[i].state && !c->oeps[i].active) {
                 mca_btl_sci_endpoint_activate(c->oeps + i);
             }

@@ -163,9 +163,15 @@ static int mca_btl_sci_dma_remote(struct mca_btl_base_endpoint_t *endpoint, uint
         remote->base = remote_address;
         remote->len = size;
     }
+    /* ofi: the owner names itself by its vpid (its own job's node id);
+     * the provider knows it by its index here */
     if (OPAL_UNLIKELY(endpoint->sd == c->sd ? remote->owner != (uint64_t) endpoint->peer_pid
-                                            : remote->key_node != (uint32_t) endpoint->peer_rank)) {
+                                            : NULL == endpoint->proc ||
+                              remote->key_node != endpoint->proc->proc_name.vpid)) {
         return OPAL_ERR_BAD_PARAM;
+    }
+    if (endpoint->sd != c->sd) {
+        remote->key_node = (uint32_t) endpoint->peer_rank;
     }
     return OPAL_SUCCESS;
 }

@@ -54,6 +54,7 @@ typedef struct sci_open_params {
     const char *job_key;     /* names segments of this job apart */
     const char *provider;    /* "shm" (also NULL) or "ofi" */
     uint32_t node_id;        /* ofi: this process's node id (the caller's numbering) */
+    uint64_t node_name;      /* ofi: its full name, the same in every job (0: node_id) */
     const char *fabric;      /* ofi: libfabric provider ("tcp;ofi_rxm" when NULL) */
     const char *device;      /* ofi: libfabric domain (tcp: the interface), NULL: any */
 } sci_open_params_t;
@@ -114,6 +115,21 @@ sci_error_t sci_export_directory(sci_desc_t *sd, void *buf, size_t buflen, size_
  * sci_connect_segment(sd, node_id, ...) reaches its segments.  The
  * record comes from another process: it is checked in full. */
 sci_error_t sci_import_node(sci_desc_t *sd, uint32_t node_id, const void *buf, size_t len);
+/* The same for a node known here as node_id whose directory names it
+ * dir_id (its own numbering: a process of another job) and whose full
+ * name (its node_name at open) is name. */
+sci_error_t sci_import_node_as(sci_desc_t *sd, uint32_t node_id, uint32_t dir_id, uint64_t name,
+                               const void *buf, size_t len);
+/* Offer seg to node_id (imported): for a node whose directory holds no
+ * segment for us. The node reaches it with sci_connect_segment(...,
+ * SCI_OFFERED_SEGMENT) once it imported us. SCI_ERR_NOT_SUPPORTED: shm. */
+sci_error_t sci_offer_segment(sci_desc_t *sd, uint32_t node_id, sci_local_segment_t *seg);
+/* 1 and *name set: a node of that full name offered us a segment (each
+ * offer reported once); 0: none new. The caller imports the node, then
+ * connects to SCI_OFFERED_SEGMENT on it. */
+int sci_take_offer(sci_desc_t *sd, uint64_t *name);
+/* the segment id that names the segment a node offered us */
+#define SCI_OFFERED_SEGMENT 0xffffffffu
 
 /* --- local segments ----------------------------------------------------- */
 /* Create a segment of size bytes (page rounded, all zero); mapped at once

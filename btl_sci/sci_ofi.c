@@ -187,6 +187,7 @@ static sci_error_t sci_ofi_open(const sci_open_params_t *params, sci_desc_t **sd
     sd->f.info = fi_dupinfo(pick);
     fi_freeinfo(list);
     sd->node_id = params->node_id;
+    sd->name = 0 != params->node_name ? params->node_name : params->node_id;
     sd->next_key = 1;
     if (NULL == sd->f.info || !(sd->f.info->tx_attr->msg_order & FI_ORDER_WAW)) {
         sci_ofi_close(sd);
@@ -243,7 +244,7 @@ static void sci_ofi_say_bye(sci_desc_t *sd)
     struct timespec t0;
 
     bye->magic = SCI_OFI_BYE_MAGIC;
-    bye->node_id = sd->node_id;
+    bye->name = sd->name;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (sci_ofi_node_t *n = sd->nodes; NULL != n; n = n->next) {
         struct iovec iov = {.iov_base = bye, .iov_len = sizeof(*bye)};
@@ -295,6 +296,11 @@ static void sci_ofi_close(sci_desc_t *sd)
         free(m);
     }
     tc_ofi_rdm_close(&sd->f);
+    while (NULL != sd->pending) {
+        sci_ofi_pending_t *p = sd->pending;
+        sd->pending = p->next;
+        free(p);
+    }
     while (NULL != sd->nodes) {
         sci_ofi_node_t *n = sd->nodes;
         sd->nodes = n->next;
@@ -354,6 +360,8 @@ const sci_provider_ops_t sci_ofi_ops = {
     .flush_publish_from = sci_ofi_flush_publish_from,
     .export_directory = sci_ofi_export_directory,
     .import_node = sci_ofi_import_node,
+    .offer_segment = sci_ofi_offer_segment,
+    .take_offer = sci_ofi_take_offer,
     .progress = sci_ofi_progress,
     .node_lost = sci_ofi_node_lost,
 };

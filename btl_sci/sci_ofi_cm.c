@@ -4,8 +4,10 @@
  * sci_ofi_cm.c: the ofi provider's address exchange and connections:
  * the directory a node exports (its endpoint address and available
  * segments) and imports from others, remote segments looked up in it and
- * mapped as local shadows, and the sequences that report a node's state
- * (a bye, a failure, or a probe that went out).
+ * mapped as local shadows, the offers of a segment to a node whose
+ * directory lists none for us (a process of another job), and the
+ * sequences that report a node's state (a bye, a failure, or a probe
+ * that went out).
  */
 
 #define _GNU_SOURCE
@@ -67,13 +69,14 @@ sci_error_t sci_ofi_export_directory(sci_desc_t *sd, void *buf, size_t buflen, s
     return SCI_ERR_OK;
 }
 
-sci_error_t sci_ofi_import_node(sci_desc_t *sd, uint32_t node_id, const void *buf, size_t len)
+sci_error_t sci_ofi_import_node(sci_desc_t *sd, uint32_t node_id, uint32_t dir_id, uint64_t name,
+                                const void *buf, size_t len)
 {
     sci_ofi_dir_view_t view;
     sci_ofi_node_t *n;
     fi_addr_t fa = FI_ADDR_NOTAVAIL;
 
-    if (0 != sci_ofi_dir_parse(buf, len, &view) || view.node_id != node_id) {
+    if (0 != sci_ofi_dir_parse(buf, len, &view) || view.node_id != dir_id) {
         return SCI_ERR_ILLEGAL_PARAMETER;
     }
     pthread_mutex_lock(&sd->lock);
@@ -97,6 +100,7 @@ sci_error_t sci_ofi_import_node(sci_desc_t *sd, uint32_t node_id, const void *bu
     }
     n->nsegs = view.nsegs;
     n->node_id = node_id;
+    n->name = name;
     n->fa = fa;
     n->wctx.kind = SCI_OFI_CTX_NODE;
     n->wctx.node = n;
@@ -104,11 +108,88 @@ sci_error_t sci_ofi_import_node(sci_desc_t *sd, uint32_t node_id, const void *bu
     n->probe.kind = SCI_OFI_CTX_PROBE;
     n->probe.node = n;
     n->probe.done = 1;
+    n->octx.kind = SCI_OFI_CTX_NODE;
+    n->octx.node = n;
     pthread_mutex_lock(&sd->lock);
+    if (NULL != sci_ofi_node_by_id(sd, node_id)) {
+        /* another thread imported it meanwhile */
+        pthread_mutex_unlock(&sd->lock);
+        free(n->segs);
+        free(n);
+        return SCI_ERR_OK;
+    }
+    for (sci_ofi_pending_t *p = sd->pending; NULL != p; p = p->next) {
+        if (p->name == name) {
+            /* its offer came before we knew it */
+            n->offer = p->seg;
+            n->has_offer = 1;
+            break;
+        }
+    }
     n->next = sd->nodes;
     tc_atomic_store_release(&sd->nodes, n);
     pthread_mutex_unlock(&sd->lock);
     return SCI_ERR_OK;
+}
+
+sci_error_t sci_ofi_offer_segment(sci_desc_t *sd, uint32_t node_id, sci_local_segment_t *seg)
+{
+    sci_ofi_node_t *n;
+    struct iovec iov;
+    struct fi_msg msg;
+    ssize_t r;
+
+    pthread_mutex_lock(&sd->lock);
+    n = sci_ofi_node_by_id(sd, node_id);
+    if (NULL == n || seg->sd != sd || 0 != n->our_offer.magic) {
+        pthread_mutex_unlock(&sd->lock);
+        return NULL == n || seg->sd != sd ? SCI_ERR_ILLEGAL_PARAMETER : SCI_ERR_OK;
+    }
+    memset(&n->our_offer, 0, sizeof(n->our_offer));
+    n->our_offer.magic = SCI_OFI_OFFER_MAGIC;
+    n->our_offer.name = sd->name;
+    n->our_offer.seg.segment_id = seg->segment_id;
+    n->our_offer.seg.index = seg->index;
+    n->our_offer.seg.size = seg->size;
+    n->our_offer.seg.key = seg->key;
+    n->our_offer.seg.addr = sd->virt_addr ? (uint64_t) (uintptr_t) seg->mem : 0;
+    pthread_mutex_unlock(&sd->lock);
+    iov.iov_base = &n->our_offer;
+    iov.iov_len = sizeof(n->our_offer);
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov = &iov;
+    msg.iov_count = 1;
+    msg.addr = n->fa;
+    msg.context = &n->octx;
+    /* a completion only on error (the endpoint's selective completion);
+     * the offer stays in the node until close */
+    do {
+        r = fi_sendmsg(sd->f.ep, &msg, 0);
+        if (-FI_EAGAIN == r) {
+            (void) sci_ofi_progress(sd);
+        }
+    } while (-FI_EAGAIN == r);
+    return 0 == r ? SCI_ERR_OK : sci_ofi_err((int) r);
+}
+
+int sci_ofi_take_offer(sci_desc_t *sd, uint64_t *name)
+{
+    int found = 0;
+
+    if (NULL == tc_atomic_load_acquire(&sd->pending)) {
+        return 0;
+    }
+    pthread_mutex_lock(&sd->lock);
+    for (sci_ofi_pending_t *p = sd->pending; NULL != p; p = p->next) {
+        if (!p->taken) {
+            p->taken = 1;
+            *name = p->name;
+            found = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&sd->lock);
+    return found;
 }
 
 /* ---- remote segments ---------------------------------------------------- */
@@ -129,7 +210,10 @@ sci_error_t sci_ofi_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t s
     if (NULL == n) {
         return SCI_ERR_NO_SUCH_SEGMENT;
     }
-    for (uint32_t i = 0; i < n->nsegs; ++i) {
+    if (SCI_OFFERED_SEGMENT == segment_id) {
+        found = tc_atomic_load_acquire(&n->has_offer) ? &n->offer : NULL;
+    }
+    for (uint32_t i = 0; NULL == found && i < n->nsegs; ++i) {
         if (n->segs[i].segment_id == segment_id) {
             found = n->segs + i;
             break;

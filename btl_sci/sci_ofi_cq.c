@@ -3,7 +3,7 @@
 /*
  * sci_ofi_cq.c: the ofi provider's completion handling: the one CQ read
  * by sci_progress and by every wait, the receives that bring a node's
- * "bye", the words a publish stores once its bytes landed (remote CQ
+ * "bye" or its offer of a segment, the words a publish stores once its bytes landed (remote CQ
  * data), the failures of a node that error completions report, and the
  * pieces of asynchronous transfers put on the done list.
  */
@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rdma/fi_endpoint.h>
@@ -36,6 +37,46 @@ sci_ofi_node_t *sci_ofi_node_by_id(sci_desc_t *sd, uint32_t node_id)
         }
     }
     return n;
+}
+
+sci_ofi_node_t *sci_ofi_node_by_name(sci_desc_t *sd, uint64_t name)
+{
+    sci_ofi_node_t *n;
+
+    for (n = sd->nodes; NULL != n; n = n->next) {
+        if (n->name == name) {
+            break;
+        }
+    }
+    return n;
+}
+
+/* an offer (a segment made for us by a node that may be unknown yet): on
+ * the node when it is known, else kept until sci_import_node_as; either
+ * way reported once by sci_take_offer */
+static void sci_ofi_offer_received(sci_desc_t *sd, const sci_ofi_offer_t *o)
+{
+    sci_ofi_pending_t *p;
+
+    pthread_mutex_lock(&sd->lock);
+    for (p = sd->pending; NULL != p; p = p->next) {
+        if (p->name == o->name) {
+            break; /* a second offer from one node: the first stays */
+        }
+    }
+    if (NULL == p && NULL != (p = calloc(1, sizeof(*p)))) {
+        sci_ofi_node_t *n = sci_ofi_node_by_name(sd, o->name);
+
+        p->name = o->name;
+        p->seg = o->seg;
+        p->next = sd->pending;
+        sd->pending = p;
+        if (NULL != n && !n->has_offer) {
+            n->offer = o->seg;
+            tc_atomic_store_release(&n->has_offer, 1);
+        }
+    }
+    pthread_mutex_unlock(&sd->lock);
 }
 
 void sci_ofi_repost(sci_desc_t *sd, int i)
@@ -74,13 +115,16 @@ static void sci_ofi_complete(sci_desc_t *sd, sci_ofi_ctx_t *ctx, int err, size_t
     switch (ctx->kind) {
     case SCI_OFI_CTX_RECV: {
         int i = (int) (ctx - sd->rctx);
-        uint32_t who;
+        uint64_t who;
+        sci_ofi_offer_t offer;
 
-        if (0 == err && 0 == sci_ofi_bye_parse(sd->rbuf[i], len, &who)) {
+        if (0 == err && 0 == sci_ofi_offer_parse(sd->rbuf[i], len, &offer)) {
+            sci_ofi_offer_received(sd, &offer);
+        } else if (0 == err && 0 == sci_ofi_bye_parse(sd->rbuf[i], len, &who)) {
             sci_ofi_node_t *n;
 
             pthread_mutex_lock(&sd->lock);
-            n = sci_ofi_node_by_id(sd, who);
+            n = sci_ofi_node_by_name(sd, who);
             pthread_mutex_unlock(&sd->lock);
             if (NULL != n) {
                 tc_atomic_store_relaxed(&n->state, (int) SCI_OFI_NODE_BYE);

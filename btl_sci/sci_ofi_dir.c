@@ -89,7 +89,7 @@ uint64_t sci_ofi_word_advance(uint64_t current, uint32_t low)
     return current + step;
 }
 
-int sci_ofi_bye_parse(const void *buf, size_t len, uint32_t *node_id)
+int sci_ofi_bye_parse(const void *buf, size_t len, uint64_t *name)
 {
     sci_ofi_bye_t bye;
 
@@ -100,6 +100,19 @@ int sci_ofi_bye_parse(const void *buf, size_t len, uint32_t *node_id)
     if (SCI_OFI_BYE_MAGIC != bye.magic) {
         return -1;
     }
-    *node_id = bye.node_id;
+    *name = bye.name;
+    return 0;
+}
+
+int sci_ofi_offer_parse(const void *buf, size_t len, sci_ofi_offer_t *offer)
+{
+    if (NULL == buf || len != sizeof(*offer)) {
+        return -1;
+    }
+    memcpy(offer, buf, sizeof(*offer));
+    if (SCI_OFI_OFFER_MAGIC != offer->magic || 0 == offer->seg.size ||
+        offer->seg.addr > UINT64_MAX - offer->seg.size) {
+        return -1;
+    }
     return 0;
 }

@@ -2,8 +2,9 @@
 /* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sci_ofi_dir.h: what the ofi provider publishes about one node (its
- * "directory": SISCI's driver knows the same of every node) and the one
- * message it sends between nodes, as wire structs, with their parser.
+ * "directory": SISCI's driver knows the same of every node) and the two
+ * messages it sends between nodes (bye, offer), as wire structs, with
+ * their parsers.
  * Plain C without libfabric, so the fuzz test drives the parser alone.
  *
  *   directory = sci_ofi_dir_hdr_t | fabric address (addrlen bytes, padded
@@ -59,8 +60,21 @@ typedef struct sci_ofi_dir_seg {
  * failure */
 typedef struct sci_ofi_bye {
     uint32_t magic;
-    uint32_t node_id;
+    uint32_t pad;
+    uint64_t name; /* the sender's full name (its node name at open) */
 } sci_ofi_bye_t;
+
+/* "here is a segment of mine for you to write": sent to a node that has
+ * no segment for us in its directory (a process of another job, whose
+ * modex directory lists its own job's segments only); the receiver finds
+ * the sender by its full name */
+#define SCI_OFI_OFFER_MAGIC 0x5343494fu /* "SCIO" */
+typedef struct sci_ofi_offer {
+    uint32_t magic;
+    uint32_t pad;
+    uint64_t name; /* the sender's full name */
+    sci_ofi_dir_seg_t seg;
+} sci_ofi_offer_t;
 
 #define SCI_OFI_WORD_INDEX_MAX 0xffffu
 #define SCI_OFI_WORD_OFF_MAX ((uint64_t) 0xffffff * 8)
@@ -68,7 +82,8 @@ typedef struct sci_ofi_bye {
 
 _Static_assert(16 == sizeof(sci_ofi_dir_hdr_t), "sci ofi directory header: 16 bytes");
 _Static_assert(32 == sizeof(sci_ofi_dir_seg_t), "sci ofi directory segment: 32 bytes");
-_Static_assert(8 == sizeof(sci_ofi_bye_t), "sci ofi bye: 8 bytes");
+_Static_assert(16 == sizeof(sci_ofi_bye_t), "sci ofi bye: 16 bytes");
+_Static_assert(48 == sizeof(sci_ofi_offer_t), "sci ofi offer: 48 bytes");
 
 /* the parsed view of a directory (pointers into the caller's buffer;
  * records may be unaligned there: read them with memcpy) */
@@ -86,7 +101,6 @@ size_t sci_ofi_dir_size(size_t addrlen, uint32_t nsegs);
 int sci_ofi_dir_parse(const void *buf, size_t len, sci_ofi_dir_view_t *view);
 /* segment i of a parsed directory (i < nsegs) */
 void sci_ofi_dir_seg(const sci_ofi_dir_view_t *view, uint32_t i, sci_ofi_dir_seg_t *seg);
-/* 0 and *node_id set, or -1 (not a bye) */
 /* the CQ data of a remote word; -1 when it cannot be named that way (index
  * or offset too large, offset not 8-aligned): the caller sends two writes */
 int sci_ofi_word_encode(uint32_t index, uint64_t offset, uint64_t value, uint64_t *data);
@@ -95,6 +109,9 @@ void sci_ofi_word_decode(uint64_t data, uint32_t *index, uint64_t *offset, uint3
  * the current one when they are behind it (a stale word) */
 uint64_t sci_ofi_word_advance(uint64_t current, uint32_t low);
 
-int sci_ofi_bye_parse(const void *buf, size_t len, uint32_t *node_id);
+/* 0 and *name set, or -1 (not a bye) */
+int sci_ofi_bye_parse(const void *buf, size_t len, uint64_t *name);
+/* 0 and *offer filled (its segment checked like a directory's), or -1 */
+int sci_ofi_offer_parse(const void *buf, size_t len, sci_ofi_offer_t *offer);
 
 #endif /* SCI_OFI_DIR_H */

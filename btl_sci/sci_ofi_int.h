@@ -34,7 +34,7 @@
 
 enum {
     SCI_OFI_CTX_DMA = 1,   /* a DMA transfer (someone waits for done) */
-    SCI_OFI_CTX_RECV = 2,  /* a posted receive (bye messages) */
+    SCI_OFI_CTX_RECV = 2,  /* a posted receive (bye and offer messages) */
     SCI_OFI_CTX_NODE = 3,  /* a write without completion: errors only */
     SCI_OFI_CTX_PROBE = 4, /* a liveness probe of a node */
     SCI_OFI_CTX_BYE = 5,   /* our bye, sent at close */
@@ -66,6 +66,7 @@ typedef struct sci_ofi_async {
 typedef struct sci_ofi_node {
     struct sci_ofi_node *next;
     uint32_t node_id;
+    uint64_t name; /* its full name (a bye and an offer carry it) */
     fi_addr_t fa;
     int state;           /* SCI_OFI_NODE_*, atomic */
     sci_ofi_ctx_t wctx;  /* context of writes without completion */
@@ -75,7 +76,19 @@ typedef struct sci_ofi_node {
     uint64_t probe_key, probe_addr; /* a segment of the node to probe */
     uint32_t nsegs;
     sci_ofi_dir_seg_t *segs;
+    int has_offer; /* offer: the segment it made for us (an offer) */
+    sci_ofi_dir_seg_t offer;
+    sci_ofi_offer_t our_offer; /* ours to it (stays while the send is out) */
+    sci_ofi_ctx_t octx;
 } sci_ofi_node_t;
+
+/* an offer from a node not imported yet, kept until it is */
+typedef struct sci_ofi_pending {
+    struct sci_ofi_pending *next;
+    uint64_t name;
+    sci_ofi_dir_seg_t seg;
+    int taken; /* handed to the caller by sci_take_offer */
+} sci_ofi_pending_t;
 
 typedef struct sci_ofi_mr {
     struct sci_ofi_mr *next;
@@ -88,6 +101,7 @@ struct sci_desc {
     tc_ofi_rdm_t f;       /* fabric, domain, AV, CQ, endpoint */
     pthread_mutex_t lock; /* tables: nodes, segments, registrations */
     uint32_t node_id;
+    uint64_t name; /* our full name (bye, offer) */
     uint8_t addr[SCI_OFI_MAX_ADDR];
     size_t addrlen;
     size_t inject_size;
@@ -96,6 +110,7 @@ struct sci_desc {
     int cq_data;   /* the provider carries 8 bytes of remote CQ data */
     uint64_t next_key;
     sci_ofi_node_t *nodes;
+    sci_ofi_pending_t *pending; /* offers received, under lock */
     struct sci_local_segment *segs;
     /* segments by index (remote words name them), under lock */
     struct sci_local_segment **segtab;
@@ -170,6 +185,8 @@ void sci_ofi_node_fail(sci_ofi_node_t *node);
 void sci_ofi_repost(sci_desc_t *sd, int i);
 /* the node of that id, or NULL (sd->lock held) */
 sci_ofi_node_t *sci_ofi_node_by_id(sci_desc_t *sd, uint32_t node_id);
+/* the node of that full name, or NULL (sd->lock held) */
+sci_ofi_node_t *sci_ofi_node_by_name(sci_desc_t *sd, uint64_t name);
 /* a piece of an asynchronous operation ended (err: 0 or a negative
  * libfabric code); the last one puts it on the done list */
 void sci_ofi_async_piece_done(sci_desc_t *sd, sci_ofi_async_t *op, int err);
@@ -192,7 +209,10 @@ void sci_ofi_remove_segment(sci_local_segment_t *seg);
 
 /* sci_ofi_cm.c */
 sci_error_t sci_ofi_export_directory(sci_desc_t *sd, void *buf, size_t buflen, size_t *len);
-sci_error_t sci_ofi_import_node(sci_desc_t *sd, uint32_t node_id, const void *buf, size_t len);
+sci_error_t sci_ofi_import_node(sci_desc_t *sd, uint32_t node_id, uint32_t dir_id, uint64_t name,
+                                const void *buf, size_t len);
+sci_error_t sci_ofi_offer_segment(sci_desc_t *sd, uint32_t node_id, sci_local_segment_t *seg);
+int sci_ofi_take_offer(sci_desc_t *sd, uint64_t *name);
 sci_error_t sci_ofi_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t segment_id,
                                     sci_remote_segment_t **rsegp);
 void *sci_ofi_map_remote_segment(sci_remote_segment_t *rseg, size_t offset, size_t size);

@@ -158,7 +158,38 @@ sci_error_t sci_import_node(sci_desc_t *sd, uint32_t node_id, const void *buf, s
     if (NULL == SCI_OPS(sd)->import_node) {
         return SCI_ERR_OK;
     }
-    return SCI_OPS(sd)->import_node(sd, node_id, buf, len);
+    return SCI_OPS(sd)->import_node(sd, node_id, node_id, node_id, buf, len);
+}
+
+sci_error_t sci_import_node_as(sci_desc_t *sd, uint32_t node_id, uint32_t dir_id, uint64_t name,
+                               const void *buf, size_t len)
+{
+    if (NULL == sd) {
+        return SCI_ERR_ILLEGAL_PARAMETER;
+    }
+    if (NULL == SCI_OPS(sd)->import_node) {
+        return SCI_ERR_OK;
+    }
+    return SCI_OPS(sd)->import_node(sd, node_id, dir_id, name, buf, len);
+}
+
+sci_error_t sci_offer_segment(sci_desc_t *sd, uint32_t node_id, sci_local_segment_t *seg)
+{
+    if (NULL == sd || NULL == seg) {
+        return SCI_ERR_ILLEGAL_PARAMETER;
+    }
+    if (NULL == SCI_OPS(sd)->offer_segment) {
+        return SCI_ERR_NOT_SUPPORTED;
+    }
+    return SCI_OPS(sd)->offer_segment(sd, node_id, seg);
+}
+
+int sci_take_offer(sci_desc_t *sd, uint64_t *name)
+{
+    if (NULL == sd || NULL == name || NULL == SCI_OPS(sd)->take_offer) {
+        return 0;
+    }
+    return SCI_OPS(sd)->take_offer(sd, name);
 }
 
 sci_error_t sci_create_segment(sci_desc_t *sd, uint32_t segment_id, size_t size,

@@ -90,7 +90,11 @@ typedef struct sci_provider_ops {
                                       const void *buf, size_t buflen, size_t word_offset,
                                       void *cookie);
     sci_error_t (*export_directory)(sci_desc_t *sd, void *buf, size_t buflen, size_t *len);
-    sci_error_t (*import_node)(sci_desc_t *sd, uint32_t node_id, const void *buf, size_t len);
+    sci_error_t (*import_node)(sci_desc_t *sd, uint32_t node_id, uint32_t dir_id, uint64_t name,
+                               const void *buf, size_t len);
+    /* optional (NULL: SCI_ERR_NOT_SUPPORTED / no offers) */
+    sci_error_t (*offer_segment)(sci_desc_t *sd, uint32_t node_id, sci_local_segment_t *seg);
+    int (*take_offer)(sci_desc_t *sd, uint64_t *name);
     int (*progress)(sci_desc_t *sd);
     void (*node_lost)(sci_desc_t *sd, uint32_t node_id);
 } sci_provider_ops_t;

@@ -7,7 +7,8 @@
  * owner, flushes landing in order), publishes (bytes, then a word the
  * owner stores), range checks, DMA writes and reads
  * through registered memory, a bye that turns the peer's sequence into a
- * departure.  Skipped when the provider or the fabric is not there.
+ * departure, and a node of another job (the same node id, another full
+ * name) that offers a segment to a node that did not know it.  Skipped when the provider or the fabric is not there.
  */
 
 #define _GNU_SOURCE
@@ -631,6 +632,126 @@ static void test_bye_is_departure(void **state)
     sci_disconnect_segment(rseg);
 }
 
+static void export_dir(sci_desc_t *from, void **buf, size_t *len)
+{
+    assert_int_equal(SCI_ERR_NOSPC, sci_export_directory(from, NULL, 0, len));
+    *buf = malloc(*len);
+    assert_non_null(*buf);
+    assert_int_equal(SCI_ERR_OK, sci_export_directory(from, *buf, *len, len));
+}
+
+/* a process of another job: node id 1 like a's, full name 2:1.  It knows
+ * a (index 40 here), makes a segment for it and offers it; a learns of
+ * the offer by name alone, imports it as index 41 (its directory says 1),
+ * writes a pattern through the offered segment; c's bye reaches index 41,
+ * not a's own node 2 (b) */
+static void test_offer_other_job(void **state)
+{
+    const uint64_t cname = (uint64_t) 2 << 32 | 1;
+    fixture_t *f = *state;
+    driver_t d = {.stop = 0};
+    sci_open_params_t p;
+    sci_local_segment_t *seg, *bseg;
+    sci_remote_segment_t *rseg, *brseg;
+    sci_sequence_t *seq, *bseq;
+    sci_desc_t *c;
+    pthread_t t;
+    uint64_t name = 0;
+    uint8_t *map, *mem;
+    size_t len;
+    void *dir;
+
+    memset(&p, 0, sizeof(p));
+    p.provider = "ofi";
+    p.node_id = 1;
+    p.node_name = cname;
+    p.job_key = "test2";
+    p.device = getenv("TEST_SCI_OFI_DEVICE");
+    assert_int_equal(SCI_ERR_OK, sci_open(&p, &c));
+    d.sd = c;
+    assert_int_equal(0, pthread_create(&t, NULL, drive, &d));
+
+    /* a's own node 2 (b), to see that c's bye leaves it alone */
+    brseg = NULL;
+    assert_int_equal(SCI_ERR_OK, sci_create_segment(f->b, 0x20001, 4096, &bseg));
+    assert_int_equal(SCI_ERR_OK, sci_set_segment_available(bseg, 1));
+    import(f->b, 2, f->a);
+    assert_int_equal(SCI_ERR_OK, sci_connect_segment(f->a, 2, 0x20001, &brseg));
+    assert_int_equal(SCI_ERR_OK, sci_create_map_sequence(brseg, &bseq));
+    /* one write that lands: b has taken a's connection before teardown
+     * (libfabric leaks one it accepts while closing) */
+    map = sci_map_remote_segment(brseg, 0, 8);
+    assert_non_null(map);
+    *(uint64_t *) map = 0x5a5a0001;
+    assert_int_equal(SCI_ERR_OK, sci_flush(brseg, 0, 8));
+    wait_word(f, sci_local_segment_address(bseg), 0x5a5a0001);
+
+    /* c imports a under its own index; a's directory names it 1 */
+    export_dir(f->a, &dir, &len);
+    assert_int_not_equal(SCI_ERR_OK, sci_import_node_as(c, 40, 2, 1, dir, len));
+    assert_int_equal(SCI_ERR_OK, sci_import_node_as(c, 40, 1, 1, dir, len));
+    free(dir);
+    assert_int_equal(SCI_ERR_OK, sci_create_segment(c, 0x10028, 8192, &seg));
+    assert_int_equal(SCI_ERR_OK, sci_set_segment_available(seg, 1));
+    assert_int_equal(SCI_ERR_ILLEGAL_PARAMETER, sci_offer_segment(c, 41, seg));
+    assert_int_equal(SCI_ERR_OK, sci_offer_segment(c, 40, seg));
+
+    /* a: the offer, by name, once */
+    for (long i = 0; i < 100000000L && 0 == name; ++i) {
+        if (!sci_take_offer(f->a, &name)) {
+            name = 0;
+        }
+    }
+    assert_true(cname == name);
+    assert_int_equal(0, sci_take_offer(f->a, &name));
+    /* not imported yet: nothing to connect to */
+    assert_int_equal(SCI_ERR_NO_SUCH_SEGMENT,
+                     sci_connect_segment(f->a, 41, SCI_OFFERED_SEGMENT, &rseg));
+    export_dir(c, &dir, &len);
+    assert_int_equal(SCI_ERR_OK, sci_import_node_as(f->a, 41, 1, cname, dir, len));
+    free(dir);
+    assert_int_equal(SCI_ERR_OK, sci_connect_segment(f->a, 41, SCI_OFFERED_SEGMENT, &rseg));
+    assert_int_equal(8192, sci_remote_segment_size(rseg));
+    assert_int_equal(SCI_ERR_OK, sci_create_map_sequence(rseg, &seq));
+    map = sci_map_remote_segment(rseg, 0, 8192);
+    assert_non_null(map);
+    for (size_t i = 0; i < 8192; ++i) {
+        map[i] = (uint8_t) (i * 7 + 3);
+    }
+    assert_int_equal(SCI_ERR_OK, sci_flush(rseg, 0, 8192));
+    mem = sci_local_segment_address(seg);
+    for (long i = 0; i < 100000000L && mem[8191] != (uint8_t) (8191 * 7 + 3); ++i) {
+        (void) sci_progress(f->a);
+    }
+    for (size_t i = 0; i < 8192; ++i) {
+        assert_int_equal((uint8_t) (i * 7 + 3), mem[i]);
+    }
+
+    /* c leaves: its bye names 2:1, a's index 41 departs, b stays */
+    sci_remove_segment(seg);
+    d.stop = 1;
+    pthread_join(t, NULL);
+    {
+        driver_t da = {.sd = f->a, .stop = 0};
+        pthread_t ta;
+
+        assert_int_equal(0, pthread_create(&ta, NULL, drive, &da));
+        sci_close(c);
+        da.stop = 1;
+        pthread_join(ta, NULL);
+    }
+    for (long i = 0; i < 10000000L && SCI_ERR_OK == sci_check_sequence(seq); ++i) {
+        (void) sci_progress(f->a);
+    }
+    assert_int_equal(SCI_ERR_DISCONNECTED, sci_check_sequence(seq));
+    assert_int_equal(SCI_ERR_OK, sci_check_sequence(bseq));
+    sci_remove_sequence(seq);
+    sci_disconnect_segment(rseg);
+    sci_remove_sequence(bseq);
+    sci_disconnect_segment(brseg);
+    sci_remove_segment(bseg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -642,6 +763,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_dma_async, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dma_node0, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bye_is_departure, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_offer_other_job, setup, teardown),
     };
     if (!sci_provider_available("ofi")) {
         printf("ofi provider not built: skipped\n");

@@ -5,7 +5,8 @@
  * truncation, a wrong magic or version, an address or segment count that
  * does not fit, a zero-sized or wrapping segment are refused; then a
  * fuzz loop (seeded, reproducible) of random mutations and random bytes,
- * where every accepted record must describe only bytes inside the buffer.
+ * where every accepted record must describe only bytes inside the buffer;
+ * the bye and the offer (full name, one segment) with each bad field.
  * Run under valgrind or ASan to catch reads past the end.
  */
 
@@ -123,16 +124,64 @@ static void test_bad_fields(void **state)
 
 static void test_bye(void **state)
 {
-    sci_ofi_bye_t bye = {.magic = SCI_OFI_BYE_MAGIC, .node_id = 12};
-    uint32_t id = 0;
+    sci_ofi_bye_t bye = {.magic = SCI_OFI_BYE_MAGIC, .name = 0x1234567800000012ull};
+    uint64_t id = 0;
 
     (void) state;
     assert_int_equal(0, sci_ofi_bye_parse(&bye, sizeof(bye), &id));
-    assert_int_equal(12, id);
+    assert_true(0x1234567800000012ull == id);
     assert_int_equal(-1, sci_ofi_bye_parse(&bye, sizeof(bye) - 1, &id));
     assert_int_equal(-1, sci_ofi_bye_parse(&bye, sizeof(bye) + 1, &id));
     bye.magic = 0;
     assert_int_equal(-1, sci_ofi_bye_parse(&bye, sizeof(bye), &id));
+}
+
+/* an offer: magic, exact size, a non-empty segment that does not wrap */
+static void test_offer(void **state)
+{
+    sci_ofi_offer_t good, o, out;
+    uint8_t buf[sizeof(good) + 1];
+
+    (void) state;
+    memset(&good, 0, sizeof(good));
+    good.magic = SCI_OFI_OFFER_MAGIC;
+    good.name = 0xabcd000000000003ull;
+    good.seg.segment_id = 0x00010042u;
+    good.seg.index = 7;
+    good.seg.size = 4096;
+    good.seg.key = 99;
+    good.seg.addr = 0x7f0000001000ull;
+    assert_int_equal(0, sci_ofi_offer_parse(&good, sizeof(good), &out));
+    assert_true(good.name == out.name);
+    assert_int_equal(0x00010042u, out.seg.segment_id);
+    assert_int_equal(7, out.seg.index);
+    assert_true(4096 == out.seg.size && 99 == out.seg.key && good.seg.addr == out.seg.addr);
+    for (size_t len = 0; len < sizeof(good); ++len) {
+        assert_int_equal(-1, sci_ofi_offer_parse(&good, len, &out));
+    }
+    memcpy(buf, &good, sizeof(good));
+    buf[sizeof(good)] = 0;
+    assert_int_equal(-1, sci_ofi_offer_parse(buf, sizeof(buf), &out));
+    assert_int_equal(-1, sci_ofi_offer_parse(NULL, sizeof(good), &out));
+    o = good;
+    o.magic = SCI_OFI_BYE_MAGIC;
+    assert_int_equal(-1, sci_ofi_offer_parse(&o, sizeof(o), &out));
+    o = good;
+    o.seg.size = 0;
+    assert_int_equal(-1, sci_ofi_offer_parse(&o, sizeof(o), &out));
+    o = good;
+    o.seg.addr = UINT64_MAX - 4095;
+    assert_int_equal(-1, sci_ofi_offer_parse(&o, sizeof(o), &out));
+    o.seg.addr = UINT64_MAX - 4096;
+    assert_int_equal(0, sci_ofi_offer_parse(&o, sizeof(o), &out));
+    /* a bye is no offer, an offer no bye */
+    {
+        sci_ofi_bye_t bye = {.magic = SCI_OFI_BYE_MAGIC, .name = 1};
+        uint64_t id;
+
+        assert_int_equal(-1, sci_ofi_offer_parse(&bye, sizeof(bye), &out));
+        assert_int_equal(-1, sci_ofi_bye_parse(&good, sizeof(good), &id));
+    }
 }
 
 /* remote words: the 64 bits name index, offset and the low 24 bits of the
@@ -230,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_roundtrip_and_truncations),
         cmocka_unit_test(test_bad_fields),
         cmocka_unit_test(test_bye),
+        cmocka_unit_test(test_offer),
         cmocka_unit_test(test_word),
         cmocka_unit_test(test_fuzz),
     };
