@@ -69,6 +69,13 @@ typedef struct bip_dev_params {
     uint32_t credits;       /* N per peer (0: 64): the ofi queue holds the
                                N x remote_peers messages the credits allow */
     uint32_t ofi_slot_size; /* ofi: bytes of its largest message (0: slot_size) */
+    /* processes of other jobs (ofi only): the own jobid that ofi messages
+     * carry, and the mapping of another job's sender (jobid, vpid) to
+     * the stamp its messages are reported with (0, or the message is
+     * dropped); NULL: messages of other jobs are dropped */
+    uint32_t jobid;
+    int (*resolve)(uint32_t jobid, uint32_t vpid, uint32_t *stamp);
+    uint32_t other_jobs; /* ofi opened in auto mode for them too (> 0) */
 } bip_dev_params_t;
 
 /* how a peer is reached: its stamp (the src its messages report), its

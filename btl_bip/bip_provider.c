@@ -299,7 +299,7 @@ int bip_open(const bip_dev_params_t *p, bip_dev_t **out)
         shm = false;
         ofi = true;
     } else if (0 == strcmp(want, "auto")) {
-        ofi = p->remote_peers > 0;
+        ofi = p->remote_peers > 0 || p->other_jobs > 0;
         shm = p->expected_peers > 0 || !ofi;
     } else {
         return -EINVAL;

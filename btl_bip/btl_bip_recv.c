@@ -280,13 +280,18 @@ static void mca_btl_bip_handle_msg(const unsigned char *msg, uint32_t len, uint3
     mca_btl_bip_endpoint_t *ep;
     mca_btl_bip_hdr_t hdr;
 
-    if (OPAL_UNLIKELY(src >= c->nprocs || src == c->my_vpid || len < sizeof(hdr))) {
+    if (OPAL_UNLIKELY(src >= c->max_eps || src == c->my_vpid || len < sizeof(hdr))) {
         mca_btl_bip_release(c);
         BTL_ERROR(("btl:bip: message from unknown rank %u or too short (%u B) dropped", src, len));
         return;
     }
     ep = c->endpoints + src;
     memcpy(&hdr, msg, sizeof(hdr));
+    if (OPAL_UNLIKELY(MCA_BTL_BIP_EP_UNUSED == ep->state && src >= c->nprocs)) {
+        /* another job's process met first by its message (5.0's
+         * connect/accept adds it with 0 processes): its endpoint now */
+        (void) mca_btl_bip_endpoint_of_index(src);
+    }
     if (OPAL_UNLIKELY(MCA_BTL_BIP_EP_CONNECTED != ep->state)) {
         mca_btl_bip_release(c);
         return;
@@ -361,7 +366,7 @@ static void mca_btl_bip_progress_slow(void)
 {
     mca_btl_bip_component_t *c = &mca_btl_bip_component;
 
-    for (uint32_t i = 0; i < c->nprocs; ++i) {
+    for (uint32_t i = 0; i < c->max_eps; ++i) {
         mca_btl_bip_endpoint_t *ep = c->endpoints + i;
         bool waiting;
 
