@@ -93,6 +93,14 @@ typedef struct mca_btl_bip_component {
     struct mca_btl_base_endpoint_t *endpoints; /* by index of peers */
     uint32_t max_eps;   /* endpoints: nprocs, + other_jobs when other_jobs_on */
     bool other_jobs_on; /* processes of other jobs reached (over ofi) */
+    /* ofi opened for other jobs only (one host): progress reads the shm
+     * ring inline and the device's queues every 64th empty poll, until a
+     * peer is reached over ofi (ofi_active, atomic: set by that connect
+     * or by a message that came over ofi) */
+    bool ofi_lazy;
+    bool peeked_dev; /* the message in hand came from bip_srecv_peek */
+    unsigned int lazy_polls;
+    int32_t ofi_active;
     tc_peers_t peers;   /* full name -> index (own job: the vpid) */
     int num_unconnected;
     unsigned int progress_calls;

@@ -460,6 +460,15 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
         return NULL;
     }
     c->shmq = bip_dev_shm_only_queue(c->dev, &c->shm_map, &c->shm_map_len);
+    c->ofi_lazy = false;
+    c->peeked_dev = false;
+    c->ofi_active = 0;
+    if (NULL == c->shmq && c->other_jobs_on && 0 == params.remote_peers &&
+        0 == strcmp(c->provider, "auto")) {
+        /* ofi open for other jobs only: polled now and then until used */
+        c->shmq = bip_dev_shm_queue(c->dev, &c->shm_map, &c->shm_map_len);
+        c->ofi_lazy = NULL != c->shmq;
+    }
     if (2 == c->num_local) {
         /* one sender, bounded by its credits: consumed slots are not
          * written back (btl_bip_endpoint.c sets the sender side) */
