@@ -171,7 +171,7 @@ static size_t bip_ofi_rx_bytes(uint32_t credits, uint32_t peers, size_t msg_max)
 int bip_ofi_open(const bip_dev_params_t *p, void **out)
 {
     bip_ofi_dev_t *dev;
-    uint32_t slot, credits;
+    uint32_t slot, credits, senders;
     size_t rxsize, ring;
     int rc;
 
@@ -201,12 +201,17 @@ int bip_ofi_open(const bip_dev_params_t *p, void **out)
     dev->next_gen = 1;
     dev->next_key = 1;
     dev->posted = calloc(p->max_posted, sizeof(*dev->posted));
-    rxsize = bip_ofi_rx_bytes(credits, p->remote_peers + p->other_jobs, dev->msg_max);
+    /* its senders: the job's peers on other hosts and the processes of
+     * other jobs it may meet */
+    if (__builtin_add_overflow(p->remote_peers, p->other_jobs, &senders)) {
+        rc = -EINVAL;
+        goto fail;
+    }
+    rxsize = bip_ofi_rx_bytes(credits, senders, dev->msg_max);
     /* the messages handed out and not released: no more than the credits
      * allow (a peer that sends beyond its credits waits in the CQ until
      * the protocol reports it) */
-    ring = (size_t) credits * (0 == p->remote_peers + p->other_jobs ? 1 : p->remote_peers + p->other_jobs) +
-           BIP_OFI_POLL;
+    ring = (size_t) credits * (0 == senders ? 1 : senders) + BIP_OFI_POLL;
     if (0 == rxsize || ring > UINT32_MAX) {
         rc = -ENOMEM;
         goto fail;

@@ -101,7 +101,7 @@ typedef struct mca_btl_bip_component {
     bool peeked_dev; /* the message in hand came from bip_srecv_peek */
     unsigned int lazy_polls;
     int32_t ofi_active;
-    tc_peers_t peers;   /* full name -> index (own job: the vpid) */
+    tc_peers_t peers; /* full name -> index (own job: the vpid) */
     int num_unconnected;
     unsigned int progress_calls;
 

@@ -332,6 +332,10 @@ static int mca_btl_bip_check_params(uint32_t *nslots)
         mca_btl_bip_bad_param("btl_bip_max_posted", c->max_posted, "between 1 and 4095");
         return OPAL_ERR_BAD_PARAM;
     }
+    if (c->other_jobs > 4096) {
+        mca_btl_bip_bad_param("btl_bip_other_jobs", c->other_jobs, "between 0 and 4096");
+        return OPAL_ERR_BAD_PARAM;
+    }
     if (OPAL_SUCCESS !=
         mca_btl_bip_check_sizes(m, c->short_limit, "btl_bip_max_send_size",
                                 "at least btl_bip_short_limit, at most 64 MiB")) {

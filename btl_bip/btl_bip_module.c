@@ -76,9 +76,9 @@ static mca_btl_bip_endpoint_t *mca_btl_bip_endpoint_for(struct opal_proc_t *proc
     int rc;
 
     if (other) {
-        if (!c->other_jobs_on ||
-            0 != tc_peers_index(&c->peers, tc_peers_name(proc->proc_name.jobid, vpid), true,
-                                &vpid)) {
+        const uint64_t name = tc_peers_name(proc->proc_name.jobid, vpid);
+
+        if (!c->other_jobs_on || 0 != tc_peers_index(&c->peers, name, true, &vpid)) {
             return NULL;
         }
     } else if (vpid >= c->nprocs || vpid == c->my_vpid) {
