@@ -69,6 +69,13 @@ typedef struct bip_dev_params {
     uint32_t credits;       /* N per peer (0: 64): the ofi queue holds the
                                N x remote_peers messages the credits allow */
     uint32_t ofi_slot_size; /* ofi: bytes of its largest message (0: slot_size) */
+    /* processes of other jobs (ofi only): the own jobid that ofi messages
+     * carry, and the mapping of another job's sender (jobid, vpid) to
+     * the stamp its messages are reported with (0, or the message is
+     * dropped); NULL: messages of other jobs are dropped */
+    uint32_t jobid;
+    int (*resolve)(uint32_t jobid, uint32_t vpid, uint32_t *stamp);
+    uint32_t other_jobs; /* ofi opened in auto mode for them too (> 0) */
 } bip_dev_params_t;
 
 /* how a peer is reached: its stamp (the src its messages report), its
@@ -167,6 +174,13 @@ void bip_srecv_set_sole_sender(bip_dev_t *dev);
  * then the sender's shm stamp, which *map (*map_len entries, written
  * before that sender connects) turns into its job rank. */
 struct tc_mpring *bip_dev_shm_only_queue(bip_dev_t *dev, const uint32_t **map, uint32_t *map_len);
+/* The same whatever else is open (NULL: shm not open), for a protocol
+ * that reads the ofi queue itself only now and then while no process
+ * reaches it (ofi opened for other jobs on one host): a message it then
+ * peeks with bip_srecv_peek_other is released with bip_srecv_release. */
+struct tc_mpring *bip_dev_shm_queue(bip_dev_t *dev, const uint32_t **map, uint32_t *map_len);
+/* bip_srecv_peek of the queues other than shm's (-EAGAIN: none) */
+int bip_srecv_peek_other(bip_dev_t *dev, const void **msg, uint32_t *len, uint32_t *src);
 
 /* Next message of our queue, in place: 0, -EAGAIN (empty) or -EPROTO
  * (corrupt slot). *src is the sender's rank as the device stamped it

@@ -28,6 +28,8 @@
  */
 
 #define _GNU_SOURCE
+#include <stddef.h>
+
 #include "bip_ofi.h"
 
 /* ------------------------------------------------------------------ */
@@ -357,6 +359,8 @@ static int bip_ofi_publish(void *p, uint32_t len)
     h = (bip_ofi_msg_hdr_t *) tx->data;
     h->src = dev->stamp;
     h->len = len;
+    h->jobid = dev->jobid;
+    h->pad = 0;
     total = (sizeof(*h) + len + 7u) & ~(size_t) 7u;
     /* the padding goes on the wire: never stale heap bytes */
     memset((char *) tx->data + sizeof(*h) + len, 0, total - sizeof(*h) - len);
@@ -408,6 +412,7 @@ static int bip_ofi_peek(void *d, const void **msg, uint32_t *len, uint32_t *src)
 {
     bip_ofi_dev_t *dev = d;
     bip_ofi_msg_t m;
+    uint32_t jobid;
 
     pthread_mutex_lock(&dev->lock);
     if (0 == dev->ring_count) {
@@ -431,6 +436,14 @@ static int bip_ofi_peek(void *d, const void **msg, uint32_t *len, uint32_t *src)
 
     if (0 != bip_ofi_msg_check(m.buf, m.len, dev->slot_size, msg, len, src)) {
         goto bad;
+    }
+    memcpy(&jobid, m.buf + offsetof(bip_ofi_msg_hdr_t, jobid), sizeof(jobid));
+    if (jobid != dev->jobid) {
+        /* a process of another job: its stamp from the resolver, which
+         * gives an unknown sender an index on first contact */
+        if (NULL == dev->resolve || 0 != dev->resolve(jobid, *src, src)) {
+            goto bad;
+        }
     }
     return 0;
 

@@ -113,6 +113,8 @@ typedef struct bip_ofi_dev {
     tc_ofi_rdm_t f; /* fabric, domain, AV, CQ, endpoint */
     pthread_mutex_t lock;
     uint32_t stamp;
+    uint32_t jobid;
+    int (*resolve)(uint32_t jobid, uint32_t vpid, uint32_t *stamp);
     uint32_t slot_size;
     size_t msg_max; /* header + slot, padded */
     size_t frag_size;

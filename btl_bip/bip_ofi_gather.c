@@ -164,6 +164,8 @@ int bip_ofi_ssend_gather(void *p, const void *head, uint32_t head_len, const str
     }
     h.src = dev->stamp;
     h.len = (uint32_t) len;
+    h.jobid = dev->jobid;
+    h.pad = 0;
     total = (sizeof(h) + len + 7u) & ~(size_t) 7u;
     if (total <= dev->inject_size && total <= 256) {
         return bip_ofi_gather_inject(peer, &h, head, head_len, iov, iovcnt, total);

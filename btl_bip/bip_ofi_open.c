@@ -171,7 +171,7 @@ static size_t bip_ofi_rx_bytes(uint32_t credits, uint32_t peers, size_t msg_max)
 int bip_ofi_open(const bip_dev_params_t *p, void **out)
 {
     bip_ofi_dev_t *dev;
-    uint32_t slot, credits;
+    uint32_t slot, credits, senders;
     size_t rxsize, ring;
     int rc;
 
@@ -190,6 +190,8 @@ int bip_ofi_open(const bip_dev_params_t *p, void **out)
     }
     pthread_mutex_init(&dev->lock, NULL);
     dev->stamp = p->stamp;
+    dev->jobid = p->jobid;
+    dev->resolve = p->resolve;
     dev->timeout = 0 == p->ofi_timeout ? 60 : p->ofi_timeout;
     dev->slot_size = slot;
     dev->msg_max = (sizeof(bip_ofi_msg_hdr_t) + slot + 7u) & ~(size_t) 7u;
@@ -199,11 +201,17 @@ int bip_ofi_open(const bip_dev_params_t *p, void **out)
     dev->next_gen = 1;
     dev->next_key = 1;
     dev->posted = calloc(p->max_posted, sizeof(*dev->posted));
-    rxsize = bip_ofi_rx_bytes(credits, p->remote_peers, dev->msg_max);
+    /* its senders: the job's peers on other hosts and the processes of
+     * other jobs it may meet */
+    if (__builtin_add_overflow(p->remote_peers, p->other_jobs, &senders)) {
+        rc = -EINVAL;
+        goto fail;
+    }
+    rxsize = bip_ofi_rx_bytes(credits, senders, dev->msg_max);
     /* the messages handed out and not released: no more than the credits
      * allow (a peer that sends beyond its credits waits in the CQ until
      * the protocol reports it) */
-    ring = (size_t) credits * (0 == p->remote_peers ? 1 : p->remote_peers) + BIP_OFI_POLL;
+    ring = (size_t) credits * (0 == senders ? 1 : senders) + BIP_OFI_POLL;
     if (0 == rxsize || ring > UINT32_MAX) {
         rc = -ENOMEM;
         goto fail;

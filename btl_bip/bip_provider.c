@@ -299,7 +299,7 @@ int bip_open(const bip_dev_params_t *p, bip_dev_t **out)
         shm = false;
         ofi = true;
     } else if (0 == strcmp(want, "auto")) {
-        ofi = p->remote_peers > 0;
+        ofi = p->remote_peers > 0 || p->other_jobs > 0;
         shm = p->expected_peers > 0 || !ofi;
     } else {
         return -EINVAL;
@@ -583,6 +583,30 @@ struct tc_mpring *bip_dev_shm_only_queue(bip_dev_t *dev, const uint32_t **map, u
     *map = dev->local_map;
     *map_len = dev->map_len;
     return dev->shmq;
+}
+
+struct tc_mpring *bip_dev_shm_queue(bip_dev_t *dev, const uint32_t **map, uint32_t *map_len)
+{
+    if (NULL == dev) {
+        return NULL;
+    }
+    *map = dev->local_map;
+    *map_len = dev->map_len;
+    return dev->shmq;
+}
+
+int bip_srecv_peek_other(bip_dev_t *dev, const void **msg, uint32_t *len, uint32_t *src)
+{
+    int rc;
+
+    if (NULL == dev->sub[BIP_PROV_OFI]) {
+        return -EAGAIN;
+    }
+    rc = dev->ops[BIP_PROV_OFI]->srecv_peek(dev->sub[BIP_PROV_OFI], msg, len, src);
+    if (0 == rc) {
+        dev->peeked = BIP_PROV_OFI;
+    }
+    return rc;
 }
 
 void bip_srecv_release(bip_dev_t *dev)

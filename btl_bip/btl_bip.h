@@ -23,6 +23,7 @@
 #include "tc_atomic.h"
 #include "tc_ompi.h"
 #include "tc_ompi_compat.h"
+#include "tc_peers.h"
 
 #include "bip_device.h"
 #include "btl_bip_hdr.h"
@@ -71,6 +72,7 @@ typedef struct mca_btl_bip_component {
     unsigned int ofi_timeout;
     int verbose;
     int output;
+    unsigned int other_jobs; /* most processes of other jobs (0: refused) */
 
     /* device */
     bip_dev_t *dev;
@@ -88,7 +90,18 @@ typedef struct mca_btl_bip_component {
     uint32_t my_vpid;
     uint32_t nprocs;
     bool all_peers_added;
-    struct mca_btl_base_endpoint_t *endpoints; /* by job rank (vpid) */
+    struct mca_btl_base_endpoint_t *endpoints; /* by index of peers */
+    uint32_t max_eps;   /* endpoints: nprocs, + other_jobs when other_jobs_on */
+    bool other_jobs_on; /* processes of other jobs reached (over ofi) */
+    /* ofi opened for other jobs only (one host): progress reads the shm
+     * ring inline and the device's queues every 64th empty poll, until a
+     * peer is reached over ofi (ofi_active, atomic: set by that connect
+     * or by a message that came over ofi) */
+    bool ofi_lazy;
+    bool peeked_dev; /* the message in hand came from bip_srecv_peek */
+    unsigned int lazy_polls;
+    int32_t ofi_active;
+    tc_peers_t peers; /* full name -> index (own job: the vpid) */
     int num_unconnected;
     unsigned int progress_calls;
 
@@ -218,6 +231,12 @@ void mca_btl_bip_lost_watch_start(void);
 void mca_btl_bip_lost_watch_stop(void);
 
 bool mca_btl_bip_only_bip_requested(void);
+/* the endpoint of an index of the peer table (another job's process met
+ * first by its message), made if needed: NULL when it cannot be */
+struct mca_btl_base_endpoint_t *mca_btl_bip_endpoint_of_index(uint32_t idx);
+/* the ofi device's resolver: another job's sender (jobid, vpid) -> its
+ * index of the peer table (given on first contact): 0 or -errno */
+int mca_btl_bip_resolve(uint32_t jobid, uint32_t vpid, uint32_t *idx);
 
 /* registrations for reads over ofi (btl_bip_rdma.c) */
 int mca_btl_bip_rcache_init(void);

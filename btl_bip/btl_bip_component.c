@@ -140,6 +140,14 @@ static int mca_btl_bip_component_register(void)
                               "does not answer (its provider cannot connect or accepts nothing) "
                               "before the peer is reported gone",
                               OPAL_INFO_LVL_6, &c->ofi_timeout, 60);
+    (void) tc_ompi_param_uint(
+        &c->super.btl_version, "other_jobs",
+        "Most processes of other jobs (MPI_Comm_spawn, MPI_Comm_connect/accept) "
+        "reached, over the ofi provider (opened for them on one host too; its "
+        "queue holds N messages of each: 2 x (N x (peers on other hosts + this) "
+        "+ 1) x the ofi message size of address space); 0: such processes are "
+        "refused (left to another BTL)",
+        OPAL_INFO_LVL_4, &c->other_jobs, 8);
     (void) tc_ompi_param_int(
         &c->super.btl_version, "verbose",
         "Verbosity of btl_bip (0: silent, follows btl_base_verbose; 1: counters "
@@ -208,6 +216,8 @@ static int mca_btl_bip_component_open(void)
     c->dev = NULL;
     c->shmq = NULL;
     c->endpoints = NULL;
+    c->max_eps = 0;
+    c->other_jobs_on = false;
     c->unlinked = false;
     memset(&c->cnt, 0, sizeof(c->cnt));
     return OPAL_SUCCESS;
@@ -322,6 +332,10 @@ static int mca_btl_bip_check_params(uint32_t *nslots)
         mca_btl_bip_bad_param("btl_bip_max_posted", c->max_posted, "between 1 and 4095");
         return OPAL_ERR_BAD_PARAM;
     }
+    if (c->other_jobs > 4096) {
+        mca_btl_bip_bad_param("btl_bip_other_jobs", c->other_jobs, "between 0 and 4096");
+        return OPAL_ERR_BAD_PARAM;
+    }
     if (OPAL_SUCCESS !=
         mca_btl_bip_check_sizes(m, c->short_limit, "btl_bip_max_send_size",
                                 "at least btl_bip_short_limit, at most 64 MiB")) {
@@ -431,6 +445,18 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
     params.ofi_timeout = c->ofi_timeout;
     params.credits = c->credits;
     params.ofi_slot_size = c->ofi_slot_size;
+    /* other jobs: over ofi (shm's files are the job's), opened for them
+     * on one host too; their stamps are indexes of the peer table */
+    c->other_jobs_on = false;
+    c->max_eps = c->nprocs;
+    if (c->other_jobs > 0 && 0 != strcmp(c->provider, "shm") &&
+        0 == tc_peers_init(&c->peers, OPAL_PROC_MY_NAME.jobid, c->nprocs, c->other_jobs)) {
+        c->other_jobs_on = true;
+        c->max_eps = tc_peers_capacity(&c->peers);
+        params.jobid = OPAL_PROC_MY_NAME.jobid;
+        params.resolve = mca_btl_bip_resolve;
+        params.other_jobs = c->other_jobs;
+    }
     rc = bip_open(&params, &c->dev);
     if (0 != rc) {
         opal_show_help("help-mpi-btl-bip.txt", "queue create failed", true,
@@ -440,6 +466,15 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
         return NULL;
     }
     c->shmq = bip_dev_shm_only_queue(c->dev, &c->shm_map, &c->shm_map_len);
+    c->ofi_lazy = false;
+    c->peeked_dev = false;
+    c->ofi_active = 0;
+    if (NULL == c->shmq && c->other_jobs_on && 0 == params.remote_peers &&
+        0 == strcmp(c->provider, "auto")) {
+        /* ofi open for other jobs only: polled now and then until used */
+        c->shmq = bip_dev_shm_queue(c->dev, &c->shm_map, &c->shm_map_len);
+        c->ofi_lazy = NULL != c->shmq;
+    }
     if (2 == c->num_local) {
         /* one sender, bounded by its credits: consumed slots are not
          * written back (btl_bip_endpoint.c sets the sender side) */
@@ -459,11 +494,11 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
     if (OPAL_SUCCESS != rc) {
         goto fail;
     }
-    c->endpoints = calloc((size_t) c->nprocs, sizeof(*c->endpoints));
+    c->endpoints = calloc((size_t) c->max_eps, sizeof(*c->endpoints));
     if (NULL == c->endpoints) {
         goto fail;
     }
-    for (uint32_t i = 0; i < c->nprocs; ++i) {
+    for (uint32_t i = 0; i < c->max_eps; ++i) {
         OBJ_CONSTRUCT(c->endpoints + i, mca_btl_bip_endpoint_t);
         c->endpoints[i].peer_rank = (int) i;
     }

@@ -68,6 +68,10 @@ int mca_btl_bip_endpoint_connect(mca_btl_bip_endpoint_t *ep, const bip_peer_info
      * through that module only */
     ep->module = 0 == strcmp(bip_peer_provider(ep->peer), "ofi") ? &mca_btl_bip_ofi_module
                                                                  : &mca_btl_bip_module;
+    if (&mca_btl_bip_ofi_module == ep->module) {
+        /* progress reads the ofi queue at every call from now on */
+        tc_atomic_store_release(&c->ofi_active, 1);
+    }
     if (0 == strcmp(bip_peer_provider(ep->peer), "shm") && 2 == c->num_local) {
         /* the peer's queue has no other producer (the node-local ranks are
          * fixed at init), our sends to it hold ep->lock when threads are

@@ -96,11 +96,14 @@ _Static_assert(offsetof(mca_btl_bip_modex_t, ofi_slot_size) == 28,
  * message (mca_btl_bip_hdr_t ...) follows. A message's length is padded
  * to 8 bytes on the wire; len is the unpadded length. */
 typedef struct bip_ofi_msg_hdr {
-    uint32_t src; /* the sender's stamp (job rank) */
-    uint32_t len; /* bytes of the message after this header */
+    uint32_t src;   /* the sender's stamp (job rank) */
+    uint32_t len;   /* bytes of the message after this header */
+    uint32_t jobid; /* the sender's job: another job's sender is resolved
+                       to an index of the peer table (src is its vpid) */
+    uint32_t pad;   /* zero */
 } bip_ofi_msg_hdr_t;
 
-_Static_assert(sizeof(bip_ofi_msg_hdr_t) == 8, "ofi message header is 8 bytes");
+_Static_assert(sizeof(bip_ofi_msg_hdr_t) == 16, "ofi message header is 16 bytes");
 _Static_assert(offsetof(bip_ofi_msg_hdr_t, src) == 0, "ofi src at byte 0");
 _Static_assert(offsetof(bip_ofi_msg_hdr_t, len) == 4, "ofi len at byte 4");
 

@@ -127,7 +127,7 @@ int mca_btl_bip_lost_progress(void)
     if (0 == tc_atomic_swap_acquire(&c->lost_pending, 0)) {
         return 0;
     }
-    for (uint32_t i = 0; NULL != c->endpoints && i < c->nprocs; ++i) {
+    for (uint32_t i = 0; NULL != c->endpoints && i < c->max_eps; ++i) {
         if (tc_ompi_lost_take(&c->endpoints[i].lost)) {
             mca_btl_bip_lost_one(c->endpoints + i);
             ++count;

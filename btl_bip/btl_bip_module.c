@@ -10,6 +10,7 @@
 
 #include "opal_config.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "opal/datatype/opal_convertor.h"
@@ -68,11 +69,22 @@ static mca_btl_bip_endpoint_t *mca_btl_bip_endpoint_for(struct opal_proc_t *proc
     mca_btl_bip_endpoint_t *ep;
     bip_peer_info_t info;
     uint32_t vpid = proc->proc_name.vpid;
-    bool local = OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags);
+    const bool other = proc->proc_name.jobid != OPAL_PROC_MY_NAME.jobid;
+    /* another job's process: over ofi, whatever its host */
+    bool local = !other && OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags);
     size_t size = 0;
     int rc;
 
-    if (vpid >= c->nprocs || vpid == c->my_vpid) {
+    if (other) {
+        const uint64_t name = tc_peers_name(proc->proc_name.jobid, vpid);
+
+        if (!c->other_jobs_on || 0 != tc_peers_index(&c->peers, name, true, &vpid)) {
+            return NULL;
+        }
+    } else if (vpid >= c->nprocs || vpid == c->my_vpid) {
+        return NULL;
+    }
+    if (vpid >= c->max_eps) {
         return NULL;
     }
     ep = c->endpoints + vpid;
@@ -84,7 +96,7 @@ static mca_btl_bip_endpoint_t *mca_btl_bip_endpoint_for(struct opal_proc_t *proc
         return NULL;
     }
     if (size < sizeof(*modex) || modex->addrlen > BIP_ADDR_MAX ||
-        size != sizeof(*modex) + modex->addrlen ||
+        size != sizeof(*modex) + modex->addrlen || (other && 0 == modex->addrlen) ||
         (local &&
          (modex->local_rank >= (uint32_t) c->num_local ||
           (int) modex->local_rank == c->local_rank))) {
@@ -113,6 +125,32 @@ static mca_btl_bip_endpoint_t *mca_btl_bip_endpoint_for(struct opal_proc_t *proc
     (void) mca_btl_bip_endpoint_connect(ep, &info);
     free(modex);
     return MCA_BTL_BIP_EP_CONNECTED == ep->state ? ep : NULL;
+}
+
+int mca_btl_bip_resolve(uint32_t jobid, uint32_t vpid, uint32_t *idx)
+{
+    mca_btl_bip_component_t *c = &mca_btl_bip_component;
+
+    if (!c->other_jobs_on || jobid == c->peers.jobid) {
+        return -EINVAL;
+    }
+    return tc_peers_index(&c->peers, tc_peers_name(jobid, vpid), true, idx);
+}
+
+struct mca_btl_base_endpoint_t *mca_btl_bip_endpoint_of_index(uint32_t idx)
+{
+    mca_btl_bip_component_t *c = &mca_btl_bip_component;
+    opal_process_name_t name = opal_proc_local_get()->proc_name;
+    opal_proc_t *proc;
+    uint64_t full;
+
+    if (!c->other_jobs_on || 0 != tc_peers_name_of(&c->peers, idx, &full)) {
+        return NULL;
+    }
+    name.jobid = (uint32_t) (full >> 32);
+    name.vpid = (uint32_t) full;
+    proc = opal_proc_for_name(name);
+    return NULL != proc ? mca_btl_bip_endpoint_for(proc) : NULL;
 }
 
 /* Open MPI adds peers on other hosts lazily (at the first message to
@@ -165,6 +203,7 @@ int mca_btl_bip_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
         .providers = bip_dev_providers(c->dev),
         .only_requested = mca_btl_bip_only_bip_requested(),
         .warned = &c->warned_unreachable,
+        .other_jobs = c->other_jobs_on,
     };
 
     if (!c->all_peers_added) {
@@ -220,7 +259,7 @@ void mca_btl_bip_release_all(void)
 
     mca_btl_bip_lost_watch_stop();
     if (NULL != c->endpoints) {
-        for (uint32_t i = 0; i < c->nprocs; ++i) {
+        for (uint32_t i = 0; i < c->max_eps; ++i) {
             OBJ_DESTRUCT(c->endpoints + i);
         }
         free(c->endpoints);
@@ -253,6 +292,11 @@ void mca_btl_bip_release_all(void)
         bip_close(c->dev);
         c->dev = NULL;
     }
+    if (c->other_jobs_on) {
+        c->other_jobs_on = false;
+        tc_peers_fini(&c->peers);
+    }
+    c->max_eps = 0;
 }
 
 int mca_btl_bip_finalize(struct mca_btl_base_module_t *btl)

@@ -247,9 +247,10 @@ static void mca_btl_bip_handle_req(mca_btl_bip_endpoint_t *ep, uint8_t tag,
 /* the slot of the message just peeked goes back to the queue */
 static inline void mca_btl_bip_release(mca_btl_bip_component_t *c)
 {
-    if (NULL != c->shmq) {
+    if (NULL != c->shmq && !c->peeked_dev) {
         tc_mpring_release(c->shmq);
     } else {
+        c->peeked_dev = false;
         bip_srecv_release(c->dev);
     }
 }
@@ -270,6 +271,15 @@ static inline int mca_btl_bip_peek(mca_btl_bip_component_t *c, const void **msg,
     if (0 == rc && *src < c->shm_map_len) {
         *src = tc_atomic_load_acquire(&c->shm_map[*src]);
     }
+    if (OPAL_UNLIKELY(-EAGAIN == rc && c->ofi_lazy) && 0 == (++c->lazy_polls & 63u)) {
+        /* ofi opened for other jobs and nobody there yet: a first
+         * message of another job's process is read now and then */
+        rc = bip_srecv_peek_other(c->dev, msg, len, src);
+        if (0 == rc) {
+            c->peeked_dev = true;
+            tc_atomic_store_release(&c->ofi_active, 1);
+        }
+    }
     return rc;
 }
 
@@ -280,13 +290,18 @@ static void mca_btl_bip_handle_msg(const unsigned char *msg, uint32_t len, uint3
     mca_btl_bip_endpoint_t *ep;
     mca_btl_bip_hdr_t hdr;
 
-    if (OPAL_UNLIKELY(src >= c->nprocs || src == c->my_vpid || len < sizeof(hdr))) {
+    if (OPAL_UNLIKELY(src >= c->max_eps || src == c->my_vpid || len < sizeof(hdr))) {
         mca_btl_bip_release(c);
         BTL_ERROR(("btl:bip: message from unknown rank %u or too short (%u B) dropped", src, len));
         return;
     }
     ep = c->endpoints + src;
     memcpy(&hdr, msg, sizeof(hdr));
+    if (OPAL_UNLIKELY(MCA_BTL_BIP_EP_UNUSED == ep->state && src >= c->nprocs)) {
+        /* another job's process met first by its message (5.0's
+         * connect/accept adds it with 0 processes): its endpoint now */
+        (void) mca_btl_bip_endpoint_of_index(src);
+    }
     if (OPAL_UNLIKELY(MCA_BTL_BIP_EP_CONNECTED != ep->state)) {
         mca_btl_bip_release(c);
         return;
@@ -361,7 +376,7 @@ static void mca_btl_bip_progress_slow(void)
 {
     mca_btl_bip_component_t *c = &mca_btl_bip_component;
 
-    for (uint32_t i = 0; i < c->nprocs; ++i) {
+    for (uint32_t i = 0; i < c->max_eps; ++i) {
         mca_btl_bip_endpoint_t *ep = c->endpoints + i;
         bool waiting;
 
@@ -465,6 +480,12 @@ int mca_btl_bip_component_progress(void)
      * release to drop) */
     if (c->threads && !tc_guard_try_enter(&c->progress_guard)) {
         return 0;
+    }
+    if (OPAL_UNLIKELY(c->ofi_lazy) && 0 != tc_atomic_load_acquire(&c->ofi_active)) {
+        /* a peer over ofi: the device's turn between its queues from now
+         * on (switched here, where no message is in hand) */
+        c->ofi_lazy = false;
+        c->shmq = NULL;
     }
 
     for (unsigned int n = 0; n < c->poll_batch; ++n) {

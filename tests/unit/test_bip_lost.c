@@ -91,6 +91,7 @@ static void run_lost(bool ft)
     test_bip_state_init(dir, false);
     c->endpoints = eps;
     c->nprocs = 3;
+    c->max_eps = 3;
     c->lost_pending = 0;
     mca_btl_bip_module.error_cb = test_ft_error_cb;
     mca_btl_bip_module.short_limit = 16;
@@ -173,6 +174,7 @@ static void run_lost(bool ft)
     OBJ_RELEASE(rreqs[1]);
     c->endpoints = NULL;
     c->nprocs = 0;
+    c->max_eps = 0;
     free(eps);
     test_bip_state_fini(dir);
 }

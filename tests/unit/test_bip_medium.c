@@ -104,11 +104,13 @@ static int bip_medium_run(int write_rc)
     bip_medium_status = 12345;
     mca_btl_bip_component.endpoints = &ep;
     mca_btl_bip_component.nprocs = 1;
+    mca_btl_bip_component.max_eps = 1;
     mca_btl_bip_handle_ack(&ep, &ack);
     /* a lost peer is reported from progress */
     (void) mca_btl_bip_lost_progress();
     mca_btl_bip_component.endpoints = NULL;
     mca_btl_bip_component.nprocs = 0;
+    mca_btl_bip_component.max_eps = 0;
     assert_int_equal(1, bip_medium_callbacks);
     assert_true(opal_list_is_empty(&ep.await_ack));
     OBJ_DESTRUCT(&frag);

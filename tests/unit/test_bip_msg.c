@@ -102,6 +102,7 @@ static void msg_setup_component(void)
 
     c->output = -1;
     c->nprocs = 4;
+    c->max_eps = 4;
     c->my_vpid = 0;
     c->short_limit = 4096 + 64;
     c->threads = false;

@@ -45,8 +45,8 @@
 #include "bip_provider.h"
 #include "btl_bip_hdr.h"
 #include "tc_atomic.h"
-
 #define SLOT 256
+#define HDRB sizeof(bip_ofi_msg_hdr_t) /* the ofi message header */
 
 static const char *test_domain(void)
 {
@@ -915,10 +915,10 @@ static void test_fuzz_msg_check(void **state)
         for (size_t i = 0; i < got; ++i) {
             buf[i] = (unsigned char) rand_r(&seed);
         }
-        if (got >= 8 && 0 == rand_r(&seed) % 2) {
+        if (got >= HDRB && 0 == rand_r(&seed) % 2) {
             /* a plausible length now and then, so the accept path runs */
             size_t pad = (size_t) (rand_r(&seed) % 8);
-            uint32_t l = (uint32_t) (got - 8 >= pad ? got - 8 - pad : 0);
+            uint32_t l = (uint32_t) (got - HDRB >= pad ? got - HDRB - pad : 0);
 
             memcpy(buf + 4, &l, 4);
         }
@@ -941,7 +941,7 @@ static void test_fuzz_msg_check(void **state)
         const uint32_t slot = 65664;
         size_t got = slot - 64 + (size_t) (rand_r(&seed) % 160);
         unsigned char *buf = malloc(got);
-        uint32_t l = (uint32_t) (got - 8) - 8u + (uint32_t) (rand_r(&seed) % 24);
+        uint32_t l = (uint32_t) (got - HDRB) - 8u + (uint32_t) (rand_r(&seed) % 24);
         const void *msg = NULL;
         uint32_t len = 0, src = 0;
 
@@ -957,28 +957,28 @@ static void test_fuzz_msg_check(void **state)
             assert_true(got - sizeof(bip_ofi_msg_hdr_t) - len <= 7);
             assert_int_equal(len, l);
         } else {
-            assert_true(l > slot || l > got - 8 || got - 8 - l > 7);
+            assert_true(l > slot || l > got - HDRB || got - HDRB - l > 7);
         }
         free(buf);
     }
     /* edge cases */
     {
-        unsigned char b[16] = {0};
+        unsigned char b[HDRB + 8] = {0};
         const void *msg;
         uint32_t len, src, l = 8;
 
-        assert_int_equal(bip_ofi_msg_check(NULL, 16, 64, &msg, &len, &src), -EPROTO);
-        assert_int_equal(bip_ofi_msg_check(b, 7, 64, &msg, &len, &src), -EPROTO);
+        assert_int_equal(bip_ofi_msg_check(NULL, sizeof(b), 64, &msg, &len, &src), -EPROTO);
+        assert_int_equal(bip_ofi_msg_check(b, HDRB - 1, 64, &msg, &len, &src), -EPROTO);
         memcpy(b + 4, &l, 4);
-        assert_int_equal(bip_ofi_msg_check(b, 16, 64, &msg, &len, &src), 0);
+        assert_int_equal(bip_ofi_msg_check(b, sizeof(b), 64, &msg, &len, &src), 0);
         assert_int_equal(len, 8);
-        assert_int_equal(bip_ofi_msg_check(b, 16, 7, &msg, &len, &src), -EPROTO);
+        assert_int_equal(bip_ofi_msg_check(b, sizeof(b), 7, &msg, &len, &src), -EPROTO);
         l = UINT32_MAX;
         memcpy(b + 4, &l, 4);
-        assert_int_equal(bip_ofi_msg_check(b, 16, UINT32_MAX, &msg, &len, &src), -EPROTO);
+        assert_int_equal(bip_ofi_msg_check(b, sizeof(b), UINT32_MAX, &msg, &len, &src), -EPROTO);
         l = 0;
         memcpy(b + 4, &l, 4);
-        assert_int_equal(bip_ofi_msg_check(b, 16, 64, &msg, &len, &src), -EPROTO);
+        assert_int_equal(bip_ofi_msg_check(b, sizeof(b), 64, &msg, &len, &src), -EPROTO);
     }
 }
 
