@@ -207,7 +207,13 @@ int bip_ofi_open(const bip_dev_params_t *p, void **out)
         rc = -EINVAL;
         goto fail;
     }
-    rxsize = bip_ofi_rx_bytes(credits, senders, dev->msg_max);
+    /* the multi-receive buffers are sized for the job's remote peers'
+     * credits only (at least one peer's): a buffer's first pass faults in
+     * every page it reaches, and room for other jobs' 8 senders (37 MiB a
+     * buffer) cost 8-32 KiB messages across hosts half their bandwidth.
+     * Other jobs' messages share that room; a burst beyond it waits in the
+     * provider until a buffer is reposted. */
+    rxsize = bip_ofi_rx_bytes(credits, p->remote_peers, dev->msg_max);
     /* the messages handed out and not released: no more than the credits
      * allow (a peer that sends beyond its credits waits in the CQ until
      * the protocol reports it) */
