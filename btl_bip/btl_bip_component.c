@@ -143,10 +143,9 @@ static int mca_btl_bip_component_register(void)
     (void) tc_ompi_param_uint(
         &c->super.btl_version, "other_jobs",
         "Most processes of other jobs (MPI_Comm_spawn, MPI_Comm_connect/accept) "
-        "reached, over the ofi provider (opened for them on one host too; its "
-        "queue holds N messages of each: 2 x (N x (peers on other hosts + this) "
-        "+ 1) x the ofi message size of address space); 0: such processes are "
-        "refused (left to another BTL)",
+        "reached, over the ofi provider (opened for them on one host too; they "
+        "share the room its queue has for the peers on other hosts); 0: such "
+        "processes are refused (left to another BTL)",
         OPAL_INFO_LVL_4, &c->other_jobs, 8);
     (void) tc_ompi_param_int(
         &c->super.btl_version, "verbose",
