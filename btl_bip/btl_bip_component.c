@@ -402,10 +402,14 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
         mca_btl_bip_bad_param_str("btl_bip_provider", c->provider, "auto, shm or ofi");
         return NULL;
     }
-    /* shm needs a peer on this host; ofi (auto, ofi) any other process */
-    use_ofi = 0 != strcmp(c->provider, "shm") && c->nprocs > 1 &&
-        (0 == strcmp(c->provider, "ofi") ||
-         c->nprocs > (uint32_t) opal_process_info.num_local_peers + 1);
+    /* shm needs a peer on this host; ofi (auto, ofi) any other process,
+     * of this job or of another (a spawned child alone, a singleton that
+     * spawns: ofi opens for other jobs in a job of one process too) */
+    use_ofi = 0 != strcmp(c->provider, "shm") &&
+        (c->other_jobs > 0 ||
+         (c->nprocs > 1 &&
+          (0 == strcmp(c->provider, "ofi") ||
+           c->nprocs > (uint32_t) opal_process_info.num_local_peers + 1)));
     if ((0 == opal_process_info.num_local_peers && !use_ofi) ||
         NULL == opal_process_info.job_session_dir) {
         opal_output_verbose(10, c->output, "btl:bip: no node-local peer, disabled");
