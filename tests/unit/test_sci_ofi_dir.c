@@ -273,6 +273,51 @@ static void test_fuzz(void **state)
     }
 }
 
+/* the offer and the bye come from processes of other jobs too: mutated
+ * good ones and random bytes of every length up to twice their size */
+static void test_fuzz_offer_bye(void **state)
+{
+    sci_ofi_offer_t good = {.magic = SCI_OFI_OFFER_MAGIC, .name = (3ull << 32) | 5};
+    sci_ofi_bye_t bye = {.magic = SCI_OFI_BYE_MAGIC, .name = 9};
+
+    (void) state;
+    good.seg.size = 4096;
+    good.seg.addr = 0x7f0000001000ull;
+    for (int iter = 0; iter < 100000; ++iter) {
+        uint8_t tmp[2 * sizeof(sci_ofi_offer_t)];
+        size_t len = test_rnd() % (sizeof(tmp) + 1);
+        sci_ofi_offer_t out;
+        uint64_t name;
+        uint8_t *buf;
+
+        for (size_t i = 0; i < sizeof(tmp); ++i) {
+            tmp[i] = (uint8_t) test_rnd();
+        }
+        if (0 == iter % 3) {
+            memcpy(tmp, &good, sizeof(good));
+            len = sizeof(good);
+        } else if (1 == iter % 3) {
+            memcpy(tmp, &bye, sizeof(bye));
+            len = sizeof(bye);
+        }
+        for (int k = (int) (test_rnd() % 3); k > 0; --k) {
+            tmp[test_rnd() % sizeof(tmp)] = (uint8_t) test_rnd();
+        }
+        buf = malloc(len ? len : 1);
+        assert_non_null(buf);
+        memcpy(buf, tmp, len);
+        if (0 == sci_ofi_offer_parse(buf, len, &out)) {
+            assert_int_equal(sizeof(out), len);
+            assert_true(SCI_OFI_OFFER_MAGIC == out.magic);
+            assert_true(out.seg.size > 0 && out.seg.addr <= UINT64_MAX - out.seg.size);
+        }
+        if (0 == sci_ofi_bye_parse(buf, len, &name)) {
+            assert_int_equal(sizeof(sci_ofi_bye_t), len);
+        }
+        free(buf);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -282,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_offer),
         cmocka_unit_test(test_word),
         cmocka_unit_test(test_fuzz),
+        cmocka_unit_test(test_fuzz_offer_bye),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
