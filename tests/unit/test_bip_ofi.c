@@ -34,52 +34,13 @@
 #include <cmocka.h>
 #include <rdma/fabric.h>
 
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#define TEST_UNDER_VALGRIND() RUNNING_ON_VALGRIND
-#else
-#define TEST_UNDER_VALGRIND() 0
-#endif
-
 #include "bip_device.h"
 #include "bip_provider.h"
+#include "test_bip_ofi.h"
 #include "btl_bip_hdr.h"
 #include "tc_atomic.h"
 #define SLOT 256
 #define HDRB sizeof(bip_ofi_msg_hdr_t) /* the ofi message header */
-
-static const char *test_domain(void)
-{
-    const char *d = getenv("BIP_TEST_OFI_DOMAIN");
-
-    return NULL != d ? d : "lo";
-}
-
-/* The libfabric provider under test: BIP_TEST_OFI_PROVIDER, else tcp
- * (the tcp provider's own endpoint, as the BTL takes it). Under valgrind
- * with libfabric before 1.18, whose own endpoint ("net") leaks an fi_info
- * per endpoint and the state of every refused connection (fixed in 1.18:
- * "prov/net: Fix memory leaks with RDM"), tcp;ofi_rxm: the leaks are
- * libfabric's, and the code under test is the same over both. */
-static const char *test_provider(void)
-{
-    static int said;
-    const char *p = getenv("BIP_TEST_OFI_PROVIDER");
-
-    if (NULL != p && '\0' != p[0]) {
-        return p;
-    }
-    if (TEST_UNDER_VALGRIND() && !FI_VERSION_GE(fi_version(), FI_VERSION(1, 18))) {
-        if (!said) {
-            said = 1;
-            printf("test_bip_ofi: under valgrind on libfabric %u.%u: over tcp;ofi_rxm (its own "
-                   "tcp endpoint leaks inside libfabric; docs/btl_bip.md, section 8)\n",
-                   FI_MAJOR(fi_version()), FI_MINOR(fi_version()));
-        }
-        return "tcp;ofi_rxm";
-    }
-    return "tcp";
-}
 
 /* a device whose queue holds what `credits` allow one peer, in messages of
  * up to `slot` bytes (0, 0: the provider's defaults over SLOT) */
@@ -121,22 +82,6 @@ static int open_dev(uint32_t stamp, uint32_t max_posted, size_t frag, bip_dev_t 
     return bip_open(&p, dev);
 }
 
-static void connect_to(bip_dev_t *from, bip_dev_t *to, uint32_t to_stamp, bip_peer_t **peer)
-{
-    unsigned char addr[BIP_ADDR_MAX];
-    size_t len = 0;
-    bip_peer_info_t info;
-
-    assert_int_equal(bip_dev_address(to, addr, &len), 0);
-    assert_true(len > 0 && len <= BIP_ADDR_MAX);
-    info.rank = to_stamp;
-    info.local_rank = -1;
-    info.addr = addr;
-    info.addrlen = len;
-    assert_int_equal(bip_peer_connect_info(from, &info, peer), 0);
-    assert_string_equal(bip_peer_provider(*peer), "ofi");
-}
-
 static double bip_test_now(void)
 {
     struct timespec ts;
@@ -150,9 +95,7 @@ static int skip_if_no_ofi(void)
     bip_dev_t *dev;
     int rc = open_dev(0, 4, 4096, &dev);
 
-    if (0 != rc) {
-        fprintf(stderr, "test_bip_ofi: no libfabric tcp provider on %s (%s): skipped\n",
-                test_domain(), strerror(-rc));
+    if (test_bip_no_ofi("test_bip_ofi", rc)) {
         return 1;
     }
     bip_close(dev);
@@ -307,7 +250,7 @@ static void test_small_two_senders(void **state)
         memset(snd + s, 0, sizeof(snd[s]));
         snd[s].s = (uint32_t) s;
         assert_int_equal(open_dev(10 + 2 * (uint32_t) s, 4, 4096, &snd[s].dev), 0);
-        connect_to(snd[s].dev, b, 11, &snd[s].peer);
+        test_bip_connect_to(snd[s].dev, b, 11, &snd[s].peer);
     }
     for (int s = 0; s < 2; ++s) {
         assert_int_equal(pthread_create(&snd[s].thr, NULL, sender_main, snd + s), 0);
@@ -373,7 +316,7 @@ static void test_gather(void **state)
     }
     assert_int_equal(open_dev(11, 4, 4096, &b), 0);
     assert_int_equal(open_dev(10, 4, 4096, &snd.dev), 0);
-    connect_to(snd.dev, b, 11, &snd.peer);
+    test_bip_connect_to(snd.dev, b, 11, &snd.peer);
     /* refused before anything moves: a head too long, a message too long */
     assert_int_equal(bip_ssend_gather(snd.peer, big, BIP_GATHER_HEAD_MAX + 8, NULL, 0, NULL),
                      -ENOTSUP);
@@ -465,8 +408,8 @@ static void test_held_message(void **state)
     assert_int_equal(open_dev_queue(21, HELD_CREDITS, HELD_SLOT, &b), 0);
     assert_int_equal(open_dev_queue(20, HELD_CREDITS, HELD_SLOT, &a), 0);
     memset(&h, 0, sizeof(h));
-    connect_to(a, b, 21, &h.peer);
-    connect_to(b, a, 20, &b_to_a);
+    test_bip_connect_to(a, b, 21, &h.peer);
+    test_bip_connect_to(b, a, 20, &b_to_a);
     assert_int_equal(pthread_create(&h.thr, NULL, held_sender_main, &h), 0);
     do {
         rc = bip_srecv_peek(b, &msg, &len, &src);
@@ -536,7 +479,7 @@ static void test_large_send(void **state)
     memset(dst, 0xee, cap + guard);
     assert_int_equal(open_dev(0, 4, 64 * 1024, &a), 0);
     assert_int_equal(open_dev(1, 4, 64 * 1024, &b), 0);
-    connect_to(a, b, 1, &ab);
+    test_bip_connect_to(a, b, 1, &ab);
     assert_int_equal(bip_post_recv(b, dst, cap, &handle), 0);
     assert_int_equal(bip_recv_test(b, handle), 0);
 
@@ -624,7 +567,7 @@ static void test_read_large(void **state)
     memset(dst, 0, len);
     assert_int_equal(open_dev(0, 4, 256 * 1024, &a), 0);
     assert_int_equal(open_dev(1, 4, 256 * 1024, &b), 0);
-    connect_to(b, a, 0, &ba);
+    test_bip_connect_to(b, a, 0, &ba);
     assert_int_equal(bip_peer_can_read(ba), 0);
     assert_int_equal(bip_mem_register(a, src, len + 64, &key, &reg), 0);
     assert_int_not_equal(key.key, 0);
@@ -679,7 +622,7 @@ static void test_read_async(void **state)
     memset(dst2, 0, len);
     assert_int_equal(open_dev(0, 4, 256 * 1024, &a), 0);
     assert_int_equal(open_dev(1, 4, 256 * 1024, &b), 0);
-    connect_to(b, a, 0, &ba);
+    test_bip_connect_to(b, a, 0, &ba);
     assert_int_equal(bip_mem_register(a, src, len, &key, &reg), 0);
     memset(&sp, 0, sizeof(sp));
     sp.dev = a;

@@ -27,15 +27,9 @@
 #include <cmocka.h>
 #include <rdma/fabric.h>
 
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#define TEST_UNDER_VALGRIND() RUNNING_ON_VALGRIND
-#else
-#define TEST_UNDER_VALGRIND() 0
-#endif
-
 #include "bip_device.h"
 #include "btl_bip_hdr.h"
+#include "test_bip_ofi.h"
 
 #define SLOT 256
 #define JOB_A 0x70000u /* the receiver's job */
@@ -56,27 +50,6 @@ static int test_resolve(uint32_t jobid, uint32_t vpid, uint32_t *stamp)
     return -ENOSPC;
 }
 
-/* as test_bip_ofi.c: tcp;ofi_rxm under valgrind before libfabric 1.18 */
-static const char *test_provider(void)
-{
-    const char *p = getenv("BIP_TEST_OFI_PROVIDER");
-
-    if (NULL != p && '\0' != p[0]) {
-        return p;
-    }
-    if (TEST_UNDER_VALGRIND() && !FI_VERSION_GE(fi_version(), FI_VERSION(1, 18))) {
-        return "tcp;ofi_rxm";
-    }
-    return "tcp";
-}
-
-static const char *test_domain(void)
-{
-    const char *d = getenv("BIP_TEST_OFI_DOMAIN");
-
-    return NULL != d ? d : "lo";
-}
-
 static int open_job_dev(uint32_t jobid, uint32_t stamp, bool resolver, bip_dev_t **dev)
 {
     bip_dev_params_t p = {.nslots = 16,
@@ -94,21 +67,6 @@ static int open_job_dev(uint32_t jobid, uint32_t stamp, bool resolver, bip_dev_t
                           .other_jobs = 4};
 
     return bip_open(&p, dev);
-}
-
-static void connect_to(bip_dev_t *from, bip_dev_t *to, uint32_t to_stamp, bip_peer_t **peer)
-{
-    unsigned char addr[BIP_ADDR_MAX];
-    size_t len = 0;
-    bip_peer_info_t info;
-
-    assert_int_equal(bip_dev_address(to, addr, &len), 0);
-    assert_true(len > 0 && len <= BIP_ADDR_MAX);
-    info.rank = to_stamp;
-    info.local_rank = -1;
-    info.addr = addr;
-    info.addrlen = len;
-    assert_int_equal(bip_peer_connect_info(from, &info, peer), 0);
 }
 
 static void fill(unsigned char *buf, uint32_t len, unsigned int seed)
@@ -203,9 +161,7 @@ static int skip_if_no_ofi(void)
     bip_dev_t *dev;
     int rc = open_job_dev(JOB_A, 0, false, &dev);
 
-    if (0 != rc) {
-        fprintf(stderr, "test_bip_ofi_jobs: no libfabric tcp provider on %s (%s): skipped\n",
-                test_domain(), strerror(-rc));
+    if (test_bip_no_ofi("test_bip_ofi_jobs", rc)) {
         return 1;
     }
     bip_close(dev);
@@ -227,9 +183,9 @@ static void test_other_job_stamps(void **state)
     assert_int_equal(open_job_dev(JOB_A, 1, true, &own), 0);
     assert_int_equal(open_job_dev(JOB_B, 3, true, &b3), 0);
     assert_int_equal(open_job_dev(JOB_C, 0, true, &c0), 0);
-    connect_to(own, a, 0, &p_own);
-    connect_to(b3, a, 0, &p_b3);
-    connect_to(c0, a, 0, &p_c0);
+    test_bip_connect_to(own, a, 0, &p_own);
+    test_bip_connect_to(b3, a, 0, &p_b3);
+    test_bip_connect_to(c0, a, 0, &p_c0);
 
     for (int g = 0; g < 2; ++g) {
         resolve_calls = 0;
@@ -272,8 +228,8 @@ static void test_no_resolver(void **state)
     assert_int_equal(open_job_dev(JOB_A, 0, false, &a), 0);
     assert_int_equal(open_job_dev(JOB_B, 3, true, &b3), 0);
     assert_int_equal(open_job_dev(JOB_A, 2, false, &own), 0);
-    connect_to(b3, a, 0, &p_b3);
-    connect_to(own, a, 0, &p_own);
+    test_bip_connect_to(b3, a, 0, &p_b3);
+    test_bip_connect_to(own, a, 0, &p_own);
     assert_int_equal(send_recv(b3, p_b3, a, 64, 5, false, &src), -EPROTO);
     assert_int_equal(send_recv(own, p_own, a, 64, 6, false, &src), 0);
     assert_int_equal(src, 2);
