@@ -137,10 +137,13 @@ int mca_btl_swf_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
 
     (void) order;
     (void) flags;
+    /* never a descriptor: Open MPI 5.0's ob1 reads *descriptor after every
+     * failed sendi (a control message to a dead peer under ULFM) and
+     * packs into it unless it is NULL */
+    if (NULL != descriptor) {
+        *descriptor = NULL;
+    }
     if (OPAL_UNLIKELY(total > btl->btl_eager_limit)) {
-        if (NULL != descriptor) {
-            *descriptor = NULL;
-        }
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
     iov[0].iov_base = header;
@@ -159,9 +162,6 @@ int mca_btl_swf_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
         size_t max_data = payload_size;
 
         if (OPAL_UNLIKELY(NULL == frag)) {
-            if (NULL != descriptor) {
-                *descriptor = NULL;
-            }
             return OPAL_ERR_OUT_OF_RESOURCE;
         }
         memcpy(frag->segment.seg_addr.pval, header, header_size);
@@ -169,9 +169,6 @@ int mca_btl_swf_sendi(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
                           &max_data, NULL);
         if (OPAL_UNLIKELY(OPAL_SUCCESS != rc || max_data != payload_size)) {
             mca_btl_swf_frag_return(frag);
-            if (NULL != descriptor) {
-                *descriptor = NULL;
-            }
             return OPAL_ERROR;
         }
         iov[0].iov_base = frag->segment.seg_addr.pval;
