@@ -42,8 +42,10 @@
  * not polling its ring; cleared by the owner. */
 #define MCA_BTL_SCI_DOORBELL_ID 0xffffu
 
-/* bytes of a slot kept for the upper layer's header on top of CHEMPI's
- * 2 KiB of user data (the default eager limit is 2048 + this) */
+/* user data of one ring slot to a peer of this host by default, and the
+ * bytes of a slot kept for the upper layer's header on top of it (the
+ * default eager limit is their sum) */
+#define MCA_BTL_SCI_EAGER_DATA 4096
 #define MCA_BTL_SCI_HDR_ROOM 64
 
 /* segment ids: owner's local rank in the high half, peer's in the low */

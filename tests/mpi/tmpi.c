@@ -32,6 +32,8 @@ const size_t tmpi_sizes[] = {
     4095,
     4096,
     4097,
+    4096 + 64 - 14, /* sci's and via's eager limit on one host less ob1's match header */
+    4096 + 64 - 14 + 1,
     8191,
     8192,
     8193,
