@@ -501,6 +501,13 @@ void mca_btl_sctp_recv_msg(const btl_sctp_sock_msg_t *msg)
                                 hdr.hdr_tag);
             return;
         }
+        if (OPAL_UNLIKELY(tc_ompi_proc_failed(ep->proc))) {
+            /* data of a peer ULFM already failed (the stack may still
+             * hold what it sent before it died): its receives are gone */
+            opal_output_verbose(5, c->output, "btl:sctp: message from failed %s dropped",
+                                OPAL_NAME_PRINT(ep->proc->proc_name));
+            return;
+        }
         seg.seg_addr.pval = (char *) msg->data + MCA_BTL_SCTP_HDR_SIZE;
         seg.seg_len = msg->len - MCA_BTL_SCTP_HDR_SIZE;
         tc_ompi_deliver(reg, &mca_btl_sctp_module.super, ep, hdr.hdr_tag, &seg, 1);

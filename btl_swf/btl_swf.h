@@ -66,6 +66,8 @@ typedef struct mca_btl_swf_module_t {
      * simulator may serve more, whose messages are dropped and counted */
     uint32_t job_size;
     uint64_t dropped_foreign;
+    /* messages from nodes that had failed (ULFM), dropped */
+    uint64_t dropped_dead;
     /* one receive buffer, large enough for the biggest fragment */
     unsigned char *rx_buf;
     size_t rx_buf_size;

@@ -412,6 +412,7 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
     m->num_nodes = m->conn.nodes;
     m->job_size = job_size;
     m->dropped_foreign = 0;
+    m->dropped_dead = 0;
     m->idle_probes = 0;
     m->sleep_credit = 0;
     m->wait_ms = c->wait_step_ms > 0 ? c->wait_step_ms : 1;

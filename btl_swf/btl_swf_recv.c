@@ -20,6 +20,8 @@
 
 #include "opal/util/output.h"
 
+#include "tc_ompi.h"
+
 #include "btl_swf.h"
 #include "tc_atomic.h"
 #include "btl_swf_hdr.h"
@@ -31,6 +33,7 @@ static int swf_dispatch(mca_btl_swf_module_t *m, const tc_sockmodel_msg_info_t *
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     const mca_btl_active_message_callback_t *reg;
     mca_btl_base_segment_t seg;
+    mca_btl_swf_endpoint_t *ep;
     uint8_t am_tag;
 
     if (OPAL_UNLIKELY(info->src >= m->job_size)) {
@@ -45,6 +48,17 @@ static int swf_dispatch(mca_btl_swf_module_t *m, const tc_sockmodel_msg_info_t *
     }
     if (OPAL_UNLIKELY(MCA_BTL_SWF_TAG_NODE_DOWN == info->tag && 0 == info->len)) {
         mca_btl_swf_peer_down(m, info->src);
+        return 0;
+    }
+    ep = info->src < m->num_nodes ? m->endpoints[info->src] : NULL;
+    if (OPAL_UNLIKELY(NULL != ep && (ep->failed || tc_ompi_proc_failed(ep->proc)))) {
+        /* the simulator hands over what a dead node sent before its
+         * notice; ULFM may have failed that node's receives already (the
+         * runtime told it first), so none of it may reach ob1 */
+        m->dropped_dead++;
+        opal_output_verbose(5, c->output,
+                            "btl:swf: dropped a %u-byte message from node %u, which failed",
+                            info->len, info->src);
         return 0;
     }
     if (!mca_btl_swf_tag_decode(info->tag, &am_tag)) {

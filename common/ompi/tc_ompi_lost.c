@@ -13,6 +13,10 @@
 
 #include "tc_ompi.h"
 
+#if TC_OMPI_FT_MPI
+#include "ompi/proc/proc.h"
+#endif
+
 /* The value of a boolean MCA variable, or def when it is not registered. */
 static bool tc_ompi_lost_var_bool(const char *project, const char *framework, const char *component,
                                   const char *name, bool def)
@@ -30,6 +34,22 @@ static bool tc_ompi_lost_var_bool(const char *project, const char *framework, co
 bool tc_ompi_ft_enabled(void)
 {
     return tc_ompi_lost_var_bool("ompi", "mpi", "ft", "enable", false);
+}
+
+bool tc_ompi_proc_failed(opal_proc_t *proc)
+{
+#if TC_OMPI_FT_MPI
+    /* the BTLs' procs are the MPI layer's ompi_proc_t (never its
+     * sentinels, which have the low bit set); proc_active is true unless
+     * ULFM marked the process failed */
+    if (NULL == proc || 0 != ((uintptr_t) proc & 1)) {
+        return false;
+    }
+    return !((ompi_proc_t *) proc)->proc_active;
+#else
+    (void) proc;
+    return false;
+#endif
 }
 
 int32_t tc_ompi_peer_lost(const tc_ompi_lost_t *who, opal_proc_t *proc, const char *peer_kind,

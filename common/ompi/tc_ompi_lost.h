@@ -30,6 +30,14 @@ BEGIN_C_DECLS
  * MPI layer has registered its parameters. */
 bool tc_ompi_ft_enabled(void);
 
+/* Whether the MPI layer counts proc as failed (ULFM: the runtime or a
+ * BTL reported it). A BTL that hands ob1 its peers' fragments in the
+ * order they were sent (a stream, a queue that outlives the sender)
+ * drops what still arrives from such a peer: ob1 completed and freed the
+ * receives that waited for it, and a late rendezvous fragment would be
+ * unpacked into a freed request. false without ULFM (4.1) and for NULL. */
+bool tc_ompi_proc_failed(opal_proc_t *proc);
+
 /* What the report of a lost peer says and to whom (the same fields as
  * tc_ompi_fatal_info_t; kept apart so that this file stands alone). */
 typedef struct tc_ompi_lost_t {

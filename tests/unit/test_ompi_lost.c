@@ -7,7 +7,9 @@
  * is true, the PML's callback gets MCA_BTL_ERROR_FLAGS_NONFATAL and the
  * peer, except for a loss without a peer (proc NULL), which stays
  * fatal. Pending descriptors complete once each with OPAL_ERR_UNREACH
- * and are released only when the BTL owns them.
+ * and are released only when the BTL owns them. tc_ompi_proc_failed
+ * follows the MPI layer's mark of a failed process (ULFM), and is false
+ * for NULL, a sentinel and everything in 4.1.
  */
 #include "opal_config.h"
 
@@ -26,6 +28,10 @@
 
 #include "tc_ompi.h"
 #include "test_ft.h"
+
+#if TC_OMPI_FT_MPI
+#include "ompi/proc/proc.h"
+#endif
 
 /* ---- the PML's error callback, recorded ---------------------------------- */
 
@@ -183,6 +189,33 @@ static void lost_des_init(lost_des_t *d, uint32_t flags, bool callback)
     d->status = 12345;
 }
 
+/* a process the MPI layer marked failed is failed; one it did not, NULL
+ * and a sentinel (low bit set) are not; 4.1 knows no failed processes */
+static void test_proc_failed(void **state)
+{
+    (void) state;
+    assert_false(tc_ompi_proc_failed(NULL));
+    assert_false(tc_ompi_proc_failed((opal_proc_t *) (uintptr_t) 0x1235));
+#if TC_OMPI_FT_MPI
+    {
+        ompi_proc_t p;
+
+        memset(&p, 0, sizeof(p));
+        p.proc_active = true;
+        assert_false(tc_ompi_proc_failed(&p.super));
+        p.proc_active = false;
+        assert_true(tc_ompi_proc_failed(&p.super));
+    }
+#else
+    {
+        opal_proc_t p;
+
+        memset(&p, 0, sizeof(p));
+        assert_false(tc_ompi_proc_failed(&p));
+    }
+#endif
+}
+
 static void test_fail_des(void **state)
 {
     struct mca_btl_base_endpoint_t *ep = (struct mca_btl_base_endpoint_t *) &lost_module;
@@ -249,6 +282,7 @@ int main(void)
         cmocka_unit_test(test_lost_without_ft_is_fatal),
         cmocka_unit_test(test_lost_ft_off_is_fatal),
         cmocka_unit_test(test_lost_under_ft_is_the_peers),
+        cmocka_unit_test(test_proc_failed),
         cmocka_unit_test(test_fail_des),
         cmocka_unit_test(test_fail_list),
     };
