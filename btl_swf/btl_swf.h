@@ -65,8 +65,9 @@ typedef struct mca_btl_swf_module_t {
     uint32_t num_nodes;
     /* nodes 0 .. job_size-1 are the job's processes (node = rank); the
      * simulator may serve more, whose messages are dropped and counted,
-     * unless it takes joining nodes (any_node: then every node is a
-     * process holding the job token, of this job or a spawned one) */
+     * unless it is the job's private one and takes joining nodes, or we
+     * joined it (any_node: every node then holds the job's fresh token:
+     * a process of this job or of one it spawned) */
     uint32_t job_size;
     bool any_node;
     /* this process joined its parent job's simulation */

@@ -448,7 +448,10 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
     m->num_nodes = m->conn.nodes;
     m->job_size = job_size;
     m->joined = joined;
-    m->any_node = joined || 0 != (m->conn.features & SOCKMODEL_FEATURE_JOIN);
+    /* the job's private simulator serves the job and the jobs it spawns
+     * (they hold its fresh token); an external one may serve nodes of
+     * other programs, whose messages are dropped */
+    m->any_node = joined || (private_sim && 0 != (m->conn.features & SOCKMODEL_FEATURE_JOIN));
     m->sim_id = swf_sim_id(&m->conn, host, port);
     if (m->any_node) {
         /* nodes join after SIZE answered: the client library's bound on
@@ -497,7 +500,7 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
     }
     /* every process, since any of them may be the one that spawns (a
      * survivor under ULFM), and a joined one too, for a grandchild */
-    if ((m->conn.features & SOCKMODEL_FEATURE_JOIN) && m->conn.have_token &&
+    if (m->any_node && m->conn.have_token &&
         OPAL_SUCCESS != mca_btl_swf_launch_publish_join(host, port, m->conn.token)) {
         opal_output_verbose(1, c->output,
                             "btl:swf: cannot publish the simulator's address for spawned jobs");
