@@ -775,8 +775,9 @@ int mca_btl_swf_launch_publish_join(const char *host, int port, const unsigned c
     char line[4200 + 2 * SOCKMODEL_TOKEN_BYTES + 4];
     size_t n;
 
-    if (0 != tc_sockmodel_address_format(line, sizeof(line) - 2 * SOCKMODEL_TOKEN_BYTES - 3, host,
-                                         port)) {
+    if (0 !=
+        tc_sockmodel_address_format(line, sizeof(line) - 2 * SOCKMODEL_TOKEN_BYTES - 3, host,
+                                    port)) {
         return OPAL_ERR_BAD_PARAM;
     }
     n = strlen(line);

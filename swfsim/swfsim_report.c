@@ -256,8 +256,8 @@ void swfsim_report_summary(swfsim_t *sim, FILE *f)
     double run = sim->started ? sim->wall_end - sim->wall_run_start : 0.0;
     uint64_t end = swfsim_end_ps(sim);
 
-    fprintf(f, "swfsim: %s model, %u nodes (%u joined), status %s\n",
-            torus ? "torus" : "simpel", sim->nnodes, sim->joined, swfsim_status(sim));
+    fprintf(f, "swfsim: %s model, %u nodes (%u joined), status %s\n", torus ? "torus" : "simpel",
+            sim->nnodes, sim->joined, swfsim_status(sim));
     if (torus) {
         fprintf(f, "  torus %ux%u, link %.1f MB/s, cycle %.3f ns, router %u cycles, header %u B\n",
                 sim->torus.dx, sim->torus.dy, (double) sim->cfg.link_bw / 1e6,

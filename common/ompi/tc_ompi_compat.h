@@ -313,9 +313,9 @@ static inline int tc_ompi_publish_for_children(const char *key, const char *valu
     }
     OBJ_CONSTRUCT(&info, opal_list_t);
     kv = OBJ_NEW(opal_value_t);
-    if (NULL == kv || 0 > asprintf(&kv->key, "%s.%lu.%lu", key,
-                                   (unsigned long) OPAL_PROC_MY_NAME.jobid,
-                                   (unsigned long) OPAL_PROC_MY_NAME.vpid)) {
+    if (NULL == kv ||
+        0 > asprintf(&kv->key, "%s.%lu.%lu", key, (unsigned long) OPAL_PROC_MY_NAME.jobid,
+                     (unsigned long) OPAL_PROC_MY_NAME.vpid)) {
         if (NULL != kv) {
             kv->key = NULL;
             OBJ_RELEASE(kv);

@@ -258,7 +258,8 @@ static void test_hello_parse_fuzz(void **state)
         if (len < SOCKMODEL_HELLO_BYTES) {
             assert_int_equal(took, 0);
         } else if (SOCKMODEL_HELLO_AUTH == tc_sockmodel_get32(buf)) {
-            assert_int_equal(took, len < SOCKMODEL_HELLO_AUTH_BYTES ? 0 : SOCKMODEL_HELLO_AUTH_BYTES);
+            assert_int_equal(took,
+                             len < SOCKMODEL_HELLO_AUTH_BYTES ? 0 : SOCKMODEL_HELLO_AUTH_BYTES);
             if (took > 0) {
                 assert_true(h.has_token);
                 assert_int_equal(h.rank, tc_sockmodel_get32(buf + 4));
@@ -323,9 +324,9 @@ static void test_join_fuzz(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_join_traffic),   cmocka_unit_test(test_join_lifetime),
-        cmocka_unit_test(test_join_cap),       cmocka_unit_test(test_join_refused),
-        cmocka_unit_test(test_join_token),     cmocka_unit_test(test_hello_parse_fuzz),
+        cmocka_unit_test(test_join_traffic), cmocka_unit_test(test_join_lifetime),
+        cmocka_unit_test(test_join_cap),     cmocka_unit_test(test_join_refused),
+        cmocka_unit_test(test_join_token),   cmocka_unit_test(test_hello_parse_fuzz),
         cmocka_unit_test(test_join_fuzz),
     };
     signal(SIGPIPE, SIG_IGN);
