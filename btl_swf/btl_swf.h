@@ -175,7 +175,8 @@ int mca_btl_swf_launch_wait_port(char **host, int *port);
  * that one takes joining nodes (OPAL_SUCCESS, *address malloc()ed);
  * OPAL_ERR_NOT_FOUND: no parent, or it offers none (start our own) */
 int mca_btl_swf_launch_parent(char **address, int *port, unsigned char *token);
-/* tell the jobs this one spawns where its simulator is (joinable) */
+/* tell the jobs this one spawns where its simulator is (joinable), or,
+ * with host NULL, that they start their own */
 int mca_btl_swf_launch_publish_join(const char *host, int port, const unsigned char *token);
 void mca_btl_swf_launch_stop(void);
 

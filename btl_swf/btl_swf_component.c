@@ -499,9 +499,13 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
         goto fail;
     }
     /* every process, since any of them may be the one that spawns (a
-     * survivor under ULFM), and a joined one too, for a grandchild */
-    if (m->any_node && m->conn.have_token &&
-        OPAL_SUCCESS != mca_btl_swf_launch_publish_join(host, port, m->conn.token)) {
+     * survivor under ULFM), and a joined one too, for a grandchild; a
+     * private simulator that takes no joining nodes (torus) says so, so
+     * that a spawned job starts its own without waiting for the key */
+    if ((private_sim || joined) &&
+        OPAL_SUCCESS !=
+            mca_btl_swf_launch_publish_join(m->any_node && m->conn.have_token ? host : NULL, port,
+                                            m->conn.token)) {
         opal_output_verbose(1, c->output,
                             "btl:swf: cannot publish the simulator's address for spawned jobs");
     }

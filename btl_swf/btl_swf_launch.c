@@ -49,6 +49,8 @@
  * joining nodes tells the jobs it spawns where it is: "ADDRESS TOKEN"
  * (ADDRESS as in a port file: HOST:PORT or unix:PATH) */
 #define SWF_JOIN_KEY "btl.swf.join"
+/* ... or this, when the simulator takes no joining nodes (torus) */
+#define SWF_JOIN_NONE "none"
 /* how long a spawned process waits for its parent's key */
 #define SWF_JOIN_FETCH_S 10
 
@@ -765,6 +767,10 @@ int mca_btl_swf_launch_parent(char **address, int *port, unsigned char *token)
     if (OPAL_SUCCESS != rc) {
         return OPAL_ERR_BAD_PARAM == rc ? rc : OPAL_ERR_NOT_FOUND;
     }
+    if (0 == strcmp(value, SWF_JOIN_NONE)) {
+        free(value);
+        return OPAL_ERR_NOT_FOUND;
+    }
     rc = swf_line_parse(value, address, port, token);
     /* "failed" is never published under this key: unreadable */
     return OPAL_ERR_NOT_AVAILABLE == rc ? OPAL_ERR_BAD_PARAM : rc;
@@ -775,6 +781,9 @@ int mca_btl_swf_launch_publish_join(const char *host, int port, const unsigned c
     char line[4200 + 2 * SOCKMODEL_TOKEN_BYTES + 4];
     size_t n;
 
+    if (NULL == host) {
+        return tc_ompi_publish_for_children(SWF_JOIN_KEY, SWF_JOIN_NONE);
+    }
     if (0 !=
         tc_sockmodel_address_format(line, sizeof(line) - 2 * SOCKMODEL_TOKEN_BYTES - 3, host,
                                     port)) {
