@@ -59,12 +59,21 @@ typedef struct mca_btl_swf_module_t {
      * core for longer than SWF_YIELD_SLOW_NS (written after the lock was
      * dropped, hence atomic) */
     int32_t sleep_credit; /* __atomic builtins: same on 4.1 and 5.0 */
-    /* endpoints indexed by simulated node number */
+    /* endpoints indexed by simulated node number (num_nodes of them,
+     * grown when a process of another job joins; under the lock) */
     mca_btl_swf_endpoint_t **endpoints;
     uint32_t num_nodes;
     /* nodes 0 .. job_size-1 are the job's processes (node = rank); the
-     * simulator may serve more, whose messages are dropped and counted */
+     * simulator may serve more, whose messages are dropped and counted,
+     * unless it is the job's private one and takes joining nodes, or we
+     * joined it (any_node: every node then holds the job's fresh token:
+     * a process of this job or of one it spawned) */
     uint32_t job_size;
+    bool any_node;
+    /* this process joined its parent job's simulation */
+    bool joined;
+    /* the simulation's identity (the modex's sim_hi/sim_lo) */
+    uint64_t sim_id;
     uint64_t dropped_foreign;
     /* messages from nodes that had failed (ULFM), dropped */
     uint64_t dropped_dead;
@@ -164,6 +173,13 @@ char *mca_btl_swf_launch_find(char *tried, size_t len);
 const char *mca_btl_swf_launch_token_file(void);
 int mca_btl_swf_token_read(const char *path, unsigned char *token);
 int mca_btl_swf_launch_wait_port(char **host, int *port);
+/* a job started by MPI_Comm_spawn: the simulator of its parent job when
+ * that one takes joining nodes (OPAL_SUCCESS, *address malloc()ed);
+ * OPAL_ERR_NOT_FOUND: no parent, or it offers none (start our own) */
+int mca_btl_swf_launch_parent(char **address, int *port, unsigned char *token);
+/* tell the jobs this one spawns where its simulator is (joinable), or,
+ * with host NULL, that they start their own */
+int mca_btl_swf_launch_publish_join(const char *host, int port, const unsigned char *token);
 void mca_btl_swf_launch_stop(void);
 
 /* btl_swf_module.c: the simulator's notice that node died (called from

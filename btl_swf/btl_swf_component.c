@@ -37,6 +37,30 @@
 static int mca_btl_swf_component_register(void);
 static int mca_btl_swf_component_open(void);
 static int mca_btl_swf_component_close(void);
+/* The simulation's identity: FNV-1a over its job token, or over its
+ * address when it has none. Two processes with the same identity are
+ * nodes of one simulation. */
+static uint64_t swf_sim_id(const tc_sockmodel_conn_t *conn, const char *host, int port)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    char addr[300];
+    const unsigned char *p;
+    size_t n, i;
+
+    if (conn->have_token) {
+        p = conn->token;
+        n = sizeof(conn->token);
+    } else {
+        snprintf(addr, sizeof(addr), "%s:%d", host, port);
+        p = (const unsigned char *) addr;
+        n = strlen(addr);
+    }
+    for (i = 0; i < n; i++) {
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    }
+    return h;
+}
+
 static mca_btl_base_module_t **
 mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool enable_mpi_threads);
 
@@ -284,7 +308,7 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
     int port = 0, rc;
     bool requested = swf_explicitly_requested();
     bool private_sim = (NULL == c->server || '\0' == c->server[0]);
-    bool multi_host;
+    bool multi_host, joined = false;
     unsigned char cluster_token[SOCKMODEL_TOKEN_BYTES];
 
     (void) enable_progress_threads;
@@ -313,7 +337,18 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
     }
 
     multi_host = (uint32_t) opal_process_info.num_local_peers + 1 != job_size;
-    if (private_sim && multi_host) {
+    /* a job started by MPI_Comm_spawn joins its parent's simulation when
+     * that one takes joining nodes, so that the two jobs reach each other */
+    rc = mca_btl_swf_launch_parent(&sim_host, &port, cluster_token);
+    if (OPAL_SUCCESS == rc) {
+        joined = true;
+        snprintf(host, sizeof(host), "%s", sim_host);
+        free(sim_host);
+        sim_host = NULL;
+    } else if (OPAL_ERR_NOT_FOUND != rc) {
+        swf_setup_abort(requested);
+        return NULL;
+    } else if (private_sim && multi_host) {
         /* the job spans hosts: rank 0's simulator on TCP, reached by all */
         rc = mca_btl_swf_launch_cluster(job_size, &sim_host, &port, cluster_token);
         if (OPAL_SUCCESS != rc) {
@@ -347,7 +382,7 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
     tc_sockmodel_conn_init(&m->conn, c->cycle_ns, c->consume_scale,
                            c->reply_timeout > 0 ? c->reply_timeout * 1000 : 0);
     m->conn.spin_us = c->spin_us > 0 ? c->spin_us : 0;
-    if (private_sim && multi_host) {
+    if (joined || (private_sim && multi_host)) {
         memcpy(m->conn.token, cluster_token, sizeof(m->conn.token));
         m->conn.have_token = 1;
     } else {
@@ -367,7 +402,8 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
     /* a unix:PATH host has no port */
     opal_output_verbose(5, c->output, "btl:swf: rank %u connecting to %s%s%.0d", my_rank, host,
                         port > 0 ? ":" : "", port);
-    rc = tc_sockmodel_conn_connect(&m->conn, host, port, my_rank, c->connect_timeout * 1000);
+    rc = tc_sockmodel_conn_connect(&m->conn, host, port, joined ? SOCKMODEL_RANK_JOIN : my_rank,
+                                   c->connect_timeout * 1000);
     if (0 == rc) {
         /* the simulator answers the hello once every node is there */
         mca_btl_swf_launch_started();
@@ -387,7 +423,7 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
         swf_setup_abort(requested);
         return NULL;
     }
-    if (m->conn.nodes < job_size) {
+    if (!joined && m->conn.nodes < job_size) {
         char why[160];
 
         snprintf(why, sizeof(why), "the simulator has %u nodes, the job has %u processes",
@@ -411,6 +447,18 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
     m->in_progress = false;
     m->num_nodes = m->conn.nodes;
     m->job_size = job_size;
+    m->joined = joined;
+    /* the job's private simulator serves the job and the jobs it spawns
+     * (they hold its fresh token); an external one may serve nodes of
+     * other programs, whose messages are dropped */
+    m->any_node = joined || (private_sim && 0 != (m->conn.features & SOCKMODEL_FEATURE_JOIN));
+    m->sim_id = swf_sim_id(&m->conn, host, port);
+    if (m->any_node) {
+        /* nodes join after SIZE answered: the client library's bound on
+         * source and destination nodes becomes the largest node number,
+         * the simulator checks the real one (a SEND beyond it drops us) */
+        m->conn.nodes = MCA_BTL_SWF_MAX_NODE;
+    }
     m->dropped_foreign = 0;
     m->dropped_dead = 0;
     m->idle_probes = 0;
@@ -444,16 +492,29 @@ mca_btl_swf_component_init(int *num_btls, bool enable_progress_threads, bool ena
     }
 
     modex.node_be = htonl(m->conn.rank);
+    modex.sim_hi_be = htonl((uint32_t) (m->sim_id >> 32));
+    modex.sim_lo_be = htonl((uint32_t) m->sim_id);
     TC_OMPI_MODEX_SEND(rc, TC_OMPI_SCOPE_GLOBAL, &c->super.btl_version, &modex, sizeof(modex));
     if (OPAL_SUCCESS != rc) {
         free(btls);
         goto fail;
     }
+    /* every process, since any of them may be the one that spawns (a
+     * survivor under ULFM), and a joined one too, for a grandchild; a
+     * private simulator that takes no joining nodes (torus) says so, so
+     * that a spawned job starts its own without waiting for the key */
+    if ((private_sim || joined) &&
+        OPAL_SUCCESS !=
+            mca_btl_swf_launch_publish_join(m->any_node && m->conn.have_token ? host : NULL, port,
+                                            m->conn.token)) {
+        opal_output_verbose(1, c->output,
+                            "btl:swf: cannot publish the simulator's address for spawned jobs");
+    }
 
     opal_output_verbose(5, c->output,
                         "btl:swf: rank %u is node %u of %u (model %s, largest message %u, "
                         "eager %zu, max send %zu)",
-                        my_rank, m->conn.rank, m->conn.nodes,
+                        my_rank, m->conn.rank, m->num_nodes,
                         SOCKMODEL_MODEL_TORUS == m->conn.model ? "torus" : "simpel",
                         m->conn.max_msg, m->super.btl_eager_limit, m->super.btl_max_send_size);
     c->module = m;

@@ -9,7 +9,11 @@
  * client sent to its node. There is no header inside the payload: the
  * simulator already carries source, tag and length.
  *
- * The modex publishes one uint32_t in network byte order: the node number.
+ * The modex publishes, in network byte order, the node number and the
+ * simulation's identity (a hash of its job token, or of its address when
+ * it has none): a process of another job is reached only when it is a
+ * node of the same simulation (a job started by MPI_Comm_spawn joins its
+ * parent's, SOCKMODEL_RANK_JOIN).
  *
  * The simulator's node-down notice (SockModel WATCH, docs/sockmodel.md)
  * is a message of length 0 from the dead node with the tag
@@ -27,11 +31,17 @@
  * so no fragment ever carries it. */
 #define MCA_BTL_SWF_TAG_NODE_DOWN 0x5357444Eu /* "SWDN" */
 
-/* The modex entry: the node number in network byte order. */
+/* The modex entry: node number and simulation identity, big endian. */
 typedef struct mca_btl_swf_modex {
     uint32_t node_be;
+    uint32_t sim_hi_be;
+    uint32_t sim_lo_be;
 } mca_btl_swf_modex_t;
-_Static_assert(sizeof(mca_btl_swf_modex_t) == 4, "modex entry: one 32-bit word");
+_Static_assert(sizeof(mca_btl_swf_modex_t) == 12, "modex entry: three 32-bit words");
+
+/* Largest node number a peer may claim: the simulator's nodes (at most
+ * SOCKMODEL_MAX_NODES) and as many joined ones (--max-joined). */
+#define MCA_BTL_SWF_MAX_NODE (2u * SOCKMODEL_MAX_NODES)
 
 static inline uint32_t mca_btl_swf_tag_encode(uint8_t am_tag)
 {

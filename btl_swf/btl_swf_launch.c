@@ -45,6 +45,14 @@
 /* the PMIx key under which rank 0 tells a job that spans hosts where its
  * simulator listens: "HOST:PORT TOKEN" (token in hex), or "failed" */
 #define SWF_CLUSTER_KEY "btl.swf.simulator"
+/* the PMIx key under which every process of a job whose simulator takes
+ * joining nodes tells the jobs it spawns where it is: "ADDRESS TOKEN"
+ * (ADDRESS as in a port file: HOST:PORT or unix:PATH) */
+#define SWF_JOIN_KEY "btl.swf.join"
+/* ... or this, when the simulator takes no joining nodes (torus) */
+#define SWF_JOIN_NONE "none"
+/* how long a spawned process waits for its parent's key */
+#define SWF_JOIN_FETCH_S 10
 
 #ifndef SWFSIM_INSTALLED_PATH
 #define SWFSIM_INSTALLED_PATH "swfsim"
@@ -651,6 +659,39 @@ static int swf_cluster_address(char *buf, size_t len)
     return rc;
 }
 
+/* "ADDRESS TOKEN" (or "failed") published by another process (value is
+ * freed): *address malloc()ed. */
+static int swf_line_parse(char *value, char **address, int *port, unsigned char *token)
+{
+    char host[4200], *space;
+
+    if (NULL == value) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    if (0 == strcmp(value, "failed")) {
+        /* rank 0 said why */
+        free(value);
+        return OPAL_ERR_NOT_AVAILABLE;
+    }
+    space = strchr(value, ' ');
+    if (NULL == space || 0 != tc_sockmodel_token_parse(space + 1, token)) {
+        free(value);
+        mca_btl_swf_show_help("no cluster simulator", opal_process_info.nodename,
+                              "the published address cannot be read");
+        return OPAL_ERR_BAD_PARAM;
+    }
+    *space = '\0';
+    if (0 != tc_sockmodel_address_parse(value, host, sizeof(host), port)) {
+        free(value);
+        mca_btl_swf_show_help("no cluster simulator", opal_process_info.nodename,
+                              "the published address cannot be read");
+        return OPAL_ERR_BAD_PARAM;
+    }
+    free(value);
+    *address = strdup(host);
+    return NULL == *address ? OPAL_ERR_OUT_OF_RESOURCE : OPAL_SUCCESS;
+}
+
 /* A job on several hosts: rank 0 starts the simulator listening on TCP
  * on its cluster address (with the job's token, as always) and publishes
  * address and token through PMIx; every other rank fetches them from
@@ -659,8 +700,7 @@ static int swf_cluster_address(char *buf, size_t len)
 int mca_btl_swf_launch_cluster(uint32_t nodes, char **address, int *port, unsigned char *token)
 {
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
-    char addr[INET_ADDRSTRLEN + 8], line[300], *value = NULL, *space;
-    char host[256];
+    char addr[INET_ADDRSTRLEN + 8], line[300], *value = NULL;
     int rc;
 
     if (0 == OPAL_PROC_MY_NAME.vpid) {
@@ -711,29 +751,48 @@ int mca_btl_swf_launch_cluster(uint32_t nodes, char **address, int *port, unsign
             return rc;
         }
     }
-    if (NULL == value) {
-        return OPAL_ERR_OUT_OF_RESOURCE;
+    return swf_line_parse(value, address, port, token);
+}
+
+/* ---- a job started by another (MPI_Comm_spawn) ------------------------- */
+
+int mca_btl_swf_launch_parent(char **address, int *port, unsigned char *token)
+{
+    char *value = NULL;
+    int rc = tc_ompi_parent_fetch_string(SWF_JOIN_KEY, SWF_JOIN_FETCH_S, &value);
+
+    opal_output_verbose(5, mca_btl_swf_component.output,
+                        "btl:swf: the parent job's simulator: %s (%d)",
+                        OPAL_SUCCESS == rc ? value : "none", rc);
+    if (OPAL_SUCCESS != rc) {
+        return OPAL_ERR_BAD_PARAM == rc ? rc : OPAL_ERR_NOT_FOUND;
     }
-    if (0 == strcmp(value, "failed")) {
-        /* rank 0 said why */
+    if (0 == strcmp(value, SWF_JOIN_NONE)) {
         free(value);
-        return OPAL_ERR_NOT_AVAILABLE;
+        return OPAL_ERR_NOT_FOUND;
     }
-    space = strchr(value, ' ');
-    if (NULL == space || 0 != tc_sockmodel_token_parse(space + 1, token)) {
-        free(value);
-        mca_btl_swf_show_help("no cluster simulator", opal_process_info.nodename,
-                              "rank 0 published an address that cannot be read");
+    rc = swf_line_parse(value, address, port, token);
+    /* "failed" is never published under this key: unreadable */
+    return OPAL_ERR_NOT_AVAILABLE == rc ? OPAL_ERR_BAD_PARAM : rc;
+}
+
+int mca_btl_swf_launch_publish_join(const char *host, int port, const unsigned char *token)
+{
+    char line[4200 + 2 * SOCKMODEL_TOKEN_BYTES + 4];
+    size_t n;
+
+    if (NULL == host) {
+        return tc_ompi_publish_for_children(SWF_JOIN_KEY, SWF_JOIN_NONE);
+    }
+    if (0 !=
+        tc_sockmodel_address_format(line, sizeof(line) - 2 * SOCKMODEL_TOKEN_BYTES - 3, host,
+                                    port)) {
         return OPAL_ERR_BAD_PARAM;
     }
-    *space = '\0';
-    if (0 != tc_sockmodel_address_parse(value, host, sizeof(host), port)) {
-        free(value);
-        mca_btl_swf_show_help("no cluster simulator", opal_process_info.nodename,
-                              "rank 0 published an address that cannot be read");
-        return OPAL_ERR_BAD_PARAM;
-    }
-    free(value);
-    *address = strdup(host);
-    return NULL == *address ? OPAL_ERR_OUT_OF_RESOURCE : OPAL_SUCCESS;
+    n = strlen(line);
+    line[n++] = ' ';
+    tc_sockmodel_token_format(token, line + n);
+    /* the token file's line ends in a newline: not in the key */
+    line[strcspn(line, "\n")] = '\0';
+    return tc_ompi_publish_for_children(SWF_JOIN_KEY, line);
 }

@@ -51,9 +51,12 @@ mca_btl_swf_module_t mca_btl_swf_module = {
         },
 };
 
-/* The simulated node of proc, from its modex entry (our own directly). */
+/* The simulated node of proc, from its modex entry (our own directly);
+ * OPAL_ERR_UNREACH when it is a node of another simulation. */
 static int swf_proc_node(opal_proc_t *proc, uint32_t *node)
 {
+    const mca_btl_swf_modex_t *e;
+    uint64_t sim;
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     uint32_t *data = NULL;
     size_t size = 0;
@@ -71,8 +74,35 @@ static int swf_proc_node(opal_proc_t *proc, uint32_t *node)
         free(data);
         return OPAL_ERR_BAD_PARAM;
     }
-    *node = ntohl(((const mca_btl_swf_modex_t *) data)->node_be);
+    e = (const mca_btl_swf_modex_t *) data;
+    *node = ntohl(e->node_be);
+    sim = ((uint64_t) ntohl(e->sim_hi_be) << 32) | ntohl(e->sim_lo_be);
     free(data);
+    return sim == c->module->sim_id ? OPAL_SUCCESS : OPAL_ERR_UNREACH;
+}
+
+/* Room for node in m->endpoints (a node that joined after our start):
+ * OPAL_SUCCESS or OPAL_ERR_OUT_OF_RESOURCE. Under m->lock: the progress
+ * thread reads the table. */
+static int swf_endpoints_grow(mca_btl_swf_module_t *m, uint32_t node)
+{
+    mca_btl_swf_endpoint_t **t;
+    uint32_t n;
+
+    if (node < m->num_nodes) {
+        return OPAL_SUCCESS;
+    }
+    n = node + 1 > 2 * m->num_nodes ? node + 1 : 2 * m->num_nodes;
+    if (n > MCA_BTL_SWF_MAX_NODE) {
+        n = MCA_BTL_SWF_MAX_NODE;
+    }
+    t = realloc(m->endpoints, (size_t) n * sizeof(*t));
+    if (NULL == t) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    memset(t + m->num_nodes, 0, (size_t) (n - m->num_nodes) * sizeof(*t));
+    m->endpoints = t;
+    m->num_nodes = n;
     return OPAL_SUCCESS;
 }
 
@@ -83,7 +113,7 @@ int mca_btl_swf_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
     mca_btl_swf_module_t *m = (mca_btl_swf_module_t *) btl;
     mca_btl_swf_component_t *c = &mca_btl_swf_component;
     size_t i;
-    int other_job = 0;
+    int other_job = 0, rc;
 
     if (m->failed) {
         return OPAL_ERROR;
@@ -93,25 +123,44 @@ int mca_btl_swf_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
         mca_btl_swf_endpoint_t *ep;
         uint32_t node;
 
-        /* only our own job's processes have nodes in our simulation */
-        if (proc->proc_name.jobid != OPAL_PROC_MY_NAME.jobid) {
+        bool mine = proc->proc_name.jobid == OPAL_PROC_MY_NAME.jobid;
+
+        /* another job's processes have nodes in our simulation only when
+         * one job joined the other's (MPI_Comm_spawn); else their nodes
+         * are of another simulation */
+        if (!mine && !m->any_node) {
             ++other_job;
             continue;
         }
-        if (OPAL_SUCCESS != swf_proc_node(proc, &node)) {
-            opal_output_verbose(5, c->output, "btl:swf: no modex entry for %s, not reachable",
+        rc = swf_proc_node(proc, &node);
+        if (OPAL_ERR_UNREACH == rc) {
+            opal_output_verbose(5, c->output, "btl:swf: %s is a node of another simulation",
                                 OPAL_NAME_PRINT(proc->proc_name));
+            other_job += !mine;
             continue;
         }
-        if (node >= m->num_nodes) {
+        if (OPAL_SUCCESS != rc) {
+            opal_output_verbose(5, c->output, "btl:swf: no modex entry for %s, not reachable",
+                                OPAL_NAME_PRINT(proc->proc_name));
+            other_job += !mine;
+            continue;
+        }
+        if (node >= MCA_BTL_SWF_MAX_NODE || (!m->any_node && node >= m->num_nodes)) {
             opal_output_verbose(1, c->output, "btl:swf: %s claims node %u of %u, not reachable",
                                 OPAL_NAME_PRINT(proc->proc_name), node, m->num_nodes);
             continue;
+        }
+        OPAL_THREAD_LOCK(&m->lock);
+        rc = swf_endpoints_grow(m, node);
+        if (OPAL_SUCCESS != rc) {
+            OPAL_THREAD_UNLOCK(&m->lock);
+            return rc;
         }
         ep = m->endpoints[node];
         if (NULL == ep) {
             ep = OBJ_NEW(mca_btl_swf_endpoint_t);
             if (NULL == ep) {
+                OPAL_THREAD_UNLOCK(&m->lock);
                 return OPAL_ERR_OUT_OF_RESOURCE;
             }
             ep->module = m;
@@ -119,6 +168,7 @@ int mca_btl_swf_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
             ep->node = node;
             m->endpoints[node] = ep;
         }
+        OPAL_THREAD_UNLOCK(&m->lock);
         peers[i] = ep;
         if (NULL != reachable) {
             opal_bitmap_set_bit(reachable, (int) i);

@@ -36,7 +36,7 @@ static int swf_dispatch(mca_btl_swf_module_t *m, const tc_sockmodel_msg_info_t *
     mca_btl_swf_endpoint_t *ep;
     uint8_t am_tag;
 
-    if (OPAL_UNLIKELY(info->src >= m->job_size)) {
+    if (OPAL_UNLIKELY(info->src >= m->job_size && !m->any_node)) {
         /* a node of the simulator that is no process of this job: its
          * bytes must never reach ob1, whatever tag they carry */
         m->dropped_foreign++;

@@ -59,6 +59,23 @@
 #define SOCKMODEL_TOKEN_BYTES 32u
 #define SOCKMODEL_HELLO_AUTH_BYTES (8u + SOCKMODEL_TOKEN_BYTES)
 
+/* The requested rank of a node that joins a run already going (a job
+ * started by MPI_Comm_spawn joining its parent's simulation): the
+ * simulator welcomes it with the next node number beyond the ones it has
+ * (simpel model, at most --max-joined such nodes) or refuses it. Sent in
+ * either hello; a simulator with a token wants it here too. */
+#define SOCKMODEL_RANK_JOIN 0xFFFFFFFEu
+
+/* A hello as the simulator reads it, from either form:
+ *   plain: rank (4 bytes)
+ *   auth:  SOCKMODEL_HELLO_AUTH, rank, token (8 + SOCKMODEL_TOKEN_BYTES)
+ * rank is a node number, SOCKMODEL_RANK_ANY or SOCKMODEL_RANK_JOIN. */
+typedef struct tc_sockmodel_hello {
+    uint32_t rank;
+    int has_token;
+    unsigned char token[SOCKMODEL_TOKEN_BYTES];
+} tc_sockmodel_hello_t;
+
 /* ---- limits ----------------------------------------------------------- */
 
 /* Largest SEND payload the simulator accepts unless started with
@@ -122,6 +139,7 @@ enum tc_sockmodel_model { SOCKMODEL_MODEL_SIMPEL = 0, SOCKMODEL_MODEL_TORUS = 1 
  * not know a bit ignores it). */
 #define SOCKMODEL_FEATURE_WAIT_RECV 0x1u /* WAITING_START may take the message */
 #define SOCKMODEL_FEATURE_WATCH 0x2u     /* the WATCH request (node-down notices) */
+#define SOCKMODEL_FEATURE_JOIN 0x4u      /* hellos with SOCKMODEL_RANK_JOIN are served */
 
 /* WATCH (once per node, p1 must be 0): from then on, for every other node
  * that dies during the run (its connection drops without FINISH, or the
@@ -245,6 +263,34 @@ static inline int tc_sockmodel_token_equal(const unsigned char *a, const unsigne
 }
 
 /* ---- codec ------------------------------------------------------------ */
+
+static inline uint32_t tc_sockmodel_get32(const unsigned char *p);
+
+/* Decode the hello at the front of the len bytes at buf: the bytes it
+ * took (SOCKMODEL_HELLO_BYTES or SOCKMODEL_HELLO_AUTH_BYTES), or 0 when
+ * more bytes are needed. Reads nothing beyond buf[len - 1]. */
+static inline size_t tc_sockmodel_hello_parse(const unsigned char *buf, size_t len,
+                                              tc_sockmodel_hello_t *h)
+{
+    uint32_t w;
+
+    if (len < SOCKMODEL_HELLO_BYTES) {
+        return 0;
+    }
+    w = tc_sockmodel_get32(buf);
+    if (SOCKMODEL_HELLO_AUTH != w) {
+        h->rank = w;
+        h->has_token = 0;
+        return SOCKMODEL_HELLO_BYTES;
+    }
+    if (len < SOCKMODEL_HELLO_AUTH_BYTES) {
+        return 0;
+    }
+    h->rank = tc_sockmodel_get32(buf + 4);
+    h->has_token = 1;
+    memcpy(h->token, buf + 8, SOCKMODEL_TOKEN_BYTES);
+    return SOCKMODEL_HELLO_AUTH_BYTES;
+}
 
 static inline void tc_sockmodel_put32(unsigned char *p, uint32_t v)
 {

@@ -201,12 +201,17 @@ int tc_sockmodel_conn_connect(tc_sockmodel_conn_t *c, const char *host, int port
         got += (size_t) n;
     }
     rank = tc_sockmodel_get32(welcome);
+    if (SOCKMODEL_RANK_REFUSED == rank && SOCKMODEL_RANK_JOIN == want_rank) {
+        tc_sockmodel_conn_close(c);
+        return tc_sm_fail(c, EADDRINUSE, "the simulator at %s:%d refused a joining node", host,
+                          port);
+    }
     if (SOCKMODEL_RANK_REFUSED == rank) {
         tc_sockmodel_conn_close(c);
         return tc_sm_fail(c, EADDRINUSE, "the simulator at %s:%d refused rank %u", host, port,
                           want_rank);
     }
-    if (SOCKMODEL_RANK_ANY != want_rank && rank != want_rank) {
+    if (SOCKMODEL_RANK_ANY != want_rank && SOCKMODEL_RANK_JOIN != want_rank && rank != want_rank) {
         tc_sockmodel_conn_close(c);
         return tc_sm_fail(c, EPROTO, "asked the simulator for rank %u and got %u", want_rank, rank);
     }

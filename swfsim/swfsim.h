@@ -17,6 +17,8 @@
 #include "tc_sockmodel.h"
 
 #define SWFSIM_PS_PER_NS 1000ull
+/* nodes that may join a running simpel simulation unless --max-joined */
+#define SWFSIM_MAX_JOINED_DEFAULT 64u
 
 /* ------------------------------------------------------------------ */
 /* configuration                                                       */
@@ -41,6 +43,7 @@ typedef struct swfsim_config {
     uint32_t probe_cycles;     /* cost of PROBE / immediate WAITING_START */
     uint64_t mem_limit;        /* payload bytes the simulator may hold */
     uint32_t spin_us;          /* poll this long before sleeping in epoll */
+    uint32_t max_joined;       /* --max-joined: nodes that may join after the start */
     int parent_pid;            /* --parent-pid: end with this process; 0: no */
     int all_cpus;              /* --all-cpus: drop an inherited CPU binding */
     int have_token;            /* --token-file: every hello must carry it */
@@ -257,6 +260,8 @@ typedef struct swfsim {
     swfsim_node_t *slots; /* connections; nodes[] points into it */
     uint32_t nslots;
     swfsim_node_t **nodes; /* by rank, after the start */
+    uint32_t nnodes;       /* nodes in the run: --nodes, then more as nodes join */
+    uint32_t joined;       /* of them joined after the start (SOCKMODEL_RANK_JOIN) */
     int started;
     int done;
     int exit_code;

@@ -49,7 +49,7 @@ static void swfsim_barrier_enter(swfsim_t *sim, swfsim_node_t *n)
         return;
     }
     /* the last one is in: everybody leaves at the latest entry time */
-    for (uint32_t r = 0; r < sim->cfg.nodes; r++) {
+    for (uint32_t r = 0; r < sim->nnodes; r++) {
         swfsim_node_t *o = sim->nodes[r];
         if (SWFSIM_N_BLOCKED_BARRIER == o->state && o->cmd.param[0] == id) {
             o->wait_ps += b->latest - o->clock;
@@ -199,13 +199,14 @@ static void swfsim_wait_stop(swfsim_t *sim, swfsim_node_t *n)
 /* execute one decoded, checked command; returns -1 if n was dropped */
 static int swfsim_exec(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_cmd_t *c)
 {
-    uint32_t N = sim->cfg.nodes;
+    uint32_t N = sim->nnodes;
 
     switch (c->request) {
     case SOCKMODEL_SIZE:
         swfsim_reply(sim, n, SOCKMODEL_SIZE, SOCKMODEL_ST_OK, N, sim->cfg.max_msg,
                      (uint32_t) sim->cfg.model,
-                     SOCKMODEL_FEATURE_WAIT_RECV | SOCKMODEL_FEATURE_WATCH);
+                     SOCKMODEL_FEATURE_WAIT_RECV | SOCKMODEL_FEATURE_WATCH |
+                         (swfsim_can_join(sim) ? SOCKMODEL_FEATURE_JOIN : 0u));
         break;
     case SOCKMODEL_WATCH:
         return swfsim_watch_start(sim, n, c);
@@ -347,7 +348,7 @@ void swfsim_parse(swfsim_t *sim, swfsim_node_t *n)
         }
         tc_sockmodel_cmd_decode(&c, n->in + n->in_off);
         n->in_off += SOCKMODEL_CMD_BYTES;
-        why = tc_sockmodel_cmd_check(&c, sim->cfg.nodes, sim->cfg.max_msg);
+        why = tc_sockmodel_cmd_check(&c, sim->nnodes, sim->cfg.max_msg);
         if (NULL != why) {
             swfsim_node_drop(sim, n, "%s: request %u (%s) params %u %u %u %u", why, c.request,
                              tc_sockmodel_request_name(c.request), c.param[0], c.param[1],

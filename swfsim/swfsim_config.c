@@ -28,6 +28,7 @@ void swfsim_config_defaults(swfsim_config_t *cfg)
     cfg->probe_cycles = 100;     /* the report's probe cost */
     cfg->mem_limit = 2ull << 30; /* 2 GiB of messages in flight */
     cfg->spin_us = 0;            /* sleep in epoll at once */
+    cfg->max_joined = SWFSIM_MAX_JOINED_DEFAULT;
 }
 
 void swfsim_usage(FILE *out)
@@ -44,12 +45,16 @@ void swfsim_usage(FILE *out)
         "  -r, --report FILE      write the JSON report there at the end\n"
         "  -c, --config FILE      key = value settings (torus_x, torus_y, cycle_ns,\n"
         "                         link_mbps, router_cycles, header_bytes, probe_cycles,\n"
-        "                         model, nodes, max_msg, mem_limit, listen, spin_us)\n"
+        "                         model, nodes, max_msg, mem_limit, listen, spin_us,\n"
+        "                         max_joined)\n"
         "      --max-msg BYTES    largest message (default %u, at most %u)\n"
         "      --torus XxY        torus dimensions (default: smallest near-square)\n"
         "      --connect-timeout S  give up if the N nodes are not there after S seconds\n"
         "      --mem-limit BYTES  most message bytes held at once (default 2G); a SEND\n"
         "                         beyond it drops its sender\n"
+        "      --max-joined N     nodes that may join the running simulation (a spawned\n"
+        "                         job; simpel model only), beyond --nodes (default %u,\n"
+        "                         at most %u; 0: none)\n"
         "      --spin-us US       when idle, poll the sockets this long (yielding the\n"
         "                         core) before sleeping: lower latency, more CPU (default 0)\n"
         "      --parent-pid PID   end when process PID (the parent) ends; exit at once\n"
@@ -66,7 +71,8 @@ void swfsim_usage(FILE *out)
         "  -q, --quiet            no progress messages, no summary on stdout\n"
         "  -h, --help             this text\n"
         "  -V, --version          version\n",
-        SOCKMODEL_MAX_NODES, SOCKMODEL_MAX_MSG_DEFAULT, SOCKMODEL_MAX_MSG_LIMIT);
+        SOCKMODEL_MAX_NODES, SOCKMODEL_MAX_MSG_DEFAULT, SOCKMODEL_MAX_MSG_LIMIT,
+        SWFSIM_MAX_JOINED_DEFAULT, SOCKMODEL_MAX_NODES);
 }
 
 static int swfsim_parse_u64(const char *s, uint64_t *v)
@@ -208,6 +214,9 @@ int swfsim_config_set(swfsim_config_t *cfg, const char *key, const char *value)
         cfg->mem_limit = v;
         return 0;
     }
+    if (0 == strcmp(key, "max_joined")) {
+        return swfsim_parse_u32(value, &cfg->max_joined, 0, SOCKMODEL_MAX_NODES);
+    }
     if (0 == strcmp(key, "spin_us")) {
         return swfsim_parse_u32(value, &cfg->spin_us, 0, 1000000);
     }
@@ -318,6 +327,7 @@ enum {
     SWFSIM_OPT_CTIMEOUT,
     SWFSIM_OPT_MEMLIMIT,
     SWFSIM_OPT_SPIN,
+    SWFSIM_OPT_JOINED,
     SWFSIM_OPT_PARENT,
     SWFSIM_OPT_ALLCPUS,
     SWFSIM_OPT_TOKEN,
@@ -386,6 +396,7 @@ static int swfsim_config_parse_args(swfsim_config_t *cfg, int argc, char **argv)
         {"connect-timeout", required_argument, NULL, SWFSIM_OPT_CTIMEOUT},
         {"mem-limit", required_argument, NULL, SWFSIM_OPT_MEMLIMIT},
         {"spin-us", required_argument, NULL, SWFSIM_OPT_SPIN},
+        {"max-joined", required_argument, NULL, SWFSIM_OPT_JOINED},
         {"parent-pid", required_argument, NULL, SWFSIM_OPT_PARENT},
         {"all-cpus", no_argument, NULL, SWFSIM_OPT_ALLCPUS},
         {"token-file", required_argument, NULL, SWFSIM_OPT_TOKEN},
@@ -456,6 +467,9 @@ static int swfsim_config_parse_args(swfsim_config_t *cfg, int argc, char **argv)
                 break;
             case SWFSIM_OPT_SPIN:
                 bad = swfsim_config_set(cfg, "spin_us", optarg);
+                break;
+            case SWFSIM_OPT_JOINED:
+                bad = swfsim_config_set(cfg, "max_joined", optarg);
                 break;
             case SWFSIM_OPT_WORKLOAD:
                 bad = swfsim_opt_path(cfg->workload, sizeof(cfg->workload), optarg);

@@ -25,10 +25,13 @@ int swfsim_init(swfsim_t *sim, const swfsim_config_t *cfg)
     sim->cfg = *cfg;
     sim->epfd = -1;
     sim->lfd = -1;
-    /* room for N nodes plus some would-be clients to refuse politely */
-    sim->nslots = cfg->nodes * 2 + 16;
+    /* room for N nodes and those that may join, plus some would-be
+     * clients to refuse politely (both counts are at most
+     * SOCKMODEL_MAX_NODES: no overflow) */
+    sim->nnodes = cfg->nodes;
+    sim->nslots = (cfg->nodes + cfg->max_joined) * 2 + 16;
     sim->slots = calloc(sim->nslots, sizeof(*sim->slots));
-    sim->nodes = calloc(cfg->nodes, sizeof(*sim->nodes));
+    sim->nodes = calloc((size_t) cfg->nodes + cfg->max_joined, sizeof(*sim->nodes));
     sim->dirty = calloc(sim->nslots, sizeof(*sim->dirty));
     sim->ready = calloc(sim->nslots, sizeof(*sim->ready));
     sim->barriers = calloc(SOCKMODEL_MAX_BARRIERS, sizeof(*sim->barriers));
@@ -275,37 +278,68 @@ static void swfsim_start(swfsim_t *sim)
                swfsim_is_torus(sim) ? "torus" : "simpel");
 }
 
-static void swfsim_hello(swfsim_t *sim, swfsim_node_t *n)
+/* a node joins the running simulation: the next node number, running at
+ * once (its clock is the simulation's, 0 in simpel) */
+static void swfsim_join(swfsim_t *sim, swfsim_node_t *n)
 {
-    uint32_t r, N = sim->cfg.nodes, ready = 0;
+    uint32_t r;
 
-    if (n->in_len - n->in_off < SOCKMODEL_HELLO_BYTES) {
+    if (!sim->started) {
+        swfsim_refuse(sim, n, "a node may join only once the run has started", n->req_rank);
         return;
     }
-    r = tc_sockmodel_get32(n->in + n->in_off);
-    if (SOCKMODEL_HELLO_AUTH == r) {
-        /* the hello with a token: marker, rank, token */
-        const unsigned char *token = n->in + n->in_off + 8;
-
-        if (n->in_len - n->in_off < SOCKMODEL_HELLO_AUTH_BYTES) {
-            return;
-        }
-        r = tc_sockmodel_get32(n->in + n->in_off + 4);
-        n->in_off += SOCKMODEL_HELLO_AUTH_BYTES;
-        if (sim->cfg.have_token && !tc_sockmodel_token_equal(token, sim->cfg.token)) {
-            n->req_rank = r;
-            swfsim_refuse(sim, n, "wrong job token", r);
-            return;
-        }
-    } else {
-        n->in_off += SOCKMODEL_HELLO_BYTES;
-        if (sim->cfg.have_token) {
-            n->req_rank = r;
-            swfsim_refuse(sim, n, "no job token in the hello", r);
-            return;
-        }
+    if (!swfsim_can_join(sim)) {
+        swfsim_refuse(sim, n,
+                      swfsim_is_torus(sim) ? "the torus model takes no joining nodes"
+                                           : "joining is off (--max-joined 0)",
+                      n->req_rank);
+        return;
     }
+    if (sim->done) {
+        swfsim_refuse(sim, n, "the run is over", n->req_rank);
+        return;
+    }
+    if (sim->joined >= sim->cfg.max_joined) {
+        swfsim_refuse(sim, n, "no room for another joining node (--max-joined)", n->req_rank);
+        return;
+    }
+    r = sim->nnodes;
+    sim->nodes[r] = n;
+    n->rank = r;
+    n->state = SWFSIM_N_RUNNING;
+    n->clock = sim->now;
+    sim->nnodes++;
+    sim->joined++;
+    swfsim_node_word(sim, n, r);
+    swfsim_mark_ready(sim, n);
+    swfsim_log(sim, "node %u joined the run (%u of at most %u)", r, sim->joined,
+               sim->cfg.max_joined);
+}
+
+static void swfsim_hello(swfsim_t *sim, swfsim_node_t *n)
+{
+    tc_sockmodel_hello_t h;
+    uint32_t r, N = sim->cfg.nodes, ready = 0;
+    size_t took = tc_sockmodel_hello_parse(n->in + n->in_off, n->in_len - n->in_off, &h);
+
+    if (0 == took) {
+        return;
+    }
+    n->in_off += took;
+    r = h.rank;
     n->req_rank = r;
+    if (sim->cfg.have_token && !h.has_token) {
+        swfsim_refuse(sim, n, "no job token in the hello", r);
+        return;
+    }
+    if (sim->cfg.have_token && !tc_sockmodel_token_equal(h.token, sim->cfg.token)) {
+        swfsim_refuse(sim, n, "wrong job token", r);
+        return;
+    }
+    if (SOCKMODEL_RANK_JOIN == r) {
+        swfsim_join(sim, n);
+        return;
+    }
     if (sim->started) {
         swfsim_refuse(sim, n, "the run has already started", r);
         return;

@@ -37,6 +37,13 @@ static inline int swfsim_waits(const swfsim_node_t *n)
          0 != n->cmd.param[0]);
 }
 
+/* nodes may join this run after its start (SOCKMODEL_RANK_JOIN): the
+ * simpel model only, whose nodes keep no clocks to catch up with */
+static inline int swfsim_can_join(const swfsim_t *sim)
+{
+    return !swfsim_is_torus(sim) && sim->cfg.max_joined > 0;
+}
+
 static inline void swfsim_mark_ready(swfsim_t *sim, swfsim_node_t *n)
 {
     if (!n->on_ready) {

@@ -22,6 +22,7 @@
 #include <sys/un.h>
 
 #include "swfsim.h"
+#include "swfsim_engine.h"
 #include "tc_sockmodel_client.h"
 
 #define SWFSIM_IOV 64
@@ -302,8 +303,9 @@ static void swfsim_accept(swfsim_t *sim)
             swfsim_node_drop(sim, n, "epoll_ctl failed");
             continue;
         }
-        if (sim->started) {
-            /* refused at once, without waiting for its hello */
+        if (sim->started && (!swfsim_can_join(sim) || sim->done)) {
+            /* refused at once, without waiting for its hello (a run that
+             * takes joining nodes reads the hello: it may ask to join) */
             n->in_len = 0;
             tc_sockmodel_put32(n->in, SOCKMODEL_RANK_ANY);
             n->in_len = 4;

@@ -113,7 +113,7 @@ static uint64_t swfsim_end_ps(const swfsim_t *sim)
     if (NULL == sim->nodes || !sim->started) {
         return 0;
     }
-    for (uint32_t r = 0; r < sim->cfg.nodes; r++) {
+    for (uint32_t r = 0; r < sim->nnodes; r++) {
         if (NULL != sim->nodes[r] && sim->nodes[r]->clock > end) {
             end = sim->nodes[r]->clock;
         }
@@ -149,8 +149,8 @@ int swfsim_report_json(swfsim_t *sim, FILE *f)
 
     fprintf(f, "{\n  \"program\": \"swfsim\",\n  \"version\": \"%s\",\n", PACKAGE_VERSION);
     fprintf(f, "  \"protocol\": %d,\n", SOCKMODEL_PROTOCOL_VERSION);
-    fprintf(f, "  \"model\": \"%s\",\n  \"nodes\": %u,\n", torus ? "torus" : "simpel",
-            sim->cfg.nodes);
+    fprintf(f, "  \"model\": \"%s\",\n  \"nodes\": %u,\n  \"joined\": %u,\n",
+            torus ? "torus" : "simpel", sim->cfg.nodes, sim->joined);
     fprintf(f, "  \"status\": \"%s\",\n  \"exit_code\": %d,\n", swfsim_status(sim), sim->exit_code);
     if (torus) {
         fprintf(f,
@@ -203,7 +203,7 @@ int swfsim_report_json(swfsim_t *sim, FILE *f)
     }
     fprintf(f, "],\n");
     fprintf(f, "  \"node\": [");
-    for (uint32_t r = 0; sim->started && r < sim->cfg.nodes; r++) {
+    for (uint32_t r = 0; sim->started && r < sim->nnodes; r++) {
         const swfsim_node_t *n = sim->nodes[r];
         fprintf(f,
                 "%s\n    { \"rank\": %u, \"state\": \"%s\", \"clock_ns\": %llu, "
@@ -256,8 +256,8 @@ void swfsim_report_summary(swfsim_t *sim, FILE *f)
     double run = sim->started ? sim->wall_end - sim->wall_run_start : 0.0;
     uint64_t end = swfsim_end_ps(sim);
 
-    fprintf(f, "swfsim: %s model, %u nodes, status %s\n", torus ? "torus" : "simpel",
-            sim->cfg.nodes, swfsim_status(sim));
+    fprintf(f, "swfsim: %s model, %u nodes (%u joined), status %s\n", torus ? "torus" : "simpel",
+            sim->nnodes, sim->joined, swfsim_status(sim));
     if (torus) {
         fprintf(f, "  torus %ux%u, link %.1f MB/s, cycle %.3f ns, router %u cycles, header %u B\n",
                 sim->torus.dx, sim->torus.dy, (double) sim->cfg.link_bw / 1e6,
@@ -268,7 +268,7 @@ void swfsim_report_summary(swfsim_t *sim, FILE *f)
     fprintf(f, "  %llu messages, %llu bytes in %.3f s of wall time (%.0f messages/s)\n",
             (unsigned long long) sim->msgs_total, (unsigned long long) sim->bytes_total, run,
             run > 0 ? (double) sim->msgs_total / run : 0.0);
-    for (uint32_t r = 0; sim->started && r < sim->cfg.nodes; r++) {
+    for (uint32_t r = 0; sim->started && r < sim->nnodes; r++) {
         const swfsim_node_t *n = sim->nodes[r];
 
         if (n->waits_found + n->waits_expired + n->waits_stopped > 0) {
@@ -296,7 +296,7 @@ void swfsim_report_summary(swfsim_t *sim, FILE *f)
     }
     fprintf(f, "  %-5s %-15s %14s %10s %12s %10s %12s\n", "node", "state", "clock_ns", "sent",
             "bytes", "recv", "bytes");
-    for (uint32_t r = 0; r < sim->cfg.nodes; r++) {
+    for (uint32_t r = 0; r < sim->nnodes; r++) {
         const swfsim_node_t *n = sim->nodes[r];
         fprintf(f, "  %-5u %-15s %14llu %10llu %12llu %10llu %12llu\n", r,
                 swfsim_state_name(n->state), (unsigned long long) (n->clock / SWFSIM_PS_PER_NS),

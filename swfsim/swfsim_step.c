@@ -13,7 +13,7 @@ static uint64_t swfsim_min_clock(const swfsim_t *sim)
 {
     uint64_t m = UINT64_MAX;
 
-    for (uint32_t r = 0; r < sim->cfg.nodes; r++) {
+    for (uint32_t r = 0; r < sim->nnodes; r++) {
         const swfsim_node_t *n = sim->nodes[r];
         if (SWFSIM_N_RUNNING == n->state && n->clock < m) {
             m = n->clock;
@@ -69,7 +69,7 @@ static void swfsim_check_deadlock(swfsim_t *sim)
 {
     uint32_t alive = 0;
 
-    for (uint32_t r = 0; r < sim->cfg.nodes; r++) {
+    for (uint32_t r = 0; r < sim->nnodes; r++) {
         swfsim_node_t *n = sim->nodes[r];
         if (SWFSIM_N_RUNNING == n->state || SWFSIM_N_WAITING == n->state) {
             return;
@@ -86,7 +86,7 @@ static void swfsim_check_deadlock(swfsim_t *sim)
         return;
     }
     swfsim_warn("deadlock: every remaining node is blocked and nothing is in flight");
-    for (uint32_t r = 0; r < sim->cfg.nodes; r++) {
+    for (uint32_t r = 0; r < sim->nnodes; r++) {
         swfsim_node_t *n = sim->nodes[r];
         if (swfsim_alive(n)) {
             swfsim_warn("  node %u blocked in %s(%u) at %llu ns, %llu messages queued", r,
@@ -122,7 +122,7 @@ long swfsim_step(swfsim_t *sim, uint64_t now_us)
         }
         /* real-time ends of waits, also of those whose event has not
          * come due yet (then the node keeps its clock) */
-        for (uint32_t r = 0; r < sim->cfg.nodes; r++) {
+        for (uint32_t r = 0; r < sim->nnodes; r++) {
             swfsim_node_t *n = sim->nodes[r];
             if (swfsim_waits(n) && n->deadline_us <= now_us) {
                 if (SWFSIM_N_WAITING == n->state && sim->now > n->clock) {
@@ -159,7 +159,7 @@ long swfsim_step(swfsim_t *sim, uint64_t now_us)
         }
     }
     swfsim_check_deadlock(sim);
-    for (uint32_t r = 0; r < sim->cfg.nodes; r++) {
+    for (uint32_t r = 0; r < sim->nnodes; r++) {
         swfsim_node_t *n = sim->nodes[r];
         if (swfsim_waits(n)) {
             long left = n->deadline_us > now_us ? (long) (n->deadline_us - now_us) : 0;

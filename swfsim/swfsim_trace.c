@@ -154,7 +154,7 @@ int swfsim_trace_close(swfsim_t *sim)
     if (NULL == t) {
         return 0;
     }
-    for (uint32_t r = 0; sim->started && r < sim->cfg.nodes; r++) {
+    for (uint32_t r = 0; sim->started && r < sim->nnodes; r++) {
         if (NULL != sim->nodes[r] && sim->nodes[r]->clock > end) {
             end = sim->nodes[r]->clock;
         }

@@ -60,7 +60,7 @@ int swfsim_watch_start(swfsim_t *sim, swfsim_node_t *n, const tc_sockmodel_cmd_t
         swfsim_node_reply(sim, n, &r, NULL);
     }
     /* the nodes that died before are dead for this watcher too */
-    for (uint32_t r = 0; r < sim->cfg.nodes; r++) {
+    for (uint32_t r = 0; r < sim->nnodes; r++) {
         swfsim_node_t *d = sim->nodes[r];
 
         if (d != n && SWFSIM_N_DEAD == d->state) {
@@ -74,7 +74,7 @@ void swfsim_watch_died(swfsim_t *sim, swfsim_node_t *dead)
 {
     uint32_t told = 0;
 
-    for (uint32_t r = 0; r < sim->cfg.nodes; r++) {
+    for (uint32_t r = 0; r < sim->nnodes; r++) {
         swfsim_node_t *w = sim->nodes[r];
 
         if (w != dead && w->watching && swfsim_watch_alive(w)) {

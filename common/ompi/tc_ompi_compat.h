@@ -67,6 +67,7 @@
 
 #include "opal_config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #if OPAL_MAJOR_VERSION == 4 && OPAL_MINOR_VERSION == 1
@@ -289,6 +290,133 @@ static inline int tc_ompi_fetch_string(uint32_t vpid, const char *key, char **va
     } else if (OPAL_SUCCESS == rc) {
         rc = OPAL_ERR_NOT_FOUND;
     }
+#endif
+    return rc;
+}
+
+/* Publishes a string under key for the jobs this process starts with
+ * MPI_Comm_spawn (tc_ompi_parent_fetch_string reads it there). 5.0: as
+ * tc_ompi_publish_string (a spawned job reads its parent's namespace);
+ * 4.1: the runtime's name service, under "KEY.JOBID.VPID" (a spawned job
+ * cannot read the parent job's keys before it is connected to it). */
+static inline int tc_ompi_publish_for_children(const char *key, const char *value)
+{
+#if TC_OMPI_SERIES >= 50
+    return tc_ompi_publish_string(key, value);
+#else
+    opal_list_t info;
+    opal_value_t *kv;
+    int rc;
+
+    if (NULL == opal_pmix.publish) {
+        return OPAL_ERR_NOT_SUPPORTED;
+    }
+    OBJ_CONSTRUCT(&info, opal_list_t);
+    kv = OBJ_NEW(opal_value_t);
+    if (NULL == kv ||
+        0 > asprintf(&kv->key, "%s.%lu.%lu", key, (unsigned long) OPAL_PROC_MY_NAME.jobid,
+                     (unsigned long) OPAL_PROC_MY_NAME.vpid)) {
+        if (NULL != kv) {
+            kv->key = NULL;
+            OBJ_RELEASE(kv);
+        }
+        OBJ_DESTRUCT(&info);
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    kv->type = OPAL_STRING;
+    kv->data.string = strdup(value);
+    opal_list_append(&info, &kv->super);
+    rc = NULL == kv->data.string ? OPAL_ERR_OUT_OF_RESOURCE : opal_pmix.publish(&info);
+    OPAL_LIST_DESTRUCT(&info);
+    return rc;
+#endif
+}
+
+/* Fetches the string that the process which started this job with
+ * MPI_Comm_spawn (its parent: ULFM's respawn too) published under key
+ * (tc_ompi_publish_string), waiting at most timeout_s seconds: a
+ * malloc()ed *value. OPAL_ERR_NOT_FOUND when this job has no parent or
+ * the parent published nothing under key; another OPAL_* error else.
+ * Published with tc_ompi_publish_for_children. 5.0: PMIX_PARENT_ID of
+ * this process; 4.1: the parent's name at the front of OMPI_PARENT_PORT
+ * ("JOBID.VPID:TAG", set by the runtime), looked up in the name service. */
+static inline int tc_ompi_parent_fetch_string(const char *key, int timeout_s, char **value)
+{
+    int rc;
+#if TC_OMPI_SERIES >= 50
+    pmix_value_t *val = NULL;
+    pmix_proc_t me, parent;
+    pmix_info_t info;
+
+    PMIX_LOAD_PROCID(&me, opal_process_info.myprocid.nspace, opal_process_info.myprocid.rank);
+    rc = PMIx_Get(&me, PMIX_PARENT_ID, NULL, 0, &val);
+    if (PMIX_SUCCESS != rc || NULL == val || PMIX_PROC != val->type || NULL == val->data.proc) {
+        if (NULL != val) {
+            PMIX_VALUE_RELEASE(val);
+        }
+        return OPAL_ERR_NOT_FOUND;
+    }
+    PMIX_LOAD_PROCID(&parent, val->data.proc->nspace, val->data.proc->rank);
+    PMIX_VALUE_RELEASE(val);
+    val = NULL;
+    PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &timeout_s, PMIX_INT);
+    rc = PMIx_Get(&parent, key, &info, 1, &val);
+    PMIX_INFO_DESTRUCT(&info);
+    if (PMIX_SUCCESS == rc && NULL != val) {
+        *value =
+            PMIX_STRING == val->type && NULL != val->data.string ? strdup(val->data.string) : NULL;
+        PMIX_VALUE_RELEASE(val);
+        rc = NULL == *value ? PMIX_ERR_BAD_PARAM : PMIX_SUCCESS;
+    }
+    TC_OMPI_MODEX_RC(rc);
+    if (OPAL_SUCCESS != rc && OPAL_ERR_BAD_PARAM != rc) {
+        rc = OPAL_ERR_NOT_FOUND;
+    }
+#else
+    const char *port = getenv("OMPI_PARENT_PORT");
+    opal_pmix_pdata_t *pd;
+    opal_list_t data, info;
+    unsigned long jobid, vpid;
+    char *end;
+
+    (void) timeout_s; /* published before the spawn: nothing to wait for */
+    if (NULL == port || NULL == opal_pmix.lookup) {
+        return OPAL_ERR_NOT_FOUND;
+    }
+    if ('"' == *port) {
+        port++;
+    }
+    jobid = strtoul(port, &end, 10);
+    if (end == port || '.' != *end || jobid > UINT32_MAX) {
+        return OPAL_ERR_NOT_FOUND;
+    }
+    port = end + 1;
+    vpid = strtoul(port, &end, 10);
+    if (end == port || ':' != *end || vpid > UINT32_MAX) {
+        return OPAL_ERR_NOT_FOUND;
+    }
+    OBJ_CONSTRUCT(&data, opal_list_t);
+    OBJ_CONSTRUCT(&info, opal_list_t);
+    pd = OBJ_NEW(opal_pmix_pdata_t);
+    if (NULL == pd || 0 > asprintf(&pd->value.key, "%s.%lu.%lu", key, jobid, vpid)) {
+        if (NULL != pd) {
+            pd->value.key = NULL;
+            OBJ_RELEASE(pd);
+        }
+        OBJ_DESTRUCT(&info);
+        OBJ_DESTRUCT(&data);
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    opal_list_append(&data, &pd->super);
+    rc = opal_pmix.lookup(&data, &info);
+    if (OPAL_SUCCESS == rc && OPAL_STRING == pd->value.type && NULL != pd->value.data.string) {
+        *value = strdup(pd->value.data.string);
+        rc = NULL == *value ? OPAL_ERR_OUT_OF_RESOURCE : OPAL_SUCCESS;
+    } else {
+        rc = OPAL_ERR_NOT_FOUND;
+    }
+    OPAL_LIST_DESTRUCT(&data);
+    OBJ_DESTRUCT(&info);
 #endif
     return rc;
 }
