@@ -83,6 +83,12 @@ void ofi_bench_open(ofi_bench_fab_t *f, const ofi_bench_params_t *p)
         ofi_bench_check("fi_getinfo",
                         fi_getinfo(FI_VERSION(1, 5), p->node, p->service, f->listen ? FI_SOURCE : 0,
                                    hints, &f->info));
+    } else if (p->rdm_at_node) {
+        /* FI_EP_RDM across hosts: the listener binds to ADDR PORT, the
+         * other side finds it there (info->dest_addr) */
+        ofi_bench_check("fi_getinfo",
+                        fi_getinfo(FI_VERSION(1, 5), p->node, p->service, p->listen ? FI_SOURCE : 0,
+                                   hints, &f->info));
     } else {
         ofi_bench_check("fi_getinfo", fi_getinfo(FI_VERSION(1, 5), NULL, NULL, 0, hints, &f->info));
     }

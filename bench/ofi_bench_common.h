@@ -30,8 +30,10 @@ typedef struct ofi_bench_params {
     int thread_safe;  /* an FI_THREAD_SAFE domain */
     const char *node; /* FI_EP_MSG: the listener's address and port */
     const char *service;
-    int listen;   /* FI_EP_MSG: the passive side */
-    int ready_fd; /* >= 0: the listener writes one byte there once it listens */
+    int listen;      /* the passive side */
+    int rdm_at_node; /* FI_EP_RDM: the listener binds to node and service,
+                      * the other side gets them as info->dest_addr */
+    int ready_fd;    /* >= 0: the listener writes one byte there once it listens */
     size_t cq_size;
     int two_cqs; /* a transmit and a receive CQ, else one for both */
 } ofi_bench_params_t;

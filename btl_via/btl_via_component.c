@@ -80,7 +80,8 @@ static int mca_btl_via_component_register(void)
     (void) tc_ompi_param_string(
         &c->super.btl_version, "ofi_provider",
         "libfabric provider of the ofi VI provider (FI_EP_MSG with RMA and remote CQ "
-        "data): tcp, or e.g. verbs where the hardware exists.",
+        "data): tcp (libfabric 1.17's net when it is listed: the tcp provider's current "
+        "code), or e.g. verbs where the hardware exists.",
         OPAL_INFO_LVL_4, &c->ofi_provider, "tcp");
     (void) tc_ompi_param_string(
         &c->super.btl_version, "ofi_domain",
