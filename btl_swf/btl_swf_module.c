@@ -267,8 +267,8 @@ void mca_btl_swf_dump(struct mca_btl_base_module_t *btl, struct mca_btl_base_end
         opal_output(0,
                     "btl:swf: node %u requests (count, wall time blocked on replies):%s; "
                     "%llu polls found no answer yet (%llu slept on the socket), %llu waits "
-                    "stopped to send; %llu messages from nodes outside the job and %llu from "
-                    "failed nodes dropped",
+                    "stopped to send; %llu messages from nodes outside the job dropped, %llu "
+                    "from failed nodes",
                     m->conn.rank, line, (unsigned long long) m->conn.polls_empty,
                     (unsigned long long) m->poll_sleeps, (unsigned long long) m->conn.stops,
                     (unsigned long long) m->dropped_foreign, (unsigned long long) m->dropped_dead);
