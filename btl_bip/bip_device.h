@@ -69,6 +69,8 @@ typedef struct bip_dev_params {
     uint32_t credits;       /* N per peer (0: 64): the ofi queue holds the
                                N x remote_peers messages the credits allow */
     uint32_t ofi_slot_size; /* ofi: bytes of its largest message (0: slot_size) */
+    size_t ofi_prefault;    /* ofi: bytes of the receive buffers written in at open
+                               (tc_mem_prefault's budget; 0: none) */
     /* processes of other jobs (ofi only): the own jobid that ofi messages
      * carry, and the mapping of another job's sender (jobid, vpid) to
      * the stamp its messages are reported with (0, or the message is

@@ -8,6 +8,7 @@
 
 #define _GNU_SOURCE
 #include "bip_ofi.h"
+#include "tc_mem.h"
 
 /* ------------------------------------------------------------------ */
 /* device                                                               */
@@ -172,7 +173,7 @@ int bip_ofi_open(const bip_dev_params_t *p, void **out)
 {
     bip_ofi_dev_t *dev;
     uint32_t slot, credits, senders;
-    size_t rxsize, ring;
+    size_t rxsize, ring, prefault;
     int rc;
 
     if (NULL == p || NULL == out) {
@@ -209,7 +210,7 @@ int bip_ofi_open(const bip_dev_params_t *p, void **out)
     }
     /* the multi-receive buffers are sized for the job's remote peers'
      * credits only (at least one peer's): a buffer's first pass faults in
-     * every page it reaches, and room for other jobs' 8 senders (37 MiB a
+     * every page it reaches that was not written in at open, and room for other jobs' 8 senders (37 MiB a
      * buffer) cost 8-32 KiB messages across hosts half their bandwidth.
      * Other jobs' messages share that room; a burst beyond it waits in the
      * provider until a buffer is reposted. */
@@ -228,6 +229,7 @@ int bip_ofi_open(const bip_dev_params_t *p, void **out)
         rc = -ENOMEM;
         goto fail;
     }
+    prefault = p->ofi_prefault;
     for (int i = 0; i < BIP_OFI_NRX; ++i) {
         dev->rx[i].ctx.kind = BIP_OFI_CTX_RX;
         dev->rx[i].size = rxsize;
@@ -235,6 +237,9 @@ int bip_ofi_open(const bip_dev_params_t *p, void **out)
             rc = -ENOMEM;
             goto fail;
         }
+        /* messages fill the buffers from start to end: written in now,
+         * the first pass takes no page fault per page (docs/common.md) */
+        (void) tc_mem_prefault(dev->rx[i].mem, rxsize, &prefault);
     }
 
     rc = bip_ofi_getinfo(p, &dev->f.info);

@@ -70,6 +70,7 @@ typedef struct mca_btl_bip_component {
     char *ofi_provider; /* libfabric provider of the ofi provider */
     char *ofi_domain;   /* its domain (tcp: an interface), empty: the first */
     unsigned int ofi_timeout;
+    unsigned int ofi_prefault; /* MiB of the ofi receive buffers written in at open */
     int verbose;
     int output;
     unsigned int other_jobs; /* most processes of other jobs (0: refused) */

@@ -141,6 +141,14 @@ static int mca_btl_bip_component_register(void)
                               "before the peer is reported gone",
                               OPAL_INFO_LVL_6, &c->ofi_timeout, 60);
     (void) tc_ompi_param_uint(
+        &c->super.btl_version, "ofi_prefault",
+        "MiB of the two receive buffers of the ofi provider (each (credits x "
+        "peers on other hosts + 1) x btl_bip_ofi_max_send_size bytes) that each "
+        "process writes in when it opens it, so that no message meets a page "
+        "for the first time (a page fault costs it 1-3 us); beyond it pages "
+        "come as messages fill them (0: all do)",
+        OPAL_INFO_LVL_5, &c->ofi_prefault, 64);
+    (void) tc_ompi_param_uint(
         &c->super.btl_version, "other_jobs",
         "Most processes of other jobs (MPI_Comm_spawn, MPI_Comm_connect/accept) "
         "reached, over the ofi provider (opened for them on one host too; they "
@@ -446,6 +454,7 @@ mca_btl_bip_component_init(int *num_btls, bool enable_progress_threads, bool ena
     params.remote_peers =
         0 == strcmp(c->provider, "ofi") ? c->nprocs - 1 : c->nprocs - (uint32_t) c->num_local;
     params.ofi_timeout = c->ofi_timeout;
+    params.ofi_prefault = (size_t) c->ofi_prefault << 20;
     params.credits = c->credits;
     params.ofi_slot_size = c->ofi_slot_size;
     /* other jobs: over ofi (shm's files are the job's), opened for them

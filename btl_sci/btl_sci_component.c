@@ -69,6 +69,14 @@ static int mca_btl_sci_component_register(void)
         "btl_sci_ofi_eager_limit bytes, and the sender keeps a copy of the ring. "
         "A slot's memory is used once a message fills it",
         OPAL_INFO_LVL_4, &c->ofi_ring_slots, 128);
+    (void) tc_ompi_param_uint(
+        &c->super.btl_version, "ofi_prefault",
+        "MiB of the rings and ring copies of peers reached through the ofi "
+        "provider that each process writes in when it makes them (about 8 MiB "
+        "a peer with the defaults), so that no message meets a page for the "
+        "first time (a page fault costs it 1-3 us); beyond it pages come as "
+        "messages fill them (0: all do)",
+        OPAL_INFO_LVL_5, &c->ofi_prefault, 64);
     (void) tc_ompi_param_uint(&c->super.btl_version, "ofi_send_inplace",
                               "Eager messages to a peer through the ofi provider whose data is "
                               "contiguous and at least this many bytes go out from the sender's "
@@ -530,6 +538,7 @@ static bool mca_btl_sci_open_providers(void)
         params.node_name = tc_peers_name(OPAL_PROC_MY_NAME.jobid, (uint32_t) c->my_vpid);
         params.fabric = c->ofi_fabric;
         params.device = NULL != c->ofi_device && '\0' != c->ofi_device[0] ? c->ofi_device : NULL;
+        params.prefault = (size_t) c->ofi_prefault << 20;
         err = sci_provider_available("ofi") ? sci_open(&params, &c->osd) : SCI_ERR_NOT_SUPPORTED;
         if (SCI_ERR_NOT_SUPPORTED == err && 0 == strcmp(c->ofi_fabric, "net") &&
             0 == strcmp(c->ofi_fabric, sci_ofi_default_fabric())) {

@@ -57,6 +57,8 @@ typedef struct sci_open_params {
     uint64_t node_name;      /* ofi: its full name, the same in every job (0: node_id) */
     const char *fabric;      /* ofi: libfabric provider ("tcp;ofi_rxm" when NULL) */
     const char *device;      /* ofi: libfabric domain (tcp: the interface), NULL: any */
+    size_t prefault;         /* ofi: bytes of segments and shadows written in when
+                              * made (tc_mem_prefault's budget; 0: none) */
 } sci_open_params_t;
 
 /* A registered memory region as published to a peer (SISCI: a segment

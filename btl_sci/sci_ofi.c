@@ -189,6 +189,7 @@ static sci_error_t sci_ofi_open(const sci_open_params_t *params, sci_desc_t **sd
     sd->node_id = params->node_id;
     sd->name = 0 != params->node_name ? params->node_name : params->node_id;
     sd->next_key = 1;
+    sd->prefault_left = params->prefault;
     if (NULL == sd->f.info || !(sd->f.info->tx_attr->msg_order & FI_ORDER_WAW)) {
         sci_ofi_close(sd);
         return SCI_ERR_NOT_SUPPORTED;

@@ -22,6 +22,7 @@
 
 #include "sci_ofi_int.h"
 #include "tc_atomic.h"
+#include "tc_mem.h"
 
 /* ---- directory ----------------------------------------------------------- */
 
@@ -244,6 +245,7 @@ sci_error_t sci_ofi_connect_segment(sci_desc_t *sd, uint32_t node_id, uint32_t s
         free(r);
         return SCI_ERR_NOSPC;
     }
+    (void) tc_mem_prefault(r->shadow, (size_t) r->size, &sd->prefault_left);
     if (0 == n->probe_key) {
         n->probe_key = r->key;
         n->probe_addr = r->raddr;

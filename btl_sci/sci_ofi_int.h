@@ -109,6 +109,7 @@ struct sci_desc {
     int virt_addr; /* RMA addresses are virtual (else offsets into the region) */
     int cq_data;   /* the provider carries 8 bytes of remote CQ data */
     uint64_t next_key;
+    size_t prefault_left; /* tc_mem_prefault budget of segments and shadows */
     sci_ofi_node_t *nodes;
     sci_ofi_pending_t *pending; /* offers received, under lock */
     struct sci_local_segment *segs;

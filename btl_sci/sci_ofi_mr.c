@@ -18,13 +18,16 @@
 
 #include "sci_ofi_int.h"
 #include "tc_atomic.h"
+#include "tc_mem.h"
 
 /* Segment memory and shadows: anonymous mappings, zero and page-aligned,
- * whose pages cost memory only once written.  A ring touches the page of
- * each slot's header when formatted; the rest of a slot fills as messages
- * come (a peer that never sends, such as a process of this host that shm
- * reaches, costs a page per slot), and the shadow of a slot whose payload
- * leaves from the sender's buffer keeps only its header page. */
+ * written in when made while the budget btl_sci_ofi_prefault lasts (a
+ * page met for the first time by a message costs it 1-3 us: docs/common.md,
+ * "Writing pages in ahead"); beyond the budget their pages cost memory
+ * only once written.  A ring touches the page of each slot's header when
+ * formatted; the rest of a slot fills as messages come, and the shadow of
+ * a slot whose payload leaves from the sender's buffer keeps only its
+ * header page. */
 void *sci_ofi_zalloc(size_t len)
 {
     void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -174,6 +177,8 @@ sci_error_t sci_ofi_create_segment(sci_desc_t *sd, uint32_t segment_id, size_t s
         free(s);
         return SCI_ERR_NOSPC;
     }
+    /* a ring's first pass would fault in a page per message and size */
+    (void) tc_mem_prefault(s->mem, s->size, &sd->prefault_left);
     ret = sci_ofi_mr_reg_raw(sd, s->mem, s->size, &s->mr, &s->key);
     if (0 != ret) {
         munmap(s->mem, s->size);

@@ -110,6 +110,8 @@ typedef struct mca_btl_via_component {
     char *ofi_domain;              /* libfabric domain (tcp: interface) */
     unsigned int recv_descriptors; /* receive descriptors per VI: the credits */
     unsigned int ofi_recv_descriptors; /* the same for VIs to other hosts */
+    unsigned int ofi_prefault;     /* MiB of other hosts' receive buffers written in when made */
+    size_t ofi_prefault_left;      /* what is left of it (tc_mem_prefault's budget) */
     unsigned int send_descriptors; /* send work queue depth per VI */
     unsigned int max_transfer;     /* bytes per RDMA descriptor */
     unsigned int poll_batch;       /* completions taken per progress call */

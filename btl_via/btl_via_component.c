@@ -117,6 +117,14 @@ static int mca_btl_via_component_register(void)
         "of btl_via_ofi_max_send_size bytes.",
         OPAL_INFO_LVL_4, &c->ofi_recv_descriptors, 128);
     (void) tc_ompi_param_uint(
+        &c->super.btl_version, "ofi_prefault",
+        "MiB of the receive buffers of VIs to other hosts that each process "
+        "writes in when it makes them (ofi_recv_descriptors x "
+        "btl_via_ofi_max_send_size, 8 MiB a peer with the defaults), so that no "
+        "message meets a page for the first time (a page fault costs it 1-3 us); "
+        "beyond it pages come as messages fill them (0: all do)",
+        OPAL_INFO_LVL_5, &c->ofi_prefault, 64);
+    (void) tc_ompi_param_uint(
         &c->super.btl_version, "send_descriptors",
         "Depth of each VI's send work queue (descriptors "
         "outstanding; put/get larger than this many RDMA descriptors are split by ob1).",
@@ -700,6 +708,7 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
     m->btl_get_limit = m->btl_put_limit;
     mca_btl_via_modules_make();
 
+    c->ofi_prefault_left = (size_t) c->ofi_prefault << 20;
     c->endpoints = calloc(c->max_eps, sizeof(*c->endpoints));
     c->active = calloc(c->max_eps, sizeof(*c->active));
     /* a VI is on one device only: its receives fit once */

@@ -17,6 +17,7 @@
 #include "btl_via.h"
 #include "btl_via_endpoint.h"
 #include "btl_via_frag.h"
+#include "tc_mem.h"
 
 static int mca_btl_via_endpoint_post_recv(mca_btl_via_endpoint_t *ep, uint32_t i)
 {
@@ -125,6 +126,11 @@ int mca_btl_via_endpoint_bring_up_locked(mca_btl_via_endpoint_t *ep)
         NULL == (ep->credit_frag = mca_btl_via_credit_frag_new(dev, ep)) ||
         VIPL_SUCCESS != vipl_register_mem(dev->nic, ep->rbufs, bytes, &ma, &ep->rhandle)) {
         goto fail;
+    }
+    /* the receives cycle through every buffer: written in now, so that
+     * no message meets a page for the first time (docs/common.md) */
+    if (MCA_BTL_VIA_DEV_NET == ep->dev_index) {
+        (void) tc_mem_prefault(ep->rbufs, bytes, &c->ofi_prefault_left);
     }
     ep->vi->user = ep;
     /* VIA: receives are posted before the connection, so that nothing
