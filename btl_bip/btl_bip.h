@@ -71,6 +71,7 @@ typedef struct mca_btl_bip_component {
     char *ofi_domain;   /* its domain (tcp: an interface), empty: the first */
     unsigned int ofi_timeout;
     unsigned int ofi_prefault; /* MiB of the ofi receive buffers written in at open */
+    unsigned int ofi_get_limit; /* the ofi module's btl_get_limit */
     int verbose;
     int output;
     unsigned int other_jobs; /* most processes of other jobs (0: refused) */

@@ -56,6 +56,7 @@ typedef struct mca_btl_sci_component {
     unsigned int ofi_ring_slots;         /* the same for the rings of ofi peers */
     unsigned int ofi_prefault;           /* MiB of ofi rings and shadows written in when made */
     unsigned int ofi_inplace_min;        /* see mca_btl_sci_module_t.inplace_min */
+    bool ofi_rdma;                       /* the ofi module offers put/get/atomics */
     tc_ompi_reach_figures_t ofi_figures; /* the ofi module's limits */
     unsigned int dma_threshold;          /* smaller put/get are copied by CPU */
     unsigned int segment_size;           /* size of each per-peer segment (0: just enough) */

@@ -83,6 +83,14 @@ static int mca_btl_sci_component_register(void)
                               "buffer in the ring slot's one write, instead of being copied into "
                               "the slot first (0: always copy)",
                               OPAL_INFO_LVL_5, &c->ofi_inplace_min, 4096);
+    (void) tc_ompi_param_bool(
+        &c->super.btl_version, "ofi_rdma",
+        "Offer put, get and atomics to peers on other hosts. Off: ob1 moves a "
+        "message above the eager limit in ring-slot fragments written into the "
+        "peer's ring, which over libfabric's tcp provider carried 64 KiB-4 MiB at "
+        "1.6-2.2x tcp's bandwidth where the rendezvous read reached 0.8-1.3x "
+        "(docs/btl_sci.md); one-sided communication then goes by active messages",
+        OPAL_INFO_LVL_4, &c->ofi_rdma, false);
     (void) tc_ompi_param_uint(&c->super.btl_version, "slot_size",
                               "Payload bytes of one ring slot (0: the eager limit); "
                               "also the largest fragment btl_send carries (max_send_size)",
@@ -700,6 +708,9 @@ mca_btl_sci_component_init(int *num_btls, bool enable_progress_threads, bool ena
     if ((NULL != c->sd && NULL == c->dq) || (NULL != c->osd && NULL == c->odq)) {
         /* one registration serves both modules: both go without */
         mca_btl_sci_strip_rdma(m);
+        mca_btl_sci_strip_rdma(&mca_btl_sci_ofi_module.super);
+    }
+    if (!c->ofi_rdma) {
         mca_btl_sci_strip_rdma(&mca_btl_sci_ofi_module.super);
     }
 

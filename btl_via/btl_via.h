@@ -114,6 +114,7 @@ typedef struct mca_btl_via_component {
     size_t ofi_prefault_left;      /* what is left of it (tc_mem_prefault's budget) */
     unsigned int send_descriptors; /* send work queue depth per VI */
     unsigned int max_transfer;     /* bytes per RDMA descriptor */
+    unsigned int ofi_max_transfer; /* the same towards other hosts */
     unsigned int poll_batch;       /* completions taken per progress call */
     unsigned int free_list_max;    /* send buffers */
     unsigned int rcache_max_unused;

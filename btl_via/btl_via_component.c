@@ -134,6 +134,14 @@ static int mca_btl_via_component_register(void)
         "Bytes moved by one RDMA descriptor (VIA's maximum "
         "transfer size; a put/get is split into descriptors of at most this size).",
         OPAL_INFO_LVL_5, &c->max_transfer, 4 * 1024 * 1024);
+    /* a read of 1 MiB or more over libfabric's tcp provider took 1.7x the
+     * time of two of 512 KiB (docs/btl_via.md) */
+    (void) tc_ompi_param_uint(
+        &c->super.btl_version, "ofi_max_transfer",
+        "Bytes moved by one RDMA descriptor to a peer on another host (at most "
+        "the provider's maximum message; a put/get is split into descriptors of "
+        "at most this size, all in flight at once).",
+        OPAL_INFO_LVL_5, &c->ofi_max_transfer, 512 * 1024);
     (void) tc_ompi_param_uint(&c->super.btl_version, "poll_batch",
                               "Most receive completions taken per progress call.", OPAL_INFO_LVL_5,
                               &c->poll_batch, 16);
@@ -457,6 +465,9 @@ static int mca_btl_via_open_nic(void)
         if (c->max_transfer > attrs->max_transfer_size) {
             c->max_transfer = attrs->max_transfer_size;
         }
+        if (MCA_BTL_VIA_DEV_NET == k && c->ofi_max_transfer > attrs->max_transfer_size) {
+            c->ofi_max_transfer = attrs->max_transfer_size;
+        }
     }
     return OPAL_SUCCESS;
 }
@@ -660,6 +671,9 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
     if (c->send_descriptors < 4) {
         c->send_descriptors = 4;
     }
+    if (c->ofi_max_transfer < 4096) {
+        c->ofi_max_transfer = 4096;
+    }
     if (c->max_transfer < 4096) {
         c->max_transfer = 4096;
     }
@@ -707,6 +721,9 @@ mca_btl_via_component_init(int *num_btls, bool enable_progress_threads, bool ena
     m->btl_put_limit = (size_t) c->max_transfer * (c->send_descriptors / 2);
     m->btl_get_limit = m->btl_put_limit;
     mca_btl_via_modules_make();
+    mca_btl_via_ofi_module.super.btl_put_limit =
+        (size_t) c->ofi_max_transfer * (c->send_descriptors / 2);
+    mca_btl_via_ofi_module.super.btl_get_limit = mca_btl_via_ofi_module.super.btl_put_limit;
 
     c->ofi_prefault_left = (size_t) c->ofi_prefault << 20;
     c->endpoints = calloc(c->max_eps, sizeof(*c->endpoints));

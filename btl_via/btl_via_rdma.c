@@ -136,8 +136,8 @@ static int mca_btl_via_rdma(uint32_t op_code, struct mca_btl_base_endpoint_t *ep
                             mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
-    const size_t chunk = c->max_transfer;
-    uint32_t ndesc = (uint32_t) (size ? (size + chunk - 1) / chunk : 1);
+    size_t chunk;
+    uint32_t ndesc;
     bool notify = VIPL_CONTROL_OP_RDMAWRITE == op_code && c->put_notify;
     mca_btl_via_rdma_op_t *op;
     uint32_t piggy = 0;
@@ -145,6 +145,9 @@ static int mca_btl_via_rdma(uint32_t op_code, struct mca_btl_base_endpoint_t *ep
     if (OPAL_UNLIKELY(NULL == ep || NULL == local_handle || NULL == remote_handle)) {
         return OPAL_ERR_BAD_PARAM;
     }
+    /* towards another host in smaller pieces, all in flight at once */
+    chunk = MCA_BTL_VIA_DEV_NET == ep->dev_index ? c->ofi_max_transfer : c->max_transfer;
+    ndesc = (uint32_t) (size ? (size + chunk - 1) / chunk : 1);
     if (OPAL_UNLIKELY(size < c->rdma_threshold)) {
         return OPAL_ERR_NOT_AVAILABLE;
     }
