@@ -88,7 +88,7 @@ static int mca_btl_sci_component_register(void)
         "Offer put, get and atomics to peers on other hosts. Off: ob1 moves a "
         "message above the eager limit in ring-slot fragments written into the "
         "peer's ring, which over libfabric's tcp provider carried 64 KiB-4 MiB at "
-        "1.6-2.2x tcp's bandwidth where the rendezvous read reached 0.8-1.3x "
+        "1.2-2.3x tcp's osu_bw where the rendezvous read reached 0.7-1.3x "
         "(docs/btl_sci.md); one-sided communication then goes by active messages",
         OPAL_INFO_LVL_4, &c->ofi_rdma, false);
     (void) tc_ompi_param_uint(&c->super.btl_version, "slot_size",
