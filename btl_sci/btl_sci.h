@@ -62,6 +62,7 @@ typedef struct mca_btl_sci_component {
     unsigned int segment_size;           /* size of each per-peer segment (0: just enough) */
     unsigned int poll_batch;             /* messages per peer per progress call */
     unsigned int credit_batch;           /* slots returned per Completed write */
+    unsigned int ofi_credit_batch;       /* the same to peers through ofi */
     unsigned int idle_polls;             /* empty polls before a peer goes to the doorbell */
     unsigned int sweep_interval;         /* progress calls between sweeps of idle peers */
     unsigned int free_list_max;

@@ -179,7 +179,8 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
         rc = tc_ring_consumer_init(
             &ep->in, lbase + MCA_BTL_SCI_SEG_RING_OFF, lsize - MCA_BTL_SCI_SEG_RING_OFF,
             ep->module->ring_slots, ep->module->slot_size,
-            (uint64_t *) (rbase + MCA_BTL_SCI_SEG_CONSUMED_OFF), c->credit_batch);
+            (uint64_t *) (rbase + MCA_BTL_SCI_SEG_CONSUMED_OFF),
+            &mca_btl_sci_ofi_module == ep->module ? c->ofi_credit_batch : c->credit_batch);
     }
     if (0 != rc) {
         err = SCI_ERR_ILLEGAL_PARAMETER;
