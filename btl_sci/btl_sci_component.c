@@ -118,8 +118,10 @@ static int mca_btl_sci_component_register(void)
      * wire for both providers to progress: every 16 slots it took sci's
      * 8-byte ping-pong from 3.94 to 4.51 us median (4.83 -> 5.50 mean) */
     (void) tc_ompi_param_uint(&c->super.btl_version, "ofi_credit_batch",
-                              "The same for the rings of peers reached through the ofi "
-                              "provider (at most ofi_ring_slots/2)",
+                              "Ring slots the receiver consumes before it writes its "
+                              "Completed counter, for the rings of peers reached through the "
+                              "ofi provider (at most ofi_ring_slots/2; each write is one more "
+                              "message on the network)",
                               OPAL_INFO_LVL_5, &c->ofi_credit_batch, 64);
     (void) tc_ompi_param_uint(&c->super.btl_version, "idle_polls",
                               "Empty polls after which a peer leaves the active list "
