@@ -140,14 +140,11 @@ static int mca_btl_bip_component_register(void)
                               "does not answer (its provider cannot connect or accepts nothing) "
                               "before the peer is reported gone",
                               OPAL_INFO_LVL_6, &c->ofi_timeout, 60);
-    (void) tc_ompi_param_uint(
-        &c->super.btl_version, "ofi_prefault",
-        "MiB of the two receive buffers of the ofi provider (each (credits x "
-        "peers on other hosts + 1) x btl_bip_ofi_max_send_size bytes) that each "
-        "process writes in when it opens it, so that no message meets a page "
-        "for the first time (a page fault costs it 1-3 us); beyond it pages "
-        "come as messages fill them (0: all do)",
-        OPAL_INFO_LVL_5, &c->ofi_prefault, 64);
+    (void) tc_ompi_param_prefault(&c->super.btl_version,
+                                  "the two receive buffers of the ofi provider (each (credits "
+                                  "x peers on other hosts + 1) x btl_bip_ofi_max_send_size "
+                                  "bytes)",
+                                  &c->ofi_prefault);
     /* a read of 1 MiB or more over libfabric's tcp provider took 1.4x the
      * time of two of 512 KiB (docs/btl_bip.md) */
     (void) tc_ompi_param_uint(

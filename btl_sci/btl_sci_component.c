@@ -66,17 +66,13 @@ static int mca_btl_sci_component_register(void)
         "Slots of the message ring each peer reached through the ofi provider "
         "owns in our memory (power of two >= 4; 128 keeps a window of 64 "
         "eager sends from waiting for slots); each slot holds "
-        "btl_sci_ofi_eager_limit bytes, and the sender keeps a copy of the ring. "
-        "A slot's memory is used once a message fills it",
+        "btl_sci_ofi_eager_limit bytes, and the sender keeps a copy of the ring "
+        "(written in when made: btl_sci_ofi_prefault)",
         OPAL_INFO_LVL_4, &c->ofi_ring_slots, 128);
-    (void) tc_ompi_param_uint(
-        &c->super.btl_version, "ofi_prefault",
-        "MiB of the rings and ring copies of peers reached through the ofi "
-        "provider that each process writes in when it makes them (about 8 MiB "
-        "a peer with the defaults), so that no message meets a page for the "
-        "first time (a page fault costs it 1-3 us); beyond it pages come as "
-        "messages fill them (0: all do)",
-        OPAL_INFO_LVL_5, &c->ofi_prefault, 64);
+    (void) tc_ompi_param_prefault(&c->super.btl_version,
+                                  "the rings and ring copies of peers reached through the ofi "
+                                  "provider (about 8 MiB a peer with the defaults)",
+                                  &c->ofi_prefault);
     (void) tc_ompi_param_uint(&c->super.btl_version, "ofi_send_inplace",
                               "Eager messages to a peer through the ofi provider whose data is "
                               "contiguous and at least this many bytes go out from the sender's "

@@ -116,14 +116,11 @@ static int mca_btl_via_component_register(void)
         "(verbs or ofi): the credits that peer holds (>= 2); each is a buffer "
         "of btl_via_ofi_max_send_size bytes.",
         OPAL_INFO_LVL_4, &c->ofi_recv_descriptors, 128);
-    (void) tc_ompi_param_uint(
-        &c->super.btl_version, "ofi_prefault",
-        "MiB of the receive buffers of VIs to other hosts that each process "
-        "writes in when it makes them (ofi_recv_descriptors x "
-        "btl_via_ofi_max_send_size, 8 MiB a peer with the defaults), so that no "
-        "message meets a page for the first time (a page fault costs it 1-3 us); "
-        "beyond it pages come as messages fill them (0: all do)",
-        OPAL_INFO_LVL_5, &c->ofi_prefault, 64);
+    (void) tc_ompi_param_prefault(&c->super.btl_version,
+                                  "the receive buffers of VIs to other hosts "
+                                  "(ofi_recv_descriptors x btl_via_ofi_max_send_size, 8 MiB "
+                                  "a peer with the defaults)",
+                                  &c->ofi_prefault);
     (void) tc_ompi_param_uint(
         &c->super.btl_version, "send_descriptors",
         "Depth of each VI's send work queue (descriptors "

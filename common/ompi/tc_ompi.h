@@ -65,6 +65,12 @@ int tc_ompi_param_bool(const mca_base_component_t *comp, const char *name, const
                        int level, bool *storage, bool def);
 int tc_ompi_param_double(const mca_base_component_t *comp, const char *name, const char *desc,
                          int level, double *storage, double def);
+/* <name>_ofi_prefault, the one text of every component's budget of
+ * buffers towards other hosts written in ahead (tc_mem_prefault,
+ * docs/common.md "mem"): what names the buffers ("the rings of ..."); the
+ * value is in MiB, default 64, level 5. */
+int tc_ompi_param_prefault(const mca_base_component_t *comp, const char *what,
+                           unsigned int *mib);
 /* def is not copied: a string literal or NULL (Open MPI owns the value). */
 int tc_ompi_param_string(const mca_base_component_t *comp, const char *name, const char *desc,
                          int level, char **storage, const char *def);

@@ -5,6 +5,7 @@
  * the real types (bool, enum) instead of ints.
  */
 #include "opal_config.h"
+#include <stdio.h>
 
 #include "opal/constants.h"
 #include "opal/mca/base/mca_base_var.h"
@@ -34,6 +35,20 @@ int tc_ompi_param_uint(const mca_base_component_t *comp, const char *name, const
     *storage = def;
     return tc_ompi_param_register(comp, name, desc, MCA_BASE_VAR_TYPE_UNSIGNED_INT, NULL, level,
                                   storage);
+}
+
+int tc_ompi_param_prefault(const mca_base_component_t *comp, const char *what,
+                           unsigned int *mib)
+{
+    char desc[512];
+
+    /* Open MPI keeps its own copy of the text */
+    (void) snprintf(desc, sizeof(desc),
+                    "MiB of %s that each process writes in when it makes them, so that no "
+                    "message meets a page for the first time (a page fault costs it 1-3 us); "
+                    "beyond it pages come as messages fill them (0: all do)",
+                    what);
+    return tc_ompi_param_uint(comp, "ofi_prefault", desc, OPAL_INFO_LVL_5, mib, 64);
 }
 
 int tc_ompi_param_bool(const mca_base_component_t *comp, const char *name, const char *desc,
