@@ -2,7 +2,7 @@
 # cluster.sh: a cluster of fake hosts on this machine, to run MPI jobs with
 # ranks on several "hosts" and every network transport between them.
 #
-#   scripts/cluster.sh [--name NAME] up [--hosts N] [--nets K] [--mtu M]
+#   scripts/cluster.sh [--name NAME] up [--hosts N] [--nets K] [--mtu M] [--cc ALG]
 #   scripts/cluster.sh [--name NAME] down
 #   scripts/cluster.sh [--name NAME] status
 #   scripts/cluster.sh [--name NAME] exec HOST CMD...
@@ -21,12 +21,18 @@
 #         per network, host hI at .I. IPv6 is off inside the hosts.
 #         --mtu M (default 1500; 576..65535) is the MTU of every link and
 #         bridge, e.g. 9000 for jumbo frames.
-#         Idempotent: the same sizes and MTU again keep the cluster, others
-#         replace it.
+#         --cc ALG (default cubic, Linux's default) is the TCP congestion
+#         control of the hosts' routes (ip route ... congctl); `host` keeps
+#         this machine's default. A machine set to bbr would otherwise pace
+#         every connection of the fake hosts by its measured rate, and a
+#         ping-pong's 64-256 KiB messages then take 1.5-3x as long in some
+#         runs and not in others (docs/testing.md).
+#         Idempotent: the same sizes, MTU and ALG again keep the cluster,
+#         others replace it.
 # down    removes every process, namespace, link, bridge, rule and file the
 #         cluster made; nothing else on the machine is touched.
-# status  one line per network "NET CIDR STATE [mtu=M] [rate=R] [loss=P]"
-#         (mtu only when it is not 1500), then one
+# status  one line per network "NET CIDR STATE [mtu=M] [cc=ALG] [rate=R]
+#         [loss=P]" (mtu only when it is not 1500, cc when not cubic), then one
 #         line per address "HOST NET ADDRESS".
 # exec    runs CMD on HOST (arguments, stdin and exit status pass through;
 #         the current directory is kept).
@@ -267,6 +273,10 @@ setup_host() {
         nsenter -t "$pid" -n -- ip link set "net$k" mtu "$MTU"
         nsenter -t "$pid" -n -- ip addr add "$(host_addr "$i" "$k")/24" dev "net$k"
         nsenter -t "$pid" -n -- ip link set "net$k" up
+        if [ "$CC" != host ]; then
+            nsenter -t "$pid" -n -- ip route replace "$(net_cidr "$k")" dev "net$k" proto kernel \
+                scope link src "$(host_addr "$i" "$k")" congctl "$CC"
+        fi
     done
 }
 
@@ -294,7 +304,7 @@ EOF
 }
 
 do_up() {
-    local hosts=2 nets=1 mtu=1500 i k
+    local hosts=2 nets=1 mtu=1500 cc=cubic i k
     while [ $# -gt 0 ]; do
         case "$1" in
             --mtu) mtu="${2:-}"; shift 2 || usage 2 ;;
@@ -303,6 +313,8 @@ do_up() {
             --hosts=*) hosts="${1#*=}"; shift ;;
             --nets) nets="${2:-}"; shift 2 || usage 2 ;;
             --nets=*) nets="${1#*=}"; shift ;;
+            --cc) cc="${2:-}"; shift 2 || usage 2 ;;
+            --cc=*) cc="${1#*=}"; shift ;;
             *) die "up: unknown argument '$1'" ;;
         esac
     done
@@ -312,11 +324,18 @@ do_up() {
     [ "$nets" -ge 1 ] && [ "$nets" -le "$MAX_NETS" ] || die "--nets: 1..$MAX_NETS"
     case "$mtu" in ''|*[!0-9]*) die "--mtu wants a number" ;; esac
     [ "$mtu" -ge 576 ] && [ "$mtu" -le 65535 ] || die "--mtu: 576..65535"
+    if [ "$cc" != host ]; then
+        case " $(cat /proc/sys/net/ipv4/tcp_available_congestion_control 2> /dev/null) " in
+            *" $cc "*) ;;
+            *) die "--cc $cc: not a congestion control of this kernel ($(cat /proc/sys/net/ipv4/tcp_available_congestion_control 2> /dev/null); or host)" ;;
+        esac
+    fi
     for c in ip nsenter unshare setsid; do
         command -v "$c" > /dev/null || die "needs $c"
     done
 
-    if is_up && [ "$HOSTS" = "$hosts" ] && [ "$NETS" = "$nets" ] && [ "${MTU:-1500}" = "$mtu" ]; then
+    if is_up && [ "$HOSTS" = "$hosts" ] && [ "$NETS" = "$nets" ] && [ "${MTU:-1500}" = "$mtu" ] &&
+        [ "${CC:-host}" = "$cc" ]; then
         local ok=1
         for ((k = 1; k <= NETS; k++)); do
             ip link show "$(br_name "$k")" > /dev/null 2>&1 || ok=0
@@ -338,8 +357,9 @@ do_up() {
     HOSTS="$hosts"
     NETS="$nets"
     MTU="$mtu"
+    CC="$cc"
     SERIES="$(ompi_series)"
-    printf 'HOSTS=%s\nNETS=%s\nBLOCK=%s\nSERIES=%s\nMTU=%s\n' "$HOSTS" "$NETS" "$BLOCK" "$SERIES" "$MTU" > "$STATE/conf"
+    printf 'HOSTS=%s\nNETS=%s\nBLOCK=%s\nSERIES=%s\nMTU=%s\nCC=%s\n' "$HOSTS" "$NETS" "$BLOCK" "$SERIES" "$MTU" "$CC" > "$STATE/conf"
     {
         printf '127.0.0.1\tlocalhost\n'
         for ((i = 1; i <= HOSTS; i++)); do
@@ -379,6 +399,7 @@ do_status() {
         state="$(cat "$STATE/net$k.state" 2> /dev/null || echo up)"
         extra=""
         [ "${MTU:-1500}" = 1500 ] || extra=" mtu=$MTU"
+        [ "${CC:-host}" = cubic ] || extra="$extra cc=${CC:-host}"
         [ -f "$STATE/net$k.rate" ] && extra="$extra rate=$(cat "$STATE/net$k.rate")"
         [ -f "$STATE/net$k.loss" ] && extra="$extra loss=$(cat "$STATE/net$k.loss")"
         echo "net$k $(net_cidr "$k") $state$extra"
