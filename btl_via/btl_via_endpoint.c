@@ -17,6 +17,7 @@
 #include "btl_via.h"
 #include "btl_via_endpoint.h"
 #include "btl_via_frag.h"
+#include "tc_atomic.h"
 #include "tc_mem.h"
 
 static int mca_btl_via_endpoint_post_recv(mca_btl_via_endpoint_t *ep, uint32_t i)
@@ -246,7 +247,11 @@ void mca_btl_via_endpoint_try_connect(mca_btl_via_endpoint_t *ep)
     OPAL_THREAD_LOCK(&c->lock);
     if (!ep->active) {
         ep->active = true;
-        c->active[c->num_active++] = ep;
+        /* progress walks the list without c->lock: the slot is written
+         * before the count that shows it (a sending thread preempted
+         * between the two left progress a NULL endpoint) */
+        c->active[c->num_active] = ep;
+        tc_atomic_store_release(&c->num_active, c->num_active + 1);
     }
     OPAL_THREAD_UNLOCK(&c->lock);
 }

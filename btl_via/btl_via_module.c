@@ -22,7 +22,9 @@
 #include TC_OMPI_PMIX_H
 #include "tc_ompi.h"
 #include "btl_via_endpoint.h"
+#include "tc_atomic.h"
 #include "btl_via_frag.h"
+#include "tc_atomic.h"
 
 static int mca_btl_via_register_error(struct mca_btl_base_module_t *btl,
                                       mca_btl_base_module_error_cb_fn_t cbfunc);
@@ -174,7 +176,8 @@ static mca_btl_via_endpoint_t *mca_btl_via_endpoint_of(struct opal_proc_t *proc)
             (other ? mca_btl_via_peer_any_address(proc, &addr)
                    : mca_btl_via_peer_address(proc, slot, &addr))) {
         ep = mca_btl_via_endpoint_create(proc, idx, slot, &addr);
-        c->endpoints[idx] = ep;
+        /* progress reads the table without c->lock */
+        tc_atomic_store_release(&c->endpoints[idx], ep);
     }
     OPAL_THREAD_UNLOCK(&c->lock);
     return ep;

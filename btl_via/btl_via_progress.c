@@ -186,17 +186,20 @@ static void mca_btl_via_complete_rdma(opal_list_item_t *item)
 static int mca_btl_via_progress_slow(void)
 {
     mca_btl_via_component_t *c = &mca_btl_via_component;
-    int count = 0;
+    int count = 0, n;
 
     if (OPAL_UNLIKELY(c->num_connecting > 0)) {
         for (uint32_t i = 0; i < c->max_eps; ++i) {
-            if (NULL != c->endpoints[i] && MCA_BTL_VIA_EP_CONNECTING == c->endpoints[i]->state) {
-                mca_btl_via_endpoint_try_connect(c->endpoints[i]);
+            mca_btl_via_endpoint_t *ep = tc_atomic_load_acquire(&c->endpoints[i]);
+
+            if (NULL != ep && MCA_BTL_VIA_EP_CONNECTING == ep->state) {
+                mca_btl_via_endpoint_try_connect(ep);
             }
         }
     }
     /* send completions of providers that complete later (verbs, ofi) */
-    for (int i = 0; c->poll_sends && i < c->num_active; ++i) {
+    n = c->poll_sends ? tc_atomic_load_acquire(&c->num_active) : 0;
+    for (int i = 0; i < n; ++i) {
         mca_btl_via_endpoint_t *ep = c->active[i];
 
         if (ep->dev->poll_sends && (ep->outstanding > 0 || tc_credits_queued(&ep->credits) > 0)) {
