@@ -81,12 +81,13 @@ static int mca_btl_sci_component_register(void)
                               OPAL_INFO_LVL_5, &c->ofi_inplace_min, 4096);
     (void) tc_ompi_param_bool(
         &c->super.btl_version, "ofi_rdma",
-        "Offer put, get and atomics to peers on other hosts. Off: ob1 moves a "
-        "message above the eager limit in ring-slot fragments written into the "
-        "peer's ring, which over libfabric's tcp provider carried 64 KiB-4 MiB at "
-        "1.2-2.3x tcp's osu_bw where the rendezvous read reached 0.7-1.3x "
-        "(docs/btl_sci.md); one-sided communication then goes by active messages",
-        OPAL_INFO_LVL_4, &c->ofi_rdma, false);
+        "Offer put, get and atomics to peers on other hosts: ob1 reads a message "
+        "above the eager limit from the sender's buffer (0.9-1.0x tcp's bandwidth "
+        "from 256 KiB under TCP congestion control cubic). Off: it goes in "
+        "ring-slot fragments written into the peer's ring, about 3-4 GB/s, which "
+        "is faster only where bbr paces libfabric's connections (docs/btl_sci.md); "
+        "one-sided communication then goes by active messages",
+        OPAL_INFO_LVL_4, &c->ofi_rdma, true);
     (void) tc_ompi_param_uint(&c->super.btl_version, "slot_size",
                               "Payload bytes of one ring slot (0: the eager limit); "
                               "also the largest fragment btl_send carries (max_send_size)",
