@@ -15,6 +15,7 @@
 #include "btl_sci.h"
 #include "btl_sci_endpoint.h"
 #include "btl_sci_frag.h"
+#include "tc_atomic.h"
 
 static void mca_btl_sci_endpoint_construct(mca_btl_sci_endpoint_t *ep)
 {
@@ -198,24 +199,26 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
     ep->idle_out = (uint32_t *) (rbase + MCA_BTL_SCI_SEG_IDLE_OFF);
     ep->rbase = rbase;
     ep->write_through = 0 != sci_remote_write_through(rseg);
+    ep->peer_doorbell = ofi ? bell : bell + c->local_rank;
+    ep->pinned = ofi;
+    OPAL_THREAD_LOCK(&c->lock);
+    c->connected[c->num_connected++] = ep;
+    OPAL_THREAD_UNLOCK(&c->lock);
+    /* progress reads the state without a lock and drops a doorbell or an
+     * activation request of a peer not connected yet: the state goes
+     * first, after everything it vouches for */
+    tc_atomic_store_release(&ep->state, MCA_BTL_SCI_EP_CONNECTED);
     if (ofi) {
         /* polled from the next progress call on (only progress touches
          * the active list); its idle flag is never written */
-        ep->peer_doorbell = bell;
-        ep->pinned = true;
         tc_atomic_store_release(&c->need_activate, 1);
     } else {
-        ep->peer_doorbell = bell + c->local_rank;
         /* a new peer is not polled until it rings: tell it to ring, and
          * ring for it once ourselves for what it may have sent already.
          * Only progress touches the active list. */
         mca_btl_sci_doorbell_go_idle(ep->idle_out);
         mca_btl_sci_doorbell_ring(c->doorbell + ep->peer_rank);
     }
-    OPAL_THREAD_LOCK(&c->lock);
-    c->connected[c->num_connected++] = ep;
-    OPAL_THREAD_UNLOCK(&c->lock);
-    ep->state = MCA_BTL_SCI_EP_CONNECTED;
     (void) OPAL_THREAD_ADD_FETCH32(&c->num_unconnected, -1);
     opal_output_verbose(20, c->output, "btl:sci: connected to %s %d (%s)",
                         ofi ? "rank" : "local rank", ep->peer_rank, sci_desc_provider(ep->sd));

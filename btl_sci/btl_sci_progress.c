@@ -99,7 +99,7 @@ static void mca_btl_sci_check_doorbell(void)
         for (int i = base; i < base + 8 && i < c->num_local; ++i) {
             if (mca_btl_sci_doorbell_take(bell + i)) {
                 opal_output_verbose(90, c->output, "btl:sci: doorbell from local rank %d", i);
-                if (MCA_BTL_SCI_EP_CONNECTED == c->endpoints[i].state) {
+                if (MCA_BTL_SCI_EP_CONNECTED == tc_atomic_load_acquire(&c->endpoints[i].state)) {
                     mca_btl_sci_endpoint_activate(c->endpoints + i);
                 }
             }
@@ -140,7 +140,8 @@ static int mca_btl_sci_progress_slow(void)
         /* ofi peers that connected: polled from now on, no doorbell */
         tc_atomic_store_relaxed(&c->need_activate, 0);
         for (int i = 0; NULL != c->oeps && i < c->num_oeps; ++i) {
-            if (MCA_BTL_SCI_EP_CONNECTED == c->oeps[i].state && !c->oeps[i].active) {
+            if (MCA_BTL_SCI_EP_CONNECTED == tc_atomic_load_acquire(&c->oeps[i].state) &&
+                !c->oeps[i].active) {
                 mca_btl_sci_endpoint_activate(c->oeps + i);
             }
         }
