@@ -33,6 +33,7 @@ void mca_btl_bip_endpoint_lost(mca_btl_bip_endpoint_t *ep, const char *why)
     }
     ep->lost_why = why;
     ep->state = MCA_BTL_BIP_EP_FAILED;
+    tc_ompi_lost_owe(&ep->lost);
     tc_atomic_store_release(&mca_btl_bip_component.lost_pending, 1);
 }
 

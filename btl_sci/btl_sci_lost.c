@@ -31,6 +31,7 @@ void mca_btl_sci_endpoint_lost(mca_btl_sci_endpoint_t *ep, const char *why)
     ep->lost_why = why;
     /* progress drops it from the active list; sends see it at once */
     ep->state = MCA_BTL_SCI_EP_FAILED;
+    tc_ompi_lost_owe(&ep->lost);
     tc_atomic_store_release(&mca_btl_sci_component.lost_pending, 1);
 }
 

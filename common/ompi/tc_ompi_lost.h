@@ -92,12 +92,17 @@ int tc_ompi_lost_fail_list(mca_btl_base_module_t *btl, struct mca_btl_base_endpo
                            opal_list_t *list, void (*release)(mca_btl_base_descriptor_t *des));
 
 /* An endpoint's loss as a field of the endpoint records it (an int32_t,
- * atomic: 0 none, 1 lost and its report owed, 2 reported), so that the
- * endpoint is failed where the loss is seen and reported from progress.
+ * atomic: 0 none, 3 being marked, 1 lost and its report owed, 2
+ * reported), so that the endpoint is failed where the loss is seen and
+ * reported from progress.
  * tc_ompi_lost_mark: true for the one call that marks it lost; never for
  * an endpoint that failed before without a loss (failed: a peer that
- * left in order, a connection whose failure was reported). The caller then records why, fails the endpoint,
- * and only then tells its progress that a report is owed.
+ * left in order, a connection whose failure was reported). The caller then
+ * records why, fails the endpoint, and only then calls tc_ompi_lost_owe
+ * and tells its progress that a report is owed: progress, woken by
+ * another peer's loss meanwhile, takes no endpoint still being marked (it
+ * would clear the endpoint's queues while senders still saw it
+ * connected). A component that reports at once leaves it marked.
  * tc_ompi_lost_take, from progress: true once for an endpoint whose
  * report is owed, which the caller then makes. */
 static inline bool tc_ompi_lost_mark(int32_t *lost, bool failed)
@@ -107,7 +112,12 @@ static inline bool tc_ompi_lost_mark(int32_t *lost, bool failed)
     if (failed && 0 == tc_atomic_load_acquire(lost)) {
         return false;
     }
-    return tc_atomic_cswap(lost, &none, 1);
+    return tc_atomic_cswap(lost, &none, 3);
+}
+
+static inline void tc_ompi_lost_owe(int32_t *lost)
+{
+    tc_atomic_store_release(lost, 1);
 }
 
 static inline bool tc_ompi_lost_take(int32_t *lost)

@@ -216,6 +216,27 @@ static void test_proc_failed(void **state)
 #endif
 }
 
+/* the loss word: marked once; progress takes it only once owed */
+static void test_lost_word(void **state)
+{
+    int32_t lost = 0;
+
+    (void) state;
+    /* a peer that left in order (failed, no loss) is no loss */
+    assert_false(tc_ompi_lost_mark(&lost, true));
+    assert_int_equal(lost, 0);
+    assert_true(tc_ompi_lost_mark(&lost, false));
+    /* being marked: a second loss, and progress, leave it alone */
+    assert_false(tc_ompi_lost_mark(&lost, false));
+    assert_false(tc_ompi_lost_take(&lost));
+    tc_ompi_lost_owe(&lost);
+    assert_true(tc_ompi_lost_take(&lost));
+    assert_false(tc_ompi_lost_take(&lost));
+    assert_false(tc_ompi_lost_mark(&lost, true));
+    assert_false(tc_ompi_lost_mark(&lost, false));
+    assert_int_equal(lost, 2);
+}
+
 static void test_fail_des(void **state)
 {
     struct mca_btl_base_endpoint_t *ep = (struct mca_btl_base_endpoint_t *) &lost_module;
@@ -283,6 +304,7 @@ int main(void)
         cmocka_unit_test(test_lost_ft_off_is_fatal),
         cmocka_unit_test(test_lost_under_ft_is_the_peers),
         cmocka_unit_test(test_proc_failed),
+        cmocka_unit_test(test_lost_word),
         cmocka_unit_test(test_fail_des),
         cmocka_unit_test(test_fail_list),
     };
