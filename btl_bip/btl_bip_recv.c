@@ -29,34 +29,50 @@ OBJ_CLASS_INSTANCE(mca_btl_bip_rreq_t, opal_list_item_t, NULL, NULL);
 /* ------------------------------------------------------------------ */
 /* posted receives                                                      */
 
-/* the ACK that tells the peer where the data goes */
-static void mca_btl_bip_send_ack(mca_btl_bip_rreq_t *rreq)
+/* the ACK that tells the peer where the data goes, from the receive's
+ * fields (read while the receive cannot go away) */
+static void mca_btl_bip_ack_fill(const mca_btl_bip_rreq_t *rreq, mca_btl_bip_ack_t *ack)
 {
-    mca_btl_bip_frag_t *frag = mca_btl_bip_frag_alloc(rreq->ep);
+    memset(ack, 0, sizeof(*ack));
+    ack->kind = (uint32_t) rreq->kind;
+    ack->seq = rreq->seq;
+    ack->addr = rreq->remote_addr;
+    ack->size = rreq->size;
+    ack->handle = rreq->handle;
+}
+
+static void mca_btl_bip_ack_send(mca_btl_bip_endpoint_t *ep, const mca_btl_bip_ack_t *ack)
+{
+    mca_btl_bip_frag_t *frag = mca_btl_bip_frag_alloc(ep);
 
     if (OPAL_UNLIKELY(NULL == frag)) {
-        mca_btl_bip_endpoint_lost(rreq->ep, "out of fragments for an ACK");
+        mca_btl_bip_endpoint_lost(ep, "out of fragments for an ACK");
         return;
     }
     frag->internal = true;
     frag->ctl = MCA_BTL_BIP_ACK;
-    memset(&frag->ack, 0, sizeof(frag->ack));
-    frag->ack.kind = (uint32_t) rreq->kind;
-    frag->ack.seq = rreq->seq;
-    frag->ack.addr = rreq->remote_addr;
-    frag->ack.size = rreq->size;
-    frag->ack.handle = rreq->handle;
-    if (MCA_BTL_BIP_ACK_GET == rreq->kind) {
+    frag->ack = *ack;
+    if (MCA_BTL_BIP_ACK_GET == ack->kind) {
         mca_btl_bip_count(&mca_btl_bip_component.cnt.get_acks, 1);
     }
-    if (OPAL_SUCCESS != mca_btl_bip_endpoint_send_ctl(rreq->ep, frag)) {
+    if (OPAL_SUCCESS != mca_btl_bip_endpoint_send_ctl(ep, frag)) {
         mca_btl_bip_frag_return(frag);
     }
+}
+
+static void mca_btl_bip_send_ack(mca_btl_bip_rreq_t *rreq)
+{
+    mca_btl_bip_ack_t ack;
+
+    mca_btl_bip_ack_fill(rreq, &ack);
+    mca_btl_bip_ack_send(rreq->ep, &ack);
 }
 
 void mca_btl_bip_post_or_defer(mca_btl_bip_rreq_t *rreq)
 {
     mca_btl_bip_component_t *c = &mca_btl_bip_component;
+    mca_btl_bip_endpoint_t *ep = rreq->ep;
+    mca_btl_bip_ack_t ack;
     int rc = -EAGAIN;
 
     OPAL_THREAD_LOCK(&c->lock);
@@ -65,6 +81,9 @@ void mca_btl_bip_post_or_defer(mca_btl_bip_rreq_t *rreq)
     }
     if (0 == rc) {
         rreq->is_posted = true;
+        /* once on the list, progress may fail the peer and free the
+         * receive: the ACK is made before the lock goes */
+        mca_btl_bip_ack_fill(rreq, &ack);
         opal_list_append(&c->posted, &rreq->super);
     } else {
         /* beyond the posted-receive limit: wait in order (3.4) */
@@ -75,7 +94,7 @@ void mca_btl_bip_post_or_defer(mca_btl_bip_rreq_t *rreq)
     }
     OPAL_THREAD_UNLOCK(&c->lock);
     if (0 == rc) {
-        mca_btl_bip_send_ack(rreq);
+        mca_btl_bip_ack_send(ep, &ack);
     }
 }
 
