@@ -107,6 +107,7 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
     sci_remote_segment_t *rseg = NULL, *rdoor = NULL;
     sci_sequence_t *seq = NULL;
     size_t rsize, lsize;
+    int connecting = MCA_BTL_SCI_EP_CONNECTING;
     bool ofi;
     char *rbase, *lbase;
     uint8_t *bell;
@@ -206,8 +207,12 @@ static int mca_btl_sci_endpoint_connect_locked(mca_btl_sci_endpoint_t *ep)
     OPAL_THREAD_UNLOCK(&c->lock);
     /* progress reads the state without a lock and drops a doorbell or an
      * activation request of a peer not connected yet: the state goes
-     * first, after everything it vouches for */
-    tc_atomic_store_release(&ep->state, MCA_BTL_SCI_EP_CONNECTED);
+     * first, after everything it vouches for; a peer the runtime's
+     * thread failed meanwhile stays failed (its report is owed) */
+    if (!tc_atomic_cswap(&ep->state, &connecting, MCA_BTL_SCI_EP_CONNECTED)) {
+        (void) OPAL_THREAD_ADD_FETCH32(&c->num_unconnected, -1);
+        return OPAL_ERR_UNREACH;
+    }
     if (ofi) {
         /* polled from the next progress call on (only progress touches
          * the active list); its idle flag is never written */
