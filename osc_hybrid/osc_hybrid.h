@@ -204,7 +204,7 @@ typedef struct mca_osc_hybrid_module_t {
     int32_t rdma_pending;   /* RDMA transfers in flight: opal_atomic_add_fetch_32 only */
     int rput;               /* MCA_OSC_HYBRID_RPUT_*: how an RDMA put becomes visible */
     int32_t rdma_unflushed; /* RPUT_FLUSH: a put since the last btl_flush (atomics) */
-    int rdma_error;
+    int rdma_error; /* set by RDMA callbacks in any thread: tc_atomic.h only */
     /* small transfers go through slots of one buffer registered at window
      * creation, instead of a registration of the user buffer each time */
     char *bounce;

@@ -103,7 +103,8 @@ static void mca_osc_hybrid_bounce_done(mca_btl_base_module_t *btl,
     (void) local_handle;
     if (OPAL_SUCCESS != status) {
         /* a BTL fails the transfers to a lost peer with OPAL_ERR_UNREACH */
-        m->rdma_error = OPAL_ERR_UNREACH == status ? TC_OMPI_ERR_PROC_FAILED : OMPI_ERROR;
+        tc_atomic_store_release(&m->rdma_error,
+                                OPAL_ERR_UNREACH == status ? TC_OMPI_ERR_PROC_FAILED : OMPI_ERROR);
     } else if (NULL != b->dst) {
         memcpy(b->dst, local_address, b->len);
     }
@@ -145,7 +146,7 @@ void mca_osc_hybrid_rdma_flush(mca_osc_hybrid_module_t *m)
         return;
     }
     if (OPAL_SUCCESS != m->rbtl->btl_flush(m->rbtl, NULL)) {
-        m->rdma_error = OMPI_ERROR;
+        tc_atomic_store_release(&m->rdma_error, OMPI_ERROR);
     }
 }
 
@@ -300,7 +301,8 @@ static void mca_osc_hybrid_rdma_done(mca_btl_base_module_t *btl,
     }
     if (OPAL_SUCCESS != status) {
         /* a BTL fails the transfers to a lost peer with OPAL_ERR_UNREACH */
-        m->rdma_error = OPAL_ERR_UNREACH == status ? TC_OMPI_ERR_PROC_FAILED : OMPI_ERROR;
+        tc_atomic_store_release(&m->rdma_error,
+                                OPAL_ERR_UNREACH == status ? TC_OMPI_ERR_PROC_FAILED : OMPI_ERROR);
     }
     opal_atomic_wmb();
     (void) opal_atomic_add_fetch_32(&m->rdma_pending, -1);

@@ -17,6 +17,7 @@
 #include "ompi/group/group.h"
 #include "ompi/mca/pml/pml.h"
 
+#include "tc_atomic.h"
 #include "osc_hybrid.h"
 
 #define MCA_OSC_HYBRID_NOCHECK 0x100 /* lock taken with MPI_MODE_NOCHECK */
@@ -67,15 +68,17 @@
 /* Takes the first error a target reported since the last call. */
 static int mca_osc_hybrid_take_error(mca_osc_hybrid_module_t *m)
 {
-    int err;
+    int err, rdma_err;
 
     OPAL_THREAD_LOCK(&m->lock);
     err = m->error;
     m->error = 0;
-    if (0 == err && 0 != m->rdma_error) {
-        err = m->rdma_error;
+    /* RDMA callbacks set it from any thread without the lock: taken and
+     * cleared in one step, so none lands between a read and a clear */
+    rdma_err = tc_atomic_swap(&m->rdma_error, 0);
+    if (0 == err) {
+        err = rdma_err;
     }
-    m->rdma_error = 0;
     OPAL_THREAD_UNLOCK(&m->lock);
     return err;
 }
