@@ -304,7 +304,7 @@ EOF
 }
 
 do_up() {
-    local hosts=2 nets=1 mtu=1500 cc=cubic i k
+    local hosts=2 nets=1 mtu=1500 cc=cubic cc_given=0 i k
     while [ $# -gt 0 ]; do
         case "$1" in
             --mtu) mtu="${2:-}"; shift 2 || usage 2 ;;
@@ -313,8 +313,8 @@ do_up() {
             --hosts=*) hosts="${1#*=}"; shift ;;
             --nets) nets="${2:-}"; shift 2 || usage 2 ;;
             --nets=*) nets="${1#*=}"; shift ;;
-            --cc) cc="${2:-}"; shift 2 || usage 2 ;;
-            --cc=*) cc="${1#*=}"; shift ;;
+            --cc) cc="${2:-}"; cc_given=1; shift 2 || usage 2 ;;
+            --cc=*) cc="${1#*=}"; cc_given=1; shift ;;
             *) die "up: unknown argument '$1'" ;;
         esac
     done
@@ -325,9 +325,15 @@ do_up() {
     case "$mtu" in ''|*[!0-9]*) die "--mtu wants a number" ;; esac
     [ "$mtu" -ge 576 ] && [ "$mtu" -le 65535 ] || die "--mtu: 576..65535"
     if [ "$cc" != host ]; then
-        case " $(cat /proc/sys/net/ipv4/tcp_available_congestion_control 2> /dev/null) " in
+        local avail
+        avail="$(cat /proc/sys/net/ipv4/tcp_available_congestion_control 2> /dev/null || true)"
+        case " $avail " in
             *" $cc "*) ;;
-            *) die "--cc $cc: not a congestion control of this kernel ($(cat /proc/sys/net/ipv4/tcp_available_congestion_control 2> /dev/null); or host)" ;;
+            *)
+                # the default falls back; an algorithm asked for does not
+                [ "$cc_given" -eq 1 ] || { note "no cubic in this kernel: the machine's congestion control"; cc=host; }
+                [ "$cc" = host ] || die "--cc $cc: not a congestion control of this kernel (${avail:-none listed}; or host)"
+                ;;
         esac
     fi
     for c in ip nsenter unshare setsid; do
