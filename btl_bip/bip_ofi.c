@@ -426,6 +426,7 @@ static int bip_ofi_peek(void *d, const void **msg, uint32_t *len, uint32_t *src)
             return -EAGAIN;
         }
         bip_ofi_progress_locked(dev);
+        dev->cq_fresh = true;
         if (0 == dev->ring_count) {
             pthread_mutex_unlock(&dev->lock);
             return -EAGAIN;

@@ -124,6 +124,7 @@ typedef struct bip_ofi_dev {
     bip_ofi_msg_t *ring; /* received, not yet peeked-and-released */
     uint32_t ring_cap, ring_head, ring_count;
     bool cq_drained; /* the last CQ read returned less than a full batch */
+    bool cq_fresh;   /* the receive side read the CQ since the last send reap */
     bip_ofi_tx_t *tx_free;
     bip_ofi_tx_t *tx_all;
     bip_ofi_post_t *posted;

@@ -238,7 +238,15 @@ int bip_ofi_ssend_reap(void *d, void **cookie, int *status)
 
     pthread_mutex_lock(&dev->lock);
     if (NULL == dev->gathers_done && NULL != dev->gathers) {
-        bip_ofi_progress_locked(dev);
+        /* progress reaps right after it polled for messages: the
+         * completions that read found are on gathers_done already, and
+         * another read would cost the tcp provider an epoll_wait for
+         * nothing; the next call reads */
+        if (dev->cq_fresh) {
+            dev->cq_fresh = false;
+        } else {
+            bip_ofi_progress_locked(dev);
+        }
     }
     if (NULL != dev->gathers_done) {
         g = dev->gathers_done;

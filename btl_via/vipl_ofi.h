@@ -140,6 +140,7 @@ struct vipl_ofi_vi {
     struct fid_cq *cq;
     bool selective;       /* CQ bound with FI_SELECTIVE_COMPLETION */
     uint32_t sends_at_fi; /* sends whose completion libfabric still owes */
+    bool cq_fresh;        /* the group's poll read the CQ since the last done call */
     vipl_ofi_cq_t *group;
     struct fi_info *connreq; /* a request that came before our own */
     vipl_ofi_conn_t connreq_data;

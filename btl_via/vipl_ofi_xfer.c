@@ -424,8 +424,19 @@ vipl_return_t vipl_ofi_post_recv(vipl_vi_t *base, vipl_desc_t *d)
     return VIPL_SUCCESS;
 }
 
-static void vipl_ofi_poll_cb(void *vi)
+/* an empty done queue reads the CQ, unless the group's poll (progress)
+ * read it since the last such call: the send completions that read
+ * found are queued already, and another fi_cq_read costs the tcp
+ * provider an epoll_wait for nothing (progress reaps sends right after
+ * it polled for receives) */
+static void vipl_ofi_poll_cb(void *arg)
 {
+    vipl_ofi_vi_t *vi = arg;
+
+    if (vi->cq_fresh) {
+        vi->cq_fresh = false;
+        return;
+    }
     vipl_ofi_poll_vi(vi);
 }
 
@@ -477,6 +488,7 @@ vipl_return_t vipl_ofi_cq_done(vipl_cq_t *base, vipl_vi_t **vip, bool *is_recv)
         pthread_mutex_lock(&vi->lock);
         if (NULL == vi->rdone_head && !cq->reported) {
             vipl_ofi_poll_vi(vi);
+            vi->cq_fresh = true;
         }
         ready = NULL != vi->rdone_head;
         pthread_mutex_unlock(&vi->lock);
