@@ -259,7 +259,7 @@ sci_error_t sci_ofi_dma_transfer(sci_dma_queue_t *dq, int direction, void *local
         pthread_mutex_lock(&dq->lock);
     }
     /* in pieces, several in flight: one 4 MiB RMA through tcp;ofi_rxm
-     * moved half of what eight of 512 KiB do (docs/btl_sci.md) */
+     * moved half of what eight of 512 KiB did (docs/btl_sci.md) */
     do {
         err = SCI_ERR_OK;
         while (SCI_ERR_OK == err && dq->count < dq->max_entries && (len > 0 || 0 == dq->count)) {
