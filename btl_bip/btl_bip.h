@@ -66,6 +66,7 @@ typedef struct mca_btl_bip_component {
     unsigned int free_list_max;
     bool large_read;    /* large regime: the receiver reads (else BIP's push) */
     bool ofi_inplace;   /* ofi reach: SHORTs sent from ob1's memory */
+    unsigned int ofi_inplace_min; /* ... from this many bytes of data on */
     char *provider;     /* auto, shm or ofi */
     char *ofi_provider; /* libfabric provider of the ofi provider */
     char *ofi_domain;   /* its domain (tcp: an interface), empty: the first */
@@ -139,9 +140,10 @@ typedef struct mca_btl_bip_module {
     /* credit-only message once half the credits are owed (ofi: a peer a
      * network round trip away, messages delivered in order) */
     bool early_return;
-    /* SHORTs leave from the fragment's memory (bip_ssend_gather), ob1's
-     * data in place: no copy at the sender */
+    /* SHORTs of gather_min bytes or more leave from the fragment's memory
+     * (bip_ssend_gather), ob1's data in place: no copy at the sender */
     bool gather;
+    size_t gather_min;
     bool initialized;
     mca_btl_base_module_error_cb_fn_t error_cb;
 } mca_btl_bip_module_t;

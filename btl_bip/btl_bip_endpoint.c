@@ -176,6 +176,7 @@ int mca_btl_bip_endpoint_post(mca_btl_bip_endpoint_t *ep, mca_btl_bip_frag_t *fr
     int rc;
 
     if (MCA_BTL_BIP_SHORT == frag->ctl && ep->module->gather &&
+        frag->size >= ep->module->gather_min &&
         -ENOTSUP != mca_btl_bip_endpoint_post_gather(ep, frag, credits)) {
         return 0;
     }
