@@ -108,7 +108,7 @@ static int mca_btl_bip_component_register(void)
                               "send completes when the provider is done with it); false: "
                               "copied into the message by sendi",
                               OPAL_INFO_LVL_5, &c->ofi_inplace, true);
-    /* measured (docs/btl_bip.md 6.): 1-2 KiB ping-pong 1.06x tcp's copied,
+    /* measured (docs/btl_bip.md 3.): 1-2 KiB ping-pong 1.06x tcp's copied,
      * 1.15-1.18x gathered (the send completes only when the provider
      * says so); from 4 KiB the gather is the faster */
     (void) tc_ompi_param_uint(&c->super.btl_version, "ofi_inplace_min",

@@ -30,8 +30,9 @@
 #define SCI_OFI_NRECV 8
 #define SCI_OFI_RECV_BYTES 64
 /* put/get in pieces of this size, all in flight: over libfabric 1.17's
- * net provider 2 MiB moved 4-8 MiB messages at 0.97-1.0x tcp's BTL, 512
- * KiB at 0.8-0.9x (the target answers each read with one send) */
+ * net provider 4-8 MiB messages moved at 0.96-0.97x tcp's BTL in 2 MiB
+ * pieces, 0.91-0.94x in 512 KiB ones (medians of 5 alternated runs; the
+ * target answers each read with one send) */
 #define SCI_OFI_DMA_PIECE ((size_t) 2048 * 1024)
 #define SCI_OFI_SPIN_POLLS 16
 

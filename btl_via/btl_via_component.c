@@ -132,7 +132,7 @@ static int mca_btl_via_component_register(void)
         "transfer size; a put/get is split into descriptors of at most this size).",
         OPAL_INFO_LVL_5, &c->max_transfer, 4 * 1024 * 1024);
     /* libfabric's tcp provider under cubic: 2 MiB reads beat 512 KiB by
-     * 8-20% from 4 MiB, and 8 MiB beat 2 MiB by 4-12% at 1-8 MiB (one read
+     * 8-20% from 4 MiB, and 8 MiB beat 2 MiB by 2-11% at 1-8 MiB (one read
      * a message up to 8 MiB); bbr's pacing once made 1 MiB reads slow
      * (docs/btl_via.md) */
     (void) tc_ompi_param_uint(
