@@ -75,8 +75,10 @@ void ofi_bench_open(ofi_bench_fab_t *f, const ofi_bench_params_t *p)
     hints->mode = p->mode;
     /* no local registration: a provider that needs it is not offered */
     hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
-    if (p->thread_safe) {
+    if (p->thread_safe > 0) {
         hints->domain_attr->threading = FI_THREAD_SAFE;
+    } else if (p->thread_safe < 0) {
+        hints->domain_attr->threading = FI_THREAD_DOMAIN;
     }
     hints->fabric_attr->prov_name = strdup(p->prov);
     if (f->msg) {

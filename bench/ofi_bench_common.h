@@ -27,7 +27,7 @@ typedef struct ofi_bench_params {
     const char *prov;     /* fabric_attr->prov_name */
     enum fi_ep_type type; /* FI_EP_MSG (connected) or FI_EP_RDM */
     uint64_t caps, mode;
-    int thread_safe;  /* an FI_THREAD_SAFE domain */
+    int thread_safe;  /* 1: an FI_THREAD_SAFE domain, -1: FI_THREAD_DOMAIN */
     const char *node; /* FI_EP_MSG: the listener's address and port */
     const char *service;
     int listen;      /* the passive side */

@@ -22,13 +22,14 @@
  * reported in MB/s (10^6 bytes), as bench/pingpong does.
  *
  * The provider setup of our components: -T asks an FI_THREAD_SAFE domain
- * (all three ask it), -R a reliable-datagram endpoint (FI_EP_RDM, as
+ * (all three ask it; -D an FI_THREAD_DOMAIN one, without the provider's
+ * locks), -R a reliable-datagram endpoint (FI_EP_RDM, as
  * btl_sci and btl_bip use; the server binds to ADDR PORT, the client
  * sends it its address first) instead of a connected one (FI_EP_MSG, as
  * btl_via uses). CQs are polled (FI_WAIT_NONE) in both modes.
  *
- * Usage: ofi_pingpong [-p PROV] [-S SIZE] [-I ITERS] [-W WINDOW] [-yTR] -l ADDR PORT (server)
- *        ofi_pingpong [-p PROV] [-S SIZE] [-I ITERS] [-W WINDOW] [-yTR] ADDR PORT    (client)
+ * Usage: ofi_pingpong [-p PROV] [-S SIZE] [-I ITERS] [-W WINDOW] [-yTDR] -l ADDR PORT (server)
+ *        ofi_pingpong [-p PROV] [-S SIZE] [-I ITERS] [-W WINDOW] [-yTDR] ADDR PORT    (client)
  * The client prints "ofi_pingpong,PROV,SIZE,latency_us" (with -W
  * "ofi_stream,PROV,EPTYPE,SIZE,WINDOW,MBps") and each batch's result on
  * stderr; the data is checked on every message. The libfabric setup is
@@ -268,7 +269,7 @@ int main(int argc, char **argv)
     uint8_t *sbuf, *rbuf, hs[256];
     double best = 0.0;
 
-    while ((opt = getopt(argc, argv, "p:S:I:W:yTRl")) != -1) {
+    while ((opt = getopt(argc, argv, "p:S:I:W:yTDRl")) != -1) {
         switch (opt) {
         case 'p':
             prov = optarg;
@@ -288,6 +289,9 @@ int main(int argc, char **argv)
         case 'T':
             p.thread_safe = 1;
             break;
+        case 'D':
+            p.thread_safe = -1;
+            break;
         case 'R':
             p.type = FI_EP_RDM;
             p.rdm_at_node = 1;
@@ -297,7 +301,7 @@ int main(int argc, char **argv)
             break;
         default:
             fprintf(stderr,
-                    "usage: ofi_pingpong [-p PROV] [-S SIZE] [-I ITERS] [-W WINDOW] [-yTR] [-l] "
+                    "usage: ofi_pingpong [-p PROV] [-S SIZE] [-I ITERS] [-W WINDOW] [-yTDR] [-l] "
                     "ADDR PORT\n");
             return 2;
         }

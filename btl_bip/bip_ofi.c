@@ -177,7 +177,7 @@ void bip_ofi_progress_locked(bip_ofi_dev_t *dev)
             return;
         }
     }
-    n = fi_cq_read(dev->f.cq, e, room < BIP_OFI_POLL ? room : BIP_OFI_POLL);
+    n = tc_ofi_cq_read(&dev->f.guard, dev->f.cq, e, room < BIP_OFI_POLL ? room : BIP_OFI_POLL);
     dev->cq_drained = n > 0 && n < BIP_OFI_POLL;
     if (n > 0) {
         for (ssize_t i = 0; i < n; ++i) {
@@ -187,7 +187,7 @@ void bip_ofi_progress_locked(bip_ofi_dev_t *dev)
         struct fi_cq_err_entry err;
 
         memset(&err, 0, sizeof(err));
-        if (fi_cq_readerr(dev->f.cq, &err, 0) > 0) {
+        if (tc_ofi_cq_readerr(&dev->f.guard, dev->f.cq, &err) > 0) {
             bip_ofi_complete_err(dev, &err);
         }
     }

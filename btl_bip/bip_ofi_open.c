@@ -284,7 +284,7 @@ void bip_ofi_close(void *d)
     tc_ofi_rdm_close_ep(&dev->f);
     for (uint32_t i = 0; NULL != dev->posted && i < dev->max_posted; ++i) {
         if (NULL != dev->posted[i].mr) {
-            (void) fi_close(&dev->posted[i].mr->fid);
+            tc_ofi_mr_close(&dev->f.guard, dev->posted[i].mr);
         }
     }
     tc_ofi_rdm_close(&dev->f);

@@ -86,7 +86,7 @@ int bip_ofi_post_recv(void *d, void *buf, size_t len, uint32_t *handle)
     if (0 != len) {
         /* the handle is the key: a sender with a stale handle is refused
          * by the provider, and the region bounds every write */
-        rc = fi_mr_reg(dev->f.domain, buf, len, FI_REMOTE_WRITE, 0, h, 0, &mr, NULL);
+        rc = tc_ofi_mr_reg(&dev->f.guard, dev->f.domain, buf, len, FI_REMOTE_WRITE, h, &mr);
         if (0 != rc) {
             pthread_mutex_unlock(&dev->lock);
             return bip_ofi_errno(rc);
@@ -137,7 +137,7 @@ void bip_ofi_recv_unpost(void *d, uint32_t handle)
     pthread_mutex_lock(&dev->lock);
     if (dev->posted[idx].handle == handle) {
         if (NULL != dev->posted[idx].mr) {
-            (void) fi_close(&dev->posted[idx].mr->fid);
+            tc_ofi_mr_close(&dev->f.guard, dev->posted[idx].mr);
             dev->posted[idx].mr = NULL;
         }
         dev->posted[idx].handle = 0;
@@ -523,7 +523,7 @@ int bip_ofi_register(void *d, void *addr, size_t len, bip_rkey_t *key, void **re
     pthread_mutex_lock(&dev->lock);
     k = BIP_OFI_REG_KEY | dev->next_key++;
     pthread_mutex_unlock(&dev->lock);
-    rc = fi_mr_reg(dev->f.domain, addr, len, FI_REMOTE_READ, 0, k, 0, &r->mr, NULL);
+    rc = tc_ofi_mr_reg(&dev->f.guard, dev->f.domain, addr, len, FI_REMOTE_READ, k, &r->mr);
     if (0 != rc) {
         free(r);
         return bip_ofi_errno(rc);
@@ -536,11 +536,11 @@ int bip_ofi_register(void *d, void *addr, size_t len, bip_rkey_t *key, void **re
 
 void bip_ofi_deregister(void *d, void *reg)
 {
+    bip_ofi_dev_t *dev = d;
     bip_ofi_reg_t *r = reg;
 
-    (void) d;
     if (NULL != r) {
-        (void) fi_close(&r->mr->fid);
+        tc_ofi_mr_close(&dev->f.guard, r->mr);
         free(r);
     }
 }

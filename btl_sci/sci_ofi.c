@@ -147,7 +147,7 @@ static int sci_ofi_probe_addressing(sci_desc_t *sd)
         sd->virt_addr = 0;
         rc = 0;
     }
-    sci_ofi_close_fid(&mr->fid);
+    tc_ofi_mr_close(&sd->f.guard, mr);
     (void) fi_av_remove(sd->f.av, &self, 1, 0);
     free(word);
     return rc;
@@ -293,7 +293,7 @@ static void sci_ofi_close(sci_desc_t *sd)
     while (NULL != sd->mrs) {
         sci_ofi_mr_t *m = sd->mrs;
         sd->mrs = m->next;
-        sci_ofi_close_fid(&m->mr->fid);
+        tc_ofi_mr_close(&sd->f.guard, m->mr);
         free(m);
     }
     tc_ofi_rdm_close(&sd->f);

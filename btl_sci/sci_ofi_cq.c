@@ -192,7 +192,7 @@ int sci_ofi_progress(sci_desc_t *sd)
     int total = 0;
 
     for (;;) {
-        ssize_t n = fi_cq_read(sd->f.cq, ev, 16);
+        ssize_t n = tc_ofi_cq_read(&sd->f.guard, sd->f.cq, ev, 16);
 
         if (n > 0) {
             for (ssize_t i = 0; i < n; ++i) {
@@ -216,7 +216,7 @@ int sci_ofi_progress(sci_desc_t *sd)
             struct fi_cq_err_entry e;
 
             memset(&e, 0, sizeof(e));
-            if (fi_cq_readerr(sd->f.cq, &e, 0) > 0) {
+            if (tc_ofi_cq_readerr(&sd->f.guard, sd->f.cq, &e) > 0) {
                 sci_ofi_complete(sd, e.op_context, -(int) (e.err ? e.err : FI_EIO), 0);
                 ++total;
                 continue;

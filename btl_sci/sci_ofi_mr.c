@@ -50,8 +50,9 @@ int sci_ofi_mr_reg_raw(sci_desc_t *sd, void *addr, size_t len, struct fid_mr **m
     pthread_mutex_lock(&sd->lock);
     want = sd->next_key++;
     pthread_mutex_unlock(&sd->lock);
-    ret = fi_mr_reg(sd->f.domain, addr, len, FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE,
-                    0, sd->prov_key ? 0 : want, 0, mr, NULL);
+    ret = tc_ofi_mr_reg(&sd->f.guard, sd->f.domain, addr, len,
+                        FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE,
+                        sd->prov_key ? 0 : want, mr);
     if (0 != ret) {
         return ret;
     }
@@ -110,7 +111,7 @@ void sci_ofi_deregister_memory(sci_desc_t *sd, sci_mem_handle_t *handle)
     }
     pthread_mutex_unlock(&sd->lock);
     if (NULL != m) {
-        sci_ofi_close_fid(&m->mr->fid);
+        tc_ofi_mr_close(&sd->f.guard, m->mr);
         free(m);
     }
     handle->key = 0;
@@ -188,7 +189,7 @@ sci_error_t sci_ofi_create_segment(sci_desc_t *sd, uint32_t segment_id, size_t s
     pthread_mutex_lock(&sd->lock);
     if (0 != sci_ofi_segtab_add(sd, s)) {
         pthread_mutex_unlock(&sd->lock);
-        sci_ofi_close_fid(&s->mr->fid);
+        tc_ofi_mr_close(&sd->f.guard, s->mr);
         munmap(s->mem, s->size);
         free(s);
         return SCI_ERR_NOSPC;
@@ -242,7 +243,7 @@ void sci_ofi_remove_segment(sci_local_segment_t *seg)
     }
     sd->segtab[seg->index] = NULL;
     pthread_mutex_unlock(&sd->lock);
-    sci_ofi_close_fid(&seg->mr->fid);
+    tc_ofi_mr_close(&sd->f.guard, seg->mr);
     munmap(seg->mem, seg->size);
     free(seg);
 }

@@ -90,7 +90,7 @@ static void vipl_ofi_close_nic(vipl_nic_t *base)
     /* registrations before the domain that holds them */
     for (uint32_t i = 0; NULL != nic->mrs && i < nic->max_regs; ++i) {
         if (nic->mrs[i].in_use) {
-            vipl_ofi_close_fid(&nic->mrs[i].mr->fid);
+            tc_ofi_mr_close(&nic->guard, nic->mrs[i].mr);
         }
     }
     if (NULL != nic->pep) {
@@ -115,6 +115,7 @@ static void vipl_ofi_close_nic(vipl_nic_t *base)
     }
     free(nic->waiting);
     pthread_mutex_destroy(&nic->lock);
+    tc_ofi_guard_fini(&nic->guard);
     free(nic->mrs);
     free(nic->vis);
     free(nic);
@@ -202,7 +203,7 @@ static vipl_return_t vipl_ofi_open_nic(const vipl_open_params_t *params, vipl_ni
     pthread_mutex_init(&nic->lock, NULL);
     nic->max_regs = params->max_regs ? params->max_regs : 4096;
     nic->mrs = calloc(nic->max_regs, sizeof(*nic->mrs));
-    if (NULL == nic->info || NULL == nic->mrs) {
+    if (NULL == nic->info || NULL == nic->mrs || 0 != tc_ofi_guard_init(&nic->guard)) {
         vipl_ofi_close_nic(&nic->super);
         return VIPL_ERROR_RESOURCE;
     }
@@ -316,14 +317,14 @@ static vipl_return_t vipl_ofi_register_mem(vipl_nic_t *base, void *addr, size_t 
         return VIPL_ERROR_RESOURCE;
     }
     key = nic->next_key++;
-    if (0 != fi_mr_reg(nic->domain, addr, len, access, 0, key, 0, &mr, NULL)) {
+    if (0 != tc_ofi_mr_reg(&nic->guard, nic->domain, addr, len, access, key, &mr)) {
         pthread_mutex_unlock(&nic->lock);
         return VIPL_ERROR_RESOURCE;
     }
     k = nic->prov_key ? fi_mr_key(mr) : key;
     if (k > UINT32_MAX) {
         /* the handle keeps 32 bits of key */
-        (void) fi_close(&mr->fid);
+        tc_ofi_mr_close(&nic->guard, mr);
         pthread_mutex_unlock(&nic->lock);
         return VIPL_ERROR_NOT_SUPPORTED;
     }
@@ -356,7 +357,7 @@ static vipl_return_t vipl_ofi_deregister_mem(vipl_nic_t *base, void *addr, vipl_
     if (NULL == mr) {
         return VIPL_INVALID_PARAMETER;
     }
-    (void) fi_close(&mr->fid);
+    tc_ofi_mr_close(&nic->guard, mr);
     return VIPL_SUCCESS;
 }
 

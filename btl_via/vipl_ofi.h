@@ -17,6 +17,7 @@
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
 
+#include "tc_ofi.h"
 #include "vipl.h"
 
 #define VIPL_OFI_ADDR_MAGIC 0x3149464fu /* "OFI1" */
@@ -103,6 +104,7 @@ typedef struct vipl_ofi_nic {
     vipl_resolve_fn_t resolve; /* NULL: VIPL_DISC_ANY refused */
     void *resolve_ctx;
     pthread_mutex_t lock; /* registrations, VI table, event queue */
+    tc_ofi_guard_t guard; /* fi_mr_reg and closes against CQ reads (tc_ofi.h) */
 } vipl_ofi_nic_t;
 
 typedef struct vipl_ofi_ptag {

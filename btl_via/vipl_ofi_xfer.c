@@ -168,14 +168,14 @@ void vipl_ofi_poll_vi(vipl_ofi_vi_t *vi)
     if (NULL == vi->cq) {
         return;
     }
-    n = fi_cq_read(vi->cq, e, VIPL_OFI_POLL);
+    n = tc_ofi_cq_read(&vi->nic->guard, vi->cq, e, VIPL_OFI_POLL);
     if (-FI_EAVAIL == n) {
         struct fi_cq_err_entry err;
         vipl_desc_t *d;
         uint32_t st;
 
         memset(&err, 0, sizeof(err));
-        if (fi_cq_readerr(vi->cq, &err, 0) < 0) {
+        if (tc_ofi_cq_readerr(&vi->nic->guard, vi->cq, &err) < 0) {
             return;
         }
         d = err.op_context;

@@ -1,10 +1,12 @@
 /* Copyright (c) 2026, the ompi-transports authors. SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tc_ofi.h: which of the fi_info entries libfabric lists a provider
- * takes, and the objects of one reliable-datagram endpoint, opened and
- * closed in one place; shared by the libfabric back ends of the device
- * layers (btl_sci, btl_bip). Header only, for files that already include rdma/fabric.h,
- * so that common/ itself does not depend on libfabric.
+ * takes, the objects of one reliable-datagram endpoint, opened and
+ * closed in one place (btl_sci, btl_bip), and the guard that keeps
+ * memory registration apart from the rest of a domain's calls (every
+ * libfabric back end: btl_sci, btl_bip, btl_via). Header only, for files
+ * that already include rdma/fabric.h, so that common/ itself does not
+ * depend on libfabric.
  *
  * Why a rule of our own: tcp;ofi_rxm (libfabric 1.17) ignores the hint's
  * domain name and lists every interface of the host in no useful order,
@@ -16,6 +18,7 @@
 #define TC_OFI_H
 
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
@@ -92,9 +95,94 @@ static inline struct fi_info *tc_ofi_pick(struct fi_info *list, const char *doma
     return best;
 }
 
+/* ---- memory registration under threads ----
+ *
+ * A domain's registrations go through this guard. libfabric 1.17's tcp
+ * provider ("net") keeps a domain's memory keys in a tree that neither
+ * fi_mr_reg nor the close of a region locks, though the domain is
+ * FI_THREAD_SAFE: two threads that register or close at once corrupt it
+ * (8 threads registering and closing regions of one domain hang in the
+ * tree within seconds; under MPI_THREAD_MULTIPLE a rank crashed inside
+ * fi_mr_reg). Its progress, run by a CQ read, looks keys up in that tree
+ * for a peer's RMA, so a CQ read holds the guard shared and a
+ * registration or a close holds it alone. Writers go first (glibc, with
+ * _GNU_SOURCE as our back ends define it), so that threads spinning on
+ * CQ reads cannot keep a registration out. Held only
+ * around the libfabric call itself: no other lock is taken under it. */
+typedef struct tc_ofi_guard {
+    pthread_rwlock_t lock;
+    bool ready;
+} tc_ofi_guard_t;
+
+static inline int tc_ofi_guard_init(tc_ofi_guard_t *g)
+{
+    pthread_rwlockattr_t a;
+    int rc;
+
+    if (0 != pthread_rwlockattr_init(&a)) {
+        return -1;
+    }
+#if defined(__GLIBC__) && defined(__USE_GNU)
+    (void) pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+#endif
+    rc = pthread_rwlock_init(&g->lock, &a);
+    (void) pthread_rwlockattr_destroy(&a);
+    g->ready = 0 == rc;
+    return g->ready ? 0 : -1;
+}
+
+static inline void tc_ofi_guard_fini(tc_ofi_guard_t *g)
+{
+    if (g->ready) {
+        (void) pthread_rwlock_destroy(&g->lock);
+        g->ready = false;
+    }
+}
+
+static inline int tc_ofi_mr_reg(tc_ofi_guard_t *g, struct fid_domain *domain, const void *buf,
+                                size_t len, uint64_t access, uint64_t key, struct fid_mr **mr)
+{
+    int rc;
+
+    (void) pthread_rwlock_wrlock(&g->lock);
+    rc = fi_mr_reg(domain, buf, len, access, 0, key, 0, mr, NULL);
+    (void) pthread_rwlock_unlock(&g->lock);
+    return rc;
+}
+
+static inline void tc_ofi_mr_close(tc_ofi_guard_t *g, struct fid_mr *mr)
+{
+    if (NULL != mr) {
+        (void) pthread_rwlock_wrlock(&g->lock);
+        (void) fi_close(&mr->fid);
+        (void) pthread_rwlock_unlock(&g->lock);
+    }
+}
+
+static inline ssize_t tc_ofi_cq_read(tc_ofi_guard_t *g, struct fid_cq *cq, void *buf, size_t count)
+{
+    ssize_t n;
+
+    (void) pthread_rwlock_rdlock(&g->lock);
+    n = fi_cq_read(cq, buf, count);
+    (void) pthread_rwlock_unlock(&g->lock);
+    return n;
+}
+
+static inline ssize_t tc_ofi_cq_readerr(tc_ofi_guard_t *g, struct fid_cq *cq,
+                                        struct fi_cq_err_entry *err)
+{
+    ssize_t n;
+
+    (void) pthread_rwlock_rdlock(&g->lock);
+    n = fi_cq_readerr(cq, err, 0);
+    (void) pthread_rwlock_unlock(&g->lock);
+    return n;
+}
+
 /* one reliable-datagram endpoint and what it hangs on: an address vector
  * (table) and one completion queue (FI_CQ_FORMAT_DATA, no wait object)
- * for transmit and receive */
+ * for transmit and receive; the domain's registration guard (above) */
 typedef struct tc_ofi_rdm {
     struct fi_info *info; /* owned: freed by tc_ofi_rdm_close */
     struct fid_fabric *fabric;
@@ -102,6 +190,7 @@ typedef struct tc_ofi_rdm {
     struct fid_av *av;
     struct fid_cq *cq;
     struct fid_ep *ep;
+    tc_ofi_guard_t guard;
 } tc_ofi_rdm_t;
 
 /* the back end's options on the endpoint before it is enabled */
@@ -125,6 +214,9 @@ static inline int tc_ofi_rdm_open(tc_ofi_rdm_t *r, size_t cq_size, uint64_t cq_f
     cqa.wait_obj = FI_WAIT_NONE;
     memset(&ava, 0, sizeof(ava));
     ava.type = FI_AV_TABLE;
+    if (0 != tc_ofi_guard_init(&r->guard)) {
+        return -FI_ENOMEM;
+    }
     rc = fi_fabric(r->info->fabric_attr, &r->fabric, NULL);
     if (0 == rc) {
         rc = fi_domain(r->fabric, r->info, &r->domain, NULL);
@@ -180,6 +272,7 @@ static inline void tc_ofi_rdm_close(tc_ofi_rdm_t *r)
     if (NULL != r->info) {
         fi_freeinfo(r->info);
     }
+    tc_ofi_guard_fini(&r->guard);
     memset(r, 0, sizeof(*r));
 }
 

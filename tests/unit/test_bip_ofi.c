@@ -11,8 +11,10 @@
  * refusal of a stale handle and of a write outside the receive, a read
  * of a registration (and of a wrong key), a dead peer reported as
  * -ESRCH, and a fuzz test of the message check of the multi-receive
- * buffer, and messages sent in place (bip_ssend_gather). The target of an RMA operation progresses only while it reads
- * its completion queue: a thread keeps the other device reading.
+ * buffer, messages sent in place (bip_ssend_gather), and registrations
+ * from four threads at once while reads of another registration go on.
+ * The target of an RMA operation progresses only while it reads its
+ * completion queue: a thread keeps the other device reading.
  * Skips visibly when libfabric offers no suitable provider.
  */
 #define _GNU_SOURCE
@@ -594,6 +596,95 @@ static void test_read_large(void **state)
     free(dst);
 }
 
+/* Registrations from several threads at once on a's device while b
+ * reads a's registered memory (a spinner reads a's CQ, so the provider
+ * looks keys up), checked by pattern: the provider keeps a domain's keys
+ * in a tree it does not lock (common/tc_ofi.h), which without our guard
+ * hung or crashed within a few thousand registrations. alarm() makes a
+ * hang a failure. */
+#define CHURN_THREADS 4
+#define CHURN_ROUNDS 3000
+
+typedef struct {
+    pthread_t thr;
+    bip_dev_t *dev;
+    unsigned char *buf;
+    int failed;
+} churn_t;
+
+static void *churn_main(void *arg)
+{
+    churn_t *c = arg;
+
+    for (int i = 0; i < CHURN_ROUNDS; ++i) {
+        bip_rkey_t key;
+        void *reg;
+
+        if (0 != bip_mem_register(c->dev, c->buf + (i % 16) * 4096, 4096, &key, &reg)) {
+            c->failed++;
+            continue;
+        }
+        bip_mem_deregister(c->dev, reg);
+    }
+    return NULL;
+}
+
+static void test_register_threads(void **state)
+{
+    const size_t len = 64 * 1024;
+    unsigned char *src = malloc(len), *dst = malloc(len);
+    churn_t c[CHURN_THREADS];
+    bip_dev_t *a, *b;
+    bip_peer_t *ba;
+    bip_rkey_t key;
+    void *reg;
+    spinner_t sp;
+    (void) state;
+
+    if (skip_if_no_ofi()) {
+        free(src);
+        free(dst);
+        skip();
+    }
+    assert_int_equal(open_dev(0, 4, 256 * 1024, &a), 0);
+    assert_int_equal(open_dev(1, 4, 256 * 1024, &b), 0);
+    test_bip_connect_to(b, a, 0, &ba);
+    assert_int_equal(bip_mem_register(a, src, len, &key, &reg), 0);
+    memset(&sp, 0, sizeof(sp));
+    sp.dev = a;
+    assert_int_equal(pthread_create(&sp.thr, NULL, spin_main, &sp), 0);
+    alarm(300);
+    for (int i = 0; i < CHURN_THREADS; ++i) {
+        c[i].dev = a;
+        c[i].buf = malloc(17 * 4096);
+        c[i].failed = 0;
+        assert_non_null(c[i].buf);
+        assert_int_equal(pthread_create(&c[i].thr, NULL, churn_main, &c[i]), 0);
+    }
+    for (uint32_t round = 0; round < 50; ++round) {
+        for (size_t i = 0; i < len; ++i) {
+            src[i] = pattern(round, 7, i);
+        }
+        memset(dst, 0, len);
+        assert_int_equal(bip_read_large_key(ba, dst, (uint64_t) (uintptr_t) src, &key, len), 0);
+        assert_memory_equal(dst, src, len);
+    }
+    for (int i = 0; i < CHURN_THREADS; ++i) {
+        assert_int_equal(pthread_join(c[i].thr, NULL), 0);
+        assert_int_equal(c[i].failed, 0);
+        free(c[i].buf);
+    }
+    alarm(0);
+    sp.stop = 1;
+    pthread_join(sp.thr, NULL);
+    bip_mem_deregister(a, reg);
+    bip_peer_disconnect(ba);
+    bip_close(a);
+    bip_close(b);
+    free(src);
+    free(dst);
+}
+
 /* asynchronous reads: several in flight, each reaped once with its
  * cookie and the data in place; a key nobody registered is reaped with
  * an error */
@@ -933,6 +1024,7 @@ int main(void)
         cmocka_unit_test(test_read_large),        cmocka_unit_test(test_read_async),
         cmocka_unit_test(test_dead_peer),         cmocka_unit_test(test_dead_peer_small),
         cmocka_unit_test(test_fuzz_msg_check),
+        cmocka_unit_test(test_register_threads),
     };
 
     signal(SIGPIPE, SIG_IGN);

@@ -10,7 +10,8 @@
  * first use (a request for a VI that does not exist yet, reported by
  * vipl_connect_wait, from either side of the pair; both sides at once);
  * an orderly disconnect (goodbye, then fi_shutdown) told from an endpoint
- * that just goes, as a killed process's does.  Without the
+ * that just goes, as a killed process's does; registrations from four
+ * threads at once while RDMA writes land.  Without the
  * provider (libfabric not built in, or no tcp provider) it prints why and
  * exits 77 (SKIP).
  */
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vipl.h"
 
@@ -354,6 +356,86 @@ static void test_rdma(void **state)
     wait_send(&A, &B, &rd);
     assert_int_equal(VIPL_STATUS_DONE, rd.status);
     assert_memory_equal(A.buf + BUF / 2, B.buf, BUF / 2);
+}
+
+/* Registrations from several threads at once on B's NIC while A writes
+ * into B's registered memory (its CQ read in between, so the provider
+ * looks keys up), checked by pattern: the provider keeps a domain's keys
+ * in a tree it does not lock (common/tc_ofi.h), which without our guard
+ * hung or crashed within a few thousand registrations. alarm() makes a
+ * hang a failure. */
+#define CHURN_THREADS 4
+#define CHURN_ROUNDS 3000
+
+typedef struct {
+    char *buf;
+    int failed;
+} churn_t;
+
+static void *churn(void *arg)
+{
+    churn_t *c = arg;
+    vipl_mem_attrs_t ma = {.ptag = B.ptag, .enable_rdma_write = true, .enable_rdma_read = true};
+
+    for (int i = 0; i < CHURN_ROUNDS; ++i) {
+        vipl_mem_handle_t h;
+        char *at = c->buf + (i % 16) * 4096;
+
+        if (VIPL_SUCCESS != vipl_register_mem(B.nic, at, 4096, &ma, &h)) {
+            c->failed++;
+            continue;
+        }
+        if (VIPL_SUCCESS != vipl_deregister_mem(B.nic, at, h)) {
+            c->failed++;
+        }
+    }
+    return NULL;
+}
+
+static void test_register_threads(void **state)
+{
+    pthread_t t[CHURN_THREADS];
+    churn_t c[CHURN_THREADS];
+    uint32_t *src = (uint32_t *) A.buf, *dst = (uint32_t *) B.buf;
+    const uint32_t words = (1u << 16) / 4;
+
+    (void) state;
+    alarm(300);
+    for (int i = 0; i < CHURN_THREADS; ++i) {
+        c[i].buf = malloc(17 * 4096);
+        c[i].failed = 0;
+        assert_non_null(c[i].buf);
+        assert_int_equal(0, pthread_create(&t[i], NULL, churn, &c[i]));
+    }
+    for (uint32_t round = 0; round < 50; ++round) {
+        vipl_desc_t w;
+
+        for (uint32_t i = 0; i < words; ++i) {
+            src[i] = i * 2654435761u + round;
+        }
+        memset(&w, 0, sizeof(w));
+        w.control = VIPL_CONTROL_OP_RDMAWRITE;
+        w.seg_count = 1;
+        w.ds[0].addr = A.buf;
+        w.ds[0].handle = A.h;
+        w.ds[0].length = words * 4;
+        w.remote_addr = (uintptr_t) B.buf;
+        w.remote_handle = B.h;
+        assert_int_equal(VIPL_SUCCESS, vipl_post_send(A.vi, &w));
+        wait_send(&A, &B, &w);
+        assert_int_equal(VIPL_STATUS_DONE, w.status);
+        for (uint32_t i = 0; i < words; ++i) {
+            if (dst[i] != i * 2654435761u + round) {
+                fail_msg("round %u: word %u is %x", round, i, dst[i]);
+            }
+        }
+    }
+    for (int i = 0; i < CHURN_THREADS; ++i) {
+        assert_int_equal(0, pthread_join(t[i], NULL));
+        assert_int_equal(0, c[i].failed);
+        free(c[i].buf);
+    }
+    alarm(0);
 }
 
 static void test_bad_local(void **state)
@@ -796,6 +878,7 @@ int main(void)
         cmocka_unit_test(test_inject_order),
         cmocka_unit_test(test_post_inline),
         cmocka_unit_test(test_rdma),
+        cmocka_unit_test(test_register_threads),
         cmocka_unit_test(test_bad_local),
         cmocka_unit_test(test_lazy_connect),
         cmocka_unit_test(test_lazy_both),
