@@ -196,6 +196,39 @@ static void *spin_main(void *arg)
     return NULL;
 }
 
+/* b reads what a registered: a and b (fragments of 256 KiB), b connected
+ * to a, len bytes at src registered on a, a spinner keeping a's CQ read
+ * (the target of a read moves its data only then) */
+typedef struct reader {
+    bip_dev_t *a, *b;
+    bip_peer_t *ba;
+    bip_rkey_t key;
+    void *reg;
+    spinner_t sp;
+} reader_t;
+
+static void reader_open(reader_t *r, void *src, size_t len)
+{
+    memset(r, 0, sizeof(*r));
+    assert_int_equal(open_dev(0, 4, 256 * 1024, &r->a), 0);
+    assert_int_equal(open_dev(1, 4, 256 * 1024, &r->b), 0);
+    test_bip_connect_to(r->b, r->a, 0, &r->ba);
+    assert_int_equal(bip_mem_register(r->a, src, len, &r->key, &r->reg), 0);
+    assert_int_not_equal(r->key.key, 0);
+    r->sp.dev = r->a;
+    assert_int_equal(pthread_create(&r->sp.thr, NULL, spin_main, &r->sp), 0);
+}
+
+static void reader_close(reader_t *r)
+{
+    r->sp.stop = 1;
+    pthread_join(r->sp.thr, NULL);
+    bip_mem_deregister(r->a, r->reg);
+    bip_peer_disconnect(r->ba);
+    bip_close(r->a);
+    bip_close(r->b);
+}
+
 #define PER_SENDER 3000
 
 typedef struct sender {
@@ -551,11 +584,8 @@ static void test_read_large(void **state)
 {
     const size_t len = 2 * 1024 * 1024 + 3;
     unsigned char *src = malloc(len + 64), *dst = malloc(len);
-    bip_dev_t *a, *b;
-    bip_peer_t *ba;
-    bip_rkey_t key, bad;
-    void *reg;
-    spinner_t sp;
+    bip_rkey_t bad;
+    reader_t r;
     (void) state;
 
     if (skip_if_no_ofi()) {
@@ -567,31 +597,18 @@ static void test_read_large(void **state)
         src[i] = pattern(3, 4, i);
     }
     memset(dst, 0, len);
-    assert_int_equal(open_dev(0, 4, 256 * 1024, &a), 0);
-    assert_int_equal(open_dev(1, 4, 256 * 1024, &b), 0);
-    test_bip_connect_to(b, a, 0, &ba);
-    assert_int_equal(bip_peer_can_read(ba), 0);
-    assert_int_equal(bip_mem_register(a, src, len + 64, &key, &reg), 0);
-    assert_int_not_equal(key.key, 0);
-
-    memset(&sp, 0, sizeof(sp));
-    sp.dev = a;
-    assert_int_equal(pthread_create(&sp.thr, NULL, spin_main, &sp), 0);
-    assert_int_equal(bip_read_large_key(ba, dst, (uint64_t) (uintptr_t) (src + 64), &key, len), 0);
+    reader_open(&r, src, len + 64);
+    assert_int_equal(bip_peer_can_read(r.ba), 0);
+    assert_int_equal(bip_read_large_key(r.ba, dst, (uint64_t) (uintptr_t) (src + 64), &r.key, len),
+                     0);
     assert_memory_equal(dst, src + 64, len);
     /* a key nobody registered, and an address below the registration */
-    bad = key;
+    bad = r.key;
     bad.key ^= 0x5555;
-    assert_int_not_equal(bip_read_large_key(ba, dst, key.base, &bad, 100), 0);
-    assert_int_equal(bip_read_large_key(ba, dst, key.base - 1, &key, 100), -EFAULT);
-    assert_int_equal(bip_read_large_key(ba, dst, key.base, NULL, 100), -EINVAL);
-    sp.stop = 1;
-    pthread_join(sp.thr, NULL);
-
-    bip_mem_deregister(a, reg);
-    bip_peer_disconnect(ba);
-    bip_close(a);
-    bip_close(b);
+    assert_int_not_equal(bip_read_large_key(r.ba, dst, r.key.base, &bad, 100), 0);
+    assert_int_equal(bip_read_large_key(r.ba, dst, r.key.base - 1, &r.key, 100), -EFAULT);
+    assert_int_equal(bip_read_large_key(r.ba, dst, r.key.base, NULL, 100), -EINVAL);
+    reader_close(&r);
     free(src);
     free(dst);
 }
@@ -634,11 +651,7 @@ static void test_register_threads(void **state)
     const size_t len = 64 * 1024;
     unsigned char *src = malloc(len), *dst = malloc(len);
     churn_t c[CHURN_THREADS];
-    bip_dev_t *a, *b;
-    bip_peer_t *ba;
-    bip_rkey_t key;
-    void *reg;
-    spinner_t sp;
+    reader_t r;
     (void) state;
 
     if (skip_if_no_ofi()) {
@@ -646,16 +659,10 @@ static void test_register_threads(void **state)
         free(dst);
         skip();
     }
-    assert_int_equal(open_dev(0, 4, 256 * 1024, &a), 0);
-    assert_int_equal(open_dev(1, 4, 256 * 1024, &b), 0);
-    test_bip_connect_to(b, a, 0, &ba);
-    assert_int_equal(bip_mem_register(a, src, len, &key, &reg), 0);
-    memset(&sp, 0, sizeof(sp));
-    sp.dev = a;
-    assert_int_equal(pthread_create(&sp.thr, NULL, spin_main, &sp), 0);
+    reader_open(&r, src, len);
     alarm(300);
     for (int i = 0; i < CHURN_THREADS; ++i) {
-        c[i].dev = a;
+        c[i].dev = r.a;
         c[i].buf = malloc(17 * 4096);
         c[i].failed = 0;
         assert_non_null(c[i].buf);
@@ -666,7 +673,8 @@ static void test_register_threads(void **state)
             src[i] = pattern(round, 7, i);
         }
         memset(dst, 0, len);
-        assert_int_equal(bip_read_large_key(ba, dst, (uint64_t) (uintptr_t) src, &key, len), 0);
+        assert_int_equal(bip_read_large_key(r.ba, dst, (uint64_t) (uintptr_t) src, &r.key, len),
+                         0);
         assert_memory_equal(dst, src, len);
     }
     for (int i = 0; i < CHURN_THREADS; ++i) {
@@ -675,12 +683,7 @@ static void test_register_threads(void **state)
         free(c[i].buf);
     }
     alarm(0);
-    sp.stop = 1;
-    pthread_join(sp.thr, NULL);
-    bip_mem_deregister(a, reg);
-    bip_peer_disconnect(ba);
-    bip_close(a);
-    bip_close(b);
+    reader_close(&r);
     free(src);
     free(dst);
 }
@@ -692,12 +695,12 @@ static void test_read_async(void **state)
 {
     const size_t len = 3 * 1024 * 1024 + 5;
     unsigned char *src = malloc(len), *dst1 = malloc(len), *dst2 = malloc(len), small[8];
-    bip_dev_t *a, *b;
-    bip_peer_t *ba;
     bip_rkey_t key, bad;
-    void *reg, *cookie;
+    bip_peer_t *ba;
+    bip_dev_t *b;
+    void *cookie;
     int status, seen1 = 0, seen2 = 0, seen3 = 0, seen4 = 0;
-    spinner_t sp;
+    reader_t r;
     (void) state;
 
     if (skip_if_no_ofi()) {
@@ -711,13 +714,10 @@ static void test_read_async(void **state)
     }
     memset(dst1, 0, len);
     memset(dst2, 0, len);
-    assert_int_equal(open_dev(0, 4, 256 * 1024, &a), 0);
-    assert_int_equal(open_dev(1, 4, 256 * 1024, &b), 0);
-    test_bip_connect_to(b, a, 0, &ba);
-    assert_int_equal(bip_mem_register(a, src, len, &key, &reg), 0);
-    memset(&sp, 0, sizeof(sp));
-    sp.dev = a;
-    assert_int_equal(pthread_create(&sp.thr, NULL, spin_main, &sp), 0);
+    reader_open(&r, src, len);
+    key = r.key;
+    ba = r.ba;
+    b = r.b;
 
     /* nothing in flight: nothing to reap */
     assert_int_equal(bip_read_reap(b, &cookie, &status), 0);
@@ -753,13 +753,7 @@ static void test_read_async(void **state)
             seen4 = 1;
         }
     }
-    sp.stop = 1;
-    pthread_join(sp.thr, NULL);
-
-    bip_mem_deregister(a, reg);
-    bip_peer_disconnect(ba);
-    bip_close(a);
-    bip_close(b);
+    reader_close(&r);
     free(src);
     free(dst1);
     free(dst2);
