@@ -101,14 +101,14 @@ static inline struct fi_info *tc_ofi_pick(struct fi_info *list, const char *doma
  * provider ("net") keeps a domain's memory keys in a tree that neither
  * fi_mr_reg nor the close of a region locks, though the domain is
  * FI_THREAD_SAFE: two threads that register or close at once corrupt it
- * (8 threads registering and closing regions of one domain hang in the
+ * (4 threads registering and closing regions of one domain hang in the
  * tree within seconds; under MPI_THREAD_MULTIPLE a rank crashed inside
  * fi_mr_reg). Its progress, run by a CQ read, looks keys up in that tree
  * for a peer's RMA, so a CQ read holds the guard shared and a
  * registration or a close holds it alone. Writers go first (glibc, with
  * _GNU_SOURCE as our back ends define it), so that threads spinning on
- * CQ reads cannot keep a registration out. Held only
- * around the libfabric call itself: no other lock is taken under it. */
+ * CQ reads cannot keep a registration out. Held only around the
+ * libfabric call itself: no other lock is taken under it. */
 typedef struct tc_ofi_guard {
     pthread_rwlock_t lock;
     bool ready;
