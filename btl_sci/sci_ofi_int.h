@@ -170,13 +170,6 @@ struct sci_dma_queue {
 /* the provider table (sci_ofi.c): every object names it */
 extern const sci_provider_ops_t sci_ofi_ops;
 
-static inline void sci_ofi_close_fid(struct fid *fid)
-{
-    if (NULL != fid) {
-        (void) fi_close(fid);
-    }
-}
-
 /* sci_ofi.c */
 sci_error_t sci_ofi_err(int ret);
 
