@@ -57,6 +57,7 @@ struct tc_rcache {
     tc_reg_list_t lru;
     tc_reg_list_t zombies;
     tc_reg_list_t garbage;
+    bool garbage_waiting; /* garbage non-empty: read without the lock */
     uint64_t generation; /* bumped by every change of the tree */
     tc_rcache_inflight_t *inflight;
     tc_rcache_stats_t stats;
@@ -253,6 +254,14 @@ static void tc_rcache_lru_remove(tc_rcache_t *cache, tc_rcache_reg_t *r)
     cache->stats.unused_bytes -= r->len;
 }
 
+/* Lock held: r to the garbage list, where the next call into the cache
+ * (tc_rcache_collect) finds it. */
+static void tc_rcache_garbage_add(tc_rcache_t *cache, tc_rcache_reg_t *r)
+{
+    tc_reg_list_append(&cache->garbage, r);
+    tc_atomic_store_relaxed(&cache->garbage_waiting, true);
+}
+
 /* Take r out of the tree for good: to the garbage if nobody holds it,
  * to the zombies otherwise. */
 static void tc_rcache_detach(tc_rcache_t *cache, tc_rcache_reg_t *r)
@@ -266,7 +275,7 @@ static void tc_rcache_detach(tc_rcache_t *cache, tc_rcache_reg_t *r)
         tc_rcache_lru_remove(cache, r);
     }
     if (0 == r->refcount) {
-        tc_reg_list_append(&cache->garbage, r);
+        tc_rcache_garbage_add(cache, r);
     } else {
         r->flags |= TC_REG_ZOMBIE;
         tc_reg_list_append(&cache->zombies, r);
@@ -298,14 +307,21 @@ static void tc_rcache_inflight_remove(tc_rcache_t *cache, tc_rcache_inflight_t *
 
 /* ---- outside the lock ---- */
 
-/* Deregister and free everything on the garbage list. */
+/* Deregister and free everything on the garbage list.  Every get and put
+ * comes here, and the list is nearly always empty: the flag, read without
+ * the lock, spares them a lock round trip.  A flag set by another thread
+ * and not yet seen here leaves its garbage to the next call. */
 static void tc_rcache_collect(tc_rcache_t *cache)
 {
     tc_rcache_reg_t *list;
 
+    if (!tc_atomic_load_relaxed(&cache->garbage_waiting)) {
+        return;
+    }
     pthread_mutex_lock(&cache->lock);
     list = cache->garbage.head;
     cache->garbage.head = cache->garbage.tail = NULL;
+    tc_atomic_store_relaxed(&cache->garbage_waiting, false);
     pthread_mutex_unlock(&cache->lock);
 
     while (NULL != list) {
@@ -517,7 +533,7 @@ void tc_rcache_put(tc_rcache_t *cache, tc_rcache_reg_t *reg)
             tc_reg_list_remove(&cache->zombies, reg);
             reg->flags &= ~TC_REG_ZOMBIE;
             cache->stats.zombies--;
-            tc_reg_list_append(&cache->garbage, reg);
+            tc_rcache_garbage_add(cache, reg);
         } else {
             tc_reg_list_append(&cache->lru, reg);
             reg->flags |= TC_REG_IN_LRU;
@@ -607,7 +623,7 @@ size_t tc_rcache_destroy(tc_rcache_t *cache)
         tc_reg_list_remove(&cache->zombies, r);
         r->flags &= ~TC_REG_ZOMBIE;
         cache->stats.zombies--;
-        tc_reg_list_append(&cache->garbage, r);
+        tc_rcache_garbage_add(cache, r);
     }
     pthread_mutex_unlock(&cache->lock);
     tc_rcache_collect(cache);
