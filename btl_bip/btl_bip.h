@@ -30,6 +30,11 @@
 
 BEGIN_C_DECLS
 
+/* empty polls of the static queue between two looks at an ofi device that
+ * only other jobs could use (a power of two; a look costs a system call,
+ * about as much as 20 polls of the queue) */
+#define MCA_BTL_BIP_LAZY_POLLS 1024u
+
 /* ob1's registration handle (btl_bip_rdma.c): the key a peer on ofi
  * reads our memory with; key 0: no region (shm reads any address) */
 struct mca_btl_base_registration_handle_t {
@@ -97,9 +102,9 @@ typedef struct mca_btl_bip_component {
     uint32_t max_eps;   /* endpoints: nprocs, + other_jobs when other_jobs_on */
     bool other_jobs_on; /* processes of other jobs reached (over ofi) */
     /* ofi opened for other jobs only (one host): progress reads the shm
-     * ring inline and the device's queues every 64th empty poll, until a
-     * peer is reached over ofi (ofi_active, atomic: set by that connect
-     * or by a message that came over ofi) */
+     * ring inline and the device's queues every MCA_BTL_BIP_LAZY_POLLS-th
+     * empty poll, until a peer is reached over ofi (ofi_active, atomic:
+     * set by that connect or by a message that came over ofi) */
     bool ofi_lazy;
     bool peeked_dev; /* the message in hand came from bip_srecv_peek */
     unsigned int lazy_polls;

@@ -290,9 +290,11 @@ static inline int mca_btl_bip_peek(mca_btl_bip_component_t *c, const void **msg,
     if (0 == rc && *src < c->shm_map_len) {
         *src = tc_atomic_load_acquire(&c->shm_map[*src]);
     }
-    if (OPAL_UNLIKELY(-EAGAIN == rc && c->ofi_lazy) && 0 == (++c->lazy_polls & 63u)) {
+    if (OPAL_UNLIKELY(-EAGAIN == rc && c->ofi_lazy) &&
+        0 == (++c->lazy_polls & (MCA_BTL_BIP_LAZY_POLLS - 1))) {
         /* ofi opened for other jobs and nobody there yet: a first
-         * message of another job's process is read now and then */
+         * message of another job's process is read now and then (each
+         * look is a system call of the provider's) */
         rc = bip_srecv_peek_other(c->dev, msg, len, src);
         if (0 == rc) {
             c->peeked_dev = true;

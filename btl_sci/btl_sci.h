@@ -101,6 +101,10 @@ typedef struct mca_btl_sci_component {
     tc_peers_t peers;        /* full name -> index into oeps and olsegs */
     int32_t need_activate;                /* an ofi peer connected: poll it */
     int32_t dma_posted;                   /* asynchronous put/get in flight */
+    /* poll the fabric at every progress call: the own job spans hosts or
+     * a peer uses ofi (atomic); else only every sweep_interval calls,
+     * for another job's first message (a poll is a system call) */
+    int32_t ofi_poll_always;
     bool running;                         /* init done, not finalized */
     uint8_t no_bell;                      /* what ofi endpoints "ring" */
 

@@ -548,6 +548,7 @@ static bool mca_btl_sci_open_providers(void)
         }
     }
     c->own_ofi = !force_shm && (force_ofi || c->num_procs > c->num_local);
+    c->ofi_poll_always = c->own_ofi;
     /* processes of other jobs go over ofi, on this host too: its address
      * must be in the modex from MPI_Init on */
     if (c->own_ofi || (!force_shm && c->other_jobs > 0)) {

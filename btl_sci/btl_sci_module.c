@@ -125,6 +125,10 @@ static mca_btl_sci_endpoint_t *mca_btl_sci_endpoint_for(struct opal_proc_t *proc
         ep->module = mod;
         ep->sd = shm ? c->sd : c->osd;
         ep->dq = shm ? c->dq : c->odq;
+        if (!shm) {
+            /* the fabric carries a peer now: progress polls it every call */
+            tc_atomic_store_relaxed(&c->ofi_poll_always, 1);
+        }
     }
     ep->peer_pid = rec.pid;
 out:

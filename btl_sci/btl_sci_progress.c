@@ -226,8 +226,13 @@ int mca_btl_sci_component_progress(void)
     if (opal_using_threads() && !tc_guard_try_enter(&guard)) {
         return 0;
     }
-    if (NULL != c->osd) {
-        /* the fabric: other nodes' writes land in our segments only now */
+    if (NULL != c->osd &&
+        (0 != tc_atomic_load_relaxed(&c->ofi_poll_always) ||
+         0 != tc_atomic_load_relaxed(&c->dma_posted) ||
+         0 == (c->progress_calls & (c->sweep_interval - 1)))) {
+        /* the fabric: other nodes' writes land in our segments only now
+         * (a job on one host opens it for other jobs only: polled now and
+         * then, as each poll is a system call, until a peer uses it) */
         count += sci_progress(c->osd);
         if (tc_atomic_load_relaxed(&c->dma_posted) > 0) {
             count += mca_btl_sci_dma_reap();

@@ -174,6 +174,11 @@ typedef struct mca_btl_via_component {
     int32_t rdma_inflight;                      /* atomic: put/get not completed */
     uint32_t wait_tick;                         /* progress calls (connect_wait) */
     bool any_lazy;
+    /* look for connection requests on the network NIC at every 16th call:
+     * the own job spans hosts, or a peer is reached there (atomic); else
+     * every 1024th (only another job could ask: each look is a system
+     * call of the provider's) */
+    int32_t net_wait_always;
 
     bool warned_unreachable;
     bool all_peers_added; /* the first add_procs brought up every VI */

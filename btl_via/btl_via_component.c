@@ -389,6 +389,8 @@ static int mca_btl_via_open_nic(void)
     bool remote_peers = c->nprocs > nlocal + 1;
     const char *domain = NULL != c->ofi_domain && '\0' != c->ofi_domain[0] ? c->ofi_domain : NULL;
 
+    /* a job on one host opens the network NIC for other jobs only */
+    c->net_wait_always = remote_peers || !is_auto;
     memset(&params, 0, sizeof(params));
     snprintf(key, sizeof(key), "%x", (unsigned) OPAL_PROC_MY_NAME.jobid);
     params.segment_dir = opal_process_info.job_session_dir;

@@ -48,6 +48,10 @@ mca_btl_via_endpoint_t *mca_btl_via_endpoint_create(struct opal_proc_t *proc, ui
     ep->vpid = vpid;
     ep->dev = &c->devs[dev_index];
     ep->dev_index = dev_index;
+    if (MCA_BTL_VIA_DEV_NET == dev_index) {
+        /* the network NIC has a peer now: its requests are looked for often */
+        tc_atomic_store_relaxed(&c->net_wait_always, 1);
+    }
     ep->remote = *remote;
     ep->state = MCA_BTL_VIA_EP_IDLE;
     if (0 != tc_credits_init(&ep->credits, ep->dev->recv_descriptors)) {

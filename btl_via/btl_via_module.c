@@ -24,7 +24,6 @@
 #include "btl_via_endpoint.h"
 #include "tc_atomic.h"
 #include "btl_via_frag.h"
-#include "tc_atomic.h"
 
 static int mca_btl_via_register_error(struct mca_btl_base_module_t *btl,
                                       mca_btl_base_module_error_cb_fn_t cbfunc);
@@ -211,6 +210,10 @@ int mca_btl_via_accept_requests(void)
         uint32_t v;
 
         if (NULL == dev->nic || !dev->lazy) {
+            continue;
+        }
+        if (MCA_BTL_VIA_DEV_NET == k && 0 == tc_atomic_load_relaxed(&c->net_wait_always) &&
+            0 != (c->wait_tick & 1023)) {
             continue;
         }
         while (VIPL_SUCCESS == vipl_connect_wait(dev->nic, &v)) {
