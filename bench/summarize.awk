@@ -175,12 +175,52 @@ function print_tables(out, only,    pass, k, b, i, s, v, bb, bv, pick, n, j, w) 
         }
     }
 
-    printf "\nSummary (N1/2: message size reaching half the maximum bandwidth)\n" > out
-    printf "%12s %8s %14s %14s %12s\n", "btl", "kind", "latency 0B us", "max BW MB/s", "N1/2 bytes" > out
+    printf "\nSummary (N1/2: message size reaching half the maximum bandwidth;\n" > out
+    printf "ratios to the baseline over every size, the worst at the size named)\n" > out
+    printf "%12s %8s %14s %14s %12s %22s %22s\n", "btl", "kind", "latency 0B us", "max BW MB/s", \
+        "N1/2 bytes", "latency ratios", "bandwidth ratios" > out
     for (k = 1; k <= nb; k++) {
         b = btl[k]
-        printf "%12s %8s %14s %14.1f %12s\n", b, kind[b], \
+        printf "%12s %8s %14s %14.1f %12s %22s %22s\n", b, kind[b], \
             (have[b, 0] ? sprintf("%.2f", lat[b, 0]) : "-"), maxbw[b], \
-            (nh[b] >= 0 ? nh[b] : "-") > out
+            (nh[b] >= 0 ? nh[b] : "-"), ratio_range(b, 1), ratio_range(b, 2) > out
     }
+}
+# "lo-hi (worst at SIZE)" of b's ratios to its baseline over every size
+# (pass 1 latency: the worst is the highest; pass 2 bandwidth, from 1 B:
+# the lowest); "-" for a baseline.
+function ratio_range(b, pass,    bb, i, s, v, bv, r, lo, hi, worst, n) {
+    bb = base[b]
+    if (bb == b) {
+        return "-"
+    }
+    n = 0
+    for (i = 1; i <= nsz; i++) {
+        s = sizes[i]
+        if (!have[b, s] || !have[bb, s] || (pass == 2 && s == 0)) {
+            continue
+        }
+        v = pass == 1 ? lat[b, s] : bw[b, s]
+        bv = pass == 1 ? lat[bb, s] : bw[bb, s]
+        if (bv <= 0) {
+            continue
+        }
+        r = v / bv
+        if (n++ == 0 || r < lo) {
+            lo = r
+            if (pass == 2) {
+                worst = s
+            }
+        }
+        if (n == 1 || r > hi) {
+            hi = r
+            if (pass == 1) {
+                worst = s
+            }
+        }
+    }
+    if (n == 0) {
+        return "-"
+    }
+    return sprintf("%.2f-%.2f (%s)", lo, hi, human(worst))
 }
