@@ -31,8 +31,8 @@
 BEGIN_C_DECLS
 
 /* empty polls of the static queue between two looks at an ofi device that
- * only other jobs could use (a power of two; a look costs a system call,
- * about as much as 20 polls of the queue) */
+ * only other jobs could use (a power of two; a look is a system call of
+ * the provider's, a poll of the queue one load) */
 #define MCA_BTL_BIP_LAZY_POLLS 1024u
 
 /* ob1's registration handle (btl_bip_rdma.c): the key a peer on ofi

@@ -31,6 +31,10 @@
 
 BEGIN_C_DECLS
 
+/* progress calls between two looks for connection requests on a network
+ * NIC that only other jobs could use (a power of two, a multiple of 16) */
+#define MCA_BTL_VIA_NET_IDLE_TICKS 1024u
+
 /* the devices of one process: slot 0 reaches this host's processes (emu),
  * slot 1 other hosts (ofi or verbs); a forced provider takes its slot
  * alone (docs/btl_via.md) */
@@ -176,8 +180,8 @@ typedef struct mca_btl_via_component {
     bool any_lazy;
     /* look for connection requests on the network NIC at every 16th call:
      * the own job spans hosts, or a peer is reached there (atomic); else
-     * every 1024th (only another job could ask: each look is a system
-     * call of the provider's) */
+     * every MCA_BTL_VIA_NET_IDLE_TICKS-th (only another job could ask:
+     * each look is a system call of the provider's) */
     int32_t net_wait_always;
 
     bool warned_unreachable;

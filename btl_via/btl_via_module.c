@@ -213,7 +213,7 @@ int mca_btl_via_accept_requests(void)
             continue;
         }
         if (MCA_BTL_VIA_DEV_NET == k && 0 == tc_atomic_load_relaxed(&c->net_wait_always) &&
-            0 != (c->wait_tick & 1023)) {
+            0 != (c->wait_tick & (MCA_BTL_VIA_NET_IDLE_TICKS - 1))) {
             continue;
         }
         while (VIPL_SUCCESS == vipl_connect_wait(dev->nic, &v)) {
