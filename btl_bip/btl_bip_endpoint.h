@@ -15,7 +15,15 @@
 
 BEGIN_C_DECLS
 
-enum { MCA_BTL_BIP_EP_UNUSED = 0, MCA_BTL_BIP_EP_CONNECTED = 1, MCA_BTL_BIP_EP_FAILED = 2 };
+/* RELEASED: a peer on this host that Open MPI gave to another BTL
+ * (del_procs, e.g. vader's higher exclusivity); its queue's name is gone
+ * once every local peer mapped it, so it is never connected again */
+enum {
+    MCA_BTL_BIP_EP_UNUSED = 0,
+    MCA_BTL_BIP_EP_CONNECTED = 1,
+    MCA_BTL_BIP_EP_FAILED = 2,
+    MCA_BTL_BIP_EP_RELEASED = 3
+};
 
 struct mca_btl_bip_frag_t;
 

@@ -223,8 +223,16 @@ int mca_btl_bip_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
     (void) procs;
     for (size_t i = 0; i < nprocs; ++i) {
         if (NULL != peers[i]) {
+            bool shm;
+
             OPAL_THREAD_LOCK(&peers[i]->lock);
+            shm = NULL != peers[i]->peer && 0 == strcmp(bip_peer_provider(peers[i]->peer), "shm");
             mca_btl_bip_endpoint_disconnect(peers[i]);
+            if (shm) {
+                /* a later add_procs (the ofi module's, right after this
+                 * one's) must not map it again: its name may be gone */
+                peers[i]->state = MCA_BTL_BIP_EP_RELEASED;
+            }
             OPAL_THREAD_UNLOCK(&peers[i]->lock);
             peers[i] = NULL;
         }
